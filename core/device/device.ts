@@ -1,0 +1,88 @@
+import type { UiTree } from '../ui/ui-tree.js';
+
+/**
+ * The device as the rest of the workbench sees it. SimDroid implements it in-process; an ADB-backed
+ * device implements it over adb. Kept small on purpose: anything more (snapshots, frame streams)
+ * is a separate capability interface with a type guard, so a device only claims what it has.
+ */
+export interface Device {
+  readonly serial: string;
+  screenInfo(): Promise<ScreenInfo>;
+  /** The accessibility tree, as `uiautomator dump` would write it. */
+  uiTree(): Promise<UiTree>;
+  /** A PNG of the screen; `scale` 0.5 renders at half resolution (fewer bytes, faster). */
+  screenshot(opts?: ScreenshotOptions): Promise<Buffer>;
+  /** Package and activity of the focused window (what `dumpsys window` reports). */
+  foreground(): Promise<ForegroundApp>;
+  /** One low-level input event, as `adb shell input …` would inject it. */
+  input(event: InputEvent): Promise<void>;
+  /** A shell command as `adb shell` runs it. Non-zero exit codes are returned, not thrown. */
+  shell(command: string): Promise<ShellResult>;
+  /** Let time pass on the device: virtual time on SimDroid, real time elsewhere. */
+  idle(ms: number): Promise<void>;
+}
+
+export interface ScreenInfo {
+  width: number;
+  height: number;
+  density: number;
+}
+
+export interface ScreenshotOptions {
+  scale?: 1 | 0.5;
+}
+
+export interface ForegroundApp {
+  package: string;
+  activity: string;
+}
+
+export interface ShellResult {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+}
+
+/** Key names as `input keyevent` accepts them (KEYCODE_ prefix dropped). */
+export const KEYS = ['BACK', 'HOME', 'ENTER', 'DEL', 'APP_SWITCH', 'TAB', 'MOVE_END', 'MOVE_HOME', 'ESCAPE', 'SPACE'] as const;
+export type KeyName = (typeof KEYS)[number];
+
+export type InputEvent =
+  | { kind: 'tap'; x: number; y: number }
+  | { kind: 'long_press'; x: number; y: number; durationMs: number }
+  | { kind: 'swipe'; x1: number; y1: number; x2: number; y2: number; durationMs: number }
+  | { kind: 'text'; text: string }
+  | { kind: 'key'; key: KeyName };
+
+/**
+ * The snapshot a device is reset to before each episode. The Android emulator names its quick-boot
+ * snapshot "default_boot"; SimDroid takes one under the same name right after it boots.
+ */
+export const BOOT_SNAPSHOT = 'default_boot';
+
+/** Save/restore of the whole device state (SimDroid in-process; AVDs through the emulator console). */
+export interface SnapshotCapable {
+  saveSnapshot(name: string): Promise<void>;
+  loadSnapshot(name: string): Promise<void>;
+  listSnapshots(): Promise<string[]>;
+  deleteSnapshot(name: string): Promise<void>;
+}
+
+export function isSnapshotCapable(d: Device): d is Device & SnapshotCapable {
+  const c = d as Partial<SnapshotCapable>;
+  return typeof c.saveSnapshot === 'function' && typeof c.loadSnapshot === 'function';
+}
+
+export class ShellCommandError extends Error {
+  override name = 'ShellCommandError';
+  constructor(readonly command: string, readonly result: ShellResult, readonly serial: string) {
+    super(`${serial}: \`${command}\` exited ${result.exitCode}: ${(result.stderr || result.stdout).trim().slice(0, 300)}`);
+  }
+}
+
+/** Runs a shell command and returns its stdout, throwing on a non-zero exit code. */
+export async function shellOk(device: Device, command: string): Promise<string> {
+  const r = await device.shell(command);
+  if (r.exitCode !== 0) throw new ShellCommandError(command, r, device.serial);
+  return r.stdout;
+}

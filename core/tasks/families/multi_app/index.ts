@@ -1,0 +1,3 @@
+import type { TaskTemplate } from '../../task.js';
+
+export const MULTI_APP_TASKS: readonly TaskTemplate[] = [];

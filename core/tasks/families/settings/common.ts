@@ -1,0 +1,30 @@
+import type { Action } from '../../../actions/schema.js';
+import { launch, scrollTo, type OracleUi } from '../../oracle.js';
+import { inActivity, onScreen } from '../../validators/ui.js';
+import type { Subgoal } from '../../task.js';
+
+export const SETTINGS_PKG = 'com.android.settings';
+export const SUB_SETTINGS = 'com.android.settings.SubSettings';
+
+/** Opens Settings and walks a path of entries by their titles, scrolling to each. */
+export function* openSettingsPath(ui: OracleUi, path: readonly string[]): Generator<Action, void, void> {
+  yield* launch(ui, 'Settings');
+  for (const title of path) {
+    const el = yield* scrollTo(ui, { text: title });
+    yield ui.tap(el);
+  }
+}
+
+/** Subgoal: Settings is in front. */
+export const settingsOpen: Subgoal = {
+  name: 'Settings open',
+  check: async ({ obs }) => inActivity(obs, SETTINGS_PKG),
+};
+
+/** Subgoal: a Settings page with this title is showing. */
+export function pageOpen(title: string): Subgoal {
+  return {
+    name: `"${title}" page open`,
+    check: async ({ obs }) => inActivity(obs, SETTINGS_PKG, SUB_SETTINGS) && onScreen(obs, { resourceId: 'toolbar_title', text: title }),
+  };
+}

@@ -1,0 +1,309 @@
+import type { Command } from '../run.js';
+import { basename, FsError, normalizePath, type FsEntry } from '../../system/fs.js';
+
+/** Splits `-abc` style flags from operands (stops at `--`). */
+export function flags(argv: string[], known: string): { set: Set<string>; rest: string[] } {
+  const set = new Set<string>();
+  const rest: string[] = [];
+  let done = false;
+  for (const a of argv.slice(1)) {
+    if (!done && a === '--') {
+      done = true;
+      continue;
+    }
+    if (!done && a.startsWith('-') && a.length > 1 && [...a.slice(1)].every((c) => known.includes(c))) {
+      for (const c of a.slice(1)) set.add(c);
+      continue;
+    }
+    rest.push(a);
+  }
+  return { set, rest };
+}
+
+function stamp(ms: number): string {
+  const d = new Date(ms);
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getUTCFullYear()}-${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())}`;
+}
+
+function longLine(e: FsEntry, size: number, name: string): string {
+  const mode = e.type === 'dir' ? 'drwxrws---' : '-rw-rw----';
+  return `${mode} ${e.type === 'dir' ? 2 : 1} u0_a100 media_rw ${String(size).padStart(6)} ${stamp(e.mtime)} ${name}`;
+}
+
+export const ls: Command = (argv, io, dev) => {
+  const { set, rest } = flags(argv, 'laR1hAdt');
+  const paths = rest.length ? rest : ['/'];
+  let code = 0;
+  const showAll = set.has('a') || set.has('A');
+  paths.forEach((p, idx) => {
+    const path = normalizePath(p);
+    const e = dev.fs.stat(path);
+    if (!e) {
+      io.err(`ls: ${p}: No such file or directory\n`);
+      code = 1;
+      return;
+    }
+    const size = (full: string) => {
+      const st = dev.fs.stat(full)!;
+      return st.type === 'sqlite' ? dev.dbs.serialize(full).length : dev.fs.size(full);
+    };
+    if (e.type !== 'dir' || set.has('d')) {
+      io.out(`${set.has('l') ? longLine(e, size(path), p) : p}\n`);
+      return;
+    }
+    if (paths.length > 1) io.out(`${idx ? '\n' : ''}${p}:\n`);
+    let names = dev.fs.list(path);
+    if (!showAll) names = names.filter((n) => !n.startsWith('.'));
+    if (set.has('t')) names.sort((a, b) => dev.fs.stat(`${path}/${b}`)!.mtime - dev.fs.stat(`${path}/${a}`)!.mtime);
+    if (set.has('l')) io.out(`total ${names.length * 8}\n`);
+    for (const n of names) {
+      const full = path === '/' ? `/${n}` : `${path}/${n}`;
+      io.out(`${set.has('l') ? longLine(dev.fs.stat(full)!, size(full), n) : n}\n`);
+    }
+  });
+  return code;
+};
+
+export const cat: Command = (argv, io, dev) => {
+  const files = argv.slice(1);
+  if (files.length === 0) {
+    io.out(io.stdin);
+    return 0;
+  }
+  let code = 0;
+  for (const f of files) {
+    const e = dev.fs.stat(f);
+    if (!e) {
+      io.err(`cat: ${f}: No such file or directory\n`);
+      code = 1;
+    } else if (e.type === 'dir') {
+      io.err(`cat: ${f}: Is a directory\n`);
+      code = 1;
+    } else if (e.type === 'sqlite') {
+      io.out(dev.dbs.serialize(normalizePath(f)));
+    } else {
+      io.out(e.data);
+    }
+  }
+  return code;
+};
+
+export const rm: Command = (argv, io, dev) => {
+  const { set, rest } = flags(argv, 'rRfvd');
+  const recursive = set.has('r') || set.has('R');
+  let code = 0;
+  if (rest.length === 0 && !set.has('f')) {
+    io.err('rm: Need 1 argument\n');
+    return 1;
+  }
+  for (const p of rest) {
+    const path = normalizePath(p);
+    const e = dev.fs.stat(path);
+    if (!e) {
+      if (!set.has('f')) {
+        io.err(`rm: ${p}: No such file or directory\n`);
+        code = 1;
+      }
+      continue;
+    }
+    if (e.type === 'dir' && !recursive) {
+      io.err(`rm: ${p}: Is a directory\n`);
+      code = 1;
+      continue;
+    }
+    for (const db of dev.dbs.paths()) if (db === path || db.startsWith(`${path}/`)) dev.dbs.remove(db);
+    if (dev.fs.exists(path)) dev.fs.remove(path, recursive);
+  }
+  return code;
+};
+
+export const mkdir: Command = (argv, io, dev) => {
+  const { set, rest } = flags(argv, 'pm');
+  let code = 0;
+  for (const p of rest) {
+    try {
+      if (set.has('p')) dev.fs.mkdirp(p);
+      else dev.fs.mkdir(p);
+    } catch (e) {
+      if (!(e instanceof FsError)) throw e;
+      io.err(`mkdir: '${p}': ${e.message.split(': ').pop()}\n`);
+      code = 1;
+    }
+  }
+  return code;
+};
+
+export const touch: Command = (argv, io, dev) => {
+  let code = 0;
+  for (const p of flags(argv, 'acm').rest) {
+    try {
+      dev.fs.touch(p);
+    } catch (e) {
+      if (!(e instanceof FsError)) throw e;
+      io.err(`touch: '${p}': ${e.message.split(': ').pop()}\n`);
+      code = 1;
+    }
+  }
+  return code;
+};
+
+export const mv: Command = (argv, io, dev) => {
+  const { rest } = flags(argv, 'fin');
+  if (rest.length < 2) {
+    io.err('mv: Needs 2 arguments\n');
+    return 1;
+  }
+  const dest = rest[rest.length - 1]!;
+  for (const src of rest.slice(0, -1)) dev.fs.rename(src, dest);
+  return 0;
+};
+
+export const cp: Command = (argv, io, dev) => {
+  const { set, rest } = flags(argv, 'rRfp');
+  if (rest.length < 2) {
+    io.err('cp: Needs 2 arguments\n');
+    return 1;
+  }
+  const dest = normalizePath(rest[rest.length - 1]!);
+  for (const src of rest.slice(0, -1)) {
+    const from = normalizePath(src);
+    const e = dev.fs.stat(from);
+    if (!e) throw new FsError(src, 'ENOENT');
+    const target = dev.fs.stat(dest)?.type === 'dir' ? `${dest}/${basename(from)}` : dest;
+    if (e.type === 'dir') {
+      if (!set.has('r') && !set.has('R')) {
+        io.err(`cp: Skipped dir '${src}'\n`);
+        return 1;
+      }
+      dev.fs.mkdirp(target);
+      for (const f of dev.fs.walk(from)) dev.fs.writeFile(target + f.slice(from.length), dev.fs.readFile(f), { parents: true });
+    } else {
+      dev.fs.writeFile(target, dev.fs.readFile(from));
+    }
+  }
+  return 0;
+};
+
+export const echo: Command = (argv, io) => {
+  let args = argv.slice(1);
+  let newline = true;
+  let escapes = false;
+  while (args[0] === '-n' || args[0] === '-e' || args[0] === '-ne' || args[0] === '-en') {
+    if (args[0]!.includes('n')) newline = false;
+    if (args[0]!.includes('e')) escapes = true;
+    args = args.slice(1);
+  }
+  let text = args.join(' ');
+  if (escapes) text = text.replace(/\\n/g, '\n').replace(/\\t/g, '\t').replace(/\\\\/g, '\\');
+  io.out(text + (newline ? '\n' : ''));
+  return 0;
+};
+
+function inputLines(argv: string[], io: { stdin: Buffer }, dev: Parameters<Command>[2], start: number): string[] {
+  const files = argv.slice(start);
+  const text = files.length ? files.map((f) => dev.fs.readText(f)).join('') : io.stdin.toString('utf8');
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
+
+export const grep: Command = (argv, io, dev) => {
+  const { set, rest } = flags(argv, 'ivcFqE');
+  const pattern = rest[0];
+  if (pattern === undefined) {
+    io.err('grep: no pattern\n');
+    return 2;
+  }
+  const re = set.has('F')
+    ? null
+    : new RegExp(pattern, set.has('i') ? 'i' : '');
+  const test = (l: string) => (re ? re.test(l) : set.has('i') ? l.toLowerCase().includes(pattern.toLowerCase()) : l.includes(pattern));
+  const hits = inputLines(['grep', ...rest], io, dev, 2).filter((l) => test(l) !== set.has('v'));
+  if (set.has('c')) io.out(`${hits.length}\n`);
+  else if (!set.has('q')) for (const h of hits) io.out(`${h}\n`);
+  return hits.length ? 0 : 1;
+};
+
+function countArg(argv: string[]): { n: number; rest: string[] } {
+  const rest: string[] = [];
+  let n = 10;
+  for (let i = 1; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '-n') n = Number(argv[++i]);
+    else if (/^-\d+$/.test(a)) n = Number(a.slice(1));
+    else rest.push(a);
+  }
+  return { n, rest };
+}
+
+export const head: Command = (argv, io, dev) => {
+  const { n, rest } = countArg(argv);
+  for (const l of inputLines(['head', ...rest], io, dev, 1).slice(0, n)) io.out(`${l}\n`);
+  return 0;
+};
+
+export const tail: Command = (argv, io, dev) => {
+  const { n, rest } = countArg(argv);
+  const lines = inputLines(['tail', ...rest], io, dev, 1);
+  for (const l of lines.slice(Math.max(0, lines.length - n))) io.out(`${l}\n`);
+  return 0;
+};
+
+export const wc: Command = (argv, io, dev) => {
+  const { set, rest } = flags(argv, 'lwc');
+  const text = rest.length ? rest.map((f) => dev.fs.readText(f)).join('') : io.stdin.toString('utf8');
+  const lines = (text.match(/\n/g) ?? []).length;
+  const words = text.split(/\s+/).filter(Boolean).length;
+  const bytes = Buffer.byteLength(text);
+  if (set.has('l')) io.out(`${lines}\n`);
+  else if (set.has('w')) io.out(`${words}\n`);
+  else if (set.has('c')) io.out(`${bytes}\n`);
+  else io.out(`${lines} ${words} ${bytes}\n`);
+  return 0;
+};
+
+export const find: Command = (argv, io, dev) => {
+  const root = argv[1] && !argv[1].startsWith('-') ? argv[1] : '.';
+  const nameIdx = argv.indexOf('-name');
+  const pattern = nameIdx > 0 ? argv[nameIdx + 1] : undefined;
+  const re = pattern ? new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`) : null;
+  const base = normalizePath(root);
+  if (!dev.fs.exists(base)) {
+    io.err(`find: ${root}: No such file or directory\n`);
+    return 1;
+  }
+  const typeIdx = argv.indexOf('-type');
+  const type = typeIdx > 0 ? argv[typeIdx + 1] : undefined;
+  const all = [base, ...[...dev.fs.entries.keys()].filter((k) => k.startsWith(base === '/' ? '/' : `${base}/`))].sort();
+  for (const p of all) {
+    const e = dev.fs.stat(p)!;
+    if (type === 'f' && e.type === 'dir') continue;
+    if (type === 'd' && e.type !== 'dir') continue;
+    if (re && !re.test(basename(p))) continue;
+    io.out(`${p}\n`);
+  }
+  return 0;
+};
+
+export const stat: Command = (argv, io, dev) => {
+  const fmtIdx = argv.indexOf('-c');
+  const fmt = fmtIdx > 0 ? argv[fmtIdx + 1]! : null;
+  const paths = argv.slice(1).filter((a, i, arr) => !a.startsWith('-') && arr[i - 1] !== '-c');
+  let code = 0;
+  for (const p of paths) {
+    const e = dev.fs.stat(p);
+    if (!e) {
+      io.err(`stat: '${p}': No such file or directory\n`);
+      code = 1;
+      continue;
+    }
+    const size = e.type === 'file' ? e.data.length : e.type === 'sqlite' ? dev.dbs.serialize(normalizePath(p)).length : 4096;
+    if (fmt) {
+      io.out(`${fmt.replace(/%s/g, String(size)).replace(/%n/g, p).replace(/%Y/g, String(Math.floor(e.mtime / 1000))).replace(/%F/g, e.type === 'dir' ? 'directory' : 'regular file')}\n`);
+    } else {
+      io.out(`  File: ${p}\n  Size: ${size}\t${e.type === 'dir' ? 'directory' : 'regular file'}\nModify: ${new Date(e.mtime).toISOString()}\n`);
+    }
+  }
+  return code;
+};

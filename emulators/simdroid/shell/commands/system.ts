@@ -1,0 +1,441 @@
+import type { KeyName } from '../../../../core/device/device.js';
+import type { Command } from '../run.js';
+import type { Json } from '../../runtime/app.js';
+import { UnknownActivityError, UnknownPackageError } from '../../runtime/window-manager.js';
+import { LAUNCHER_PACKAGE } from '../../runtime/ui-state.js';
+import { normalizePath } from '../../system/fs.js';
+
+function shortComponent(pkg: string, activity: string): string {
+  return activity.startsWith(`${pkg}.`) ? `${pkg}/${activity.slice(pkg.length)}` : `${pkg}/${activity}`;
+}
+
+function hexId(n: number): string {
+  return ((n * 2654435761) >>> 0).toString(16).slice(0, 7);
+}
+
+// ------------------------------------------------------------------ am / pm / monkey
+
+export const am: Command = (argv, io, dev) => {
+  const verb = argv[1];
+  if (verb === 'force-stop' || verb === 'kill') {
+    const pkg = argv[argv.length - 1];
+    if (!pkg || pkg === verb) {
+      io.err(`Error: no package specified\n`);
+      return 1;
+    }
+    if (dev.wm.apps.has(pkg)) dev.wm.forceStop(pkg);
+    return 0;
+  }
+  if (verb !== 'start' && verb !== 'start-activity') {
+    io.err(`Error: unknown command '${verb ?? ''}'\n`);
+    return 1;
+  }
+  let component: string | undefined;
+  let action: string | undefined;
+  let category: string | undefined;
+  let stopFirst = false;
+  const extras: Record<string, Json> = {};
+  const args = argv.slice(2);
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    switch (a) {
+      case '-n': component = args[++i]; break;
+      case '-a': action = args[++i]; break;
+      case '-c': category = args[++i]; break;
+      case '-d': case '-t': case '-f': case '--user': case '--display': i++; break;
+      case '-W': case '-R': case '--activity-clear-task': case '--activity-new-task': break;
+      case '-S': stopFirst = true; break;
+      case '--es': extras[args[i + 1]!] = args[i + 2] ?? ''; i += 2; break;
+      case '--ei': case '--el': extras[args[i + 1]!] = Number(args[i + 2]); i += 2; break;
+      case '--ez': extras[args[i + 1]!] = args[i + 2] === 'true'; i += 2; break;
+      default:
+        if (!a.startsWith('-') && !component && a.includes('/')) component = a;
+        else if (a.startsWith('-')) {
+          io.err(`Error: Unknown option: ${a}\n`);
+          return 1;
+        }
+    }
+  }
+  if (!component) {
+    if (action === 'android.intent.action.MAIN' && category === 'android.intent.category.HOME') {
+      io.out('Starting: Intent { act=android.intent.action.MAIN cat=[android.intent.category.HOME] }\n');
+      dev.wm.goHome();
+      return 0;
+    }
+    io.err(`Error: Activity not started, unable to resolve Intent { act=${action ?? ''} flg=0x10000000 }\n`);
+    return 1;
+  }
+  const m = /^([^/]+)\/(.+)$/.exec(component);
+  if (!m) {
+    io.err(`Error: Bad component name: ${component}\n`);
+    return 1;
+  }
+  const pkg = m[1]!;
+  const activity = m[2]!.startsWith('.') ? pkg + m[2]! : m[2]!;
+  io.out(`Starting: Intent { cmp=${shortComponent(pkg, activity)} }\n`);
+  try {
+    if (stopFirst) dev.wm.forceStop(pkg);
+    dev.wm.startActivity(pkg, activity, extras);
+  } catch (e) {
+    if (e instanceof UnknownActivityError || e instanceof UnknownPackageError) {
+      io.err(`Error type 3\nError: Activity class {${pkg}/${activity}} does not exist.\n`);
+      return 1;
+    }
+    throw e;
+  }
+  return 0;
+};
+
+export const monkey: Command = (argv, io, dev) => {
+  const p = argv.indexOf('-p');
+  const pkg = p > 0 ? argv[p + 1] : undefined;
+  if (!pkg || !dev.wm.apps.has(pkg)) {
+    io.err(`** No activities found to run, monkey aborted.\n`);
+    return 251;
+  }
+  dev.wm.launchApp(pkg);
+  io.out('Events injected: 1\n');
+  return 0;
+};
+
+export const pm: Command = (argv, io, dev) => {
+  const verb = argv[1];
+  const pkgs = [...dev.wm.apps.keys()].sort();
+  switch (verb) {
+    case 'list': {
+      if (argv[2] !== 'packages') {
+        io.err(`Error: unknown list type '${argv[2] ?? ''}'\n`);
+        return 1;
+      }
+      const filter = argv.slice(3).find((a) => !a.startsWith('-'));
+      const withPath = argv.includes('-f');
+      for (const p of pkgs) {
+        if (filter && !p.includes(filter)) continue;
+        io.out(withPath ? `package:/data/app/${p}/base.apk=${p}\n` : `package:${p}\n`);
+      }
+      return 0;
+    }
+    case 'path': {
+      const p = argv[2];
+      if (!p || !dev.wm.apps.has(p)) return 1;
+      io.out(`package:/data/app/${p}/base.apk\n`);
+      return 0;
+    }
+    case 'clear': {
+      const p = argv[argv.length - 1]!;
+      const app = dev.wm.apps.get(p);
+      if (!app) {
+        io.out('Failed\n');
+        return 1;
+      }
+      dev.clearAppData(app.package);
+      io.out('Success\n');
+      return 0;
+    }
+    case 'grant':
+    case 'revoke': {
+      const [p, perm] = [argv[2], argv[3]];
+      if (!p || !perm || !dev.wm.apps.has(p)) {
+        io.err(`Exception occurred while executing '${verb}':\njava.lang.IllegalArgumentException: Unknown package: ${p ?? ''}\n`);
+        return 255;
+      }
+      (dev.wm.state.permissions[p] ??= {})[perm] = verb === 'grant' ? 'granted' : 'denied';
+      if (dev.wm.state.prompt?.package === p && perm === 'android.permission.POST_NOTIFICATIONS') dev.wm.state.prompt = null;
+      return 0;
+    }
+    default:
+      io.err(`Unknown command: ${verb ?? ''}\n`);
+      return 1;
+  }
+};
+
+// ------------------------------------------------------------------ input
+
+const KEYCODES: Record<string, KeyName> = {
+  '3': 'HOME', '4': 'BACK', '61': 'TAB', '62': 'SPACE', '66': 'ENTER', '67': 'DEL', '111': 'ESCAPE',
+  '122': 'MOVE_HOME', '123': 'MOVE_END', '187': 'APP_SWITCH',
+};
+const KEY_NAMES = new Set<string>(Object.values(KEYCODES));
+
+export function keyFromArg(arg: string): KeyName | null | undefined {
+  const name = arg.toUpperCase().replace(/^KEYCODE_/, '');
+  if (KEYCODES[name]) return KEYCODES[name];
+  if (KEY_NAMES.has(name)) return name as KeyName;
+  if (/^\d+$/.test(name) || /^[A-Z0-9_]+$/.test(name)) return null; // a real key SimDroid ignores (volume…)
+  return undefined;
+}
+
+const INPUT_USAGE = 'Usage: input [<source>] <command> [<arg>...]\n\nThe commands and default sources are:\n      text <string> (Default: touchscreen)\n      keyevent [--longpress] <key code number or name> ... (Default: keyboard)\n      tap <x> <y> (Default: touchscreen)\n      swipe <x1> <y1> <x2> <y2> [duration(ms)] (Default: touchscreen)\n      draganddrop <x1> <y1> <x2> <y2> [duration(ms)] (Default: touchscreen)\n';
+const SOURCES = new Set(['touchscreen', 'touchpad', 'keyboard', 'mouse', 'stylus', 'trackball', 'dpad', 'gamepad', 'joystick', 'touchnavigation', 'keyboard']);
+
+export const input: Command = (argv, io, dev) => {
+  let args = argv.slice(1);
+  if (args[0] && SOURCES.has(args[0])) args = args.slice(1);
+  if (args[0] === '-d') args = args.slice(2);
+  const [cmd, ...rest] = args;
+  const nums = (n: number) => {
+    const v = rest.slice(0, n).map(Number);
+    return v.length === n && v.every(Number.isFinite) ? v : null;
+  };
+  const bad = () => {
+    io.err(`Error: Invalid arguments for command: ${cmd ?? ''}\n${INPUT_USAGE}`);
+    return 1;
+  };
+  switch (cmd) {
+    case 'tap': {
+      const v = nums(2);
+      if (!v) return bad();
+      dev.inputSync({ kind: 'tap', x: v[0]!, y: v[1]! });
+      return 0;
+    }
+    case 'swipe':
+    case 'draganddrop': {
+      const v = nums(4);
+      if (!v) return bad();
+      const d = rest[4] !== undefined ? Number(rest[4]) : 300;
+      if (!Number.isFinite(d) || d < 0) return bad();
+      dev.inputSync({ kind: 'swipe', x1: v[0]!, y1: v[1]!, x2: v[2]!, y2: v[3]!, durationMs: d });
+      return 0;
+    }
+    case 'text': {
+      if (rest.length === 0) return bad();
+      // `input text` takes one argument; %s stands for a space, as adb clients encode it.
+      dev.inputSync({ kind: 'text', text: rest.join(' ').replace(/%s/g, ' ') });
+      return 0;
+    }
+    case 'keyevent':
+    case 'press': {
+      const keys = rest.filter((k) => k !== '--longpress' && k !== '--doubletap');
+      if (keys.length === 0) return bad();
+      for (const k of keys) {
+        const key = keyFromArg(k);
+        if (key === undefined) {
+          io.err(`Error: Unknown keycode ${k}\n`);
+          return 1;
+        }
+        if (key) dev.inputSync({ kind: 'key', key });
+      }
+      return 0;
+    }
+    default:
+      io.err(`Error: Unknown command: ${cmd ?? ''}\n${INPUT_USAGE}`);
+      return 1;
+  }
+};
+
+// ------------------------------------------------------------------ observation
+
+export const uiautomator: Command = (argv, io, dev) => {
+  if (argv[1] !== 'dump') {
+    io.err('Usage: uiautomator <subcommand> [options]\n\nAvailable subcommands:\n\nhelp: displays help message\n\ndump: creates an XML dump of current UI hierarchy\n');
+    return 1;
+  }
+  const file = argv.slice(2).find((a) => !a.startsWith('--')) ?? '/sdcard/window_dump.xml';
+  const xml = dev.uiXml();
+  const target = normalizePath(file);
+  if (target === '/dev/tty' || target === '/dev/stdout') io.out(xml);
+  else dev.fs.writeFile(target, xml);
+  io.out(`UI hierchary dumped to: ${file}\n`);
+  return 0;
+};
+
+export const screencap: Command = (argv, io, dev) => {
+  const png = argv.includes('-p');
+  const file = argv.slice(1).filter((a, i, arr) => !a.startsWith('-') && arr[i - 1] !== '-d').pop();
+  const asPng = png || (file !== undefined && file.endsWith('.png'));
+  let data: Buffer;
+  if (asPng) data = dev.screenshotSync(1);
+  else {
+    const raw = dev.screenshotRaw();
+    // Android 12+ writes width, height, pixel format (1 = RGBA_8888) and dataspace before the pixels.
+    const header = Buffer.alloc(16);
+    header.writeUInt32LE(raw.width, 0);
+    header.writeUInt32LE(raw.height, 4);
+    header.writeUInt32LE(1, 8);
+    header.writeUInt32LE(0, 12);
+    data = Buffer.concat([header, raw.rgba]);
+  }
+  if (file) dev.fs.writeFile(file, data);
+  else io.out(data);
+  return 0;
+};
+
+export const dumpsys: Command = (argv, io, dev) => {
+  const svc = argv[1];
+  const fg = dev.wm.foreground();
+  const task = dev.wm.frontTask();
+  const rec = `ActivityRecord{${hexId(task.stack.length + task.id)} u0 ${shortComponent(fg.package, fg.activity)} t${task.id}}`;
+  switch (svc) {
+    case 'window': {
+      const win = `Window{${hexId(task.id + 7)} u0 ${fg.package}/${fg.activity}}`;
+      io.out(`WINDOW MANAGER WINDOWS (dumpsys window windows)\n  mCurrentFocus=${win}\n  mFocusedApp=${rec}\n`);
+      io.out(`  mInputMethodWindow=${dev.wm.state.keyboard.visible ? `Window{ime u0 InputMethod}` : 'null'}\n`);
+      io.out(`  mIsImeShowing=${dev.wm.state.keyboard.visible}\n`);
+      return 0;
+    }
+    case 'activity': {
+      io.out('ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\n');
+      io.out(`  mResumedActivity: ${rec}\n  topResumedActivity=${rec}\n`);
+      for (const t of [...dev.wm.state.tasks].reverse()) {
+        io.out(`  * Task{${hexId(t.id)} #${t.id} type=${t.package === LAUNCHER_PACKAGE ? 'home' : 'standard'} A=${t.package} U=0 size=${t.stack.length}}\n`);
+        for (const a of [...t.stack].reverse()) io.out(`    * Hist #${t.stack.indexOf(a)}: ActivityRecord{${hexId(a.id)} u0 ${shortComponent(t.package, a.activity)} t${t.id}}\n`);
+      }
+      return 0;
+    }
+    case 'battery':
+      io.out('Current Battery Service state:\n  AC powered: true\n  level: 100\n  scale: 100\n  status: 2\n');
+      return 0;
+    case 'display':
+      io.out(`  mDefaultViewport=DisplayViewport{orientation=0, logicalFrame=Rect(0, 0 - ${dev.screen.width}, ${dev.screen.height}), deviceWidth=${dev.screen.width}, deviceHeight=${dev.screen.height}}\n`);
+      return 0;
+    case 'input_method':
+      io.out(`  mInputShown=${dev.wm.state.keyboard.visible}\n`);
+      return 0;
+    default:
+      io.err(`Can't find service: ${svc ?? ''}\n`);
+      return 0;
+  }
+};
+
+export const wm: Command = (argv, io, dev) => {
+  if (argv[1] === 'size') {
+    io.out(`Physical size: ${dev.screen.width}x${dev.screen.height}\n`);
+    return 0;
+  }
+  if (argv[1] === 'density') {
+    io.out(`Physical density: ${dev.screen.density}\n`);
+    return 0;
+  }
+  io.err(`Error: unknown command '${argv[1] ?? ''}'\n`);
+  return 1;
+};
+
+export function properties(dev: Parameters<Command>[2]): Record<string, string> {
+  return {
+    'dev.bootcomplete': '1',
+    'init.svc.bootanim': 'stopped',
+    'persist.sys.timezone': 'UTC',
+    'ro.boot.qemu': '1',
+    'ro.build.characteristics': 'emulator',
+    'ro.build.type': 'userdebug',
+    'ro.build.version.release': '13',
+    'ro.build.version.sdk': '33',
+    'ro.debuggable': '1',
+    'ro.hardware': 'ranchu',
+    'ro.kernel.qemu': '1',
+    'ro.product.cpu.abi': 'x86_64',
+    'ro.product.device': 'simdroid',
+    'ro.product.manufacturer': 'SimDroid',
+    'ro.product.model': 'SimDroid Pixel',
+    'ro.product.name': 'simdroid_x86_64',
+    'ro.serialno': dev.serial,
+    'ro.sf.lcd_density': String(dev.screen.density),
+    'sys.boot_completed': '1',
+  };
+}
+
+export const getprop: Command = (argv, io, dev) => {
+  const props = properties(dev);
+  if (argv[1]) {
+    io.out(`${props[argv[1]] ?? argv[2] ?? ''}\n`);
+    return 0;
+  }
+  for (const [k, v] of Object.entries(props)) io.out(`[${k}]: [${v}]\n`);
+  return 0;
+};
+
+// ------------------------------------------------------------------ time and toggles
+
+function strftime(fmt: string, ms: number): string {
+  const d = new Date(ms);
+  const p = (n: number) => String(n).padStart(2, '0');
+  const days = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+  const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+  return fmt.replace(/%([a-zA-Z%])/g, (_m, c: string) => {
+    switch (c) {
+      case 'Y': return String(d.getUTCFullYear());
+      case 'm': return p(d.getUTCMonth() + 1);
+      case 'd': return p(d.getUTCDate());
+      case 'H': return p(d.getUTCHours());
+      case 'M': return p(d.getUTCMinutes());
+      case 'S': return p(d.getUTCSeconds());
+      case 's': return String(Math.floor(ms / 1000));
+      case 'a': return days[d.getUTCDay()]!;
+      case 'b': return months[d.getUTCMonth()]!;
+      case 'Z': return 'UTC';
+      case 'F': return `${d.getUTCFullYear()}-${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())}`;
+      case 'T': return `${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())}`;
+      case '%': return '%';
+      default: return `%${c}`;
+    }
+  });
+}
+
+export const date: Command = (argv, io, dev) => {
+  const fmt = argv.slice(1).find((a) => a.startsWith('+'));
+  io.out(`${strftime(fmt ? fmt.slice(1) : '%a %b %d %T %Z %Y', dev.clock.now())}\n`);
+  return 0;
+};
+
+export const sleep: Command = (argv, io, dev) => {
+  const s = Number(argv[1]);
+  if (!Number.isFinite(s) || s < 0) {
+    io.err(`sleep: invalid number '${argv[1] ?? ''}'\n`);
+    return 1;
+  }
+  dev.clock.advance(s * 1000);
+  return 0;
+};
+
+export const svc: Command = (argv, io, dev) => {
+  const [what, verb] = [argv[1], argv[2]];
+  const key = { wifi: 'wifi_on', bluetooth: 'bluetooth_on', data: 'mobile_data' }[what ?? ''];
+  if (!key || (verb !== 'enable' && verb !== 'disable')) {
+    io.err(`Unknown command: svc ${argv.slice(1).join(' ')}\n`);
+    return 1;
+  }
+  dev.settings.setFlag('global', key, verb === 'enable');
+  return 0;
+};
+
+export const cmd: Command = (argv, io, dev) => {
+  const [service, ...rest] = argv.slice(1);
+  if (service === 'uimode' && rest[0] === 'night') {
+    const mode = { yes: '2', no: '1', auto: '0' }[rest[1] ?? ''];
+    if (!mode) {
+      const cur = dev.settings.get('secure', 'ui_night_mode');
+      io.out(`Night mode: ${cur === '2' ? 'yes' : cur === '1' ? 'no' : 'auto'}\n`);
+      return 0;
+    }
+    dev.settings.put('secure', 'ui_night_mode', mode);
+    io.out(`Night mode: ${rest[1]}\n`);
+    return 0;
+  }
+  if (service === 'connectivity' && rest[0] === 'airplane-mode' && (rest[1] === 'enable' || rest[1] === 'disable')) {
+    dev.settings.setFlag('global', 'airplane_mode_on', rest[1] === 'enable');
+    return 0;
+  }
+  if (service === 'bluetooth_manager' && (rest[0] === 'enable' || rest[0] === 'disable')) {
+    dev.settings.setFlag('global', 'bluetooth_on', rest[0] === 'enable');
+    return 0;
+  }
+  if (service === 'wifi' && rest[0] === 'set-wifi-enabled' && (rest[1] === 'enabled' || rest[1] === 'disabled')) {
+    dev.settings.setFlag('global', 'wifi_on', rest[1] === 'enabled');
+    return 0;
+  }
+  io.err(`Can't find service: ${service ?? ''}\n`);
+  return 20;
+};
+
+export const id: Command = (_argv, io) => {
+  io.out('uid=2000(shell) gid=2000(shell) groups=2000(shell),1004(input),1007(log),1011(adb),1015(sdcard_rw),1028(sdcard_r),3001(net_bt_admin),3002(net_bt),3003(inet) context=u:r:shell:s0\n');
+  return 0;
+};
+
+export const whoami: Command = (_argv, io) => {
+  io.out('shell\n');
+  return 0;
+};
+
+export const trueCmd: Command = () => 0;
+export const falseCmd: Command = () => 1;

@@ -1,0 +1,305 @@
+import { BOOT_SNAPSHOT, type Device, type ForegroundApp, type InputEvent, type ScreenInfo, type ScreenshotOptions, type ShellResult, type SnapshotCapable } from '../../core/device/device.js';
+import type { UiTree } from '../../core/ui/ui-tree.js';
+import { serializeUiTree } from '../../core/ui/ui-tree.js';
+import { createRng, assertSeed } from '../../core/util/rng.js';
+import { assertNever } from '../../core/util/errors.js';
+import type { AppDef, AppEnv, SystemServices } from './runtime/app.js';
+import { composeFrame, type Frame } from './runtime/frame.js';
+import { InputDispatcher } from './runtime/input.js';
+import { initialUiState, type UiState } from './runtime/ui-state.js';
+import { WindowManager } from './runtime/window-manager.js';
+import { frameToUiTree } from './view/a11y.js';
+import { FrameRenderer } from './render/rasterize.js';
+import { Clock } from './system/clock.js';
+import { DatabaseRegistry, type DbSnapshot } from './system/databases.js';
+import { FileSystem, EXTERNAL_STORAGE, type FsEntry } from './system/fs.js';
+import { SettingsStore, type SettingsData } from './system/settings.js';
+import { CONTACTS_DB, CONTACTS_SCHEMA, SMS_DB, SMS_SCHEMA } from './system/providers.js';
+import { runShell, type ShellOutput } from './shell/run.js';
+import { ALL_APPS } from './apps/index.js';
+
+export interface SimDroidOptions {
+  serial?: string;
+  /** Seeds the device's own randomness (first-boot content). Default 0. */
+  seed?: number;
+  width?: number;
+  height?: number;
+  density?: number;
+  /** Apps to install (default: all of SimDroid's). */
+  apps?: readonly AppDef[];
+}
+
+interface DeviceSnapshot {
+  settings: SettingsData;
+  fs: Map<string, FsEntry>;
+  dbs: Map<string, DbSnapshot>;
+  ui: UiState;
+  clock: { now: number; boot: number };
+}
+
+export class SnapshotNotFoundError extends Error {
+  override name = 'SnapshotNotFoundError';
+  constructor(readonly snapshot: string, readonly serial: string) {
+    super(`${serial}: no snapshot named ${JSON.stringify(snapshot)}`);
+  }
+}
+
+/** Device time each input event takes, so clocks, timers and toasts move as on a phone. */
+const EVENT_MS: Record<InputEvent['kind'], number> = { tap: 1000, long_press: 1500, swipe: 1000, text: 1000, key: 500 };
+
+export const DEFAULT_SCREEN: ScreenInfo = { width: 1080, height: 2400, density: 420 };
+
+/**
+ * SimDroid: a deterministic simulated Android phone. Implements the workbench's Device interface
+ * in-process (the fast path) and the snapshot capability; the same state answers shell commands,
+ * so checkers written as device queries work here and on a real emulator.
+ */
+export class SimDroid implements Device, SnapshotCapable {
+  readonly serial: string;
+  readonly screen: ScreenInfo;
+  readonly settings = new SettingsStore();
+  readonly clock = new Clock();
+  readonly fs = new FileSystem(this.clock);
+  readonly dbs = new DatabaseRegistry(this.fs, this.clock);
+  readonly wm: WindowManager;
+  readonly dispatcher: InputDispatcher;
+  private readonly renderer = new FrameRenderer();
+  private readonly snapshots = new Map<string, DeviceSnapshot>();
+  /** Bumped on every change; caches of the frame, tree and screenshots are keyed by it. */
+  private version = 0;
+  private cache: { version: number; frame?: Frame; tree?: UiTree; png: Map<number, Buffer> } = { version: -1, png: new Map() };
+  readonly sys: SystemServices;
+
+  constructor(opts: SimDroidOptions = {}) {
+    const seed = opts.seed ?? 0;
+    assertSeed(seed);
+    this.serial = opts.serial ?? 'simdroid-0';
+    this.screen = {
+      width: opts.width ?? DEFAULT_SCREEN.width,
+      height: opts.height ?? DEFAULT_SCREEN.height,
+      density: opts.density ?? DEFAULT_SCREEN.density,
+    };
+    for (const [k, v] of Object.entries(this.screen)) {
+      if (!Number.isInteger(v) || v <= 0 || v > 8192) throw new RangeError(`SimDroid ${k} must be a positive integer, got ${v}`);
+    }
+    const apps = opts.apps ?? ALL_APPS;
+    const dbs = this.dbs;
+    const appsInfo = apps.map((a) => ({ package: a.package, label: a.label, icon: a.icon }));
+    this.sys = {
+      settings: this.settings,
+      fs: this.fs,
+      clock: this.clock,
+      db: (path) => dbs.require(path),
+      installedApps: () => appsInfo,
+    };
+    this.wm = new WindowManager(apps, initialUiState(), this.sys, (pkg) => this.appEnv(pkg), (pkg) => this.clearAppData(pkg));
+    this.dispatcher = new InputDispatcher(this.wm, () => this.frame());
+    this.boot(apps, seed);
+    this.saveSnapshotSync(BOOT_SNAPSHOT);
+  }
+
+  private appEnv(pkg: string): AppEnv {
+    const app = this.wm.app(pkg);
+    const dbPath = app.databases?.[0]?.path;
+    const dbs = this.dbs;
+    return {
+      package: pkg,
+      label: app.label,
+      get db() {
+        if (!dbPath) throw new Error(`${pkg} declares no database`);
+        return dbs.require(dbPath);
+      },
+      prefs: this.wm.prefs(pkg),
+    };
+  }
+
+  /** `pm clear`: stops the app and resets its databases, preferences and first-launch state. */
+  clearAppData(pkg: string): void {
+    const app = this.wm.app(pkg);
+    this.wm.forceStop(pkg);
+    for (const d of app.databases ?? []) this.dbs.create(d.path, d.schema);
+    delete this.wm.state.prefs[pkg];
+    delete this.wm.state.launched[pkg];
+    delete this.wm.state.permissions[pkg];
+    this.changed();
+  }
+
+  private boot(apps: readonly AppDef[], seed: number): void {
+    for (const dir of ['Alarms', 'DCIM', 'Documents', 'Download', 'Movies', 'Music', 'Notifications', 'Pictures', 'Podcasts', 'Recordings', 'Ringtones']) {
+      this.fs.mkdirp(`${EXTERNAL_STORAGE}/${dir}`);
+    }
+    this.fs.mkdirp('/data/local/tmp');
+    this.fs.mkdirp('/system/bin');
+    this.dbs.create(CONTACTS_DB, CONTACTS_SCHEMA);
+    this.dbs.create(SMS_DB, SMS_SCHEMA);
+    const rng = createRng(`simdroid-boot/${seed}`);
+    for (const app of apps) {
+      this.fs.mkdirp(`/data/data/${app.package}`);
+      for (const d of app.databases ?? []) this.dbs.create(d.path, d.schema);
+    }
+    for (const app of apps) app.boot?.({ app: this.appEnv(app.package), sys: this.sys, rng: rng.fork(app.package) });
+    this.changed();
+  }
+
+  /** Marks the state changed: the next observation re-renders. */
+  changed(): void {
+    this.version++;
+  }
+
+  private fresh(): typeof this.cache {
+    if (this.cache.version !== this.version) this.cache = { version: this.version, png: new Map() };
+    return this.cache;
+  }
+
+  /** The composed frame (windows, laid-out views) for the current state. */
+  frame(): Frame {
+    const c = this.fresh();
+    if (!c.frame) {
+      // If rendering crashes an app, the frame shows the state after the crash; it is still this version's frame.
+      c.frame = composeFrame(this.wm, this.screen, this.dispatcher.systemHandlers());
+    }
+    return c.frame;
+  }
+
+  // ------------------------------------------------------------------ Device
+
+  async screenInfo(): Promise<ScreenInfo> {
+    return { ...this.screen };
+  }
+
+  async uiTree(): Promise<UiTree> {
+    return this.uiTreeSync();
+  }
+
+  uiTreeSync(): UiTree {
+    const c = this.fresh();
+    if (!c.tree) c.tree = frameToUiTree(this.frame());
+    return c.tree;
+  }
+
+  uiXml(): string {
+    return serializeUiTree(this.uiTreeSync());
+  }
+
+  async screenshot(opts: ScreenshotOptions = {}): Promise<Buffer> {
+    return this.screenshotSync(opts.scale ?? 1);
+  }
+
+  screenshotSync(scale: 1 | 0.5 = 1): Buffer {
+    const c = this.fresh();
+    let png = c.png.get(scale);
+    if (!png) {
+      const f = this.frame();
+      png = this.renderer.png(f, Math.round(this.screen.width * scale), Math.round(this.screen.height * scale), scale);
+      c.png.set(scale, png);
+    }
+    return png;
+  }
+
+  /** Raw RGBA pixels (what `screencap` without -p writes after its header). */
+  screenshotRaw(): { width: number; height: number; rgba: Buffer } {
+    const f = this.frame();
+    const canvas = this.renderer.draw(f, this.screen.width, this.screen.height, 1);
+    const data = canvas.getContext('2d').getImageData(0, 0, this.screen.width, this.screen.height).data;
+    return { width: this.screen.width, height: this.screen.height, rgba: Buffer.from(data.buffer, data.byteOffset, data.byteLength) };
+  }
+
+  async foreground(): Promise<ForegroundApp> {
+    return this.wm.foreground();
+  }
+
+  async input(e: InputEvent): Promise<void> {
+    this.inputSync(e);
+  }
+
+  inputSync(e: InputEvent): void {
+    // The press highlight belongs to the frame right after a touch only.
+    this.wm.state.lastTouch = null;
+    switch (e.kind) {
+      case 'tap':
+        this.dispatcher.tap(e.x, e.y);
+        break;
+      case 'long_press':
+        this.dispatcher.longPress(e.x, e.y);
+        break;
+      case 'swipe':
+        this.dispatcher.swipe(e.x1, e.y1, e.x2, e.y2, e.durationMs);
+        break;
+      case 'text':
+        this.dispatcher.text(e.text);
+        break;
+      case 'key':
+        this.dispatcher.key(e.key);
+        break;
+      default:
+        assertNever(e, 'input event');
+    }
+    this.clock.advance(EVENT_MS[e.kind]);
+    this.changed();
+  }
+
+  async shell(command: string): Promise<ShellResult> {
+    const out = this.shellBytes(command);
+    return { stdout: out.stdout.toString('utf8'), stderr: out.stderr.toString('utf8'), exitCode: out.exitCode };
+  }
+
+  /** A shell command with binary output (screencap, cat of a binary file). */
+  shellBytes(command: string, stdin?: Buffer): ShellOutput {
+    this.wm.state.lastTouch = null;
+    try {
+      return runShell(this, command, stdin);
+    } finally {
+      this.changed();
+    }
+  }
+
+  async idle(ms: number): Promise<void> {
+    this.clock.advance(ms);
+    this.changed();
+  }
+
+  // ------------------------------------------------------------------ snapshots
+
+  saveSnapshotSync(name: string): void {
+    this.snapshots.set(name, {
+      settings: structuredClone(this.settings.data),
+      fs: new Map(this.fs.entries),
+      dbs: this.dbs.snapshot(),
+      ui: structuredClone(this.wm.state),
+      clock: { now: this.clock.nowMs, boot: this.clock.bootMs },
+    });
+  }
+
+  loadSnapshotSync(name: string): void {
+    const s = this.snapshots.get(name);
+    if (!s) throw new SnapshotNotFoundError(name, this.serial);
+    this.settings.data = structuredClone(s.settings);
+    this.fs.entries = new Map(s.fs);
+    this.dbs.restore(s.dbs);
+    this.wm.state = structuredClone(s.ui);
+    this.clock.nowMs = s.clock.now;
+    this.clock.bootMs = s.clock.boot;
+    this.changed();
+  }
+
+  async saveSnapshot(name: string): Promise<void> {
+    this.saveSnapshotSync(name);
+  }
+
+  async loadSnapshot(name: string): Promise<void> {
+    this.loadSnapshotSync(name);
+  }
+
+  async listSnapshots(): Promise<string[]> {
+    return [...this.snapshots.keys()].sort();
+  }
+
+  async deleteSnapshot(name: string): Promise<void> {
+    if (!this.snapshots.delete(name)) throw new SnapshotNotFoundError(name, this.serial);
+  }
+
+  /** Releases the databases. The device must not be used afterwards. */
+  close(): void {
+    this.dbs.closeAll();
+  }
+}

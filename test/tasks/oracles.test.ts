@@ -1,0 +1,38 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { TASKS } from '../../core/tasks/registry.js';
+import { instantiate } from '../../core/tasks/instance.js';
+import { runEpisode, resetForTask } from '../../core/episode/runner.js';
+import { OraclePolicy } from '../../core/episode/policies/oracle.js';
+import { device } from '../helpers/simdroid.js';
+
+/**
+ * Every template is solved by its oracle for 20 seeds, through the UI only; and no template is
+ * already solved right after initialize (so a do-nothing agent fails it).
+ */
+const SEEDS = Array.from({ length: 20 }, (_, i) => i);
+const d = device();
+afterAll(() => d.close());
+
+describe.each(TASKS.map((t) => [t.id, t] as const))('%s', (_id, template) => {
+  it('is solved by its oracle for 20 seeds', async () => {
+    const failures: string[] = [];
+    for (const seed of SEEDS) {
+      const instance = instantiate(template, seed);
+      const r = await runEpisode({ device: d, instance, policy: new OraclePolicy() });
+      if (!r.success) {
+        const trace = r.steps.map((s) => `${s.description ?? JSON.stringify(s.raw)}${s.error ? ` [${s.error.message}]` : ''}`).join(' → ');
+        failures.push(`seed ${seed} (${instance.instruction}): ${r.error?.message ?? r.terminatedBy}: ${trace}`);
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('is not solved by doing nothing', async () => {
+    for (const seed of [0, 1, 2]) {
+      const instance = instantiate(template, seed);
+      await resetForTask(d, instance);
+      const answerless = { actions: [] };
+      expect(await template.check(d, instance.params, answerless)).toBe(false);
+    }
+  });
+});

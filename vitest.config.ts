@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    // better-sqlite3 and @napi-rs/canvas are native addons: separate processes keep them isolated.
+    pool: 'forks',
+  },
+});
