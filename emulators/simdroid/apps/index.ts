@@ -2,6 +2,19 @@ import type { AppDef } from '../runtime/app.js';
 import { launcherApp } from './launcher/index.js';
 import { PLACEHOLDER_APPS } from './placeholder.js';
 import { settingsApp } from './settings/index.js';
+import { contactsApp } from './contacts/index.js';
+import { smsApp } from './sms/index.js';
+import { clockApp } from './clock/index.js';
+import { markorApp } from './markor/index.js';
+import { expenseApp } from './expense/index.js';
+import { broccoliApp } from './broccoli/index.js';
+import { calendarApp } from './calendar/index.js';
+import { tasksApp } from './tasks/index.js';
+import { filesApp } from './files/index.js';
+import { recorderApp } from './recorder/index.js';
 
 /** Every app SimDroid installs, in one list. */
-export const ALL_APPS: readonly AppDef[] = [launcherApp, settingsApp, ...PLACEHOLDER_APPS];
+export const ALL_APPS: readonly AppDef[] = [
+  launcherApp, settingsApp, contactsApp, smsApp, clockApp, markorApp, expenseApp, broccoliApp, calendarApp, tasksApp, filesApp, recorderApp,
+  ...PLACEHOLDER_APPS,
+];
