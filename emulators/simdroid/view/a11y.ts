@@ -61,6 +61,10 @@ function toUiNode(n: LaidNode, pkg: string, view: ViewState, scale: number, with
 export function frameToUiTree(frame: Frame): UiTree {
   return {
     rotation: 0,
-    roots: frame.windows.map((w) => toUiNode(w.root, w.package, w.view, frame.scale, w.a11y === 'full')),
+    // A window shown as its root only (the IME) reports its content view, not the wrapper frame.
+    roots: frame.windows.map((w) =>
+      w.a11y === 'full'
+        ? toUiNode(w.root, w.package, w.view, frame.scale, true)
+        : toUiNode(w.root.children[0] ?? w.root, w.package, w.view, frame.scale, false)),
   };
 }
