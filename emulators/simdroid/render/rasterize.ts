@@ -6,6 +6,7 @@ import { insets, W, type ViewSpec } from '../view/spec.js';
 import { FONT_FAMILY, lineHeight, wrapText } from '../view/text-metrics.js';
 import { resolveColor, type Palette } from '../view/theme.js';
 import { FILLED, ICONS } from './icons.js';
+import { encodePng } from './png.js';
 
 /**
  * Draws a frame with a real 2D rasterizer (Skia through @napi-rs/canvas): backgrounds, text in
@@ -379,6 +380,7 @@ export class FrameRenderer {
   }
 
   png(frame: Frame, width: number, height: number, scale: number): Buffer {
-    return this.draw(frame, width, height, scale).toBuffer('image/png');
+    const canvas = this.draw(frame, width, height, scale);
+    return encodePng(canvas.getContext('2d').getImageData(0, 0, width, height).data, width, height);
   }
 }

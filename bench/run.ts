@@ -1,0 +1,25 @@
+/**
+ * Benchmark entry point: `npm run bench -- <name>` (or all). Prints figures and writes
+ * bench/results/<name>.json; BENCHMARKS.md quotes them with the command and the machine.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { benchSimdroid } from './simdroid.js';
+
+const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = { simdroid: benchSimdroid };
+
+const wanted = process.argv.slice(2);
+const names = wanted.length ? wanted : Object.keys(BENCHES);
+const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model, memGiB: Math.round(totalmem() / 2 ** 30), node: process.version };
+console.log(`machine: ${JSON.stringify(machine)}`);
+for (const name of names) {
+  const bench = BENCHES[name];
+  if (!bench) {
+    console.error(`Unknown benchmark ${name}; known: ${Object.keys(BENCHES).join(', ')}`);
+    process.exit(2);
+  }
+  console.log(`\n== ${name}`);
+  const results = await bench();
+  mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
+  writeFileSync(new URL(`./results/${name}.json`, import.meta.url), JSON.stringify({ machine, date: new Date().toISOString(), results }, null, 2));
+}

@@ -1,0 +1,28 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { z } from 'zod';
+
+/** A bad command line: the message is for the user, the exit code is 2 (as most CLIs use). */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** Parses flags and validates them with a zod schema: the one place CLI input is checked. */
+export function parseFlags<S extends z.ZodType>(argv: string[], options: Options, schema: S): { values: z.infer<S>; positionals: string[] } {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new UsageError((e as Error).message.replace(/^TypeError \[[A-Z_]+\]: /, ''));
+  }
+  const r = schema.safeParse(parsed.values);
+  if (!r.success) {
+    throw new UsageError(r.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('\n'));
+  }
+  return { values: r.data, positionals: parsed.positionals };
+}
+
+/** A non-negative integer given as text (seeds, counts). */
+export const intArg = (what: string) =>
+  z.string().regex(/^\d+$/, `${what} must be a non-negative integer`).transform(Number).pipe(z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER));

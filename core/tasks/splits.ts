@@ -1,0 +1,141 @@
+import { z } from 'zod';
+import splitData from './splits.json' with { type: 'json' };
+import { instanceKey, instantiate, type TaskInstance } from './instance.js';
+import { DIFFICULTY_LEVEL, TASK_APPS, type TaskApp, type TaskTemplate } from './task.js';
+
+/**
+ * The generalization regimes of AndroidWorld-Generalization (digest 004 §3): unseen instances,
+ * unseen templates, unseen apps, with the paper's seeds. Which templates and apps are held out is
+ * data (splits.json); this module applies it and checks it against the paper's rules:
+ *
+ * - Templates whose instances do not change with the seed are left out of every regime (the paper
+ *   drops its 38 such templates); `all` keeps every template for AndroidWorld-style evaluation.
+ * - Unseen template: apps with a single template are dropped; within each app about a quarter of
+ *   the templates are held out, and a held-out medium/hard template needs a training template of
+ *   equal or lower difficulty from the same app.
+ * - Unseen app: apps are disjoint; a template touching any held-out app is a test template.
+ * - Train instances are deduplicated and never equal a test instance.
+ */
+export const SPLITS = ['unseen-instance', 'unseen-template', 'unseen-app', 'all'] as const;
+export type SplitName = (typeof SPLITS)[number];
+export const PARTS = ['train', 'test', 'adapt'] as const;
+export type SplitPart = (typeof PARTS)[number];
+
+const SplitFile = z.object({
+  seeds: z.object({
+    train: z.array(z.int().nonnegative()).min(1),
+    test: z.array(z.int().nonnegative()).min(1),
+    adapt: z.array(z.int().nonnegative()).min(1),
+  }),
+  unseenTemplate: z.object({ testTemplates: z.array(z.string()) }),
+  unseenApp: z.object({ testApps: z.array(z.enum(TASK_APPS)) }),
+});
+export type SplitFile = z.infer<typeof SplitFile>;
+
+export const SPLIT_DATA: SplitFile = SplitFile.parse(splitData);
+
+export class SplitError extends Error {
+  override name = 'SplitError';
+}
+
+/** True when every seed of the split gives the same instance (nothing to generalize over). */
+export function isSeedInvariant(t: TaskTemplate, seeds: readonly number[] = [...SPLIT_DATA.seeds.train, ...SPLIT_DATA.seeds.test]): boolean {
+  const first = instanceKey(instantiate(t, seeds[0]!));
+  return seeds.every((s) => instanceKey(instantiate(t, s)) === first);
+}
+
+/** The templates of a split part (before seeds). */
+export function splitTemplates(templates: readonly TaskTemplate[], split: SplitName, part: SplitPart, data = SPLIT_DATA): TaskTemplate[] {
+  if (split === 'all') return [...templates];
+  const varying = templates.filter((t) => !isSeedInvariant(t));
+  switch (split) {
+    case 'unseen-instance':
+      return varying;
+    case 'unseen-template': {
+      const perApp = new Map<TaskApp, number>();
+      for (const t of varying) perApp.set(t.apps[0], (perApp.get(t.apps[0]) ?? 0) + 1);
+      const eligible = varying.filter((t) => (perApp.get(t.apps[0]) ?? 0) > 1);
+      const held = new Set(data.unseenTemplate.testTemplates);
+      return eligible.filter((t) => (part === 'train' ? !held.has(t.id) : held.has(t.id)));
+    }
+    case 'unseen-app': {
+      const testApps = new Set<TaskApp>(data.unseenApp.testApps);
+      const touchesTest = (t: TaskTemplate) => t.apps.some((a) => testApps.has(a));
+      return varying.filter((t) => (part === 'train' ? !touchesTest(t) : touchesTest(t)));
+    }
+  }
+}
+
+/**
+ * The task instances of a split part. Train instances come from the training seeds, deduplicated
+ * and with any instance that also appears in the test part removed (the paper's manual check,
+ * done by parameter equality here). `adapt` is the few-shot adaptation set: held-out templates on
+ * seeds disjoint from both.
+ */
+export function splitInstances(templates: readonly TaskTemplate[], split: SplitName, part: SplitPart, data = SPLIT_DATA): TaskInstance[] {
+  const seedsFor = (p: SplitPart) => (p === 'train' ? data.seeds.train : p === 'test' ? data.seeds.test : data.seeds.adapt);
+  const forPart = (p: SplitPart) => {
+    const templatePart: SplitPart = p === 'adapt' ? 'test' : p;
+    const out: TaskInstance[] = [];
+    const seen = new Set<string>();
+    for (const t of splitTemplates(templates, split, templatePart, data)) {
+      for (const seed of seedsFor(p)) {
+        const inst = instantiate(t, seed);
+        const key = instanceKey(inst);
+        if (seen.has(key)) continue;
+        seen.add(key);
+        out.push(inst);
+      }
+    }
+    return out;
+  };
+  if (part === 'test') return forPart('test');
+  const testKeys = new Set(forPart('test').map(instanceKey));
+  return forPart(part).filter((i) => !testKeys.has(instanceKey(i)));
+}
+
+/** Problems with the split data against the paper's rules (empty when the data is sound). */
+export function validateSplits(templates: readonly TaskTemplate[], data = SPLIT_DATA): string[] {
+  const problems: string[] = [];
+  const ids = new Set(templates.map((t) => t.id));
+  for (const id of data.unseenTemplate.testTemplates) if (!ids.has(id)) problems.push(`unseen-template holds out unknown template ${id}`);
+  const seedSets = [data.seeds.train, data.seeds.test, data.seeds.adapt];
+  for (let i = 0; i < seedSets.length; i++) {
+    for (let j = i + 1; j < seedSets.length; j++) {
+      const overlap = seedSets[i]!.filter((s) => seedSets[j]!.includes(s));
+      if (overlap.length) problems.push(`seed lists overlap: ${overlap.join(', ')}`);
+    }
+  }
+  const train = splitTemplates(templates, 'unseen-template', 'train', data);
+  const test = splitTemplates(templates, 'unseen-template', 'test', data);
+  const apps = new Set(test.map((t) => t.apps[0]));
+  for (const app of apps) {
+    const appTrain = train.filter((t) => t.apps[0] === app);
+    const appTest = test.filter((t) => t.apps[0] === app);
+    if (appTrain.length === 0) problems.push(`unseen-template: ${app} has no training template`);
+    for (const t of appTest) {
+      const lvl = DIFFICULTY_LEVEL[t.difficulty];
+      if (lvl > 1 && !appTrain.some((x) => DIFFICULTY_LEVEL[x.difficulty] <= lvl)) {
+        problems.push(`unseen-template: ${t.id} (${t.difficulty}) has no training template of equal or lower difficulty in ${app}`);
+      }
+    }
+    const share = appTest.length / (appTest.length + appTrain.length);
+    if (share > 0.5) problems.push(`unseen-template: ${app} holds out ${appTest.length} of ${appTest.length + appTrain.length} templates`);
+  }
+  const appTrain = splitTemplates(templates, 'unseen-app', 'train', data);
+  const appTest = splitTemplates(templates, 'unseen-app', 'test', data);
+  const trainApps = new Set(appTrain.flatMap((t) => t.apps));
+  for (const a of data.unseenApp.testApps) if (trainApps.has(a)) problems.push(`unseen-app: test app ${a} appears in training`);
+  if (appTest.length === 0) problems.push('unseen-app: no test templates');
+  return problems;
+}
+
+export function parseSplit(name: string): SplitName {
+  if (!(SPLITS as readonly string[]).includes(name)) throw new SplitError(`Unknown split ${JSON.stringify(name)}; choose one of ${SPLITS.join(', ')}`);
+  return name as SplitName;
+}
+
+export function parsePart(name: string): SplitPart {
+  if (!(PARTS as readonly string[]).includes(name)) throw new SplitError(`Unknown split part ${JSON.stringify(name)}; choose one of ${PARTS.join(', ')}`);
+  return name as SplitPart;
+}
