@@ -7,7 +7,7 @@ import { formatShortDate } from '../../system/clock.js';
 /** The Pixel launcher: a home screen with a dock, the app drawer (swipe up), and Overview (recents). */
 const DOCK = ['com.google.android.dialer', 'com.simplemobiletools.smsmessenger', 'com.android.chrome', 'com.android.camera2'];
 const COLUMNS = 4;
-const CELL_H = 104;
+const CELL_H = 120;
 
 interface HomeState {
   drawer: boolean;
