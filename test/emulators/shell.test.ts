@@ -56,6 +56,9 @@ describe('settings', () => {
 
 describe('content providers', () => {
   it('inserts, queries with projection/where/sort, updates and deletes', () => {
+    // Start from an empty provider: the SMS app seeds a few threads at boot.
+    sh(d, 'content delete --uri content://sms');
+    expect(run('content query --uri content://sms').out).toBe('No result found.\n');
     sh(d, `content insert --uri content://sms/inbox --bind address:s:5550001 --bind body:s:'Hello, world' --bind date:l:100`);
     sh(d, `content insert --uri content://sms/sent --bind address:s:5550002 --bind body:s:Bye --bind date:l:200`);
     expect(run('content query --uri content://sms/inbox --projection address:body').out).toBe('Row: 0 address=5550001, body=Hello, world\n');

@@ -88,6 +88,8 @@ export const ICONS: Record<string, string> = {
   list: 'M8.5 6.5H20 M8.5 12H20 M8.5 17.5H20 M4.5 6.5h0.01 M4.5 12h0.01 M4.5 17.5h0.01',
   checkbox_on: 'M4.5 4.5H19.5V19.5H4.5Z M7.5 12L10.5 15L16.5 9',
   checkbox_off: 'M4.5 4.5H19.5V19.5H4.5Z',
+  // Tasks: a selected radio button (ring and dot), drawn in a priority colour.
+  radio_checked: 'M12 3.5a8.5 8.5 0 1 0 0.01 0Z M12 8.5a3.5 3.5 0 1 0 0.01 0Z M12 10.5a1.5 1.5 0 1 0 0.01 0Z',
   flag: 'M5.5 20.5V4 M5.5 4.5H17.5L15 8.5L17.5 12.5H5.5',
   repeat: 'M17 3.5L20 6.5L17 9.5 M4 11.5V9.5a3 3 0 0 1 3 -3H20 M7 20.5L4 17.5L7 14.5 M20 12.5V14.5a3 3 0 0 1 -3 3H4',
   world: 'M12 3.5a8.5 8.5 0 1 0 0.01 0Z M3.5 12H20.5 M12 3.5C9 7 9 17 12 20.5',
@@ -118,10 +120,39 @@ export const ICONS: Record<string, string> = {
   bold: 'M7 4.5H13a3.5 3.5 0 0 1 0 7H7Z M7 11.5H14a4 4 0 0 1 0 8H7Z',
   undo: 'M9 6.5L4.5 11L9 15.5 M4.5 11H15a5 5 0 0 1 0 10H11',
   redo: 'M15 6.5L19.5 11L15 15.5 M19.5 11H9a5 5 0 0 0 0 10H13',
+  // Audio Recorder.
+  waveform: 'M3 12H4 M6 9V15 M9 5V19 M12 8V16 M15 3.5V20.5 M18 7.5V16.5 M21 11V13',
+  bookmark: 'M6.5 3.5H17.5V20.5L12 16.5L6.5 20.5Z',
+  bookmark_border: 'M6.5 3.5H17.5V20.5L12 16.5L6.5 20.5Z',
+  play_circle: 'M12 3.5a8.5 8.5 0 1 0 0.01 0Z M10 8.5L15.5 12L10 15.5Z',
+  // Markor.
+  book: 'M6 3.5H18.5V20.5H6Z M9 3.5V20.5 M11.5 8H16 M11.5 11H16',
+  more_horiz: 'M5.5 12h0.01 M12 12h0.01 M18.5 12h0.01',
+  drive_file_move: 'M3.5 6.5V18.5H20.5V8.5H11.5L9.5 6H3.5Z M8.5 13.5H15 M12.5 11L15 13.5L12.5 16',
+  folder_up: 'M3.5 6.5V18.5H20.5V8.5H11.5L9.5 6H3.5Z M12 17V11 M9.5 13.5L12 11L14.5 13.5',
+  // Contacts.
+  business: 'M4 20V5H13V20 M13 9H20V20 M2.5 20H21.5 M7 8h0.01 M10 8h0.01 M7 11.5h0.01 M10 11.5h0.01 M7 15h0.01 M10 15h0.01 M16 12.5h0.01 M16 16h0.01',
+  videocam: 'M3.5 7H15V17H3.5Z M15 10.5L20.5 7.5V16.5L15 13.5',
+  // Pro Expense categories and Broccoli.
+  home: 'M4 11L12 4L20 11 M6 9.5V20H18V9.5 M10 20V14H14V20',
+  car: 'M5 16.5V11.5L7 6.5H17L19 11.5V16.5Z M5 11.5H19 M7.5 14h0.01 M16.5 14h0.01 M6.5 16.5V19 M17.5 16.5V19',
+  shirt: 'M8 4L4 7L6 10.5L8 9.5V20H16V9.5L18 10.5L20 7L16 4C15 5.5 13.8 6 12 6C10.2 6 9 5.5 8 4Z',
+  school: 'M2.5 9.5L12 5L21.5 9.5L12 14Z M6.5 11.5V16C8 17.5 10 18.5 12 18.5C14 18.5 16 17.5 17.5 16V11.5 M21.5 9.5V15',
+  health: 'M12 20C6 15.5 3.5 12.5 3.5 9A4.5 4.5 0 0 1 12 7A4.5 4.5 0 0 1 20.5 9C20.5 12.5 18 15.5 12 20Z M12 10V15 M9.5 12.5H14.5',
+  movie: 'M4 6H20V19H4Z M4 10H20 M8 6L10 10 M13 6L15 10 M18 6L20 8.5',
+  people: 'M9 8a3 3 0 1 0 0.01 0Z M3.5 19a5.5 5.5 0 0 1 11 0 M16 8.5a2.5 2.5 0 1 0 0.01 0Z M15.5 14a4.5 4.5 0 0 1 5 5',
+  gift: 'M4 9H20V13H4Z M5.5 13V20H18.5V13 M12 9V20 M12 9C10 9 7.5 8.5 7.5 6.5C7.5 4.5 10.5 5 12 9C13.5 5 16.5 4.5 16.5 6.5C16.5 8.5 14 9 12 9Z',
+  favorite: 'M12 20C6 15.5 3.5 12.5 3.5 9A4.5 4.5 0 0 1 12 7A4.5 4.5 0 0 1 20.5 9C20.5 12.5 18 15.5 12 20Z',
+  favorite_border: 'M12 20C6 15.5 3.5 12.5 3.5 9A4.5 4.5 0 0 1 12 7A4.5 4.5 0 0 1 20.5 9C20.5 12.5 18 15.5 12 20Z',
+  category: 'M4.5 4.5H10.5V10.5H4.5Z M13.5 4.5H19.5V10.5H13.5Z M4.5 13.5H10.5V19.5H4.5Z M16.5 13.5a3 3 0 1 0 0.01 0Z',
+  eco: 'M5 19C5 11 10 5 19.5 4.5C19.5 14 13 19 5 19Z M5 19L13 11',
+  bar_chart: 'M5 20V11 M10 20V5 M15 20V13 M20 20V8',
 };
 
 /** Icons drawn filled as well as stroked. */
 export const FILLED = new Set([
   'star', 'airplane', 'signal', 'play', 'stop', 'record', 'nav_back', 'nav_home', 'nav_recents', 'battery_full',
   'dark_mode', 'bedtime', 'phone', 'shift', 'label', 'flag',
+  'favorite',
+  'bookmark',
 ]);

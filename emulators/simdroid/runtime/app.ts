@@ -107,8 +107,12 @@ export interface ActivityView {
 export interface ActivityDef<S = any> {
   /** Fully qualified class name, as `dumpsys activity` prints it. */
   readonly name: string;
-  /** Initial state for a new instance. Must return plain data (Json). */
-  create(intent: Intent, env: { app: AppEnv; sys: SystemServices }): S;
+  /**
+   * Initial state for a new instance. Must return plain data (Json). An editor opened on an
+   * existing record may fill `env.fields` (its EditTexts' initial text); a chat may set
+   * `env.scroll` offsets (a large one is clamped to the end of the list).
+   */
+  create(intent: Intent, env: { app: AppEnv; sys: SystemServices; fields: Record<string, string>; scroll: Record<string, number> }): S;
   render(ctx: ActivityContext<S>): ActivityView;
   /** Back pressed with no keyboard, menu or dialog open: return true if handled (e.g. close search). */
   onBack?(ctx: ActivityContext<S>): boolean;

@@ -76,8 +76,9 @@ export class WindowManager {
     const { app, def } = this.activityDef(activity);
     if (app.package !== pkg) throw new UnknownActivityError(`${pkg}/${activity}`);
     const intent = { extras: structuredClone(extras) };
-    const s = def.create(intent, { app: this.appEnv(pkg), sys: this.sys }) as Json;
-    return { id: this.state.nextId++, activity, intent, s, view: emptyViewState() };
+    const view = emptyViewState();
+    const s = def.create(intent, { app: this.appEnv(pkg), sys: this.sys, fields: view.fields, scroll: view.scroll }) as Json;
+    return { id: this.state.nextId++, activity, intent, s, view };
   }
 
   private moveToFront(task: TaskRecord): void {
