@@ -134,10 +134,47 @@ export const mkdir: Command = (argv, io, dev) => {
   return code;
 };
 
+/**
+ * toybox touch's time options (device local time is UTC): `-d "YYYY-MM-DD[ T]hh:mm[:ss]"` or
+ * `-d @SECONDS`, and `-t [[CC]YY]MMDDhhmm[.ss]`. Null when the value does not parse.
+ */
+function touchTime(opt: '-d' | '-t', v: string, now: number): number | null {
+  if (opt === '-d') {
+    if (/^@\d+$/.test(v)) return Number(v.slice(1)) * 1000;
+    const m = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2}))?)?$/.exec(v);
+    return m ? Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +(m[4] ?? 0), +(m[5] ?? 0), +(m[6] ?? 0)) : null;
+  }
+  const m = /^(\d{2}|\d{4})?(\d{2})(\d{2})(\d{2})(\d{2})(?:\.(\d{2}))?$/.exec(v);
+  if (!m) return null;
+  const year = m[1] === undefined ? new Date(now).getUTCFullYear() : m[1].length === 2 ? 2000 + +m[1] : +m[1];
+  return Date.UTC(year, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +(m[6] ?? 0));
+}
+
 export const touch: Command = (argv, io, dev) => {
   let code = 0;
-  for (const p of flags(argv, 'acm').rest) {
+  // Take -d/-t and their values out first; the remaining flags are the ones touch ignores.
+  let mtime: number | undefined;
+  const plain: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (i > 0 && (a === '-d' || a === '-t')) {
+      const v = argv[++i] ?? '';
+      const t = touchTime(a, v, dev.clock.now());
+      if (t === null) {
+        io.err(`touch: bad date '${v}'\n`);
+        return 1;
+      }
+      mtime = t;
+    } else plain.push(a);
+  }
+  for (const p of flags(plain, 'acm').rest) {
     try {
+      if (mtime !== undefined) {
+        const e = dev.fs.stat(p);
+        if (e) dev.fs.entries.set(normalizePath(p), { ...e, mtime });
+        else dev.fs.writeFile(p, '', { mtime });
+        continue;
+      }
       dev.fs.touch(p);
     } catch (e) {
       if (!(e instanceof FsError)) throw e;
