@@ -41,10 +41,19 @@ export function resolveColor(c: Color | undefined, palette: Palette, fallback: s
   return palette[c as keyof Palette] ?? fallback;
 }
 
-/** A palette with an app's accent as its primary colour. */
+function mix(hex: string, toward: number, amount: number): string {
+  const n = parseInt(hex.slice(1), 16);
+  const ch = (shift: number) => Math.round(((n >> shift) & 255) * (1 - amount) + toward * amount);
+  return `#${[16, 8, 0].map((s) => ch(s).toString(16).padStart(2, '0')).join('')}`;
+}
+
+/**
+ * A palette with an app's accent as its primary colour; the container colours (FAB, selection,
+ * tonal buttons) are tints of it, as Material derives them from one seed colour.
+ */
 export function withAccent(base: Palette, accent: string | undefined, dark: boolean): Palette {
   if (!accent || dark) return base;
-  return { ...base, primary: accent };
+  return { ...base, primary: accent, primaryContainer: mix(accent, 255, 0.82), onPrimaryContainer: mix(accent, 0, 0.55) };
 }
 
 /** System bar and keyboard sizes in dp (Pixel-like, 3-button navigation). */
