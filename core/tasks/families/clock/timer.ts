@@ -1,0 +1,121 @@
+import { z } from 'zod';
+import type { Action } from '../../../actions/schema.js';
+import type { Device } from '../../../device/device.js';
+import { flattenUiTree } from '../../../ui/ui-tree.js';
+import type { OracleUi } from '../../oracle.js';
+import { defineTask, type TaskTemplate } from '../../task.js';
+import { sqlExec, sqlInsert, sqlObjects } from '../../validators/sqlite.js';
+import { inActivity, onScreen } from '../../validators/ui.js';
+import { ALARM_LABELS, ALARMS_DB, CLOCK_PKG, clockOpen, openClockTab, tabSelected } from './common.js';
+
+/**
+ * Timers: typed on DeskClock's keypad (digits enter from the right into "00h 00m 00s") and
+ * started with the FAB. StartTimer checks the `timers` table; TimerEntry is AndroidWorld's
+ * ClockTimerEntry, which checks the keypad's display and that nothing was started.
+ */
+const Paused = z.object({ length_ms: z.int().positive(), remaining_ms: z.int().positive(), label: z.string() });
+type Paused = z.infer<typeof Paused>;
+
+async function readTimers(device: Device) {
+  const rows = await sqlObjects(device, ALARMS_DB, ['length_ms', 'remaining_ms', 'state', 'label'] as const, 'timers ORDER BY _id');
+  return rows.map((r) => ({ length_ms: Number(r.length_ms), remaining_ms: Number(r.remaining_ms), state: String(r.state), label: String(r.label ?? '') }));
+}
+
+async function setTimers(device: Device, paused: readonly Paused[]): Promise<void> {
+  const inserts = paused.map((t) => sqlInsert('timers', { ...t, state: 'paused', start_time: null }));
+  await sqlExec(device, ALARMS_DB, `DELETE FROM timers; ${inserts.join(' ')}`);
+}
+
+const units = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
+
+/** The keypad digits for a length: "5", "3", "0" for 5 min 30 s (leading zeros are not typed). */
+export function keypadDigits(h: number, m: number, s: number): string[] {
+  const all = `${String(h).padStart(2, '0')}${String(m).padStart(2, '0')}${String(s).padStart(2, '0')}`;
+  return [...all.replace(/^0+/, '')];
+}
+
+function* typeOnKeypad(ui: OracleUi, digits: readonly string[]): Generator<Action, void, void> {
+  for (const d of digits) yield ui.tap({ resourceId: `timer_setup_digit_${d}` });
+}
+
+const Start = z.object({ minutes: z.int().min(1).max(59), seconds: z.int().min(0).max(59), existing: z.array(Paused) });
+
+export const StartTimer = defineTask({
+  id: 'ClockStartTimer',
+  apps: ['Clock'],
+  difficulty: 'medium',
+  tags: ['data_entry', 'date_time'],
+  kind: 'completion',
+  template: 'Start a timer for {minutes} minutes and {seconds} seconds.',
+  params: Start,
+  generate: (rng) => {
+    const minutes = rng.int(1, 59);
+    const seconds = rng.int(0, 59);
+    // Sometimes a paused timer is already there: the agent must add a new one, not resume it.
+    const existing: Paused[] = [];
+    if (rng.chance(0.5)) {
+      let length = rng.int(2, 30) * 60_000;
+      if (length === (minutes * 60 + seconds) * 1000) length += 60_000;
+      existing.push({ length_ms: length, remaining_ms: length - rng.int(10, 90) * 1000, label: rng.pick(ALARM_LABELS) });
+    }
+    return { minutes, seconds, existing };
+  },
+  instruction: (p) => `Start a timer for ${units(p.minutes, 'minute')} and ${units(p.seconds, 'second')}.`,
+  initialize: async (device, p) => setTimers(device, p.existing),
+  check: async (device, p) => {
+    const timers = await readTimers(device);
+    const want = (p.minutes * 60 + p.seconds) * 1000;
+    const started = timers.filter((t) => t.state === 'running' && t.length_ms === want);
+    const rest = timers.filter((t) => !started.includes(t));
+    const untouched = p.existing.every((e) => rest.some((t) => t.state === 'paused' && t.length_ms === e.length_ms && t.remaining_ms === e.remaining_ms && t.label === e.label));
+    return started.length === 1 && rest.length === p.existing.length && untouched;
+  },
+  subgoals: (p) => [
+    clockOpen,
+    tabSelected('timer', 'Timer'),
+    { name: 'keypad showing', check: async ({ obs }) => onScreen(obs, { resourceId: 'timer_setup_time' }) },
+    { name: 'length typed', check: async ({ obs }) => onScreen(obs, { resourceId: 'timer_setup_time', text: `00h ${String(p.minutes).padStart(2, '0')}m ${String(p.seconds).padStart(2, '0')}s` }) },
+    { name: 'timer running', check: async ({ device }) => (await readTimers(device)).some((t) => t.state === 'running' && t.length_ms === (p.minutes * 60 + p.seconds) * 1000) },
+  ],
+  *oracle(p, ui) {
+    yield* openClockTab(ui, 'timer');
+    if (!ui.exists({ resourceId: 'timer_setup_time' })) yield ui.tap({ contentDesc: 'Add timer' });
+    yield* typeOnKeypad(ui, keypadDigits(0, p.minutes, p.seconds));
+    yield ui.tap({ contentDesc: 'Start' });
+    yield ui.complete();
+  },
+});
+
+const Entry = z.object({ hours: z.int().min(0).max(9), minutes: z.int().min(0).max(59), seconds: z.int().min(0).max(59) });
+const setupText = (p: z.infer<typeof Entry>) => `${String(p.hours).padStart(2, '0')}h ${String(p.minutes).padStart(2, '0')}m ${String(p.seconds).padStart(2, '0')}s`;
+
+export const TimerEntry = defineTask({
+  id: 'ClockTimerEntry',
+  apps: ['Clock'],
+  difficulty: 'medium',
+  tags: ['data_entry', 'date_time'],
+  kind: 'completion',
+  template: 'Create a timer with {hours} hours, {minutes} minutes, and {seconds} seconds. Do not start the timer.',
+  params: Entry,
+  generate: (rng) => ({ hours: rng.int(0, 3), minutes: rng.int(0, 59), seconds: rng.int(1, 59) }),
+  instruction: (p) => `Create a timer with ${units(p.hours, 'hour')}, ${units(p.minutes, 'minute')}, and ${units(p.seconds, 'second')}. Do not start the timer.`,
+  initialize: async (device) => setTimers(device, []),
+  // As AndroidWorld's ClockTimerEntry: the keypad on screen shows the length, and no timer runs.
+  check: async (device, p) => {
+    const elements = flattenUiTree(await device.uiTree());
+    const shown = elements.some((e) => e.node.resourceId === `${CLOCK_PKG}:id/timer_setup_time` && e.node.text === setupText(p));
+    return shown && (await readTimers(device)).length === 0;
+  },
+  subgoals: (p) => [
+    clockOpen,
+    tabSelected('timer', 'Timer'),
+    { name: 'length typed', check: async ({ obs }) => inActivity(obs, CLOCK_PKG) && onScreen(obs, { resourceId: 'timer_setup_time', text: setupText(p) }) },
+  ],
+  *oracle(p, ui) {
+    yield* openClockTab(ui, 'timer');
+    yield* typeOnKeypad(ui, keypadDigits(p.hours, p.minutes, p.seconds));
+    yield ui.complete();
+  },
+});
+
+export const TIMER_TASKS: readonly TaskTemplate[] = [StartTimer, TimerEntry];
