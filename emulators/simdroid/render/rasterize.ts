@@ -138,7 +138,7 @@ function drawNode(c: Ctx, n: LaidNode): void {
       center = true;
       break;
     case 'fab':
-      fillBox(pal.primaryContainer, 16);
+      fillBox(pal.primaryContainer, st.radius ?? 16);
       textColor = pal.onPrimaryContainer;
       break;
     case 'chip':

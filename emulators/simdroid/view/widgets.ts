@@ -139,7 +139,7 @@ export function switchRow(o: Common & { label: string; summary?: string; checked
       column([fill(), ...texts, fill()], { weight: 1 }),
       strip({ cls: W.Switch, id: o.id ? `${o.id}_switch` : 'switch_widget', checkable: true, checked: o.checked, w: 60, enabled: o.enabled, focusable: true }),
     ],
-    strip({ id: o.id, clickable: true, onClick: o.onToggle, enabled: o.enabled, pad: [16, 16, 16, 24], gap: 8, style: { textAlign: 'left' } }),
+    strip({ id: o.id, clickable: true, onClick: o.onToggle, enabled: o.enabled, pad: [16, 16, 16, 16], gap: 8, style: { textAlign: 'left' } }),
   );
 }
 
