@@ -1,6 +1,7 @@
 import type { KeyName } from '../../../core/device/device.js';
 import { hitPath, type LaidNode } from '../view/layout.js';
 import { W, type Handler, type ViewSpec } from '../view/spec.js';
+import { KEYBOARD_DP, NAV_BAR_DP } from '../view/theme.js';
 import type { Frame, FrameWindow, SystemHandlers } from './frame.js';
 import type { WindowManager } from './window-manager.js';
 
@@ -79,12 +80,14 @@ export class InputDispatcher {
   }
 
   private tapIn(win: FrameWindow, x: number, y: number): void {
-    for (const node of hitPath(win.root, x, y)) {
+    const path = hitPath(win.root, x, y);
+    for (const node of path) {
       const s = node.spec;
       if (s.enabled === false) return;
       if (s.cls === W.EditText && s.field !== undefined) {
         win.view.focus = s.field;
         this.wm.state.keyboard.visible = true;
+        this.revealAboveKeyboard(win, path, node);
         if (s.onClick) this.run(win.package, s.onClick);
         return;
       }
@@ -101,6 +104,18 @@ export class InputDispatcher {
       }
       if (s.clickable) return;
     }
+  }
+
+  /**
+   * adjustResize: a field low in a scrolling form that the keyboard is about to cover scrolls up
+   * into view, as Android does; otherwise text typed into it would go to a field off screen.
+   */
+  private revealAboveKeyboard(win: FrameWindow, path: LaidNode[], field: LaidNode): void {
+    if (win.kind !== 'app') return;
+    const keyboardTop = this.frame().heightDp - NAV_BAR_DP - KEYBOARD_DP;
+    const covered = field.rect.y + field.rect.h - keyboardTop;
+    const scroller = path.find((n) => n.scroll !== undefined)?.scroll;
+    if (covered > 0 && scroller) win.view.scroll[scroller.key] = scroller.offset + covered + 8;
   }
 
   longPress(xPx: number, yPx: number): void {
