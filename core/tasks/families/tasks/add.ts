@@ -1,0 +1,151 @@
+import { z } from 'zod';
+import { defineTask, type TaskTemplate } from '../../task.js';
+import { dateParts, longDate, time12 } from '../../data/dates.js';
+import { TODO_NOTES } from '../../data/todos.js';
+import { listTasks, IMPORTANCE_WORD, type TaskRecord } from './tasks-db.js';
+import {
+  drawTitles, dueInDaysFromToday, editorOpen, installSeeds, newRows, norm, othersUntouched, SeedTask, seedTasks,
+  stateReached, tasksOpen, titleTyped,
+} from './common.js';
+import { createTask, openTasks } from './steps.js';
+
+/**
+ * Creating tasks through the editor: a plain one, one with a priority, one due on a date (the date
+ * picker), and one with a date, a time (the time picker) and a description. Distractor tasks are
+ * already in the list and must stay as they were; exactly one task may be added.
+ */
+const Base = { title: z.string().min(1), tasks: z.array(SeedTask) };
+
+function distractors(rng: Parameters<TaskTemplate['generate']>[0], count: [number, number]) {
+  const titles = drawTitles(rng, rng.int(count[0], count[1]) + 1);
+  return { title: titles[0]!, tasks: seedTasks(rng, titles.slice(1), { completedChance: 0.2 }) };
+}
+
+/** The single task the agent added, when the rest of the list is untouched. */
+function added(rows: readonly TaskRecord[], p: { title: string; tasks: SeedTask[] }): TaskRecord | undefined {
+  const fresh = newRows(rows, p.tasks);
+  if (fresh.length !== 1 || norm(fresh[0]!.title) !== norm(p.title)) return undefined;
+  if (!othersUntouched(rows, p.tasks)) return undefined;
+  return fresh[0]!.completed === 0 ? fresh[0] : undefined;
+}
+
+const Add = z.object(Base);
+
+export const AddTask = defineTask({
+  id: 'TasksAddTask',
+  apps: ['Tasks'],
+  difficulty: 'easy',
+  tags: ['data_entry'],
+  kind: 'completion',
+  template: "Add a task in Tasks titled '{title}'.",
+  params: Add,
+  generate: (rng) => distractors(rng, [2, 6]),
+  initialize: async (device, p) => installSeeds(device, p.tasks),
+  check: async (device, p) => added(await listTasks(device), p) !== undefined,
+  subgoals: (p) => [tasksOpen, editorOpen, titleTyped(p.title), stateReached('task saved', (rows) => added(rows, p) !== undefined)],
+  *oracle(p, ui) {
+    yield* openTasks(ui);
+    yield* createTask(ui, { title: p.title });
+    yield ui.complete();
+  },
+});
+
+const WithPriority = z.object({ ...Base, importance: z.int().min(0).max(2) });
+
+export const AddTaskWithPriority = defineTask({
+  id: 'TasksAddTaskWithPriority',
+  apps: ['Tasks'],
+  difficulty: 'medium',
+  tags: ['data_entry', 'complex_ui'],
+  kind: 'completion',
+  template: "In Tasks, add a {priority}-priority task titled '{title}'.",
+  params: WithPriority,
+  generate: (rng) => ({ ...distractors(rng, [2, 6]), importance: rng.int(0, 2) }),
+  instruction: (p) => `In Tasks, add a ${IMPORTANCE_WORD[p.importance]}-priority task titled '${p.title}'.`,
+  initialize: async (device, p) => installSeeds(device, p.tasks),
+  check: async (device, p) => added(await listTasks(device), p)?.importance === p.importance,
+  subgoals: (p) => [
+    tasksOpen, editorOpen, titleTyped(p.title),
+    stateReached(`task saved with ${IMPORTANCE_WORD[p.importance]} priority`, (rows) => added(rows, p)?.importance === p.importance),
+  ],
+  *oracle(p, ui) {
+    yield* openTasks(ui);
+    yield* createTask(ui, { title: p.title, importance: p.importance });
+    yield ui.complete();
+  },
+});
+
+const WithDue = z.object({ ...Base, dueDate: z.int().positive() });
+
+/** Same day as the target (any time of day is fine: the instruction names a date only). */
+function dueDayIs(r: TaskRecord | undefined, dueDate: number): boolean {
+  return r !== undefined && r.dueDate > 0 && Math.floor(r.dueDate / 86_400_000) === Math.floor(dueDate / 86_400_000);
+}
+
+export const AddTaskWithDueDate = defineTask({
+  id: 'TasksAddTaskWithDueDate',
+  apps: ['Tasks'],
+  difficulty: 'medium',
+  tags: ['data_entry', 'date_time'],
+  kind: 'completion',
+  template: "In Tasks, add a task titled '{title}' that is due on {date}.",
+  params: WithDue,
+  // Mostly later this month or next, so the picker sometimes has to change month.
+  generate: (rng) => ({ ...distractors(rng, [2, 6]), dueDate: dueInDaysFromToday(rng.int(1, 45)) }),
+  instruction: (p) => `In Tasks, add a task titled '${p.title}' that is due on ${longDate(dateParts(p.dueDate))}.`,
+  initialize: async (device, p) => installSeeds(device, p.tasks),
+  check: async (device, p) => dueDayIs(added(await listTasks(device), p), p.dueDate),
+  subgoals: (p) => [tasksOpen, editorOpen, titleTyped(p.title), stateReached('task saved with the due date', (rows) => dueDayIs(added(rows, p), p.dueDate))],
+  *oracle(p, ui) {
+    yield* openTasks(ui);
+    yield* createTask(ui, { title: p.title, due: dateParts(p.dueDate) });
+    yield ui.complete();
+  },
+});
+
+const Details = z.object({
+  ...Base,
+  dueDate: z.int().positive(),
+  hour: z.int().min(0).max(23),
+  minute: z.int().min(0).max(59),
+  notes: z.string().min(1),
+});
+
+function detailsMatch(r: TaskRecord | undefined, p: z.infer<typeof Details>): boolean {
+  if (!r) return false;
+  const d = new Date(r.dueDate);
+  return dueDayIs(r, p.dueDate) && r.dueDate % 60000 > 0 && d.getUTCHours() === p.hour && d.getUTCMinutes() === p.minute
+    && norm(r.notes) === norm(p.notes);
+}
+
+export const AddTaskWithDetails = defineTask({
+  id: 'TasksAddTaskWithDetails',
+  maxSteps: 30,
+  apps: ['Tasks'],
+  difficulty: 'hard',
+  tags: ['data_entry', 'date_time', 'complex_ui'],
+  kind: 'completion',
+  template: "In Tasks, create a task '{title}' due on {date} at {time}, with the description '{notes}'.",
+  params: Details,
+  generate: (rng) => ({
+    ...distractors(rng, [3, 7]),
+    dueDate: dueInDaysFromToday(rng.int(0, 30)),
+    hour: rng.int(7, 21),
+    minute: rng.pick([0, 10, 15, 20, 30, 40, 45, 50]),
+    notes: rng.pick(TODO_NOTES),
+  }),
+  instruction: (p) => `In Tasks, create a task '${p.title}' due on ${longDate(dateParts(p.dueDate))} at ${time12(p.hour, p.minute)}, with the description '${p.notes}'.`,
+  initialize: async (device, p) => installSeeds(device, p.tasks),
+  check: async (device, p) => detailsMatch(added(await listTasks(device), p), p),
+  subgoals: (p) => [
+    tasksOpen, editorOpen, titleTyped(p.title),
+    stateReached('task saved with date, time and description', (rows) => detailsMatch(added(rows, p), p)),
+  ],
+  *oracle(p, ui) {
+    yield* openTasks(ui);
+    yield* createTask(ui, { title: p.title, due: dateParts(p.dueDate), time: { hour: p.hour, minute: p.minute }, notes: p.notes });
+    yield ui.complete();
+  },
+});
+
+export const ADD_TASKS: readonly TaskTemplate[] = [AddTask, AddTaskWithPriority, AddTaskWithDueDate, AddTaskWithDetails];
