@@ -18,7 +18,11 @@ export interface Rng {
   shuffle<T>(items: readonly T[]): T[];
   /** True with probability p. */
   chance(p: number): boolean;
-  /** An independent generator derived from this one and a label (stable across code changes elsewhere). */
+  /**
+   * An independent generator named by this generator's seed and a label. It does not consume this
+   * generator's stream, so adding or removing a fork elsewhere never shifts another one's values;
+   * the same label always gives the same stream.
+   */
   fork(label: string): Rng;
 }
 
@@ -89,7 +93,7 @@ export function createRng(seed: number | string): Rng {
       return next() < p;
     },
     fork(label) {
-      return createRng(`${text}/${label}/${Math.floor(next() * 2 ** 32)}`);
+      return createRng(`${text}/${label}`);
     },
   };
   return rng;
