@@ -1,15 +1,24 @@
 import type { AppDef } from '../../runtime/app.js';
-import { appBar, screen, text } from '../../view/widgets.js';
+import { bootMessages } from './boot.js';
+import { MAIN, PKG } from './common.js';
+import { mainActivity } from './main.js';
+import { newConversationActivity } from './new-conversation.js';
+import { searchActivity } from './search.js';
+import { aboutActivity, settingsActivity } from './settings.js';
+import { threadActivity } from './thread.js';
 
-/** Simple SMS Messenger: not simulated yet (a placeholder screen). */
+/**
+ * Simple SMS Messenger (com.simplemobiletools.smsmessenger), the SMS app AndroidWorld uses. Its
+ * messages are the Telephony provider's (`content://sms`), so tasks set up and check state with
+ * `content insert|query` exactly as on an emulator; names come from the Contacts provider.
+ */
 export const smsApp: AppDef = {
-  package: 'com.simplemobiletools.smsmessenger',
+  package: PKG,
   label: 'Simple SMS Messenger',
   icon: { glyph: 'message', color: '#2196F3' },
-  launchActivity: 'com.simplemobiletools.smsmessenger.activities.MainActivity',
-  activities: [{
-    name: 'com.simplemobiletools.smsmessenger.activities.MainActivity',
-    create: () => ({}),
-    render: () => ({ body: screen({ appBar: appBar({ title: 'Simple SMS Messenger' }), body: [text('Coming soon')] }) }),
-  }],
+  accent: '#1E88E5',
+  launchActivity: MAIN,
+  activities: [mainActivity, threadActivity, newConversationActivity, searchActivity, settingsActivity, aboutActivity],
+  notificationPrompt: true,
+  boot: bootMessages,
 };
