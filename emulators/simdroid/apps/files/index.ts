@@ -1,15 +1,17 @@
 import type { AppDef } from '../../runtime/app.js';
-import { appBar, screen, text } from '../../view/widgets.js';
+import { browser, FILES_ACTIVITY } from './browser.js';
+import { picker } from './picker.js';
 
-/** Files: not simulated yet (a placeholder screen). */
+/**
+ * Files (Android's DocumentsUI, com.google.android.documentsui): browses shared storage
+ * (/storage/emulated/0) through the device filesystem, so everything it does is visible to `ls`,
+ * `stat` and `cat` in the shell, as on an emulator.
+ */
 export const filesApp: AppDef = {
   package: 'com.google.android.documentsui',
   label: 'Files',
   icon: { glyph: 'folder', color: '#1A73E8' },
-  launchActivity: 'com.android.documentsui.files.FilesActivity',
-  activities: [{
-    name: 'com.android.documentsui.files.FilesActivity',
-    create: () => ({}),
-    render: () => ({ body: screen({ appBar: appBar({ title: 'Files' }), body: [text('Coming soon')] }) }),
-  }],
+  accent: '#1A73E8',
+  launchActivity: FILES_ACTIVITY,
+  activities: [browser, picker],
 };

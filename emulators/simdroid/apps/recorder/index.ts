@@ -1,15 +1,27 @@
 import type { AppDef } from '../../runtime/app.js';
-import { appBar, screen, text } from '../../view/widgets.js';
+import { main, MAIN_ACTIVITY } from './main.js';
+import { records } from './records.js';
+import { settings } from './settings.js';
+import { RECORDER_PKG, writePrefs } from './prefs.js';
+import { RECORD_DB, RECORD_SCHEMA, RECORDS_DIR } from './store.js';
 
-/** Audio Recorder: not simulated yet (a placeholder screen). */
+/**
+ * Audio Recorder (Dmitriy Ponomarenko's, com.dimowner.audiorecorder): recordings are files in
+ * /storage/emulated/0/Recordings and rows in record.db; settings live in the app's shared_prefs
+ * XML file. Recording time is the device's virtual time, so `wait` makes a recording longer.
+ */
 export const recorderApp: AppDef = {
-  package: 'com.dimowner.audiorecorder',
+  package: RECORDER_PKG,
   label: 'Audio Recorder',
   icon: { glyph: 'mic', color: '#E53935' },
-  launchActivity: 'com.dimowner.audiorecorder.app.main.MainActivity',
-  activities: [{
-    name: 'com.dimowner.audiorecorder.app.main.MainActivity',
-    create: () => ({}),
-    render: () => ({ body: screen({ appBar: appBar({ title: 'Audio Recorder' }), body: [text('Coming soon')] }) }),
-  }],
+  // Switches and dialog buttons; the screens draw the theme colour (Settings › Theme) themselves.
+  accent: '#F4511E',
+  launchActivity: MAIN_ACTIVITY,
+  activities: [main, records, settings],
+  databases: [{ path: RECORD_DB, schema: RECORD_SCHEMA }],
+  boot: ({ sys }) => {
+    // What the first-run setup leaves behind: the defaults written out, the public records folder.
+    sys.fs.mkdirp(RECORDS_DIR);
+    writePrefs(sys.fs, {});
+  },
 };

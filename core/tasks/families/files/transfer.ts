@@ -1,0 +1,132 @@
+import { z } from 'zod';
+import { defineTask, type Subgoal, type TaskTemplate } from '../../task.js';
+import { FOLDER_NAMES } from '../../data/file-names.js';
+import { inActivity } from '../../validators/ui.js';
+import {
+  drawFiles, filesOpen, folderOpen, folderShown, folderPath, holdsExactly, itemSelected, listDetailed, openFolder, seedFolder, select,
+  SeedFile, FOLDERS, PICK_ACTIVITY, FILES_PKG, TITLE,
+} from './files-helpers.js';
+import type { Device } from '../../../device/device.js';
+import type { Action } from '../../../actions/schema.js';
+import { scrollTo, type OracleUi } from '../../oracle.js';
+
+/**
+ * Moving and copying documents: select, More options › Move to…/Copy to…, browse the destination
+ * picker (breadcrumb back to Internal storage, then down), Move/Copy.
+ */
+const Sub = z.object({ name: z.string(), files: z.array(SeedFile) });
+
+const MoveParams = z.object({
+  target: SeedFile,
+  downloads: z.array(SeedFile),
+  sub: z.string(),
+  /** Documents' sub-folders (the destination among them) with what they hold. */
+  subs: z.array(Sub),
+});
+
+const pickerOpen: Subgoal = { name: 'destination picker open', check: async ({ obs }) => inActivity(obs, FILES_PKG, PICK_ACTIVITY) };
+
+/** In the picker: back to Internal storage, then down a folder path, then the action button. */
+function* pickDestination(ui: OracleUi, segments: readonly string[], verb: 'Move' | 'Copy'): Generator<Action, void, void> {
+  yield ui.tap({ text: 'Internal storage', resourceId: 'breadcrumb_text' });
+  for (const seg of segments) yield ui.tap(yield* scrollTo(ui, TITLE(seg)));
+  yield ui.tap({ text: verb, resourceId: 'button1' });
+}
+
+async function movedIntoPlace(device: Device, p: z.infer<typeof MoveParams>): Promise<boolean> {
+  if (!holdsExactly(await listDetailed(device, folderPath('Download')), p.downloads)) return false;
+  if (!holdsExactly(await listDetailed(device, folderPath('Documents')), [], p.subs.map((s) => s.name))) return false;
+  for (const s of p.subs) {
+    const want = s.name === p.sub ? [...s.files, p.target] : s.files;
+    if (!holdsExactly(await listDetailed(device, folderPath('Documents', s.name)), want)) return false;
+  }
+  return true;
+}
+
+export const MoveFile = defineTask({
+  id: 'FilesMoveFile',
+  apps: ['Files'],
+  difficulty: 'hard',
+  tags: ['file_management', 'long_press', 'complex_ui', 'needs_scrolling'],
+  kind: 'completion',
+  template: 'Move the file {name} from the Download folder to the {sub} folder inside Documents.',
+  params: MoveParams,
+  generate: (rng) => {
+    const files = drawFiles(rng, 'Download', rng.int(9, 15));
+    const target = files[rng.int(0, files.length - 1)]!;
+    const names = rng.sample(FOLDER_NAMES, rng.int(3, 5));
+    const subs = names.map((name) => ({ name, files: drawFiles(rng, 'Documents', rng.int(0, 2), files.map((f) => f.name)) }));
+    return { target, downloads: files.filter((f) => f !== target), sub: rng.pick(names), subs };
+  },
+  instruction: (p) => `Move the file ${p.target.name} from the Download folder to the ${p.sub} folder inside Documents.`,
+  initialize: async (device, p) => {
+    await seedFolder(device, folderPath('Download'), [...p.downloads, p.target]);
+    await seedFolder(device, folderPath('Documents'), [], p.subs.map((s) => s.name));
+    for (const s of p.subs) await seedFolder(device, folderPath('Documents', s.name), s.files);
+  },
+  check: async (device, p) => movedIntoPlace(device, p),
+  subgoals: (p) => [
+    filesOpen,
+    folderOpen('Download'),
+    itemSelected(p.target.name),
+    pickerOpen,
+    { name: `picker in ${p.sub}`, check: async ({ obs }) => inActivity(obs, FILES_PKG, PICK_ACTIVITY) && folderShown(obs, p.sub) },
+    { name: 'file moved', check: async ({ device }) => movedIntoPlace(device, p) },
+  ],
+  *oracle(p, ui) {
+    yield* openFolder(ui, ['Download']);
+    yield* select(ui, p.target.name);
+    yield ui.tap({ contentDesc: 'More options' });
+    yield ui.tap({ text: 'Move to…' });
+    yield* pickDestination(ui, ['Documents', p.sub], 'Move');
+    yield ui.complete();
+  },
+});
+
+const CopyParams = z.object({ from: z.string(), to: z.string(), target: SeedFile, source: z.array(SeedFile), dest: z.array(SeedFile) });
+
+async function copied(device: Device, p: z.infer<typeof CopyParams>): Promise<boolean> {
+  return holdsExactly(await listDetailed(device, folderPath(p.from)), [...p.source, p.target])
+    && holdsExactly(await listDetailed(device, folderPath(p.to)), [...p.dest, p.target]);
+}
+
+export const CopyFile = defineTask({
+  id: 'FilesCopyFile',
+  apps: ['Files'],
+  difficulty: 'medium',
+  tags: ['file_management', 'long_press', 'complex_ui'],
+  kind: 'completion',
+  template: 'Copy the file {name} from the {from} folder to the {to} folder, keeping the original.',
+  params: CopyParams,
+  generate: (rng) => {
+    const from = rng.pick(FOLDERS);
+    const to = rng.pick(FOLDERS.filter((f) => f !== from));
+    const files = drawFiles(rng, from, rng.int(5, 12));
+    const target = files[rng.int(0, files.length - 1)]!;
+    const dest = drawFiles(rng, to, rng.int(1, 6), files.map((f) => f.name));
+    return { from, to, target, source: files.filter((f) => f !== target), dest };
+  },
+  instruction: (p) => `Copy the file ${p.target.name} from the ${p.from} folder to the ${p.to} folder, keeping the original.`,
+  initialize: async (device, p) => {
+    await seedFolder(device, folderPath(p.from), [...p.source, p.target]);
+    await seedFolder(device, folderPath(p.to), p.dest);
+  },
+  check: async (device, p) => copied(device, p),
+  subgoals: (p) => [
+    filesOpen,
+    folderOpen(p.from),
+    itemSelected(p.target.name),
+    pickerOpen,
+    { name: 'file copied', check: async ({ device }) => copied(device, p) },
+  ],
+  *oracle(p, ui) {
+    yield* openFolder(ui, [p.from]);
+    yield* select(ui, p.target.name);
+    yield ui.tap({ contentDesc: 'More options' });
+    yield ui.tap({ text: 'Copy to…' });
+    yield* pickDestination(ui, [p.to], 'Copy');
+    yield ui.complete();
+  },
+});
+
+export const TRANSFER_TASKS: readonly TaskTemplate[] = [MoveFile, CopyFile];

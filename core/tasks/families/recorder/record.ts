@@ -1,0 +1,130 @@
+import { z } from 'zod';
+import type { Device } from '../../../device/device.js';
+import { defineTask, type Subgoal, type TaskTemplate } from '../../task.js';
+import { ADJECTIVES, NOUNS } from '../../data/text.js';
+import { fieldHolds, onScreen } from '../../validators/ui.js';
+import {
+  drawRecords, newRows, openRecorder, readRecords, recordClip, recorderOpen, recordingFiles, recordingFormat, savedProperly, seededIntact,
+  seedRecords, setPrefs, SeedRecord, FORMATS,
+} from './recorder-db.js';
+
+/**
+ * Recording with Audio Recorder: the clip's length is virtual device time between Record and Stop
+ * (a `wait` makes it longer). A new recording must be saved as both a row and a file, and the
+ * recordings that were there must be left alone.
+ */
+const RecordParams = z.object({ seeded: z.array(SeedRecord), askRename: z.boolean(), seconds: z.int().min(1).max(30) });
+
+async function newRecording(device: Device, seeded: readonly SeedRecord[]) {
+  const [rows, files] = await Promise.all([readRecords(device), recordingFiles(device)]);
+  const added = newRows(rows, seeded);
+  const ok = seededIntact(rows, files, seeded) && added.length === 1 && savedProperly(added[0]!, files)
+    // Nothing else appeared in the folder.
+    && files.length === seeded.length + 1;
+  return ok ? added[0]! : null;
+}
+
+const recordingStarted: Subgoal = { name: 'recording started', check: async ({ obs }) => onScreen(obs, { contentDesc: 'Stop recording' }) };
+
+export const RecordAudio = defineTask({
+  id: 'AudioRecorderRecordAudio',
+  apps: ['Audio Recorder'],
+  difficulty: 'easy',
+  tags: ['data_entry'],
+  kind: 'completion',
+  template: 'Record an audio clip using Audio Recorder app and save it.',
+  params: RecordParams,
+  generate: (rng) => ({ seeded: drawRecords(rng, rng.int(0, 5)), askRename: rng.chance(0.7), seconds: rng.int(2, 8) }),
+  initialize: async (device, p) => {
+    await seedRecords(device, p.seeded);
+    await setPrefs(device, { is_ask_rename_after_stop_recording: p.askRename });
+  },
+  check: async (device, p) => (await newRecording(device, p.seeded)) !== null,
+  subgoals: (p) => [
+    recorderOpen,
+    recordingStarted,
+    { name: 'recording saved', check: async ({ device }) => (await newRecording(device, p.seeded)) !== null },
+  ],
+  *oracle(p, ui) {
+    yield* openRecorder(ui);
+    yield* recordClip(ui, p.seconds);
+    yield ui.complete();
+  },
+});
+
+const NamedParams = RecordParams.extend({ name: z.string().min(1) });
+
+function clipName(rng: Parameters<TaskTemplate['generate']>[0]): string {
+  const adj = rng.pick(ADJECTIVES);
+  return `${adj[0]!.toUpperCase()}${adj.slice(1)} ${rng.pick(NOUNS)} ${rng.int(1, 99)}`;
+}
+
+export const RecordAudioWithFileName = defineTask({
+  id: 'AudioRecorderRecordAudioWithFileName',
+  apps: ['Audio Recorder'],
+  difficulty: 'medium',
+  tags: ['data_entry', 'dialog'],
+  kind: 'completion',
+  template: 'Record an audio clip and save it with name "{name}" using Audio Recorder app.',
+  params: NamedParams,
+  generate: (rng) => ({ seeded: drawRecords(rng, rng.int(0, 5)), askRename: rng.chance(0.6), seconds: rng.int(2, 8), name: clipName(rng) }),
+  initialize: async (device, p) => {
+    await seedRecords(device, p.seeded);
+    await setPrefs(device, { is_ask_rename_after_stop_recording: p.askRename });
+  },
+  check: async (device, p) => (await newRecording(device, p.seeded))?.name === p.name,
+  subgoals: (p) => [
+    recorderOpen,
+    recordingStarted,
+    { name: 'recording saved', check: async ({ device }) => (await newRecording(device, p.seeded)) !== null },
+    { name: 'name typed', check: async ({ obs }) => fieldHolds(obs, p.name) },
+    { name: `saved as ${p.name}`, check: async ({ device }) => (await newRecording(device, p.seeded))?.name === p.name },
+  ],
+  *oracle(p, ui) {
+    yield* openRecorder(ui);
+    yield* recordClip(ui, p.seconds, p.name);
+    yield ui.complete();
+  },
+});
+
+const WavParams = NamedParams.extend({ startFormat: z.enum(FORMATS) });
+
+async function wavSaved(device: Device, p: z.infer<typeof WavParams>): Promise<boolean> {
+  const rec = await newRecording(device, p.seeded);
+  return rec !== null && rec.name === p.name && rec.format === 'wav';
+}
+
+export const RecordWavWithName = defineTask({
+  id: 'AudioRecorderRecordWavWithName',
+  apps: ['Audio Recorder'],
+  difficulty: 'hard',
+  tags: ['data_entry', 'complex_ui', 'dialog'],
+  kind: 'completion',
+  template: 'Using Audio Recorder, record an audio clip in WAV format and save it with the name "{name}".',
+  params: WavParams,
+  generate: (rng) => ({
+    seeded: drawRecords(rng, rng.int(0, 4)), askRename: rng.chance(0.5), seconds: rng.int(2, 6), name: clipName(rng),
+    startFormat: rng.pick(['m4a', '3gp'] as const),
+  }),
+  initialize: async (device, p) => {
+    await seedRecords(device, p.seeded);
+    await setPrefs(device, { is_ask_rename_after_stop_recording: p.askRename, setting_recording_format: p.startFormat });
+  },
+  check: async (device, p) => wavSaved(device, p),
+  subgoals: (p) => [
+    recorderOpen,
+    { name: 'format set to wav', check: async ({ device }) => (await recordingFormat(device)) === 'wav' },
+    recordingStarted,
+    { name: `saved as ${p.name}.wav`, check: async ({ device }) => wavSaved(device, p) },
+  ],
+  *oracle(p, ui) {
+    yield* openRecorder(ui);
+    yield ui.tap({ contentDesc: 'Settings' });
+    yield ui.tap({ text: 'Wav' });
+    yield ui.back();
+    yield* recordClip(ui, p.seconds, p.name);
+    yield ui.complete();
+  },
+});
+
+export const RECORD_TASKS: readonly TaskTemplate[] = [RecordAudio, RecordAudioWithFileName, RecordWavWithName];
