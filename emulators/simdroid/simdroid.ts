@@ -113,10 +113,14 @@ export class SimDroid implements Device, SnapshotCapable {
     };
   }
 
-  /** `pm clear`: stops the app and resets its databases, preferences and first-launch state. */
+  /** `pm clear`: stops the app and wipes /data/data/<package> (databases, preferences, files) and its first-launch state. */
   clearAppData(pkg: string): void {
     const app = this.wm.app(pkg);
     this.wm.forceStop(pkg);
+    const dataDir = `/data/data/${pkg}`;
+    for (const db of this.dbs.paths()) if (db.startsWith(`${dataDir}/`)) this.dbs.remove(db);
+    if (this.fs.exists(dataDir)) this.fs.remove(dataDir, true);
+    this.fs.mkdirp(dataDir);
     for (const d of app.databases ?? []) this.dbs.create(d.path, d.schema);
     delete this.wm.state.prefs[pkg];
     delete this.wm.state.launched[pkg];

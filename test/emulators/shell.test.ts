@@ -200,3 +200,16 @@ describe('input, observation and device facts', () => {
     expect(run('date').out).toMatch(/^\w{3} \w{3} \d\d \d\d:\d\d:\d\d UTC \d{4}\n$/);
   });
 });
+
+describe('pm clear', () => {
+  it("wipes the app's data directory and recreates its empty databases", () => {
+    const c = device();
+    const db = '/data/data/com.simplemobiletools.calendar.pro/databases/events.db';
+    expect(Number(c.shellBytes(`sqlite3 ${db} "select count(*) from events"`).stdout.toString())).toBeGreaterThan(0);
+    sh(c, 'mkdir -p /data/data/com.simplemobiletools.calendar.pro/shared_prefs && echo x > /data/data/com.simplemobiletools.calendar.pro/shared_prefs/p.xml');
+    sh(c, 'pm clear com.simplemobiletools.calendar.pro');
+    expect(c.shellBytes(`sqlite3 ${db} "select count(*) from events"`).stdout.toString()).toBe('0\n');
+    expect(c.shellBytes('ls /data/data/com.simplemobiletools.calendar.pro/shared_prefs').exitCode).toBe(1);
+    c.close();
+  });
+});

@@ -291,7 +291,8 @@ export function dialog(o: { title?: string; message?: string; body?: ViewSpec[];
   // Positive button last (rightmost), as Material dialogs lay them out.
   const ids = ['android:id/button1', 'android:id/button2', 'android:id/button3'];
   const btns = o.buttons.map((b, i) => button(b.label, b.onClick, { variant: 'text', w: 'wrap', id: b.id ?? ids[o.buttons.length - 1 - i], enabled: b.enabled }));
-  parts.push(row([{ cls: W.View, weight: 1 }, ...btns], { h: 64, pad: [8, 16, 8, 16], gap: 8 }));
+  if (btns.length) parts.push(row([{ cls: W.View, weight: 1 }, ...btns], { h: 64, pad: [8, 16, 8, 16], gap: 8 }));
+  else parts.push({ cls: W.View, h: 16 });
   return column(parts, { cls: W.FrameLayout, style: { bg: 'surface', radius: 28 } });
 }
 
