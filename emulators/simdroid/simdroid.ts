@@ -238,6 +238,7 @@ export class SimDroid implements Device, SnapshotCapable {
       default:
         assertNever(e, 'input event');
     }
+    this.wm.syncResumed();
     this.clock.advance(EVENT_MS[e.kind]);
     this.changed();
   }
@@ -253,6 +254,7 @@ export class SimDroid implements Device, SnapshotCapable {
     try {
       return runShell(this, command, stdin);
     } finally {
+      this.wm.syncResumed();
       this.changed();
     }
   }

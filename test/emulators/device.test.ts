@@ -253,3 +253,17 @@ describe('app crashes stay inside the app', () => {
     d.close();
   });
 });
+
+describe('activity lifecycle', () => {
+  it('pauses the activity in front when the user leaves it any way but Back', () => {
+    const d = device();
+    const notes = '/storage/emulated/0/Documents/Markor';
+    sh(d, `mkdir -p ${notes} && echo -n hello > ${notes}/pause.md`);
+    sh(d, 'am start -n net.gsantner.markor/.activity.DocumentActivity --es path /storage/emulated/0/Documents/Markor/pause.md');
+    typeInto(d, { className: 'android.widget.EditText' }, ' world');
+    d.inputSync({ kind: 'key', key: 'HOME' });
+    expect(sh(d, `cat ${notes}/pause.md`)).toBe('hello world');
+    expect(d.wm.state.crashes).toEqual([]);
+    d.close();
+  });
+});

@@ -116,6 +116,11 @@ export interface ActivityDef<S = any> {
   render(ctx: ActivityContext<S>): ActivityView;
   /** Back pressed with no keyboard, menu or dialog open: return true if handled (e.g. close search). */
   onBack?(ctx: ActivityContext<S>): boolean;
+  /**
+   * The activity stopped being the one in front (another activity covers it, Home, Overview,
+   * another app). Editors save here, as Android apps do in onPause. Not called when it finishes.
+   */
+  onPause?(ctx: ActivityContext<S>): void;
 }
 
 export interface AppIcon {

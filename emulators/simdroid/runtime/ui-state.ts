@@ -21,6 +21,8 @@ export interface UiState {
   tasks: TaskRecord[];
   /** The foreground task's id. */
   front: number;
+  /** The activity record last in front (to tell it when it is paused). */
+  resumed: number;
   keyboard: { visible: boolean; shift: boolean; symbols: boolean };
   toast: { text: string; until: number } | null;
   /** The notification-permission prompt showing over an app's first launch. */
@@ -53,6 +55,7 @@ export function initialUiState(): UiState {
   return {
     tasks: [{ id: 0, package: LAUNCHER_PACKAGE, stack: [{ id: 1, activity: LAUNCHER_HOME, intent: { extras: {} }, s: {}, view: emptyViewState() }] }],
     front: 0,
+    resumed: 1,
     keyboard: { visible: false, shift: false, symbols: false },
     toast: null,
     prompt: null,

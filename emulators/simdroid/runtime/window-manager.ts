@@ -260,6 +260,31 @@ export class WindowManager {
     return { def, ctx };
   }
 
+  /**
+   * Tells the previously resumed activity it was paused, if another one is in front now. Run after
+   * every event, so every way of leaving a screen (Home, Overview, a launched app, a new activity)
+   * pauses it without each navigation path having to remember to.
+   */
+  syncResumed(): void {
+    const top = this.topRecord();
+    const prev = this.state.resumed;
+    if (prev === top.id) return;
+    this.state.resumed = top.id;
+    for (const task of this.state.tasks) {
+      const record = task.stack.find((r) => r.id === prev);
+      if (!record) continue;
+      const { def, ctx } = this.context(task, record);
+      if (def.onPause) {
+        try {
+          def.onPause(ctx);
+        } catch (e) {
+          this.crash(task.package, e);
+        }
+      }
+      return;
+    }
+  }
+
   /** Records an app crash and closes the app, as Android's "keeps stopping" does. */
   crash(pkg: string, err: unknown): void {
     const message = err instanceof Error ? `${err.name}: ${err.message}` : String(err);

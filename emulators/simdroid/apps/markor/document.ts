@@ -89,4 +89,6 @@ export const documentActivity: ActivityDef<DocState> = {
     save(ctx);
     return false;
   },
+  // Markor autosaves when the editor leaves the screen (Home, another app), not only on Back.
+  onPause: (ctx) => save(ctx),
 };

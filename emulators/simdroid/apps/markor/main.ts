@@ -96,6 +96,7 @@ export const mainActivity: ActivityDef<MainState> = {
     const v = isEditorTab(tab) ? editorTab(ctx, tab) : moreTab();
     return { body: screen({ appBar: v.appBar, body: [v.body], bottom: nav }) };
   },
+  onPause: (ctx) => saveEditorTab(ctx),
   onBack: (ctx) => {
     if (ctx.s.tab === 'notebook') return browserBack(ctx);
     // Back on another tab returns to the notebook, saving the editor first.

@@ -193,4 +193,5 @@ export const threadActivity: ActivityDef<ThreadState> = {
     keepDraft(ctx);
     return false;
   },
+  onPause: (ctx) => keepDraft(ctx),
 };
