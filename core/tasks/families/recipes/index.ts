@@ -1,3 +1,7 @@
 import type { TaskTemplate } from '../../task.js';
+import { ADD_TASKS } from './add.js';
+import { DELETE_TASKS } from './delete.js';
+import { EDIT_TASKS } from './edit.js';
+import { QUESTION_TASKS } from './questions.js';
 
-export const RECIPES_TASKS: readonly TaskTemplate[] = [];
+export const RECIPES_TASKS: readonly TaskTemplate[] = [...ADD_TASKS, ...DELETE_TASKS, ...EDIT_TASKS, ...QUESTION_TASKS];

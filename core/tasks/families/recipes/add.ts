@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { randomRecipe, randomRecipes, RECIPE_BASES } from '../../data/recipes.js';
+import { launch } from '../../oracle.js';
+import { defineTask, type TaskTemplate } from '../../task.js';
+import { fieldHolds } from '../../validators/ui.js';
+import { APP, broccoliOpen, editorOpen, fillEditor, Recipe } from './common.js';
+import { listRecipes, rowMatches, withoutExact, resetRecipes, type RecipeRow } from './recipes-db.js';
+
+/**
+ * AndroidWorld's RecipeAddSingleRecipe: ten noise recipes, one to add with its title,
+ * description, servings, time, ingredients and directions. Afterwards the noise is untouched and
+ * exactly one new recipe holds those values (source empty, not a favourite); ingredients may be
+ * typed one a line or separated by commas.
+ */
+const Params = z.object({ target: Recipe, noise: z.array(Recipe) });
+type P = z.infer<typeof Params>;
+
+function added(rows: readonly RecipeRow[], p: P): boolean {
+  const left = withoutExact(rows, p.noise);
+  return left !== null && left.length === 1 && rowMatches(left[0]!, p.target);
+}
+
+export const AddRecipe = defineTask({
+  id: 'RecipeAddRecipe',
+  apps: ['Broccoli'],
+  difficulty: 'medium',
+  tags: ['data_entry', 'transcription'],
+  kind: 'completion',
+  template: 'Add a recipe in Broccoli with title {title}, description {description}, servings {servings}, prep time {time}, ingredients {ingredients}, directions {directions}',
+  params: Params,
+  maxSteps: 25,
+  generate: (rng) => {
+    const base = rng.pick(RECIPE_BASES);
+    const target = { ...randomRecipe(rng, base), source: '' };
+    return { target, noise: randomRecipes(rng, 10, [base.title]) };
+  },
+  instruction: (p) => {
+    const t = p.target;
+    return `Add a recipe in Broccoli with title "${t.title}", description "${t.description}", servings "${t.servings}", `
+      + `prep time "${t.preparationTime}", ingredients "${t.ingredients.split('\n').join(', ')}" (one per line), directions "${t.directions}".`;
+  },
+  initialize: async (device, p) => resetRecipes(device, p.noise),
+  check: async (device, p) => added(await listRecipes(device), p),
+  subgoals: (p) => [
+    broccoliOpen,
+    editorOpen,
+    { name: 'title typed', check: async ({ obs }) => fieldHolds(obs, p.target.title) },
+    { name: 'recipe saved', check: async ({ device }) => added(await listRecipes(device), p) },
+  ],
+  *oracle(p, ui) {
+    yield* launch(ui, APP);
+    yield ui.tap({ contentDesc: 'New Recipe' });
+    yield* fillEditor(ui, p.target);
+    yield ui.complete();
+  },
+});
+
+export const ADD_TASKS: readonly TaskTemplate[] = [AddRecipe];

@@ -1,0 +1,89 @@
+import type { Device } from '../../../device/device.js';
+import type { RecipeDraft } from '../../data/recipes.js';
+import { sqlExec, sqlInsert, sqlObjects } from '../../validators/sqlite.js';
+
+/**
+ * Broccoli's database as checkers see it through `sqlite3` on the device (real or SimDroid):
+ * table `recipes` in /data/data/com.flauschcode.broccoli/databases/broccoli, ingredients one a
+ * line, `favorite` 0/1 (the app's column name, American spelling).
+ */
+export const BROCCOLI_PKG = 'com.flauschcode.broccoli';
+export const BROCCOLI_DB_PATH = '/data/data/com.flauschcode.broccoli/databases/broccoli';
+
+export const RECIPE_COLUMNS = ['recipeId', 'title', 'description', 'servings', 'preparationTime', 'source', 'ingredients', 'directions', 'favorite'] as const;
+
+export interface RecipeRow {
+  recipeId: number;
+  title: string | null;
+  description: string | null;
+  servings: string | null;
+  preparationTime: string | null;
+  source: string | null;
+  ingredients: string | null;
+  directions: string | null;
+  favorite: number;
+}
+
+export async function listRecipes(device: Device): Promise<RecipeRow[]> {
+  return (await sqlObjects(device, BROCCOLI_DB_PATH, RECIPE_COLUMNS, 'recipes ORDER BY recipeId')) as unknown as RecipeRow[];
+}
+
+/** Empties the recipes (and their category links) and restarts ids; categories stay. */
+export async function clearRecipes(device: Device): Promise<void> {
+  await sqlExec(device, BROCCOLI_DB_PATH, "DELETE FROM recipes_with_categories; DELETE FROM recipes; DELETE FROM sqlite_sequence WHERE name = 'recipes';");
+}
+
+export function recipeInsert(r: RecipeDraft): string {
+  return sqlInsert('recipes', {
+    title: r.title, imageName: '', description: r.description, servings: r.servings, preparationTime: r.preparationTime,
+    source: r.source, ingredients: r.ingredients, directions: r.directions, nutritionalValues: '', notes: '', favorite: r.favorite ? 1 : 0,
+  });
+}
+
+export async function insertRecipes(device: Device, rows: readonly RecipeDraft[]): Promise<void> {
+  if (rows.length) await sqlExec(device, BROCCOLI_DB_PATH, rows.map(recipeInsert).join('\n'));
+}
+
+/** Clears the recipes, then inserts these in order (ids 1..n). */
+export async function resetRecipes(device: Device, rows: readonly RecipeDraft[]): Promise<void> {
+  await clearRecipes(device);
+  await insertRecipes(device, rows);
+}
+
+const norm = (s: string | null | undefined) => (s ?? '').replace(/\s+/g, ' ').trim().toLowerCase();
+
+/** Ingredients as a list, whether typed one a line (as stored) or separated by commas. */
+export function ingredientList(text: string | null | undefined): string[] {
+  return (text ?? '').split(/\n|,/).map(norm).filter(Boolean);
+}
+
+/** A stored row holds the draft's content (free text compared without case or spacing differences). */
+export function rowMatches(row: RecipeRow, r: RecipeDraft): boolean {
+  return norm(row.title) === norm(r.title) && norm(row.description) === norm(r.description) && norm(row.servings) === norm(r.servings)
+    && norm(row.preparationTime) === norm(r.preparationTime) && norm(row.source) === norm(r.source)
+    && ingredientList(row.ingredients).join('\n') === ingredientList(r.ingredients).join('\n')
+    && norm(row.directions) === norm(r.directions) && row.favorite === (r.favorite ? 1 : 0);
+}
+
+/** A stored row is exactly the inserted draft (an untouched record). */
+export function rowIsExactly(row: RecipeRow, r: RecipeDraft): boolean {
+  return row.title === r.title && row.description === r.description && row.servings === r.servings && row.preparationTime === r.preparationTime
+    && row.source === r.source && row.ingredients === r.ingredients && row.directions === r.directions && row.favorite === (r.favorite ? 1 : 0);
+}
+
+/** Removes one exactly-equal row per expected draft; the rows left, or null when one is missing. */
+export function withoutExact(rows: readonly RecipeRow[], expected: readonly RecipeDraft[]): RecipeRow[] | null {
+  const left = [...rows];
+  for (const e of expected) {
+    const i = left.findIndex((r) => rowIsExactly(r, e));
+    if (i < 0) return null;
+    left.splice(i, 1);
+  }
+  return left;
+}
+
+/** The table holds exactly these drafts (as a multiset), nothing more. */
+export async function holdsExactly(device: Device, expected: readonly RecipeDraft[]): Promise<boolean> {
+  const left = withoutExact(await listRecipes(device), expected);
+  return left !== null && left.length === 0;
+}
