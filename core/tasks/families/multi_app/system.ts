@@ -1,0 +1,117 @@
+import { z } from 'zod';
+import { defineTask, type TaskTemplate } from '../../task.js';
+import { launch, OracleError, screenSummary } from '../../oracle.js';
+import { enterTime } from '../../pickers.js';
+import { DAY_MS, DEVICE_NOW, dateParts, msOf } from '../../data/dates.js';
+import { randomTitles } from '../../data/text.js';
+import { getSetting, putSetting } from '../../validators/settings.js';
+import { inActivity } from '../../validators/ui.js';
+import { APP_CATALOG, requireApp } from '../../../device/app-catalog.js';
+import { openSettingsPath, pageOpen, settingsOpen } from '../settings/common.js';
+import { addEvents, clearEvents } from '../calendar/calendar-db.js';
+import { calendarOpen, dayOpen, EventSchema, openCalendar, openDay, timedEvent, toInput } from '../calendar/common.js';
+import {
+  AlarmSpec, alarmsWhere, clockOpen, openClockTab, partitionAt, randomAlarms, readAlarms, sameAlarms, setAlarms, timePickerOpen,
+} from '../clock/common.js';
+import { SPLIT_DATA } from '../../splits.js';
+
+/**
+ * Multi-app tasks through the system: change a setting, then open an app (AndroidWorld's
+ * TurnOnWifiAndOpenApp); and read the day's first event in the calendar to set an alarm before it.
+ */
+
+// The app to open is drawn from apps outside the unseen-app test set, so the template stays a
+// training-side template for that regime whatever the seed.
+const OPENABLE = APP_CATALOG.filter((a) => a.simulated && a.name !== 'Settings' && !(SPLIT_DATA.unseenApp.testApps as readonly string[]).includes(a.name)).map((a) => a.name);
+
+const WifiApp = z.object({ app: z.string() });
+
+export const WifiThenOpenApp = defineTask({
+  id: 'MultiWifiThenOpenApp',
+  apps: ['Settings'],
+  difficulty: 'medium',
+  tags: ['multi_app', 'toggle'],
+  kind: 'completion',
+  template: 'Turn on Wi-Fi, then open the {app} app.',
+  params: WifiApp,
+  generate: (rng) => ({ app: rng.pick(OPENABLE) }),
+  initialize: async (device) => putSetting(device, 'global', 'wifi_on', '0'),
+  check: async (device, p) => (await getSetting(device, 'global', 'wifi_on')) === '1' && (await device.foreground()).package === requireApp(p.app).package,
+  subgoals: (p) => [
+    settingsOpen,
+    pageOpen('Internet'),
+    { name: 'Wi-Fi on', check: async ({ device }) => (await getSetting(device, 'global', 'wifi_on')) === '1' },
+    { name: `${p.app} open`, check: async ({ obs }) => inActivity(obs, requireApp(p.app).package) },
+  ],
+  *oracle(p, ui) {
+    yield* openSettingsPath(ui, ['Network & internet', 'Internet']);
+    yield ui.tap({ text: 'Wi‑Fi' });
+    yield* launch(ui, p.app);
+    yield ui.complete();
+  },
+});
+
+const AlarmBefore = z.object({ lead: z.int(), hour: z.int(), minutes: z.int(), events: z.array(EventSchema), alarms: z.array(AlarmSpec) });
+
+/** "9:30 AM - 10:00 AM" → 9:30 as 24-hour parts. */
+function firstTime(text: string): { hour: number; minutes: number } | null {
+  const m = /(\d{1,2}):(\d{2})\s*(AM|PM)?/.exec(text);
+  if (!m) return null;
+  const h = Number(m[1]);
+  return { hour: m[3] ? (h % 12) + (m[3] === 'PM' ? 12 : 0) : h, minutes: Number(m[2]) };
+}
+
+export const AlarmBeforeFirstEvent = defineTask({
+  id: 'MultiAlarmBeforeFirstEvent',
+  apps: ['Clock', 'Calendar'],
+  difficulty: 'hard',
+  maxSteps: 30,
+  tags: ['multi_app', 'date_time', 'screen_reading', 'math_counting'],
+  kind: 'completion',
+  template: 'Set an alarm {lead} minutes before my first event tomorrow in Simple Calendar Pro.',
+  params: AlarmBefore,
+  generate: (rng) => {
+    const tomorrow = dateParts(DEVICE_NOW + DAY_MS);
+    const lead = rng.pick([15, 30, 45, 60]);
+    const count = rng.int(2, 4);
+    const titles = randomTitles(rng, count + 2);
+    const starts = rng.sample([7, 8, 9, 10, 11, 13, 14, 16], count).sort((a, b) => a - b).map((h) => ({ h, m: rng.pick([0, 15, 30, 45]) }));
+    const tomorrowEvents = starts.map((s, i) => ({ ...timedEvent(rng, titles[i]!, tomorrow), start: msOf(tomorrow, s.h, s.m), end: msOf(tomorrow, s.h, s.m) + 45 * 60_000 }));
+    // An earlier event today and one the day after tomorrow: the "first event tomorrow" is neither.
+    const others = [timedEvent(rng, titles[count]!, dateParts(DEVICE_NOW), { fromHour: 6, toHour: 7 }), timedEvent(rng, titles[count + 1]!, dateParts(DEVICE_NOW + 2 * DAY_MS), { fromHour: 5, toHour: 6 })];
+    const first = tomorrowEvents[0]!.start - lead * 60_000;
+    const t = { hour: new Date(first).getUTCHours(), minutes: new Date(first).getUTCMinutes() };
+    return { lead, ...t, events: rng.shuffle([...tomorrowEvents, ...others]), alarms: randomAlarms(rng, rng.int(1, 3), [t]) };
+  },
+  initialize: async (device, p) => {
+    await clearEvents(device);
+    await addEvents(device, p.events.map(toInput));
+    await setAlarms(device, p.alarms);
+  },
+  check: async (device, p) => {
+    const [at, rest] = partitionAt(await readAlarms(device), p);
+    return at.length === 1 && at[0]!.enabled && sameAlarms(rest, p.alarms);
+  },
+  subgoals: (p) => [
+    calendarOpen,
+    dayOpen(dateParts(DEVICE_NOW + DAY_MS)),
+    clockOpen,
+    timePickerOpen,
+    alarmsWhere('alarm set before the first event', (alarms) => partitionAt(alarms, p)[0].some((a) => a.enabled)),
+  ],
+  *oracle(p, ui) {
+    yield* openCalendar(ui);
+    yield* openDay(ui, dateParts(DEVICE_NOW + DAY_MS));
+    // The day view lists events by start time; the first row's time is the first event's.
+    const timeText = ui.require({ resourceId: 'event_item_time' }).node.text;
+    const start = firstTime(timeText);
+    if (!start) throw new OracleError(`No start time in ${JSON.stringify(timeText)}`, screenSummary(ui.obs));
+    const total = start.hour * 60 + start.minutes - p.lead;
+    yield* openClockTab(ui, 'alarm');
+    yield ui.tap({ contentDesc: 'Add alarm' });
+    yield* enterTime(ui, Math.floor(total / 60), total % 60);
+    yield ui.complete();
+  },
+});
+
+export const SYSTEM_TASKS: readonly TaskTemplate[] = [WifiThenOpenApp, AlarmBeforeFirstEvent];
