@@ -94,6 +94,9 @@ export function splitInstances(templates: readonly TaskTemplate[], split: SplitN
   return forPart(part).filter((i) => !testKeys.has(instanceKey(i)));
 }
 
+/** How far the mean difficulty (1–3) of held-out and training templates may differ. */
+const MAX_DIFFICULTY_GAP = 0.25;
+
 /** Problems with the split data against the paper's rules (empty when the data is sound). */
 export function validateSplits(templates: readonly TaskTemplate[], data = SPLIT_DATA): string[] {
   const problems: string[] = [];
@@ -122,11 +125,19 @@ export function validateSplits(templates: readonly TaskTemplate[], data = SPLIT_
     const share = appTest.length / (appTest.length + appTrain.length);
     if (share > 0.5) problems.push(`unseen-template: ${app} holds out ${appTest.length} of ${appTest.length + appTrain.length} templates`);
   }
+  const avg = (ts: readonly TaskTemplate[]) => ts.reduce((n, t) => n + DIFFICULTY_LEVEL[t.difficulty], 0) / Math.max(1, ts.length);
+  // The paper keeps the difficulty mix of train and test alike (Table 1: 1.70 vs 1.72).
+  if (Math.abs(avg(train) - avg(test)) > MAX_DIFFICULTY_GAP) {
+    problems.push(`unseen-template: mean difficulty ${avg(test).toFixed(2)} held out vs ${avg(train).toFixed(2)} trained`);
+  }
   const appTrain = splitTemplates(templates, 'unseen-app', 'train', data);
   const appTest = splitTemplates(templates, 'unseen-app', 'test', data);
   const trainApps = new Set(appTrain.flatMap((t) => t.apps));
   for (const a of data.unseenApp.testApps) if (trainApps.has(a)) problems.push(`unseen-app: test app ${a} appears in training`);
   if (appTest.length === 0) problems.push('unseen-app: no test templates');
+  if (Math.abs(avg(appTrain) - avg(appTest)) > MAX_DIFFICULTY_GAP) {
+    problems.push(`unseen-app: mean difficulty ${avg(appTest).toFixed(2)} held out vs ${avg(appTrain).toFixed(2)} trained`);
+  }
   return problems;
 }
 
