@@ -2,6 +2,7 @@ import { SimDroid } from '../../emulators/simdroid/simdroid.js';
 import { UsageError } from './args.js';
 import { tasksCommand } from './tasks.js';
 import { runCommand, suiteCommand } from './run.js';
+import { splitsCommand } from './splits.js';
 
 export interface Io {
   out(line: string): void;
@@ -28,6 +29,7 @@ Usage:
   awb suite run [--split unseen-instance|unseen-template|unseen-app|all] [--part train|test|adapt]
                 [--policy oracle|random] [--limit N] [--json]
                                                every instance of a split part, with success rates
+  awb splits show|check|propose [--json]       the generalization splits: sizes, rule check, a regenerated held-out set
   awb help                                     this text`;
 
 /** Runs the CLI; returns the exit code. Errors with a user-facing message print it and exit 2 or 1. */
@@ -41,6 +43,8 @@ export async function main(argv: string[], io: Io = consoleIo): Promise<number> 
         return await runCommand(rest, io);
       case 'suite':
         return await suiteCommand(rest, io);
+      case 'splits':
+        return await splitsCommand(rest, io);
       case undefined:
       case 'help':
       case '--help':

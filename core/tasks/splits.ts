@@ -150,3 +150,47 @@ export function parsePart(name: string): SplitPart {
   if (!(PARTS as readonly string[]).includes(name)) throw new SplitError(`Unknown split part ${JSON.stringify(name)}; choose one of ${PARTS.join(', ')}`);
   return name as SplitPart;
 }
+
+/**
+ * Proposes the held-out templates of the unseen-template regime: per app (apps with one varying
+ * template are dropped), a quarter of its templates, picked at evenly spaced positions of the
+ * app's templates sorted by difficulty — a stratified sample, so held-out and training templates
+ * have the same difficulty mix and the easiest template of an app always stays in training.
+ */
+export function proposeHeldOutTemplates(templates: readonly TaskTemplate[]): string[] {
+  const byApp = new Map<TaskApp, TaskTemplate[]>();
+  for (const t of templates.filter((x) => !isSeedInvariant(x))) byApp.set(t.apps[0], [...(byApp.get(t.apps[0]) ?? []), t]);
+  const held: string[] = [];
+  for (const ts of byApp.values()) {
+    if (ts.length < 2) continue;
+    const sorted = [...ts].sort((a, b) => DIFFICULTY_LEVEL[a.difficulty] - DIFFICULTY_LEVEL[b.difficulty] || a.id.localeCompare(b.id));
+    const k = Math.max(1, Math.round(ts.length / 4));
+    for (let i = 0; i < k; i++) held.push(sorted[Math.floor(((i + 0.5) * sorted.length) / k)]!.id);
+  }
+  return held.sort();
+}
+
+export interface SplitStats {
+  split: SplitName;
+  part: SplitPart;
+  instances: number;
+  templates: number;
+  apps: number;
+  meanDifficulty: number;
+}
+
+export function splitStats(templates: readonly TaskTemplate[], data = SPLIT_DATA): SplitStats[] {
+  const out: SplitStats[] = [];
+  for (const split of SPLITS) {
+    for (const part of PARTS) {
+      if (split === 'all' && part !== 'test') continue;
+      const ts = splitTemplates(templates, split, part === 'adapt' ? 'test' : part, data);
+      out.push({
+        split, part, instances: splitInstances(templates, split, part, data).length, templates: ts.length,
+        apps: new Set(ts.flatMap((t) => t.apps)).size,
+        meanDifficulty: ts.reduce((n, t) => n + DIFFICULTY_LEVEL[t.difficulty], 0) / Math.max(1, ts.length),
+      });
+    }
+  }
+  return out;
+}

@@ -42,6 +42,12 @@ describe('awb CLI', () => {
     expect(Object.values(s.byApp as Record<string, { episodes: number }>).reduce((n, a) => n + a.episodes, 0)).toBe(5);
   });
 
+  it('shows and checks the splits', async () => {
+    const show = await awb('splits', 'show', '--json');
+    expect(JSON.parse(show.out)).toContainEqual(expect.objectContaining({ split: 'unseen-app', part: 'test' }));
+    expect(await awb('splits', 'check')).toMatchObject({ code: 0, out: 'core/tasks/splits.json follows the rules.' });
+  });
+
   it.each([
     [['run', '--task', 'NoSuchTask'], 'Unknown task template "NoSuchTask"'],
     [['run', '--task', 'SystemWifiTurnOn', '--seed', 'abc'], '--seed must be a non-negative integer'],

@@ -2,12 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { TASKS } from '../../core/tasks/registry.js';
 import { instanceKey } from '../../core/tasks/instance.js';
 import {
-  isSeedInvariant, parsePart, parseSplit, SPLIT_DATA, SplitError, splitInstances, splitTemplates, validateSplits,
+  isSeedInvariant, parsePart, proposeHeldOutTemplates, parseSplit, SPLIT_DATA, SplitError, splitInstances, splitTemplates, validateSplits,
 } from '../../core/tasks/splits.js';
 
 describe('generalization splits', () => {
   it('follow the paper rules (held-out share, difficulty matching, disjoint apps and seeds)', () => {
     expect(validateSplits(TASKS)).toEqual([]);
+  });
+
+  it('hold out exactly the stratified proposal (regenerate with `awb splits propose` after adding templates)', () => {
+    expect([...SPLIT_DATA.unseenTemplate.testTemplates].sort()).toEqual(proposeHeldOutTemplates(TASKS));
   });
 
   it('use the paper seeds', () => {
