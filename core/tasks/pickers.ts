@@ -1,6 +1,7 @@
 import type { Action } from '../actions/schema.js';
 import { OracleError, screenSummary, type OracleUi } from './oracle.js';
 import { monthName, type DateParts } from './data/dates.js';
+import { monthNumber } from '../util/calendar-names.js';
 
 /**
  * Oracle moves for SimDroid's (Material-style) date and time picker dialogs: page months with
@@ -11,7 +12,7 @@ export function* pickDate(ui: OracleUi, date: DateParts): Generator<Action, void
     const header = ui.require({ resourceId: 'month_navigation_fragment_toggle' }).node.text;
     const m = /^(\w+) (\d{4})$/.exec(header);
     if (!m) throw new OracleError(`Unexpected date picker header ${JSON.stringify(header)}`, screenSummary(ui.obs));
-    const shown = Number(m[2]) * 12 + ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'].indexOf(m[1]!);
+    const shown = Number(m[2]) * 12 + (monthNumber(m[1]!) - 1);
     const want = date.year * 12 + (date.month - 1);
     if (shown === want) {
       yield ui.tap({ contentDesc: `${date.day} ${monthName(date.month)} ${date.year}` });

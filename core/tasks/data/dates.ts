@@ -1,11 +1,10 @@
 import type { Rng } from '../../util/rng.js';
+import { DAY_NAMES as DAYS, MONTH_NAMES as MONTHS } from '../../util/calendar-names.js';
 
 /** The devices' clock starts at Sunday 15 October 2023, 15:34 UTC (AndroidWorld's date). */
 export const DEVICE_NOW = Date.UTC(2023, 9, 15, 15, 34, 0);
 export const DAY_MS = 86_400_000;
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
-const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
 export interface DateParts {
   year: number;

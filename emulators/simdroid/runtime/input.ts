@@ -64,19 +64,24 @@ export class InputDispatcher {
     return null;
   }
 
+  /**
+   * Where a touch starting at (x, y) dp goes: the window under it, or — outside a modal window —
+   * nowhere, after cancelling that window (a tap outside a dialog dismisses it).
+   */
+  private touchedWindow(x: number, y: number): FrameWindow | null {
+    const hit = this.windowAt(this.frame(), x, y);
+    if (!hit) return null;
+    if ('win' in hit) return hit.win;
+    const cancel = hit.outsideOf.onOutside;
+    if (cancel) this.run(hit.outsideOf.package, cancel);
+    return null;
+  }
+
   tap(xPx: number, yPx: number): void {
-    const f = this.frame();
+    const scale = this.frame().scale;
     this.wm.state.lastTouch = { x: xPx, y: yPx, at: this.wm.sys.clock.now() };
-    const x = xPx / f.scale;
-    const y = yPx / f.scale;
-    const hit = this.windowAt(f, x, y);
-    if (!hit) return;
-    if ('outsideOf' in hit) {
-      const cancel = hit.outsideOf.onOutside;
-      if (cancel) this.run(hit.outsideOf.package, cancel);
-      return;
-    }
-    this.tapIn(hit.win, x, y);
+    const win = this.touchedWindow(xPx / scale, yPx / scale);
+    if (win) this.tapIn(win, xPx / scale, yPx / scale);
   }
 
   private tapIn(win: FrameWindow, x: number, y: number): void {
@@ -119,27 +124,21 @@ export class InputDispatcher {
   }
 
   longPress(xPx: number, yPx: number): void {
-    const f = this.frame();
+    const scale = this.frame().scale;
     this.wm.state.lastTouch = { x: xPx, y: yPx, at: this.wm.sys.clock.now() };
-    const x = xPx / f.scale;
-    const y = yPx / f.scale;
-    const hit = this.windowAt(f, x, y);
-    if (!hit) return;
-    if ('outsideOf' in hit) {
-      const cancel = hit.outsideOf.onOutside;
-      if (cancel) this.run(hit.outsideOf.package, cancel);
-      return;
-    }
-    for (const node of hitPath(hit.win.root, x, y)) {
+    const [x, y] = [xPx / scale, yPx / scale];
+    const win = this.touchedWindow(x, y);
+    if (!win) return;
+    for (const node of hitPath(win.root, x, y)) {
       if (node.spec.enabled === false) return;
       const h = node.spec.onLongClick;
       if (h) {
-        this.run(hit.win.package, h);
+        this.run(win.package, h);
         return;
       }
     }
     // No long-click listener: Android performs a click when the finger lifts.
-    this.tapIn(hit.win, x, y);
+    this.tapIn(win, x, y);
   }
 
   swipe(x1Px: number, y1Px: number, x2Px: number, y2Px: number, durationMs: number): void {
@@ -152,14 +151,9 @@ export class InputDispatcher {
       else this.tap(x1Px, y1Px);
       return;
     }
-    const hit = this.windowAt(f, x1, y1);
-    if (!hit) return;
-    if ('outsideOf' in hit) {
-      const cancel = hit.outsideOf.onOutside;
-      if (cancel) this.run(hit.outsideOf.package, cancel);
-      return;
-    }
-    const path = hitPath(hit.win.root, x1, y1);
+    const win = this.touchedWindow(x1, y1);
+    if (!win) return;
+    const path = hitPath(win.root, x1, y1);
     const vertical = Math.abs(dy) >= Math.abs(dx);
     if (vertical) {
       for (const node of path) {
@@ -167,7 +161,7 @@ export class InputDispatcher {
         // Finger up (dy < 0) moves the content up: the offset grows.
         const next = Math.min(node.scroll.max, Math.max(0, node.scroll.offset - dy));
         if (Math.abs(next - node.scroll.offset) >= 0.5) {
-          hit.win.view.scroll[node.scroll.key] = next;
+          win.view.scroll[node.scroll.key] = next;
           return;
         }
       }
@@ -176,7 +170,7 @@ export class InputDispatcher {
     for (const node of path) {
       const h = node.spec.onSwipe;
       if (h) {
-        this.run(hit.win.package, () => h(dir));
+        this.run(win.package, () => h(dir));
         return;
       }
     }

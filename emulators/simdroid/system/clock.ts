@@ -1,3 +1,5 @@
+import { DAY_NAMES as DAYS, MONTH_NAMES as MONTHS } from '../../../core/util/calendar-names.js';
+
 /**
  * The device's virtual clock. Time only moves when the device does something (each input event
  * costs a little time, `wait` lets seconds pass), so runs are reproducible and as fast as the CPU.
@@ -22,8 +24,6 @@ export class Clock {
   }
 }
 
-const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
 export const dayName = (ms: number) => DAYS[new Date(ms).getUTCDay()]!;
 export const monthName = (m0: number) => MONTHS[m0]!;

@@ -1,3 +1,4 @@
+import { MONTH_NAMES as MONTHS } from '../../../core/util/calendar-names.js';
 import type { DialogView } from '../runtime/app.js';
 import { W, type ViewSpec } from './spec.js';
 import { column, dialog, iconButton, radio, row, strip, text, textField } from './widgets.js';
@@ -7,7 +8,6 @@ import { column, dialog, iconButton, radio, row, strip, text, textField } from '
  * picked so far) is plain data the activity keeps in its own state and passes in, so pickers
  * survive snapshots like everything else.
  */
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 const SHORT_DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 
 export interface DatePickerState {

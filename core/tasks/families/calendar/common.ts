@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { withoutMatches } from '../../validators/records.js';
+import { monthNumber } from '../../../util/calendar-names.js';
 import type { Action } from '../../../actions/schema.js';
 import type { Rng } from '../../../util/rng.js';
 import { launch, OracleError, screenSummary, scrollTo, type OracleUi } from '../../oracle.js';
@@ -85,13 +87,7 @@ export function isEvent(s: StoredEvent, e: EventParam): boolean {
  * null when an expected event is missing or was changed.
  */
 export function withoutExpected(stored: readonly StoredEvent[], expected: readonly EventParam[]): StoredEvent[] | null {
-  const left = [...stored];
-  for (const e of expected) {
-    const i = left.findIndex((s) => isEvent(s, e));
-    if (i < 0) return null;
-    left.splice(i, 1);
-  }
-  return left;
+  return withoutMatches(stored, expected, isEvent);
 }
 
 // ------------------------------------------------------------------ oracle moves
@@ -100,7 +96,6 @@ export function* openCalendar(ui: OracleUi): Generator<Action, void, void> {
   yield* launch(ui, 'Calendar');
 }
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
 /** Pages the month view with its arrows until the month of `date` shows. */
 export function* gotoMonth(ui: OracleUi, date: DateParts): Generator<Action, void, void> {
@@ -108,7 +103,7 @@ export function* gotoMonth(ui: OracleUi, date: DateParts): Generator<Action, voi
     const header = ui.require({ resourceId: 'top_value' }).node.text;
     const m = /^(\w+) (\d{4})$/.exec(header);
     if (!m) throw new OracleError(`Not on the month view: header ${JSON.stringify(header)}`, screenSummary(ui.obs));
-    const shown = Number(m[2]) * 12 + MONTHS.indexOf(m[1]!);
+    const shown = Number(m[2]) * 12 + monthNumber(m[1]!) - 1;
     const want = date.year * 12 + date.month - 1;
     if (shown === want) return;
     yield ui.tap({ resourceId: shown < want ? 'top_right_arrow' : 'top_left_arrow' });

@@ -1,3 +1,4 @@
+import { DAY_NAMES } from '../../../util/calendar-names.js';
 import { z } from 'zod';
 import type { Action } from '../../../actions/schema.js';
 import type { Device } from '../../../device/device.js';
@@ -21,7 +22,7 @@ export const ALARMS_DB = `/data/data/${CLOCK_PKG}/databases/alarms.db`;
 
 /** Repeat-day bits of `daysofweek` (AOSP Weekdays), indexed Sunday = 0 like the day buttons. */
 export const DAY_BITS = [64, 1, 2, 4, 8, 16, 32] as const;
-export const DAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'] as const;
+export { DAY_NAMES };
 
 export const ALARM_LABELS = [
   'Wake up', 'Gym', 'Medication', 'School run', 'Standup', 'Yoga', 'Take out trash', 'Call Mom', 'Laundry',

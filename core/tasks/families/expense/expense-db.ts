@@ -1,4 +1,5 @@
 import type { Device } from '../../../device/device.js';
+import { withoutMatches } from '../../validators/records.js';
 import { EXPENSE_CATEGORY_IDS, type ExpenseDraft } from '../../data/expenses.js';
 import { sqlExec, sqlInsert, sqlObjects } from '../../validators/sqlite.js';
 
@@ -65,13 +66,7 @@ export function rowIsExactly(row: ExpenseRow, e: ExpenseDraft): boolean {
  * expected draft is missing (deleted or changed).
  */
 export function withoutExact(rows: readonly ExpenseRow[], expected: readonly ExpenseDraft[]): ExpenseRow[] | null {
-  const left = [...rows];
-  for (const e of expected) {
-    const i = left.findIndex((r) => rowIsExactly(r, e));
-    if (i < 0) return null;
-    left.splice(i, 1);
-  }
-  return left;
+  return withoutMatches(rows, expected, rowIsExactly);
 }
 
 /** The table holds exactly these drafts (as a multiset), nothing more. */

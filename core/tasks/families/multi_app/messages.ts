@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { launch, OracleError, screenSummary } from '../../oracle.js';
+import { monthNumber } from '../../../util/calendar-names.js';
 import { dateParts, longDate, monthName, msOf, weekday, type DateParts } from '../../data/dates.js';
 import { randomTitles } from '../../data/text.js';
 import { EXPENSE_CATEGORY_NAMES, randomExpenses } from '../../data/expenses.js';
@@ -187,7 +188,7 @@ export const TextedMeetingToCalendar = defineTask({
     const text = lastBubble(ui, 'received').node.text;
     const m = PROPOSAL.exec(text);
     if (!m) throw new OracleError(`No date and time in ${JSON.stringify(text)}`, screenSummary(ui.obs));
-    const month = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'].indexOf(m[1]!) + 1;
+    const month = monthNumber(m[1]!);
     const day = { year: Number(m[3]), month, day: Number(m[2]) };
     const hour = (Number(m[4]) % 12) + (m[6] === 'PM' ? 12 : 0);
     const start = msOf(day, hour, Number(m[5]));

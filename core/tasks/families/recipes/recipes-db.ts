@@ -1,4 +1,5 @@
 import type { Device } from '../../../device/device.js';
+import { withoutMatches } from '../../validators/records.js';
 import type { RecipeDraft } from '../../data/recipes.js';
 import { sqlExec, sqlInsert, sqlObjects } from '../../validators/sqlite.js';
 
@@ -73,13 +74,7 @@ export function rowIsExactly(row: RecipeRow, r: RecipeDraft): boolean {
 
 /** Removes one exactly-equal row per expected draft; the rows left, or null when one is missing. */
 export function withoutExact(rows: readonly RecipeRow[], expected: readonly RecipeDraft[]): RecipeRow[] | null {
-  const left = [...rows];
-  for (const e of expected) {
-    const i = left.findIndex((r) => rowIsExactly(r, e));
-    if (i < 0) return null;
-    left.splice(i, 1);
-  }
-  return left;
+  return withoutMatches(rows, expected, rowIsExactly);
 }
 
 /** The table holds exactly these drafts (as a multiset), nothing more. */

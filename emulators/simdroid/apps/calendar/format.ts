@@ -1,10 +1,11 @@
+import { DAY_NAMES, MONTH_NAMES } from '../../../../core/util/calendar-names.js';
 import { formatTime } from '../../system/clock.js';
 import type { SettingsStore } from '../../system/settings.js';
 import type { CalEvent } from './db.js';
 
 /** How Simple Calendar words dates, times and reminders (device local time is UTC). */
-export const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
-const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+export const MONTHS = MONTH_NAMES;
+const DAYS = DAY_NAMES;
 
 /** A calendar month, month 1..12. */
 export interface YearMonth {

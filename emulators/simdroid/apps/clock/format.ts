@@ -1,3 +1,4 @@
+import { DAY_NAMES } from '../../../../core/util/calendar-names.js';
 import type { Alarm } from './db.js';
 
 /**
@@ -10,7 +11,7 @@ const DAY = 24 * HOUR;
 
 /** Day bits of `daysofweek`, indexed by JavaScript's getUTCDay() (0 = Sunday), as AOSP's Weekdays. */
 export const DAY_BITS = [64, 1, 2, 4, 8, 16, 32] as const;
-export const DAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'] as const;
+export { DAY_NAMES };
 export const DAY_LETTERS = ['S', 'M', 'T', 'W', 'T', 'F', 'S'] as const;
 export const EVERY_DAY = 127;
 
