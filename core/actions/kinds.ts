@@ -195,6 +195,8 @@ export const ACTION_KINDS: ActionTable = {
 
 /** A one-line natural-language description of an action on a screen, e.g. `Tap "Save" in Contacts`. */
 export function describeAction(action: Action, obs: Observation): string {
+  // TypeScript cannot correlate the table entry with the action's own type (the union is not
+  // narrowed through the index), so the entry is called through its widest signature.
   const kind = ACTION_KINDS[action.action_type] as ActionKind<ActionType>;
   return kind.describe(action as never, obs);
 }

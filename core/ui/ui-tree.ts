@@ -146,12 +146,6 @@ function unescape(value: string, offset: number): string {
   });
 }
 
-const BOOL_ATTRS: ReadonlyArray<[string, keyof UiNode]> = [
-  ['checkable', 'checkable'], ['checked', 'checked'], ['clickable', 'clickable'], ['enabled', 'enabled'],
-  ['focusable', 'focusable'], ['focused', 'focused'], ['scrollable', 'scrollable'],
-  ['long-clickable', 'longClickable'], ['password', 'password'], ['selected', 'selected'],
-];
-
 function nodeFromAttrs(attrs: Map<string, string>, offset: number): UiNode {
   const bool = (k: string) => attrs.get(k) === 'true';
   const node: UiNode = {
@@ -161,13 +155,13 @@ function nodeFromAttrs(attrs: Map<string, string>, offset: number): UiNode {
     className: attrs.get('class') ?? '',
     packageName: attrs.get('package') ?? '',
     contentDesc: attrs.get('content-desc') ?? '',
-    checkable: false, checked: false, clickable: false, enabled: false, focusable: false, focused: false,
-    scrollable: false, longClickable: false, password: false, selected: false,
+    checkable: bool('checkable'), checked: bool('checked'), clickable: bool('clickable'), enabled: bool('enabled'),
+    focusable: bool('focusable'), focused: bool('focused'), scrollable: bool('scrollable'),
+    longClickable: bool('long-clickable'), password: bool('password'), selected: bool('selected'),
     bounds: { left: 0, top: 0, right: 0, bottom: 0 },
     naf: bool('NAF'),
     children: [],
   };
-  for (const [attr, key] of BOOL_ATTRS) (node as unknown as Record<string, boolean>)[key] = bool(attr);
   const b = attrs.get('bounds');
   if (b !== undefined) {
     try {

@@ -101,3 +101,23 @@ export function sqlInsert(table: string, row: Record<string, SqlValue | boolean>
   const cols = Object.keys(row);
   return `INSERT INTO ${table} (${cols.join(', ')}) VALUES (${cols.map((c) => sqlLiteral(row[c]!)).join(', ')});`;
 }
+
+export class SqlTypeError extends Error {
+  override name = 'SqlTypeError';
+  constructor(readonly column: string, readonly value: SqlValue, readonly want: string) {
+    super(`Column ${column} holds ${JSON.stringify(value)}, expected ${want}`);
+  }
+}
+
+/** Row converters: a column that must be a number (integers and reals). */
+export function sqlNumber(row: Record<string, SqlValue>, column: string): number {
+  const v = row[column];
+  if (typeof v !== 'number') throw new SqlTypeError(column, v ?? null, 'a number');
+  return v;
+}
+
+/** A text column (NULL stays null; numbers stored in a text column are read as their text). */
+export function sqlText(row: Record<string, SqlValue>, column: string): string | null {
+  const v = row[column];
+  return v === null || v === undefined ? null : String(v);
+}

@@ -1,7 +1,7 @@
 import type { Device } from '../../../device/device.js';
 import { withoutMatches } from '../../validators/records.js';
 import { EXPENSE_CATEGORY_IDS, type ExpenseDraft } from '../../data/expenses.js';
-import { sqlExec, sqlInsert, sqlObjects } from '../../validators/sqlite.js';
+import { sqlExec, sqlInsert, sqlNumber, sqlObjects, sqlText } from '../../validators/sqlite.js';
 
 /**
  * Pro Expense's database as checkers see it through `sqlite3` on the device (real or SimDroid):
@@ -24,7 +24,10 @@ export interface ExpenseRow {
 
 export async function listExpenses(device: Device): Promise<ExpenseRow[]> {
   const rows = await sqlObjects(device, EXPENSE_DB_PATH, EXPENSE_COLUMNS, 'expense ORDER BY expense_id');
-  return rows as unknown as ExpenseRow[];
+  return rows.map((r) => ({
+    expense_id: sqlNumber(r, 'expense_id'), name: sqlText(r, 'name'), amount: sqlNumber(r, 'amount'), category: sqlNumber(r, 'category'),
+    note: sqlText(r, 'note'), created_date: sqlNumber(r, 'created_date'), modified_date: sqlNumber(r, 'modified_date'),
+  }));
 }
 
 /** Empties the table and restarts its ids, so a task's rows get ids 1..n in insertion order. */

@@ -1,7 +1,7 @@
 import type { Device } from '../../../device/device.js';
 import { withoutMatches } from '../../validators/records.js';
 import type { RecipeDraft } from '../../data/recipes.js';
-import { sqlExec, sqlInsert, sqlObjects } from '../../validators/sqlite.js';
+import { sqlExec, sqlInsert, sqlNumber, sqlObjects, sqlText } from '../../validators/sqlite.js';
 
 /**
  * Broccoli's database as checkers see it through `sqlite3` on the device (real or SimDroid):
@@ -26,7 +26,12 @@ export interface RecipeRow {
 }
 
 export async function listRecipes(device: Device): Promise<RecipeRow[]> {
-  return (await sqlObjects(device, BROCCOLI_DB_PATH, RECIPE_COLUMNS, 'recipes ORDER BY recipeId')) as unknown as RecipeRow[];
+  const rows = await sqlObjects(device, BROCCOLI_DB_PATH, RECIPE_COLUMNS, 'recipes ORDER BY recipeId');
+  return rows.map((r) => ({
+    recipeId: sqlNumber(r, 'recipeId'), title: sqlText(r, 'title'), description: sqlText(r, 'description'), servings: sqlText(r, 'servings'),
+    preparationTime: sqlText(r, 'preparationTime'), source: sqlText(r, 'source'), ingredients: sqlText(r, 'ingredients'),
+    directions: sqlText(r, 'directions'), favorite: sqlNumber(r, 'favorite'),
+  }));
 }
 
 /** Empties the recipes (and their category links) and restarts ids; categories stay. */

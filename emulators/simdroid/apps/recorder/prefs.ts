@@ -102,6 +102,7 @@ export function readPrefs(fs: FileSystem): Prefs {
     // A value of the wrong type is ignored, as getInt() on a string would fail back to the default.
     if (v !== undefined && typeof v === typeof DEFAULTS[k]) prefs[k] = v;
   }
+  // Every key holds a value of its default's type (checked above), which is what Prefs says.
   return prefs as unknown as Prefs;
 }
 

@@ -62,7 +62,9 @@ class ContentUsageError extends Error {}
 function parseBind(spec: string): { column: string; value: unknown } {
   const m = /^([^:]+):([bsilfdn]):([\s\S]*)$/.exec(spec);
   if (!m) throw new ContentUsageError(`Invalid binding: ${spec}`);
-  const [, column, type, raw] = m as unknown as [string, string, string, string];
+  const column = m[1]!;
+  const type = m[2]!;
+  const raw = m[3]!;
   switch (type) {
     case 's':
       return { column, value: raw };
