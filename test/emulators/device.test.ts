@@ -222,6 +222,29 @@ describe('input and navigation', () => {
     expect(run()).toEqual(run());
   });
 
+  it('draws first-boot content from its seed', () => {
+    const contacts = (seed: number) => {
+      const d = new SimDroid({ seed });
+      const out = sh(d, 'content query --uri content://contacts/phones --projection display_name:number');
+      d.close();
+      return out;
+    };
+    expect(contacts(1)).toBe(contacts(1));
+    expect(contacts(1)).not.toBe(contacts(2));
+  });
+
+  it('asks for the notification permission on some apps\' first launch only', () => {
+    const d = device();
+    sh(d, 'am start -n com.simplemobiletools.smsmessenger/.activities.MainActivity');
+    expect(find(d, { resourceId: 'com.android.permissioncontroller:id/permission_allow_button' })).toBeDefined();
+    tap(d, { text: "Don't allow" });
+    expect(find(d, { resourceId: 'com.android.permissioncontroller:id/permission_allow_button' })).toBeUndefined();
+    d.inputSync({ kind: 'key', key: 'HOME' });
+    sh(d, 'am start -n com.simplemobiletools.smsmessenger/.activities.MainActivity');
+    expect(find(d, { resourceId: 'com.android.permissioncontroller:id/permission_allow_button' })).toBeUndefined();
+    d.close();
+  });
+
   it('rejects bad construction options with clear errors', () => {
     expect(() => new SimDroid({ seed: -1 })).toThrow(SeedError);
     expect(() => new SimDroid({ seed: 1.5 })).toThrow(SeedError);
