@@ -1,9 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { resetForTask, runEpisode } from '../../core/episode/runner.js';
-import { OraclePolicy } from '../../core/episode/policies/oracle.js';
-import type { Policy } from '../../core/episode/policy.js';
-import { observe, type Observation } from '../../core/device/observation.js';
-import { RECIPES_TASKS } from '../../core/tasks/families/recipes/index.js';
+import { resetForTask } from '../../core/episode/runner.js';
 import type { RecipeDraft } from '../../core/tasks/data/recipes.js';
 import { AddRecipe } from '../../core/tasks/families/recipes/add.js';
 import { DeleteDuplicateRecipes, DeleteMultipleRecipes, DeleteSingleRecipe } from '../../core/tasks/families/recipes/delete.js';
@@ -201,30 +197,5 @@ describe('RecipeIngredientsQuestion', () => {
     tap(d, { resourceId: 'card_text_view_title', text: p.target.title });
     const shown = elements(d).filter((e) => e.node.resourceId.endsWith(':id/ingredient_text')).map((e) => e.node.text);
     expect(shown).toEqual(p.names);
-  });
-});
-
-describe('subgoals', () => {
-  it.each(RECIPES_TASKS.map((t) => [t.id, t] as const))('%s: the oracle reaches every subgoal, in order', async (_id, t) => {
-    const inst = instantiate(t, 5);
-    const goals = t.subgoals(inst.params);
-    let reached = 0;
-    const advance = async (obs: Observation) => {
-      while (reached < goals.length && (await goals[reached]!.check({ device: d, obs }))) reached++;
-    };
-    // Checks each screen before the oracle acts on it, so every subgoal sees the state it was reached in.
-    const oracle = new OraclePolicy();
-    const policy: Policy = {
-      name: 'watched-oracle',
-      start: (ctx) => oracle.start(ctx),
-      act: async (obs, ctx) => {
-        await advance(obs);
-        return oracle.act(obs, ctx);
-      },
-    };
-    const r = await runEpisode({ device: d, instance: inst, policy });
-    await advance(await observe(d));
-    expect(r.success).toBe(true);
-    expect(goals.slice(reached).map((g) => g.name)).toEqual([]);
   });
 });
