@@ -4,7 +4,7 @@ import { list, screen, searchBar, caption } from '../../view/widgets.js';
 import { basename, dirname } from '../../system/fs.js';
 import { deleteDialog, nameDialog, sortDialog } from './dialogs.js';
 import {
-  DOWNLOAD_DIR, STORAGE_ROOT, isDir, isWithin, listEntries, nameProblem, recentFiles, searchTree, sortEntries, uniqueName,
+  DOWNLOAD_DIR, STORAGE_ROOT, isDir, createFolderIn, isWithin, listEntries, nameProblem, recentFiles, searchTree, sortEntries,
   type DocEntry, type SortKey,
 } from './storage.js';
 import { breadcrumb, browseToolbar, docGrid, docRow, selectionToolbar, withRootsDrawer, type Crumb, type RowOpts } from './views.js';
@@ -162,18 +162,14 @@ function renameDocument(ctx: Ctx, d: Extract<Dialog, { kind: 'rename' }>): void 
 }
 
 function createFolder(ctx: Ctx, d: Extract<Dialog, { kind: 'new_folder' }>, dir: string): void {
-  const name = (ctx.fields.folder_name ?? '').trim();
-  const problem = nameProblem(name);
-  if (problem === 'empty') return;
-  if (problem === 'invalid') {
-    d.error = 'Failed to create folder';
+  const made = createFolderIn(ctx.sys.fs, dir, ctx.fields.folder_name ?? '');
+  if ('problem' in made) {
+    if (made.problem === 'invalid') d.error = 'Failed to create folder';
     return;
   }
-  // The storage provider picks "Name (1)" when the name is taken, and DocumentsUI opens the new folder.
-  const path = `${dir}/${uniqueName(ctx.sys.fs, dir, name)}`;
-  ctx.sys.fs.mkdir(path);
+  // DocumentsUI opens the new folder.
   closeDialog(ctx)();
-  openFolder(ctx, path);
+  openFolder(ctx, made.path);
 }
 
 function dialogView(ctx: Ctx, dir: string | null): DialogView | undefined {

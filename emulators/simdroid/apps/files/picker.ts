@@ -6,7 +6,7 @@ import { W } from '../../view/spec.js';
 import { dirname } from '../../system/fs.js';
 import { nameDialog } from './dialogs.js';
 import { PICK_ACTIVITY } from './browser.js';
-import { STORAGE_ROOT, isDir, isWithin, listEntries, nameProblem, sortEntries, transfer, uniqueName, type SortKey } from './storage.js';
+import { STORAGE_ROOT, createFolderIn, isDir, isWithin, listEntries, sortEntries, transfer, type SortKey } from './storage.js';
 import { breadcrumb, docRow, type Crumb } from './views.js';
 
 /**
@@ -111,17 +111,13 @@ export const picker: ActivityDef<PickerState> = {
       title: 'New folder', field: 'folder_name', value: ctx.fields.folder_name ?? '', hint: 'Folder name', error: d.error,
       onCancel: close,
       onOk: () => {
-        const name = (ctx.fields.folder_name ?? '').trim();
-        const problem = nameProblem(name);
-        if (problem === 'empty') return;
-        if (problem === 'invalid') {
-          d.error = 'Failed to create folder';
+        const made = createFolderIn(ctx.sys.fs, dir, ctx.fields.folder_name ?? '');
+        if ('problem' in made) {
+          if (made.problem === 'invalid') d.error = 'Failed to create folder';
           return;
         }
-        const path = `${dir}/${uniqueName(ctx.sys.fs, dir, name)}`;
-        ctx.sys.fs.mkdir(path);
         close();
-        open(ctx, path);
+        open(ctx, made.path);
       },
     });
     const menu = ctx.s.menu

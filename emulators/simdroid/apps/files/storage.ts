@@ -178,6 +178,19 @@ export function nameProblem(name: string): 'empty' | 'invalid' | null {
   return null;
 }
 
+/**
+ * Creates a folder the way the storage provider does: a taken name becomes "Name (1)". Returns the
+ * new folder's path, or what is wrong with the name (the dialog shows it and stays open).
+ */
+export function createFolderIn(fs: FileSystem, dir: string, rawName: string): { path: string } | { problem: 'empty' | 'invalid' } {
+  const name = rawName.trim();
+  const problem = nameProblem(name);
+  if (problem) return { problem };
+  const path = `${dir}/${uniqueName(fs, dir, name)}`;
+  fs.mkdir(path);
+  return { path };
+}
+
 /** Whether `path` is `folder` or inside it (a folder cannot be moved into itself). */
 export function isWithin(path: string, folder: string): boolean {
   return path === folder || path.startsWith(`${folder}/`);
