@@ -112,7 +112,16 @@ export class AppLaunchError extends Error {
 
 /** Carries out an action on a device. Terminal actions (answer, status) do nothing on the device. */
 export async function executeAction(device: Device, action: Action, obs: Observation): Promise<void> {
-  const plan = planInput(action, obs);
+  await performPlan(device, action, planInput(action, obs));
+}
+
+export type InputPlan = ReturnType<typeof planInput>;
+
+/**
+ * Sends a validated plan to the device. Failures here are the device's (disconnected, adb gone),
+ * except AppLaunchError, which means the app is not installed there.
+ */
+export async function performPlan(device: Device, action: Action, plan: InputPlan): Promise<void> {
   if (plan === null) {
     if (action.action_type === 'wait') await device.idle(Math.round((action.seconds ?? 1) * 1000));
     return;

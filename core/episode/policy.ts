@@ -1,6 +1,8 @@
 import type { Observation } from '../device/observation.js';
 import type { TaskInstance } from '../tasks/instance.js';
-import type { StepRecord } from './runner.js';
+import type { Candidate, StepRecord } from './record.js';
+
+export type { Candidate } from './record.js';
 
 export interface PolicyContext {
   instruction: string;
@@ -8,12 +10,6 @@ export interface PolicyContext {
   step: number;
   history: readonly StepRecord[];
   instance?: TaskInstance;
-}
-
-/** A scored alternative the policy considered (recorded for the step-through UI and rewards). */
-export interface Candidate {
-  action: unknown;
-  score: number;
 }
 
 export interface PolicyDecision {
@@ -28,5 +24,6 @@ export interface Policy {
   readonly name: string;
   /** Called once before the first step of an episode. */
   start?(ctx: { instruction: string; instance?: TaskInstance }): void | Promise<void>;
-  act(obs: Observation, ctx: PolicyContext): PolicyDecision | Promise<PolicyDecision>;
+  /** The next action; null when the policy has nothing more to do (a replay ran out of actions). */
+  act(obs: Observation, ctx: PolicyContext): PolicyDecision | null | Promise<PolicyDecision | null>;
 }

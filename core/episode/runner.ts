@@ -1,60 +1,62 @@
-import { isSnapshotCapable, BOOT_SNAPSHOT, type Device, type ForegroundApp } from '../device/device.js';
+import { isSnapshotCapable, BOOT_SNAPSHOT, type Device } from '../device/device.js';
 import { observe, type Observation } from '../device/observation.js';
-import { parseAction, isTerminal, type Action } from '../actions/schema.js';
+import { IMMEDIATE_SETTLE, waitUntilStable, type SettleOptions } from '../device/stable.js';
+import { ActionParseError, parseAction, isTerminal, type Action } from '../actions/schema.js';
 import { describeAction } from '../actions/kinds.js';
-import { executeAction } from '../actions/execute.js';
+import { AppLaunchError, performPlan, planInput } from '../actions/execute.js';
+import { actionElement } from '../actions/target.js';
+import { elementLabel, serializeUiTree } from '../ui/ui-tree.js';
 import type { TaskInstance } from '../tasks/instance.js';
 import type { EpisodeOutcome } from '../tasks/task.js';
-import type { Candidate, Policy } from './policy.js';
+import type { Policy, PolicyDecision } from './policy.js';
+import {
+  errorOf, type EpisodeRecorder, type EpisodeResult, type EpisodeStatus, type ObservationRecord, type StepError,
+  type StepRecord, type Termination,
+} from './record.js';
+
+export type { EpisodeResult, StepRecord, StepError, Termination } from './record.js';
 
 export const DEFAULT_MAX_STEPS = 20;
 
-export interface StepError {
-  name: string;
-  message: string;
-}
-
-export interface StepRecord {
+/** What the policy proposed for a step, before it is carried out (breakpoints look at this). */
+export interface StepProposal {
   index: number;
-  /** What the policy returned, verbatim. */
-  raw: unknown;
-  /** The parsed action, when it parsed. */
+  obs: Observation;
+  decision: PolicyDecision;
+  /** The parsed action, or the parse error. */
   action?: Action;
-  description?: string;
-  thought?: string;
-  candidates?: Candidate[];
-  /** Why the action could not be parsed or carried out; the device was left unchanged. */
-  error?: StepError;
-  foreground: ForegroundApp;
-}
-
-export type Termination = 'answer' | 'status' | 'max_steps' | 'policy_error';
-
-export interface EpisodeResult {
-  templateId: string;
-  seed: number;
-  instruction: string;
-  steps: StepRecord[];
-  success: boolean;
-  outcome: EpisodeOutcome;
-  terminatedBy: Termination;
-  /** A policy crash (the episode ended early). */
   error?: StepError;
 }
+
+/** Points where a step-through controller can hold the episode or change its course. */
+export interface EpisodeHooks {
+  /** Before each step is observed: resolve 'stop' to end the episode there. */
+  beforeStep?(index: number): Promise<'continue' | 'stop'>;
+  /** After the policy proposed, before acting: may replace the action (a person's override) or stop. */
+  beforeAct?(proposal: StepProposal): Promise<{ override?: unknown; stop?: boolean } | void>;
+}
+
+export type ScreenshotMode = 'none' | 'full' | 'half';
 
 export interface RunEpisodeOptions {
   device: Device;
   instance: TaskInstance;
   policy: Policy;
+  /** Default: the template's own budget, else 20 (AndroidWorld-Generalization's cap). */
   maxSteps?: number;
-  /** Ask the device for a screenshot each step (slower; not needed by oracle or random policies). */
-  screenshots?: boolean;
+  /** Record a screenshot with every step (the policy sees it too). Default 'none'. */
+  screenshots?: ScreenshotMode;
+  recorder?: EpisodeRecorder;
+  hooks?: EpisodeHooks;
+  /**
+   * An unparseable action ends the episode ('end', the default) or is recorded as a failed step
+   * and the policy tries again ('continue'). Parseable but impossible actions (an index out of
+   * range, typing with no focused field) always continue: the device is untouched.
+   */
+  onMalformed?: 'end' | 'continue';
+  settle?: SettleOptions;
   /** Called after every step, e.g. to print progress. */
   onStep?: (step: StepRecord, obs: Observation) => void;
-}
-
-function errorOf(e: unknown): StepError {
-  return e instanceof Error ? { name: e.name, message: e.message } : { name: 'Error', message: String(e) };
 }
 
 /** Restores the device's boot snapshot when it has one (SimDroid, AVDs), then sets up the task. */
@@ -63,69 +65,214 @@ export async function resetForTask(device: Device, instance: TaskInstance): Prom
   await instance.template.initialize(device, instance.params);
 }
 
+/** A device operation failed (not the agent's fault): the episode ends as an error. */
+class EnvironmentError extends Error {
+  override name = 'EnvironmentError';
+  constructor(readonly phase: string, failure: unknown) {
+    super(`${phase}: ${failure instanceof Error ? `${failure.name}: ${failure.message}` : String(failure)}`);
+  }
+}
+
+/** The policy failed outside a step (in start()). */
+class PolicyStartError extends Error {
+  override name = 'PolicyStartError';
+  constructor(readonly failure: StepError) {
+    super(failure.message);
+  }
+}
+
+async function env<T>(phase: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    throw new EnvironmentError(phase, e);
+  }
+}
+
+function observationRecord(obs: Observation): ObservationRecord {
+  const rec: ObservationRecord = { xml: serializeUiTree(obs.tree) };
+  if (obs.screenshot) rec.screenshot = obs.screenshot;
+  return rec;
+}
+
+const since = (t: number) => performance.now() - t;
+
 /**
- * Runs one episode: reset, then observe → policy → act until an `answer` or `status` action or
- * the step budget, then check. A malformed or impossible action is recorded with its error and
- * leaves the device unchanged; a policy that throws ends the episode (recorded, not rethrown).
+ * Runs one episode: reset (snapshot restore + task initialize) → observe → policy → act → wait
+ * until stable → record, until an `answer` or `status` action or the step budget, then check.
+ * Nothing is thrown for the agent's or the device's failures: they end the episode with a status
+ * and an error that is recorded.
  */
 export async function runEpisode(opts: RunEpisodeOptions): Promise<EpisodeResult> {
-  const { device, instance, policy } = opts;
+  const { device, instance, policy, recorder, hooks } = opts;
   const maxSteps = opts.maxSteps ?? instance.template.maxSteps ?? DEFAULT_MAX_STEPS;
-  await resetForTask(device, instance);
-  await policy.start?.({ instruction: instance.instruction, instance });
+  const shots = opts.screenshots ?? 'none';
+  const t0 = performance.now();
+  const startedAt = Date.now();
   const steps: StepRecord[] = [];
   const actions: Action[] = [];
   const outcome: EpisodeOutcome = { actions };
   let terminatedBy: Termination = 'max_steps';
   let error: StepError | undefined;
+  const look = () => env('observe', () => observe(device, shots === 'none' ? {} : { screenshot: true, scale: shots === 'full' ? 1 : 0.5 }));
 
-  for (let i = 0; i < maxSteps; i++) {
-    const obs = await observe(device, { screenshot: opts.screenshots ?? false });
-    let decision;
+  let resetMs = 0;
+  try {
+    const tReset = performance.now();
+    await env('reset', () => resetForTask(device, instance));
+    resetMs = since(tReset);
+    const screen = await env('screen', () => device.screenInfo());
+    await recorder?.begin({
+      templateId: instance.template.id, seed: instance.seed, instruction: instance.instruction, params: instance.params,
+      policy: policy.name, device: { serial: device.serial, ...screen }, maxSteps, startedAt,
+    });
     try {
-      decision = await policy.act(obs, { instruction: instance.instruction, step: i, history: steps, instance });
+      await policy.start?.({ instruction: instance.instruction, instance });
     } catch (e) {
-      error = errorOf(e);
-      terminatedBy = 'policy_error';
-      break;
+      throw new PolicyStartError(errorOf(e));
     }
-    const step: StepRecord = { index: i, raw: decision.action, foreground: obs.foreground };
-    if (decision.thought !== undefined) step.thought = decision.thought;
-    if (decision.candidates !== undefined) step.candidates = decision.candidates;
-    try {
-      const action = parseAction(decision.action);
-      step.action = action;
-      step.description = describeAction(action, obs);
-      await executeAction(device, action, obs);
-      actions.push(action);
-    } catch (e) {
-      step.error = errorOf(e);
-    }
-    steps.push(step);
-    opts.onStep?.(step, obs);
-    const a = step.action;
-    if (a && !step.error && isTerminal(a)) {
-      if (a.action_type === 'answer') {
-        outcome.answer = a.text;
-        terminatedBy = 'answer';
-      } else {
-        outcome.status = a.goal_status;
-        terminatedBy = 'status';
+
+    for (let i = 0; i < maxSteps; i++) {
+      if (hooks?.beforeStep && (await hooks.beforeStep(i)) === 'stop') {
+        terminatedBy = 'stopped';
+        break;
       }
-      break;
+      const stepStart = Date.now();
+      let t = performance.now();
+      const obs = await look();
+      const observeMs = since(t);
+
+      t = performance.now();
+      let decision: PolicyDecision | null;
+      try {
+        decision = await policy.act(obs, { instruction: instance.instruction, step: i, history: steps, instance });
+      } catch (e) {
+        error = errorOf(e);
+        terminatedBy = 'policy_error';
+        break;
+      }
+      const policyMs = since(t);
+      if (decision === null) {
+        terminatedBy = 'policy_done';
+        break;
+      }
+
+      const proposal: StepProposal = { index: i, obs, decision };
+      try {
+        proposal.action = parseAction(decision.action);
+      } catch (e) {
+        proposal.error = errorOf(e);
+      }
+      let raw: unknown = decision.action;
+      let overridden = false;
+      const verdict = hooks?.beforeAct ? await hooks.beforeAct(proposal) : undefined;
+      if (verdict?.stop) {
+        terminatedBy = 'stopped';
+        break;
+      }
+      if (verdict && 'override' in verdict && verdict.override !== undefined) {
+        raw = verdict.override;
+        overridden = true;
+      }
+
+      const step: StepRecord = {
+        index: i, raw, foreground: obs.foreground, startedAt: stepStart,
+        timings: { observeMs, policyMs, actMs: 0, settleMs: 0 },
+      };
+      if (decision.thought !== undefined) step.thought = decision.thought;
+      if (decision.candidates !== undefined) step.candidates = decision.candidates;
+      if (overridden) step.overridden = true;
+
+      let action: Action | undefined;
+      try {
+        action = overridden ? parseAction(raw) : proposal.action ?? parseAction(raw);
+      } catch (e) {
+        step.error = errorOf(e);
+      }
+      if (action) {
+        step.action = action;
+        let plan;
+        try {
+          step.description = describeAction(action, obs);
+          const el = actionElement(action, obs);
+          if (el) step.target = { ordinal: el.ordinal, bounds: el.node.bounds, label: elementLabel(el) };
+          plan = planInput(action, obs);
+        } catch (e) {
+          step.error = errorOf(e);
+        }
+        if (!step.error) {
+          t = performance.now();
+          try {
+            await performPlan(device, action, plan!);
+          } catch (e) {
+            if (!(e instanceof AppLaunchError)) throw new EnvironmentError('act', e);
+            step.error = errorOf(e);
+          }
+          step.timings.actMs = since(t);
+          if (!step.error) {
+            actions.push(action);
+            t = performance.now();
+            if (!isTerminal(action)) await env('settle', () => waitUntilStable(device, opts.settle ?? IMMEDIATE_SETTLE));
+            step.timings.settleMs = since(t);
+          }
+        }
+      }
+      steps.push(step);
+      await recorder?.step(step, observationRecord(obs));
+      opts.onStep?.(step, obs);
+
+      if (step.error && step.error.name === ActionParseError.name && (opts.onMalformed ?? 'end') === 'end') {
+        error = step.error;
+        terminatedBy = 'malformed_action';
+        break;
+      }
+      if (action && !step.error && isTerminal(action)) {
+        if (action.action_type === 'answer') {
+          outcome.answer = action.text;
+          terminatedBy = 'answer';
+        } else {
+          outcome.status = action.goal_status;
+          terminatedBy = 'status';
+        }
+        break;
+      }
+    }
+  } catch (e) {
+    if (e instanceof EnvironmentError) {
+      error = errorOf(e);
+      terminatedBy = 'environment_error';
+    } else if (e instanceof PolicyStartError) {
+      error = e.failure;
+      terminatedBy = 'policy_error';
+    } else {
+      throw e;
     }
   }
-  const success = await instance.template.check(device, instance.params, outcome);
-  await instance.template.teardown?.(device, instance.params);
+
+  // The checker reads the device; an environment failure means there is no verdict to trust.
+  let success = false;
+  const tCheck = performance.now();
+  let final: ObservationRecord = { xml: '' };
+  if (terminatedBy !== 'environment_error') {
+    try {
+      success = await instance.template.check(device, instance.params, outcome);
+      await instance.template.teardown?.(device, instance.params);
+      final = observationRecord(await look());
+    } catch (e) {
+      error = errorOf(new EnvironmentError('check', e));
+      terminatedBy = 'environment_error';
+      success = false;
+    }
+  }
+  const checkMs = since(tCheck);
+  const failedRun = terminatedBy === 'policy_error' || terminatedBy === 'environment_error' || terminatedBy === 'stopped';
+  const status: EpisodeStatus = failedRun ? 'error' : success ? 'success' : 'failure';
   const result: EpisodeResult = {
-    templateId: instance.template.id,
-    seed: instance.seed,
-    instruction: instance.instruction,
-    steps,
-    success,
-    outcome,
-    terminatedBy,
+    templateId: instance.template.id, seed: instance.seed, instruction: instance.instruction, policy: policy.name,
+    steps, success, status, outcome, terminatedBy,
+    timings: { resetMs, checkMs, totalMs: since(t0) }, startedAt, finishedAt: Date.now(),
   };
   if (error) result.error = error;
+  await recorder?.end(result, final);
   return result;
 }

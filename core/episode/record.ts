@@ -1,0 +1,120 @@
+import type { Action } from '../actions/schema.js';
+import type { ForegroundApp, ScreenInfo } from '../device/device.js';
+import type { Bounds } from '../ui/ui-tree.js';
+import type { EpisodeOutcome } from '../tasks/task.js';
+
+/**
+ * What an episode leaves behind: the data the runner produces, the trajectory store keeps, the
+ * step-through UI shows and the trainers read. Plain data throughout (JSON-able but for PNG bytes).
+ */
+export interface StepError {
+  name: string;
+  message: string;
+}
+
+/** A scored alternative the policy considered. */
+export interface Candidate {
+  action: unknown;
+  score: number;
+}
+
+/** Wall-clock milliseconds spent in each phase of a step. */
+export interface StepTimings {
+  observeMs: number;
+  policyMs: number;
+  actMs: number;
+  /** Waiting until the screen is stable after acting. */
+  settleMs: number;
+}
+
+export interface StepRecord {
+  /** 0-based position in the episode. */
+  index: number;
+  /** What the policy returned, verbatim (JSON text or an object). */
+  raw: unknown;
+  /** The parsed action, when it parsed. */
+  action?: Action;
+  /** One line, e.g. `Tap "Save" in Contacts` (rewards match milestones against it). */
+  description?: string;
+  thought?: string;
+  candidates?: Candidate[];
+  /** Why the action could not be parsed or carried out; the device was left unchanged. */
+  error?: StepError;
+  /** The action came from a person (step-through override), not the policy. */
+  overridden?: boolean;
+  /** The app in front when the action was chosen. */
+  foreground: ForegroundApp;
+  /** The element the action touched, for overlays in the replay viewer. */
+  target?: { ordinal: number; bounds: Bounds; label: string };
+  timings: StepTimings;
+  /** Wall-clock time the step started (epoch ms). */
+  startedAt: number;
+}
+
+/** The screen as the agent saw it before a step (or at the end of the episode). */
+export interface ObservationRecord {
+  /** The accessibility tree, uiautomator XML. */
+  xml: string;
+  /** PNG bytes, when screenshots are recorded. */
+  screenshot?: Buffer;
+}
+
+export const TERMINATIONS = [
+  'answer', 'status', 'max_steps', 'policy_done', 'policy_error', 'malformed_action', 'stopped', 'environment_error',
+] as const;
+export type Termination = (typeof TERMINATIONS)[number];
+
+/**
+ * success / failure are the checker's verdict; error means the episode says nothing about the task
+ * (the policy crashed, the device failed, it was stopped): training must not learn from it.
+ */
+export type EpisodeStatus = 'success' | 'failure' | 'error';
+
+export interface EpisodeStart {
+  templateId: string;
+  seed: number;
+  instruction: string;
+  params: unknown;
+  policy: string;
+  device: { serial: string } & ScreenInfo;
+  maxSteps: number;
+  startedAt: number;
+}
+
+export interface EpisodeTimings {
+  resetMs: number;
+  checkMs: number;
+  totalMs: number;
+}
+
+export interface EpisodeResult {
+  templateId: string;
+  seed: number;
+  instruction: string;
+  policy: string;
+  steps: StepRecord[];
+  success: boolean;
+  status: EpisodeStatus;
+  outcome: EpisodeOutcome;
+  terminatedBy: Termination;
+  /** Why the episode ended early (policy crash, environment failure, malformed action). */
+  error?: StepError;
+  timings: EpisodeTimings;
+  startedAt: number;
+  finishedAt: number;
+}
+
+/**
+ * Receives an episode as it happens. The trajectory store implements it (each step is written as
+ * soon as it is taken, so a crash loses nothing completed); the parallel runner forwards it from
+ * worker threads.
+ */
+export interface EpisodeRecorder {
+  begin(start: EpisodeStart): void | Promise<void>;
+  step(step: StepRecord, before: ObservationRecord): void | Promise<void>;
+  end(result: EpisodeResult, final: ObservationRecord): void | Promise<void>;
+}
+
+export function errorOf(e: unknown): StepError {
+  return e instanceof Error ? { name: e.name, message: e.message } : { name: 'Error', message: String(e) };
+}
