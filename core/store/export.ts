@@ -1,0 +1,99 @@
+import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { getScreenshot, getTree } from './content.js';
+import type { ReadableDB } from './db.js';
+import {
+  EPISODES_FILE, FORMAT_NAME, FORMAT_VERSION, MANIFEST_FILE, SCREENSHOT_DIR, screenshotPath, TREE_DIR, treePath,
+  type EpisodeLine, type Manifest, type StepLine,
+} from './format.js';
+import type { EpisodeId } from './ids.js';
+import { episodeIds, type EpisodeFilter } from './queries.js';
+import type { StoredStep } from './steps.js';
+import { loadTrajectory, type Trajectory } from './trajectory.js';
+
+export interface ExportSummary {
+  dir: string;
+  manifest: Manifest;
+}
+
+/** Converts a stored trajectory to one line of episodes.jsonl. */
+export function trajectoryToLine(t: Trajectory): EpisodeLine {
+  const { episode: e, instance: i } = t;
+  return {
+    uid: e.uid, template: i.templateId, apps: i.template.apps, difficulty: i.template.difficulty, task_kind: i.template.kind,
+    tags: i.template.tags, seed: i.seed, params: i.params, instruction: i.instruction, policy: e.policy, status: e.status,
+    success: e.success, terminated_by: e.terminatedBy, answer: e.answer, error: e.error, max_steps: e.maxSteps,
+    started_at: e.startedAt, finished_at: e.finishedAt,
+    timings: e.timings && { reset_ms: e.timings.resetMs, check_ms: e.timings.checkMs, total_ms: e.timings.totalMs },
+    device: e.device,
+    steps: t.steps.map(stepToLine),
+    final_screenshot: t.final.screenshot && screenshotPath(t.final.screenshot),
+    final_tree: t.final.tree && treePath(t.final.tree),
+  };
+}
+
+function stepToLine(s: StoredStep): StepLine {
+  return {
+    index: s.index, started_at: s.startedAt, raw: s.raw, action: s.action ?? null, description: s.description ?? null,
+    thought: s.thought ?? null, candidates: s.candidates ?? null, error: s.error ?? null, overridden: s.overridden ?? false,
+    foreground: s.foreground, target: s.target ?? null,
+    timings: { observe_ms: s.timings.observeMs, policy_ms: s.timings.policyMs, act_ms: s.timings.actMs, settle_ms: s.timings.settleMs },
+    rewards: s.rewards,
+    screenshot: s.screenshot && screenshotPath(s.screenshot),
+    tree: s.tree && treePath(s.tree),
+  };
+}
+
+// Array.isArray does not narrow a readonly array out of a union.
+function isIdList(s: readonly EpisodeId[] | EpisodeFilter): s is readonly EpisodeId[] {
+  return Array.isArray(s);
+}
+
+/**
+ * Writes the chosen episodes (ids, or every episode matching a filter, oldest first) to `dir`:
+ * episodes.jsonl, each referenced screenshot and tree once, and manifest.json last, so a directory
+ * with a manifest is a complete export. Files already in `dir` under the same hash are kept (same
+ * name, same bytes).
+ */
+export function exportEpisodes(db: ReadableDB, selection: readonly EpisodeId[] | EpisodeFilter, dir: string): ExportSummary {
+  const ids = isIdList(selection) ? selection : episodeIds(db, selection);
+  // The manifest marks a complete export: an old one must not vouch for a half-written new one.
+  rmSync(join(dir, MANIFEST_FILE), { force: true });
+  mkdirSync(join(dir, SCREENSHOT_DIR), { recursive: true });
+  mkdirSync(join(dir, TREE_DIR), { recursive: true });
+  const shots = new Set<string>();
+  const trees = new Set<string>();
+  let steps = 0;
+  const partial = join(dir, `${EPISODES_FILE}.partial`);
+  const fd = openSync(partial, 'w');
+  try {
+    for (const id of ids) {
+      const t = loadTrajectory(db, id);
+      for (const sha of [...t.steps.map((s) => s.screenshot), t.final.screenshot]) {
+        if (sha && !shots.has(sha)) {
+          shots.add(sha);
+          const file = join(dir, screenshotPath(sha));
+          if (!existsSync(file)) writeFileSync(file, getScreenshot(db, sha));
+        }
+      }
+      for (const sha of [...t.steps.map((s) => s.tree), t.final.tree]) {
+        if (sha && !trees.has(sha)) {
+          trees.add(sha);
+          const file = join(dir, treePath(sha));
+          if (!existsSync(file)) writeFileSync(file, getTree(db, sha));
+        }
+      }
+      steps += t.steps.length;
+      writeSync(fd, `${JSON.stringify(trajectoryToLine(t))}\n`);
+    }
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(partial, join(dir, EPISODES_FILE));
+  const manifest: Manifest = {
+    format: FORMAT_NAME, version: FORMAT_VERSION, exported_at: new Date().toISOString(),
+    counts: { episodes: ids.length, steps, screenshots: shots.size, trees: trees.size },
+  };
+  writeFileSync(join(dir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
+  return { dir, manifest };
+}

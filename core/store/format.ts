@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { ActionSchema } from '../actions/schema.js';
+import { TERMINATIONS } from '../episode/record.js';
+import { STORED_EPISODE_STATUSES } from './statuses.js';
+
+/**
+ * The exchange format for trajectories (docs/trajectory-format.md): a directory with
+ * `manifest.json`, `episodes.jsonl` (one episode per line) and the screenshots and trees they refer
+ * to, each file named by the SHA-256 of its bytes. Keys are snake_case for the Python side. Unknown
+ * keys are ignored, so a minor addition does not need a new version; `version` changes when a field
+ * changes meaning or is removed.
+ */
+export const FORMAT_NAME = 'awb-trajectories';
+export const FORMAT_VERSION = 1;
+export const EPISODES_FILE = 'episodes.jsonl';
+export const MANIFEST_FILE = 'manifest.json';
+export const SCREENSHOT_DIR = 'screenshots';
+export const TREE_DIR = 'trees';
+
+export const screenshotPath = (sha: string) => `${SCREENSHOT_DIR}/${sha}.png`;
+export const treePath = (sha: string) => `${TREE_DIR}/${sha}.xml`;
+
+// Paths are checked to be exactly these shapes: an import never reads outside its directory.
+const ScreenshotRef = z.string().regex(/^screenshots\/[0-9a-f]{64}\.png$/, 'expected "screenshots/<sha256>.png"');
+const TreeRef = z.string().regex(/^trees\/[0-9a-f]{64}\.xml$/, 'expected "trees/<sha256>.xml"');
+
+const ErrorLine = z.object({ name: z.string(), message: z.string() });
+const Reward = z.object({ value: z.number(), explanation: z.string() });
+
+export const StepLine = z.object({
+  index: z.number().int().min(0),
+  started_at: z.number().int(),
+  /** What the policy returned, verbatim (JSON text as a string, or an object). */
+  raw: z.unknown(),
+  action: ActionSchema.nullable(),
+  description: z.string().nullable(),
+  thought: z.string().nullable(),
+  candidates: z.array(z.object({ action: z.unknown(), score: z.number() })).nullable(),
+  error: ErrorLine.nullable(),
+  overridden: z.boolean(),
+  foreground: z.object({ package: z.string(), activity: z.string() }),
+  target: z.object({
+    ordinal: z.number().int(),
+    bounds: z.object({ left: z.number(), top: z.number(), right: z.number(), bottom: z.number() }),
+    label: z.string(),
+  }).nullable(),
+  timings: z.object({ observe_ms: z.number(), policy_ms: z.number(), act_ms: z.number(), settle_ms: z.number() }),
+  rewards: z.record(z.string(), Reward),
+  screenshot: ScreenshotRef.nullable(),
+  tree: TreeRef.nullable(),
+});
+export type StepLine = z.infer<typeof StepLine>;
+
+export const EpisodeLine = z.object({
+  uid: z.string().min(1).max(200),
+  template: z.string().min(1),
+  apps: z.array(z.string()),
+  difficulty: z.enum(['easy', 'medium', 'hard']).nullable(),
+  task_kind: z.enum(['completion', 'information_retrieval']).nullable(),
+  tags: z.array(z.string()),
+  seed: z.number().int().min(0),
+  params: z.unknown(),
+  instruction: z.string(),
+  policy: z.string(),
+  status: z.enum(STORED_EPISODE_STATUSES),
+  success: z.boolean().nullable(),
+  terminated_by: z.enum(TERMINATIONS).nullable(),
+  answer: z.string().nullable(),
+  error: ErrorLine.nullable(),
+  max_steps: z.number().int().min(0).nullable(),
+  started_at: z.number().int(),
+  finished_at: z.number().int().nullable(),
+  timings: z.object({ reset_ms: z.number(), check_ms: z.number(), total_ms: z.number() }).nullable(),
+  device: z.object({ serial: z.string().min(1), width: z.number().int(), height: z.number().int(), density: z.number() }).nullable(),
+  steps: z.array(StepLine).refine((steps) => steps.every((s, i) => s.index === i), 'step indexes must be 0, 1, 2, … in order'),
+  final_screenshot: ScreenshotRef.nullable(),
+  final_tree: TreeRef.nullable(),
+});
+export type EpisodeLine = z.infer<typeof EpisodeLine>;
+
+export const Manifest = z.object({
+  format: z.literal(FORMAT_NAME),
+  version: z.number().int().min(1),
+  exported_at: z.string(),
+  counts: z.object({ episodes: z.number().int(), steps: z.number().int(), screenshots: z.number().int(), trees: z.number().int() }),
+});
+export type Manifest = z.infer<typeof Manifest>;

@@ -1,0 +1,27 @@
+/**
+ * The trajectory store: runs, episodes, steps with their observations and rewards, in one SQLite
+ * file. Repository functions take a branded connection (`openStore` / `openStoreReadonly`); the
+ * recorder plugs into the episode runner; export/import move episodes between stores and to Python.
+ */
+export { openStore, openStoreReadonly, type ReadableDB, type WritableDB } from './db.js';
+export { LATEST_VERSION, migrate, schemaVersion } from './migrate.js';
+export type { EpisodeId, RunId } from './ids.js';
+export * from './errors.js';
+export { STORED_EPISODE_STATUSES, type StatusCounts, type StoredEpisodeStatus } from './statuses.js';
+export { deviceKindOf, type DeviceInfo, type DeviceKind, type TemplateInfo } from './catalog.js';
+export { contentStats, getScreenshot, getTree, type ContentStats } from './content.js';
+export {
+  createRun, finishRun, getRun, InstanceSet, listRuns, resumeRun,
+  type NewRun, type ResumeState, type Run, type RunConfig, type RunKind, type RunStatus, type RunSummary,
+} from './runs.js';
+export { episodeIdByUid, type EpisodeInfo } from './episodes.js';
+export type { Reward, StoredStep } from './steps.js';
+export { OUTCOME_REWARD, putRewards, type StepReward } from './rewards.js';
+export { StoreRecorder, type StoreRecorderOptions } from './recorder.js';
+export {
+  EpisodeFilterSchema, listEpisodes, successfulEpisodes, type EpisodeFilter, type EpisodePage, type EpisodeSummary,
+} from './queries.js';
+export { loadTrajectory, type InstanceInfo, type Trajectory } from './trajectory.js';
+export { exportEpisodes, type ExportSummary } from './export.js';
+export { importEpisodes, type ImportSummary } from './import.js';
+export { FORMAT_VERSION } from './format.js';

@@ -1,0 +1,13 @@
+import type { WritableDB } from '../db.js';
+import { up as up0001 } from './0001-initial.js';
+
+export interface Migration {
+  version: number;
+  name: string;
+  up(db: WritableDB): void;
+}
+
+/** Every schema version in order; add a file `NNNN-name.ts` exporting `up(db)` and append it here. */
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: 'initial', up: up0001 },
+];

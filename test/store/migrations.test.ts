@@ -1,0 +1,106 @@
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openStore, openStoreReadonly, type WritableDB } from '../../core/store/db.js';
+import { checkMigrationList, LATEST_VERSION, migrate, schemaVersion } from '../../core/store/migrate.js';
+import { MIGRATIONS } from '../../core/store/migrations/index.js';
+import { createRun, listRuns } from '../../core/store/runs.js';
+import { MigrationListError, StoreNeedsMigrationError, StoreVersionFromFutureError } from '../../core/store/errors.js';
+import { tempDir } from './helpers.js';
+
+const TABLES = ['devices', 'episodes', 'runs', 'screenshots', 'step_rewards', 'steps', 'task_instances', 'task_templates', 'ui_trees'];
+
+let tmp: ReturnType<typeof tempDir>;
+beforeEach(() => {
+  tmp = tempDir();
+});
+afterEach(() => tmp.cleanup());
+
+function tables(db: Database.Database): Array<{ name: string; strict: number }> {
+  return db.prepare(`SELECT name, strict FROM pragma_table_list WHERE schema = 'main' AND name NOT LIKE 'sqlite_%' ORDER BY name`).all() as Array<{ name: string; strict: number }>;
+}
+
+describe('store migrations', () => {
+  it('migrates an empty database to the latest version, every table STRICT', () => {
+    const db = openStore(':memory:');
+    expect(schemaVersion(db)).toBe(LATEST_VERSION);
+    expect(tables(db)).toEqual(TABLES.map((name) => ({ name, strict: 1 })));
+    db.close();
+  });
+
+  it('makes mandatory relations NOT NULL foreign keys', () => {
+    const db = openStore(':memory:');
+    const notNull = (table: string, column: string) =>
+      (db.prepare(`SELECT "notnull" FROM pragma_table_info(?) WHERE name = ?`).pluck().get(table, column) as number);
+    for (const [table, column] of [['episodes', 'run_id'], ['episodes', 'instance_id'], ['steps', 'episode_id'], ['task_instances', 'template_id'], ['step_rewards', 'episode_id']] as const) {
+      expect(notNull(table, column), `${table}.${column}`).toBe(1);
+    }
+    expect(() => db.prepare(`INSERT INTO episodes (uid, run_id, instance_id, policy, status, started_at) VALUES ('u', 99, 99, 'p', 'running', 0)`).run())
+      .toThrow(/FOREIGN KEY/);
+    db.close();
+  });
+
+  it('opens in WAL mode with synchronous NORMAL and foreign keys on', () => {
+    const path = join(tmp.dir, 'store.db');
+    const db = openStore(path);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('synchronous', { simple: true })).toBe(1);
+    expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(db.pragma('busy_timeout', { simple: true })).toBeGreaterThan(0);
+    db.close();
+  });
+
+  it('reopens an up-to-date store without changing it', () => {
+    const path = join(tmp.dir, 'store.db');
+    const db = openStore(path);
+    createRun(db, { kind: 'single', name: 'kept' });
+    db.close();
+    const again = openStore(path);
+    expect(schemaVersion(again)).toBe(LATEST_VERSION);
+    expect(listRuns(again).map((r) => r.name)).toEqual(['kept']);
+    again.close();
+  });
+
+  it('refuses a store from the future, naming both versions', () => {
+    const path = join(tmp.dir, 'future.db');
+    openStore(path).close();
+    const raw = new Database(path);
+    raw.pragma(`user_version = ${LATEST_VERSION + 3}`);
+    raw.close();
+    const err = (() => {
+      try {
+        openStore(path);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(StoreVersionFromFutureError);
+    expect(err).toMatchObject({ found: LATEST_VERSION + 3, supported: LATEST_VERSION });
+    expect(() => openStoreReadonly(path)).toThrow(StoreVersionFromFutureError);
+  });
+
+  it('refuses to read a store that needs migrating, read-only', () => {
+    const path = join(tmp.dir, 'old.db');
+    new Database(path).close();
+    expect(() => openStoreReadonly(path)).toThrow(StoreNeedsMigrationError);
+  });
+
+  it('lists migrations as versions 1, 2, 3, … with a name each', () => {
+    expect(MIGRATIONS.map((m) => m.version)).toEqual(MIGRATIONS.map((_, i) => i + 1));
+    for (const m of MIGRATIONS) expect(m.name).toMatch(/^[a-z0-9-]+$/);
+    expect(() => checkMigrationList(MIGRATIONS)).not.toThrow();
+    expect(() => checkMigrationList([{ version: 1 }, { version: 3 }])).toThrow(MigrationListError);
+    expect(() => checkMigrationList([{ version: 2 }, { version: 1 }])).toThrow(MigrationListError);
+  });
+
+  it('applies pending migrations in one transaction: a failing one leaves the store as it was', () => {
+    const raw = new Database(':memory:') as WritableDB;
+    const failing = [...MIGRATIONS, { version: MIGRATIONS.length + 1, name: 'broken', up: () => { throw new Error('broken migration'); } }];
+    expect(() => migrate(raw, ':memory:', failing.length, failing)).toThrow('broken migration');
+    expect(schemaVersion(raw)).toBe(0);
+    expect(tables(raw)).toEqual([]);
+    expect(migrate(raw, ':memory:', 1)).toBe(1);
+    expect(schemaVersion(raw)).toBe(1);
+    raw.close();
+  });
+});
