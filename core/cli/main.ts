@@ -1,18 +1,31 @@
+import { createInterface } from 'node:readline';
 import { SimDroid } from '../../emulators/simdroid/simdroid.js';
 import { UsageError } from './args.js';
 import { tasksCommand } from './tasks.js';
-import { runCommand, suiteCommand } from './run.js';
+import { runCommand } from './run.js';
+import { suiteCommand } from './suite.js';
 import { splitsCommand } from './splits.js';
+import { episodesCommand } from './episodes.js';
 
 export interface Io {
   out(line: string): void;
   err(line: string): void;
+  /** The next line the user types; null at end of input. Absent when there is no one to ask. */
+  readLine?(): Promise<string | null>;
 }
 
-const consoleIo: Io = {
-  out: (l) => process.stdout.write(`${l}\n`),
-  err: (l) => process.stderr.write(`${l}\n`),
-};
+function consoleIo(): Io {
+  let lines: AsyncIterator<string> | null = null;
+  return {
+    out: (l) => process.stdout.write(`${l}\n`),
+    err: (l) => process.stderr.write(`${l}\n`),
+    readLine: async () => {
+      lines ??= createInterface({ input: process.stdin, terminal: false })[Symbol.asyncIterator]();
+      const r = await lines.next();
+      return r.done ? null : r.value;
+    },
+  };
+}
 
 /** The embedded default device: an in-process SimDroid. */
 export function embeddedDevice(): SimDroid {
@@ -24,16 +37,25 @@ const HELP = `awb — Android Agent Workbench
 Usage:
   awb tasks list [--app APP] [--json]          the task templates
   awb tasks show TEMPLATE [--seed S] [--json]  one instance: instruction, parameters, subgoals
-  awb run --task TEMPLATE [--seed S] [--policy oracle|random] [--max-steps N] [--screenshots DIR] [--json]
-                                               one episode on the embedded SimDroid
+  awb run --task TEMPLATE [--seed S] [--policy oracle|random|human|replay] [--from EPISODE [--replay-steps K]]
+          [--max-steps N] [--screenshots DIR] [--db PATH] [--no-record] [--json]
+                                               one episode on the embedded SimDroid, recorded
   awb suite run [--split unseen-instance|unseen-template|unseen-app|all] [--part train|test|adapt]
-                [--policy oracle|random] [--limit N] [--json]
-                                               every instance of a split part, with success rates
+                [--policy oracle|random] [--parallel N] [--limit N] [--screenshots none|half|full] [--name NAME] [--json]
+  awb suite run --resume RUN_ID                every instance of a split part, recorded; resume a killed run
+  awb episodes list|show|export|import         recorded trajectories (awb episodes --help)
   awb splits show|check|propose [--json]       the generalization splits: sizes, rule check, a regenerated held-out set
-  awb help                                     this text`;
+  awb help                                     this text
+
+Recordings go to --db PATH, else $AWB_DB, else $AWB_HOME/trajectories.db (AWB_HOME defaults to ~/.awb).`;
+
+const USER_ERRORS = new Set([
+  'UsageError', 'UnknownTemplateError', 'SeedError', 'SplitError', 'TaskParamsError', 'PoolError', 'EpisodeNotFoundError',
+  'RunNotFoundError', 'ImportLineError', 'ImportManifestError', 'ImportAssetError', 'StoreVersionFromFutureError',
+]);
 
 /** Runs the CLI; returns the exit code. Errors with a user-facing message print it and exit 2 or 1. */
-export async function main(argv: string[], io: Io = consoleIo): Promise<number> {
+export async function main(argv: string[], io: Io = consoleIo()): Promise<number> {
   const [cmd, ...rest] = argv;
   try {
     switch (cmd) {
@@ -43,6 +65,8 @@ export async function main(argv: string[], io: Io = consoleIo): Promise<number> 
         return await runCommand(rest, io);
       case 'suite':
         return await suiteCommand(rest, io);
+      case 'episodes':
+        return await episodesCommand(rest, io);
       case 'splits':
         return await splitsCommand(rest, io);
       case undefined:
@@ -56,7 +80,7 @@ export async function main(argv: string[], io: Io = consoleIo): Promise<number> 
     }
   } catch (e) {
     const err = e as Error;
-    const known = ['UsageError', 'UnknownTemplateError', 'SeedError', 'SplitError', 'TaskParamsError'].includes(err.name);
+    const known = USER_ERRORS.has(err.name);
     io.err(`awb: ${known ? err.message : err.stack ?? err.message}`);
     return known ? 2 : 1;
   }

@@ -2,19 +2,29 @@ import { z } from 'zod';
 import { OraclePolicy } from '../episode/policies/oracle.js';
 import { RandomPolicy } from '../episode/policies/random.js';
 import type { Policy } from '../episode/policy.js';
+import type { PolicySpec } from '../episode/parallel/protocol.js';
 import type { TaskInstance } from '../tasks/instance.js';
 import { createRng } from '../util/rng.js';
 
-export const POLICY_NAMES = ['oracle', 'random'] as const;
-export const PolicyName = z.enum(POLICY_NAMES);
-export type PolicyName = z.infer<typeof PolicyName>;
+/** Policies a suite can run unattended (in worker threads too). */
+export const SUITE_POLICIES = ['oracle', 'random'] as const;
+export const SuitePolicy = z.enum(SUITE_POLICIES);
+export type SuitePolicy = z.infer<typeof SuitePolicy>;
+
+/** Policies `awb run` offers: the suite ones, a person at the terminal, or a recorded episode replayed. */
+export const RunPolicy = z.enum([...SUITE_POLICIES, 'human', 'replay']);
+export type RunPolicy = z.infer<typeof RunPolicy>;
 
 /** A fresh policy for one episode; the random agent's stream is keyed by the instance, so runs reproduce. */
-export function policyFor(name: PolicyName, instance: TaskInstance): Policy {
+export function policyFor(name: SuitePolicy, instance: TaskInstance): Policy {
   switch (name) {
     case 'oracle':
       return new OraclePolicy();
     case 'random':
       return new RandomPolicy(createRng(`random/${instance.template.id}/${instance.seed}`));
   }
+}
+
+export function policySpec(name: SuitePolicy): PolicySpec {
+  return { name };
 }

@@ -1,119 +1,115 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { runEpisode, type EpisodeResult } from '../episode/runner.js';
-import { instantiate, type TaskInstance } from '../tasks/instance.js';
-import { getTemplate, TASKS } from '../tasks/registry.js';
-import { parsePart, parseSplit, splitInstances } from '../tasks/splits.js';
+import { runEpisode } from '../episode/runner.js';
+import type { Policy } from '../episode/policy.js';
+import { HumanPolicy } from '../episode/policies/human.js';
+import { ReplayPolicy } from '../episode/policies/replay.js';
+import type { EpisodeResult } from '../episode/record.js';
+import { instantiate } from '../tasks/instance.js';
+import { getTemplate } from '../tasks/registry.js';
+import { createRun, finishRun, loadTrajectory, StoreRecorder, type EpisodeId } from '../store/index.js';
 import { intArg, parseFlags, UsageError } from './args.js';
-import { pct, progressBar, table } from './format.js';
-import { PolicyName, policyFor } from './policies.js';
 import { embeddedDevice, type Io } from './main.js';
+import { policyFor, RunPolicy } from './policies.js';
+import { openDb } from './data-dir.js';
+import { screenText } from './screen-text.js';
 
-/** `awb run --task T --seed S --policy P`: one episode on the embedded SimDroid. */
+const Flags = z.object({
+  task: z.string({ error: '--task is required' }),
+  seed: intArg('--seed').default(0),
+  policy: RunPolicy.default('oracle'),
+  from: intArg('--from').pipe(z.number().min(1)).optional(),
+  'replay-steps': intArg('--replay-steps').optional(),
+  json: z.boolean().optional(),
+  'max-steps': intArg('--max-steps').pipe(z.number().min(1).max(500)).optional(),
+  screenshots: z.string().optional(),
+  db: z.string().optional(),
+  'no-record': z.boolean().optional(),
+});
+
+/**
+ * `awb run --task T --seed S --policy P`: one episode on the embedded SimDroid, recorded in the
+ * trajectory store. `--policy human` reads one JSON action per line from the terminal, showing the
+ * screen's elements; `--policy replay --from EPISODE` re-executes a recorded episode (or its first
+ * --replay-steps steps, then hands over to the oracle).
+ */
 export async function runCommand(argv: string[], io: Io): Promise<number> {
   const { values } = parseFlags(argv, {
-    task: { type: 'string' }, seed: { type: 'string' }, policy: { type: 'string' }, json: { type: 'boolean' },
-    'max-steps': { type: 'string' }, screenshots: { type: 'string' },
-  }, z.object({
-    task: z.string({ error: '--task is required' }),
-    seed: intArg('--seed').default(0),
-    policy: PolicyName.default('oracle'),
-    json: z.boolean().optional(),
-    'max-steps': intArg('--max-steps').pipe(z.number().min(1).max(500)).optional(),
-    screenshots: z.string().optional(),
-  }));
+    task: { type: 'string' }, seed: { type: 'string' }, policy: { type: 'string' }, from: { type: 'string' },
+    'replay-steps': { type: 'string' }, json: { type: 'boolean' }, 'max-steps': { type: 'string' }, screenshots: { type: 'string' },
+    db: { type: 'string' }, 'no-record': { type: 'boolean' },
+  }, Flags);
   const instance = instantiate(getTemplate(values.task), values.seed);
+  const record = !values['no-record'];
+  const store = record || values.policy === 'replay' ? openDb(values.db) : null;
   const device = embeddedDevice();
   try {
+    let policy: Policy;
+    let human: HumanPolicy | null = null;
+    switch (values.policy) {
+      case 'human': {
+        const readLine = io.readLine;
+        if (!readLine) throw new UsageError('--policy human needs a terminal to read actions from');
+        // Each time the episode waits: show the screen, read one action (a blank line or EOF ends).
+        policy = human = new HumanPolicy((obs) => {
+          io.out(screenText(obs));
+          io.out('action JSON (e.g. {"action_type":"click","index":3}), empty line to stop:');
+          void readLine().then((line) => {
+            if (line === null || line.trim() === '') human!.end();
+            else human!.supply(line.trim());
+          });
+        });
+        break;
+      }
+      case 'replay': {
+        if (values.from === undefined) throw new UsageError('--policy replay needs --from EPISODE_ID (see `awb episodes list`)');
+        const t = loadTrajectory(store!.db, values.from as EpisodeId);
+        if (t.instance.templateId !== instance.template.id || t.instance.seed !== instance.seed) {
+          throw new UsageError(`Episode ${values.from} is ${t.instance.templateId} seed ${t.instance.seed}, not ${instance.template.id} seed ${instance.seed}`);
+        }
+        const actions = t.steps.map((s) => s.raw);
+        const k = values['replay-steps'];
+        policy = k === undefined ? new ReplayPolicy(actions) : new ReplayPolicy(actions.slice(0, k), policyFor('oracle', instance));
+        break;
+      }
+      default:
+        policy = policyFor(values.policy, instance);
+    }
+
+    const runId = record ? createRun(store!.db, { kind: 'single', name: `${instance.template.id} #${instance.seed} ${values.policy}`, config: { task: instance.template.id, seed: instance.seed, policy: values.policy } }).id : null;
+    const recorder = runId !== null ? new StoreRecorder(store!.db, runId) : undefined;
     if (!values.json) io.out(`${instance.template.id} seed ${instance.seed}: ${instance.instruction}`);
     const shotDir = values.screenshots;
     if (shotDir) mkdirSync(shotDir, { recursive: true });
+
     const result = await runEpisode({
-      device, instance, policy: policyFor(values.policy, instance),
+      device, instance, policy, screenshots: 'half', onMalformed: human ? 'continue' : 'end',
+      ...(recorder ? { recorder } : {}),
       ...(values['max-steps'] ? { maxSteps: values['max-steps'] } : {}),
       onStep: (step) => {
         if (shotDir) writeFileSync(join(shotDir, `step-${String(step.index).padStart(2, '0')}.png`), device.screenshotSync(0.5));
         if (!values.json) io.out(`  ${String(step.index + 1).padStart(2)}. ${step.description ?? JSON.stringify(step.raw)}${step.error ? `  [${step.error.name}: ${step.error.message}]` : ''}`);
       },
     });
-    if (values.json) io.out(JSON.stringify(episodeSummary(result, values.policy)));
-    else io.out(`${result.success ? 'SUCCESS' : 'FAILURE'} after ${result.steps.length} steps (ended by ${result.terminatedBy}${result.error ? `: ${result.error.message}` : ''})`);
+    if (runId !== null) finishRun(store!.db, runId, 'finished');
+    const episodeId = recorder?.episodeId ?? null;
+    if (values.json) io.out(JSON.stringify({ ...episodeSummary(result), episode: episodeId, db: store?.path ?? null }));
+    else {
+      io.out(`${result.status.toUpperCase()} after ${result.steps.length} steps (ended by ${result.terminatedBy}${result.error ? `: ${result.error.message}` : ''})`);
+      if (episodeId !== null) io.out(`Recorded as episode ${episodeId}; see \`awb episodes show ${episodeId}${values.db ? ` --db ${store!.path}` : ''}\`.`);
+    }
     return 0;
   } finally {
     device.close();
+    store?.db.close();
   }
 }
 
-function episodeSummary(r: EpisodeResult, policy: string) {
+function episodeSummary(r: EpisodeResult) {
   return {
-    template: r.templateId, seed: r.seed, policy, instruction: r.instruction, success: r.success, steps: r.steps.length,
-    terminatedBy: r.terminatedBy, answer: r.outcome.answer ?? null, error: r.error ?? null,
+    template: r.templateId, seed: r.seed, policy: r.policy, instruction: r.instruction, success: r.success, status: r.status,
+    steps: r.steps.length, terminatedBy: r.terminatedBy, answer: r.outcome.answer ?? null, error: r.error ?? null, timings: r.timings,
     actions: r.steps.map((s) => ({ action: s.action ?? s.raw, description: s.description ?? null, error: s.error ?? null })),
   };
-}
-
-interface Tally {
-  episodes: number;
-  successes: number;
-}
-
-const rate = (t: Tally) => (t.episodes ? t.successes / t.episodes : 0);
-
-/** `awb suite run --split S --part P --policy P`: every instance of a split part, with a summary. */
-export async function suiteCommand(argv: string[], io: Io): Promise<number> {
-  const [sub, ...rest] = argv;
-  if (sub !== 'run') throw new UsageError('awb suite run --split unseen-instance|unseen-template|unseen-app|all --part train|test|adapt --policy oracle|random [--limit N] [--json]');
-  const { values } = parseFlags(rest, {
-    split: { type: 'string' }, part: { type: 'string' }, policy: { type: 'string' }, json: { type: 'boolean' }, limit: { type: 'string' },
-  }, z.object({
-    split: z.string().default('unseen-instance'),
-    part: z.string().default('test'),
-    policy: PolicyName.default('oracle'),
-    json: z.boolean().optional(),
-    limit: intArg('--limit').pipe(z.number().min(1)).optional(),
-  }));
-  const split = parseSplit(values.split);
-  const part = parsePart(values.part);
-  let instances: TaskInstance[] = splitInstances(TASKS, split, part);
-  if (values.limit) instances = instances.slice(0, values.limit);
-  const device = embeddedDevice();
-  const started = Date.now();
-  const total: Tally = { episodes: 0, successes: 0 };
-  const byApp = new Map<string, Tally>();
-  const byDifficulty = new Map<string, Tally>();
-  const bump = (m: Map<string, Tally>, k: string, ok: boolean) => {
-    const t = m.get(k) ?? { episodes: 0, successes: 0 };
-    t.episodes++;
-    if (ok) t.successes++;
-    m.set(k, t);
-  };
-  const progress = progressBar(instances.length);
-  try {
-    for (const instance of instances) {
-      const r = await runEpisode({ device, instance, policy: policyFor(values.policy, instance) });
-      total.episodes++;
-      if (r.success) total.successes++;
-      bump(byApp, instance.template.apps[0], r.success);
-      bump(byDifficulty, instance.template.difficulty, r.success);
-      progress.tick(`${instance.template.id}#${instance.seed}`);
-    }
-  } finally {
-    progress.done();
-    device.close();
-  }
-  const wallSeconds = (Date.now() - started) / 1000;
-  const summarise = (m: Map<string, Tally>) => Object.fromEntries([...m].sort().map(([k, t]) => [k, { ...t, successRate: rate(t) }]));
-  const summary = {
-    split, part, policy: values.policy, episodes: total.episodes, successes: total.successes, successRate: rate(total),
-    byApp: summarise(byApp), byDifficulty: summarise(byDifficulty), wallSeconds,
-  };
-  if (values.json) {
-    io.out(JSON.stringify(summary));
-    return 0;
-  }
-  io.out(`${split}/${part} with the ${values.policy} policy: ${total.successes}/${total.episodes} succeeded (${pct(rate(total))}) in ${wallSeconds.toFixed(1)} s`);
-  io.out(table([['APP', 'EPISODES', 'SUCCESS'], ...[...byApp].sort().map(([k, t]) => [k, String(t.episodes), pct(rate(t))])]));
-  io.out(table([['DIFFICULTY', 'EPISODES', 'SUCCESS'], ...[...byDifficulty].sort().map(([k, t]) => [k, String(t.episodes), pct(rate(t))])]));
-  return 0;
 }

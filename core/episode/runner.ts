@@ -118,14 +118,15 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<EpisodeResult
 
   let resetMs = 0;
   try {
-    const tReset = performance.now();
-    await env('reset', () => resetForTask(device, instance));
-    resetMs = since(tReset);
+    // Begin before the reset, so an episode whose reset fails is still recorded with its device.
     const screen = await env('screen', () => device.screenInfo());
     await recorder?.begin({
       templateId: instance.template.id, seed: instance.seed, instruction: instance.instruction, params: instance.params,
       policy: policy.name, device: { serial: device.serial, ...screen }, maxSteps, startedAt,
     });
+    const tReset = performance.now();
+    await env('reset', () => resetForTask(device, instance));
+    resetMs = since(tReset);
     try {
       await policy.start?.({ instruction: instance.instruction, instance });
     } catch (e) {

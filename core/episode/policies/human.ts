@@ -12,13 +12,18 @@ export class HumanPolicy implements Policy {
   /** The screen the person is deciding on (for a UI that shows it). */
   lastObservation: Observation | null = null;
 
+  /** `onAwait` is told each time the episode starts waiting for the person, with the screen. */
+  constructor(private readonly onAwait?: (obs: Observation) => void) {}
+
   act(obs: Observation): Promise<PolicyDecision | null> {
     this.lastObservation = obs;
     const q = this.queued.shift();
     if (q !== undefined) return Promise.resolve(q);
-    return new Promise((resolve) => {
+    const next = new Promise<PolicyDecision | null>((resolve) => {
       this.waiting = resolve;
     });
+    this.onAwait?.(obs);
+    return next;
   }
 
   /** True while the episode waits for the person's next action. */

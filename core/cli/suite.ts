@@ -1,0 +1,159 @@
+import { z } from 'zod';
+import { runEpisode } from '../episode/runner.js';
+import { runPool, type RolloutJob } from '../episode/parallel/pool.js';
+import type { EpisodeResult, StepError } from '../episode/record.js';
+import { getTemplate, TASKS } from '../tasks/registry.js';
+import { parsePart, parseSplit, splitInstances } from '../tasks/splits.js';
+import { createRun, finishRun, getRun, resumeRun, StoreRecorder, type RunId } from '../store/index.js';
+import { intArg, parseFlags, UsageError } from './args.js';
+import { pct, progressBar, table } from './format.js';
+import { embeddedDevice, type Io } from './main.js';
+import { policyFor, policySpec, SuitePolicy } from './policies.js';
+import { openDb } from './data-dir.js';
+
+const USAGE = 'awb suite run --split unseen-instance|unseen-template|unseen-app|all --part train|test|adapt --policy oracle|random\n'
+  + '              [--parallel N] [--limit N] [--screenshots none|half|full] [--name NAME] [--db PATH] [--json]\n'
+  + 'awb suite run --resume RUN_ID [--parallel N] [--db PATH] [--json]';
+
+const Flags = z.object({
+  split: z.string().optional(),
+  part: z.string().optional(),
+  policy: SuitePolicy.optional(),
+  parallel: intArg('--parallel').pipe(z.number().min(1).max(64)).default(1),
+  limit: intArg('--limit').pipe(z.number().min(1)).optional(),
+  screenshots: z.enum(['none', 'half', 'full']).default('half'),
+  name: z.string().min(1).optional(),
+  db: z.string().optional(),
+  resume: intArg('--resume').pipe(z.number().min(1)).optional(),
+  json: z.boolean().optional(),
+});
+
+interface Tally {
+  episodes: number;
+  successes: number;
+  errors: number;
+}
+
+const rate = (t: Tally) => (t.episodes ? t.successes / t.episodes : 0);
+
+/**
+ * `awb suite run`: every instance of a split part on the embedded SimDroid (or N of them in worker
+ * threads), each episode recorded in the trajectory store as it happens. A run that was killed is
+ * picked up with --resume: finished episodes are skipped, interrupted ones run again.
+ */
+export async function suiteCommand(argv: string[], io: Io): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub !== 'run') throw new UsageError(USAGE);
+  const { values } = parseFlags(rest, {
+    split: { type: 'string' }, part: { type: 'string' }, policy: { type: 'string' }, parallel: { type: 'string' },
+    limit: { type: 'string' }, screenshots: { type: 'string' }, name: { type: 'string' }, db: { type: 'string' },
+    resume: { type: 'string' }, json: { type: 'boolean' },
+  }, Flags);
+  const { db, path } = openDb(values.db);
+  try {
+    // What to run: a fresh split part, or what is left of an earlier run.
+    let runId: RunId;
+    let config: { split: string; part: string; policy: SuitePolicy; limit?: number; screenshots: 'none' | 'half' | 'full' };
+    let skip = new Set<string>();
+    if (values.resume !== undefined) {
+      if (values.split || values.part || values.policy) throw new UsageError('--resume continues a run as it was configured; drop --split, --part and --policy');
+      const state = resumeRun(db, values.resume as RunId);
+      runId = state.run.id;
+      config = z.object({
+        split: z.string(), part: z.string(), policy: SuitePolicy, limit: z.number().optional(), screenshots: z.enum(['none', 'half', 'full']).default('half'),
+      }).parse(state.run.config);
+      skip = new Set([...state.finished].map((i) => `${i.templateId}#${i.seed}`));
+      if (!values.json) io.out(`Resuming run ${runId} "${state.run.name}": ${state.finished.size} finished, ${state.interrupted.length} interrupted episode(s) will run again.`);
+    } else {
+      config = {
+        split: values.split ?? 'unseen-instance', part: values.part ?? 'test', policy: values.policy ?? 'oracle', screenshots: values.screenshots,
+        ...(values.limit ? { limit: values.limit } : {}),
+      };
+      runId = createRun(db, { kind: 'suite', name: values.name ?? `${config.split}/${config.part} ${config.policy}`, config: { ...config, parallel: values.parallel } }).id;
+    }
+    const split = parseSplit(config.split);
+    const part = parsePart(config.part);
+    let instances = splitInstances(TASKS, split, part);
+    if (config.limit) instances = instances.slice(0, config.limit);
+    const todo = instances.filter((i) => !skip.has(`${i.template.id}#${i.seed}`));
+
+    const started = Date.now();
+    const total: Tally = { episodes: 0, successes: 0, errors: 0 };
+    const byApp = new Map<string, Tally>();
+    const byDifficulty = new Map<string, Tally>();
+    const failures: Array<{ key: string; error: StepError }> = [];
+    const count = (templateId: string, result: EpisodeResult | null) => {
+      const t = getTemplate(templateId);
+      for (const [m, k] of [[byApp, t.apps[0]], [byDifficulty, t.difficulty]] as const) {
+        const tally = m.get(k) ?? { episodes: 0, successes: 0, errors: 0 };
+        tally.episodes++;
+        if (result?.success) tally.successes++;
+        if (!result || result.status === 'error') tally.errors++;
+        m.set(k, tally);
+      }
+      total.episodes++;
+      if (result?.success) total.successes++;
+      if (!result || result.status === 'error') total.errors++;
+    };
+    const progress = progressBar(todo.length);
+    const interrupt = () => {
+      progress.done();
+      finishRun(db, runId, 'interrupted');
+      io.err(`awb: interrupted; continue with: awb suite run --resume ${runId}${values.db ? ` --db ${path}` : ''}`);
+      process.exit(130);
+    };
+    process.once('SIGINT', interrupt);
+    try {
+      if (values.parallel === 1) {
+        const device = embeddedDevice();
+        try {
+          for (const instance of todo) {
+            const recorder = new StoreRecorder(db, runId);
+            const result = await runEpisode({ device, instance, policy: policyFor(config.policy, instance), recorder, screenshots: config.screenshots });
+            count(instance.template.id, result);
+            progress.tick(`${instance.template.id}#${instance.seed}`);
+          }
+        } finally {
+          device.close();
+        }
+      } else {
+        const jobs: RolloutJob[] = todo.map((i) => ({ key: `${i.template.id}#${i.seed}`, templateId: i.template.id, seed: i.seed, policy: policySpec(config.policy) }));
+        await runPool({
+          devices: values.parallel, jobs, screenshots: config.screenshots,
+          recorder: () => new StoreRecorder(db, runId),
+          onEpisode: (job, outcome) => {
+            count(job.templateId, outcome.ok ? outcome.result : null);
+            if (!outcome.ok) failures.push({ key: job.key, error: outcome.error });
+            progress.tick(job.key);
+          },
+        });
+      }
+    } finally {
+      process.removeListener('SIGINT', interrupt);
+      progress.done();
+    }
+    finishRun(db, runId, 'finished');
+
+    const wallSeconds = (Date.now() - started) / 1000;
+    const summarise = (m: Map<string, Tally>) => Object.fromEntries([...m].sort().map(([k, t]) => [k, { ...t, successRate: rate(t) }]));
+    const run = getRun(db, runId);
+    const summary = {
+      run: runId, name: run.name, db: path, split, part, policy: config.policy, parallel: values.parallel,
+      episodes: total.episodes, successes: total.successes, errors: total.errors, successRate: rate(total),
+      skipped: instances.length - todo.length, byApp: summarise(byApp), byDifficulty: summarise(byDifficulty), wallSeconds,
+      ...(failures.length ? { failures } : {}),
+    };
+    if (values.json) {
+      io.out(JSON.stringify(summary));
+      return 0;
+    }
+    io.out(`Run ${runId} (${split}/${part}, ${config.policy}${values.parallel > 1 ? `, ${values.parallel} devices` : ''}): ${total.successes}/${total.episodes} succeeded (${pct(rate(total))})${total.errors ? `, ${total.errors} errors` : ''}${summary.skipped ? `, ${summary.skipped} skipped (already done)` : ''} in ${wallSeconds.toFixed(1)} s`);
+    io.out(table([['APP', 'EPISODES', 'SUCCESS'], ...[...byApp].sort().map(([k, t]) => [k, String(t.episodes), pct(rate(t))])]));
+    io.out(table([['DIFFICULTY', 'EPISODES', 'SUCCESS'], ...[...byDifficulty].sort().map(([k, t]) => [k, String(t.episodes), pct(rate(t))])]));
+    for (const f of failures) io.out(`  ${f.key}: ${f.error.name}: ${f.error.message}`);
+    io.out(`Recorded in ${path}; see \`awb episodes list --run ${runId}${values.db ? ` --db ${path}` : ''}\`.`);
+    return 0;
+  } finally {
+    db.close();
+  }
+}
