@@ -145,9 +145,18 @@ export class SimDroid implements Device, SnapshotCapable {
     this.changed();
   }
 
-  /** Marks the state changed: the next observation re-renders. */
+  private readonly changeListeners = new Set<() => void>();
+
+  /** Marks the state changed: the next observation re-renders, and listeners (mirrors) hear of it. */
   changed(): void {
     this.version++;
+    for (const l of this.changeListeners) l();
+  }
+
+  /** Called after every change of the device's state (input, shell commands, time, snapshots). */
+  onChanged(listener: () => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
   }
 
   private fresh(): typeof this.cache {

@@ -6,7 +6,7 @@ import { insets, W, type ViewSpec } from '../view/spec.js';
 import { FONT_FAMILY, lineHeight, wrapText } from '../view/text-metrics.js';
 import { resolveColor, type Palette } from '../view/theme.js';
 import { FILLED, ICONS } from './icons.js';
-import { encodePng } from './png.js';
+import { encodePng } from '../../../core/util/png.js';
 
 /**
  * Draws a frame with a real 2D rasterizer (Skia through @napi-rs/canvas): backgrounds, text in

@@ -1,6 +1,6 @@
 import { createCanvas, loadImage } from '@napi-rs/canvas';
 import { describe, expect, it } from 'vitest';
-import { encodePng } from '../../emulators/simdroid/render/png.js';
+import { encodePng, halveRgba } from '../../core/util/png.js';
 
 describe('encodePng', () => {
   it('writes a PNG that a decoder reads back pixel for pixel', async () => {
@@ -17,5 +17,15 @@ describe('encodePng', () => {
 
   it('refuses a buffer of the wrong size', () => {
     expect(() => encodePng(new Uint8Array(10), 2, 2)).toThrow('encodePng: 10 bytes for 2x2 RGBA');
+  });
+});
+
+describe('halveRgba', () => {
+  it('averages 2x2 blocks', () => {
+    // 2x2 image: one grey pixel value per channel set, alpha opaque.
+    const rgba = new Uint8Array([0, 0, 0, 255, 100, 100, 100, 255, 200, 200, 200, 255, 100, 100, 100, 255]);
+    const half = halveRgba(rgba, 2, 2);
+    expect([half.width, half.height]).toEqual([1, 1]);
+    expect([...half.rgba]).toEqual([100, 100, 100, 255]);
   });
 });

@@ -50,3 +50,22 @@ export function encodePng(rgba: Uint8Array | Uint8ClampedArray, width: number, h
   ihdr[9] = 6; // colour type RGBA
   return Buffer.concat([SIGNATURE, chunk('IHDR', ihdr), chunk('IDAT', zlib.deflateSync(raw, { level: 1 })), chunk('IEND', Buffer.alloc(0))]);
 }
+
+/** Halves an RGBA image by averaging 2×2 blocks (a half-resolution screenshot from raw pixels). */
+export function halveRgba(rgba: Uint8Array | Uint8ClampedArray, width: number, height: number): { rgba: Uint8Array; width: number; height: number } {
+  const w = Math.floor(width / 2);
+  const h = Math.floor(height / 2);
+  const out = new Uint8Array(w * h * 4);
+  const stride = width * 4;
+  for (let y = 0; y < h; y++) {
+    const r0 = 2 * y * stride;
+    const r1 = r0 + stride;
+    for (let x = 0; x < w; x++) {
+      const a = r0 + 8 * x;
+      const b = r1 + 8 * x;
+      const o = (y * w + x) * 4;
+      for (let c = 0; c < 4; c++) out[o + c] = (rgba[a + c]! + rgba[a + 4 + c]! + rgba[b + c]! + rgba[b + 4 + c]! + 2) >> 2;
+    }
+  }
+  return { rgba: out, width: w, height: h };
+}
