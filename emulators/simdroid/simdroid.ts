@@ -306,10 +306,28 @@ export class SimDroid implements Device, SnapshotCapable {
   }
 
   async listSnapshots(): Promise<string[]> {
+    return this.listSnapshotsSync();
+  }
+
+  listSnapshotsSync(): string[] {
     return [...this.snapshots.keys()].sort();
   }
 
+  /** When a snapshot was taken (device time and uptime then) and about how many bytes of state it holds. */
+  snapshotInfo(name: string): { savedAtMs: number; uptimeMs: number; bytes: number } | undefined {
+    const s = this.snapshots.get(name);
+    if (!s) return undefined;
+    let bytes = 0;
+    for (const e of s.fs.values()) if (e.type === 'file') bytes += e.data.length;
+    for (const db of s.dbs.values()) bytes += db.bytes.length;
+    return { savedAtMs: s.clock.now, uptimeMs: s.clock.now - s.clock.boot, bytes };
+  }
+
   async deleteSnapshot(name: string): Promise<void> {
+    this.deleteSnapshotSync(name);
+  }
+
+  deleteSnapshotSync(name: string): void {
     if (!this.snapshots.delete(name)) throw new SnapshotNotFoundError(name, this.serial);
   }
 
