@@ -73,6 +73,15 @@ export function isSnapshotCapable(d: Device): d is Device & SnapshotCapable {
   return typeof c.saveSnapshot === 'function' && typeof c.loadSnapshot === 'function';
 }
 
+/** A device reached over a link that can drop (adb): it can be reconnected after a failure. */
+export interface Reconnectable {
+  reconnect(): Promise<void>;
+}
+
+export function isReconnectable(d: Device): d is Device & Reconnectable {
+  return typeof (d as Partial<Reconnectable>).reconnect === 'function';
+}
+
 export class ShellCommandError extends Error {
   override name = 'ShellCommandError';
   constructor(readonly command: string, readonly result: ShellResult, readonly serial: string) {

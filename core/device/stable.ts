@@ -17,6 +17,12 @@ export interface SettleOptions {
 
 export const IMMEDIATE_SETTLE: SettleOptions = { minDelayMs: 0, intervalMs: 100, timeoutMs: 2000 };
 
+/** A device may say how to wait for it (an emulator over adb needs polling; SimDroid does not). */
+export function settleFor(device: object): SettleOptions {
+  const s = (device as { settle?: SettleOptions }).settle;
+  return s ?? IMMEDIATE_SETTLE;
+}
+
 export interface SettleResult {
   stable: boolean;
   waitedMs: number;

@@ -28,4 +28,32 @@ describe('halveRgba', () => {
     expect([half.width, half.height]).toEqual([1, 1]);
     expect([...half.rgba]).toEqual([100, 100, 100, 255]);
   });
+
+  it('matches a per-channel reference on odd sizes and an unaligned buffer', () => {
+    const w = 13;
+    const h = 9;
+    const backing = new Uint8Array(w * h * 4 + 1);
+    let x = 12345;
+    for (let i = 0; i < backing.length; i++) {
+      x = (x * 1103515245 + 12345) >>> 0;
+      backing[i] = x >>> 24;
+    }
+    const rgba = backing.subarray(1); // byteOffset 1: not word aligned
+    const half = halveRgba(rgba, w, h);
+    expect([half.width, half.height]).toEqual([6, 4]);
+    const want: number[] = [];
+    for (let y = 0; y < 4; y++) {
+      for (let xx = 0; xx < 6; xx++) {
+        for (let c = 0; c < 4; c++) {
+          const at = (yy: number, xi: number) => rgba[(yy * w + xi) * 4 + c]!;
+          want.push((at(2 * y, 2 * xx) + at(2 * y, 2 * xx + 1) + at(2 * y + 1, 2 * xx) + at(2 * y + 1, 2 * xx + 1) + 2) >> 2);
+        }
+      }
+    }
+    expect([...half.rgba]).toEqual(want);
+  });
+
+  it('refuses a buffer smaller than its size', () => {
+    expect(() => halveRgba(new Uint8Array(12), 2, 2)).toThrow('halveRgba: 12 bytes for 2x2 RGBA');
+  });
 });

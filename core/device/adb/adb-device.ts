@@ -1,0 +1,270 @@
+import type { DeviceClient } from '@devicefarmer/adbkit';
+import {
+  type Device, type ForegroundApp, type InputEvent, type Reconnectable, type ScreenInfo, type ScreenshotOptions, type ShellResult,
+  type SnapshotCapable,
+} from '../device.js';
+import { shellCommand, shellQuote } from '../shell-quote.js';
+import type { SettleOptions } from '../stable.js';
+import { parseUiTree, type UiTree } from '../../ui/ui-tree.js';
+import { assertNever } from '../../util/errors.js';
+import { consoleCommand } from './console-client.js';
+import { exec, shellV1, shellV2 } from './transport.js';
+import { pngFromPng, pngFromRaw, ScreencapChooser, type ScreencapFormat } from './screencap.js';
+import type { AdbServer } from './server.js';
+
+/**
+ * A Device reached through an adb server with adbkit: a real AVD, a phone, or SimDroid over its
+ * adbd. Everything goes through the same shell commands a person would type (`input`, `uiautomator
+ * dump`, `screencap`, `dumpsys`), so the task checkers run here unchanged. Snapshots go through
+ * the emulator console (even port next to the adb port).
+ */
+export interface AdbDeviceOptions {
+  serial: string;
+  server: AdbServer;
+  /** The emulator console port; default: NNNN of `emulator-NNNN`, or the adb port - 1 for host:port. */
+  consolePort?: number;
+  consoleHost?: string;
+  consoleTokenPath?: string;
+  /**
+   * 'raw' transfers pixels and encodes the PNG here (fast on emulators, whose own PNG encoder takes
+   * most of a second); 'png' asks the device for `screencap -p`; 'auto' (default) times both and
+   * keeps the faster (screencap.ts).
+   */
+  screencap?: ScreencapFormat;
+  /** How long a dumped accessibility tree may be reused if nothing was sent to the device since. */
+  treeReuseMs?: number;
+}
+
+export class DeviceOfflineError extends Error {
+  override name = 'DeviceOfflineError';
+  constructor(readonly serial: string, reason: string) {
+    super(`${serial}: ${reason}`);
+  }
+}
+
+export class UiDumpError extends Error {
+  override name = 'UiDumpError';
+  constructor(readonly serial: string, readonly output: string) {
+    super(`${serial}: uiautomator dump failed: ${output.trim().slice(0, 200)}`);
+  }
+}
+
+/** Waiting for stability on a real device: trees are compared until equal, up to 6 s (AndroidWorld). */
+export const ADB_SETTLE: SettleOptions = { minDelayMs: 0, intervalMs: 250, timeoutMs: 6000 };
+
+const KEYCODES: Record<Extract<InputEvent, { kind: 'key' }>['key'], string> = {
+  BACK: 'KEYCODE_BACK', HOME: 'KEYCODE_HOME', ENTER: 'KEYCODE_ENTER', DEL: 'KEYCODE_DEL', APP_SWITCH: 'KEYCODE_APP_SWITCH',
+  TAB: 'KEYCODE_TAB', MOVE_END: 'KEYCODE_MOVE_END', MOVE_HOME: 'KEYCODE_MOVE_HOME', ESCAPE: 'KEYCODE_ESCAPE', SPACE: 'KEYCODE_SPACE',
+};
+
+/** `input text` reads %s as a space; everything else is shell-quoted. */
+export function inputTextArg(text: string): string {
+  return shellQuote(text.replace(/ /g, '%s'));
+}
+
+/** The focused window from `dumpsys window` (falls back to the focused app during transitions). */
+export function parseFocus(dumpsys: string): ForegroundApp | null {
+  const m = /mCurrentFocus=Window\{\S+ u\d+ ([\w.]+)\/([\w.$]+)\}/.exec(dumpsys)
+    ?? /mFocusedApp=(?:AppWindowToken\{\S+ token=Token\{\S+ )?ActivityRecord\{\S+ u\d+ ([\w.]+)\/([\w.$]+)/.exec(dumpsys);
+  if (!m) return null;
+  const pkg = m[1]!;
+  const activity = m[2]!.startsWith('.') ? pkg + m[2]! : m[2]!;
+  return { package: pkg, activity };
+}
+
+/** Extracts the XML of `uiautomator dump /dev/tty` (the dump is followed by a status line). */
+export function extractDump(output: string): string | null {
+  const start = output.indexOf('<?xml');
+  const end = output.lastIndexOf('</hierarchy>');
+  if (start < 0 || end < 0) return null;
+  return output.slice(start, end + '</hierarchy>'.length);
+}
+
+export class AdbDevice implements Device, SnapshotCapable, Reconnectable {
+  readonly serial: string;
+  readonly settle = ADB_SETTLE;
+  private readonly server: AdbServer;
+  private client: DeviceClient;
+  private screen: ScreenInfo | null = null;
+  private v2: boolean | null = null;
+  private tree: { at: number; tree: UiTree } | null = null;
+  private readonly screencap: ScreencapChooser;
+
+  constructor(private readonly opts: AdbDeviceOptions) {
+    this.serial = opts.serial;
+    this.screencap = new ScreencapChooser(opts.screencap ?? 'auto');
+    this.server = opts.server;
+    this.client = opts.server.client.getDevice(opts.serial);
+  }
+
+  private async guard<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      if (e instanceof UiDumpError || e instanceof RangeError) throw e;
+      throw new DeviceOfflineError(this.serial, `${what}: ${(e as Error).message}`);
+    }
+  }
+
+  async shell(command: string): Promise<ShellResult> {
+    const r = await this.shellBytes(command);
+    return { stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode };
+  }
+
+  private async shellBytes(command: string) {
+    this.tree = null;
+    return this.guard('shell', async () => {
+      this.v2 ??= (await this.server.features(this.serial)).has('shell_v2');
+      return this.v2 ? shellV2(this.client, this.serial, command) : shellV1(this.client, this.serial, command);
+    });
+  }
+
+  async screenInfo(): Promise<ScreenInfo> {
+    if (this.screen) return this.screen;
+    const size = await this.shell('wm size');
+    const density = await this.shell('wm density');
+    // "Override size" wins over "Physical size", as the display uses it.
+    const s = /Override size: (\d+)x(\d+)/.exec(size.stdout) ?? /Physical size: (\d+)x(\d+)/.exec(size.stdout);
+    const dn = /Override density: (\d+)/.exec(density.stdout) ?? /Physical density: (\d+)/.exec(density.stdout);
+    if (!s || !dn) throw new DeviceOfflineError(this.serial, `cannot read the screen size from ${JSON.stringify(size.stdout + density.stdout)}`);
+    this.screen = { width: Number(s[1]), height: Number(s[2]), density: Number(dn[1]) };
+    return this.screen;
+  }
+
+  async uiTree(): Promise<UiTree> {
+    const reuse = this.opts.treeReuseMs ?? 250;
+    if (this.tree && performance.now() - this.tree.at <= reuse) return this.tree.tree;
+    // uiautomator gives up when the screen never goes idle (an animation): try again, as AndroidWorld does.
+    let last = '';
+    for (let attempt = 0; attempt < 4; attempt++) {
+      const r = await this.guard('uiautomator', () => this.shellBytesRaw('uiautomator dump /dev/tty'));
+      const xml = extractDump(r.stdout);
+      if (xml) {
+        const tree = parseUiTree(xml);
+        this.tree = { at: performance.now(), tree };
+        return tree;
+      }
+      last = r.stdout + r.stderr;
+      await new Promise((res) => setTimeout(res, 200 * (attempt + 1)));
+    }
+    throw new UiDumpError(this.serial, last);
+  }
+
+  /** A shell command that leaves the tree cache alone (reading the screen does not change it). */
+  private async shellBytesRaw(command: string) {
+    const cached = this.tree;
+    const r = await this.shellBytes(command);
+    this.tree = cached;
+    return r;
+  }
+
+  async screenshot(opts: ScreenshotOptions = {}): Promise<Buffer> {
+    const scale = opts.scale ?? 1;
+    const format = this.screencap.next(scale);
+    const started = performance.now();
+    try {
+      const png = format === 'raw'
+        ? pngFromRaw(await this.guard('screencap', () => exec(this.client, this.serial, 'screencap')), scale)
+        : await pngFromPng(await this.guard('screencap', () => exec(this.client, this.serial, 'screencap -p')), scale);
+      this.screencap.record(format, scale, performance.now() - started);
+      return png;
+    } catch (e) {
+      // Output this side cannot read (an unusual pixel format, a broken PNG): try the other format.
+      if (!(e instanceof RangeError) || !this.screencap.canFallBack(format)) throw e;
+      this.screencap.fail(format);
+      return this.screenshot(opts);
+    }
+  }
+
+  /** The screencap format in use at a size ('raw' or 'png'), or null while 'auto' is still timing both. */
+  screencapFormat(scale: 1 | 0.5 = 1): 'raw' | 'png' | null {
+    return this.screencap.chosen(scale);
+  }
+
+  async foreground(): Promise<ForegroundApp> {
+    const r = await this.shellBytesRaw('dumpsys window');
+    const f = parseFocus(r.stdout);
+    if (!f) {
+      const a = await this.shellBytesRaw('dumpsys activity activities');
+      const m = /mResumedActivity: ActivityRecord\{\S+ u\d+ ([\w.]+)\/([\w.$]+)/.exec(a.stdout);
+      if (m) return { package: m[1]!, activity: m[2]!.startsWith('.') ? m[1]! + m[2]! : m[2]! };
+      throw new DeviceOfflineError(this.serial, 'no focused window in dumpsys window');
+    }
+    return f;
+  }
+
+  async input(e: InputEvent): Promise<void> {
+    let command: string;
+    switch (e.kind) {
+      case 'tap':
+        command = `input tap ${Math.round(e.x)} ${Math.round(e.y)}`;
+        break;
+      case 'long_press':
+        command = `input swipe ${Math.round(e.x)} ${Math.round(e.y)} ${Math.round(e.x)} ${Math.round(e.y)} ${e.durationMs}`;
+        break;
+      case 'swipe':
+        command = `input swipe ${Math.round(e.x1)} ${Math.round(e.y1)} ${Math.round(e.x2)} ${Math.round(e.y2)} ${e.durationMs}`;
+        break;
+      case 'text':
+        command = `input text ${inputTextArg(e.text)}`;
+        break;
+      case 'key':
+        command = `input keyevent ${KEYCODES[e.key]}`;
+        break;
+      default:
+        return assertNever(e, 'input event');
+    }
+    const r = await this.shell(command);
+    if (r.exitCode !== 0) throw new DeviceOfflineError(this.serial, `${command}: ${(r.stderr || r.stdout).trim()}`);
+  }
+
+  async idle(ms: number): Promise<void> {
+    this.tree = null;
+    await new Promise((r) => setTimeout(r, ms));
+  }
+
+  // ------------------------------------------------------------------ snapshots (emulator console)
+
+  private consolePort(): number {
+    if (this.opts.consolePort) return this.opts.consolePort;
+    const emu = /^emulator-(\d+)$/.exec(this.serial);
+    if (emu) return Number(emu[1]);
+    const hp = /:(\d+)$/.exec(this.serial);
+    if (hp) return Number(hp[1]) - 1;
+    throw new DeviceOfflineError(this.serial, 'no emulator console port for this device (pass consolePort)');
+  }
+
+  private async console(command: string): Promise<string[]> {
+    const host = this.opts.consoleHost ?? (/^(.+):\d+$/.exec(this.serial)?.[1] ?? '127.0.0.1');
+    return consoleCommand({ host, port: this.consolePort(), ...(this.opts.consoleTokenPath ? { tokenPath: this.opts.consoleTokenPath } : {}) }, command);
+  }
+
+  async saveSnapshot(name: string): Promise<void> {
+    await this.console(`avd snapshot save ${shellCommand(name)}`);
+  }
+
+  async loadSnapshot(name: string): Promise<void> {
+    this.tree = null;
+    await this.console(`avd snapshot load ${shellCommand(name)}`);
+  }
+
+  async listSnapshots(): Promise<string[]> {
+    const lines = await this.console('avd snapshot list');
+    // The table: a header line ("ID  TAG  VM SIZE  DATE  VM CLOCK"), then one row per snapshot.
+    return lines.filter((l) => /^\S+\s+\S+/.test(l) && !/^(ID|List of snapshots)/i.test(l)).map((l) => l.trim().split(/\s+/)[1]!).filter(Boolean);
+  }
+
+  async deleteSnapshot(name: string): Promise<void> {
+    // The emulator console's verb is `del`.
+    await this.console(`avd snapshot del ${shellCommand(name)}`);
+  }
+
+  /** After the link dropped: reconnect host:port devices and wait until the device is back. */
+  async reconnect(timeoutMs = 30_000): Promise<void> {
+    this.tree = null;
+    this.v2 = null;
+    if (/^[^:]+:\d+$/.test(this.serial)) await this.server.connect(this.serial, timeoutMs);
+    else await this.server.waitFor(this.serial, timeoutMs);
+    this.client = this.server.client.getDevice(this.serial);
+  }
+}

@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import type { Device } from './device.js';
+
+/**
+ * Frames for mirroring a device's screen. SimDroid pushes a frame when its screen changes
+ * (emulators/simdroid/frames.ts); an adb device is polled with screencap at a set rate. For AVDs
+ * started with `-grpc`, the emulator's gRPC `EmulatorController.streamScreenshot` is the fast
+ * path (docs/devices.md); it needs the emulator's proto and is not built in.
+ */
+export interface Frame {
+  png: Buffer;
+  seq: number;
+  /** When the frame was captured (epoch ms). */
+  at: number;
+  /** When the change it shows happened, if the source knows (push sources): latency = at - changedAt. */
+  changedAt?: number;
+}
+
+export interface FrameSource {
+  readonly kind: 'push' | 'poll';
+  start(): void;
+  stop(): void;
+  onFrame(listener: (f: Frame) => void): () => void;
+}
+
+export class FrameListeners {
+  private readonly set = new Set<(f: Frame) => void>();
+  add(l: (f: Frame) => void): () => void {
+    this.set.add(l);
+    return () => this.set.delete(l);
+  }
+  emit(f: Frame): void {
+    for (const l of this.set) l(f);
+  }
+}
+
+export interface PollingOptions {
+  /** Screenshots per second to try for (default 5). */
+  fps?: number;
+  scale?: 1 | 0.5;
+}
+
+/** Polls `screenshot()`; emits only frames that differ from the last one. */
+export class PollingFrameSource implements FrameSource {
+  readonly kind = 'poll';
+  private readonly listeners = new FrameListeners();
+  private running = false;
+  private seq = 0;
+  private lastHash = '';
+  /** Screenshots that failed (device busy or gone); polling goes on. */
+  errors = 0;
+
+  constructor(private readonly device: Device, private readonly opts: PollingOptions = {}) {}
+
+  onFrame(listener: (f: Frame) => void): () => void {
+    return this.listeners.add(listener);
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    void this.loop();
+  }
+
+  stop(): void {
+    this.running = false;
+  }
+
+  private async loop(): Promise<void> {
+    const interval = 1000 / Math.max(0.1, this.opts.fps ?? 5);
+    while (this.running) {
+      const t = performance.now();
+      try {
+        const png = await this.device.screenshot({ scale: this.opts.scale ?? 0.5 });
+        const hash = createHash('sha1').update(png).digest('hex');
+        if (hash !== this.lastHash && this.running) {
+          this.lastHash = hash;
+          this.listeners.emit({ png, seq: ++this.seq, at: Date.now() });
+        }
+      } catch {
+        this.errors++;
+      }
+      const wait = interval - (performance.now() - t);
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+}

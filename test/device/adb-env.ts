@@ -1,0 +1,52 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startEmulatorHost } from '../../emulators/simdroid/host.js';
+import { AdbServer } from '../../core/device/adb/server.js';
+import type { AdbDevice } from '../../core/device/adb/adb-device.js';
+
+/**
+ * A private adb server (Debian's real `adb`) and SimDroid hosts serving ADB, on ports derived from
+ * the process id so parallel test files do not collide.
+ */
+let nextPort = 20000 + 2 * ((process.pid * 7) % 2000);
+
+export function freshPorts(): { console: number; adbServer: number } {
+  const console = nextPort;
+  nextPort += 2;
+  return { console, adbServer: 40000 + ((console + process.pid) % 20000) };
+}
+
+export interface AdbRig {
+  server: AdbServer;
+  serial: string;
+  device: AdbDevice;
+  host: Awaited<ReturnType<typeof startEmulatorHost>>;
+  tokenPath: string;
+  close(): Promise<void>;
+}
+
+export async function adbRig(): Promise<AdbRig> {
+  const ports = freshPorts();
+  const dir = mkdtempSync(join(tmpdir(), 'awb-adb-'));
+  const tokenPath = join(dir, 'console_token');
+  writeFileSync(tokenPath, 'test-token-123\n');
+  const host = await startEmulatorHost({ port: ports.console, authTokenPath: tokenPath });
+  const server = new AdbServer({ port: ports.adbServer });
+  execFileSync('adb', ['-P', String(ports.adbServer), 'start-server'], { stdio: 'ignore' });
+  const serial = await server.connect(host.address);
+  const device = server.device(serial, { consoleTokenPath: tokenPath });
+  return {
+    server, serial, device, host, tokenPath,
+    close: async () => {
+      try {
+        execFileSync('adb', ['-P', String(ports.adbServer), 'kill-server'], { stdio: 'ignore' });
+      } catch {
+        // Already gone (a test killed it).
+      }
+      await host.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
