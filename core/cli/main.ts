@@ -1,5 +1,8 @@
 import { createInterface } from 'node:readline';
 import { SimDroid } from '../../emulators/simdroid/simdroid.js';
+import type { Device } from '../device/device.js';
+import { adbDevice, avdCommand, devicesCommand, type AdbTarget } from './devices.js';
+import { emulatorCommand } from './emulator.js';
 import { UsageError } from './args.js';
 import { tasksCommand } from './tasks.js';
 import { runCommand } from './run.js';
@@ -32,6 +35,15 @@ export function embeddedDevice(): SimDroid {
   return new SimDroid({ serial: 'simdroid-embedded' });
 }
 
+/** `--device SERIAL` (through the adb server) or the embedded SimDroid, with how to let go of it. */
+export function openDevice(serial: string | undefined, via: AdbTarget = {}): { device: Device; close(): void } {
+  if (!serial) {
+    const d = embeddedDevice();
+    return { device: d, close: () => d.close() };
+  }
+  return { device: adbDevice(serial, via), close: () => {} };
+}
+
 const HELP = `awb — Android Agent Workbench
 
 Usage:
@@ -45,6 +57,14 @@ Usage:
   awb suite run --resume RUN_ID                every instance of a split part, recorded; resume a killed run
   awb episodes list|show|export|import         recorded trajectories (awb episodes --help)
   awb splits show|check|propose [--json]       the generalization splits: sizes, rule check, a regenerated held-out set
+  awb emulator start [--count N] [--port P]    SimDroid serving ADB and the emulator console (until stopped)
+  awb emulator stop | list
+  awb devices [list] | connect HOST:PORT | disconnect HOST:PORT   the adb server's devices [--adb-port P]
+  awb avd list | launch NAME [--port P]        Android Virtual Devices (needs ANDROID_HOME)
+
+  run and suite take --device SERIAL (repeatable for suite) to use devices behind adb instead of the
+  embedded SimDroid, --adb-port P for the adb server (default $ANDROID_ADB_SERVER_PORT or 5037) and
+  --console-token PATH for the emulator console's auth token (default ~/.emulator_console_auth_token).
   awb help                                     this text
 
 Recordings go to --db PATH, else $AWB_DB, else $AWB_HOME/trajectories.db (AWB_HOME defaults to ~/.awb).`;
@@ -52,6 +72,7 @@ Recordings go to --db PATH, else $AWB_DB, else $AWB_HOME/trajectories.db (AWB_HO
 const USER_ERRORS = new Set([
   'UsageError', 'UnknownTemplateError', 'SeedError', 'SplitError', 'TaskParamsError', 'PoolError', 'EpisodeNotFoundError',
   'RunNotFoundError', 'ImportLineError', 'ImportManifestError', 'ImportAssetError', 'StoreVersionFromFutureError',
+  'AdbConnectError', 'SdkNotFoundError', 'BootTimeoutError', 'DeviceOfflineError', 'ConsoleError', 'EmulatorPortError', 'EmulatorPortInUseError',
 ]);
 
 /** Runs the CLI; returns the exit code. Errors with a user-facing message print it and exit 2 or 1. */
@@ -69,6 +90,12 @@ export async function main(argv: string[], io: Io = consoleIo()): Promise<number
         return await episodesCommand(rest, io);
       case 'splits':
         return await splitsCommand(rest, io);
+      case 'emulator':
+        return await emulatorCommand(rest, io);
+      case 'devices':
+        return await devicesCommand(rest, io);
+      case 'avd':
+        return await avdCommand(rest, io);
       case undefined:
       case 'help':
       case '--help':

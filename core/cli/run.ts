@@ -10,7 +10,8 @@ import { instantiate } from '../tasks/instance.js';
 import { getTemplate } from '../tasks/registry.js';
 import { createRun, finishRun, loadTrajectory, StoreRecorder, type EpisodeId } from '../store/index.js';
 import { intArg, parseFlags, UsageError } from './args.js';
-import { embeddedDevice, type Io } from './main.js';
+import { openDevice, type Io } from './main.js';
+import { targetFlags, TargetValues, targetOf } from './devices.js';
 import { policyFor, RunPolicy } from './policies.js';
 import { openDb } from './data-dir.js';
 import { screenText } from './screen-text.js';
@@ -26,6 +27,8 @@ const Flags = z.object({
   screenshots: z.string().optional(),
   db: z.string().optional(),
   'no-record': z.boolean().optional(),
+  device: z.string().optional(),
+  ...TargetValues,
 });
 
 /**
@@ -38,12 +41,13 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
   const { values } = parseFlags(argv, {
     task: { type: 'string' }, seed: { type: 'string' }, policy: { type: 'string' }, from: { type: 'string' },
     'replay-steps': { type: 'string' }, json: { type: 'boolean' }, 'max-steps': { type: 'string' }, screenshots: { type: 'string' },
-    db: { type: 'string' }, 'no-record': { type: 'boolean' },
+    db: { type: 'string' }, 'no-record': { type: 'boolean' }, device: { type: 'string' }, ...targetFlags,
   }, Flags);
   const instance = instantiate(getTemplate(values.task), values.seed);
   const record = !values['no-record'];
   const store = record || values.policy === 'replay' ? openDb(values.db) : null;
-  const device = embeddedDevice();
+  const target = openDevice(values.device, targetOf(values));
+  const device = target.device;
   try {
     let policy: Policy;
     let human: HumanPolicy | null = null;
@@ -87,8 +91,9 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
       device, instance, policy, screenshots: 'half', onMalformed: human ? 'continue' : 'end',
       ...(recorder ? { recorder } : {}),
       ...(values['max-steps'] ? { maxSteps: values['max-steps'] } : {}),
-      onStep: (step) => {
-        if (shotDir) writeFileSync(join(shotDir, `step-${String(step.index).padStart(2, '0')}.png`), device.screenshotSync(0.5));
+      onStep: (step, obs) => {
+        // The screen each action was taken on (what the recorder keeps too).
+        if (shotDir && obs.screenshot) writeFileSync(join(shotDir, `step-${String(step.index).padStart(2, '0')}.png`), obs.screenshot);
         if (!values.json) io.out(`  ${String(step.index + 1).padStart(2)}. ${step.description ?? JSON.stringify(step.raw)}${step.error ? `  [${step.error.name}: ${step.error.message}]` : ''}`);
       },
     });
@@ -101,7 +106,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     }
     return 0;
   } finally {
-    device.close();
+    target.close();
     store?.db.close();
   }
 }

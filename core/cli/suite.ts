@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { runEpisode } from '../episode/runner.js';
 import { runPool, type RolloutJob } from '../episode/parallel/pool.js';
+import { runOnDevices } from '../episode/device-pool.js';
 import type { EpisodeResult, StepError } from '../episode/record.js';
 import { getTemplate, TASKS } from '../tasks/registry.js';
 import { parsePart, parseSplit, splitInstances } from '../tasks/splits.js';
@@ -10,9 +11,10 @@ import { pct, progressBar, table } from './format.js';
 import { embeddedDevice, type Io } from './main.js';
 import { policyFor, policySpec, SuitePolicy } from './policies.js';
 import { openDb } from './data-dir.js';
+import { adbDevice, targetFlags, TargetValues, targetOf } from './devices.js';
 
 const USAGE = 'awb suite run --split unseen-instance|unseen-template|unseen-app|all --part train|test|adapt --policy oracle|random\n'
-  + '              [--parallel N] [--limit N] [--screenshots none|half|full] [--name NAME] [--db PATH] [--json]\n'
+  + '              [--parallel N | --device SERIAL...] [--adb-port P] [--console-token PATH] [--limit N] [--screenshots none|half|full] [--name NAME] [--db PATH] [--json]\n'
   + 'awb suite run --resume RUN_ID [--parallel N] [--db PATH] [--json]';
 
 const Flags = z.object({
@@ -26,6 +28,8 @@ const Flags = z.object({
   db: z.string().optional(),
   resume: intArg('--resume').pipe(z.number().min(1)).optional(),
   json: z.boolean().optional(),
+  device: z.array(z.string().min(1)).optional(),
+  ...TargetValues,
 });
 
 interface Tally {
@@ -47,8 +51,9 @@ export async function suiteCommand(argv: string[], io: Io): Promise<number> {
   const { values } = parseFlags(rest, {
     split: { type: 'string' }, part: { type: 'string' }, policy: { type: 'string' }, parallel: { type: 'string' },
     limit: { type: 'string' }, screenshots: { type: 'string' }, name: { type: 'string' }, db: { type: 'string' },
-    resume: { type: 'string' }, json: { type: 'boolean' },
+    resume: { type: 'string' }, json: { type: 'boolean' }, device: { type: 'string', multiple: true }, ...targetFlags,
   }, Flags);
+  if (values.device && values.parallel > 1) throw new UsageError('--parallel is for SimDroid devices in worker threads; with --device, every listed device runs episodes in parallel');
   const { db, path } = openDb(values.db);
   try {
     // What to run: a fresh split part, or what is left of an earlier run.
@@ -104,7 +109,20 @@ export async function suiteCommand(argv: string[], io: Io): Promise<number> {
     };
     process.once('SIGINT', interrupt);
     try {
-      if (values.parallel === 1) {
+      if (values.device) {
+        // Devices behind adb: one in-process loop per device; a device that drops is reconnected.
+        const devices = values.device.map((serial) => adbDevice(serial, targetOf(values)));
+        const { unrun } = await runOnDevices({
+          devices, instances: todo, policy: (i) => policyFor(config.policy, i), recorder: () => new StoreRecorder(db, runId), screenshots: config.screenshots,
+          onEpisode: (instance, result, device) => {
+            count(instance.template.id, result);
+            if (result.status === 'error' && result.error) failures.push({ key: `${instance.template.id}#${instance.seed} on ${device.serial}`, error: result.error });
+            progress.tick(`${instance.template.id}#${instance.seed}`);
+          },
+          onDeviceLost: (device, e) => io.err(`awb: ${device.serial} is gone (${e.message}); the other devices go on`),
+        });
+        if (unrun.length) io.err(`awb: ${unrun.length} episodes were not run: no device left; continue with --resume ${runId}`);
+      } else if (values.parallel === 1) {
         const device = embeddedDevice();
         try {
           for (const instance of todo) {

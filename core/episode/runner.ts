@@ -1,6 +1,6 @@
 import { isSnapshotCapable, BOOT_SNAPSHOT, type Device } from '../device/device.js';
 import { observe, type Observation } from '../device/observation.js';
-import { IMMEDIATE_SETTLE, waitUntilStable, type SettleOptions } from '../device/stable.js';
+import { settleFor, waitUntilStable, type SettleOptions } from '../device/stable.js';
 import { ActionParseError, parseAction, isTerminal, type Action } from '../actions/schema.js';
 import { describeAction } from '../actions/kinds.js';
 import { AppLaunchError, performPlan, planInput } from '../actions/execute.js';
@@ -54,6 +54,7 @@ export interface RunEpisodeOptions {
    * range, typing with no focused field) always continue: the device is untouched.
    */
   onMalformed?: 'end' | 'continue';
+  /** Default: the device's own (`settle` on AdbDevice), else immediate. */
   settle?: SettleOptions;
   /** Called after every step, e.g. to print progress. */
   onStep?: (step: StepRecord, obs: Observation) => void;
@@ -213,7 +214,7 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<EpisodeResult
           if (!step.error) {
             actions.push(action);
             t = performance.now();
-            if (!isTerminal(action)) await env('settle', () => waitUntilStable(device, opts.settle ?? IMMEDIATE_SETTLE));
+            if (!isTerminal(action)) await env('settle', () => waitUntilStable(device, opts.settle ?? settleFor(device)));
             step.timings.settleMs = since(t);
           }
         }

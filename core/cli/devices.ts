@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { AdbServer } from '../device/adb/server.js';
+import type { AdbDevice } from '../device/adb/adb-device.js';
+import { launchAvd, listAvds } from '../device/adb/avd.js';
+import { intArg, parseFlags, UsageError } from './args.js';
+import { table } from './format.js';
+import type { Io } from './main.js';
+
+/**
+ * `awb devices [connect|disconnect]` (the adb server's devices), `awb avd list|launch`, and how
+ * run and suite reach a device behind adb.
+ */
+const AdbFlags = { 'adb-port': { type: 'string' }, json: { type: 'boolean' } } as const;
+const AdbValues = z.object({ 'adb-port': intArg('--adb-port').optional(), json: z.boolean().optional() });
+
+export function adbServer(port: number | undefined): AdbServer {
+  return new AdbServer(port !== undefined ? { port } : {});
+}
+
+/** How `--device SERIAL` is reached: the adb server's port and the emulator console's auth token. */
+export interface AdbTarget {
+  adbPort?: number | undefined;
+  consoleToken?: string | undefined;
+}
+
+/** The flags run and suite share to reach a device behind adb. */
+export const targetFlags = { 'adb-port': { type: 'string' }, 'console-token': { type: 'string' } } as const;
+export const TargetValues = { 'adb-port': intArg('--adb-port').optional(), 'console-token': z.string().min(1).optional() };
+export const targetOf = (v: { 'adb-port'?: number | undefined; 'console-token'?: string | undefined }): AdbTarget =>
+  ({ adbPort: v['adb-port'], consoleToken: v['console-token'] });
+
+export function adbDevice(serial: string, via: AdbTarget): AdbDevice {
+  return adbServer(via.adbPort).device(serial, via.consoleToken ? { consoleTokenPath: via.consoleToken } : {});
+}
+
+export async function devicesCommand(argv: string[], io: Io): Promise<number> {
+  const [sub = 'list', ...rest] = argv;
+  const { values, positionals } = parseFlags(rest, AdbFlags, AdbValues);
+  const server = adbServer(values['adb-port']);
+  switch (sub) {
+    case 'list': {
+      const list = await server.devices();
+      if (values.json) io.out(JSON.stringify(list));
+      else io.out(list.length ? table([['SERIAL', 'STATE'], ...list.map((d) => [d.serial, d.state])]) : 'No devices. Start one with `awb emulator start`, or `awb devices connect HOST:PORT`.');
+      return 0;
+    }
+    case 'connect': {
+      const address = positionals[0];
+      if (!address) throw new UsageError('awb devices connect HOST:PORT');
+      const serial = await server.connect(address);
+      io.out(values.json ? JSON.stringify({ serial }) : `connected to ${serial}`);
+      return 0;
+    }
+    case 'disconnect': {
+      const address = positionals[0];
+      if (!address) throw new UsageError('awb devices disconnect HOST:PORT');
+      await server.disconnect(address);
+      io.out(values.json ? JSON.stringify({ disconnected: address }) : `disconnected ${address}`);
+      return 0;
+    }
+    default:
+      throw new UsageError('awb devices [list] | awb devices connect HOST:PORT | awb devices disconnect HOST:PORT  [--adb-port P] [--json]');
+  }
+}
+
+export async function avdCommand(argv: string[], io: Io): Promise<number> {
+  const [sub, ...rest] = argv;
+  switch (sub) {
+    case 'list': {
+      const { values } = parseFlags(rest, { json: { type: 'boolean' } }, z.object({ json: z.boolean().optional() }));
+      const avds = await listAvds();
+      io.out(values.json ? JSON.stringify(avds) : avds.join('\n') || 'No AVDs.');
+      return 0;
+    }
+    case 'launch': {
+      const { values, positionals } = parseFlags(rest, { ...AdbFlags, port: { type: 'string' }, grpc: { type: 'string' }, window: { type: 'boolean' } }, AdbValues.extend({
+        port: intArg('--port').default(5554), grpc: intArg('--grpc').optional(), window: z.boolean().optional(),
+      }));
+      const name = positionals[0];
+      if (!name) throw new UsageError('awb avd launch NAME [--port EVEN_PORT] [--grpc PORT] [--window] [--adb-port P]');
+      const avd = await launchAvd({ name, port: values.port, server: adbServer(values['adb-port']), headless: !values.window, ...(values.grpc ? { grpcPort: values.grpc } : {}) });
+      io.out(values.json ? JSON.stringify({ serial: avd.serial, pid: avd.process.pid }) : `${name} booted as ${avd.serial} (pid ${avd.process.pid}); it keeps running after this command.`);
+      avd.process.unref();
+      return 0;
+    }
+    default:
+      throw new UsageError('awb avd list | awb avd launch NAME [--port EVEN_PORT] [--grpc PORT]');
+  }
+}

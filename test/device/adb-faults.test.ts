@@ -1,0 +1,108 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { main } from '../../core/cli/main.js';
+import { openStoreReadonly } from '../../core/store/index.js';
+import { startEmulatorHost } from '../../emulators/simdroid/host.js';
+import { AdbServer } from '../../core/device/adb/server.js';
+import { runOnDevices } from '../../core/episode/device-pool.js';
+import { OraclePolicy } from '../../core/episode/policies/oracle.js';
+import { TASKS } from '../../core/tasks/registry.js';
+import { splitInstances } from '../../core/tasks/splits.js';
+import { adbRig, freshPorts, type AdbRig } from './adb-env.js';
+
+/**
+ * Faults: the adb server dying mid-suite, a device vanishing. The episode caught in it is an
+ * environment error (not a failure the agent is blamed for), the device is reconnected, the suite
+ * goes on.
+ */
+// Rigs and temp folders are released even when a test fails (no adb server left running).
+const temps: string[] = [];
+const rigs: AdbRig[] = [];
+afterAll(async () => {
+  for (const r of rigs) await r.close();
+  temps.forEach((d) => rmSync(d, { recursive: true, force: true }));
+});
+const finished = (db: string) => {
+  try {
+    const ro = openStoreReadonly(db);
+    try {
+      return ro.prepare("SELECT count(*) FROM episodes WHERE status != 'running'").pluck().get() as number;
+    } finally {
+      ro.close();
+    }
+  } catch {
+    return 0;
+  }
+};
+
+describe('adb faults', () => {
+  it('survives the adb server being killed mid-suite', async () => {
+    const rig = await adbRig();
+    rigs.push(rig);
+    const dir = mkdtempSync(join(tmpdir(), 'awb-faults-'));
+    temps.push(dir);
+    const db = join(dir, 'trajectories.db');
+    const out: string[] = [];
+    const errs: string[] = [];
+    const suite = main(['suite', 'run', '--split', 'all', '--part', 'test', '--policy', 'oracle', '--limit', '6', '--screenshots', 'none',
+      '--device', rig.serial, '--adb-port', String(rig.server.port), '--console-token', rig.tokenPath, '--db', db, '--json'], { out: (l) => out.push(l), err: (l) => errs.push(l) });
+    for (let i = 0; i < 400 && finished(db) < 1; i++) await new Promise((r) => setTimeout(r, 25));
+    execFileSync('adb', ['-P', String(rig.server.port), 'kill-server'], { stdio: 'ignore' });
+    expect(await suite).toBe(0);
+    const summary = JSON.parse(out.at(-1)!);
+    expect(errs).toEqual([]);
+    expect(summary.episodes).toBe(6);
+    expect(summary.errors).toBeGreaterThanOrEqual(1);
+    expect(summary.successes).toBe(6 - summary.errors);
+    expect(summary.failures[0].error.name).toBe('EnvironmentError');
+    // The device is back on the (restarted) server.
+    expect((await rig.server.devices()).find((d) => d.serial === rig.serial)?.state).toBe('device');
+  });
+
+  it('goes on with the other devices when one disappears for good', async () => {
+    const rig = await adbRig();
+    rigs.push(rig);
+    const ports = freshPorts();
+    const second = await startEmulatorHost({ port: ports.console, authTokenPath: rig.tokenPath });
+    const serial2 = await rig.server.connect(second.address);
+    const server = new AdbServer({ port: rig.server.port });
+    const devices = [server.device(rig.serial, { consoleTokenPath: rig.tokenPath }), server.device(serial2, { consoleTokenPath: rig.tokenPath })];
+    const instances = splitInstances(TASKS, 'all', 'test').slice(0, 8);
+    const lost: string[] = [];
+    let stopped = false;
+    const { results, unrun } = await runOnDevices({
+      devices, instances, policy: () => new OraclePolicy(), reconnectTimeoutMs: 2000,
+      onEpisode: (_i, _r, device) => {
+        if (!stopped && device.serial === serial2) {
+          stopped = true;
+          void second.stop();
+        }
+      },
+      onDeviceLost: (device) => lost.push(device.serial),
+    });
+    expect(lost).toEqual([serial2]);
+    expect(unrun).toEqual([]);
+    const statuses = [...results.values()].map((r) => r.status);
+    expect(statuses.filter((s) => s === 'success').length).toBeGreaterThanOrEqual(6);
+    expect(statuses.every((s) => s !== 'failure')).toBe(true);
+  });
+
+  it('stops using a device whose episodes keep failing even though it reconnects', async () => {
+    const rig = await adbRig();
+    rigs.push(rig);
+    // No console token: every reset (a snapshot load through the console) is refused.
+    const broken = rig.server.device(rig.serial, { consoleTokenPath: join(dirname(rig.tokenPath), 'no-such-token') });
+    const lost: string[] = [];
+    const { results, unrun } = await runOnDevices({
+      devices: [broken], instances: splitInstances(TASKS, 'all', 'test').slice(0, 6), policy: () => new OraclePolicy(),
+      onDeviceLost: (_d, e) => lost.push(e.name),
+    });
+    expect(lost).toEqual(['DeviceKeepsFailingError']);
+    expect(results.size).toBe(3);
+    expect(unrun).toHaveLength(3);
+    expect([...results.values()][0]!.error?.message).toContain('authentication required');
+  });
+});

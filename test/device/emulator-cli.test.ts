@@ -1,0 +1,91 @@
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freshPorts } from './adb-env.js';
+import { alive } from '../../core/cli/emulator.js';
+
+/** `awb emulator start|list|stop` as a user runs them: separate processes, state under AWB_HOME. */
+const AWB = join(import.meta.dirname, '../../bin/awb.js');
+const home = mkdtempSync(join(tmpdir(), 'awb-emu-cli-'));
+const env = { ...process.env, AWB_HOME: home, HOME: home };
+const awb = (...args: string[]) => spawnSync(process.execPath, [AWB, ...args], { env, encoding: 'utf8' });
+
+async function until(what: string, ok: () => boolean, ms = 10_000): Promise<void> {
+  for (const end = Date.now() + ms; !ok(); ) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+describe('awb emulator', () => {
+  it('starts instances in their own processes, lists, stops one, and the rest go when the supervisor is killed', async () => {
+    const port = freshPorts().console;
+    const supervisor = spawn(process.execPath, [AWB, 'emulator', 'start', '--count', '2', '--port', String(port), '--json'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const lines = createInterface({ input: supervisor.stdout! })[Symbol.asyncIterator]();
+      const infos = [JSON.parse((await lines.next()).value as string), JSON.parse((await lines.next()).value as string)];
+      expect(infos.map((i) => i.port).sort()).toEqual([port, port + 2]);
+      const pids = infos.map((i) => i.pid as number);
+      expect(new Set([...pids, supervisor.pid]).size).toBe(3); // one process each
+      expect(pids.every(alive)).toBe(true);
+
+      // The real adb tool reaches an instance.
+      const adbPort = freshPorts().adbServer;
+      try {
+        execFileSync('adb', ['-P', String(adbPort), 'connect', infos[0].address], { encoding: 'utf8' });
+        expect(execFileSync('adb', ['-P', String(adbPort), '-s', infos[0].address, 'shell', 'echo', 'hi'], { encoding: 'utf8' })).toBe('hi\n');
+      } finally {
+        execFileSync('adb', ['-P', String(adbPort), 'kill-server'], { stdio: 'ignore' });
+      }
+
+      const listed = awb('emulator', 'list');
+      expect(listed.status).toBe(0);
+      for (const i of infos) expect(listed.stdout).toContain(i.serial);
+
+      const stopped = awb('emulator', 'stop', '--port', String(port));
+      expect(stopped.stdout.trim()).toBe(`stopped ${infos.find((i) => i.port === port).serial}`);
+      const [gone, left] = infos[0].port === port ? [infos[0], infos[1]] : [infos[1], infos[0]];
+      expect(alive(gone.pid)).toBe(false);
+      expect(alive(left.pid)).toBe(true);
+      expect(awb('emulator', 'list').stdout).not.toContain(gone.serial);
+
+      // kill -9 gives the supervisor no chance to pass a signal on: the instance notices its
+      // channel close and stops by itself; `list` prunes the stale state file.
+      supervisor.kill('SIGKILL');
+      await until('the orphaned instance to stop', () => !alive(left.pid));
+      expect(awb('emulator', 'list').stdout.trim()).toBe('No SimDroid emulators are running.');
+      expect(readdirSync(join(home, 'emulators'))).toEqual([]);
+    } finally {
+      supervisor.kill('SIGKILL');
+      awb('emulator', 'stop');
+    }
+  }, 60_000);
+
+  it('refuses an odd port and a port already taken, starting nothing', () => {
+    const odd = awb('emulator', 'start', '--port', '5555');
+    expect(odd.status).toBe(2);
+    expect(odd.stderr).toContain('--port must be even');
+
+    const port = freshPorts().console;
+    const first = spawn(process.execPath, [AWB, 'emulator', 'start', '--port', String(port), '--json'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    return new Promise<void>((resolve, reject) => {
+      first.stdout!.once('data', () => {
+        try {
+          const clash = awb('emulator', 'start', '--port', String(port));
+          expect(clash.status).toBe(2);
+          expect(clash.stderr).toMatch(new RegExp(`${port}|EADDRINUSE|in use`));
+          resolve();
+        } catch (e) {
+          reject(e as Error);
+        } finally {
+          first.kill('SIGTERM');
+        }
+      });
+    });
+  }, 60_000);
+});
