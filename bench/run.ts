@@ -7,8 +7,9 @@ import { cpus, totalmem } from 'node:os';
 import { benchSimdroid } from './simdroid.js';
 import { benchStore } from './store.js';
 import { benchParallel } from './parallel.js';
+import { benchAdb } from './adb.js';
 
-const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = { simdroid: benchSimdroid, parallel: benchParallel, store: benchStore };
+const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = { simdroid: benchSimdroid, parallel: benchParallel, adb: benchAdb, store: benchStore };
 
 const wanted = process.argv.slice(2);
 const names = wanted.length ? wanted : Object.keys(BENCHES);
