@@ -9,6 +9,7 @@ import { runCommand } from './run.js';
 import { suiteCommand } from './suite.js';
 import { splitsCommand } from './splits.js';
 import { episodesCommand } from './episodes.js';
+import { serveCommand } from './serve.js';
 
 export interface Io {
   out(line: string): void;
@@ -65,6 +66,8 @@ Usage:
   run and suite take --device SERIAL (repeatable for suite) to use devices behind adb instead of the
   embedded SimDroid, --adb-port P for the adb server (default $ANDROID_ADB_SERVER_PORT or 5037) and
   --console-token PATH for the emulator console's auth token (default ~/.emulator_console_auth_token).
+  awb serve [--port P] [--token T] [--no-adb] [--no-device]
+                                               the workbench UI in a browser: prints its URL (with a session token)
   awb help                                     this text
 
 Recordings go to --db PATH, else $AWB_DB, else $AWB_HOME/trajectories.db (AWB_HOME defaults to ~/.awb).`;
@@ -72,7 +75,7 @@ Recordings go to --db PATH, else $AWB_DB, else $AWB_HOME/trajectories.db (AWB_HO
 const USER_ERRORS = new Set([
   'UsageError', 'UnknownTemplateError', 'SeedError', 'SplitError', 'TaskParamsError', 'PoolError', 'EpisodeNotFoundError',
   'RunNotFoundError', 'ImportLineError', 'ImportManifestError', 'ImportAssetError', 'StoreVersionFromFutureError',
-  'AdbConnectError', 'SdkNotFoundError', 'BootTimeoutError', 'DeviceOfflineError', 'ConsoleError', 'EmulatorPortError', 'EmulatorPortInUseError',
+  'AdbConnectError', 'SdkNotFoundError', 'BootTimeoutError', 'DeviceOfflineError', 'ConsoleError', 'EmulatorPortError', 'EmulatorPortInUseError', 'TokenError', 'SettingsFileError',
 ]);
 
 /** Runs the CLI; returns the exit code. Errors with a user-facing message print it and exit 2 or 1. */
@@ -96,6 +99,8 @@ export async function main(argv: string[], io: Io = consoleIo()): Promise<number
         return await devicesCommand(rest, io);
       case 'avd':
         return await avdCommand(rest, io);
+      case 'serve':
+        return await serveCommand(rest, io);
       case undefined:
       case 'help':
       case '--help':

@@ -1,4 +1,8 @@
-import { parseAction } from '../actions/schema.js';
+import { parseAction, type Action } from '../actions/schema.js';
+import { describeAction } from '../actions/kinds.js';
+import { actionElement } from '../actions/target.js';
+import type { Observation } from '../device/observation.js';
+import { elementLabel, type Bounds } from '../ui/ui-tree.js';
 import { hits, type Breakpoint } from './breakpoints.js';
 import { runEpisode, type RunEpisodeOptions, type StepProposal } from './runner.js';
 import type { EpisodeResult, StepRecord } from './record.js';
@@ -11,12 +15,20 @@ import type { EpisodeResult, StepRecord } from './record.js';
  */
 export type ControllerState = 'idle' | 'running' | 'paused' | 'finished';
 
-export interface ProposalView {
+/** How an action reads and what it touches on the screen it was proposed for (for drawing it). */
+export interface ActionSketch {
+  /** One line, e.g. `Tap "Save" in Contacts`; null when it does not parse or fit the screen. */
+  description: string | null;
+  target: { bounds: Bounds; label: string } | null;
+}
+
+export interface ProposalView extends ActionSketch {
   index: number;
   /** The proposed action, verbatim. */
   action: unknown;
   thought?: string;
-  candidates?: Array<{ action: unknown; score: number }>;
+  /** The policy's alternatives, with the softmax of their scores. */
+  candidates?: Array<{ action: unknown; score: number; probability: number } & ActionSketch>;
   /** Why it does not parse, if it does not. */
   error?: { name: string; message: string };
   foreground: { package: string; activity: string };
@@ -32,10 +44,36 @@ export interface ControllerEvents {
 
 type Listener<T> = (event: T) => void;
 
+/** Describes an action against a screen; anything that does not parse or fit gives nulls. */
+export function sketchAction(raw: unknown, obs: Observation): ActionSketch {
+  let action: Action;
+  try {
+    action = parseAction(raw);
+  } catch {
+    return { description: null, target: null };
+  }
+  let description: string | null = null;
+  let target: ActionSketch['target'] = null;
+  try {
+    description = describeAction(action, obs);
+    const el = actionElement(action, obs);
+    if (el) target = { bounds: el.node.bounds, label: elementLabel(el) };
+  } catch {
+    // An index out of range or no focused field: the step would fail the same way; nothing to draw.
+  }
+  return { description, target };
+}
+
 function view(p: StepProposal): ProposalView {
-  const v: ProposalView = { index: p.index, action: p.decision.action, foreground: p.obs.foreground };
+  const v: ProposalView = { index: p.index, action: p.decision.action, foreground: p.obs.foreground, ...sketchAction(p.action ?? p.decision.action, p.obs) };
   if (p.decision.thought !== undefined) v.thought = p.decision.thought;
-  if (p.decision.candidates) v.candidates = p.decision.candidates;
+  const cands = p.decision.candidates;
+  if (cands && cands.length) {
+    const max = Math.max(...cands.map((c) => c.score));
+    const exps = cands.map((c) => Math.exp(c.score - max));
+    const total = exps.reduce((a, b) => a + b, 0);
+    v.candidates = cands.map((c, i) => ({ action: c.action, score: c.score, probability: exps[i]! / total, ...sketchAction(c.action, p.obs) }));
+  }
   if (p.error) v.error = p.error;
   return v;
 }

@@ -29,4 +29,9 @@ describe('layering lint rules', () => {
     expect(await lint('renderer/x.ts', "import type { Action } from '../core/actions/schema.js';\nexport type A = Action;\n")).toEqual([]);
     expect(await lint('renderer/y.ts', "import { parseAction } from '../core/actions/schema.js';\nexport const p = parseAction;\n")).toHaveLength(1);
   });
+
+  it("lets the renderer import the bridge's client and codec, and nothing else of core/api at run time", async () => {
+    expect(await lint('renderer/src/x.ts', "import { connectApi } from '../../core/api/bridge.js';\nimport { encodeMessage } from '../../core/api/codec.js';\nexport const c = [connectApi, encodeMessage];\n")).toEqual([]);
+    expect(await lint('renderer/src/y.ts', "import { serveApi } from '../../core/api/serve-api.js';\nexport const s = serveApi;\n")).toHaveLength(1);
+  });
 });

@@ -1,0 +1,98 @@
+import type { EpisodeFilter, EpisodePage, EpisodeSummary, RunSummary, Trajectory } from '../store/index.js';
+import type {
+  Activity, AvdList, Breakpoint, DeviceList, DeviceSummary, EpisodeFacets, ExportResult, FrameView, InputEvent, PolicyInfo,
+  ScreenImage, ScreenState, SessionEvent, SessionInfo, SessionPolicy, TaskInstanceView, TaskSummary,
+} from './types.js';
+import type { Settings } from './settings.js';
+
+/**
+ * The workbench's one API: declared here, implemented once (core/api/workbench), served by two
+ * transports (Electron IPC and `awb serve`'s WebSocket) through one generic bridge
+ * (core/api/bridge.ts). Every method takes one input object, validated at the boundary by its zod
+ * schema in API_INPUTS, and returns a promise. Members named `onX` are events: they take an input
+ * (what to watch) and a listener, and return an unsubscribe function.
+ */
+export type Listener<T> = (event: T) => void;
+export type Unsubscribe = () => void;
+export type NoInput = Record<string, never>;
+
+export interface SessionStart {
+  serial: string;
+  templateId: string;
+  seed: number;
+  policy: SessionPolicy;
+  maxSteps?: number;
+  breakpoints?: Breakpoint[];
+  /** Start running instead of holding at the first proposal. */
+  run?: boolean;
+  /** Replay on device from a step: re-execute a recorded episode's first `steps` steps, then hand over to `policy`. */
+  from?: { episodeId: number; steps: number };
+  screenshots?: 'none' | 'half' | 'full';
+}
+
+export type SessionCommand = 'step' | 'run' | 'pause' | 'stop';
+
+export interface WorkbenchApi {
+  // Devices
+  listDevices(input?: NoInput): Promise<DeviceList>;
+  /** A new SimDroid in the workbench's process; `adbPort` (odd) also serves ADB and the console on it and the port below. */
+  startSimDroid(input?: { adbPort?: number }): Promise<DeviceSummary>;
+  stopSimDroid(input: { serial: string }): Promise<void>;
+  /** `adb connect HOST:PORT` (remote emulators are common in RL labs). */
+  connectDevice(input: { address: string }): Promise<DeviceSummary>;
+  disconnectDevice(input: { address: string }): Promise<void>;
+  listAvds(input?: NoInput): Promise<AvdList>;
+  launchAvd(input: { name: string; port?: number }): Promise<DeviceSummary>;
+  onDevices(input: NoInput, listener: Listener<DeviceList>): Unsubscribe;
+
+  // The live screen
+  screenshot(input: { serial: string; scale?: 1 | 0.5 }): Promise<ScreenImage>;
+  screenState(input: { serial: string }): Promise<ScreenState>;
+  sendInput(input: { serial: string; event: InputEvent }): Promise<void>;
+  /** Mirrored frames: pushed on change by SimDroid, polled from adb devices. */
+  onFrame(input: { serial: string; scale?: 1 | 0.5; maxFps?: number }, listener: Listener<FrameView>): Unsubscribe;
+
+  // Tasks and policies
+  listTasks(input?: NoInput): Promise<TaskSummary[]>;
+  describeTask(input: { templateId: string; seed: number }): Promise<TaskInstanceView>;
+  listPolicies(input?: NoInput): Promise<PolicyInfo[]>;
+
+  // Step-through sessions
+  startSession(input: SessionStart): Promise<SessionInfo>;
+  getSession(input: { sessionId: string }): Promise<SessionInfo>;
+  listSessions(input?: NoInput): Promise<SessionInfo[]>;
+  controlSession(input: { sessionId: string; command: SessionCommand }): Promise<SessionInfo>;
+  /** Replaces the held proposal (or the next one) with this action; a malformed one is refused. */
+  overrideAction(input: { sessionId: string; action: unknown }): Promise<SessionInfo>;
+  setBreakpoints(input: { sessionId: string; breakpoints: Breakpoint[] }): Promise<SessionInfo>;
+  onSession(input: { sessionId: string }, listener: Listener<SessionEvent>): Unsubscribe;
+
+  // Trajectories
+  listEpisodes(input: EpisodeFilter): Promise<EpisodePage>;
+  listRuns(input?: NoInput): Promise<RunSummary[]>;
+  episodeFacets(input?: NoInput): Promise<EpisodeFacets>;
+  getTrajectory(input: { episodeId: number }): Promise<Trajectory>;
+  /** A stored screenshot by its SHA-256. */
+  getScreenshot(input: { hash: string }): Promise<Uint8Array>;
+  /** A stored accessibility tree (uiautomator XML) by its SHA-256. */
+  getTree(input: { hash: string }): Promise<string>;
+  successfulEpisodes(input: { templateId: string; excludeEpisode?: number }): Promise<EpisodeSummary[]>;
+  /** Writes the episodes (AWB's JSONL export format) under the data folder's exports/. */
+  exportEpisodes(input: { filter?: EpisodeFilter; episodeIds?: number[] }): Promise<ExportResult>;
+
+  // Settings and long work
+  getSettings(input?: NoInput): Promise<Settings>;
+  updateSettings(input: Partial<Settings>): Promise<Settings>;
+  onActivity(input: NoInput, listener: Listener<Activity>): Unsubscribe;
+}
+
+export type ApiMethod = { [K in keyof WorkbenchApi]: K extends `on${string}` ? never : K }[keyof WorkbenchApi];
+export type ApiEvent = Exclude<keyof WorkbenchApi, ApiMethod>;
+export type InputOf<K extends keyof WorkbenchApi> = Parameters<WorkbenchApi[K]>[0];
+export type ResultOf<K extends ApiMethod> = Awaited<ReturnType<WorkbenchApi[K]>>;
+export type PayloadOf<K extends ApiEvent> = Parameters<Parameters<WorkbenchApi[K]>[1]>[0];
+
+/** Events follow the `onX` rule, so the bridge tells them from methods by name alone. */
+export function isEventName(name: string): boolean {
+  return /^on[A-Z]/.test(name);
+}

@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import { BreakpointSpec } from '../episode/breakpoints.js';
+import { KEYS } from '../device/device.js';
+import { EpisodeFilterSchema } from '../store/queries.js';
+import type { ApiEvent, ApiMethod, InputOf } from './api.js';
+import { SettingsPatchSchema } from './settings.js';
+import { SESSION_POLICIES } from './types.js';
+
+/**
+ * The input schema of every API member: the bridge validates each call and subscription against it
+ * before the implementation sees it, so malformed input from a page or IPC is refused with a
+ * validation error naming the field. The mapped type makes a member without a schema a type error.
+ */
+const none = z.strictObject({}).optional();
+const serial = z.string().min(1).max(200);
+const coord = z.number().finite().min(0).max(100_000);
+const ms = z.number().int().min(0).max(60_000);
+const hash = z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256 hex digest');
+const address = z.string().regex(/^[A-Za-z0-9.\-:[\]]+:\d{1,5}$/, 'HOST:PORT');
+const episodeId = z.int().positive();
+
+export const InputEventSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('tap'), x: coord, y: coord }),
+  z.strictObject({ kind: z.literal('long_press'), x: coord, y: coord, durationMs: ms }),
+  z.strictObject({ kind: z.literal('swipe'), x1: coord, y1: coord, x2: coord, y2: coord, durationMs: ms }),
+  z.strictObject({ kind: z.literal('text'), text: z.string().min(1).max(10_000) }),
+  z.strictObject({ kind: z.literal('key'), key: z.enum(KEYS) }),
+]);
+
+const BreakpointSchema = z.strictObject({ id: z.string().min(1).max(100), enabled: z.boolean(), spec: BreakpointSpec });
+const sessionId = z.string().min(1).max(100);
+
+type Schemas = { [K in ApiMethod | ApiEvent]: z.ZodType<InputOf<K>, unknown> };
+
+export const API_INPUTS: Schemas = {
+  listDevices: none,
+  startSimDroid: z.strictObject({ adbPort: z.int().min(1025).max(65535).refine((p) => p % 2 === 1, 'an odd port (the console takes the even one below)').optional() }).optional(),
+  stopSimDroid: z.strictObject({ serial }),
+  connectDevice: z.strictObject({ address }),
+  disconnectDevice: z.strictObject({ address }),
+  listAvds: none,
+  launchAvd: z.strictObject({ name: z.string().min(1).max(200), port: z.int().min(5554).max(65534).optional() }),
+  onDevices: z.strictObject({}),
+  screenshot: z.strictObject({ serial, scale: z.union([z.literal(1), z.literal(0.5)]).optional() }),
+  screenState: z.strictObject({ serial }),
+  sendInput: z.strictObject({ serial, event: InputEventSchema }),
+  onFrame: z.strictObject({ serial, scale: z.union([z.literal(1), z.literal(0.5)]).optional(), maxFps: z.int().min(1).max(60).optional() }),
+  listTasks: none,
+  describeTask: z.strictObject({ templateId: z.string().min(1), seed: z.int().min(0) }),
+  listPolicies: none,
+  startSession: z.strictObject({
+    serial, templateId: z.string().min(1), seed: z.int().min(0), policy: z.enum(SESSION_POLICIES),
+    maxSteps: z.int().min(1).max(500).optional(), breakpoints: z.array(BreakpointSchema).max(100).optional(), run: z.boolean().optional(),
+    from: z.strictObject({ episodeId, steps: z.int().min(0).max(500) }).optional(),
+    screenshots: z.enum(['none', 'half', 'full']).optional(),
+  }),
+  getSession: z.strictObject({ sessionId }),
+  listSessions: none,
+  controlSession: z.strictObject({ sessionId, command: z.enum(['step', 'run', 'pause', 'stop']) }),
+  overrideAction: z.strictObject({ sessionId, action: z.unknown() }),
+  setBreakpoints: z.strictObject({ sessionId, breakpoints: z.array(BreakpointSchema).max(100) }),
+  onSession: z.strictObject({ sessionId }),
+  listEpisodes: EpisodeFilterSchema.strict() as unknown as z.ZodType<InputOf<'listEpisodes'>, unknown>,
+  listRuns: none,
+  episodeFacets: none,
+  getTrajectory: z.strictObject({ episodeId }),
+  getScreenshot: z.strictObject({ hash }),
+  getTree: z.strictObject({ hash }),
+  successfulEpisodes: z.strictObject({ templateId: z.string().min(1), excludeEpisode: episodeId.optional() }),
+  exportEpisodes: z.strictObject({
+    filter: EpisodeFilterSchema.strict().optional() as unknown as z.ZodType<InputOf<'exportEpisodes'>['filter'], unknown>,
+    episodeIds: z.array(episodeId).min(1).max(100_000).optional(),
+  }),
+  getSettings: none,
+  updateSettings: SettingsPatchSchema,
+  onActivity: z.strictObject({}),
+};
+
+export class ApiInputError extends Error {
+  override name = 'ApiInputError';
+  constructor(readonly member: string, readonly issues: Array<{ path: string; message: string }>) {
+    super(`${member}: invalid input: ${issues.map((i) => `${i.path || '(input)'}: ${i.message}`).join('; ')}`);
+  }
+}
+
+/** Validates one member's input; throws ApiInputError listing every problem. */
+export function parseInput(member: string, input: unknown): unknown {
+  const schema = (API_INPUTS as Record<string, z.ZodType | undefined>)[member];
+  if (!schema) throw new ApiInputError(member, [{ path: '', message: 'no such API member' }]);
+  const r = schema.safeParse(input);
+  if (!r.success) throw new ApiInputError(member, r.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })));
+  return r.data;
+}

@@ -1,0 +1,188 @@
+import type { Breakpoint } from '../episode/breakpoints.js';
+import type { ControllerState } from '../episode/controller.js';
+import type { EpisodeStatus, StepError, StepRecord, Termination } from '../episode/record.js';
+import type { ForegroundApp, InputEvent, ScreenInfo } from '../device/device.js';
+import type { Bounds, UiTree } from '../ui/ui-tree.js';
+import type { Difficulty } from '../tasks/task.js';
+
+/**
+ * The plain data the workbench API carries: JSON-able but for `Uint8Array` (PNG bytes), which both
+ * transports move as binary. The renderer imports these types only.
+ */
+export type { Breakpoint, BreakpointSpec } from '../episode/breakpoints.js';
+export type { ControllerState } from '../episode/controller.js';
+export type { InputEvent, KeyName, ScreenInfo, ForegroundApp } from '../device/device.js';
+export type { Bounds, UiNode, UiTree } from '../ui/ui-tree.js';
+export type { EpisodeFilter, EpisodePage, EpisodeSummary, StatusCounts, StoredEpisodeStatus, Trajectory, StoredStep, Reward, RunSummary } from '../store/index.js';
+
+export type DeviceKind = 'simdroid' | 'emulator' | 'device';
+export type DeviceTransport = 'embedded' | 'adb';
+
+export interface DeviceSummary {
+  serial: string;
+  kind: DeviceKind;
+  /** 'embedded': SimDroid in the workbench's own process; 'adb': through the adb server. */
+  transport: DeviceTransport;
+  /** adb's state ('device', 'offline', 'unauthorized', …); 'device' for embedded ones. */
+  state: string;
+  online: boolean;
+  screen: ScreenInfo | null;
+  /** The adb port an embedded SimDroid also serves, if it was started with one. */
+  adbAddress: string | null;
+  /** The step-through session driving it, if any. */
+  sessionId: string | null;
+}
+
+export interface DeviceList {
+  devices: DeviceSummary[];
+  /** Why the adb server could not be asked (adb missing, server refused); embedded devices are still listed. */
+  adbError: string | null;
+}
+
+export interface AvdList {
+  /** The SDK found (ANDROID_HOME / ANDROID_SDK_ROOT), or null. */
+  sdk: string | null;
+  avds: string[];
+  error: string | null;
+}
+
+export interface ScreenImage {
+  png: Uint8Array;
+  width: number;
+  height: number;
+}
+
+export interface FrameView extends ScreenImage {
+  serial: string;
+  seq: number;
+  /** Capture time (epoch ms). */
+  at: number;
+  /** When the change it shows happened, if known: latency = at - changedAt. */
+  changedAt: number | null;
+}
+
+export interface ScreenState {
+  serial: string;
+  screen: ScreenInfo;
+  tree: UiTree;
+  /** uiautomator XML, as a device would dump it. */
+  xml: string;
+  foreground: ForegroundApp;
+}
+
+export interface TaskSummary {
+  id: string;
+  app: string;
+  apps: string[];
+  difficulty: Difficulty;
+  /** The instruction template, with {placeholders}. */
+  template: string;
+  informationRetrieval: boolean;
+}
+
+export interface TaskInstanceView {
+  templateId: string;
+  seed: number;
+  instruction: string;
+  params: unknown;
+  subgoals: string[];
+}
+
+export interface PolicyInfo {
+  name: SessionPolicy;
+  description: string;
+}
+
+/** Policies a step-through session can run: the built-in ones, or a person choosing each action. */
+export const SESSION_POLICIES = ['oracle', 'random', 'manual'] as const;
+export type SessionPolicy = (typeof SESSION_POLICIES)[number];
+
+/** An action's element on screen, for drawing it. */
+export interface ActionTarget {
+  bounds: Bounds;
+  label: string;
+}
+
+export interface ProposalInfo {
+  index: number;
+  action: unknown;
+  /** One line, e.g. `Tap "Save" in Contacts`, when the action parses and fits the screen. */
+  description: string | null;
+  target: ActionTarget | null;
+  thought: string | null;
+  candidates: Array<{ action: unknown; score: number; probability: number; description: string | null; target: ActionTarget | null }>;
+  error: StepError | null;
+  foreground: ForegroundApp;
+}
+
+export interface SessionStepInfo {
+  index: number;
+  action: unknown;
+  description: string | null;
+  thought: string | null;
+  target: ActionTarget | null;
+  overridden: boolean;
+  error: StepError | null;
+  foreground: ForegroundApp;
+  /** Rewards by kind, filled in as they are computed (the outcome when the episode ends). */
+  rewards: Record<string, number>;
+}
+
+export interface SessionResult {
+  status: EpisodeStatus;
+  success: boolean;
+  terminatedBy: Termination;
+  error: StepError | null;
+  answer: string | null;
+}
+
+export interface SessionInfo {
+  id: string;
+  serial: string;
+  templateId: string;
+  seed: number;
+  instruction: string;
+  policy: string;
+  state: ControllerState;
+  breakpoints: Breakpoint[];
+  proposal: ProposalInfo | null;
+  steps: SessionStepInfo[];
+  /** The recorded episode (set once recording began). */
+  episodeId: number | null;
+  result: SessionResult | null;
+  /** Breakpoints that stopped it at the current proposal. */
+  hitBreakpoints: string[];
+}
+
+export type SessionEvent =
+  | { kind: 'state'; session: SessionInfo }
+  | { kind: 'proposal'; session: SessionInfo }
+  | { kind: 'break'; session: SessionInfo; breakpoints: string[] }
+  | { kind: 'step'; session: SessionInfo; step: SessionStepInfo }
+  | { kind: 'finished'; session: SessionInfo };
+
+export interface EpisodeFacets {
+  templates: string[];
+  apps: string[];
+  policies: string[];
+  runs: Array<{ id: number; name: string }>;
+}
+
+export interface ExportResult {
+  path: string;
+  episodes: number;
+  steps: number;
+}
+
+/** Long work the UI shows progress for (launching an AVD, exporting). */
+export interface Activity {
+  id: string;
+  label: string;
+  state: 'running' | 'done' | 'failed';
+  done: number;
+  total: number | null;
+  error: string | null;
+}
+
+export type { StepRecord };
+export type { InputEvent as DeviceInput };

@@ -1,0 +1,163 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { serializeUiTree } from '../../ui/ui-tree.js';
+import { TASKS, getTemplate } from '../../tasks/registry.js';
+import { instantiate } from '../../tasks/instance.js';
+import {
+  exportEpisodes, getScreenshot, getTree, listEpisodes, listRuns, loadTrajectory, successfulEpisodes, openStore,
+  type EpisodeId, type WritableDB,
+} from '../../store/index.js';
+import { prepare } from '../../store/db.js';
+import type { SessionStart, WorkbenchApi } from '../api.js';
+import { type Settings, SettingsSchema } from '../settings.js';
+import type { Activity, PolicyInfo } from '../types.js';
+import { DeviceRegistry } from './devices.js';
+import { SessionManager } from './sessions.js';
+import { SettingsFile } from './settings-file.js';
+
+export interface WorkbenchOptions {
+  /** The data folder (trajectories.db, settings.json, exports/). */
+  dataDir: string;
+  /** Trajectory store path; default <dataDir>/trajectories.db. */
+  dbPath?: string;
+  /** false: no adb (embedded SimDroids only); a number: the adb server's port; default from settings. */
+  adb?: number | false;
+  /** Start one embedded SimDroid at once (the default device). Default true. */
+  embeddedDevice?: boolean;
+  log?: (message: string) => void;
+}
+
+export interface Workbench extends WorkbenchApi {
+  close(): Promise<void>;
+  readonly db: WritableDB;
+}
+
+const POLICIES: PolicyInfo[] = [
+  { name: 'oracle', description: "The task's scripted solution, one action per step from the live screen" },
+  { name: 'random', description: 'Uniformly random actions over the screen (a baseline)' },
+  { name: 'manual', description: 'You choose every action: click an element or pick one, then Step' },
+];
+
+/** The one implementation of WorkbenchApi; both transports and the tests talk to this object. */
+export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench> {
+  const log = opts.log ?? (() => {});
+  mkdirSync(opts.dataDir, { recursive: true });
+  const settingsFile = new SettingsFile(opts.dataDir);
+  let settings: Settings = settingsFile.read(opts.dataDir);
+  const db = openStore(opts.dbPath ?? join(opts.dataDir, 'trajectories.db'));
+  const activityListeners = new Set<(a: Activity) => void>();
+  let activitySeq = 0;
+  /** Runs long work with progress events (start, then done or failed). */
+  async function activity<T>(label: string, work: () => Promise<T>): Promise<T> {
+    const a: Activity = { id: `a${++activitySeq}`, label, state: 'running', done: 0, total: null, error: null };
+    const emit = () => activityListeners.forEach((l) => l({ ...a }));
+    emit();
+    try {
+      const r = await work();
+      Object.assign(a, { state: 'done', done: 1, total: 1 });
+      emit();
+      return r;
+    } catch (e) {
+      Object.assign(a, { state: 'failed', error: `${(e as Error).name}: ${(e as Error).message}` });
+      emit();
+      throw e;
+    }
+  }
+
+  // The registry asks the session manager which session holds a device; the manager drives devices.
+  const holder: { sessions?: SessionManager } = {};
+  const devices = new DeviceRegistry({
+    adbPort: opts.adb === false ? false : opts.adb ?? settings.adbPort,
+    sessionOf: (serial) => holder.sessions?.sessionOf(serial) ?? null,
+  });
+  const sessions = holder.sessions = new SessionManager({ db, devices, onDeviceUse: () => void devices.changed(), log });
+  if (opts.embeddedDevice ?? true) await devices.startSimDroid();
+
+  const api: Workbench = {
+    db,
+    listDevices: () => devices.list(),
+    startSimDroid: async (input) => devices.startSimDroid(input?.adbPort),
+    stopSimDroid: async ({ serial }) => {
+      await sessions.stopOn(serial);
+      await devices.stopSimDroid(serial);
+    },
+    connectDevice: ({ address }) => activity(`Connecting ${address}`, () => devices.connect(address)),
+    disconnectDevice: ({ address }) => devices.disconnect(address),
+    listAvds: () => devices.avds(),
+    launchAvd: ({ name, port }) => activity(`Launching AVD ${name}`, () => devices.launchAvd(name, port)),
+    onDevices: (_input, listener) => devices.onChange(listener),
+
+    screenshot: async ({ serial, scale }) => {
+      const png = await devices.get(serial).screenshot({ scale: scale ?? 1 });
+      return { png, width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
+    },
+    screenState: async ({ serial }) => {
+      const d = devices.get(serial);
+      const [screen, tree, foreground] = await Promise.all([d.screenInfo(), d.uiTree(), d.foreground()]);
+      return { serial, screen, tree, xml: serializeUiTree(tree), foreground };
+    },
+    sendInput: async ({ serial, event }) => {
+      await devices.get(serial).input(event);
+    },
+    onFrame: ({ serial, scale, maxFps }, listener) =>
+      devices.watchFrames(serial, scale ?? settings.mirrorScale, maxFps ?? settings.mirrorFps, listener),
+
+    listTasks: async () => TASKS.map((t) => ({
+      id: t.id, app: t.apps[0], apps: [...t.apps], difficulty: t.difficulty, template: t.template,
+      informationRetrieval: t.kind === 'information_retrieval',
+    })),
+    describeTask: async ({ templateId, seed }) => {
+      const t = getTemplate(templateId);
+      const inst = instantiate(t, seed);
+      return { templateId, seed, instruction: inst.instruction, params: inst.params, subgoals: t.subgoals(inst.params).map((s) => s.name) };
+    },
+    listPolicies: async () => POLICIES,
+
+    startSession: (input: SessionStart) => sessions.start(input, { screenshots: settings.screenshots, maxSteps: settings.maxSteps }),
+    getSession: async ({ sessionId }) => sessions.get(sessionId),
+    listSessions: async () => sessions.list(),
+    controlSession: async ({ sessionId, command }) => sessions.control(sessionId, command),
+    overrideAction: async ({ sessionId, action }) => sessions.override(sessionId, action),
+    setBreakpoints: async ({ sessionId, breakpoints }) => sessions.setBreakpoints(sessionId, breakpoints),
+    onSession: ({ sessionId }, listener) => sessions.subscribe(sessionId, listener),
+
+    listEpisodes: async (filter) => listEpisodes(db, filter),
+    listRuns: async () => listRuns(db),
+    episodeFacets: async () => ({
+      templates: prepare<[], string>(db, 'SELECT DISTINCT template_id FROM task_instances ORDER BY 1').pluck().all(),
+      apps: prepare<[], string>(db, 'SELECT DISTINCT app FROM task_templates WHERE app IS NOT NULL ORDER BY 1').pluck().all(),
+      policies: prepare<[], string>(db, 'SELECT DISTINCT policy FROM episodes ORDER BY 1').pluck().all(),
+      runs: listRuns(db).map((r) => ({ id: r.id, name: r.name })),
+    }),
+    getTrajectory: async ({ episodeId }) => loadTrajectory(db, episodeId as EpisodeId),
+    getScreenshot: async ({ hash }) => getScreenshot(db, hash),
+    getTree: async ({ hash }) => getTree(db, hash),
+    successfulEpisodes: async ({ templateId, excludeEpisode }) =>
+      successfulEpisodes(db, templateId, excludeEpisode !== undefined ? { excludeEpisode: excludeEpisode as EpisodeId } : {}),
+    exportEpisodes: (input) => activity('Exporting episodes', async () => {
+      const dir = join(settings.dataDir, 'exports', new Date().toISOString().replace(/[:.]/g, '-'));
+      const selection = input.episodeIds ? (input.episodeIds as EpisodeId[]) : input.filter ?? {};
+      const { manifest } = exportEpisodes(db, selection, dir);
+      return { path: dir, episodes: manifest.counts.episodes, steps: manifest.counts.steps };
+    }),
+
+    getSettings: async () => settings,
+    updateSettings: async (patch) => {
+      const next = SettingsSchema.parse({ ...settings, ...patch });
+      settingsFile.write(next);
+      settings = next;
+      return settings;
+    },
+    onActivity: (_input, listener) => {
+      activityListeners.add(listener);
+      return () => activityListeners.delete(listener);
+    },
+
+    close: async () => {
+      await sessions.close();
+      await devices.close();
+      db.close();
+    },
+  };
+  return api;
+}

@@ -1,0 +1,49 @@
+import { useEffect } from 'react';
+import { appStore, useApp } from './store/index.js';
+import { VIEWS, type ViewName } from './store/slices/ui.js';
+import { ErrorBar } from './components/ErrorBar.js';
+
+const LABELS: Record<ViewName, string> = { devices: 'Devices', live: 'Live', agent: 'Agent', trajectories: 'Trajectories', settings: 'Settings' };
+
+function Placeholder({ name }: { name: string }) {
+  return <div className="placeholder">The {name} view is being built.</div>;
+}
+
+function CurrentView({ view }: { view: ViewName }) {
+  switch (view) {
+    case 'devices':
+      return <Placeholder name="Devices" />;
+    case 'live':
+      return <Placeholder name="Live" />;
+    case 'agent':
+      return <Placeholder name="Agent" />;
+    case 'trajectories':
+      return <Placeholder name="Trajectories" />;
+    case 'settings':
+      return <Placeholder name="Settings" />;
+  }
+}
+
+export function App() {
+  const view = useApp((s) => s.view);
+  const connection = useApp((s) => s.connection);
+  const setView = useApp((s) => s.setView);
+  useEffect(() => appStore().getState().watchActivities(), []);
+  return (
+    <div className="app">
+      <nav className="nav" aria-label="Views">
+        <div className="brand">awb</div>
+        {VIEWS.map((v) => (
+          <button key={v} className={v === view ? 'nav-item active' : 'nav-item'} onClick={() => setView(v)} data-view={v}>
+            {LABELS[v]}
+          </button>
+        ))}
+        <div className={`connection ${connection}`} title={`Connection: ${connection}`}>{connection}</div>
+      </nav>
+      <main className="main">
+        <ErrorBar />
+        <CurrentView view={view} />
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,9 @@
+import type { StateCreator } from 'zustand';
+import type { WorkbenchApi } from '../../../../core/api/api.js';
+import type { AppState } from '../index.js';
+
+// Placeholder until the Devices view's slice is written (issue 5 in progress).
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface DevicesSlice {}
+
+export const createDevicesSlice = (_api: WorkbenchApi): StateCreator<AppState, [], [], DevicesSlice> => () => ({});

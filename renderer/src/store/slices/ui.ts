@@ -1,0 +1,59 @@
+import type { StateCreator } from 'zustand';
+import type { WorkbenchApi } from '../../../../core/api/api.js';
+import type { Activity } from '../../../../core/api/types.js';
+import type { ConnectionState } from '../../api/client.js';
+import type { AppState } from '../index.js';
+
+export const VIEWS = ['devices', 'live', 'agent', 'trajectories', 'settings'] as const;
+export type ViewName = (typeof VIEWS)[number];
+
+export interface UiError {
+  id: number;
+  /** What the user was doing, e.g. "Start session". */
+  action: string;
+  name: string;
+  message: string;
+}
+
+export interface UiSlice {
+  view: ViewName;
+  connection: ConnectionState;
+  /** The device the Live and Agent views work on. */
+  selectedSerial: string | null;
+  errors: UiError[];
+  activities: Record<string, Activity>;
+  setView(view: ViewName): void;
+  selectDevice(serial: string | null): void;
+  setConnection(state: ConnectionState): void;
+  dismissError(id: number): void;
+  /**
+   * Runs one API call on the user's behalf: a failure becomes a visible error (named, with the
+   * server's message) instead of an unhandled rejection; resolves to undefined then.
+   */
+  attempt<T>(action: string, call: () => Promise<T>): Promise<T | undefined>;
+  watchActivities(): () => void;
+}
+
+let nextError = 1;
+
+export const createUiSlice = (api: WorkbenchApi): StateCreator<AppState, [], [], UiSlice> => (set) => ({
+  view: 'devices',
+  connection: 'connecting',
+  selectedSerial: null,
+  errors: [],
+  activities: {},
+  setView: (view) => set({ view }),
+  selectDevice: (serial) => set({ selectedSerial: serial }),
+  setConnection: (connection) => set({ connection }),
+  dismissError: (id) => set((s) => ({ errors: s.errors.filter((e) => e.id !== id) })),
+  attempt: async (action, call) => {
+    try {
+      return await call();
+    } catch (e) {
+      const err = e instanceof Error ? e : new Error(String(e));
+      set((s) => ({ errors: [...s.errors.slice(-4), { id: nextError++, action, name: err.name, message: err.message }] }));
+      return undefined;
+    }
+  },
+  watchActivities: () => api.onActivity({}, (a) => set((s) => ({ activities: { ...s.activities, [a.id]: a } }))),
+});
