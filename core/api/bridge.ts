@@ -82,7 +82,9 @@ export function connectApi<T extends object>(channel: Channel, opts: { onSubscri
         return;
     }
   });
+  let closed = false;
   channel.onClose(() => {
+    closed = true;
     for (const p of pending.values()) p.reject(new ChannelClosedError(p.member));
     pending.clear();
   });
@@ -105,13 +107,14 @@ export function connectApi<T extends object>(channel: Channel, opts: { onSubscri
         };
       }
       return (input?: unknown) => new Promise((resolve, reject) => {
+        if (closed) return reject(new ChannelClosedError(member));
         const id = next++;
         pending.set(id, { member, resolve, reject });
         try {
           channel.send({ t: 'call', id, m: member, a: input });
-        } catch (e) {
+        } catch {
           pending.delete(id);
-          reject(e instanceof Error ? e : new ChannelClosedError(member));
+          reject(new ChannelClosedError(member));
         }
       });
     },
