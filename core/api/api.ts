@@ -3,7 +3,7 @@ import type {
   Activity, AvdList, Breakpoint, DeviceList, DeviceSummary, EpisodeFacets, ExportResult, FrameView, InputEvent, PolicyInfo,
   ScreenImage, ScreenState, SessionEvent, SessionInfo, SessionPolicy, TaskInstanceView, TaskSummary,
 } from './types.js';
-import type { Settings } from './settings.js';
+import type { SettingField, Settings } from './settings.js';
 
 /**
  * The workbench's one API: declared here, implemented once (core/api/workbench), served by two
@@ -83,6 +83,8 @@ export interface WorkbenchApi {
   // Settings and long work
   getSettings(input?: NoInput): Promise<Settings>;
   updateSettings(input: Partial<Settings>): Promise<Settings>;
+  /** The settings form: each field's label (its description) and input kind, in schema order. */
+  describeSettings(input?: NoInput): Promise<SettingField[]>;
   onActivity(input: NoInput, listener: Listener<Activity>): Unsubscribe;
 }
 

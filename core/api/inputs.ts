@@ -73,6 +73,7 @@ export const API_INPUTS: Schemas = {
   }),
   getSettings: none,
   updateSettings: SettingsPatchSchema,
+  describeSettings: none,
   onActivity: z.strictObject({}),
 };
 

@@ -21,7 +21,36 @@ export function defaultSettings(dataDir: string): Settings {
   return { dataDir, defaultDevice: null, screenshots: 'half', maxSteps: null, mirrorScale: 0.5, mirrorFps: 30, adbPort: null };
 }
 
-/** Field descriptions for a settings form, in schema order. */
-export function settingsFields(): Array<{ key: keyof Settings; description: string }> {
-  return (Object.keys(SettingsSchema.shape) as Array<keyof Settings>).map((key) => ({ key, description: SettingsSchema.shape[key].description ?? key }));
+/** One settings field as a form needs it: the label (the schema's description) and the input it takes. */
+export interface SettingField {
+  key: keyof Settings;
+  description: string;
+  /** 'choice': one of `options`; 'integer': a whole number within min..max; 'text': a string. */
+  kind: 'text' | 'integer' | 'choice';
+  /** null is allowed (shown as "none"). */
+  nullable: boolean;
+  options?: Array<string | number>;
+  min?: number;
+  max?: number;
+}
+
+type JsonSchema = { type?: string; anyOf?: JsonSchema[]; enum?: unknown[]; const?: unknown; minimum?: number; maximum?: number };
+
+/** Field descriptions for a settings form, in schema order (derived from the schema's JSON Schema, so no field is described twice). */
+export function settingsFields(): SettingField[] {
+  const props = (z.toJSONSchema(SettingsSchema) as { properties: Record<string, JsonSchema> }).properties;
+  return (Object.keys(SettingsSchema.shape) as Array<keyof Settings>).map((key) => {
+    const all = props[key]!.anyOf ?? [props[key]!];
+    const nullable = all.some((s) => s.type === 'null');
+    const alts = all.filter((s) => s.type !== 'null');
+    const field: SettingField = { key, description: SettingsSchema.shape[key].description ?? key, kind: 'text', nullable };
+    const options = alts.flatMap((s) => (s.enum ?? (s.const !== undefined ? [s.const] : [])) as Array<string | number>);
+    if (options.length) Object.assign(field, { kind: 'choice', options });
+    else if (alts[0]?.type === 'integer') {
+      field.kind = 'integer';
+      if (alts[0].minimum !== undefined) field.min = alts[0].minimum;
+      if (alts[0].maximum !== undefined) field.max = alts[0].maximum;
+    }
+    return field;
+  });
 }

@@ -9,7 +9,7 @@ import {
 } from '../../store/index.js';
 import { prepare } from '../../store/db.js';
 import type { SessionStart, WorkbenchApi } from '../api.js';
-import { type Settings, SettingsSchema } from '../settings.js';
+import { type Settings, SettingsSchema, settingsFields } from '../settings.js';
 import type { Activity, PolicyInfo } from '../types.js';
 import { DeviceRegistry } from './devices.js';
 import { SessionManager } from './sessions.js';
@@ -148,6 +148,7 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
       settings = next;
       return settings;
     },
+    describeSettings: async () => settingsFields(),
     onActivity: (_input, listener) => {
       activityListeners.add(listener);
       return () => activityListeners.delete(listener);
