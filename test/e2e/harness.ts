@@ -1,0 +1,66 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+
+/**
+ * End-to-end rig: `awb serve` as users start it (its own process, a fresh data folder, no adb)
+ * and Debian's Chromium driven by playwright-core with a fresh profile.
+ */
+export const CHROMIUM = process.env.AWB_CHROMIUM ?? '/usr/bin/chromium';
+const AWB = fileURLToPath(new URL('../../bin/awb.js', import.meta.url));
+
+export interface ServeProcess {
+  url: string;
+  port: number;
+  home: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export async function startServe(opts: { home?: string; args?: string[] } = {}): Promise<ServeProcess> {
+  const home = opts.home ?? mkdtempSync(join(tmpdir(), 'awb-e2e-'));
+  const child = spawn(process.execPath, [AWB, 'serve', '--no-adb', '--port', '0', '--json', ...(opts.args ?? [])], {
+    env: { ...process.env, AWB_HOME: home, HOME: home, AWB_DB: '' }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  const first = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`awb serve exited with ${code}: ${stderr}`)));
+  });
+  const { url, port } = JSON.parse(first) as { url: string; port: number };
+  return {
+    url, port, home, child,
+    stop: () => new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    }),
+  };
+}
+
+export interface Browser {
+  context: BrowserContext;
+  page: Page;
+  close(): Promise<void>;
+}
+
+export async function openBrowser(viewport = { width: 1440, height: 960 }): Promise<Browser> {
+  const profile = mkdtempSync(join(tmpdir(), 'awb-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM, headless: true, viewport,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  return {
+    context, page,
+    close: async () => {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
