@@ -8,8 +8,9 @@ import { benchSimdroid } from './simdroid.js';
 import { benchStore } from './store.js';
 import { benchParallel } from './parallel.js';
 import { benchAdb } from './adb.js';
+import { benchUi } from './ui.js';
 
-const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = { simdroid: benchSimdroid, parallel: benchParallel, adb: benchAdb, store: benchStore };
+const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = { simdroid: benchSimdroid, parallel: benchParallel, adb: benchAdb, store: benchStore, ui: benchUi };
 
 const wanted = process.argv.slice(2);
 const names = wanted.length ? wanted : Object.keys(BENCHES);

@@ -19,7 +19,7 @@ import {
 } from '../core/store/index.js';
 import { fmt, stats, time } from './stats.js';
 
-interface CapturedEpisode {
+export interface CapturedEpisode {
   start: EpisodeStart;
   steps: Array<{ step: StepRecord; before: ObservationRecord }>;
   result: EpisodeResult;
@@ -27,7 +27,7 @@ interface CapturedEpisode {
 }
 
 /** Real episodes: the random agent on a few templates, 20 steps each, half-resolution screenshots. */
-async function captureEpisodes(count: number): Promise<CapturedEpisode[]> {
+export async function captureEpisodes(count: number): Promise<CapturedEpisode[]> {
   const device = new SimDroid();
   const templates = ['ContactsAddContact', 'ClockAddAlarm', 'SystemWifiTurnOn', 'MarkorCreateNote', 'TasksAddTask'];
   const out: CapturedEpisode[] = [];
@@ -48,7 +48,7 @@ async function captureEpisodes(count: number): Promise<CapturedEpisode[]> {
   return out;
 }
 
-function replay(db: WritableDB, runId: RunId, ep: CapturedEpisode, startedAt: number, templateId = ep.start.templateId, seed = ep.start.seed, onStep?: (ms: number) => void): EpisodeId {
+export function replay(db: WritableDB, runId: RunId, ep: CapturedEpisode, startedAt: number, templateId = ep.start.templateId, seed = ep.start.seed, onStep?: (ms: number) => void): EpisodeId {
   const rec = new StoreRecorder(db, runId);
   rec.begin({ ...ep.start, templateId, seed, startedAt });
   for (const { step, before } of ep.steps) {
