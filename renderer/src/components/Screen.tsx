@@ -27,6 +27,8 @@ export interface ScreenProps {
   onPointerMove?(p: { x: number; y: number } | null): void;
   children?: ReactNode;
   testId?: string;
+  /** What to say when there is no image (default "No screen"). */
+  emptyText?: string;
 }
 
 /** An object URL for PNG bytes, revoked when the bytes change or the component goes. */
@@ -63,7 +65,7 @@ export function Screen(props: ScreenProps) {
       onMouseMove={props.onPointerMove && ((e) => props.onPointerMove!(toDevice(e)))}
       onMouseLeave={props.onPointerMove && (() => props.onPointerMove!(null))}
     >
-      {url ? <img src={url} alt="device screen" draggable={false} style={{ width: '100%', height: '100%', display: 'block' }} /> : <div className="muted" style={{ padding: 12 }}>No screen</div>}
+      {url ? <img src={url} alt="device screen" draggable={false} style={{ width: '100%', height: '100%', display: 'block' }} /> : <div className="muted" style={{ padding: 12 }}>{props.emptyText ?? 'No screen'}</div>}
       {(props.boxes ?? []).map((b, i) => (
         <div
           key={i}
