@@ -2,6 +2,9 @@ import { useEffect } from 'react';
 import { appStore, useApp } from './store/index.js';
 import { VIEWS, type ViewName } from './store/slices/ui.js';
 import { ErrorBar } from './components/ErrorBar.js';
+import { DevicesView } from './views/devices/DevicesView.js';
+import { LiveView } from './views/live/LiveView.js';
+import { SettingsView } from './views/settings/SettingsView.js';
 
 const LABELS: Record<ViewName, string> = { devices: 'Devices', live: 'Live', agent: 'Agent', trajectories: 'Trajectories', settings: 'Settings' };
 
@@ -12,15 +15,15 @@ function Placeholder({ name }: { name: string }) {
 function CurrentView({ view }: { view: ViewName }) {
   switch (view) {
     case 'devices':
-      return <Placeholder name="Devices" />;
+      return <DevicesView />;
     case 'live':
-      return <Placeholder name="Live" />;
+      return <LiveView />;
     case 'agent':
       return <Placeholder name="Agent" />;
     case 'trajectories':
       return <Placeholder name="Trajectories" />;
     case 'settings':
-      return <Placeholder name="Settings" />;
+      return <SettingsView />;
   }
 }
 

@@ -1,9 +1,206 @@
 import type { StateCreator } from 'zustand';
 import type { WorkbenchApi } from '../../../../core/api/api.js';
+import type { FrameView, InputEvent, ScreenState } from '../../../../core/api/types.js';
+import { flattenTree, nodeIdentity, type FlatNode } from '../../views/live/tree-model.js';
+import { describeInput } from '../../views/live/gestures.js';
 import type { AppState } from '../index.js';
 
-// Placeholder until the Live view's slice is written (issue 5 in progress).
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface LiveSlice {}
+export interface LiveSlice {
+  /** The device being mirrored (null when the Live view is closed). */
+  liveSerial: string | null;
+  frame: FrameView | null;
+  /** Frames received in the last second. */
+  liveFps: number;
+  /** The last frame's capture latency: at - changedAt. */
+  frameLatencyMs: number | null;
+  /** From sending the last input to the first frame showing a change after it. */
+  inputLatencyMs: number | null;
+  lastInput: string | null;
+  screenState: ScreenState | null;
+  /** screenState's tree flattened in pre-order (index = ordinal). */
+  liveNodes: FlatNode[];
+  treeLoading: boolean;
+  hoveredOrdinal: number | null;
+  selectedOrdinal: number | null;
+  /** When on, a click on the screen selects a node instead of tapping. */
+  inspectMode: boolean;
+  /** Mirrors a device (settings' mirrorScale/mirrorFps); returns the function that stops it. */
+  startMirror(serial: string): () => void;
+  /** Sends one input to the mirrored (else the selected) device, in order after earlier ones; the tree refreshes after it. */
+  sendInput(event: InputEvent): Promise<boolean>;
+  refreshTree(): Promise<void>;
+  hoverNode(ordinal: number | null): void;
+  selectNode(ordinal: number | null): void;
+  setInspectMode(on: boolean): void;
+}
 
-export const createLiveSlice = (_api: WorkbenchApi): StateCreator<AppState, [], [], LiveSlice> => () => ({});
+/** How long to wait for a frame after an input before refreshing the tree anyway (no visible change). */
+const REFRESH_FALLBACK_MS = 400;
+
+export const createLiveSlice = (api: WorkbenchApi): StateCreator<AppState, [], [], LiveSlice> => (set, get) => {
+  let mirror: { serial: string; off: () => void; timer: ReturnType<typeof setInterval> } | null = null;
+  let arrivals: number[] = [];
+  // Inputs go one after another: typing fast must not reorder characters.
+  let inputChain: Promise<unknown> = Promise.resolve();
+  let inputStartedAt: number | null = null;
+  let refreshOnFrame = false;
+  let fallback: ReturnType<typeof setTimeout> | null = null;
+  let treeSeq = 0;
+  let treeInFlight: Promise<void> | null = null;
+  let treeAgain = false;
+
+  const target = () => get().liveSerial ?? get().selectedSerial;
+
+  const measureFps = (now: number) => {
+    arrivals = arrivals.filter((t) => now - t < 1000);
+    return arrivals.length;
+  };
+
+  const onFrame = (f: FrameView) => {
+    if (!mirror || f.serial !== mirror.serial) return;
+    const now = Date.now();
+    arrivals.push(now);
+    const update: Partial<LiveSlice> = {
+      frame: f, liveFps: measureFps(now), frameLatencyMs: f.changedAt === null ? null : Math.max(0, f.at - f.changedAt),
+    };
+    // The first frame showing a change made after the input started measures input → frame.
+    if (inputStartedAt !== null && (f.changedAt === null || f.changedAt >= inputStartedAt)) {
+      update.inputLatencyMs = now - inputStartedAt;
+      inputStartedAt = null;
+    }
+    set(update);
+    if (refreshOnFrame) {
+      refreshOnFrame = false;
+      if (fallback) clearTimeout(fallback);
+      fallback = null;
+      void get().refreshTree();
+    }
+  };
+
+  const stopMirror = () => {
+    if (!mirror) return;
+    mirror.off();
+    clearInterval(mirror.timer);
+    mirror = null;
+  };
+
+  const doRefresh = async (): Promise<void> => {
+    const serial = target();
+    if (!serial) return;
+    const seq = ++treeSeq;
+    set({ treeLoading: true });
+    const state = await get().attempt(`Read the screen of ${serial}`, () => api.screenState({ serial }));
+    if (seq !== treeSeq) return;
+    if (!state || state.serial !== target()) {
+      set({ treeLoading: false });
+      return;
+    }
+    const nodes = flattenTree(state.tree);
+    const { liveNodes, selectedOrdinal, hoveredOrdinal } = get();
+    // Keep the selection if the same element is still at that ordinal (a refresh of a similar screen).
+    const keep = (o: number | null) => (o !== null && liveNodes[o] && nodes[o] && nodeIdentity(liveNodes[o]) === nodeIdentity(nodes[o]) ? o : null);
+    set({ screenState: state, liveNodes: nodes, treeLoading: false, selectedOrdinal: keep(selectedOrdinal), hoveredOrdinal: keep(hoveredOrdinal) });
+  };
+
+  return {
+    liveSerial: null,
+    frame: null,
+    liveFps: 0,
+    frameLatencyMs: null,
+    inputLatencyMs: null,
+    lastInput: null,
+    screenState: null,
+    liveNodes: [],
+    treeLoading: false,
+    hoveredOrdinal: null,
+    selectedOrdinal: null,
+    inspectMode: false,
+
+    startMirror: (serial) => {
+      stopMirror();
+      arrivals = [];
+      const switched = get().screenState?.serial !== serial;
+      set({
+        liveSerial: serial, frame: null, liveFps: 0, frameLatencyMs: null, inputLatencyMs: null,
+        ...(switched ? { screenState: null, liveNodes: [], hoveredOrdinal: null, selectedOrdinal: null, lastInput: null } : {}),
+      });
+      // SimDroid pushes frames only on change: the fps shown falls to 0 on a still screen.
+      const timer = setInterval(() => {
+        const fps = measureFps(Date.now());
+        if (fps !== get().liveFps) set({ liveFps: fps });
+      }, 500);
+      // Set before subscribing: an API object may deliver the first frame synchronously.
+      const m = (mirror = { serial, off: () => {}, timer });
+      const s = get().settings;
+      m.off = api.onFrame(s ? { serial, scale: s.mirrorScale, maxFps: s.mirrorFps } : { serial }, onFrame);
+      void get().refreshTree();
+      return () => {
+        if (mirror !== m) return; // a newer mirror replaced this one
+        stopMirror();
+        if (fallback) clearTimeout(fallback);
+        fallback = null;
+        refreshOnFrame = false;
+        set({ liveSerial: null, liveFps: 0 });
+      };
+    },
+
+    sendInput: async (event) => {
+      const serial = target();
+      if (!serial) {
+        await get().attempt('Send input', async () => {
+          throw Object.assign(new Error('No device selected: start or pick one on the Devices view'), { name: 'NoDeviceError' });
+        });
+        return false;
+      }
+      const run = async () => {
+        inputStartedAt = Date.now();
+        set({ lastInput: describeInput(event) });
+        return get().attempt(`Send ${event.kind.replace('_', ' ')} to ${serial}`, async () => (await api.sendInput({ serial, event }), true));
+      };
+      const done = inputChain.then(run, run);
+      inputChain = done;
+      const ok = (await done) === true;
+      if (!ok) return false;
+      if (mirror) {
+        // The tree is read once the frame showing the input's effect arrives (or soon anyway).
+        refreshOnFrame = true;
+        if (fallback) clearTimeout(fallback);
+        fallback = setTimeout(() => {
+          fallback = null;
+          if (refreshOnFrame) {
+            refreshOnFrame = false;
+            void get().refreshTree();
+          }
+        }, REFRESH_FALLBACK_MS);
+      } else {
+        await get().refreshTree();
+      }
+      return true;
+    },
+
+    refreshTree: async () => {
+      // One read at a time; calls made meanwhile coalesce into one more read after it.
+      if (treeInFlight) {
+        treeAgain = true;
+        return treeInFlight;
+      }
+      treeInFlight = (async () => {
+        do {
+          treeAgain = false;
+          await doRefresh();
+        } while (treeAgain);
+      })();
+      try {
+        await treeInFlight;
+      } finally {
+        treeInFlight = null;
+      }
+    },
+
+    hoverNode: (ordinal) => {
+      if (get().hoveredOrdinal !== ordinal) set({ hoveredOrdinal: ordinal });
+    },
+    selectNode: (ordinal) => set({ selectedOrdinal: ordinal }),
+    setInspectMode: (on) => set({ inspectMode: on }),
+  };
+};
