@@ -35,7 +35,12 @@ export function DeviceTable() {
             aria-selected={d.serial === selected}
             onClick={() => appStore().getState().selectDevice(d.serial)}
             onDoubleClick={() => d.online && open(d.serial)}
-            title={d.online ? 'Double-click to open in Live' : undefined}
+            tabIndex={0}
+            onKeyDown={(e) => {
+              if (e.target === e.currentTarget && e.key === 'Enter' && d.online) open(d.serial);
+            }}
+            onFocus={(e) => e.target === e.currentTarget && appStore().getState().selectDevice(d.serial)}
+            title={d.online ? 'Double-click or Enter: open in Live' : undefined}
           >
             <td className="mono">{d.serial}</td>
             <td>{d.kind}</td>
