@@ -17,11 +17,13 @@ export interface ObserveOptions {
 }
 
 export async function observe(device: Device, opts: ObserveOptions = {}): Promise<Observation> {
-  const [screen, tree, foreground, screenshot] = await Promise.all([
+  // The screenshot is asked for first: it takes longest, and a device (SimDroid, a phone) can
+  // dump the tree while it encodes.
+  const [screenshot, screen, tree, foreground] = await Promise.all([
+    opts.screenshot ? device.screenshot({ scale: opts.scale ?? 1 }) : Promise.resolve(undefined),
     device.screenInfo(),
     device.uiTree(),
     device.foreground(),
-    opts.screenshot ? device.screenshot({ scale: opts.scale ?? 1 }) : Promise.resolve(undefined),
   ]);
   const obs: Observation = { screen, tree, elements: flattenUiTree(tree), foreground };
   if (screenshot) obs.screenshot = screenshot;

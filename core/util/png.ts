@@ -34,29 +34,54 @@ function chunk(type: string, data: Buffer): Buffer {
   return out;
 }
 
-// The filtered image handed to deflate; reused between calls (deflateSync is synchronous) because
-// allocating ~10 MB per full-size frame costs page faults every time.
-let scratch = Buffer.alloc(0);
-function scratchFor(size: number): Buffer {
-  if (scratch.length < size) scratch = Buffer.allocUnsafe(size);
-  return scratch.subarray(0, size);
+// Filtered images handed to deflate are reused between calls: allocating ~10 MB per full-size
+// frame costs page faults every time. An async encode holds its buffer until it finishes, so
+// idle ones wait in a small pool.
+const idle: Buffer[] = [];
+const MAX_IDLE = 2;
+
+/** A buffer of at least `size` bytes for filtered rows; give it back with releaseScratch. */
+export function acquireScratch(size: number): Buffer {
+  const i = idle.findIndex((b) => b.length >= size);
+  return i >= 0 ? idle.splice(i, 1)[0]! : Buffer.allocUnsafe(size);
 }
 
-export function encodePng(rgba: Uint8Array | Uint8ClampedArray, width: number, height: number): Buffer {
-  if (rgba.length !== width * height * 4) throw new RangeError(`encodePng: ${rgba.length} bytes for ${width}x${height} RGBA`);
+export function releaseScratch(buf: Buffer): void {
+  if (idle.length >= MAX_IDLE) idle.sort((a, b) => a.length - b.length).shift();
+  idle.push(buf);
+}
+
+/** Writes rows [y0, y1) of `rgba` (which starts at row y0) into `raw`, each after filter byte 0 (None). */
+export function filterRows(raw: Buffer, rgba: Uint8Array | Uint8ClampedArray, width: number, y0: number, y1: number): void {
   const stride = width * 4;
-  const raw = scratchFor((stride + 1) * height);
-  for (let y = 0; y < height; y++) {
+  for (let y = y0; y < y1; y++) {
     const at = y * (stride + 1);
     raw[at] = 0;
-    raw.set(rgba.subarray(y * stride, (y + 1) * stride), at + 1);
+    raw.set(rgba.subarray((y - y0) * stride, (y - y0 + 1) * stride), at + 1);
   }
+}
+
+/** A PNG file of 8-bit RGBA pixels around an already compressed (zlib) IDAT stream. */
+export function pngFile(width: number, height: number, zdata: Buffer): Buffer {
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(width, 0);
   ihdr.writeUInt32BE(height, 4);
   ihdr[8] = 8; // bit depth
   ihdr[9] = 6; // colour type RGBA
-  return Buffer.concat([SIGNATURE, chunk('IHDR', ihdr), chunk('IDAT', zlib.deflateSync(raw, { level: 1 })), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([SIGNATURE, chunk('IHDR', ihdr), chunk('IDAT', zdata), chunk('IEND', Buffer.alloc(0))]);
+}
+
+export function encodePng(rgba: Uint8Array | Uint8ClampedArray, width: number, height: number): Buffer {
+  if (rgba.length !== width * height * 4) throw new RangeError(`encodePng: ${rgba.length} bytes for ${width}x${height} RGBA`);
+  const size = (width * 4 + 1) * height;
+  const scratch = acquireScratch(size);
+  try {
+    const raw = scratch.subarray(0, size);
+    filterRows(raw, rgba, width, 0, height);
+    return pngFile(width, height, zlib.deflateSync(raw, { level: 1 }));
+  } finally {
+    releaseScratch(scratch);
+  }
 }
 
 /**

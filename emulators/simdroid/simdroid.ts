@@ -16,6 +16,7 @@ import { FileSystem, EXTERNAL_STORAGE, type FsEntry } from './system/fs.js';
 import { SettingsStore, type SettingsData } from './system/settings.js';
 import { CONTACTS_DB, CONTACTS_SCHEMA, SMS_DB, SMS_SCHEMA } from './system/providers.js';
 import { runShell, type ShellOutput } from './shell/run.js';
+import { isPngScreencap, mayChangeState } from './shell/effects.js';
 import { ALL_APPS } from './apps/index.js';
 
 export interface SimDroidOptions {
@@ -47,6 +48,15 @@ export class SnapshotNotFoundError extends Error {
 /** Device time each input event takes, so clocks, timers and toasts move as on a phone. */
 const EVENT_MS: Record<InputEvent['kind'], number> = { tap: 1000, long_press: 1500, swipe: 1000, text: 1000, key: 500 };
 
+/** What is derived from one version of the state: frame, tree, PNGs, and PNG encodes under way. */
+interface ViewCache {
+  version: number;
+  frame?: Frame;
+  tree?: UiTree;
+  png: Map<number, Buffer>;
+  encoding: Map<number, Promise<Buffer>>;
+}
+
 export const DEFAULT_SCREEN: ScreenInfo = { width: 1080, height: 2400, density: 420 };
 
 /**
@@ -67,7 +77,7 @@ export class SimDroid implements Device, SnapshotCapable {
   private readonly snapshots = new Map<string, DeviceSnapshot>();
   /** Bumped on every change; caches of the frame, tree and screenshots are keyed by it. */
   private version = 0;
-  private cache: { version: number; frame?: Frame; tree?: UiTree; png: Map<number, Buffer> } = { version: -1, png: new Map() };
+  private cache: ViewCache = { version: -1, png: new Map(), encoding: new Map() };
   readonly sys: SystemServices;
 
   constructor(opts: SimDroidOptions = {}) {
@@ -160,7 +170,7 @@ export class SimDroid implements Device, SnapshotCapable {
   }
 
   private fresh(): typeof this.cache {
-    if (this.cache.version !== this.version) this.cache = { version: this.version, png: new Map() };
+    if (this.cache.version !== this.version) this.cache = { version: this.version, png: new Map(), encoding: new Map() };
     return this.cache;
   }
 
@@ -194,8 +204,22 @@ export class SimDroid implements Device, SnapshotCapable {
     return serializeUiTree(this.uiTreeSync());
   }
 
+  /** The screenshot of the current state; its deflate runs on the thread pool (png-async.ts). */
   async screenshot(opts: ScreenshotOptions = {}): Promise<Buffer> {
-    return this.screenshotSync(opts.scale ?? 1);
+    const scale = opts.scale ?? 1;
+    const c = this.fresh();
+    const done = c.png.get(scale);
+    if (done) return done;
+    let pending = c.encoding.get(scale);
+    if (!pending) {
+      // Drawn and read now; if the state changes before the encode ends, the PNG still shows this
+      // version and stays in this version's cache only.
+      pending = this.renderer.pngAsync(this.frame(), Math.round(this.screen.width * scale), Math.round(this.screen.height * scale), scale);
+      const entry = pending;
+      c.encoding.set(scale, entry);
+      void entry.then((png) => c.png.set(scale, png), () => {}).finally(() => c.encoding.delete(scale));
+    }
+    return pending;
   }
 
   screenshotSync(scale: 1 | 0.5 = 1): Buffer {
@@ -253,12 +277,23 @@ export class SimDroid implements Device, SnapshotCapable {
   }
 
   async shell(command: string): Promise<ShellResult> {
-    const out = this.shellBytes(command);
+    const out = await this.shellBytesAsync(command);
     return { stdout: out.stdout.toString('utf8'), stderr: out.stderr.toString('utf8'), exitCode: out.exitCode };
   }
 
-  /** A shell command with binary output (screencap, cat of a binary file). */
+  /**
+   * A shell command with binary output (screencap, cat of a binary file). Only a command that can
+   * change the device counts as a change (shell/effects.ts): observing the screen through adb
+   * must not invalidate the caches, wake mirrors or drop the press highlight of the last touch.
+   */
   shellBytes(command: string, stdin?: Buffer): ShellOutput {
+    if (!mayChangeState(command)) {
+      const crashes = this.wm.state.crashes.length;
+      const out = runShell(this, command, stdin);
+      // Rendering the screen (uiautomator dump) can crash an app; mirrors must hear of that.
+      if (this.wm.state.crashes.length !== crashes) this.changed();
+      return out;
+    }
     this.wm.state.lastTouch = null;
     try {
       return runShell(this, command, stdin);
@@ -266,6 +301,12 @@ export class SimDroid implements Device, SnapshotCapable {
       this.wm.syncResumed();
       this.changed();
     }
+  }
+
+  /** shellBytes, with `screencap -p` to stdout encoded off the event loop (adbd's shell and exec use this). */
+  async shellBytesAsync(command: string, stdin?: Buffer): Promise<ShellOutput> {
+    if (!isPngScreencap(command)) return this.shellBytes(command, stdin);
+    return { stdout: await this.screenshot({ scale: 1 }), stderr: Buffer.alloc(0), exitCode: 0 };
   }
 
   async idle(ms: number): Promise<void> {

@@ -15,7 +15,7 @@ function rawCapture(width: number, height: number, format = 1): { raw: Buffer; r
 describe('screencap formats', () => {
   it('halves a device PNG exactly as it halves raw pixels', async () => {
     const { raw, rgba } = rawCapture(10, 6);
-    const fromRaw = pngFromRaw(raw, 0.5);
+    const fromRaw = await pngFromRaw(raw, 0.5);
     const fromPng = await pngFromPng(encodePng(rgba, 10, 6), 0.5);
     expect(fromPng.equals(fromRaw)).toBe(true);
     expect(fromRaw.readUInt32BE(16)).toBe(5); // IHDR width

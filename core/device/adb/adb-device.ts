@@ -164,7 +164,7 @@ export class AdbDevice implements Device, SnapshotCapable, Reconnectable {
     const started = performance.now();
     try {
       const png = format === 'raw'
-        ? pngFromRaw(await this.guard('screencap', () => exec(this.client, this.serial, 'screencap')), scale)
+        ? await pngFromRaw(await this.guard('screencap', () => exec(this.client, this.serial, 'screencap')), scale)
         : await pngFromPng(await this.guard('screencap', () => exec(this.client, this.serial, 'screencap -p')), scale);
       this.screencap.record(format, scale, performance.now() - started);
       return png;

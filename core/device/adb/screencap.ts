@@ -1,4 +1,5 @@
-import { encodePng, halveRgba } from '../../util/png.js';
+import { halveRgba } from '../../util/png.js';
+import { encodePngAsync } from '../../util/png-async.js';
 
 /**
  * Screenshots over adb. `screencap` (raw) sends every pixel and the PNG is encoded here;
@@ -47,11 +48,11 @@ async function decodePng(png: Buffer): Promise<Pixels> {
   return { width: img.width, height: img.height, rgba: g.getImageData(0, 0, img.width, img.height).data as unknown as Uint8Array };
 }
 
-/** A PNG at full or half size from a raw capture. */
-export function pngFromRaw(raw: Buffer, scale: 1 | 0.5): Buffer {
+/** A PNG at full or half size from a raw capture (deflated on the thread pool). */
+export function pngFromRaw(raw: Buffer, scale: 1 | 0.5): Promise<Buffer> {
   const p: Pixels = parseRawScreencap(raw);
   const out = scale === 0.5 ? halveRgba(p.rgba, p.width, p.height) : p;
-  return encodePng(out.rgba, out.width, out.height);
+  return encodePngAsync(out.rgba, out.width, out.height);
 }
 
 /** A PNG at full or half size from the device's PNG (halved the same way as raw pixels are). */
@@ -59,7 +60,7 @@ export async function pngFromPng(png: Buffer, scale: 1 | 0.5): Promise<Buffer> {
   if (scale === 1) return png;
   const p = await decodePng(png);
   const half = halveRgba(p.rgba, p.width, p.height);
-  return encodePng(half.rgba, half.width, half.height);
+  return encodePngAsync(half.rgba, half.width, half.height);
 }
 
 /** Captures of each format timed before 'auto' settles (the best of them counts: the first is cold). */

@@ -7,6 +7,7 @@ import { FONT_FAMILY, lineHeight, wrapText } from '../view/text-metrics.js';
 import { resolveColor, type Palette } from '../view/theme.js';
 import { FILLED, ICONS } from './icons.js';
 import { encodePng } from '../../../core/util/png.js';
+import { encodePngAsync } from '../../../core/util/png-async.js';
 
 /**
  * Draws a frame with a real 2D rasterizer (Skia through @napi-rs/canvas): backgrounds, text in
@@ -382,5 +383,14 @@ export class FrameRenderer {
   png(frame: Frame, width: number, height: number, scale: number): Buffer {
     const canvas = this.draw(frame, width, height, scale);
     return encodePng(canvas.getContext('2d').getImageData(0, 0, width, height).data, width, height);
+  }
+
+  /**
+   * png() with the deflate on the thread pool. The frame is drawn and its pixels read before this
+   * returns (band by band, each band deflating while the next is read), so the canvas is free again.
+   */
+  pngAsync(frame: Frame, width: number, height: number, scale: number): Promise<Buffer> {
+    const g = this.draw(frame, width, height, scale).getContext('2d');
+    return encodePngAsync((y0, y1) => g.getImageData(0, y0, width, y1 - y0).data, width, height);
   }
 }

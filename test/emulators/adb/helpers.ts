@@ -74,6 +74,8 @@ export class AdbCli {
         const stderr = Buffer.concat(err);
         resolve({ stdout, stderr, code, out: stdout.toString('utf8'), err: stderr.toString('utf8') });
       });
+      // adb may exit without reading its stdin (e.g. a refused connection): that EPIPE is no error.
+      child.stdin.on('error', () => {});
       child.stdin.end(input ?? '');
     });
   }

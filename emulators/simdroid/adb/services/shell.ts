@@ -55,6 +55,16 @@ function runLine(ctx: ServiceContext, line: string, stdin: Buffer): ShellOutput 
   }
 }
 
+/** runLine for a one-command session: a `screencap -p` encodes off the event loop, so other streams get answers meanwhile. */
+async function runLineAsync(ctx: ServiceContext, line: string, stdin: Buffer): Promise<ShellOutput> {
+  try {
+    return await ctx.device.shellBytesAsync(line, stdin);
+  } catch (e) {
+    ctx.log(`shell ${JSON.stringify(line)} threw: ${(e as Error).stack ?? String(e)}`);
+    return { stdout: EMPTY, stderr: Buffer.from(`${SH}: ${(e as Error).message}\n`), exitCode: 255 };
+  }
+}
+
 /** Where a session's output goes: raw bytes, or shell-protocol packets; CRLF on a terminal. */
 class ShellWriter {
   constructor(private readonly stream: ServiceStream, private readonly req: ShellRequest) {}
@@ -119,9 +129,11 @@ class ShellInput {
 function commandSession(ctx: ServiceContext, req: ShellRequest, stream: ServiceStream): Service {
   const writer = new ShellWriter(stream, req);
   const run = (stdin: Buffer) => {
-    const r = runLine(ctx, req.command, stdin);
-    writer.result(r);
-    writer.exit(r.exitCode);
+    // The command reads the device now; only an encode may finish later. A closed stream drops the output.
+    void runLineAsync(ctx, req.command, stdin).then((r) => {
+      writer.result(r);
+      writer.exit(r.exitCode);
+    }).catch((e: unknown) => ctx.log(`shell ${JSON.stringify(req.command)}: ${(e as Error).stack ?? String(e)}`));
   };
   // On a pty, input is keystrokes, not a file: the command runs at once.
   if (req.pty || !readsSessionStdin(req.command)) {

@@ -225,23 +225,38 @@ export const input: Command = (argv, io, dev) => {
 
 // ------------------------------------------------------------------ observation
 
+/** Where `uiautomator dump` writes (its file operand, or the default), as given. */
+export function uiautomatorDumpFile(argv: string[]): string {
+  return argv.slice(2).find((a) => !a.startsWith('--')) ?? '/sdcard/window_dump.xml';
+}
+
+/** Paths that are the caller's terminal, not a file on the device. */
+export function isTerminal(path: string): boolean {
+  const target = normalizePath(path);
+  return target === '/dev/tty' || target === '/dev/stdout';
+}
+
 export const uiautomator: Command = (argv, io, dev) => {
   if (argv[1] !== 'dump') {
     io.err('Usage: uiautomator <subcommand> [options]\n\nAvailable subcommands:\n\nhelp: displays help message\n\ndump: creates an XML dump of current UI hierarchy\n');
     return 1;
   }
-  const file = argv.slice(2).find((a) => !a.startsWith('--')) ?? '/sdcard/window_dump.xml';
+  const file = uiautomatorDumpFile(argv);
   const xml = dev.uiXml();
-  const target = normalizePath(file);
-  if (target === '/dev/tty' || target === '/dev/stdout') io.out(xml);
-  else dev.fs.writeFile(target, xml);
+  if (isTerminal(file)) io.out(xml);
+  else dev.fs.writeFile(normalizePath(file), xml);
   io.out(`UI hierchary dumped to: ${file}\n`);
   return 0;
 };
 
+/** The file `screencap` writes, or undefined when it writes to stdout. */
+export function screencapFile(argv: string[]): string | undefined {
+  return argv.slice(1).filter((a, i, arr) => !a.startsWith('-') && arr[i - 1] !== '-d').pop();
+}
+
 export const screencap: Command = (argv, io, dev) => {
   const png = argv.includes('-p');
-  const file = argv.slice(1).filter((a, i, arr) => !a.startsWith('-') && arr[i - 1] !== '-d').pop();
+  const file = screencapFile(argv);
   const asPng = png || (file !== undefined && file.endsWith('.png'));
   let data: Buffer;
   if (asPng) data = dev.screenshotSync(1);

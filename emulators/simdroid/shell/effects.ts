@@ -1,0 +1,88 @@
+import { normalizePath } from '../system/fs.js';
+import { isTerminal, screencapFile, uiautomatorDumpFile } from './commands/system.js';
+import { parseShell, type SimpleCommand } from './tokenize.js';
+
+/**
+ * Which command lines can change the device. A read-only one (the observation commands adb
+ * clients send after every action: `uiautomator dump /dev/tty`, `dumpsys window`, `screencap -p`,
+ * `wm size`, `getprop`, `pm list`, `cat`, `ls`, …) must not count as a change: that would throw
+ * away the frame, tree and screenshot caches, wake mirrors and drop the press highlight.
+ *
+ * The list names what is known to be read-only, with the arguments that make it so; everything
+ * else (unknown commands, `input`, `am`, `settings put`, `sqlite3`, `content insert`, `rm`,
+ * `sleep`, …) and any output redirected into a file counts as a change. A wrong "read-only" would
+ * leave stale frames, so when in doubt a command is a change.
+ */
+const always = () => true;
+
+/** `settings [--user N] get|list …` */
+function settingsReads(argv: string[]): boolean {
+  const args = argv.slice(1);
+  if (args[0] === '--user') args.splice(0, 2);
+  return args[0] === 'get' || args[0] === 'list';
+}
+
+const READ_ONLY = new Map<string, (argv: string[]) => boolean>(Object.entries({
+  cat: always,
+  date: always, // SimDroid's date only prints; it cannot set the clock
+  dumpsys: always,
+  echo: always,
+  false: always,
+  find: always, // no -delete or -exec here
+  getprop: always,
+  grep: always,
+  head: always,
+  id: always,
+  ls: always,
+  stat: always,
+  tail: always,
+  true: always,
+  wc: always,
+  whoami: always,
+  wm: always, // size and density are reported, never overridden
+  pm: (argv: string[]) => argv[1] === 'list' || argv[1] === 'path',
+  settings: settingsReads,
+  content: (argv: string[]) => argv[1] === 'query',
+  uiautomator: (argv: string[]) => argv[1] !== 'dump' || isTerminal(uiautomatorDumpFile(argv)),
+  screencap: (argv: string[]) => screencapFile(argv) === undefined,
+  cmd: (argv: string[]) => argv[1] === 'uimode' && argv[2] === 'night' && argv.length === 3,
+}));
+
+/** Redirect targets that are not files on the device. */
+const NOT_FILES = new Set(['/dev/null', '/dev/tty', '/dev/stdout']);
+
+function simpleMayChange(cmd: SimpleCommand): boolean {
+  for (const r of cmd.redirects) {
+    if ((r.op === '>' || r.op === '>>') && !NOT_FILES.has(normalizePath(r.target))) return true;
+  }
+  const name = cmd.argv[0];
+  if (name === undefined) return false;
+  const readOnly = READ_ONLY.get(name.replace(/^\/system\/bin\//, ''));
+  return !readOnly?.(cmd.argv);
+}
+
+/** False only when every command in the line is known to leave the device as it was. */
+export function mayChangeState(line: string): boolean {
+  let list;
+  try {
+    list = parseShell(line);
+  } catch {
+    // A line that does not parse runs nothing (the shell prints a syntax error).
+    return false;
+  }
+  return list.items.some((item) => item.pipeline.commands.some(simpleMayChange));
+}
+
+/** `screencap -p` writing to stdout, alone on its line (what adb clients send for a screenshot). */
+export function isPngScreencap(line: string): boolean {
+  let list;
+  try {
+    list = parseShell(line);
+  } catch {
+    return false;
+  }
+  const cmd = list.items.length === 1 && list.items[0]!.pipeline.commands.length === 1 ? list.items[0]!.pipeline.commands[0]! : undefined;
+  if (!cmd || cmd.redirects.length > 0) return false;
+  const name = cmd.argv[0]?.replace(/^\/system\/bin\//, '');
+  return name === 'screencap' && cmd.argv.includes('-p') && screencapFile(cmd.argv) === undefined;
+}
