@@ -54,7 +54,7 @@ export function LiveView() {
             {online.map((s) => <option key={s} value={s}>{s}</option>)}
           </select>
         </label>
-        <LiveStats />
+        {serial ? <LiveStats /> : null}
         <ForegroundApp />
       </div>
       {!serial ? (
