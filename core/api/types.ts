@@ -152,6 +152,8 @@ export interface SessionInfo {
   result: SessionResult | null;
   /** Breakpoints that stopped it at the current proposal. */
   hitBreakpoints: string[];
+  /** The action the next step will carry out instead of the proposal (set by overrideAction), sketched on the latest screen. */
+  pendingOverride: { action: unknown; description: string | null; target: ActionTarget | null } | null;
 }
 
 export type SessionEvent =

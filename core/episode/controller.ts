@@ -83,6 +83,8 @@ export class EpisodeController {
   private mode: 'run' | 'pause' = 'pause';
   private stopRequested = false;
   private pendingOverride: unknown = undefined;
+  /** The latest proposal (its screen is what a pending override is sketched against). */
+  private latest: StepProposal | null = null;
   private release: (() => void) | null = null;
   private stepIndex = 0;
   private breakpoints: Breakpoint[] = [];
@@ -151,9 +153,11 @@ export class EpisodeController {
 
   private async atProposal(p: StepProposal): Promise<{ override?: unknown; stop?: boolean }> {
     const v = view(p);
+    this.latest = p;
     this.emit('onProposal', v);
     if (this.stopRequested) return { stop: true };
-    const hit = this.mode === 'run' ? hits(this.breakpoints, p) : [];
+    // Evaluated while stepping too, as a debugger reports the breakpoint a step lands on.
+    const hit = hits(this.breakpoints, p);
     if (hit.length) {
       this.mode = 'pause';
       this.emit('onBreak', { breakpoints: hit, proposal: v });
@@ -206,5 +210,12 @@ export class EpisodeController {
    */
   override(action: unknown): void {
     this.pendingOverride = parseAction(action);
+  }
+
+  /** The override the next step will carry out, sketched on the latest proposal's screen; null if none. */
+  pending(): ({ action: unknown } & ActionSketch) | null {
+    if (this.pendingOverride === undefined) return null;
+    const sketch = this.latest ? sketchAction(this.pendingOverride, this.latest.obs) : { description: null, target: null };
+    return { action: this.pendingOverride, ...sketch };
   }
 }

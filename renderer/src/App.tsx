@@ -2,6 +2,8 @@ import { useEffect } from 'react';
 import { appStore, useApp } from './store/index.js';
 import { VIEWS, type ViewName } from './store/slices/ui.js';
 import { ErrorBar } from './components/ErrorBar.js';
+import { AgentView } from './views/agent/AgentView.js';
+import { installKeys, titleOf } from './commands/index.js';
 import { DevicesView } from './views/devices/DevicesView.js';
 import { LiveView } from './views/live/LiveView.js';
 import { SettingsView } from './views/settings/SettingsView.js';
@@ -19,7 +21,7 @@ function CurrentView({ view }: { view: ViewName }) {
     case 'live':
       return <LiveView />;
     case 'agent':
-      return <Placeholder name="Agent" />;
+      return <AgentView />;
     case 'trajectories':
       return <Placeholder name="Trajectories" />;
     case 'settings':
@@ -32,12 +34,14 @@ export function App() {
   const connection = useApp((s) => s.connection);
   const setView = useApp((s) => s.setView);
   useEffect(() => appStore().getState().watchActivities(), []);
+  // The one keydown handler: every shortcut is a command's keyTest (renderer/src/commands).
+  useEffect(() => installKeys(appStore()), []);
   return (
     <div className="app">
       <nav className="nav" aria-label="Views">
         <div className="brand">awb</div>
         {VIEWS.map((v) => (
-          <button key={v} className={v === view ? 'nav-item active' : 'nav-item'} onClick={() => setView(v)} data-view={v}>
+          <button key={v} className={v === view ? 'nav-item active' : 'nav-item'} onClick={() => setView(v)} data-view={v} title={titleOf(`go-${v}`)}>
             {LABELS[v]}
           </button>
         ))}

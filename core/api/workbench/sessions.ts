@@ -4,7 +4,7 @@ import type { Breakpoint } from '../../episode/breakpoints.js';
 import type { Policy } from '../../episode/policy.js';
 import { ManualPolicy } from '../../episode/policies/manual.js';
 import { ReplayPolicy } from '../../episode/policies/replay.js';
-import type { EpisodeResult, StepRecord } from '../../episode/record.js';
+import { errorOf, type EpisodeResult, type StepRecord } from '../../episode/record.js';
 import { policyFor } from '../../cli/policies.js';
 import { instantiate, type TaskInstance } from '../../tasks/instance.js';
 import { getTemplate } from '../../tasks/registry.js';
@@ -35,11 +35,24 @@ export class SessionStateError extends Error {
   }
 }
 
+export class DuplicateBreakpointError extends Error {
+  override name = 'DuplicateBreakpointError';
+  constructor(readonly ids: string[]) {
+    super(`Breakpoint ids must be unique: ${ids.filter((id, i) => ids.indexOf(id) !== i).join(', ')} given twice`);
+  }
+}
+
 export class ReplayMismatchError extends Error {
   override name = 'ReplayMismatchError';
   constructor(readonly episodeId: number, readonly recorded: string, readonly requested: string) {
     super(`Episode ${episodeId} is ${recorded}, not ${requested}: replay it with its own task and seed`);
   }
+}
+
+/** Breakpoints are toggled and removed by id, so two with one id would be ambiguous. */
+function uniqueIds(breakpoints: readonly Breakpoint[]): void {
+  const ids = breakpoints.map((b) => b.id);
+  if (new Set(ids).size !== ids.length) throw new DuplicateBreakpointError(ids);
 }
 
 function policyOf(name: SessionPolicy, instance: TaskInstance): Policy {
@@ -69,6 +82,15 @@ function stepInfo(s: StepRecord): SessionStepInfo {
   };
 }
 
+interface Entry {
+  info: SessionInfo;
+  controller: EpisodeController;
+  listeners: Set<(e: SessionEvent) => void>;
+  /** A copy of the info, with the pending override refreshed. */
+  snapshot(): SessionInfo;
+  emit(e: SessionEvent): void;
+}
+
 /** How many finished sessions are kept for the UI to look at. */
 const KEEP_FINISHED = 20;
 
@@ -78,7 +100,7 @@ const KEEP_FINISHED = 20;
  * change. One session per device at a time.
  */
 export class SessionManager {
-  private readonly sessions = new Map<string, { info: SessionInfo; controller: EpisodeController; listeners: Set<(e: SessionEvent) => void> }>();
+  private readonly sessions = new Map<string, Entry>();
 
   constructor(private readonly deps: { db: WritableDB; devices: DeviceRegistry; onDeviceUse(): void; log(m: string): void }) {}
 
@@ -88,6 +110,7 @@ export class SessionManager {
   }
 
   async start(input: SessionStart, defaults: { screenshots: 'none' | 'half' | 'full'; maxSteps: number | null }): Promise<SessionInfo> {
+    uniqueIds(input.breakpoints ?? []);
     const busy = this.sessionOf(input.serial);
     if (busy) throw new DeviceBusyError(input.serial, busy);
     const device = await this.deps.devices.require(input.serial);
@@ -115,11 +138,16 @@ export class SessionManager {
     const info: SessionInfo = {
       id, serial: input.serial, templateId: instance.template.id, seed: instance.seed, instruction: instance.instruction, policy: policy.name,
       state: 'idle', breakpoints: controller.getBreakpoints(), proposal: null, steps: [], episodeId: null, result: null, hitBreakpoints: [],
+      pendingOverride: null,
     };
-    const entry = { info, controller, listeners: new Set<(e: SessionEvent) => void>() };
+    const listeners = new Set<(e: SessionEvent) => void>();
+    const emit = (e: SessionEvent) => listeners.forEach((l) => l(e));
+    const snapshot = (): SessionInfo => {
+      info.pendingOverride = controller.pending();
+      return structuredClone(info);
+    };
+    const entry: Entry = { info, controller, listeners, snapshot, emit };
     this.sessions.set(id, entry);
-    const emit = (e: SessionEvent) => entry.listeners.forEach((l) => l(e));
-    const snapshot = (): SessionInfo => structuredClone(info);
 
     controller.on('onState', ({ state }) => {
       info.state = state;
@@ -147,7 +175,21 @@ export class SessionManager {
     controller.on('onFinished', (r: EpisodeResult) => this.finish(entry.info, r, run.id, recorder, emit, snapshot));
 
     this.deps.onDeviceUse();
-    void controller.start().catch((e: unknown) => this.deps.log(`session ${id}: ${(e as Error).stack ?? String(e)}`));
+    void controller.start().catch((e: unknown) => {
+      // Not the agent's or the device's failure (those end the episode normally) but ours, e.g. the
+      // store refused a write: end the session visibly instead of leaving it "running" forever.
+      this.deps.log(`session ${id}: ${(e as Error).stack ?? String(e)}`);
+      try {
+        finishRun(this.deps.db, run.id, 'interrupted');
+      } catch (f) {
+        this.deps.log(`session ${id}: ${String(f)}`);
+      }
+      info.state = 'finished';
+      info.proposal = null;
+      info.result = { status: 'error', success: false, terminatedBy: 'environment_error', error: errorOf(e), answer: null };
+      emit({ kind: 'finished', session: snapshot() });
+      this.deps.onDeviceUse();
+    });
     return snapshot();
   }
 
@@ -182,15 +224,15 @@ export class SessionManager {
   }
 
   get(id: string): SessionInfo {
-    return structuredClone(this.entry(id).info);
+    return this.entry(id).snapshot();
   }
 
   list(): SessionInfo[] {
-    return [...this.sessions.values()].map((s) => structuredClone(s.info));
+    return [...this.sessions.values()].map((s) => s.snapshot());
   }
 
   control(id: string, command: SessionCommand): SessionInfo {
-    const { controller, info } = this.entry(id);
+    const { controller, info, snapshot } = this.entry(id);
     if (info.state === 'finished') throw new SessionStateError(id, command, 'finished');
     switch (command) {
       case 'step':
@@ -208,21 +250,27 @@ export class SessionManager {
       default:
         assertNever(command, 'session command');
     }
-    return structuredClone(info);
+    return snapshot();
   }
 
   override(id: string, action: unknown): SessionInfo {
-    const { controller, info } = this.entry(id);
+    const { controller, info, snapshot, emit } = this.entry(id);
     if (info.state === 'finished') throw new SessionStateError(id, 'override', 'finished');
     controller.override(action);
-    return structuredClone(info);
+    // Every viewer of the session learns that the next step will use it.
+    const session = snapshot();
+    emit({ kind: 'state', session });
+    return session;
   }
 
   setBreakpoints(id: string, breakpoints: Breakpoint[]): SessionInfo {
-    const { controller, info } = this.entry(id);
+    const { controller, info, snapshot, emit } = this.entry(id);
+    uniqueIds(breakpoints);
     controller.setBreakpoints(breakpoints);
     info.breakpoints = controller.getBreakpoints();
-    return structuredClone(info);
+    const session = snapshot();
+    emit({ kind: 'state', session });
+    return session;
   }
 
   subscribe(id: string, listener: (e: SessionEvent) => void): () => void {

@@ -1,9 +1,337 @@
 import type { StateCreator } from 'zustand';
-import type { WorkbenchApi } from '../../../../core/api/api.js';
+import type { SessionCommand, SessionStart, WorkbenchApi } from '../../../../core/api/api.js';
+import type {
+  Breakpoint, BreakpointSpec, DeviceSummary, PolicyInfo, ScreenImage, SessionEvent, SessionInfo, TaskInstanceView,
+  TaskSummary,
+} from '../../../../core/api/types.js';
 import type { AppState } from '../index.js';
+import { flattenTree, hitTest, type FlatNode } from '../../views/agent/hit-test.js';
+import { formProblem, NoDeviceError, sessionStartOf, waitForFinish, type AgentForm } from '../../views/agent/session-start.js';
 
-// Placeholder until the Session view's slice is written (issue 5 in progress).
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface SessionSlice {}
+export type { AgentForm } from '../../views/agent/session-start.js';
 
-export const createSessionSlice = (_api: WorkbenchApi): StateCreator<AppState, [], [], SessionSlice> => () => ({});
+/**
+ * The Agent view's state: the start form (task, seed, policy, device, max steps), the *current*
+ * step-through session (settable from outside: the Trajectories view opens replay sessions with
+ * openSession), kept current from the server's session events, and the screen the proposal was
+ * made on. The screen is a screenshot taken on each proposal rather than the live mirror: while
+ * the session holds, the image and the proposal's bounds describe the same moment exactly, and
+ * the hit-test for a click override uses the tree of that same screen.
+ */
+export interface TaskFilter {
+  app: string;
+  difficulty: '' | TaskSummary['difficulty'];
+  text: string;
+}
+
+export interface SessionScreen extends ScreenImage {
+  /** The device's size in pixels (what bounds are in). */
+  device: { width: number; height: number };
+  /** The proposal index it was taken for, or null at the end. */
+  forIndex: number | null;
+}
+
+export interface SessionSlice {
+  agentTasks: TaskSummary[];
+  agentPolicies: PolicyInfo[];
+  agentDevices: DeviceSummary[];
+  agentFilter: TaskFilter;
+  agentForm: AgentForm;
+  /** The chosen task's instruction for the chosen seed. */
+  agentTaskView: TaskInstanceView | null;
+  /** The breakpoints being edited: the current session's, or the ones the next Start will use. */
+  agentBreakpoints: Breakpoint[];
+  sessionId: string | null;
+  session: SessionInfo | null;
+  /** A command or start is in flight (the buttons wait for it). */
+  sessionBusy: boolean;
+  sessionScreen: SessionScreen | null;
+  /** The held screen's tree (for hit-testing a click override), flattened as actions index it. */
+  sessionTree: { flat: FlatNode[]; forIndex: number } | null;
+  overrideText: string;
+  /** The server's refusal of the last override (malformed action). */
+  overrideError: string | null;
+  /** An episode to open when the Trajectories view can (if its slice has no openEpisode). */
+  pendingEpisodeId: number | null;
+
+  loadAgent(): Promise<void>;
+  setAgentFilter(patch: Partial<TaskFilter>): void;
+  setAgentForm(patch: Partial<AgentForm>): void;
+  startAgentSession(): Promise<void>;
+  /** Makes `sessionId` the current session; `start` (how it was started) lets Reset start it again. */
+  openSession(sessionId: string, start?: SessionStart): Promise<void>;
+  closeSession(): void;
+  controlSession(command: SessionCommand): Promise<void>;
+  /** Stop the current session (if not finished) and start it again with the same task, seed, policy and breakpoints. */
+  resetSession(): Promise<void>;
+  overrideWith(action: unknown): Promise<boolean>;
+  setOverrideText(text: string): void;
+  /** Overrides with the JSON in the override box; the server's validation error is kept in overrideError. */
+  overrideJson(): Promise<boolean>;
+  /** A click on the held screen: click (or long-press) the element under the point. */
+  overrideAt(p: { x: number; y: number }, kind?: 'click' | 'long_press'): Promise<boolean>;
+  addBreakpoint(spec: BreakpointSpec): Promise<void>;
+  removeBreakpoint(id: string): Promise<void>;
+  toggleBreakpoint(id: string): Promise<void>;
+  /** Shows the current session's recorded episode in the Trajectories view. */
+  openSessionEpisode(): void;
+}
+
+const MAX_SCREENSHOT_SCALE = 0.5;
+
+/** An id not in the list (a session opened after a reload keeps the ids an earlier page gave). */
+function freshId(list: readonly Breakpoint[]): string {
+  const taken = new Set(list.map((b) => b.id));
+  let n = list.length + 1;
+  while (taken.has(`bp${n}`)) n++;
+  return `bp${n}`;
+}
+
+export const createSessionSlice = (api: WorkbenchApi): StateCreator<AppState, [], [], SessionSlice> => (set, get, store) => {
+  // Not state: the live subscription and how the current session was started (for Reset).
+  let unsubscribe: (() => void) | null = null;
+  let startedWith: SessionStart | null = null;
+  let screenSeq = 0;
+  let describeSeq = 0;
+
+  const current = (id: string) => get().sessionId === id;
+
+  /** Screenshot of the session's device for the proposal it is at (the latest request wins). */
+  const refreshScreen = async (s: SessionInfo) => {
+    const seq = ++screenSeq;
+    const forIndex = s.proposal?.index ?? null;
+    const shot = await get().attempt('Screenshot', () => api.screenshot({ serial: s.serial, scale: MAX_SCREENSHOT_SCALE }));
+    if (!shot || seq !== screenSeq || !current(s.id)) return;
+    const device = { width: Math.round(shot.width / MAX_SCREENSHOT_SCALE), height: Math.round(shot.height / MAX_SCREENSHOT_SCALE) };
+    set({ sessionScreen: { ...shot, device, forIndex } });
+  };
+
+  /** The held screen's tree, read once per proposal (the device does not change while it holds). */
+  let treeLoad: { id: string; index: number; promise: Promise<FlatNode[] | null> } | null = null;
+  const loadTree = (s: SessionInfo): Promise<FlatNode[] | null> => {
+    const index = s.proposal?.index;
+    if (index === undefined) return Promise.resolve(null);
+    const have = get().sessionTree;
+    if (have && have.forIndex === index) return Promise.resolve(have.flat);
+    if (treeLoad && treeLoad.id === s.id && treeLoad.index === index) return treeLoad.promise;
+    const promise = (async () => {
+      const state = await get().attempt('Read the screen', () => api.screenState({ serial: s.serial }));
+      if (!state || !current(s.id)) return null;
+      const flat = flattenTree(state.tree);
+      if (get().session?.proposal?.index === index) set({ sessionTree: { flat, forIndex: index } });
+      return flat;
+    })();
+    treeLoad = { id: s.id, index, promise };
+    return promise;
+  };
+
+  /** The device list shows which device is in a session, so it is re-read when one starts or ends. */
+  const refreshDevices = async () => {
+    const list = await get().attempt('List devices', () => api.listDevices());
+    if (list) set({ agentDevices: list.devices });
+  };
+
+  const onEvent = (id: string, e: SessionEvent) => {
+    if (!current(id)) return;
+    set({ session: e.session, agentBreakpoints: e.session.breakpoints });
+    if (e.kind === 'proposal' || e.kind === 'finished') void refreshScreen(e.session);
+    if (e.session.state === 'paused') void loadTree(e.session);
+    if (e.kind === 'finished') {
+      set({ overrideError: null });
+      void refreshDevices();
+    }
+  };
+
+  const withBusy = async (fn: () => Promise<unknown>) => {
+    set({ sessionBusy: true });
+    try {
+      await fn();
+    } finally {
+      set({ sessionBusy: false });
+    }
+  };
+
+  /** Sends the edited breakpoints to the current session, if it can still use them. */
+  const pushBreakpoints = async (list: Breakpoint[]) => {
+    set({ agentBreakpoints: list });
+    const s = get().session;
+    if (!s || s.state === 'finished') return;
+    // The session's event brings the stored list back.
+    await get().attempt('Set breakpoints', () => api.setBreakpoints({ sessionId: s.id, breakpoints: list }));
+  };
+
+  const describe = async () => {
+    const { agentForm: f } = get();
+    const seq = ++describeSeq;
+    if (!f.templateId || formProblem(f, ['seed'])) return set({ agentTaskView: null });
+    const view = await get().attempt('Describe task', () => api.describeTask({ templateId: f.templateId, seed: Number(f.seed) }));
+    if (seq === describeSeq) set({ agentTaskView: view ?? null });
+  };
+
+  return {
+    agentTasks: [],
+    agentPolicies: [],
+    agentDevices: [],
+    agentFilter: { app: '', difficulty: '', text: '' },
+    agentForm: { templateId: '', seed: '1', policy: 'oracle', maxSteps: '' },
+    agentTaskView: null,
+    agentBreakpoints: [],
+    sessionId: null,
+    session: null,
+    sessionBusy: false,
+    sessionScreen: null,
+    sessionTree: null,
+    overrideText: '',
+    overrideError: null,
+    pendingEpisodeId: null,
+
+    loadAgent: async () => {
+      const { attempt } = get();
+      const [tasks, policies, devices, sessions] = await Promise.all([
+        attempt('List tasks', () => api.listTasks()),
+        attempt('List policies', () => api.listPolicies()),
+        attempt('List devices', () => api.listDevices()),
+        attempt('List sessions', () => api.listSessions()),
+      ]);
+      set({ agentTasks: tasks ?? [], agentPolicies: policies ?? [], agentDevices: devices?.devices ?? [] });
+      if (!get().agentForm.templateId && tasks?.length) set({ agentForm: { ...get().agentForm, templateId: tasks[0]!.id } });
+      void describe();
+      // After a reload, pick up the session still running on the chosen device (or any).
+      if (!get().sessionId && sessions?.length) {
+        const live = sessions.filter((s) => s.state !== 'finished');
+        const mine = live.find((s) => s.serial === get().selectedSerial) ?? live[0];
+        if (mine) await get().openSession(mine.id);
+      }
+    },
+
+    setAgentFilter: (patch) => set((s) => ({ agentFilter: { ...s.agentFilter, ...patch } })),
+
+    setAgentForm: (patch) => {
+      set((s) => ({ agentForm: { ...s.agentForm, ...patch } }));
+      if ('templateId' in patch || 'seed' in patch) void describe();
+    },
+
+    startAgentSession: () => withBusy(async () => {
+      const { agentForm: form, attempt } = get();
+      await attempt('Start session', async () => {
+        const problem = formProblem(form);
+        if (problem) throw problem;
+        let serial = get().selectedSerial;
+        if (!serial) {
+          const list = await api.listDevices();
+          set({ agentDevices: list.devices });
+          serial = list.devices.find((d) => d.online)?.serial ?? null;
+          if (!serial) throw new NoDeviceError();
+        }
+        const start = sessionStartOf(form, serial, get().agentBreakpoints);
+        const info = await api.startSession(start);
+        await get().openSession(info.id, start);
+        void refreshDevices();
+      });
+    }),
+
+    openSession: async (sessionId, start) => {
+      unsubscribe?.();
+      startedWith = start ?? null;
+      set({ sessionId, session: null, sessionScreen: null, sessionTree: null, overrideError: null, overrideText: '' });
+      let events = 0;
+      unsubscribe = api.onSession({ sessionId }, (e) => {
+        events++;
+        onEvent(sessionId, e);
+      });
+      // Events carry whole snapshots; this fills in the state before the first one (and is ignored if one came first).
+      const info = await get().attempt('Open session', () => api.getSession({ sessionId }));
+      if (!info || !current(sessionId)) return;
+      if (events === 0) {
+        set({ session: info, agentBreakpoints: info.breakpoints });
+        void refreshScreen(info);
+        if (info.state === 'paused') void loadTree(info);
+      }
+      if (!startedWith) startedWith = sessionStartOf(null, info.serial, info.breakpoints, info);
+    },
+
+    closeSession: () => {
+      unsubscribe?.();
+      unsubscribe = null;
+      startedWith = null;
+      set({ sessionId: null, session: null, sessionScreen: null, sessionTree: null, overrideError: null });
+    },
+
+    controlSession: (command) => withBusy(async () => {
+      const s = get().session;
+      if (!s) return;
+      // The session's events bring the new state (the reply may already be older than them).
+      await get().attempt(`Session ${command}`, () => api.controlSession({ sessionId: s.id, command }));
+    }),
+
+    resetSession: () => withBusy(async () => {
+      const s = get().session;
+      if (!s) return;
+      const again: SessionStart = { ...(startedWith ?? sessionStartOf(null, s.serial, s.breakpoints, s)), breakpoints: get().agentBreakpoints };
+      await get().attempt('Reset session', async () => {
+        if (s.state !== 'finished') {
+          await api.controlSession({ sessionId: s.id, command: 'stop' });
+          await waitForFinish(store, s.id);
+        }
+        const info = await api.startSession(again);
+        await get().openSession(info.id, again);
+      });
+    }),
+
+    overrideWith: async (action) => {
+      const s = get().session;
+      if (!s) return false;
+      try {
+        await api.overrideAction({ sessionId: s.id, action });
+        if (current(s.id)) set({ overrideError: null });
+        return true;
+      } catch (e) {
+        const err = e instanceof Error ? e : new Error(String(e));
+        // A malformed action is the person's to fix, next to the box; anything else is a failed call.
+        if (err.name === 'ActionParseError' || err.name === 'ApiInputError') set({ overrideError: `${err.name}: ${err.message}` });
+        else await get().attempt('Override', () => Promise.reject(err));
+        return false;
+      }
+    },
+
+    setOverrideText: (overrideText) => set({ overrideText, overrideError: null }),
+
+    overrideJson: async () => {
+      const text = get().overrideText.trim();
+      if (!text) {
+        set({ overrideError: 'Type an action as JSON, e.g. {"action_type":"navigate_back"}' });
+        return false;
+      }
+      // The server parses the text, so its validation error is the one shown.
+      return get().overrideWith(text);
+    },
+
+    overrideAt: async (p, kind = 'click') => {
+      const s = get().session;
+      if (!s || s.state !== 'paused') return false;
+      const flat = await loadTree(s);
+      const hit = flat ? hitTest(flat, p) : null;
+      if (!hit) {
+        set({ overrideError: `No element at (${p.x}, ${p.y})` });
+        return false;
+      }
+      const action = { action_type: kind, index: hit.ordinal };
+      set({ overrideText: JSON.stringify(action) });
+      return get().overrideWith(action);
+    },
+
+    addBreakpoint: (spec) => pushBreakpoints([...get().agentBreakpoints, { id: freshId(get().agentBreakpoints), enabled: true, spec }]),
+    removeBreakpoint: (id) => pushBreakpoints(get().agentBreakpoints.filter((b) => b.id !== id)),
+    toggleBreakpoint: (id) => pushBreakpoints(get().agentBreakpoints.map((b) => (b.id === id ? { ...b, enabled: !b.enabled } : b))),
+
+    openSessionEpisode: () => {
+      const id = get().session?.episodeId;
+      if (id === null || id === undefined) return;
+      // The Trajectories slice opens it if it can; otherwise it finds it here when it mounts.
+      const open = (get() as unknown as { openEpisode?: (episodeId: number) => unknown }).openEpisode;
+      set({ pendingEpisodeId: typeof open === 'function' ? null : id });
+      get().setView('trajectories');
+      if (typeof open === 'function') void open(id);
+    },
+  };
+};

@@ -1,0 +1,3 @@
+import { goView } from './go-view.js';
+
+export const goLive = goView('go-live', 'live', 'Live', 2);

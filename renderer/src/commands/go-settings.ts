@@ -1,0 +1,3 @@
+import { goView } from './go-view.js';
+
+export const goSettings = goView('go-settings', 'settings', 'Settings', 5);

@@ -1,0 +1,67 @@
+import type { AppStore } from '../store/index.js';
+import type { Command, CommandName, KeyLike } from './types.js';
+import { sessionStep } from './session-step.js';
+import { sessionRun } from './session-run.js';
+import { sessionPause } from './session-pause.js';
+import { sessionStop } from './session-stop.js';
+import { sessionReset } from './session-reset.js';
+import { goDevices } from './go-devices.js';
+import { goLive } from './go-live.js';
+import { goAgent } from './go-agent.js';
+import { goTrajectories } from './go-trajectories.js';
+import { goSettings } from './go-settings.js';
+
+export type { Command, CommandName, KeyLike } from './types.js';
+
+/** Every command by name: the union is closed, so a name without a command does not compile. */
+export const COMMANDS: Record<CommandName, Command> = {
+  'session-step': sessionStep,
+  'session-run': sessionRun,
+  'session-pause': sessionPause,
+  'session-stop': sessionStop,
+  'session-reset': sessionReset,
+  'go-devices': goDevices,
+  'go-live': goLive,
+  'go-agent': goAgent,
+  'go-trajectories': goTrajectories,
+  'go-settings': goSettings,
+};
+
+export function canRun(name: CommandName, store: AppStore): boolean {
+  return COMMANDS[name].predicate?.(store.getState()) ?? true;
+}
+
+/** Runs a command if its predicate allows; returns whether it ran. */
+export function runCommand(name: CommandName, store: AppStore): boolean {
+  if (!canRun(name, store)) return false;
+  void COMMANDS[name].perform(store);
+  return true;
+}
+
+/** The command a key press means, whether or not it can run now. */
+export function commandForKey(e: KeyLike): Command | null {
+  return Object.values(COMMANDS).find((c) => c.keyTest?.(e)) ?? null;
+}
+
+/** "Step (F10)": a button's title. */
+export function titleOf(name: CommandName): string {
+  const c = COMMANDS[name];
+  return c.shortcut ? `${c.label} (${c.shortcut})` : c.label;
+}
+
+/**
+ * The app's one keydown handler. A key bound to a command is kept from the browser even when the
+ * command cannot run now (Shift+F5 must not reload the page because no session is running).
+ */
+export function handleKeyDown(store: AppStore, e: KeyboardEvent): void {
+  const c = commandForKey(e);
+  if (!c) return;
+  e.preventDefault();
+  runCommand(c.name, store);
+}
+
+export function installKeys(store: AppStore, target: Pick<Window, 'addEventListener' | 'removeEventListener'> = window): () => void {
+  const listener = (e: KeyboardEvent) => handleKeyDown(store, e);
+  target.addEventListener('keydown', listener);
+  return () => target.removeEventListener('keydown', listener);
+}

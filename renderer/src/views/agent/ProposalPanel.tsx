@@ -1,0 +1,112 @@
+import type { KeyboardEvent } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import { useApp } from '../../store/index.js';
+import { describeBreakpoint } from './breakpoints.js';
+import { actionJson, percent } from './format.js';
+
+/** One-click overrides for what a person driving by hand needs most (the manual policy proposes `wait`). */
+const QUICK: ReadonlyArray<{ label: string; action: object }> = [
+  { label: 'Back', action: { action_type: 'navigate_back' } },
+  { label: 'Home', action: { action_type: 'navigate_home' } },
+  { label: 'Enter', action: { action_type: 'keyboard_enter' } },
+  { label: 'Scroll ↓', action: { action_type: 'scroll', direction: 'down' } },
+  { label: 'Scroll ↑', action: { action_type: 'scroll', direction: 'up' } },
+  { label: 'Complete', action: { action_type: 'status', goal_status: 'complete' } },
+];
+
+/** The held proposal: thought, action, errors, candidates (click = override), and the override box. */
+export function ProposalPanel() {
+  const session = useApp((s) => s.session);
+  const overrideText = useApp((s) => s.overrideText);
+  const overrideError = useApp((s) => s.overrideError);
+  const act = useApp(useShallow((s) => ({ setText: s.setOverrideText, apply: s.overrideJson, overrideWith: s.overrideWith })));
+
+  const proposal = session?.proposal ?? null;
+  const pending = session?.pendingOverride ?? null;
+  const canOverride = !!session && session.state !== 'finished';
+  const hits = session ? session.breakpoints.filter((b) => session.hitBreakpoints.includes(b.id)) : [];
+  const onKey = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+      e.preventDefault();
+      void act.apply();
+    }
+  };
+
+  return (
+    <section className="panel agent-proposal" aria-label="Proposal">
+      <h3>
+        {proposal ? `Proposal for step ${proposal.index + 1}` : 'Proposal'}
+        {proposal ? <span className="muted agent-fg"> in {proposal.foreground.package || 'no app'}</span> : null}
+      </h3>
+      {hits.length ? (
+        <div className="agent-hit" data-testid="breakpoint-hit" role="status">
+          Stopped at breakpoint{hits.length > 1 ? 's' : ''}: {hits.map((b) => describeBreakpoint(b.spec)).join(', ')}
+        </div>
+      ) : null}
+      <div className="agent-field">
+        <div className="agent-label">Thought</div>
+        <div data-testid="proposal-thought" className={proposal?.thought ? '' : 'muted'}>{proposal ? proposal.thought ?? '(the policy gave none)' : '—'}</div>
+      </div>
+      <div className="agent-field">
+        <div className="agent-label">Action</div>
+        <div data-testid="proposal-action">
+          {proposal ? (
+            <>
+              <div className="agent-action-desc">{proposal.description ?? <span className="muted">(cannot be carried out on this screen)</span>}</div>
+              <code className="mono agent-json">{actionJson(proposal.action)}</code>
+            </>
+          ) : <span className="muted">{session?.state === 'running' ? 'Running…' : '—'}</span>}
+        </div>
+        {proposal?.error ? <div className="agent-error" data-testid="proposal-error">{proposal.error.name}: {proposal.error.message}</div> : null}
+      </div>
+      {pending ? (
+        <div className="agent-pending" data-testid="override-pending">
+          <strong>Next step uses your override:</strong> {pending.description ?? ''} <code className="mono">{actionJson(pending.action)}</code>
+        </div>
+      ) : null}
+      {proposal && proposal.candidates.length ? (
+        <table className="agent-candidates">
+          <thead><tr><th>#</th><th>Candidate (click to override)</th><th>Score</th><th>P</th></tr></thead>
+          <tbody>
+            {proposal.candidates.map((c, i) => (
+              <tr
+                key={i}
+                data-testid={`candidate-${i}`}
+                className={canOverride ? 'agent-candidate clickable' : 'agent-candidate'}
+                title={actionJson(c.action)}
+                onClick={canOverride ? () => void act.overrideWith(c.action) : undefined}
+              >
+                <td>{i + 1}</td>
+                <td>{c.description ?? <code className="mono">{actionJson(c.action)}</code>}</td>
+                <td className="mono">{c.score.toFixed(2)}</td>
+                <td><span className="agent-prob" style={{ width: `${Math.round(c.probability * 60)}px` }} /> {percent(c.probability)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : proposal ? <div className="muted agent-field">No candidates from this policy.</div> : null}
+      <div className="agent-field">
+        <div className="agent-label">Override the next step</div>
+        <div className="agent-quick">
+          {QUICK.map((q) => (
+            <button key={q.label} disabled={!canOverride} title={actionJson(q.action)} onClick={() => void act.overrideWith(q.action)}>{q.label}</button>
+          ))}
+        </div>
+        <textarea
+          data-testid="override-json"
+          className="mono agent-override"
+          rows={2}
+          placeholder='{"action_type":"input_text","text":"hi","index":3}'
+          value={overrideText}
+          onChange={(e) => act.setText(e.target.value)}
+          onKeyDown={onKey}
+          aria-invalid={!!overrideError}
+        />
+        <div className="row">
+          <button data-testid="override-apply" disabled={!canOverride} onClick={() => void act.apply()} title="Override (Ctrl+Enter)">Override</button>
+          {overrideError ? <span className="agent-error" role="alert" data-testid="override-error">{overrideError}</span> : null}
+        </div>
+      </div>
+    </section>
+  );
+}

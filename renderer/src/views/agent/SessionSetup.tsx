@@ -1,0 +1,86 @@
+import { useMemo } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import type { SessionPolicy, TaskSummary } from '../../../../core/api/types.js';
+import { useApp } from '../../store/index.js';
+import type { TaskFilter } from '../../store/slices/session.js';
+import { formProblem } from './session-start.js';
+
+const DIFFICULTIES: ReadonlyArray<TaskFilter['difficulty']> = ['', 'easy', 'medium', 'hard'];
+
+function matches(t: TaskSummary, f: TaskFilter): boolean {
+  if (f.app && t.app !== f.app) return false;
+  if (f.difficulty && t.difficulty !== f.difficulty) return false;
+  const q = f.text.trim().toLowerCase();
+  return !q || t.id.toLowerCase().includes(q) || t.template.toLowerCase().includes(q);
+}
+
+/** Task (filtered by app, difficulty, text), seed, policy, device, max steps; Start. */
+export function SessionSetup() {
+  const tasks = useApp((s) => s.agentTasks);
+  const policies = useApp((s) => s.agentPolicies);
+  const devices = useApp((s) => s.agentDevices);
+  const filter = useApp((s) => s.agentFilter);
+  const form = useApp((s) => s.agentForm);
+  const taskView = useApp((s) => s.agentTaskView);
+  const selectedSerial = useApp((s) => s.selectedSerial);
+  const busy = useApp((s) => s.sessionBusy);
+  const live = useApp((s) => !!s.session && s.session.state !== 'finished');
+  const act = useApp(useShallow((s) => ({ setFilter: s.setAgentFilter, setForm: s.setAgentForm, start: s.startAgentSession, selectDevice: s.selectDevice })));
+
+  const apps = useMemo(() => [...new Set(tasks.map((t) => t.app))].sort(), [tasks]);
+  const shown = useMemo(() => tasks.filter((t) => matches(t, filter)), [tasks, filter]);
+  const problem = formProblem(form);
+  const online = devices.filter((d) => d.online);
+  const serial = selectedSerial ?? online[0]?.serial ?? '';
+  const chosenHidden = form.templateId && !shown.some((t) => t.id === form.templateId);
+
+  return (
+    <section className="panel agent-setup" aria-label="Session setup">
+      <div className="agent-setup-row">
+        <select aria-label="Filter by app" value={filter.app} onChange={(e) => act.setFilter({ app: e.target.value })} data-testid="task-filter-app">
+          <option value="">All apps</option>
+          {apps.map((a) => <option key={a} value={a}>{a}</option>)}
+        </select>
+        <select aria-label="Filter by difficulty" value={filter.difficulty} onChange={(e) => act.setFilter({ difficulty: e.target.value as TaskFilter['difficulty'] })} data-testid="task-filter-difficulty">
+          {DIFFICULTIES.map((d) => <option key={d} value={d}>{d || 'Any difficulty'}</option>)}
+        </select>
+        <input aria-label="Filter tasks" placeholder="Filter tasks…" value={filter.text} onChange={(e) => act.setFilter({ text: e.target.value })} data-testid="task-filter-text" />
+        <select aria-label="Task" className="agent-task-select" value={form.templateId} onChange={(e) => act.setForm({ templateId: e.target.value })} data-testid="task-select">
+          {chosenHidden ? <option value={form.templateId}>{form.templateId} (filtered out)</option> : null}
+          {shown.length === 0 && !form.templateId ? <option value="">No task matches</option> : null}
+          {shown.map((t) => <option key={t.id} value={t.id}>{t.id} · {t.difficulty}</option>)}
+        </select>
+        <span className="muted">{shown.length}/{tasks.length}</span>
+      </div>
+      <div className="agent-setup-row">
+        <label>Seed <input className="agent-num" inputMode="numeric" value={form.seed} onChange={(e) => act.setForm({ seed: e.target.value })} data-testid="seed-input" /></label>
+        <label>Policy{' '}
+          <select value={form.policy} onChange={(e) => act.setForm({ policy: e.target.value as SessionPolicy })} data-testid="policy-select">
+            {(policies.length ? policies : [{ name: form.policy, description: '' }]).map((p) => <option key={p.name} value={p.name} title={p.description}>{p.name}</option>)}
+          </select>
+        </label>
+        <label>Device{' '}
+          <select value={serial} onChange={(e) => act.selectDevice(e.target.value || null)} data-testid="device-select">
+            {online.length === 0 ? <option value="">No online device</option> : null}
+            {selectedSerial && !online.some((d) => d.serial === selectedSerial) ? <option value={selectedSerial}>{selectedSerial}</option> : null}
+            {online.map((d) => <option key={d.serial} value={d.serial}>{d.serial}{d.sessionId ? ' (in a session)' : ''}</option>)}
+          </select>
+        </label>
+        <label>Max steps <input className="agent-num" placeholder="task's" inputMode="numeric" value={form.maxSteps} onChange={(e) => act.setForm({ maxSteps: e.target.value })} data-testid="max-steps-input" /></label>
+        <button
+          className="primary"
+          data-testid="session-start"
+          disabled={busy || !!problem || live}
+          title={live ? 'A session is running: Stop or Reset it first' : problem?.message ?? 'Start a session held at the first proposal'}
+          onClick={() => void act.start()}
+        >
+          Start
+        </button>
+        {problem && form.templateId ? <span className="agent-form-error" role="alert">{problem.message}</span> : null}
+      </div>
+      <div className="agent-instruction" data-testid="task-instruction">
+        {taskView ? <><strong>Instruction:</strong> {taskView.instruction}</> : <span className="muted">Choose a task and a seed to see its instruction.</span>}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,79 @@
+import type { StoreApi } from 'zustand';
+import type { SessionStart } from '../../../../core/api/api.js';
+import type { Breakpoint, SessionInfo, SessionPolicy } from '../../../../core/api/types.js';
+import type { AppState } from '../../store/index.js';
+
+/** The Agent view's start form, as typed (numbers are checked by formProblem before use). */
+export interface AgentForm {
+  templateId: string;
+  seed: string;
+  policy: SessionPolicy;
+  /** Empty: the task's own budget. */
+  maxSteps: string;
+}
+
+export class SessionFormError extends Error {
+  override name = 'SessionFormError';
+}
+
+export class NoDeviceError extends Error {
+  override name = 'NoDeviceError';
+  constructor() {
+    super('No online device: start a SimDroid (or connect one) in the Devices view');
+  }
+}
+
+export class SessionWaitError extends Error {
+  override name = 'SessionWaitError';
+  constructor(readonly sessionId: string, ms: number) {
+    super(`Session ${sessionId} did not stop within ${ms / 1000} s`);
+  }
+}
+
+const POLICIES: readonly SessionPolicy[] = ['oracle', 'random', 'manual'];
+
+/** What is wrong with the form (the first problem), or null; `only` checks just those fields. */
+export function formProblem(f: AgentForm, only?: ReadonlyArray<keyof AgentForm>): SessionFormError | null {
+  const check = (k: keyof AgentForm) => !only || only.includes(k);
+  if (check('templateId') && !f.templateId) return new SessionFormError('Choose a task');
+  if (check('seed') && !/^\d{1,9}$/.test(f.seed.trim())) return new SessionFormError(`Seed must be a whole number ≥ 0, not ${JSON.stringify(f.seed)}`);
+  if (check('maxSteps') && f.maxSteps.trim() !== '') {
+    const n = Number(f.maxSteps);
+    if (!/^\d+$/.test(f.maxSteps.trim()) || n < 1 || n > 500) return new SessionFormError(`Max steps must be a whole number from 1 to 500 (or empty), not ${JSON.stringify(f.maxSteps)}`);
+  }
+  return null;
+}
+
+/**
+ * The start input for a form, or for starting an existing session again (Reset of a session this
+ * view did not start): same task, seed, device and breakpoints; a replay's policy is what it
+ * hands over to ("replay+oracle" → oracle).
+ */
+export function sessionStartOf(form: AgentForm | null, serial: string, breakpoints: Breakpoint[], info?: SessionInfo): SessionStart {
+  if (form) {
+    const start: SessionStart = { serial, templateId: form.templateId, seed: Number(form.seed), policy: form.policy, breakpoints };
+    if (form.maxSteps.trim()) start.maxSteps = Number(form.maxSteps);
+    return start;
+  }
+  if (!info) throw new SessionFormError('Nothing to start: no form and no session');
+  const then = info.policy.split('+').pop() as SessionPolicy;
+  return { serial, templateId: info.templateId, seed: info.seed, policy: POLICIES.includes(then) ? then : 'manual', breakpoints };
+}
+
+/** Resolves once the store's current session `id` has finished (its events keep it current). */
+export function waitForFinish(store: StoreApi<AppState>, id: string, ms = 20_000): Promise<void> {
+  const done = (s: AppState) => s.sessionId !== id || s.session?.state === 'finished';
+  if (done(store.getState())) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      off();
+      reject(new SessionWaitError(id, ms));
+    }, ms);
+    const off = store.subscribe((s) => {
+      if (!done(s)) return;
+      clearTimeout(timer);
+      off();
+      resolve();
+    });
+  });
+}

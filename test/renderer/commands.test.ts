@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import type { WorkbenchApi } from '../../core/api/api.js';
+import type { SessionInfo } from '../../core/api/types.js';
+import { COMMANDS, commandForKey, handleKeyDown, runCommand, titleOf, type KeyLike } from '../../renderer/src/commands/index.js';
+import { registered } from '../../renderer/src/commands/types.js';
+import { createAppStore } from '../../renderer/src/store/index.js';
+
+/** An API that records calls (the commands only need to reach the right slice action). */
+function fakeApi() {
+  const calls: Array<{ method: string; input: unknown }> = [];
+  const api = new Proxy({}, {
+    get: (_t, method: string) => (input: unknown) => {
+      calls.push({ method, input });
+      return method.startsWith('on') ? () => {} : Promise.resolve(undefined);
+    },
+  }) as WorkbenchApi;
+  return { api, calls };
+}
+
+const key = (k: string, mods: Partial<KeyLike> = {}): KeyLike => ({
+  key: k, code: /^\d$/.test(k) ? `Digit${k}` : k, ctrlKey: false, metaKey: false, shiftKey: false, altKey: false, ...mods,
+});
+
+function session(state: SessionInfo['state']): SessionInfo {
+  return {
+    id: 's1', serial: 'simdroid-1', templateId: 'T', seed: 1, instruction: 'x', policy: 'oracle', state, breakpoints: [], proposal: null,
+    steps: [], episodeId: null, result: null, hitBreakpoints: [], pendingOverride: null,
+  };
+}
+
+describe('commands', () => {
+  it('map debugger keys and Ctrl/Cmd+1..5 to their commands, and nothing else', () => {
+    expect(commandForKey(key('F10'))?.name).toBe('session-step');
+    expect(commandForKey(key('F8'))?.name).toBe('session-run');
+    expect(commandForKey(key('F8', { shiftKey: true }))?.name).toBe('session-pause');
+    expect(commandForKey(key('F5', { shiftKey: true }))?.name).toBe('session-stop');
+    expect(commandForKey(key('F5', { shiftKey: true, ctrlKey: true }))?.name).toBe('session-reset');
+    expect(['1', '2', '3', '4', '5'].map((n) => commandForKey(key(n, { ctrlKey: true }))?.name))
+      .toEqual(['go-devices', 'go-live', 'go-agent', 'go-trajectories', 'go-settings']);
+    expect(commandForKey(key('3', { metaKey: true }))?.name).toBe('go-agent');
+    // A layout where the digit row gives other characters still matches by code.
+    expect(commandForKey({ ...key('3', { ctrlKey: true }), key: '"' })?.name).toBe('go-agent');
+    for (const k of [key('F5'), key('1'), key('6', { ctrlKey: true }), key('F10', { shiftKey: true }), key('F10', { ctrlKey: true }), key('1', { ctrlKey: true, altKey: true })]) {
+      expect(commandForKey(k)).toBeNull();
+    }
+  });
+
+  it('are all registered once, under the name the closed union gives them, with shortcuts in their titles', () => {
+    expect(registered().map((c) => c.name).sort()).toEqual(Object.keys(COMMANDS).sort());
+    for (const [name, c] of Object.entries(COMMANDS)) expect(c.name).toBe(name);
+    expect(titleOf('session-step')).toBe('Step (F10)');
+    expect(titleOf('session-pause')).toBe('Pause (Shift+F8)');
+    expect(titleOf('go-agent')).toMatch(/^Agent \((Ctrl\+|⌘)3\)$/);
+  });
+
+  it('step and run only while a session is paused in the Agent view; pause only while running; stop until finished', () => {
+    const store = createAppStore(fakeApi().api);
+    const can = (n: keyof typeof COMMANDS) => COMMANDS[n].predicate?.(store.getState()) ?? true;
+    store.setState({ view: 'agent', session: null });
+    expect(['session-step', 'session-run', 'session-pause', 'session-stop', 'session-reset'].map((n) => can(n as keyof typeof COMMANDS))).toEqual([false, false, false, false, false]);
+    store.setState({ session: session('running') });
+    expect([can('session-step'), can('session-run'), can('session-pause'), can('session-stop')]).toEqual([false, false, true, true]);
+    store.setState({ session: session('paused') });
+    expect([can('session-step'), can('session-run'), can('session-pause'), can('session-stop'), can('session-reset')]).toEqual([true, true, false, true, true]);
+    store.setState({ sessionBusy: true });
+    expect(can('session-step')).toBe(false);
+    store.setState({ sessionBusy: false, session: session('finished') });
+    expect([can('session-step'), can('session-stop'), can('session-reset')]).toEqual([false, false, true]);
+    store.setState({ session: session('paused'), view: 'live' });
+    expect(can('session-step')).toBe(false);
+    expect(can('go-live')).toBe(false);
+    expect(can('go-agent')).toBe(true);
+  });
+
+  it('perform one slice action each, and the key handler runs only what its predicate allows', async () => {
+    const { api, calls } = fakeApi();
+    const store = createAppStore(api);
+    store.setState({ view: 'agent', session: session('paused'), sessionId: 's1' });
+    expect(runCommand('session-step', store)).toBe(true);
+    expect(store.getState().sessionBusy).toBe(true);
+    expect(runCommand('session-step', store)).toBe(false); // one command at a time
+    await new Promise((r) => setTimeout(r, 0));
+    expect(store.getState().sessionBusy).toBe(false);
+    expect(calls.filter((c) => c.method === 'controlSession')).toEqual([{ method: 'controlSession', input: { sessionId: 's1', command: 'step' } }]);
+
+    let prevented = 0;
+    const press = (k: KeyLike) => handleKeyDown(store, { ...k, preventDefault: () => prevented++ } as unknown as KeyboardEvent);
+    press(key('F8'));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(calls.at(-1)).toEqual({ method: 'controlSession', input: { sessionId: 's1', command: 'run' } });
+    const before = calls.length;
+    press(key('F8', { shiftKey: true })); // pause: not while paused, but the key is still kept from the browser
+    expect(calls.length).toBe(before);
+    expect(prevented).toBe(2);
+    press(key('4', { ctrlKey: true }));
+    expect(store.getState().view).toBe('trajectories');
+    press(key('a'));
+    expect(prevented).toBe(3);
+  });
+});
