@@ -7,12 +7,9 @@ import { installKeys, titleOf } from './commands/index.js';
 import { DevicesView } from './views/devices/DevicesView.js';
 import { LiveView } from './views/live/LiveView.js';
 import { SettingsView } from './views/settings/SettingsView.js';
+import { TrajectoriesView } from './views/trajectories/TrajectoriesView.js';
 
 const LABELS: Record<ViewName, string> = { devices: 'Devices', live: 'Live', agent: 'Agent', trajectories: 'Trajectories', settings: 'Settings' };
-
-function Placeholder({ name }: { name: string }) {
-  return <div className="placeholder">The {name} view is being built.</div>;
-}
 
 function CurrentView({ view }: { view: ViewName }) {
   switch (view) {
@@ -23,7 +20,7 @@ function CurrentView({ view }: { view: ViewName }) {
     case 'agent':
       return <AgentView />;
     case 'trajectories':
-      return <Placeholder name="Trajectories" />;
+      return <TrajectoriesView />;
     case 'settings':
       return <SettingsView />;
   }

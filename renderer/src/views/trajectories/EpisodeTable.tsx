@@ -1,0 +1,176 @@
+import { memo, useCallback, useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
+import type { EpisodeSummary } from '../../../../core/api/types.js';
+import { useApp } from '../../store/index.js';
+import { episodeAt } from '../../store/slices/trajectories.js';
+import { formatCount, formatDuration, formatTime } from './format.js';
+import { rowWindow, scrollToRow } from './virtual.js';
+
+/**
+ * The episode table, virtualized: a spacer as tall as every row, and only the rows in view (plus
+ * an overscan margin) rendered at their offsets. Rows whose page has not arrived show as loading;
+ * rendering asks the slice for the pages in view, so scrolling fetches only what it passes over.
+ */
+export const ROW_HEIGHT = 28;
+const HEADER_HEIGHT = 30;
+const OVERSCAN = 12;
+
+const COLUMNS = ['', 'ID', 'Task', 'App', 'Seed', 'Policy', 'Status', 'Steps', 'Started', 'Duration'];
+
+interface RowProps {
+  index: number;
+  ep: EpisodeSummary | undefined;
+  selected: boolean;
+  cursor: boolean;
+  onOpen(id: number): void;
+  onToggle(id: number): void;
+  onCursor(index: number): void;
+}
+
+const Row = memo(function Row({ index, ep, selected, cursor, onOpen, onToggle, onCursor }: RowProps) {
+  const style = { top: index * ROW_HEIGHT, height: ROW_HEIGHT };
+  if (!ep) {
+    return <div className="traj-row loading" style={style} role="row" aria-rowindex={index + 2}><span className="muted">Loading…</span></div>;
+  }
+  return (
+    <div
+      className={`traj-row${cursor ? ' cursor' : ''}${selected ? ' selected' : ''}`}
+      style={style}
+      role="row"
+      aria-rowindex={index + 2}
+      aria-selected={selected}
+      title={ep.instruction}
+      data-testid={`episode-row-${ep.id}`}
+      onClick={() => {
+        onCursor(index);
+        onOpen(ep.id);
+      }}
+    >
+      <span role="gridcell" onClick={(e) => e.stopPropagation()}>
+        <input type="checkbox" checked={selected} onChange={() => onToggle(ep.id)} aria-label={`Select episode ${ep.id}`} tabIndex={-1} />
+      </span>
+      <span role="gridcell" className="mono">{ep.id}</span>
+      <span role="gridcell" className="traj-ellipsis">{ep.templateId}</span>
+      <span role="gridcell" className="traj-ellipsis">{ep.app ?? '—'}</span>
+      <span role="gridcell" className="mono">{ep.seed}</span>
+      <span role="gridcell" className="traj-ellipsis">{ep.policy}</span>
+      <span role="gridcell"><span className={`traj-status traj-status-${ep.status}`}>{ep.status}</span></span>
+      <span role="gridcell" className="mono">{ep.steps}</span>
+      <span role="gridcell" className="mono">{formatTime(ep.startedAt)}</span>
+      <span role="gridcell" className="mono">{formatDuration(ep.durationMs)}</span>
+    </div>
+  );
+});
+
+export function EpisodeTable() {
+  const total = useApp((s) => s.episodeTotal);
+  const pages = useApp((s) => s.episodePages);
+  const gen = useApp((s) => s.episodeGen);
+  const selection = useApp((s) => s.episodeSelection);
+  const problem = useApp((s) => s.episodeQueryProblem);
+  const ensure = useApp((s) => s.ensureEpisodeRows);
+  const openEpisode = useApp((s) => s.openEpisode);
+  const toggle = useApp((s) => s.toggleEpisodeSelected);
+  const ref = useRef<HTMLDivElement>(null);
+  const [scrollTop, setScrollTop] = useState(0);
+  const [viewport, setViewport] = useState(600);
+  const [cursor, setCursor] = useState<number | null>(null);
+  const rows = total ?? 0;
+  const bodyHeight = Math.max(0, viewport - HEADER_HEIGHT);
+  const win = rowWindow({ scrollTop, viewportHeight: bodyHeight, rowHeight: ROW_HEIGHT, rowCount: rows, overscan: OVERSCAN });
+
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    setViewport(el.clientHeight);
+    const ro = new ResizeObserver(() => setViewport(el.clientHeight));
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
+  // A new query starts at the top.
+  useEffect(() => {
+    if (ref.current) ref.current.scrollTop = 0;
+    setScrollTop(0);
+    setCursor(null);
+  }, [gen]);
+  useEffect(() => {
+    void ensure(win.first, win.last);
+  }, [ensure, win.first, win.last, gen, total]);
+
+  const open = useCallback((id: number) => void openEpisode(id), [openEpisode]);
+  const selected = new Set(selection);
+  const moveTo = (i: number) => {
+    const row = Math.max(0, Math.min(rows - 1, i));
+    setCursor(row);
+    const el = ref.current;
+    if (el) el.scrollTop = scrollToRow(row, el.scrollTop, bodyHeight, ROW_HEIGHT);
+  };
+  const onKey = (e: KeyboardEvent) => {
+    if (rows === 0 || (e.target as HTMLElement).tagName === 'INPUT') return;
+    const page = Math.max(1, Math.floor(bodyHeight / ROW_HEIGHT) - 1);
+    const at = cursor ?? -1;
+    const keys: Record<string, () => void> = {
+      ArrowDown: () => moveTo(at + 1),
+      ArrowUp: () => moveTo(at - 1),
+      PageDown: () => moveTo(at + page),
+      PageUp: () => moveTo(at - page),
+      Home: () => moveTo(0),
+      End: () => moveTo(rows - 1),
+      Enter: () => {
+        const ep = cursor !== null ? episodeAt(pages, cursor) : undefined;
+        if (ep) void openEpisode(ep.id);
+      },
+      ' ': () => {
+        const ep = cursor !== null ? episodeAt(pages, cursor) : undefined;
+        if (ep) toggle(ep.id);
+      },
+    };
+    const action = keys[e.key];
+    if (action) {
+      e.preventDefault();
+      action();
+    }
+  };
+
+  const rendered = [];
+  for (let i = win.first; i <= win.last; i++) {
+    const ep = episodeAt(pages, i);
+    rendered.push(
+      <Row key={i} index={i} ep={ep} selected={ep ? selected.has(ep.id) : false} cursor={cursor === i}
+        onOpen={open} onToggle={toggle} onCursor={setCursor} />,
+    );
+  }
+  return (
+    <div
+      ref={ref}
+      className="traj-table"
+      role="grid"
+      aria-label="Episodes"
+      aria-rowcount={rows + 1}
+      tabIndex={0}
+      onKeyDown={onKey}
+      onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}
+      data-testid="episode-table"
+      data-rendered-rows={win.last - win.first + 1}
+    >
+      <div className="traj-row traj-head" role="row" aria-rowindex={1} style={{ height: HEADER_HEIGHT }}>
+        {COLUMNS.map((c, i) => <span key={i} role="columnheader">{c}</span>)}
+      </div>
+      <div className="traj-spacer" style={{ height: win.totalHeight }}>{rendered}</div>
+      {problem ? <div className="traj-empty muted">Fix the filter above to list episodes.</div> : null}
+      {total === 0 && !problem ? <div className="traj-empty muted">No episodes match. Run a suite (awb suite run) or a session in the Agent view, or clear the filters.</div> : null}
+      {total === null ? <div className="traj-empty muted"><span className="spinner" aria-hidden /> Loading episodes…</div> : null}
+    </div>
+  );
+}
+
+/** The total, the selection, and what the table is showing. */
+export function TableSummary() {
+  const total = useApp((s) => s.episodeTotal);
+  const loaded = useApp((s) => Object.values(s.episodePages).reduce((n, p) => n + p.length, 0));
+  return (
+    <span className="traj-total" data-testid="episode-total" data-total={total ?? ''}>
+      {total === null ? 'Loading…' : `${formatCount(total)} episode${total === 1 ? '' : 's'}`}
+      {total !== null && loaded < total ? <span className="muted"> ({formatCount(loaded)} loaded)</span> : null}
+    </span>
+  );
+}
