@@ -271,9 +271,7 @@ describe('the trajectories slice against the real workbench', () => {
     expect(s.view).toBe('agent');
     expect(s.pendingSessionId).toBe(info!.id);
     expect(s.selectedSerial).toBe('simdroid-1');
-    // The Agent view's slice takes the session when it has openSession; else pendingSessionId is the hand-over.
-    const agent = s as unknown as { openSession?: unknown; sessionId?: string };
-    expect(agent.sessionId).toBe(typeof agent.openSession === 'function' ? info!.id : undefined);
+    expect(s.sessionId).toBe(info!.id); // the Agent view's slice took it
     // The two recorded steps are re-executed, then the session holds at step 2 for the user.
     const end = Date.now() + 20_000;
     let cur = await api.api.getSession({ sessionId: info!.id });
@@ -283,6 +281,9 @@ describe('the trajectories slice against the real workbench', () => {
     }
     expect(cur.steps.map((x) => x.description)).toEqual(t.steps.slice(0, 2).map((x) => x.description));
     expect(cur).toMatchObject({ state: 'paused', hitBreakpoints: ['replay-handover'] });
+    // The Agent view's state follows the session's events.
+    while (store.getState().session?.state !== 'paused' && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+    expect(store.getState().session).toMatchObject({ id: info!.id, state: 'paused', steps: [{}, {}] });
     await api.api.controlSession({ sessionId: info!.id, command: 'stop' });
   });
 

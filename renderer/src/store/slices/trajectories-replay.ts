@@ -45,7 +45,7 @@ export interface ReplaySlice {
   compare: CompareState | null;
   sessionPolicies: PolicyInfo[] | null;
   replayStarting: boolean;
-  /** The session last started by "replay on device" (for the Agent view, if it cannot be handed over directly). */
+  /** The session last started by "replay on device" (also made the Agent view's current session). */
   pendingSessionId: string | null;
 
   /** Opens an episode in the replay viewer (switching to the Trajectories view); other views call it. */
@@ -264,10 +264,8 @@ export const createReplaySlice = (api: WorkbenchApi): StateCreator<AppState, [],
       const { input, info } = started;
       set({ pendingSessionId: info.id, view: 'agent' });
       get().selectDevice(info.serial);
-      // The Agent view takes it from here (given how it was started, its Reset starts the same replay
-      // again). Its slice is looked up at run time: without it, pendingSessionId is what is left.
-      const open = (get() as unknown as { openSession?: (id: string, start?: SessionStart) => Promise<void> }).openSession;
-      if (typeof open === 'function') await open(info.id, input);
+      // The Agent view takes it from here; given how it was started, its Reset starts the same replay again.
+      await get().openSession(info.id, input);
       return info;
     },
   };
