@@ -48,8 +48,10 @@ export class SimDroidFrameSource implements FrameSource {
     if (!this.unsubscribe) return;
     const changedAt = this.pendingSince ?? Date.now();
     this.pendingSince = null;
-    const png = this.device.screenshotSync(this.opts.scale ?? 0.5);
+    // The frame interval counts from when rendering starts: a render as long as the interval
+    // still allows maxFps (counting from its end halved the rate at 60 fps).
     this.lastEmit = performance.now();
+    const png = this.device.screenshotSync(this.opts.scale ?? 0.5);
     this.listeners.emit({ png, seq: ++this.seq, at: Date.now(), changedAt });
   }
 }
