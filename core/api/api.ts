@@ -18,8 +18,10 @@ export type NoInput = Record<string, never>;
 
 export interface SessionStart {
   serial: string;
-  templateId: string;
-  seed: number;
+  /** A task template and seed, or a free-form `instruction` (no checker: success is the agent's `status: complete`). */
+  templateId?: string;
+  seed?: number;
+  instruction?: string;
   policy: SessionPolicy;
   maxSteps?: number;
   breakpoints?: Breakpoint[];

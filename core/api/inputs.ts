@@ -49,11 +49,13 @@ export const API_INPUTS: Schemas = {
   describeTask: z.strictObject({ templateId: z.string().min(1), seed: z.int().min(0) }),
   listPolicies: none,
   startSession: z.strictObject({
-    serial, templateId: z.string().min(1), seed: z.int().min(0), policy: z.enum(SESSION_POLICIES),
+    serial, templateId: z.string().min(1).optional(), seed: z.int().min(0).optional(), instruction: z.string().trim().min(1).max(2000).optional(),
+    policy: z.enum(SESSION_POLICIES),
     maxSteps: z.int().min(1).max(500).optional(), breakpoints: z.array(BreakpointSchema).max(100).optional(), run: z.boolean().optional(),
     from: z.strictObject({ episodeId, steps: z.int().min(0).max(500) }).optional(),
     screenshots: z.enum(['none', 'half', 'full']).optional(),
-  }),
+  }).refine((s) => (s.templateId === undefined) !== (s.instruction === undefined), { message: 'give either templateId (with seed) or a free-form instruction', path: ['templateId'] })
+    .refine((s) => s.instruction === undefined || (s.from === undefined && s.policy !== 'oracle'), { message: 'a free-form instruction has no oracle and nothing to replay', path: ['instruction'] }),
   getSession: z.strictObject({ sessionId }),
   listSessions: none,
   controlSession: z.strictObject({ sessionId, command: z.enum(['step', 'run', 'pause', 'stop']) }),

@@ -42,6 +42,10 @@ describe('the generic bridge over the real workbench', () => {
     expect((err as RemoteError).name).toBe('ApiInputError');
     expect((err as RemoteError).issues?.map((i) => i.path)).toEqual(expect.arrayContaining(['event.x', 'event.y']));
     await expect(api.describeTask({ templateId: 'ContactsAddContact', seed: 1.5 })).rejects.toMatchObject({ name: 'ApiInputError' });
+    await expect(api.startSession({ serial: 'simdroid-1', templateId: 'SystemWifiTurnOff', seed: 0, instruction: 'both', policy: 'random' }))
+      .rejects.toMatchObject({ name: 'ApiInputError', message: expect.stringMatching(/either templateId/) });
+    await expect(api.startSession({ serial: 'simdroid-1', instruction: 'Open the clock', policy: 'oracle' }))
+      .rejects.toMatchObject({ name: 'ApiInputError', message: expect.stringMatching(/no oracle/) });
     await expect(api.getSession({ sessionId: 'x', extra: 1 } as never)).rejects.toMatchObject({ name: 'ApiInputError', message: expect.stringMatching(/extra/) });
   });
 

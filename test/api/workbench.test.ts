@@ -74,6 +74,28 @@ describe('the workbench implementation', () => {
     await expect(w.startSession({ serial: 'simdroid-9', templateId: 'SystemWifiTurnOff', seed: 0, policy: 'oracle' })).rejects.toMatchObject({ name: 'DeviceNotFoundError' });
   });
 
+  it('runs a free-form instruction: manual policy, success only when the agent says complete', async () => {
+    const w = await open();
+    const s = await w.startSession({ serial: 'simdroid-1', instruction: 'Open the clock', policy: 'manual' });
+    expect(s.templateId).toBe('FreeForm');
+    expect(s.instruction).toBe('Open the clock');
+    const finished = new Promise<void>((resolve) => w.onSession({ sessionId: s.id }, (e) => e.kind === 'finished' && resolve()));
+    const until = async (cond: () => Promise<boolean>) => {
+      for (let i = 0; i < 200 && !(await cond()); i++) await new Promise((r) => setTimeout(r, 10));
+    };
+    await until(async () => (await w.getSession({ sessionId: s.id })).state === 'paused');
+    await w.overrideAction({ sessionId: s.id, action: { action_type: 'open_app', app_name: 'Clock' } });
+    await w.controlSession({ sessionId: s.id, command: 'step' });
+    await until(async () => (await w.getSession({ sessionId: s.id })).steps.length === 1 && (await w.getSession({ sessionId: s.id })).state === 'paused');
+    await w.overrideAction({ sessionId: s.id, action: { action_type: 'status', goal_status: 'complete' } });
+    await w.controlSession({ sessionId: s.id, command: 'step' });
+    await finished;
+    const info = await w.getSession({ sessionId: s.id });
+    expect(info.result).toMatchObject({ status: 'success', terminatedBy: 'status' });
+    expect((await w.screenState({ serial: 'simdroid-1' })).foreground.package).toBe('com.google.android.deskclock');
+    expect((await w.listEpisodes({ templateId: 'FreeForm' })).total).toBe(1);
+  });
+
   it('persists settings, refuses invalid ones, and names a malformed settings file', async () => {
     const w = await open();
     const s = await w.updateSettings({ mirrorFps: 15, screenshots: 'full' });

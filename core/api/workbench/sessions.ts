@@ -8,6 +8,7 @@ import { errorOf, type EpisodeResult, type StepRecord } from '../../episode/reco
 import { policyFor } from '../../cli/policies.js';
 import { instantiate, type TaskInstance } from '../../tasks/instance.js';
 import { getTemplate } from '../../tasks/registry.js';
+import { freeFormInstance } from '../../tasks/free-form.js';
 import { createRun, finishRun, loadTrajectory, StoreRecorder, type EpisodeId, type WritableDB } from '../../store/index.js';
 import { assertNever } from '../../util/errors.js';
 import type { SessionCommand, SessionStart } from '../api.js';
@@ -114,7 +115,7 @@ export class SessionManager {
     const busy = this.sessionOf(input.serial);
     if (busy) throw new DeviceBusyError(input.serial, busy);
     const device = await this.deps.devices.require(input.serial);
-    const instance = instantiate(getTemplate(input.templateId), input.seed);
+    const instance: TaskInstance = input.instruction !== undefined ? freeFormInstance(input.instruction) : instantiate(getTemplate(input.templateId!), input.seed ?? 0);
     let policy = policyOf(input.policy, instance);
     if (input.from) {
       const t = loadTrajectory(this.deps.db, input.from.episodeId as EpisodeId);

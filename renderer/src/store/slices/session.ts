@@ -163,7 +163,7 @@ export const createSessionSlice = (api: WorkbenchApi): StateCreator<AppState, []
   const describe = async () => {
     const { agentForm: f } = get();
     const seq = ++describeSeq;
-    if (!f.templateId || formProblem(f, ['seed'])) return set({ agentTaskView: null });
+    if (!f.templateId || f.instruction.trim() || formProblem(f, ['seed'])) return set({ agentTaskView: null });
     const view = await get().attempt('Describe task', () => api.describeTask({ templateId: f.templateId, seed: Number(f.seed) }));
     if (seq === describeSeq) set({ agentTaskView: view ?? null });
   };
@@ -173,7 +173,7 @@ export const createSessionSlice = (api: WorkbenchApi): StateCreator<AppState, []
     agentPolicies: [],
     agentDevices: [],
     agentFilter: { app: '', difficulty: '', text: '' },
-    agentForm: { templateId: '', seed: '1', policy: 'oracle', maxSteps: '' },
+    agentForm: { templateId: '', seed: '1', instruction: '', policy: 'oracle', maxSteps: '' },
     agentTaskView: null,
     agentBreakpoints: [],
     sessionId: null,
@@ -208,7 +208,7 @@ export const createSessionSlice = (api: WorkbenchApi): StateCreator<AppState, []
 
     setAgentForm: (patch) => {
       set((s) => ({ agentForm: { ...s.agentForm, ...patch } }));
-      if ('templateId' in patch || 'seed' in patch) void describe();
+      if ('templateId' in patch || 'seed' in patch || 'instruction' in patch) void describe();
     },
 
     startAgentSession: () => withBusy(async () => {

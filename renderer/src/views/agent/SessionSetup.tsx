@@ -30,6 +30,7 @@ export function SessionSetup() {
   const apps = useMemo(() => [...new Set(tasks.map((t) => t.app))].sort(), [tasks]);
   const shown = useMemo(() => tasks.filter((t) => matches(t, filter)), [tasks, filter]);
   const problem = formProblem(form);
+  const freeForm = form.instruction.trim() !== '';
   const online = devices.filter((d) => d.online);
   const serial = selectedSerial ?? online[0]?.serial ?? '';
   const chosenHidden = form.templateId && !shown.some((t) => t.id === form.templateId);
@@ -76,10 +77,22 @@ export function SessionSetup() {
         >
           Start
         </button>
-        {problem && form.templateId ? <span className="agent-form-error" role="alert">{problem.message}</span> : null}
+        {problem && (form.templateId || freeForm) ? <span className="agent-form-error" role="alert">{problem.message}</span> : null}
+      </div>
+      <div className="agent-setup-row">
+        <label className="agent-free-form">…or a free-form instruction{' '}
+          <input
+            placeholder="e.g. Open the clock and add an alarm at 6:30 (no checker: success is the agent's own 'complete')"
+            value={form.instruction}
+            onChange={(e) => act.setForm({ instruction: e.target.value })}
+            data-testid="free-form-input"
+          />
+        </label>
       </div>
       <div className="agent-instruction" data-testid="task-instruction">
-        {taskView ? <><strong>Instruction:</strong> {taskView.instruction}</> : <span className="muted">Choose a task and a seed to see its instruction.</span>}
+        {freeForm
+          ? <><strong>Free-form:</strong> {form.instruction.trim()} <span className="muted">(the task and seed are not used)</span></>
+          : taskView ? <><strong>Instruction:</strong> {taskView.instruction}</> : <span className="muted">Choose a task and a seed to see its instruction.</span>}
       </div>
     </section>
   );

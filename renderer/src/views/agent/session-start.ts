@@ -3,10 +3,15 @@ import type { SessionStart } from '../../../../core/api/api.js';
 import type { Breakpoint, SessionInfo, SessionPolicy } from '../../../../core/api/types.js';
 import type { AppState } from '../../store/index.js';
 
+/** core/tasks/free-form.ts's template id (the renderer imports no core values). */
+export const FREE_FORM_ID = 'FreeForm';
+
 /** The Agent view's start form, as typed (numbers are checked by formProblem before use). */
 export interface AgentForm {
   templateId: string;
   seed: string;
+  /** A free-form instruction; when given, it replaces the task (no checker, no oracle). */
+  instruction: string;
   policy: SessionPolicy;
   /** Empty: the task's own budget. */
   maxSteps: string;
@@ -35,8 +40,10 @@ const POLICIES: readonly SessionPolicy[] = ['oracle', 'random', 'manual'];
 /** What is wrong with the form (the first problem), or null; `only` checks just those fields. */
 export function formProblem(f: AgentForm, only?: ReadonlyArray<keyof AgentForm>): SessionFormError | null {
   const check = (k: keyof AgentForm) => !only || only.includes(k);
-  if (check('templateId') && !f.templateId) return new SessionFormError('Choose a task');
-  if (check('seed') && !/^\d{1,9}$/.test(f.seed.trim())) return new SessionFormError(`Seed must be a whole number ≥ 0, not ${JSON.stringify(f.seed)}`);
+  const freeForm = f.instruction.trim() !== '';
+  if (freeForm && check('policy') && f.policy === 'oracle') return new SessionFormError('A free-form instruction has no oracle: choose random or manual');
+  if (!freeForm && check('templateId') && !f.templateId) return new SessionFormError('Choose a task');
+  if (!freeForm && check('seed') && !/^\d{1,9}$/.test(f.seed.trim())) return new SessionFormError(`Seed must be a whole number ≥ 0, not ${JSON.stringify(f.seed)}`);
   if (check('maxSteps') && f.maxSteps.trim() !== '') {
     const n = Number(f.maxSteps);
     if (!/^\d+$/.test(f.maxSteps.trim()) || n < 1 || n > 500) return new SessionFormError(`Max steps must be a whole number from 1 to 500 (or empty), not ${JSON.stringify(f.maxSteps)}`);
@@ -51,13 +58,17 @@ export function formProblem(f: AgentForm, only?: ReadonlyArray<keyof AgentForm>)
  */
 export function sessionStartOf(form: AgentForm | null, serial: string, breakpoints: Breakpoint[], info?: SessionInfo): SessionStart {
   if (form) {
-    const start: SessionStart = { serial, templateId: form.templateId, seed: Number(form.seed), policy: form.policy, breakpoints };
+    const start: SessionStart = form.instruction.trim()
+      ? { serial, instruction: form.instruction.trim(), policy: form.policy, breakpoints }
+      : { serial, templateId: form.templateId, seed: Number(form.seed), policy: form.policy, breakpoints };
     if (form.maxSteps.trim()) start.maxSteps = Number(form.maxSteps);
     return start;
   }
   if (!info) throw new SessionFormError('Nothing to start: no form and no session');
   const then = info.policy.split('+').pop() as SessionPolicy;
-  return { serial, templateId: info.templateId, seed: info.seed, policy: POLICIES.includes(then) ? then : 'manual', breakpoints };
+  const policy = POLICIES.includes(then) ? then : 'manual';
+  if (info.templateId === FREE_FORM_ID) return { serial, instruction: info.instruction, policy: policy === 'oracle' ? 'manual' : policy, breakpoints };
+  return { serial, templateId: info.templateId, seed: info.seed, policy, breakpoints };
 }
 
 /** Resolves once the store's current session `id` has finished (its events keep it current). */
