@@ -5,7 +5,7 @@ import { z } from 'zod';
  * settings view's labels and what is persisted (settings.json in the data folder).
  */
 export const SettingsSchema = z.strictObject({
-  dataDir: z.string().min(1).describe('Data folder: the trajectory store, exports and settings live here'),
+  dataDir: z.string().min(1).describe('Data folder: the trajectory store (trajectories.db) and exports; changing it opens or creates the store there'),
   defaultDevice: z.string().min(1).nullable().describe('Device a new session uses unless another is chosen (serial); none = the first online'),
   screenshots: z.enum(['none', 'half', 'full']).describe('Screenshots recorded with each step of a session'),
   maxSteps: z.int().min(1).max(500).nullable().describe("Step budget for sessions; none = the task's own (else 20)"),

@@ -29,7 +29,7 @@ export async function serveCommand(argv: string[], io: Io, signal?: AbortSignal)
     'adb-port': { type: 'string' }, 'no-device': { type: 'boolean' }, json: { type: 'boolean' },
   }, Flags);
   const workbench = await createWorkbench({
-    dataDir: dataDir(), dbPath: dbPath(values.db), log: (m) => io.err(m), embeddedDevice: !values['no-device'],
+    dataDir: dataDir(), ...(values.db || process.env.AWB_DB ? { dbPath: dbPath(values.db) } : {}), log: (m) => io.err(m), embeddedDevice: !values['no-device'],
     ...(values['no-adb'] ? { adb: false as const } : values['adb-port'] !== undefined ? { adb: values['adb-port'] } : {}),
   });
   let server;

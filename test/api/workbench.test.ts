@@ -96,6 +96,24 @@ describe('the workbench implementation', () => {
     expect((await w.listEpisodes({ templateId: 'FreeForm' })).total).toBe(1);
   });
 
+  it('moves the data folder: the store there is opened now and on the next start', async () => {
+    const w = await open();
+    const s = await w.startSession({ serial: 'simdroid-1', templateId: 'SystemWifiTurnOff', seed: 0, policy: 'oracle' });
+    await expect(w.updateSettings({ dataDir: join(dir, 'elsewhere') })).rejects.toMatchObject({ name: 'DataDirBusyError' });
+    await w.controlSession({ sessionId: s.id, command: 'stop' });
+    for (let i = 0; i < 200 && (await w.getSession({ sessionId: s.id })).state !== 'finished'; i++) await new Promise((r) => setTimeout(r, 10));
+    expect((await w.listEpisodes({})).total).toBe(1);
+    await w.updateSettings({ dataDir: join(dir, 'elsewhere') });
+    expect(existsSync(join(dir, 'elsewhere', 'trajectories.db'))).toBe(true);
+    expect((await w.listEpisodes({})).total).toBe(0);
+    await w.close();
+    wb = await createWorkbench({ dataDir: dir, adb: false });
+    expect((await wb.getSettings()).dataDir).toBe(join(dir, 'elsewhere'));
+    expect((await wb.listEpisodes({})).total).toBe(0);
+    await wb.updateSettings({ dataDir: dir });
+    expect((await wb.listEpisodes({})).total).toBe(1);
+  });
+
   it('persists settings, refuses invalid ones, and names a malformed settings file', async () => {
     const w = await open();
     const s = await w.updateSettings({ mirrorFps: 15, screenshots: 'full' });

@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { serializeUiTree } from '../../ui/ui-tree.js';
 import { TASKS, getTemplate } from '../../tasks/registry.js';
 import { instantiate } from '../../tasks/instance.js';
@@ -16,9 +16,9 @@ import { SessionManager } from './sessions.js';
 import { SettingsFile } from './settings-file.js';
 
 export interface WorkbenchOptions {
-  /** The data folder (trajectories.db, settings.json, exports/). */
+  /** The workbench's home: settings.json, and the default data folder. */
   dataDir: string;
-  /** Trajectory store path; default <dataDir>/trajectories.db. */
+  /** A fixed trajectory store path (--db, $AWB_DB); default <settings' data folder>/trajectories.db. */
   dbPath?: string;
   /** false: no adb (embedded SimDroids only); a number: the adb server's port; default from settings. */
   adb?: number | false;
@@ -38,13 +38,22 @@ const POLICIES: PolicyInfo[] = [
   { name: 'manual', description: 'You choose every action: click an element or pick one, then Step' },
 ];
 
+export class DataDirBusyError extends Error {
+  override name = 'DataDirBusyError';
+  constructor(readonly dataDir: string, readonly sessionId: string) {
+    super(`Cannot move the data folder to ${dataDir} while session ${sessionId} is recording: stop it first`);
+  }
+}
+
+const storePath = (dataDir: string) => join(dataDir, 'trajectories.db');
+
 /** The one implementation of WorkbenchApi; both transports and the tests talk to this object. */
 export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench> {
   const log = opts.log ?? (() => {});
   mkdirSync(opts.dataDir, { recursive: true });
   const settingsFile = new SettingsFile(opts.dataDir);
   let settings: Settings = settingsFile.read(opts.dataDir);
-  const db = openStore(opts.dbPath ?? join(opts.dataDir, 'trajectories.db'));
+  let db = openStore(opts.dbPath ?? storePath(settings.dataDir));
   const activityListeners = new Set<(a: Activity) => void>();
   let activitySeq = 0;
   /** Runs long work with progress events (start, then done or failed). */
@@ -70,11 +79,27 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
     adbPort: opts.adb === false ? false : opts.adb ?? settings.adbPort,
     sessionOf: (serial) => holder.sessions?.sessionOf(serial) ?? null,
   });
-  const sessions = holder.sessions = new SessionManager({ db, devices, onDeviceUse: () => void devices.changed(), log });
+  const sessions = holder.sessions = new SessionManager({ db: () => db, devices, onDeviceUse: () => void devices.changed(), log });
   if (opts.embeddedDevice ?? true) await devices.startSimDroid();
 
+  /**
+   * A new data folder: the store there is opened (created and migrated if new) before the old one
+   * is closed, so a folder that cannot hold a store leaves everything as it was.
+   */
+  function moveDataDir(next: string): void {
+    if (opts.dbPath) return; // a fixed --db / $AWB_DB store stays; exports follow the folder
+    const running = sessions.list().filter((s) => s.state !== 'finished');
+    if (running.length) throw new DataDirBusyError(next, running[0]!.id);
+    mkdirSync(next, { recursive: true });
+    const opened = openStore(storePath(next));
+    db.close();
+    db = opened;
+  }
+
   const api: Workbench = {
-    db,
+    get db() {
+      return db;
+    },
     listDevices: () => devices.list(),
     startSimDroid: async (input) => devices.startSimDroid(input?.adbPort),
     stopSimDroid: async ({ serial }) => {
@@ -143,7 +168,8 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
 
     getSettings: async () => settings,
     updateSettings: async (patch) => {
-      const next = SettingsSchema.parse({ ...settings, ...patch });
+      const next = SettingsSchema.parse({ ...settings, ...patch, ...(patch.dataDir ? { dataDir: resolve(patch.dataDir) } : {}) });
+      if (next.dataDir !== settings.dataDir) moveDataDir(next.dataDir);
       settingsFile.write(next);
       settings = next;
       return settings;

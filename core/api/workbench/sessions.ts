@@ -103,7 +103,7 @@ const KEEP_FINISHED = 20;
 export class SessionManager {
   private readonly sessions = new Map<string, Entry>();
 
-  constructor(private readonly deps: { db: WritableDB; devices: DeviceRegistry; onDeviceUse(): void; log(m: string): void }) {}
+  constructor(private readonly deps: { db(): WritableDB; devices: DeviceRegistry; onDeviceUse(): void; log(m: string): void }) {}
 
   sessionOf(serial: string): string | null {
     for (const s of this.sessions.values()) if (s.info.serial === serial && s.info.state !== 'finished') return s.info.id;
@@ -118,18 +118,18 @@ export class SessionManager {
     const instance: TaskInstance = input.instruction !== undefined ? freeFormInstance(input.instruction) : instantiate(getTemplate(input.templateId!), input.seed ?? 0);
     let policy = policyOf(input.policy, instance);
     if (input.from) {
-      const t = loadTrajectory(this.deps.db, input.from.episodeId as EpisodeId);
+      const t = loadTrajectory(this.deps.db(), input.from.episodeId as EpisodeId);
       if (t.instance.templateId !== instance.template.id || t.instance.seed !== instance.seed) {
         throw new ReplayMismatchError(input.from.episodeId, `${t.instance.templateId} seed ${t.instance.seed}`, `${instance.template.id} seed ${instance.seed}`);
       }
       policy = new ReplayPolicy(t.steps.slice(0, input.from.steps).map((s) => s.raw), policy);
     }
     const id = randomUUID().slice(0, 8);
-    const run = createRun(this.deps.db, {
+    const run = createRun(this.deps.db(), {
       kind: 'single', name: `${instance.template.id} #${instance.seed} ${policy.name} (step-through)`,
       config: { task: instance.template.id, seed: instance.seed, policy: policy.name, session: id, ...(input.from ? { from: input.from } : {}) },
     });
-    const recorder = new StoreRecorder(this.deps.db, run.id);
+    const recorder = new StoreRecorder(this.deps.db(), run.id);
     const maxSteps = input.maxSteps ?? defaults.maxSteps ?? undefined;
     const controller = new EpisodeController({
       device, instance, policy, recorder, screenshots: input.screenshots ?? defaults.screenshots,
@@ -181,7 +181,7 @@ export class SessionManager {
       // store refused a write: end the session visibly instead of leaving it "running" forever.
       this.deps.log(`session ${id}: ${(e as Error).stack ?? String(e)}`);
       try {
-        finishRun(this.deps.db, run.id, 'interrupted');
+        finishRun(this.deps.db(), run.id, 'interrupted');
       } catch (f) {
         this.deps.log(`session ${id}: ${String(f)}`);
       }
@@ -196,13 +196,13 @@ export class SessionManager {
 
   private finish(info: SessionInfo, r: EpisodeResult, runId: Parameters<typeof finishRun>[1], recorder: StoreRecorder,
     emit: (e: SessionEvent) => void, snapshot: () => SessionInfo): void {
-    finishRun(this.deps.db, runId, 'finished');
+    finishRun(this.deps.db(), runId, 'finished');
     info.episodeId = recorder.episodeId;
     info.proposal = null;
     info.result = { status: r.status, success: r.success, terminatedBy: r.terminatedBy, error: r.error ?? null, answer: r.outcome.answer ?? null };
     // The rewards as stored (the outcome reward on the last step, more kinds as they are computed).
     if (info.episodeId !== null) {
-      const stored = loadTrajectory(this.deps.db, info.episodeId as EpisodeId).steps;
+      const stored = loadTrajectory(this.deps.db(), info.episodeId as EpisodeId).steps;
       for (const s of info.steps) {
         const rewards = stored.find((x) => x.index === s.index)?.rewards ?? {};
         s.rewards = Object.fromEntries(Object.entries(rewards).map(([k, v]) => [k, v.value]));
