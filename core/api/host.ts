@@ -160,7 +160,8 @@ export class HostConfigError extends Error {
 
 /** The workbench's options from the environment: the same data folder as the `awb` CLI. */
 export function optionsFromEnv(env: NodeJS.ProcessEnv, log: (m: string) => void): WorkbenchOptions {
-  const opts: WorkbenchOptions = { dataDir: dataDir(), dbPath: dbPath(undefined), log, embeddedDevice: env.AWB_NO_DEVICE !== '1' };
+  // The store follows the settings' data folder unless $AWB_DB fixes it (as `awb serve` does).
+  const opts: WorkbenchOptions = { dataDir: dataDir(), ...(env.AWB_DB ? { dbPath: dbPath(undefined) } : {}), log, embeddedDevice: env.AWB_NO_DEVICE !== '1' };
   if (env.AWB_NO_ADB === '1') opts.adb = false;
   else if (env.AWB_ADB_PORT) {
     const port = Number(env.AWB_ADB_PORT);
