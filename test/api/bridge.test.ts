@@ -70,6 +70,17 @@ describe('the generic bridge over the real workbench', () => {
     expect(frames.length).toBe(n);
   });
 
+  it('reports a refused subscription to the caller with its error name', async () => {
+    const [a, b] = channelPair();
+    serveApi(workbench, b);
+    const refused: Array<[string, string]> = [];
+    const remote = connectApi<WorkbenchApi>(a, { onSubscriptionError: (member, e) => refused.push([member, e.name]) });
+    remote.onFrame({ serial: 'no-such-device' }, () => {});
+    remote.onSession({ sessionId: '' }, () => {});
+    await until(() => refused.length === 2);
+    expect(refused).toEqual([['onFrame', 'DeviceNotFoundError'], ['onSession', 'ApiInputError']]);
+  });
+
   it('drops every subscription of a connection when its channel closes', async () => {
     const [a, b] = channelPair() as [Channel & { close(): void }, Channel];
     let sentAfterClose = 0;

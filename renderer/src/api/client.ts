@@ -63,11 +63,15 @@ function webSocketChannel(onState: (s: ConnectionState) => void): Channel {
   };
 }
 
-export function connectWorkbench(onState: (s: ConnectionState) => void = () => {}): WorkbenchApi {
+/** A subscription the server refused (bad input, a device that went away): shown like a failed call. */
+export type SubscriptionErrorHandler = (member: string, e: Error) => void;
+
+export function connectWorkbench(onState: (s: ConnectionState) => void = () => {}, onSubscriptionError: SubscriptionErrorHandler = () => {}): WorkbenchApi {
+  const opts = { onSubscriptionError };
   if (window.awb) {
     onState('open');
-    return connectApi<WorkbenchApi>(electronChannel(window.awb));
+    return connectApi<WorkbenchApi>(electronChannel(window.awb), opts);
   }
   onState('connecting');
-  return connectApi<WorkbenchApi>(webSocketChannel(onState));
+  return connectApi<WorkbenchApi>(webSocketChannel(onState), opts);
 }
