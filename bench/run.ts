@@ -9,8 +9,9 @@ import { benchStore } from './store.js';
 import { benchParallel } from './parallel.js';
 import { benchAdb } from './adb.js';
 import { benchUi } from './ui.js';
+import { benchGrpo } from './grpo.js';
 
-const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = { simdroid: benchSimdroid, parallel: benchParallel, adb: benchAdb, store: benchStore, ui: benchUi };
+const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = { simdroid: benchSimdroid, parallel: benchParallel, adb: benchAdb, store: benchStore, ui: benchUi, grpo: benchGrpo };
 
 const wanted = process.argv.slice(2);
 const names = wanted.length ? wanted : Object.keys(BENCHES);
