@@ -9,9 +9,10 @@ import { benchStore } from './store.js';
 import { benchParallel } from './parallel.js';
 import { benchAdb } from './adb.js';
 import { benchUi } from './ui.js';
+import { benchPolicy } from './policy.js';
 import { benchGrpo } from './grpo.js';
 
-const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = { simdroid: benchSimdroid, parallel: benchParallel, adb: benchAdb, store: benchStore, ui: benchUi, grpo: benchGrpo };
+const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = { simdroid: benchSimdroid, parallel: benchParallel, adb: benchAdb, store: benchStore, ui: benchUi, grpo: benchGrpo, policy: benchPolicy };
 
 const wanted = process.argv.slice(2);
 const names = wanted.length ? wanted : Object.keys(BENCHES);
