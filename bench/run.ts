@@ -11,8 +11,9 @@ import { benchAdb } from './adb.js';
 import { benchUi } from './ui.js';
 import { benchPolicy } from './policy.js';
 import { benchGrpo } from './grpo.js';
+import { benchTrain } from './train.js';
 
-const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = { simdroid: benchSimdroid, parallel: benchParallel, adb: benchAdb, store: benchStore, ui: benchUi, grpo: benchGrpo, policy: benchPolicy };
+const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = { simdroid: benchSimdroid, parallel: benchParallel, adb: benchAdb, store: benchStore, ui: benchUi, grpo: benchGrpo, policy: benchPolicy, train: benchTrain };
 
 const wanted = process.argv.slice(2);
 const names = wanted.length ? wanted : Object.keys(BENCHES);

@@ -10,6 +10,7 @@ import { suiteCommand } from './suite.js';
 import { splitsCommand } from './splits.js';
 import { episodesCommand } from './episodes.js';
 import { serveCommand } from './serve.js';
+import { trainCommand } from './train.js';
 
 export interface Io {
   out(line: string): void;
@@ -56,6 +57,7 @@ Usage:
   awb suite run [--split unseen-instance|unseen-template|unseen-app|all] [--part train|test|adapt]
                 [--policy oracle|random] [--parallel N] [--limit N] [--screenshots none|half|full] [--name NAME] [--json]
   awb suite run --resume RUN_ID                every instance of a split part, recorded; resume a killed run
+  awb train grpo --config FILE [--resume DIR] [--out DIR] [--json]   GRPO/AdaGRPO training of the builtin policy (awb train grpo --help)
   awb episodes list|show|export|import         recorded trajectories (awb episodes --help)
   awb splits show|check|propose [--json]       the generalization splits: sizes, rule check, a regenerated held-out set
   awb emulator start [--count N] [--port P]    SimDroid serving ADB and the emulator console (until stopped)
@@ -75,7 +77,7 @@ Recordings go to --db PATH, else $AWB_DB, else $AWB_HOME/trajectories.db (AWB_HO
 const USER_ERRORS = new Set([
   'UsageError', 'UnknownTemplateError', 'SeedError', 'SplitError', 'TaskParamsError', 'PoolError', 'EpisodeNotFoundError',
   'RunNotFoundError', 'ImportLineError', 'ImportManifestError', 'ImportAssetError', 'StoreVersionFromFutureError',
-  'AdbConnectError', 'SdkNotFoundError', 'BootTimeoutError', 'DeviceOfflineError', 'ConsoleError', 'EmulatorPortError', 'EmulatorPortInUseError', 'TokenError', 'SettingsFileError',
+  'AdbConnectError', 'SdkNotFoundError', 'BootTimeoutError', 'DeviceOfflineError', 'ConsoleError', 'EmulatorPortError', 'EmulatorPortInUseError', 'TokenError', 'SettingsFileError', 'TrainingDivergedError', 'TrainingPoolError', 'TrainerCheckpointError',
 ]);
 
 /** Runs the CLI; returns the exit code. Errors with a user-facing message print it and exit 2 or 1. */
@@ -91,6 +93,8 @@ export async function main(argv: string[], io: Io = consoleIo()): Promise<number
         return await suiteCommand(rest, io);
       case 'episodes':
         return await episodesCommand(rest, io);
+      case 'train':
+        return await trainCommand(rest, io);
       case 'splits':
         return await splitsCommand(rest, io);
       case 'emulator':

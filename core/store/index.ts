@@ -25,3 +25,4 @@ export { loadTrajectory, type InstanceInfo, type Trajectory } from './trajectory
 export { exportEpisodes, type ExportSummary } from './export.js';
 export { importEpisodes, type ImportSummary } from './import.js';
 export { FORMAT_VERSION } from './format.js';
+export { listIterationMetrics, MetricValueError, metricSeries, putIterationMetrics, type IterationMetricsRow } from './training.js';

@@ -8,7 +8,9 @@ import type { ScreenshotMode } from '../runner.js';
 export type PolicySpec =
   | { name: 'oracle' }
   | { name: 'random' }
-  | { name: 'replay'; actions: unknown[] };
+  | { name: 'replay'; actions: unknown[] }
+  /** The builtin policy, greedy, loaded from a checkpoint file by each worker (once per path). */
+  | { name: 'builtin'; checkpoint: string };
 
 export interface RolloutJob {
   /** Unique within a pool run; results and records are keyed by it. */

@@ -7,6 +7,8 @@ import { runEpisode } from '../runner.js';
 import { OraclePolicy } from '../policies/oracle.js';
 import { RandomPolicy } from '../policies/random.js';
 import { ReplayPolicy } from '../policies/replay.js';
+import { BuiltinPolicy, type PolicyModel } from '../../policy/builtin.js';
+import { loadCheckpoint } from '../../policy/checkpoint.js';
 import type { Policy } from '../policy.js';
 import { errorOf, type EpisodeRecorder } from '../record.js';
 import { assertNever } from '../../util/errors.js';
@@ -18,6 +20,8 @@ const port = parentPort!;
 const device = new SimDroid({ serial: config.serial, seed: config.deviceSeed });
 const post = (m: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
 
+const models = new Map<string, PolicyModel>();
+
 function policyFor(spec: PolicySpec, job: RolloutJob): Policy {
   switch (spec.name) {
     case 'oracle':
@@ -27,6 +31,15 @@ function policyFor(spec: PolicySpec, job: RolloutJob): Policy {
       return new RandomPolicy(createRng(`random/${job.templateId}/${job.seed}`));
     case 'replay':
       return new ReplayPolicy(spec.actions);
+    case 'builtin': {
+      // A bad checkpoint throws here, inside run(): the job is reported as failed.
+      let model = models.get(spec.checkpoint);
+      if (!model) {
+        model = loadCheckpoint(spec.checkpoint).model;
+        models.set(spec.checkpoint, model);
+      }
+      return new BuiltinPolicy(model);
+    }
     default:
       return assertNever(spec, 'policy spec');
   }

@@ -1,5 +1,6 @@
 import type { WritableDB } from '../db.js';
 import { up as up0001 } from './0001-initial.js';
+import { up as up0002 } from './0002-training-metrics.js';
 
 export interface Migration {
   version: number;
@@ -10,4 +11,5 @@ export interface Migration {
 /** Every schema version in order; add a file `NNNN-name.ts` exporting `up(db)` and append it here. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial', up: up0001 },
+  { version: 2, name: 'training-metrics', up: up0002 },
 ];

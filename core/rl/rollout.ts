@@ -1,0 +1,68 @@
+import type { Device } from '../device/device.js';
+import type { EpisodeRecorder, EpisodeResult } from '../episode/record.js';
+import { runEpisode } from '../episode/runner.js';
+import { BuiltinPolicy, type PolicyModel, type PolicyStepRecord } from '../policy/builtin.js';
+import type { TaskInstance } from '../tasks/instance.js';
+import { createRng } from '../util/rng.js';
+
+/** One rollout to run: which group (task instance) and which of its G episodes. */
+export interface RolloutJob {
+  group: number;
+  rollout: number;
+  instance: TaskInstance;
+  /** Names the rollout's sampling RNG, so a rollout reproduces whichever device runs it. */
+  rngKey: string;
+}
+
+/** A finished rollout: the episode result, the policy's per-step training records and the outcome reward. */
+export interface Rollout {
+  job: RolloutJob;
+  result: EpisodeResult;
+  records: PolicyStepRecord[];
+  /** 1 success, 0 failure (the task checker), NaN when the episode ended in an environment error (unscorable). */
+  reward: number;
+}
+
+export interface RolloutOptions {
+  model: PolicyModel;
+  temperature: number;
+  maxSteps: number;
+  /** A recorder per episode (e.g. a StoreRecorder of the training run); none = not recorded. */
+  recorder?: () => EpisodeRecorder;
+}
+
+/**
+ * Outcome reward of an episode (AW-Gen and MobileRL: binary, from the task's checker). An episode
+ * that ended with status 'error' (the device or the harness failed, not the policy) is unscorable:
+ * NaN, which the advantage step leaves out of the group statistics (core/rl/grpo.ts normaliseGroups).
+ */
+export function outcomeReward(result: EpisodeResult): number {
+  if (result.status === 'error') return Number.NaN;
+  return result.success ? 1 : 0;
+}
+
+/**
+ * Runs every job on the devices, first come first served: each device takes the next job as soon
+ * as its previous episode ends (Promise-based, in this thread; SimDroid runs in-process, so devices
+ * interleave at await points rather than run in parallel — worker threads are a later step).
+ * Results come back in job order. Every rollout samples with its own RNG (job.rngKey), and the
+ * model is not changed during rollouts, so the outcome does not depend on the device or the order.
+ */
+export async function runRollouts(devices: readonly Device[], jobs: readonly RolloutJob[], opts: RolloutOptions): Promise<Rollout[]> {
+  const out: Rollout[] = new Array(jobs.length);
+  let next = 0;
+  const worker = async (device: Device) => {
+    while (next < jobs.length) {
+      const k = next++;
+      const job = jobs[k]!;
+      const policy = new BuiltinPolicy(opts.model, { mode: 'sample', temperature: opts.temperature, rng: createRng(job.rngKey) }, { record: true, name: 'builtin-grpo' });
+      const result = await runEpisode({
+        device, instance: job.instance, policy, maxSteps: opts.maxSteps, onMalformed: 'continue',
+        ...(opts.recorder ? { recorder: opts.recorder() } : {}),
+      });
+      out[k] = { job, result, records: policy.takeRecords(), reward: outcomeReward(result) };
+    }
+  };
+  await Promise.all(devices.map(worker));
+  return out;
+}

@@ -1,0 +1,84 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { demonstrationInstances, parseTrainSftConfig, trainSftCommand, TrainSftConfigError } from '../../core/cli/train-sft.js';
+import { main } from '../../core/cli/main.js';
+import { loadCheckpoint } from '../../core/policy/checkpoint.js';
+import { instanceKey } from '../../core/tasks/instance.js';
+import { splitInstances } from '../../core/tasks/splits.js';
+import { TASKS } from '../../core/tasks/registry.js';
+
+const capture = () => {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { out, err, io: { out: (l: string) => out.push(l), err: (l: string) => err.push(l) } };
+};
+
+describe('parseTrainSftConfig', () => {
+  it('fills defaults from the schemas', () => {
+    const c = parseTrainSftConfig({});
+    expect(c).toMatchObject({ split: 'unseen-instance', part: 'train', modelSeed: 0, hidden: 24, sft: { epochs: 30, batchSize: 32 } });
+  });
+
+  it('lists every problem at once, schema and template ids together', () => {
+    let error: unknown;
+    try {
+      parseTrainSftConfig({ split: 'unseen-template', templates: ['NoSuchTemplate', 'ClockAddAlarm'], sft: { epochs: 0 }, extra: 1 });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(TrainSftConfigError);
+    const problems = (error as TrainSftConfigError).problems;
+    expect(problems.some((p) => p.startsWith('sft.epochs'))).toBe(true);
+    expect(problems.some((p) => p.includes('extra'))).toBe(true);
+    // schema problems stop the template check (the split is not known to be valid); a valid schema lists template problems
+    expect(() => parseTrainSftConfig({ split: 'unseen-template', templates: ['NoSuchTemplate', 'ClockAddAlarm'] })).toThrow(
+      /"NoSuchTemplate" is not a template of unseen-template\/train[\s\S]*"ClockAddAlarm" is not a template of unseen-template\/train/,
+    );
+  });
+
+  it('never takes a test instance of the split as a demonstration', () => {
+    const test = new Set(splitInstances(TASKS, 'unseen-instance', 'test').map(instanceKey));
+    // seed 30 is an evaluation seed: those instances are dropped
+    const inst = demonstrationInstances(parseTrainSftConfig({ templates: ['AudioRecorderRecordAudio', 'CalendarAddEvent'], seeds: [30, 1, 2] }));
+    expect(inst.length).toBeGreaterThan(0);
+    expect(inst.every((i) => !test.has(instanceKey(i)))).toBe(true);
+    expect(inst.some((i) => i.seed === 30)).toBe(false);
+    expect(new Set(inst.map((i) => i.template.id))).toEqual(new Set(['AudioRecorderRecordAudio', 'CalendarAddEvent']));
+  });
+});
+
+describe('awb train sft', () => {
+  it('trains on a tiny config, writes a checkpoint that loads, and awb eval runs it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'awb-sft-'));
+    const cfg = join(dir, 'sft.json');
+    writeFileSync(cfg, JSON.stringify({ templates: ['AudioRecorderRecordAudio', 'CalendarAddEvent'], seeds: [1, 2], sft: { epochs: 2 } }));
+    const c = capture();
+    expect(await trainSftCommand(['--config', cfg, '--out', join(dir, 'ckpt')], c.io)).toBe(0);
+    const epochs = c.out.filter((l) => l.startsWith('epoch '));
+    expect(epochs).toHaveLength(2);
+    expect(epochs[0]).toMatch(/^epoch 1\/2 {2}loss\/nll \d+\.\d{4}/);
+    const file = join(dir, 'ckpt', 'policy.json');
+    expect(c.out.at(-1)).toBe(`Checkpoint: ${file}`);
+    const { meta } = loadCheckpoint(file);
+    expect(meta).toMatchObject({ trainer: 'sft', config: { seeds: [1, 2], sft: { epochs: 2 } }, demonstrations: { templates: 2, episodes: 4 } });
+
+    const e = capture();
+    expect(await main(['eval', '--policy', file, '--limit', '3', '--seeds', '1,2', '--db', join(dir, 't.db')], e.io)).toBe(0);
+    expect(e.out[0]).toMatch(/^Eval of builtin .*policy\.json \(sha256 [0-9a-f]{12}\) on unseen-instance\/test: 3 templates × 2 seeds/);
+    expect(e.out.join('\n')).toMatch(/GROUP +EPISODES +SEED 1 +SEED 2 +MEAN ± STD\noverall +6 /);
+  }, 60_000);
+
+  it('rejects a bad config file with exit code 2 and every problem', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'awb-sft-'));
+    const cfg = join(dir, 'bad.json');
+    writeFileSync(cfg, JSON.stringify({ part: 'nope', hidden: -1 }));
+    const c = capture();
+    await expect(trainSftCommand(['--config', cfg], c.io)).rejects.toThrow(/part:[\s\S]*hidden:/);
+    writeFileSync(cfg, '{not json');
+    await expect(trainSftCommand(['--config', cfg], c.io)).rejects.toMatchObject({ name: 'UsageError' });
+    await expect(trainSftCommand([], c.io)).rejects.toThrow(/--config is required/);
+    expect(readFileSync(cfg, 'utf8')).toBe('{not json');
+  });
+});

@@ -1,0 +1,132 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getTemplate } from '../../core/tasks/registry.js';
+import { instantiate } from '../../core/tasks/instance.js';
+import { loadCheckpoint, saveCheckpoint } from '../../core/policy/checkpoint.js';
+import { createModel } from '../../core/policy/builtin.js';
+import { collectDemonstrations, parseSftConfig, trainSft } from '../../core/rl/sft.js';
+import { createRng } from '../../core/util/rng.js';
+import { parseTrainConfig, TrainConfigError, type TrainConfigInput } from '../../core/rl/config.js';
+import { METRIC, trainGrpo, TrainingDivergedError, type IterationMetrics } from '../../core/rl/train-grpo.js';
+import { loadTrainerCheckpoint } from '../../core/rl/grpo-checkpoint.js';
+import { openStore } from '../../core/store/db.js';
+import { getRun } from '../../core/store/runs.js';
+import { listIterationMetrics } from '../../core/store/training.js';
+import { Adam } from '../../core/policy/network.js';
+import { device } from '../helpers/simdroid.js';
+import { main } from '../../core/cli/main.js';
+
+const d = device();
+const dirs: string[] = [];
+afterAll(() => {
+  d.close();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+const tmp = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'awb-grpo-'));
+  dirs.push(dir);
+  return dir;
+};
+
+const POOL = ['SystemWifiTurnOn', 'ClockStopwatchRun'].flatMap((id) => [0, 1].map((seed) => instantiate(getTemplate(id), seed)));
+// An SFT warm start (as every seed paper does before RL): the untrained policy never succeeds, so
+// every group would be all-zero and skipped; after SFT some groups have mixed outcomes.
+let init = '';
+beforeAll(async () => {
+  const model = createModel(createRng('grpo-test/init'));
+  trainSft(model, (await collectDemonstrations(d, POOL, model)).demos, parseSftConfig({ epochs: 25, batchSize: 8 }));
+  init = join(tmp(), 'sft.json');
+  saveCheckpoint(init, model);
+});
+
+const config = (over: TrainConfigInput = {}) => parseTrainConfig({
+  init, seed: 3, iterations: 3, instancesPerIteration: 2, rolloutsPerInstance: 4, maxSteps: 8, devices: 1, checkpointEvery: 1,
+  curriculum: { mode: 'none' }, optimizer: { learningRate: 0.05, warmupFraction: 0, epochs: 2, minibatchSize: 8 }, ...over,
+});
+
+describe('GRPO training loop', () => {
+  it('runs, stores metrics and checkpoints, and a resumed run ends with the same parameters as an uninterrupted one', async () => {
+    const straightDir = tmp();
+    const straight = await trainGrpo({ config: config(), outDir: straightDir, instances: POOL, devices: [d] });
+    expect(straight.stoppedBy).toBe('done');
+    expect(straight.history.map((m) => m.iteration)).toEqual([1, 2, 3]);
+    for (const m of straight.history) {
+      for (const name of Object.values(METRIC)) expect(Number.isFinite(m.metrics[name]), `${name} at ${m.iteration}`).toBe(true);
+      expect(m.metrics[METRIC.successRate]).toBeGreaterThanOrEqual(0);
+      expect(m.metrics[METRIC.successRate]).toBeLessThanOrEqual(1);
+    }
+    // the policy did learn something: some group had mixed outcomes and the weights moved
+    expect(straight.history.some((m) => m.metrics[METRIC.batchSteps]! > 0)).toBe(true);
+    const initial = loadTrainerCheckpoint(straightDir, (n) => new Adam(n)).reference.params;
+    expect(Array.from(straight.model.net.params)).not.toEqual(Array.from(initial));
+
+    // interrupted after iteration 2 (abort signal), with the store, then resumed
+    const db = openStore(':memory:');
+    const dir = tmp();
+    const ac = new AbortController();
+    const first = await trainGrpo({
+      config: config(), outDir: dir, instances: POOL, devices: [d], db, signal: ac.signal,
+      onIteration: (m) => { if (m.iteration === 2) ac.abort(); },
+    });
+    expect(first.stoppedBy).toBe('aborted');
+    expect(first.iterations).toBe(2);
+    expect(getRun(db, first.runId!).status).toBe('interrupted');
+    expect(loadCheckpoint(join(dir, 'policy.json')).meta).toMatchObject({ iteration: 2 });
+    const seen: IterationMetrics[] = [];
+    const resumed = await trainGrpo({ config: config(), outDir: dir, resume: true, instances: POOL, devices: [d], db, onIteration: (m) => seen.push(m) });
+    expect(seen.map((m) => m.iteration)).toEqual([3]);
+    expect(resumed.runId).toBe(first.runId);
+    expect(getRun(db, resumed.runId!).status).toBe('finished');
+    expect(Array.from(resumed.model.net.params)).toEqual(Array.from(straight.model.net.params));
+    expect(seen[0]!.metrics[METRIC.rewardMean]).toBe(straight.history[2]!.metrics[METRIC.rewardMean]);
+    const rows = listIterationMetrics(db, resumed.runId!);
+    expect(rows.map((r) => r.iteration)).toEqual([1, 2, 3]);
+    expect(rows[0]!.metrics[METRIC.lossPolicy]).toBeCloseTo(straight.history[0]!.metrics[METRIC.lossPolicy]!, 12);
+    db.close();
+  });
+
+  it('stops on NaN weights naming the iteration and metric, keeping the last good checkpoint', async () => {
+    const dir = tmp();
+    const run = trainGrpo({
+      config: config(), outDir: dir, instances: POOL, devices: [d],
+      onIteration: (m, model) => { if (m.iteration === 1) model.net.params[0] = Number.NaN; },
+    });
+    const err = await run.then(() => null, (e: unknown) => e);
+    expect(err).toBeInstanceOf(TrainingDivergedError);
+    expect(err).toMatchObject({ iteration: 2, lastCheckpoint: 1 });
+    expect((err as Error).message).toMatch(/iteration 2: (loss\/policy|weights\[0\]|optim\/grad_norm) is NaN/);
+    expect(loadCheckpoint(join(dir, 'policy.json')).meta).toMatchObject({ iteration: 1 });
+    const state = loadTrainerCheckpoint(dir, (n) => new Adam(n));
+    expect(state.iteration).toBe(1);
+    expect(state.model.net.params.every((x) => Number.isFinite(x))).toBe(true);
+    expect(JSON.parse(readFileSync(join(dir, 'trainer.json'), 'utf8'))).toMatchObject({ iteration: 1 });
+  });
+
+  it('refuses an invalid config listing every problem', () => {
+    try {
+      parseTrainConfig({ iterations: 0, rolloutsPerInstance: 1, loss: { clipEps: 2 }, bogus: 1 });
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(TrainConfigError);
+      const problems = (e as TrainConfigError).problems.join('\n');
+      for (const field of ['iterations', 'rolloutsPerInstance', 'loss.clipEps', 'bogus']) expect(problems).toContain(field);
+    }
+    expect(existsSync(join(tmpdir(), 'never-written'))).toBe(false);
+  });
+
+  it('awb train grpo: --help lists the config fields; a bad config file exits 2 listing every problem', async () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const io = { out: (l: string) => out.push(l), err: (l: string) => err.push(l) };
+    expect(await main(['train', 'grpo', '--help'], io)).toBe(0);
+    expect(out.join('\n')).toContain('rolloutsPerInstance');
+    expect(out.join('\n')).toContain('adagrpo.positiveReplay.enabled');
+    const file = join(tmp(), 'bad.json');
+    writeFileSync(file, JSON.stringify({ iterations: -1, temperature: 0 }));
+    expect(await main(['train', 'grpo', '--config', file], io)).toBe(2);
+    expect(err.join('\n')).toMatch(/iterations[\s\S]*temperature|temperature[\s\S]*iterations/);
+    expect(await main(['train', 'nope'], io)).toBe(2);
+  });
+});
