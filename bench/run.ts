@@ -12,8 +12,9 @@ import { benchUi } from './ui.js';
 import { benchPolicy } from './policy.js';
 import { benchGrpo } from './grpo.js';
 import { benchTrain } from './train.js';
+import { benchEval } from './eval.js';
 
-const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = { simdroid: benchSimdroid, parallel: benchParallel, adb: benchAdb, store: benchStore, ui: benchUi, grpo: benchGrpo, policy: benchPolicy, train: benchTrain };
+const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = { simdroid: benchSimdroid, parallel: benchParallel, adb: benchAdb, store: benchStore, ui: benchUi, grpo: benchGrpo, policy: benchPolicy, eval: benchEval, train: benchTrain };
 
 const wanted = process.argv.slice(2);
 const names = wanted.length ? wanted : Object.keys(BENCHES);

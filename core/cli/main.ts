@@ -11,6 +11,7 @@ import { splitsCommand } from './splits.js';
 import { episodesCommand } from './episodes.js';
 import { serveCommand } from './serve.js';
 import { trainCommand } from './train.js';
+import { evalCommand } from './eval.js';
 
 export interface Io {
   out(line: string): void;
@@ -57,6 +58,9 @@ Usage:
   awb suite run [--split unseen-instance|unseen-template|unseen-app|all] [--part train|test|adapt]
                 [--policy oracle|random] [--parallel N] [--limit N] [--screenshots none|half|full] [--name NAME] [--json]
   awb suite run --resume RUN_ID                every instance of a split part, recorded; resume a killed run
+  awb eval --policy CHECKPOINT|oracle|random [--split S[,S…]] [--part test|train|adapt] [--seeds 30,7,1234]
+           [--limit N] [--parallel N] [--db PATH] [--json]
+                                               success rate, mean ± std over evaluation seeds, per regime/difficulty/app
   awb train grpo --config FILE [--resume DIR] [--out DIR] [--json]   GRPO/AdaGRPO training of the builtin policy (awb train grpo --help)
   awb episodes list|show|export|import         recorded trajectories (awb episodes --help)
   awb splits show|check|propose [--json]       the generalization splits: sizes, rule check, a regenerated held-out set
@@ -97,6 +101,8 @@ export async function main(argv: string[], io: Io = consoleIo()): Promise<number
         return await trainCommand(rest, io);
       case 'splits':
         return await splitsCommand(rest, io);
+      case 'eval':
+        return await evalCommand(rest, io);
       case 'emulator':
         return await emulatorCommand(rest, io);
       case 'devices':
