@@ -7,6 +7,7 @@ import { METRIC, trainGrpo, type IterationMetrics } from '../rl/train-grpo.js';
 import { parseFlags, UsageError } from './args.js';
 import { dataDir, openDb } from './data-dir.js';
 import type { Io } from './main.js';
+import { trainSftCommand } from './train-sft.js';
 
 const USAGE = `Usage:
   awb train grpo --config FILE [--out DIR] [--db PATH] [--record-episodes] [--json]
@@ -96,8 +97,7 @@ export async function trainCommand(argv: string[], io: Io): Promise<number> {
     case 'grpo':
       return await grpoCommand(rest, io);
     case 'sft':
-      // core/cli/train-sft.ts (trainSftCommand) is being written concurrently; dispatch to it once it is committed.
-      throw new UsageError('awb train sft: not built yet');
+      return await trainSftCommand(rest, io);
     default:
       throw new UsageError(`awb train: expected grpo or sft\n${USAGE}`);
   }
