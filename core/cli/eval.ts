@@ -20,9 +20,11 @@ import { pct, progressBar, table } from './format.js';
 import { embeddedDevice, type Io } from './main.js';
 import { policyFor } from './policies.js';
 import { openDb } from './data-dir.js';
+import { evalCompareCommand } from './eval-compare.js';
 
 const USAGE = 'awb eval --policy CHECKPOINT|oracle|random [--split unseen-instance|unseen-template|unseen-app|all[,…]] [--part test|train|adapt]\n'
-  + '         [--seeds 30,7,1234] [--limit N] [--parallel N] [--screenshots none|half|full] [--db PATH] [--json]';
+  + '         [--seeds 30,7,1234] [--limit N] [--parallel N] [--screenshots none|half|full] [--db PATH] [--json]\n'
+  + 'awb eval compare RUN_ID... [--db PATH] [--json]';
 
 /** A comma-separated list of distinct non-negative integer seeds. */
 const SeedList = z.string()
@@ -141,6 +143,7 @@ function rowsOf(title: string, groups: Record<string, GroupStats>, seeds: readon
  * seed), and the report is the mean ± sample std over seeds of the success rate (core/rl/eval.ts).
  */
 export async function evalCommand(argv: string[], io: Io): Promise<number> {
+  if (argv[0] === 'compare') return evalCompareCommand(argv.slice(1), io);
   const { values, positionals } = parseFlags(argv, {
     policy: { type: 'string' }, split: { type: 'string' }, part: { type: 'string' }, seeds: { type: 'string' }, limit: { type: 'string' },
     parallel: { type: 'string' }, screenshots: { type: 'string' }, db: { type: 'string' }, json: { type: 'boolean' },
@@ -228,7 +231,7 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
       ...rowsOf('difficulty', report.byDifficulty, seeds),
       ...rowsOf('app', report.byApp, seeds),
     ]));
-    io.out(`Recorded as runs ${runs.map((r) => `${r.id} (seed ${r.seed})`).join(', ')} in ${path}.`);
+    io.out(`Recorded as runs ${runs.map((r) => `${r.id} (seed ${r.seed})`).join(', ')} in ${path}; compare checkpoints with \`awb eval compare RUN_ID...\`.`);
     return 0;
   } finally {
     db.close();

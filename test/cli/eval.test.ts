@@ -7,7 +7,7 @@ import { evalTemplates } from '../../core/cli/eval.js';
 import { main } from '../../core/cli/main.js';
 import { createModel } from '../../core/policy/builtin.js';
 import { saveCheckpoint } from '../../core/policy/checkpoint.js';
-import { listEpisodes, listRuns, openStoreReadonly, type RunId } from '../../core/store/index.js';
+import { createRun, listEpisodes, listRuns, openStore, openStoreReadonly, type RunId } from '../../core/store/index.js';
 import { createRng } from '../../core/util/rng.js';
 
 const capture = () => {
@@ -95,6 +95,40 @@ describe('awb eval', () => {
     expect(text).toMatch(/^regime unseen-template +3 /m);
     expect(text).toMatch(/^difficulty (easy|medium|hard) /m);
     expect(text).toMatch(/one seed, so no std/);
+  }, 60_000);
+
+  it('compares stored eval runs: one row per checkpoint hash, the same report as awb eval gave', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'awb-eval-'));
+    const db = join(dir, 't.db');
+    const file = checkpoint(dir);
+    const reports = [];
+    for (const policy of ['oracle', file]) {
+      const c = capture();
+      expect(await main(['eval', '--policy', policy, '--limit', '3', '--seeds', '30,7', '--db', db, '--json'], c.io)).toBe(0);
+      reports.push(JSON.parse(c.out.at(-1)!));
+    }
+    const c = capture();
+    expect(await main(['eval', 'compare', '1', '2', '3', '4', '--db', db, '--json'], c.io)).toBe(0);
+    const { policies } = JSON.parse(c.out.at(-1)!);
+    expect(policies).toHaveLength(2);
+    expect(policies[0]).toMatchObject({ policy: 'oracle', runs: [1, 2], splits: ['unseen-instance'], part: 'test' });
+    expect(policies[1].checkpoint).toEqual(reports[1].policy.checkpoint);
+    for (let i = 0; i < 2; i++) {
+      expect(policies[i].report.overall).toEqual(reports[i].overall);
+      expect(policies[i].report.byApp).toEqual(reports[i].byApp);
+    }
+    const t = capture();
+    expect(await main(['eval', 'compare', '1', '2', '3', '4', '--db', db], t.io)).toBe(0);
+    expect(t.out.join('\n')).toMatch(/^oracle +unseen-instance\/test +30,7 +6 +100\.0% ± 0\.0/m);
+    expect(t.out.join('\n')).toMatch(/^builtin .*policy\.json \([0-9a-f]{12}\) +unseen-instance\/test +30,7 +6 /m);
+
+    const w = openStore(db);
+    const other = createRun(w, { kind: 'suite', name: 'plain suite', config: { split: 'all', part: 'test', policy: 'oracle' } }).id;
+    w.close();
+    const e = capture();
+    expect(await main(['eval', 'compare', '1', String(other), '--db', db], e.io)).toBe(2);
+    expect(e.err.join('\n')).toMatch(/is not an awb eval run/);
+    expect(await main(['eval', 'compare', '--db', db], e.io)).toBe(2);
   }, 60_000);
 
   it.each([
