@@ -22,6 +22,11 @@ export interface Io {
 
 function consoleIo(): Io {
   let lines: AsyncIterator<string> | null = null;
+  // Output piped into a reader that quits early (`awb episodes list | head`): stop quietly, as Unix tools do.
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(0);
+    throw e;
+  });
   return {
     out: (l) => process.stdout.write(`${l}\n`),
     err: (l) => process.stderr.write(`${l}\n`),
@@ -61,6 +66,8 @@ Usage:
   awb eval --policy CHECKPOINT|oracle|random [--split S[,S…]] [--part test|train|adapt] [--seeds 30,7,1234]
            [--limit N] [--parallel N] [--db PATH] [--json]
                                                success rate, mean ± std over evaluation seeds, per regime/difficulty/app
+  awb eval compare RUN_ID…                     stored eval runs side by side, by policy / checkpoint
+  awb train sft --config FILE [--out DIR] [--json]   behaviour cloning from oracle demonstrations
   awb train grpo --config FILE [--resume DIR] [--out DIR] [--json]   GRPO/AdaGRPO training of the builtin policy (awb train grpo --help)
   awb episodes list|show|export|import         recorded trajectories (awb episodes --help)
   awb splits show|check|propose [--json]       the generalization splits: sizes, rule check, a regenerated held-out set
