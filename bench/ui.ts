@@ -125,7 +125,6 @@ export async function benchUi(): Promise<Record<string, unknown>> {
     // The trajectory table: first render over 10,000 episodes, then scrolling.
     let listCalls = 0;
     let rowsFetched = 0;
-    page.on('websocket', () => {});
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('Network.enable');
     cdp.on('Network.webSocketFrameSent', (e: { response: { payloadData: string } }) => {

@@ -1,7 +1,7 @@
 import type { EpisodeFilter, EpisodePage, EpisodeSummary, RunSummary, Trajectory } from '../store/index.js';
 import type {
   Activity, AvdList, Breakpoint, DeviceList, DeviceSummary, EpisodeFacets, ExportResult, FrameView, InputEvent, PolicyInfo,
-  ScreenImage, ScreenState, SessionEvent, SessionInfo, SessionPolicy, TaskInstanceView, TaskSummary,
+  ScreenImage, ScreenState, StoredTree, SessionEvent, SessionInfo, SessionPolicy, TaskInstanceView, TaskSummary,
 } from './types.js';
 import type { SettingField, Settings } from './settings.js';
 
@@ -76,8 +76,8 @@ export interface WorkbenchApi {
   getTrajectory(input: { episodeId: number }): Promise<Trajectory>;
   /** A stored screenshot by its SHA-256. */
   getScreenshot(input: { hash: string }): Promise<Uint8Array>;
-  /** A stored accessibility tree (uiautomator XML) by its SHA-256. */
-  getTree(input: { hash: string }): Promise<string>;
+  /** A stored accessibility tree by its SHA-256: its uiautomator XML and the tree core parsed from it. */
+  getTree(input: { hash: string }): Promise<StoredTree>;
   successfulEpisodes(input: { templateId: string; excludeEpisode?: number }): Promise<EpisodeSummary[]>;
   /** Writes the episodes (AWB's JSONL export format) under the data folder's exports/. */
   exportEpisodes(input: { filter?: EpisodeFilter; episodeIds?: number[] }): Promise<ExportResult>;

@@ -61,6 +61,12 @@ export interface FrameView extends ScreenImage {
   changedAt: number | null;
 }
 
+/** A stored accessibility tree: parsed here in core, so the renderer never parses uiautomator XML. */
+export interface StoredTree {
+  xml: string;
+  tree: UiTree;
+}
+
 export interface ScreenState {
   serial: string;
   screen: ScreenInfo;

@@ -19,7 +19,7 @@ export type { Reward, StoredStep } from './steps.js';
 export { OUTCOME_REWARD, putRewards, type StepReward } from './rewards.js';
 export { StoreRecorder, type StoreRecorderOptions } from './recorder.js';
 export {
-  EpisodeFilterSchema, listEpisodes, successfulEpisodes, type EpisodeFilter, type EpisodePage, type EpisodeSummary,
+  EpisodeFilterSchema, episodeFilterValues, listEpisodes, successfulEpisodes, type EpisodeFilter, type EpisodePage, type EpisodeSummary,
 } from './queries.js';
 export { loadTrajectory, type InstanceInfo, type Trajectory } from './trajectory.js';
 export { exportEpisodes, type ExportSummary } from './export.js';

@@ -158,3 +158,12 @@ export function successfulEpisodes(
     WHERE i.template_id = ? AND +e.status = 'success' AND e.id != ?
     ORDER BY e.started_at DESC, e.id DESC LIMIT ?`).all(templateId, opts.excludeEpisode ?? -1, limit).map(rowToSummary);
 }
+
+/** The values the episode table's filters can take: templates, apps and policies seen in this store. */
+export function episodeFilterValues(db: ReadableDB): { templates: string[]; apps: string[]; policies: string[] } {
+  return readConsistent(db, () => ({
+    templates: prepare<[], string>(db, 'SELECT DISTINCT template_id FROM task_instances ORDER BY 1').pluck().all(),
+    apps: prepare<[], string>(db, 'SELECT DISTINCT app FROM task_templates WHERE app IS NOT NULL ORDER BY 1').pluck().all(),
+    policies: prepare<[], string>(db, 'SELECT DISTINCT policy FROM episodes ORDER BY 1').pluck().all(),
+  }));
+}

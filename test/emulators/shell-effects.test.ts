@@ -1,8 +1,8 @@
-import * as zlib from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { device } from '../helpers/simdroid.js';
 import { isPngScreencap, mayChangeState } from '../../emulators/simdroid/shell/effects.js';
 import { CONTACTS_DB } from '../../emulators/simdroid/system/providers.js';
+import { idatInflated } from '../helpers/png.js';
 import type { SimDroid } from '../../emulators/simdroid/simdroid.js';
 
 /** Lines adb clients send to look at the device, and other commands that only read. */
@@ -31,16 +31,6 @@ function state(d: SimDroid): string {
   const fs = [...d.fs.entries].map(([p, e]) => [p, e.type, e.mtime, e.type === 'file' ? e.data.toString('base64') : '']);
   const dbs = [...d.dbs.snapshot()].map(([p, s]) => [p, s.bytes.toString('base64')]);
   return JSON.stringify({ settings: d.settings.data, fs, dbs, ui: d.wm.state, clock: [d.clock.nowMs, d.clock.bootMs] });
-}
-
-function idatInflated(png: Buffer): Buffer {
-  const parts: Buffer[] = [];
-  for (let at = 8; at < png.length;) {
-    const len = png.readUInt32BE(at);
-    if (png.toString('latin1', at + 4, at + 8) === 'IDAT') parts.push(png.subarray(at + 8, at + 8 + len));
-    at += 12 + len;
-  }
-  return zlib.inflateSync(Buffer.concat(parts));
 }
 
 describe('which shell commands change the device', () => {

@@ -3,6 +3,7 @@ import { act, createElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkbenchApi } from '../../core/api/api.js';
+import { parseUiTree } from '../../core/ui/ui-tree.js';
 import type { EpisodeFilter, EpisodePage, EpisodeSummary, StoredStep, Trajectory } from '../../core/api/types.js';
 import { createAppStore, setAppStore, type AppStore } from '../../renderer/src/store/index.js';
 import { TrajectoriesView } from '../../renderer/src/views/trajectories/TrajectoriesView.js';
@@ -61,7 +62,7 @@ function fakeApi() {
       } as unknown as Trajectory;
     },
     getScreenshot: async () => new Uint8Array([0x89, 0x50, 0x4e, 0x47]),
-    getTree: async () => XML,
+    getTree: async () => ({ xml: XML, tree: parseUiTree(XML) }),
     successfulEpisodes: async () => [],
     listPolicies: async () => [{ name: 'oracle', description: '' }, { name: 'manual', description: '' }],
   };

@@ -191,7 +191,9 @@ describe('the trajectories slice against the real workbench', () => {
     const png = s.screenshots[step0.screenshot!]!;
     expect([...png.subarray(1, 4)]).toEqual([0x50, 0x4e, 0x47]); // "PNG"
     expect(new DataView(png.buffer, png.byteOffset).getUint32(16)).toBe(540); // recorded at half size
-    expect(s.trees[step0.tree!]).toMatch(/^<\?xml[\s\S]*<hierarchy/);
+    // The tree arrives parsed by core: a FrameLayout window root spanning the screen, nodes numbered in order.
+    expect(s.trees[step0.tree!]!.roots[0]!.attrs.class).toBe('android.widget.FrameLayout');
+    expect(s.trees[step0.tree!]!.nodes.map((n) => n.ordinal)).toEqual(s.trees[step0.tree!]!.nodes.map((_, i) => i));
     // The next step's screen (the "after") is fetched with it.
     expect(s.screenshots[positionOf(t, 1).screenshot!]).toBeDefined();
 
@@ -215,7 +217,7 @@ describe('the trajectories slice against the real workbench', () => {
     expect(t.steps.length).toBeGreaterThan(0);
     expect(t.steps.every((x) => x.screenshot === null && x.tree !== null)).toBe(true);
     expect(api.count('getScreenshot')).toBe(0);
-    expect(s.trees[t.steps[0]!.tree!]).toContain('<hierarchy');
+    expect(s.trees[t.steps[0]!.tree!]!.nodes.length).toBeGreaterThan(5);
     expect(s.errors).toEqual([]);
   });
 

@@ -7,6 +7,7 @@ import { AdbServer } from '../../device/adb/server.js';
 import type { AdbDevice } from '../../device/adb/adb-device.js';
 import { launchAvd, listAvds, SdkNotFoundError } from '../../device/adb/avd.js';
 import { deviceKindOf } from '../../store/catalog.js';
+import { pngSize } from '../../store/content.js';
 import type { AvdList, DeviceList, DeviceSummary, FrameView } from '../types.js';
 
 export class DeviceNotFoundError extends Error {
@@ -180,10 +181,7 @@ export class DeviceRegistry {
   watchFrames(serial: string, scale: 1 | 0.5, maxFps: number, listener: (f: FrameView) => void): () => void {
     const source = this.frames(serial, scale, maxFps);
     const off = source.onFrame((f) => {
-      // PNG IHDR: width and height are big-endian at bytes 16 and 20.
-      const width = f.png.readUInt32BE(16);
-      const height = f.png.readUInt32BE(20);
-      listener({ serial, png: f.png, width, height, seq: f.seq, at: f.at, changedAt: f.changedAt ?? null });
+      listener({ serial, png: f.png, ...pngSize(f.png), seq: f.seq, at: f.at, changedAt: f.changedAt ?? null });
     });
     source.start();
     return () => {

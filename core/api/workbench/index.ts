@@ -1,13 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { serializeUiTree } from '../../ui/ui-tree.js';
+import { parseUiTree, serializeUiTree } from '../../ui/ui-tree.js';
 import { TASKS, getTemplate } from '../../tasks/registry.js';
 import { instantiate } from '../../tasks/instance.js';
 import {
-  exportEpisodes, getScreenshot, getTree, listEpisodes, listRuns, loadTrajectory, successfulEpisodes, openStore,
+  episodeFilterValues, exportEpisodes, getScreenshot, getTree, listEpisodes, listRuns, loadTrajectory, successfulEpisodes, openStore,
   type EpisodeId, type WritableDB,
 } from '../../store/index.js';
-import { prepare } from '../../store/db.js';
+import { pngSize } from '../../store/content.js';
 import type { SessionStart, WorkbenchApi } from '../api.js';
 import { type Settings, SettingsSchema, settingsFields } from '../settings.js';
 import type { Activity, PolicyInfo } from '../types.js';
@@ -114,7 +114,7 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
 
     screenshot: async ({ serial, scale }) => {
       const png = await devices.get(serial).screenshot({ scale: scale ?? 1 });
-      return { png, width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
+      return { png, ...pngSize(png) };
     },
     screenState: async ({ serial }) => {
       const d = devices.get(serial);
@@ -148,15 +148,13 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
 
     listEpisodes: async (filter) => listEpisodes(db, filter),
     listRuns: async () => listRuns(db),
-    episodeFacets: async () => ({
-      templates: prepare<[], string>(db, 'SELECT DISTINCT template_id FROM task_instances ORDER BY 1').pluck().all(),
-      apps: prepare<[], string>(db, 'SELECT DISTINCT app FROM task_templates WHERE app IS NOT NULL ORDER BY 1').pluck().all(),
-      policies: prepare<[], string>(db, 'SELECT DISTINCT policy FROM episodes ORDER BY 1').pluck().all(),
-      runs: listRuns(db).map((r) => ({ id: r.id, name: r.name })),
-    }),
+    episodeFacets: async () => ({ ...episodeFilterValues(db), runs: listRuns(db).map((r) => ({ id: r.id, name: r.name })) }),
     getTrajectory: async ({ episodeId }) => loadTrajectory(db, episodeId as EpisodeId),
     getScreenshot: async ({ hash }) => getScreenshot(db, hash),
-    getTree: async ({ hash }) => getTree(db, hash),
+    getTree: async ({ hash }) => {
+      const xml = getTree(db, hash);
+      return { xml, tree: parseUiTree(xml) };
+    },
     successfulEpisodes: async ({ templateId, excludeEpisode }) =>
       successfulEpisodes(db, templateId, excludeEpisode !== undefined ? { excludeEpisode: excludeEpisode as EpisodeId } : {}),
     exportEpisodes: (input) => activity('Exporting episodes', async () => {

@@ -1,6 +1,7 @@
 import type { StateCreator } from 'zustand';
 import type { SessionStart, WorkbenchApi } from '../../../../core/api/api.js';
 import type { EpisodeSummary, PolicyInfo, SessionInfo, SessionPolicy, StoredStep, Trajectory } from '../../../../core/api/types.js';
+import { treeFromUi, type ParsedTree } from '../../views/trajectories/tree-model.js';
 import type { AppState } from '../index.js';
 
 /**
@@ -35,9 +36,9 @@ export interface ReplaySlice {
   replay: ReplayState | null;
   /** The timeline position: 0..steps.length, where steps.length is the screen after the last step. */
   replayStep: number;
-  /** Stored screenshots (PNG) and trees (XML) by SHA-256, as fetched. */
+  /** Stored screenshots (PNG) and trees (as core parsed them) by SHA-256, as fetched. */
   screenshots: Record<string, Uint8Array>;
-  trees: Record<string, string>;
+  trees: Record<string, ParsedTree>;
   /** Why a screenshot or tree could not be fetched, by hash. */
   contentErrors: Record<string, string>;
   /** Successful episodes of the open episode's template; null until asked. */
@@ -202,8 +203,8 @@ export const createReplaySlice = (api: WorkbenchApi): StateCreator<AppState, [],
       if (hash in get().trees) return Promise.resolve();
       return once(`xml:${hash}`, async () => {
         try {
-          const xml = await api.getTree({ hash });
-          set((s) => ({ trees: { ...s.trees, [hash]: xml } }));
+          const stored = await api.getTree({ hash });
+          set((s) => ({ trees: { ...s.trees, [hash]: treeFromUi(stored.tree) } }));
         } catch (e) {
           set((s) => ({ contentErrors: { ...s.contentErrors, [hash]: describe(e) } }));
         }

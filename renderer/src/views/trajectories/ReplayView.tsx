@@ -9,7 +9,7 @@ import { ReplayOnDevice } from './ReplayOnDevice.js';
 import { BeforeAfter, MainScreen } from './ReplayScreens.js';
 import { StepDetails } from './StepDetails.js';
 import { TreePanel } from './TreePanel.js';
-import { parseTreeXml, type ParsedTree } from './tree-model.js';
+import type { ParsedTree } from './tree-model.js';
 
 /**
  * The replay viewer: an episode's header, a timeline over its steps (and the final screen), and
@@ -74,18 +74,14 @@ function Timeline({ t, step }: { t: Trajectory; step: number }) {
 }
 
 function useParsedTree(hash: string | null): { tree: ParsedTree | null; status: string } {
-  const xml = useApp((s) => (hash ? s.trees[hash] : undefined));
+  const tree = useApp((s) => (hash ? s.trees[hash] : undefined));
   const error = useApp((s) => (hash ? s.contentErrors[hash] : undefined));
   return useMemo(() => {
     if (!hash) return { tree: null, status: 'No tree recorded for this step.' };
     if (error) return { tree: null, status: `Tree unavailable — ${error}` };
-    if (xml === undefined) return { tree: null, status: 'Loading tree…' };
-    try {
-      return { tree: parseTreeXml(xml), status: '' };
-    } catch (e) {
-      return { tree: null, status: `${(e as Error).name}: ${(e as Error).message}` };
-    }
-  }, [hash, xml, error]);
+    if (tree === undefined) return { tree: null, status: 'Loading tree…' };
+    return { tree, status: '' };
+  }, [hash, tree, error]);
 }
 
 const typing = (el: EventTarget | null) =>

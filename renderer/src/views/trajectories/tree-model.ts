@@ -1,9 +1,8 @@
-import type { Bounds } from '../../../../core/api/types.js';
+import type { Bounds, UiNode, UiTree } from '../../../../core/api/types.js';
 
 /**
- * A stored accessibility tree (uiautomator XML) read for display. The renderer cannot run core's
- * parser, and the dialect is small (elements and attributes, no text content), so this reads it
- * directly; nodes are numbered in document order, which is what actions call an element index.
+ * A stored accessibility tree shaped for display: core parses the XML (getTree returns the tree);
+ * nodes are numbered in document order, which is what actions call an element index.
  */
 export interface TreeNode {
   ordinal: number;
@@ -21,59 +20,30 @@ export interface ParsedTree {
   nodes: TreeNode[];
 }
 
-export class TreeXmlError extends Error {
-  override name = 'TreeXmlError';
+/** uiautomator's attribute names and values for a node, in its dump order (what the XML shows). */
+function attributesOf(n: UiNode): Record<string, string> {
+  const b = n.bounds;
+  const attrs: Record<string, string> = {
+    index: String(n.index), text: n.text, 'resource-id': n.resourceId, class: n.className, package: n.packageName,
+    'content-desc': n.contentDesc, checkable: String(n.checkable), checked: String(n.checked), clickable: String(n.clickable),
+    enabled: String(n.enabled), focusable: String(n.focusable), focused: String(n.focused), scrollable: String(n.scrollable),
+    'long-clickable': String(n.longClickable), password: String(n.password), selected: String(n.selected),
+    bounds: `[${b.left},${b.top}][${b.right},${b.bottom}]`,
+  };
+  if (n.naf) attrs.NAF = 'true';
+  return attrs;
 }
 
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
-
-function unescapeXml(v: string): string {
-  if (!v.includes('&')) return v;
-  return v.replace(/&(#x[0-9a-fA-F]+|#\d+|[a-z]+);/g, (m, e: string) => {
-    if (e.startsWith('#x')) return String.fromCodePoint(parseInt(e.slice(2), 16));
-    if (e.startsWith('#')) return String.fromCodePoint(parseInt(e.slice(1), 10));
-    return ENTITIES[e] ?? m;
-  });
-}
-
-export function parseBoundsAttr(text: string | undefined): Bounds | null {
-  const m = text ? /^\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]$/.exec(text.trim()) : null;
-  return m ? { left: Number(m[1]), top: Number(m[2]), right: Number(m[3]), bottom: Number(m[4]) } : null;
-}
-
-export function parseTreeXml(xml: string): ParsedTree {
-  const tree: ParsedTree = { rotation: 0, roots: [], nodes: [] };
-  const stack: TreeNode[] = [];
-  const tag = /<(\/?)([A-Za-z_][\w.-]*)((?:\s+[\w:.-]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*(\/?)>|<\?[^>]*\?>|<!--[\s\S]*?-->/g;
-  const attr = /([\w:.-]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
-  let seenHierarchy = false;
-  let m: RegExpExecArray | null;
-  while ((m = tag.exec(xml))) {
-    const [, closing, name, attrText, selfClosing] = m;
-    if (name === undefined) continue; // a declaration or comment
-    if (name === 'hierarchy') {
-      if (!closing) {
-        seenHierarchy = true;
-        const r = /rotation\s*=\s*"(\d+)"/.exec(attrText ?? '');
-        tree.rotation = r ? Number(r[1]) : 0;
-      }
-      continue;
-    }
-    if (name !== 'node') continue;
-    if (closing) {
-      if (!stack.pop()) throw new TreeXmlError(`Unbalanced </node> at offset ${m.index}`);
-      continue;
-    }
-    const attrs: Record<string, string> = {};
-    for (const a of (attrText ?? '').matchAll(attr)) attrs[a[1]!] = unescapeXml(a[2] ?? a[3] ?? '');
-    const parent = stack[stack.length - 1] ?? null;
-    const node: TreeNode = { ordinal: tree.nodes.length, depth: stack.length, attrs, bounds: parseBoundsAttr(attrs.bounds), children: [], parent };
+/** The display model of a tree core parsed (getTree): nodes numbered in document order. */
+export function treeFromUi(ui: UiTree): ParsedTree {
+  const tree: ParsedTree = { rotation: ui.rotation, roots: [], nodes: [] };
+  const walk = (n: UiNode, depth: number, parent: TreeNode | null) => {
+    const node: TreeNode = { ordinal: tree.nodes.length, depth, attrs: attributesOf(n), bounds: n.bounds, children: [], parent };
     tree.nodes.push(node);
     (parent ? parent.children : tree.roots).push(node);
-    if (!selfClosing) stack.push(node);
-  }
-  if (!seenHierarchy) throw new TreeXmlError('Not a uiautomator dump: no <hierarchy> element');
-  if (stack.length) throw new TreeXmlError(`${stack.length} <node> element(s) are not closed`);
+    n.children.forEach((c) => walk(c, depth + 1, node));
+  };
+  ui.roots.forEach((r) => walk(r, 0, null));
   return tree;
 }
 
