@@ -71,6 +71,12 @@ export interface TrainGrpoOptions {
   /** Stop after the current iteration (a checkpoint is written). */
   signal?: AbortSignal;
   onIteration?: (m: IterationMetrics, model: PolicyModel) => void;
+  /**
+   * Awaited before each iteration with the iterations completed so far (the workbench's training
+   * job pauses here). When given, an abort seen after it ends the run before the iteration starts
+   * (checkpoint written), so a stop while paused does no more work.
+   */
+  beforeIteration?: (completed: number) => Promise<void>;
 }
 
 export interface TrainGrpoResult {
@@ -162,6 +168,14 @@ export async function trainGrpo(opts: TrainGrpoOptions): Promise<TrainGrpoResult
 
   try {
     while (s.iteration < c.iterations) {
+      if (opts.beforeIteration) {
+        await opts.beforeIteration(s.iteration);
+        if (opts.signal?.aborted) {
+          if (lastCheckpoint !== s.iteration) checkpoint();
+          stoppedBy = 'aborted';
+          break;
+        }
+      }
       const iter0 = s.iteration;
       const iteration = iter0 + 1;
       const rng = createRng(`grpo/${c.seed}/iteration/${iter0}`);
