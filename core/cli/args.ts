@@ -6,10 +6,16 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
+/** `--help` / `-h` given to a command that has no help flag of its own: main prints that command's help lines. */
+export class HelpRequested extends Error {
+  override name = 'HelpRequested';
+}
+
 export type Options = NonNullable<ParseArgsConfig['options']>;
 
 /** Parses flags and validates them with a zod schema: the one place CLI input is checked. */
 export function parseFlags<S extends z.ZodType>(argv: string[], options: Options, schema: S): { values: z.infer<S>; positionals: string[] } {
+  if (!('help' in options) && argv.some((a) => a === '--help' || a === '-h')) throw new HelpRequested('help');
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });

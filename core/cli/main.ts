@@ -3,7 +3,7 @@ import { SimDroid } from '../../emulators/simdroid/simdroid.js';
 import type { Device } from '../device/device.js';
 import { adbDevice, avdCommand, devicesCommand, type AdbTarget } from './devices.js';
 import { emulatorCommand } from './emulator.js';
-import { UsageError } from './args.js';
+import { HelpRequested, UsageError } from './args.js';
 import { tasksCommand } from './tasks.js';
 import { runCommand } from './run.js';
 import { suiteCommand } from './suite.js';
@@ -85,6 +85,19 @@ Usage:
 
 Recordings go to --db PATH, else $AWB_DB, else $AWB_HOME/trajectories.db (AWB_HOME defaults to ~/.awb).`;
 
+/** The HELP lines of one command (and their continuation lines), for `awb CMD --help`. */
+export function commandHelp(cmd: string): string {
+  const lines = HELP.split('\n');
+  const out: string[] = [];
+  let inCommand = false;
+  for (const line of lines) {
+    if (/^  awb /.test(line)) inCommand = line.startsWith(`  awb ${cmd} `) || line === `  awb ${cmd}`;
+    else if (!/^ {3,}/.test(line)) inCommand = false;
+    if (inCommand) out.push(line);
+  }
+  return out.length ? `Usage:\n${out.join('\n')}` : HELP;
+}
+
 const USER_ERRORS = new Set([
   'UsageError', 'UnknownTemplateError', 'SeedError', 'SplitError', 'TaskParamsError', 'PoolError', 'EpisodeNotFoundError',
   'RunNotFoundError', 'ImportLineError', 'ImportManifestError', 'ImportAssetError', 'StoreVersionFromFutureError',
@@ -128,6 +141,10 @@ export async function main(argv: string[], io: Io = consoleIo()): Promise<number
         throw new UsageError(`Unknown command ${JSON.stringify(cmd)}.\n\n${HELP}`);
     }
   } catch (e) {
+    if (e instanceof HelpRequested) {
+      io.out(commandHelp(cmd ?? ''));
+      return 0;
+    }
     const err = e as Error;
     const known = USER_ERRORS.has(err.name);
     io.err(`awb: ${known ? err.message : err.stack ?? err.message}`);

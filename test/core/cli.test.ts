@@ -28,6 +28,20 @@ afterAll(() => {
 });
 
 describe('awb CLI', () => {
+  it('prints a command\'s own help lines for --help / -h, exit 0', async () => {
+    for (const flag of ['--help', '-h']) {
+      const r = await awb('eval', flag);
+      expect(r.code).toBe(0);
+      expect(r.err).toBe('');
+      expect(r.out).toMatch(/^Usage:\n {2}awb eval --policy/);
+      expect(r.out).toContain('awb eval compare');
+      expect(r.out).not.toContain('awb run ');
+    }
+    const run = await awb('run', '--task', 'X', '--help');
+    expect(run.code).toBe(0);
+    expect(run.out).toContain('--max-steps N');
+  });
+
   it('lists templates as JSON', async () => {
     const r = await awb('tasks', 'list', '--json');
     expect(r.code).toBe(0);
