@@ -4,6 +4,9 @@ import type {
   ScreenImage, ScreenState, StoredTree, SessionEvent, SessionInfo, SessionPolicy, TaskInstanceView, TaskSummary,
 } from './types.js';
 import type { SettingField, Settings } from './settings.js';
+import type {
+  CheckpointInfo, IterationMetricsRow, JobInfo, TrainConfigDescription, TrainerKind, TrainingEvent, TrainingResume, TrainingRunInfo, TrainingStart,
+} from './training/types.js';
 
 /**
  * The workbench's one API: declared here, implemented once (core/api/workbench), served by two
@@ -88,6 +91,28 @@ export interface WorkbenchApi {
   /** The settings form: each field's label (its description) and input kind, in schema order. */
   describeSettings(input?: NoInput): Promise<SettingField[]>;
   onActivity(input: NoInput, listener: Listener<Activity>): Unsubscribe;
+
+  // Training: one background job at a time, in a worker thread (docs/ui.md "Training")
+  /** A trainer's config as a form: every field (path, label, kind, default), presets, and the metrics to chart. */
+  describeTrainConfig(input: { kind: TrainerKind }): Promise<TrainConfigDescription>;
+  /** Validates the config (TrainingConfigError lists every problem) and starts the job; a second job is refused (TrainingBusyError). */
+  startTraining(input: TrainingStart): Promise<JobInfo>;
+  /** Pauses after the current iteration ('pausing', then 'paused'). */
+  pauseTraining(input: { jobId: string }): Promise<JobInfo>;
+  /** Continues a paused job; resumes an ended GRPO job, or a checkpoint by name, from its checkpoint (optionally for more iterations). */
+  resumeTraining(input: TrainingResume): Promise<JobInfo>;
+  /** Stops after the current iteration, writing a checkpoint ('stopping', then 'stopped'). */
+  stopTraining(input: { jobId: string }): Promise<JobInfo>;
+  /** This workbench's jobs (running and ended), oldest first. */
+  listTrainingJobs(input?: NoInput): Promise<JobInfo[]>;
+  /** Training runs in the trajectory store, newest first. */
+  listTrainingRuns(input?: NoInput): Promise<TrainingRunInfo[]>;
+  /** A run's stored metrics, one row per iteration (a reload or a finished run draws its charts from these). */
+  getTrainingMetrics(input: { runId: number }): Promise<IterationMetricsRow[]>;
+  /** Checkpoint folders under <data folder>/checkpoints, newest first. */
+  listCheckpoints(input?: NoInput): Promise<CheckpointInfo[]>;
+  /** Every job's state changes and finished iterations (with metrics). */
+  onTraining(input: NoInput, listener: Listener<TrainingEvent>): Unsubscribe;
 }
 
 export type ApiMethod = { [K in keyof WorkbenchApi]: K extends `on${string}` ? never : K }[keyof WorkbenchApi];

@@ -5,6 +5,7 @@ import { EpisodeFilterSchema } from '../store/queries.js';
 import type { ApiEvent, ApiMethod, InputOf } from './api.js';
 import { SettingsPatchSchema } from './settings.js';
 import { SESSION_POLICIES } from './types.js';
+import { TRAINER_KINDS } from './training/types.js';
 
 /**
  * The input schema of every API member: the bridge validates each call and subscription against it
@@ -18,6 +19,8 @@ const ms = z.number().int().min(0).max(60_000);
 const hash = z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256 hex digest');
 const address = z.string().regex(/^[A-Za-z0-9.\-:[\]]+:\d{1,5}$/, 'HOST:PORT');
 const episodeId = z.int().positive();
+const jobId = z.string().regex(/^job-\d{1,9}$/, 'a job id (job-N)');
+const moreIterations = z.int().min(1).max(1_000_000).optional();
 
 export const InputEventSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('tap'), x: coord, y: coord }),
@@ -77,6 +80,20 @@ export const API_INPUTS: Schemas = {
   updateSettings: SettingsPatchSchema,
   describeSettings: none,
   onActivity: z.strictObject({}),
+  describeTrainConfig: z.strictObject({ kind: z.enum(TRAINER_KINDS) }),
+  // The config is the trainer's to validate (schema and cross-field rules), listing every problem.
+  startTraining: z.strictObject({ kind: z.enum(TRAINER_KINDS), config: z.unknown() }),
+  pauseTraining: z.strictObject({ jobId }),
+  resumeTraining: z.union([
+    z.strictObject({ jobId, iterations: moreIterations }),
+    z.strictObject({ checkpoint: z.string().min(1).max(200), iterations: moreIterations }),
+  ]),
+  stopTraining: z.strictObject({ jobId }),
+  listTrainingJobs: none,
+  listTrainingRuns: none,
+  getTrainingMetrics: z.strictObject({ runId: z.int().positive() }),
+  listCheckpoints: none,
+  onTraining: z.strictObject({}),
 };
 
 export class ApiInputError extends Error {

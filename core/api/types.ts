@@ -15,6 +15,11 @@ export type { InputEvent, KeyName, ScreenInfo, ForegroundApp } from '../device/d
 export type { Bounds, UiNode, UiTree } from '../ui/ui-tree.js';
 export type { EpisodeFilter, EpisodePage, EpisodeSummary, StatusCounts, StoredEpisodeStatus, Trajectory, StoredStep, Reward, RunSummary } from '../store/index.js';
 
+export type {
+  CheckpointInfo, ChartSpec, ConfigField, ConfigPreset, IterationMetricsRow, JobCheckpoint, JobInfo, JobState, TrainConfigDescription, TrainerKind,
+  TrainingEvent, TrainingResume, TrainingRunInfo, TrainingStart,
+} from './training/types.js';
+
 export type DeviceKind = 'simdroid' | 'emulator' | 'device';
 export type DeviceTransport = 'embedded' | 'adb';
 

@@ -14,6 +14,9 @@ import type { Activity, PolicyInfo } from '../types.js';
 import { DeviceRegistry } from './devices.js';
 import { SessionManager } from './sessions.js';
 import { SettingsFile } from './settings-file.js';
+import { describeTrainConfig } from '../training/describe.js';
+import { listCheckpoints } from './checkpoints.js';
+import { TrainingManager } from './training.js';
 
 export interface WorkbenchOptions {
   /** The workbench's home: settings.json, and the default data folder. */
@@ -40,8 +43,9 @@ const POLICIES: PolicyInfo[] = [
 
 export class DataDirBusyError extends Error {
   override name = 'DataDirBusyError';
-  constructor(readonly dataDir: string, readonly sessionId: string) {
-    super(`Cannot move the data folder to ${dataDir} while session ${sessionId} is recording: stop it first`);
+  /** `holder`: what writes to the store there, e.g. "session s1 is recording". */
+  constructor(readonly dataDir: string, readonly holder: string) {
+    super(`Cannot move the data folder to ${dataDir} while ${holder}: stop it first`);
   }
 }
 
@@ -81,6 +85,7 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
   });
   const sessions = holder.sessions = new SessionManager({ db: () => db, devices, onDeviceUse: () => void devices.changed(), log });
   if (opts.embeddedDevice ?? true) await devices.startSimDroid();
+  const training = new TrainingManager({ dataDir: () => settings.dataDir, db: () => db, log });
 
   /**
    * A new data folder: the store there is opened (created and migrated if new) before the old one
@@ -89,7 +94,9 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
   function moveDataDir(next: string): void {
     if (opts.dbPath) return; // a fixed --db / $AWB_DB store stays; exports follow the folder
     const running = sessions.list().filter((s) => s.state !== 'finished');
-    if (running.length) throw new DataDirBusyError(next, running[0]!.id);
+    if (running.length) throw new DataDirBusyError(next, `session ${running[0]!.id} is recording`);
+    const job = training.active();
+    if (job) throw new DataDirBusyError(next, `training job ${job.id} is ${job.state}`);
     mkdirSync(next, { recursive: true });
     const opened = openStore(storePath(next));
     db.close();
@@ -178,7 +185,19 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
       return () => activityListeners.delete(listener);
     },
 
+    describeTrainConfig: async ({ kind }) => describeTrainConfig(kind),
+    startTraining: async (input) => training.start(input),
+    pauseTraining: async ({ jobId }) => training.pause(jobId),
+    resumeTraining: async (input) => training.resume(input),
+    stopTraining: async ({ jobId }) => training.stop(jobId),
+    listTrainingJobs: async () => training.list(),
+    listTrainingRuns: async () => training.runs(),
+    getTrainingMetrics: async ({ runId }) => training.metrics(runId),
+    listCheckpoints: async () => listCheckpoints(settings.dataDir),
+    onTraining: (_input, listener) => training.subscribe(listener),
+
     close: async () => {
+      await training.close();
       await sessions.close();
       await devices.close();
       db.close();

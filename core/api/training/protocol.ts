@@ -1,0 +1,43 @@
+import type { TrainConfig } from '../../rl/config.js';
+import type { TrainSftConfig } from '../../cli/train-sft.js';
+
+/**
+ * The training worker's side of the wire. The job is given once as workerData; control goes the
+ * other way through one shared Int32 (RUN / PAUSE / STOP), because an SFT epoch loop is synchronous
+ * and a paused worker blocks in Atomics.wait: neither could read a message. The worker reads the
+ * control word only between iterations (epochs), so pause and stop take effect there.
+ */
+export const CONTROL = { run: 0, pause: 1, stop: 2 } as const;
+
+export type WorkerJob =
+  /** `resume`: continue the checkpoint in outDir (its iterations done, and the store run it wrote to, if known). */
+  | { kind: 'grpo'; config: TrainConfig; outDir: string; dbPath: string; resume: { completed: number; previousRun: number | null } | null }
+  | { kind: 'sft'; config: TrainSftConfig; outDir: string; dbPath: string };
+
+export interface WorkerData {
+  job: WorkerJob;
+  /** SharedArrayBuffer of one Int32: the CONTROL value. */
+  control: SharedArrayBuffer;
+}
+
+export type FromTrainingWorker =
+  /** The run is open in the store; `completed` > 0 when resuming. */
+  | { type: 'started'; runId: number; completed: number; total: number }
+  | { type: 'progress'; detail: string }
+  /** `checkpoint`: this iteration wrote one. */
+  | { type: 'iteration'; iteration: number; metrics: Record<string, number>; checkpoint: boolean }
+  | { type: 'paused'; completed: number }
+  | { type: 'resumed' }
+  | { type: 'done'; stoppedBy: 'done' | 'aborted'; iterations: number; checkpoint: number | null }
+  | { type: 'failed'; error: { name: string; message: string }; checkpoint: number | null };
+
+/** The file a job leaves beside its checkpoint: which store run holds its metrics (a resume continues it). */
+export const JOB_FILE = 'awb-job.json';
+
+export interface JobFile {
+  trainer: 'grpo' | 'sft';
+  runId: number;
+  /** The store the run is in: a resume against another store starts a new run there. */
+  dbPath: string;
+  createdAt: number;
+}

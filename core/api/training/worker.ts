@@ -1,0 +1,192 @@
+import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parentPort, workerData } from 'node:worker_threads';
+import { SimDroid } from '../../../emulators/simdroid/simdroid.js';
+import { createModel } from '../../policy/builtin.js';
+import { saveCheckpoint } from '../../policy/checkpoint.js';
+import { trainerFile } from '../../rl/grpo-checkpoint.js';
+import type { DemonstrationSet } from '../../rl/sft.js';
+import { TrainingDivergedError, trainGrpo } from '../../rl/train-grpo.js';
+import { createRun, finishRun, getRun, openStore, resumeRun, type RunId, type WritableDB } from '../../store/index.js';
+import { putIterationMetrics } from '../../store/training.js';
+import { assertNever } from '../../util/errors.js';
+import { createRng } from '../../util/rng.js';
+import { SFT_METRIC } from './metrics.js';
+import { CONTROL, JOB_FILE, type FromTrainingWorker, type JobFile, type WorkerData, type WorkerJob } from './protocol.js';
+
+/**
+ * The training worker (one per job, started by core/api/workbench/training.ts): runs trainGrpo or
+ * SFT, writes the run's metrics to the store through its own connection (WAL; the workbench's
+ * connection reads them), posts each iteration and state change, and obeys the shared control
+ * word between iterations.
+ */
+const { job, control } = workerData as WorkerData;
+const ctrl = new Int32Array(control);
+const post = (m: FromTrainingWorker) => parentPort!.postMessage(m);
+
+/** Between iterations: blocks while paused (nothing else runs in this thread then); true = stop. */
+function gate(completed: number): boolean {
+  if (Atomics.load(ctrl, 0) === CONTROL.pause) {
+    post({ type: 'paused', completed });
+    while (Atomics.load(ctrl, 0) === CONTROL.pause) Atomics.wait(ctrl, 0, CONTROL.pause);
+    if (Atomics.load(ctrl, 0) === CONTROL.run) post({ type: 'resumed' });
+  }
+  return Atomics.load(ctrl, 0) === CONTROL.stop;
+}
+
+function writeJobFile(dir: string, f: JobFile): void {
+  writeFileSync(join(dir, JOB_FILE), JSON.stringify(f, null, 2));
+}
+
+/** The store run a resumed checkpoint continues: its own if it is in this store, else a new one. */
+function openRun(db: WritableDB, dir: string, name: string, config: Record<string, unknown>, previous: number | null): RunId {
+  let id: RunId | null = null;
+  if (previous !== null) {
+    try {
+      id = resumeRun(db, getRun(db, previous as RunId).id).run.id;
+    } catch (e) {
+      if (!(e instanceof Error && e.name === 'RunNotFoundError')) throw e;
+    }
+  }
+  id ??= createRun(db, { kind: 'training', name, config }).id;
+  writeJobFile(dir, { trainer: config.trainer as JobFile['trainer'], runId: id, dbPath: db.name, createdAt: Date.now() });
+  return id;
+}
+
+/** Notices each new trainer.json (written by a temporary file renamed over it: a new inode). */
+function checkpointWatcher(file: string): () => boolean {
+  const sig = () => (existsSync(file) ? (({ ino, mtimeMs }) => `${ino}/${mtimeMs}`)(statSync(file)) : null);
+  let last = sig();
+  return () => {
+    const now = sig();
+    const changed = now !== null && now !== last;
+    last = now;
+    return changed;
+  };
+}
+
+async function grpo(j: Extract<WorkerJob, { kind: 'grpo' }>, db: WritableDB): Promise<void> {
+  const completed = j.resume?.completed ?? 0;
+  const previousRun = j.resume?.previousRun ?? null;
+  const c = j.config;
+  const runId = openRun(db, j.outDir, `grpo ${c.split}/${c.part} seed ${c.seed}`, { trainer: 'grpo', ...c }, previousRun);
+  post({ type: 'started', runId, completed, total: c.iterations });
+  const ac = new AbortController();
+  const wroteCheckpoint = checkpointWatcher(trainerFile(j.outDir));
+  let checkpoint: number | null = j.resume ? completed : null;
+  try {
+    const result = await trainGrpo({
+      config: c, outDir: j.outDir, resume: j.resume !== null, signal: ac.signal,
+      beforeIteration: async (done) => {
+        if (gate(done)) ac.abort();
+      },
+      onIteration: ({ iteration, metrics }) => {
+        putIterationMetrics(db, runId, iteration, metrics);
+        const wrote = wroteCheckpoint();
+        if (wrote) checkpoint = iteration;
+        post({ type: 'iteration', iteration, metrics, checkpoint: wrote });
+        if (Atomics.load(ctrl, 0) === CONTROL.stop) ac.abort();
+      },
+    });
+    if (wroteCheckpoint()) checkpoint = result.iterations; // the stop's own checkpoint, written after onIteration
+    finishRun(db, runId, result.stoppedBy === 'done' ? 'finished' : 'interrupted');
+    post({ type: 'done', stoppedBy: result.stoppedBy, iterations: result.iterations, checkpoint });
+  } catch (e) {
+    finishRun(db, runId, 'interrupted');
+    if (e instanceof TrainingDivergedError) checkpoint = e.lastCheckpoint;
+    throw Object.assign(e as Error, { checkpoint });
+  }
+}
+
+/** Thrown from SFT's synchronous epoch callback to leave its loop when asked to stop. */
+class StopRequested extends Error {
+  override name = 'StopRequested';
+}
+
+async function sft(j: Extract<WorkerJob, { kind: 'sft' }>, db: WritableDB): Promise<void> {
+  // Loaded here only: a GRPO job need not load the CLI module the SFT config lives in.
+  const [{ demonstrationInstances }, { collectDemonstrations, trainSft }] = await Promise.all([import('../../cli/train-sft.js'), import('../../rl/sft.js')]);
+  const c = j.config;
+  const instances = demonstrationInstances(c);
+  const runId = openRun(db, j.outDir, `sft ${c.split}/${c.part} model seed ${c.modelSeed}`, { trainer: 'sft', ...c }, null);
+  post({ type: 'started', runId, completed: 0, total: c.sft.epochs });
+  const model = createModel(createRng(`sft-init/${c.modelSeed}`), c.encoder, c.hidden);
+  const set: DemonstrationSet = { demos: [], skipped: {}, episodes: 0, oracleFailures: 0 };
+  let epochs = 0;
+  let checkpoint: number | null = null;
+  const save = () => {
+    saveCheckpoint(join(j.outDir, 'policy.json'), model, {
+      trainer: 'sft', config: c, iteration: epochs, createdAt: new Date().toISOString(),
+      demonstrations: { steps: set.demos.length, episodes: set.episodes, skipped: set.skipped, oracleFailures: set.oracleFailures },
+    });
+    checkpoint = epochs;
+  };
+  const end = (stoppedBy: 'done' | 'aborted') => {
+    finishRun(db, runId, stoppedBy === 'done' ? 'finished' : 'interrupted');
+    post({ type: 'done', stoppedBy, iterations: epochs, checkpoint });
+  };
+  try {
+    // rollout: oracle demonstrations, one instance at a time so pause and stop apply between them
+    const device = new SimDroid({ serial: 'simdroid-sft' });
+    try {
+      for (const [i, instance] of instances.entries()) {
+        if (gate(0)) return end('aborted');
+        post({ type: 'progress', detail: `oracle demonstrations ${i + 1}/${instances.length}` });
+        const one = await collectDemonstrations(device, [instance], model);
+        set.demos.push(...one.demos);
+        set.episodes += one.episodes;
+        set.oracleFailures += one.oracleFailures;
+        for (const [k, n] of Object.entries(one.skipped)) set.skipped[k as keyof typeof set.skipped] = (set.skipped[k as keyof typeof set.skipped] ?? 0) + (n ?? 0);
+      }
+    } finally {
+      device.close();
+    }
+    post({ type: 'progress', detail: `behaviour cloning on ${set.demos.length} steps` });
+    // update: behaviour cloning; the policy is saved after every epoch (it is small)
+    let t0 = performance.now();
+    try {
+      trainSft(model, set.demos, c.sft, (m) => {
+        epochs = m.epoch;
+        const metrics = {
+          [SFT_METRIC.nll]: m['loss/nll'], [SFT_METRIC.top1]: m['acc/top1'], [SFT_METRIC.gradNorm]: m['grad/norm'],
+          [SFT_METRIC.steps]: m.steps, [SFT_METRIC.epochS]: (performance.now() - t0) / 1000,
+        };
+        putIterationMetrics(db, runId, m.epoch, metrics);
+        save();
+        post({ type: 'iteration', iteration: m.epoch, metrics, checkpoint: true });
+        if (m.epoch < c.sft.epochs && gate(m.epoch)) throw new StopRequested();
+        t0 = performance.now();
+      });
+    } catch (e) {
+      if (e instanceof StopRequested) return end('aborted');
+      throw e;
+    }
+    end('done');
+  } catch (e) {
+    finishRun(db, runId, 'interrupted');
+    throw Object.assign(e as Error, { checkpoint });
+  }
+}
+
+async function main(): Promise<void> {
+  const db = openStore(job.dbPath);
+  try {
+    switch (job.kind) {
+      case 'grpo':
+        return await grpo(job, db);
+      case 'sft':
+        return await sft(job, db);
+      default:
+        return assertNever(job, 'training job');
+    }
+  } finally {
+    db.close();
+  }
+}
+
+try {
+  await main();
+} catch (e) {
+  const err = e instanceof Error ? e : new Error(String(e));
+  post({ type: 'failed', error: { name: err.name, message: err.message }, checkpoint: (err as { checkpoint?: number | null }).checkpoint ?? null });
+}
