@@ -93,6 +93,8 @@ export const TrainConfigSchema = z.strictObject({
   maxSteps: z.int().min(1).max(200).default(20).describe('Step budget per episode (AW-Gen App. J: 20; MobileRL: 50)'),
   temperature: z.number().gt(0).max(10).default(1).describe('Rollout sampling temperature (AW-Gen and MobileRL: 1.0)'),
   devices: z.int().min(1).max(64).default(16).describe('Parallel simulated devices for rollouts (AW-Gen: 16 environments)'),
+  rolloutWorkers: z.union([z.literal('auto'), z.int().min(0).max(64)], { error: (i) => `expected 'auto' or an integer from 0 to 64, got ${JSON.stringify(i.input)}` }).default('auto')
+    .describe("Worker threads for rollouts, each driving one SimDroid: 'auto' = min(devices, CPU cores), in-process when that is 1; 0 = in-process (the devices interleave in the training thread); N ≤ devices = N workers. Results are identical either way (ours)"),
   checkpointEvery: z.int().min(1).default(25).describe('Iterations between checkpoints (ours)'),
   advantage: Advantage.prefault({}).describe('Advantage estimation'),
   loss: Loss.prefault({}).describe('Policy loss'),
@@ -121,6 +123,9 @@ function crossFieldProblems(c: TrainConfig): string[] {
   }
   if (c.curriculum.stageAt[0] > c.curriculum.stageAt[1]) {
     problems.push(`curriculum.stageAt: stage 2 must start no later than stage 3, got ${JSON.stringify(c.curriculum.stageAt)}`);
+  }
+  if (typeof c.rolloutWorkers === 'number' && c.rolloutWorkers > c.devices) {
+    problems.push(`rolloutWorkers: each worker drives one of the devices, so at most devices (${c.devices}), got ${c.rolloutWorkers}`);
   }
   const fcf = c.adagrpo.failureCurriculum;
   if (fcf.removeAfter !== null && fcf.removeAfter < fcf.failStreak) {
@@ -214,7 +219,7 @@ export function withAblation(c: TrainConfig, ablation: AdaGrpoAblation): TrainCo
 // ---------------------------------------------------------------------------------------------
 // help text
 
-type JsonSchema = { type?: string | string[]; enum?: unknown[]; description?: string; properties?: Record<string, JsonSchema>; anyOf?: JsonSchema[] };
+type JsonSchema = { type?: string | string[]; enum?: unknown[]; const?: unknown; description?: string; properties?: Record<string, JsonSchema>; anyOf?: JsonSchema[] };
 
 /** One leaf field of the config: dotted path, default, accepted values and description. */
 export interface TrainConfigField {
@@ -238,8 +243,9 @@ export function trainConfigFields(): TrainConfigField[] {
       }
       const alts = s.anyOf ?? [s];
       const types = alts.flatMap((a) => ([] as string[]).concat(a.type ?? []));
-      const choices = alts.flatMap((a) => a.enum ?? []);
-      const accepts = choices.length ? choices.join(' | ') : types.filter((t) => t !== 'null').join(' | ') || 'value';
+      // Each alternative reads as its values when it has some ('auto'), else as its type ('integer').
+      const accepts = alts.flatMap((a) => a.enum ?? (a.const !== undefined ? [a.const] : ([] as unknown[]).concat(a.type ?? []).filter((t) => t !== 'null')))
+        .join(' | ') || 'value';
       out.push({ path, default: defs[key], accepts: types.includes('null') ? `${accepts} | null` : accepts, description: s.description ?? '' });
     }
   };

@@ -23,6 +23,9 @@ export interface Rollout {
   reward: number;
 }
 
+/** The policy name rollouts record (EpisodeResult.policy, the store's episode policy). */
+export const ROLLOUT_POLICY_NAME = 'builtin-grpo';
+
 export interface RolloutOptions {
   model: PolicyModel;
   temperature: number;
@@ -44,7 +47,8 @@ export function outcomeReward(result: EpisodeResult): number {
 /**
  * Runs every job on the devices, first come first served: each device takes the next job as soon
  * as its previous episode ends (Promise-based, in this thread; SimDroid runs in-process, so devices
- * interleave at await points rather than run in parallel — worker threads are a later step).
+ * interleave at await points rather than run in parallel — RolloutWorkerPool in rollout-workers.ts
+ * runs the same rollouts on SimDroids in worker threads, with identical results).
  * Results come back in job order. Every rollout samples with its own RNG (job.rngKey), and the
  * model is not changed during rollouts, so the outcome does not depend on the device or the order.
  */
@@ -55,7 +59,7 @@ export async function runRollouts(devices: readonly Device[], jobs: readonly Rol
     while (next < jobs.length) {
       const k = next++;
       const job = jobs[k]!;
-      const policy = new BuiltinPolicy(opts.model, { mode: 'sample', temperature: opts.temperature, rng: createRng(job.rngKey) }, { record: true, name: 'builtin-grpo' });
+      const policy = new BuiltinPolicy(opts.model, { mode: 'sample', temperature: opts.temperature, rng: createRng(job.rngKey) }, { record: true, name: ROLLOUT_POLICY_NAME });
       const result = await runEpisode({
         device, instance: job.instance, policy, maxSteps: opts.maxSteps, onMalformed: 'continue',
         ...(opts.recorder ? { recorder: opts.recorder() } : {}),

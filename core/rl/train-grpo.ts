@@ -17,7 +17,8 @@ import {
 import { advanceCurriculum, initialCurriculum, sampleIterationTasks } from './curriculum.js';
 import { batchLoss, broadcastToSteps, groupAdvantages, LossInputError, stepGroupAdvantages, type GroupStats, type StepLossInput } from './grpo.js';
 import { loadTrainerCheckpoint, saveTrainerCheckpoint, type ReplayEpisode, type TrainerState } from './grpo-checkpoint.js';
-import { runRollouts, type RolloutJob } from './rollout.js';
+import { runRollouts, type RolloutJob, type RolloutOptions } from './rollout.js';
+import { resolveRolloutWorkers, RolloutWorkerPool } from './rollout-workers.js';
 
 /**
  * The GRPO / AdaGRPO training loop for the builtin policy (docs/rl.md). One iteration:
@@ -40,6 +41,9 @@ export const METRIC = {
   clipFrac: 'policy/clip_frac',
   stepsPerS: 'perf/steps_per_s',
   iterationS: 'perf/iteration_s',
+  rolloutS: 'perf/rollout_s',
+  /** Rollouts that ended in an environment error (a device or worker failure): reward NaN, not trained on. */
+  envErrors: 'rollout/env_errors',
   episodeLength: 'episode/length',
   batchSteps: 'batch/steps',
   batchReplayed: 'batch/replayed',
@@ -62,7 +66,10 @@ export interface TrainGrpoOptions {
   resume?: boolean;
   /** The task instances to sample from; default: the config's split part of every template. */
   instances?: readonly TaskInstance[];
-  /** Devices for rollouts; default: `config.devices` in-process SimDroids (closed at the end). */
+  /**
+   * Devices for rollouts, run in-process; default: SimDroids of our own, in `config.rolloutWorkers`
+   * worker threads, or `config.devices` in-process ones when that resolves to 0 (closed at the end).
+   */
   devices?: readonly Device[];
   /** Trajectory store: a 'training' run gets the per-iteration metrics. */
   db?: WritableDB;
@@ -141,8 +148,11 @@ export async function trainGrpo(opts: TrainGrpoOptions): Promise<TrainGrpoResult
   const c = s.config;
   const pool = opts.instances ?? splitInstances(TASKS, c.split, c.part);
   const candidates = pool.map((instance) => ({ key: instanceKey(instance), difficulty: instance.template.difficulty, instance }));
-  const ownDevices = opts.devices ? null : Array.from({ length: c.devices }, (_, i) => new SimDroid({ serial: `simdroid-grpo-${i}` }));
-  const devices = opts.devices ?? ownDevices!;
+  // Rollout devices: the caller's (in-process), else worker threads with a SimDroid each, else in-process SimDroids.
+  const workerCount = opts.devices ? 0 : resolveRolloutWorkers(c.rolloutWorkers, c.devices);
+  const ownDevices = opts.devices || workerCount > 0 ? null : Array.from({ length: c.devices }, (_, i) => new SimDroid({ serial: `simdroid-grpo-${i}` }));
+  const devices = opts.devices ?? ownDevices ?? [];
+  let workers: RolloutWorkerPool | null = null;
   const db = opts.db;
   let runId: RunId | null = null;
   if (db) {
@@ -167,6 +177,8 @@ export async function trainGrpo(opts: TrainGrpoOptions): Promise<TrainGrpoResult
   let stoppedBy: TrainGrpoResult['stoppedBy'] = 'done';
 
   try {
+    // Started once per run, stopped in `finally` (end, abort, error); each iteration sends it the current parameters.
+    if (workerCount > 0) workers = await RolloutWorkerPool.start({ workers: workerCount });
     while (s.iteration < c.iterations) {
       if (opts.beforeIteration) {
         await opts.beforeIteration(s.iteration);
@@ -190,10 +202,11 @@ export async function trainGrpo(opts: TrainGrpoOptions): Promise<TrainGrpoResult
         group: g, rollout: k, instance: t.instance, rngKey: `grpo/${c.seed}/rollout/${iter0}/${g}/${k}`,
       })));
       const tRollout = performance.now();
-      const rollouts = await runRollouts(devices, jobs, {
+      const rolloutOpts: RolloutOptions = {
         model: s.model, temperature: c.temperature, maxSteps: c.maxSteps,
         ...(opts.recordEpisodes && db && runId !== null ? { recorder: () => new StoreRecorder(db, runId!) } : {}),
-      });
+      };
+      const rollouts = await (workers ? workers.run(jobs, rolloutOpts) : runRollouts(devices, jobs, rolloutOpts));
       const rolloutS = (performance.now() - tRollout) / 1000;
       const groups = tasks.map((_, g) => rollouts.filter((r) => r.job.group === g));
 
@@ -309,6 +322,8 @@ export async function trainGrpo(opts: TrainGrpoOptions): Promise<TrainGrpoResult
         [METRIC.clipFrac]: mean(clips),
         [METRIC.stepsPerS]: rolloutS > 0 ? envSteps / rolloutS : 0,
         [METRIC.iterationS]: (performance.now() - t0) / 1000,
+        [METRIC.rolloutS]: rolloutS,
+        [METRIC.envErrors]: rollouts.filter((r) => r.result.status === 'error').length,
         [METRIC.episodeLength]: envSteps / Math.max(1, rollouts.length),
         [METRIC.batchSteps]: batch.reduce((n, e) => n + e.records.length, 0),
         [METRIC.batchReplayed]: replayed,
@@ -334,6 +349,7 @@ export async function trainGrpo(opts: TrainGrpoOptions): Promise<TrainGrpoResult
     }
     if (db && runId !== null) finishRun(db, runId, stoppedBy === 'done' ? 'finished' : 'interrupted');
   } finally {
+    await workers?.close();
     for (const d of ownDevices ?? []) d.close();
   }
   return { iterations: s.iteration, stoppedBy, runId, history, model: s.model };

@@ -1,3 +1,6 @@
+import type { PolicyStepRecord } from '../../policy/builtin.js';
+import type { EncoderConfig } from '../../policy/encoder.js';
+import type { NetworkDims } from '../../policy/network.js';
 import type { EpisodeResult, EpisodeStart, ObservationRecord, StepRecord } from '../record.js';
 import type { ScreenshotMode } from '../runner.js';
 
@@ -10,7 +13,12 @@ export type PolicySpec =
   | { name: 'random' }
   | { name: 'replay'; actions: unknown[] }
   /** The builtin policy, greedy, loaded from a checkpoint file by each worker (once per path). */
-  | { name: 'builtin'; checkpoint: string };
+  | { name: 'builtin'; checkpoint: string }
+  /**
+   * The builtin policy sampling with the parameters of the last 'model' message (GRPO rollouts),
+   * its RNG named by rngKey; the episode's per-step training records come back with its 'end'.
+   */
+  | { name: 'builtin-sample'; temperature: number; rngKey: string; policyName: string };
 
 export interface RolloutJob {
   /** Unique within a pool run; results and records are keyed by it. */
@@ -18,6 +26,8 @@ export interface RolloutJob {
   templateId: string;
   seed: number;
   policy: PolicySpec;
+  /** Step budget of this job; default the worker's config, else the template's own. */
+  maxSteps?: number;
 }
 
 export interface WorkerConfig {
@@ -30,11 +40,24 @@ export interface WorkerConfig {
   forward: 'records' | 'results';
 }
 
-export type ToWorker = { type: 'job'; job: RolloutJob } | { type: 'exit' };
+/** Policy parameters for 'builtin-sample' jobs: the network's flat buffer and what rebuilds the model around it. */
+export interface WorkerModel {
+  encoder: EncoderConfig;
+  dims: NetworkDims;
+  params: Float32Array;
+}
+
+export type ToWorker =
+  /** `forward` overrides the worker config's for this job (a persistent pool runs with and without a recorder). */
+  | { type: 'job'; job: RolloutJob; forward?: WorkerConfig['forward'] }
+  /** Replaces the model 'builtin-sample' jobs use; episodes already running keep theirs. */
+  | { type: 'model'; model: WorkerModel }
+  | { type: 'exit' };
 
 export type FromWorker =
   | { type: 'ready' }
   | { type: 'begin'; key: string; start: EpisodeStart }
   | { type: 'step'; key: string; step: StepRecord; before: ObservationRecord }
-  | { type: 'end'; key: string; result: EpisodeResult; final: ObservationRecord }
+  /** `records` for 'builtin-sample' jobs; their feature buffers are transferred, not copied. */
+  | { type: 'end'; key: string; result: EpisodeResult; final: ObservationRecord; records?: PolicyStepRecord[] }
   | { type: 'failed'; key: string; error: { name: string; message: string } };

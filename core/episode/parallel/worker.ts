@@ -9,10 +9,12 @@ import { RandomPolicy } from '../policies/random.js';
 import { ReplayPolicy } from '../policies/replay.js';
 import { BuiltinPolicy, type PolicyModel } from '../../policy/builtin.js';
 import { loadCheckpoint } from '../../policy/checkpoint.js';
+import { createEncoder, type TextEncoder } from '../../policy/encoder.js';
+import { ScorerNetwork } from '../../policy/network.js';
 import type { Policy } from '../policy.js';
 import { errorOf, type EpisodeRecorder } from '../record.js';
 import { assertNever } from '../../util/errors.js';
-import type { FromWorker, PolicySpec, RolloutJob, ToWorker, WorkerConfig } from './protocol.js';
+import type { FromWorker, PolicySpec, RolloutJob, ToWorker, WorkerConfig, WorkerModel } from './protocol.js';
 
 /** A rollout worker: one SimDroid, one episode at a time, every record posted to the pool as it happens. */
 const config = workerData as WorkerConfig;
@@ -21,6 +23,25 @@ const device = new SimDroid({ serial: config.serial, seed: config.deviceSeed });
 const post = (m: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
 
 const models = new Map<string, PolicyModel>();
+
+/** The model of 'builtin-sample' jobs (the last 'model' message). */
+let sampleModel: PolicyModel | null = null;
+// The encoder only depends on its config; keeping it keeps its memo of embedded texts warm across iterations.
+const encoders = new Map<string, TextEncoder>();
+
+class NoWorkerModelError extends Error {
+  override name = 'NoWorkerModelError';
+  constructor(readonly key: string) {
+    super(`Job ${JSON.stringify(key)} samples the builtin policy, but no 'model' message reached this worker`);
+  }
+}
+
+function setModel(m: WorkerModel): void {
+  const id = JSON.stringify(m.encoder);
+  let encoder = encoders.get(id);
+  if (!encoder) encoders.set(id, (encoder = createEncoder(m.encoder)));
+  sampleModel = { encoder, net: new ScorerNetwork(m.dims, m.params) };
+}
 
 function policyFor(spec: PolicySpec, job: RolloutJob): Policy {
   switch (spec.name) {
@@ -40,26 +61,39 @@ function policyFor(spec: PolicySpec, job: RolloutJob): Policy {
       }
       return new BuiltinPolicy(model);
     }
+    case 'builtin-sample':
+      if (!sampleModel) throw new NoWorkerModelError(job.key);
+      // The same construction as core/rl/rollout.ts runRollouts, so an episode is identical in either place.
+      return new BuiltinPolicy(sampleModel, { mode: 'sample', temperature: spec.temperature, rng: createRng(spec.rngKey) }, { record: true, name: spec.policyName });
     default:
       return assertNever(spec, 'policy spec');
   }
 }
 
-async function run(job: RolloutJob): Promise<void> {
-  // Without a recorder on the other side, only results cross the thread boundary: serialising
-  // every observation would cost more than the step itself.
-  const recorder: EpisodeRecorder = config.forward === 'records'
-    ? {
-        begin: (start) => post({ type: 'begin', key: job.key, start }),
-        step: (step, before) => post({ type: 'step', key: job.key, step, before }),
-        end: (result, final) => post({ type: 'end', key: job.key, result, final }),
-      }
-    : { begin: () => {}, step: () => {}, end: (result) => post({ type: 'end', key: job.key, result, final: { xml: '' } }) };
+async function run(job: RolloutJob, forward: WorkerConfig['forward']): Promise<void> {
   try {
     const instance = instantiate(getTemplate(job.templateId), job.seed);
+    const policy = policyFor(job.policy, job);
+    // Training records travel with the result; their feature matrices are moved, not copied.
+    const ended = (m: Extract<FromWorker, { type: 'end' }>) => {
+      if (job.policy.name === 'builtin-sample' && policy instanceof BuiltinPolicy) {
+        const records = policy.takeRecords();
+        post({ ...m, records }, records.map((r) => r.features.buffer as ArrayBuffer));
+      } else post(m);
+    };
+    // Without a recorder on the other side, only results cross the thread boundary: serialising
+    // every observation would cost more than the step itself.
+    const recorder: EpisodeRecorder = forward === 'records'
+      ? {
+          begin: (start) => post({ type: 'begin', key: job.key, start }),
+          step: (step, before) => post({ type: 'step', key: job.key, step, before }),
+          end: (result, final) => ended({ type: 'end', key: job.key, result, final }),
+        }
+      : { begin: () => {}, step: () => {}, end: (result) => ended({ type: 'end', key: job.key, result, final: { xml: '' } }) };
+    const maxSteps = job.maxSteps ?? config.maxSteps;
     await runEpisode({
-      device, instance, policy: policyFor(job.policy, job), recorder, screenshots: config.screenshots,
-      ...(config.maxSteps !== undefined ? { maxSteps: config.maxSteps } : {}),
+      device, instance, policy, recorder, screenshots: config.screenshots,
+      ...(maxSteps !== undefined ? { maxSteps } : {}),
       ...(config.onMalformed ? { onMalformed: config.onMalformed } : {}),
     });
   } catch (e) {
@@ -69,11 +103,19 @@ async function run(job: RolloutJob): Promise<void> {
 }
 
 port.on('message', (m: ToWorker) => {
-  if (m.type === 'exit') {
-    device.close();
-    port.close();
-    return;
+  switch (m.type) {
+    case 'exit':
+      device.close();
+      port.close();
+      return;
+    case 'model':
+      setModel(m.model);
+      return;
+    case 'job':
+      void run(m.job, m.forward ?? config.forward).then(() => post({ type: 'ready' }));
+      return;
+    default:
+      assertNever(m, 'worker message');
   }
-  void run(m.job).then(() => post({ type: 'ready' }));
 });
 post({ type: 'ready' });

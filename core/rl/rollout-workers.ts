@@ -1,0 +1,148 @@
+import { availableParallelism } from 'node:os';
+import type { EpisodeRecorder, EpisodeResult } from '../episode/record.js';
+import type { RolloutJob as WireJob } from '../episode/parallel/protocol.js';
+import { WorkerPool, type WorkerOutcome } from '../episode/parallel/workers.js';
+import { BuiltinPolicy } from '../policy/builtin.js';
+import { instanceKey, instantiate, type TaskInstance } from '../tasks/instance.js';
+import { getTemplate } from '../tasks/registry.js';
+import { WorkbenchError } from '../util/errors.js';
+import { createRng } from '../util/rng.js';
+import { outcomeReward, ROLLOUT_POLICY_NAME, type Rollout, type RolloutJob, type RolloutOptions } from './rollout.js';
+
+/**
+ * GRPO rollouts on SimDroids in worker threads: the same jobs, options and results as
+ * `runRollouts` (rollout.ts), but each device runs in its own thread, so N devices use N cores.
+ *
+ * Per batch the policy parameters go to each worker once (a copy of the Float32Array plus the
+ * encoder config and network dims); jobs are then handed out first come first served. A worker
+ * samples with `createRng(job.rngKey)` exactly as the in-process path does, so rewards, actions
+ * and log-probs are identical whichever path or device runs a rollout. Step records come back
+ * with the episode's end, their feature matrices transferred rather than copied. With a
+ * recorder, every step is forwarded and recorded on this thread (the store's single writer).
+ *
+ * A worker that dies mid-episode (a thrown error, an exit) fails only that rollout: it becomes an
+ * environment error (status 'error', reward NaN, so left out of its group's statistics, as
+ * outcomeReward does for any 'error' episode), a recorder gets that result, and a fresh worker
+ * takes the device's place. A worker that cannot start stops the run (WorkerStartError), as does
+ * a recorder that throws.
+ */
+
+export class RolloutWorkersError extends WorkbenchError {
+  override name = 'RolloutWorkersError';
+  constructor(readonly workers: unknown) {
+    super(`Rollout workers must be an integer from 1 to 64, got ${JSON.stringify(workers)}`);
+  }
+}
+
+/** A rollout whose task instance a worker cannot rebuild from the registry (template id + seed). */
+export class RolloutInstanceError extends WorkbenchError {
+  override name = 'RolloutInstanceError';
+  constructor(readonly templateId: string, readonly seed: number, reason: string) {
+    super(`Rollout of ${templateId} seed ${seed} cannot run in a worker thread: ${reason}. Use in-process rollouts (rolloutWorkers: 0).`);
+  }
+}
+
+/**
+ * How many rollout workers a `rolloutWorkers` setting means: 0 = in-process. 'auto' takes one per
+ * core, at most one per device, and stays in-process when that is a single worker (one worker
+ * only adds message passing: the training thread idles during rollouts either way).
+ */
+export function resolveRolloutWorkers(setting: 'auto' | number, devices: number, cores = availableParallelism()): number {
+  if (setting !== 'auto') return setting;
+  const n = Math.min(devices, cores);
+  return n >= 2 ? n : 0;
+}
+
+export interface RolloutWorkerPoolOptions {
+  workers: number;
+  /** The worker script (tests substitute one that crashes on purpose). */
+  entry?: URL;
+}
+
+export class RolloutWorkerPool {
+  private constructor(private readonly pool: WorkerPool) {}
+
+  /** Starts the workers (each boots a SimDroid) and waits until all are ready. */
+  static async start(opts: RolloutWorkerPoolOptions): Promise<RolloutWorkerPool> {
+    if (!Number.isInteger(opts.workers) || opts.workers < 1 || opts.workers > 64) throw new RolloutWorkersError(opts.workers);
+    const pool = await WorkerPool.start({
+      workers: opts.workers,
+      ...(opts.entry ? { entry: opts.entry } : {}),
+      // Device seed 0 for all, as the in-process path's `new SimDroid()`: the boot content is then the same everywhere.
+      config: (i) => ({ serial: `simdroid-grpo-w${i}`, deviceSeed: 0, screenshots: 'none', onMalformed: 'continue', forward: 'results' }),
+    });
+    return new RolloutWorkerPool(pool);
+  }
+
+  /** Live workers (a crashed one is replaced). */
+  get size(): number {
+    return this.pool.size;
+  }
+
+  /** Runs the rollouts; results in job order, as runRollouts. */
+  async run(jobs: readonly RolloutJob[], opts: RolloutOptions): Promise<Rollout[]> {
+    // Refuse what the in-process path refuses (a bad temperature), before any worker sees it.
+    new BuiltinPolicy(opts.model, { mode: 'sample', temperature: opts.temperature, rng: createRng('check') });
+    const checked = new Map<string, string>();
+    for (const j of jobs) checkRebuildable(j.instance, checked);
+    this.pool.setModel({ encoder: opts.model.encoder.config, dims: opts.model.net.dims, params: opts.model.net.params });
+    const wire: WireJob[] = jobs.map((j, k) => ({
+      key: String(k), templateId: j.instance.template.id, seed: j.instance.seed, maxSteps: opts.maxSteps,
+      policy: { name: 'builtin-sample', temperature: opts.temperature, rngKey: j.rngKey, policyName: ROLLOUT_POLICY_NAME },
+    }));
+    const recorders = new Map<string, EpisodeRecorder>();
+    const make = opts.recorder;
+    const outcomes = await this.pool.run(wire, make
+      ? { forward: 'records', recorder: (w) => { const r = make(); recorders.set(w.key, r); return r; } }
+      : { forward: 'results' });
+    const out: Rollout[] = [];
+    for (const [k, job] of jobs.entries()) {
+      const o = outcomes.get(String(k))!;
+      if (o.ok) {
+        out.push({ job, result: o.result, records: o.records, reward: outcomeReward(o.result) });
+        continue;
+      }
+      const result = failedResult(job.instance, o);
+      await recorders.get(String(k))?.end(result, { xml: '' });
+      out.push({ job, result, records: [], reward: outcomeReward(result) });
+    }
+    return out;
+  }
+
+  /** Stops every worker; safe to call more than once. */
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+}
+
+/** Workers rebuild an instance as instantiate(getTemplate(id), seed): anything else would silently train on another task. */
+function checkRebuildable(instance: TaskInstance, checked: Map<string, string>): void {
+  const id = instance.template.id;
+  const tag = `${id}#${instance.seed}`;
+  let key = checked.get(tag);
+  if (key === undefined) {
+    let template;
+    try {
+      template = getTemplate(id);
+    } catch {
+      throw new RolloutInstanceError(id, instance.seed, 'its template is not in the registry');
+    }
+    if (template !== instance.template) throw new RolloutInstanceError(id, instance.seed, 'its template object is not the registry’s');
+    key = instanceKey(instantiate(template, instance.seed));
+    checked.set(tag, key);
+  }
+  if (key !== instanceKey(instance)) throw new RolloutInstanceError(id, instance.seed, 'its parameters differ from the ones its seed generates');
+}
+
+/** The result of a rollout whose worker failed: an environment error, with what reached this thread. */
+function failedResult(instance: TaskInstance, o: Extract<WorkerOutcome, { ok: false }>): EpisodeResult {
+  const now = Date.now();
+  const startedAt = o.start?.startedAt ?? now;
+  return {
+    templateId: instance.template.id, seed: instance.seed, instruction: instance.instruction, policy: ROLLOUT_POLICY_NAME,
+    steps: o.steps, success: false, status: 'error',
+    outcome: { actions: o.steps.flatMap((s) => (s.action ? [s.action] : [])) },
+    terminatedBy: 'environment_error', error: o.error,
+    timings: { resetMs: 0, checkMs: 0, totalMs: now - startedAt }, startedAt, finishedAt: now,
+  };
+}
