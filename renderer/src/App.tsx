@@ -8,8 +8,11 @@ import { DevicesView } from './views/devices/DevicesView.js';
 import { LiveView } from './views/live/LiveView.js';
 import { SettingsView } from './views/settings/SettingsView.js';
 import { TrajectoriesView } from './views/trajectories/TrajectoriesView.js';
+import { TrainingView } from './views/training/TrainingView.js';
 
-const LABELS: Record<ViewName, string> = { devices: 'Devices', live: 'Live', agent: 'Agent', trajectories: 'Trajectories', settings: 'Settings' };
+const LABELS: Record<ViewName, string> = {
+  devices: 'Devices', live: 'Live', agent: 'Agent', trajectories: 'Trajectories', training: 'Training', settings: 'Settings',
+};
 
 function CurrentView({ view }: { view: ViewName }) {
   switch (view) {
@@ -21,6 +24,8 @@ function CurrentView({ view }: { view: ViewName }) {
       return <AgentView />;
     case 'trajectories':
       return <TrajectoriesView />;
+    case 'training':
+      return <TrainingView />;
     case 'settings':
       return <SettingsView />;
   }

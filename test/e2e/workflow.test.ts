@@ -8,7 +8,7 @@ import { openBrowser, startServe, type Browser, type ServeProcess } from './harn
 /**
  * The researcher's path through the workbench, in Chromium against `awb serve`: the device, its
  * live screen, an oracle episode stepped through with one step overridden, then the recorded
- * episode in the replay viewer, scrubbed. Screenshots of each main view go to docs/img (the README
+ * episode in the replay viewer, scrubbed; then a tiny training run, charted and stopped. Screenshots of each main view go to docs/img (the README
  * shows them).
  */
 const DOCS_IMG = fileURLToPath(new URL('../../docs/img/', import.meta.url));
@@ -162,5 +162,32 @@ describe('workbench end to end in Chromium', () => {
     await page.click('[data-view="settings"]');
     await page.getByTestId('setting-mirrorFps').waitFor();
     await shot(page, 'settings');
+  });
+
+  it('starts a tiny GRPO run on the Training view (Ctrl+6), charts its iterations live, and stops it', async () => {
+    await page.keyboard.press('Control+6');
+    await page.getByTestId('training-view').waitFor();
+    await page.getByTestId('training-preset').selectOption('smoke');
+    await page.getByTestId('training-preset').selectOption('adagrpo'); // presets combine: tiny AdaGRPO
+    await page.getByTestId('train-iterations').fill('200'); // far more than it will run before the stop
+    await page.getByTestId('training-start').click();
+    const state = page.getByTestId('training-state');
+    await expect.poll(() => state.getAttribute('data-state'), { timeout: 20_000 }).toBe('running');
+    const chart = page.getByTestId('chart-success/rate');
+    await expect.poll(async () => Number(await chart.getAttribute('data-points')), { timeout: 30_000 }).toBeGreaterThanOrEqual(4);
+    // uPlot drew the line and its points on the canvas (a blank canvas has one colour).
+    const colours = await chart.locator('canvas').evaluate((c: HTMLCanvasElement) => {
+      const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+      const seen = new Set<number>();
+      for (let i = 0; i < d.length; i += 4) seen.add((d[i]! << 16) | (d[i + 1]! << 8) | d[i + 2]!);
+      return seen.size;
+    });
+    expect(colours).toBeGreaterThan(2);
+    await shot(page, 'training');
+    await page.getByTestId('training-stop').click();
+    await expect.poll(() => state.getAttribute('data-state'), { timeout: 20_000 }).toBe('stopped');
+    await expect.poll(() => page.locator('[data-testid^="training-run-"]').count()).toBe(1);
+    expect(await page.locator('[data-testid^="training-run-"]').first().innerText()).toMatch(/interrupted/);
+    expect(await page.locator('[data-testid^="checkpoint-"]').count()).toBe(1);
   });
 });

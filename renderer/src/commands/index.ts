@@ -10,6 +10,7 @@ import { goLive } from './go-live.js';
 import { goAgent } from './go-agent.js';
 import { goTrajectories } from './go-trajectories.js';
 import { goSettings } from './go-settings.js';
+import { goTraining } from './go-training.js';
 
 export type { Command, CommandName, KeyLike } from './types.js';
 
@@ -25,6 +26,7 @@ export const COMMANDS: Record<CommandName, Command> = {
   'go-agent': goAgent,
   'go-trajectories': goTrajectories,
   'go-settings': goSettings,
+  'go-training': goTraining,
 };
 
 export function canRun(name: CommandName, store: AppStore): boolean {

@@ -1,0 +1,200 @@
+import type { StateCreator } from 'zustand';
+import type { WorkbenchApi } from '../../../../core/api/api.js';
+import type {
+  CheckpointInfo, IterationMetricsRow, JobInfo, TrainConfigDescription, TrainerKind, TrainingEvent, TrainingResume, TrainingRunInfo,
+} from '../../../../core/api/types.js';
+import type { AppState } from '../index.js';
+
+/**
+ * The Training view's state: the trainers' form descriptions, this workbench's jobs (kept current
+ * by onTraining), the stored runs and checkpoints, and per-run metric histories (loaded from the
+ * store, then extended by live iteration events, so a reload or a finished run draws the same
+ * charts). Jobs are generic records keyed by id, so another kind of background job fits beside.
+ */
+export interface TrainingSlice {
+  trainingKind: TrainerKind;
+  trainDescriptions: Partial<Record<TrainerKind, TrainConfigDescription>>;
+  trainingJobs: JobInfo[];
+  trainingRuns: TrainingRunInfo[];
+  checkpoints: CheckpointInfo[];
+  /** The run whose charts are shown (follows a newly started job). */
+  chartRunId: number | null;
+  /** Metrics per run id, in iteration order. */
+  runMetrics: Record<number, IterationMetricsRow[]>;
+  /** The server's problems with the last config started, by field path ('' = the whole config). */
+  trainingErrors: Record<string, string>;
+  trainingBusy: boolean;
+  setTrainingKind(kind: TrainerKind): void;
+  /** Both trainers' descriptions, the jobs, runs and checkpoints. */
+  loadTraining(): Promise<void>;
+  /** onTraining updates (ref-counted); returns the stop function. */
+  watchTraining(): () => void;
+  startTraining(config: Record<string, unknown>): Promise<JobInfo | undefined>;
+  pauseTraining(jobId: string): Promise<void>;
+  resumeTraining(input: TrainingResume): Promise<JobInfo | undefined>;
+  stopTraining(jobId: string): Promise<void>;
+  /** Shows a run's charts, loading its stored history. */
+  showRun(runId: number): Promise<void>;
+  refreshTrainingRuns(): Promise<void>;
+  clearTrainingError(path: string): void;
+}
+
+const ENDED = new Set<JobInfo['state']>(['stopped', 'finished', 'failed']);
+
+/** The job still running (or starting, paused, stopping), if any: one runs at a time. */
+export function activeJob(s: Pick<TrainingSlice, 'trainingJobs'>): JobInfo | null {
+  return s.trainingJobs.find((j) => !ENDED.has(j.state)) ?? null;
+}
+
+/** The most recent job (the one the controls act on). */
+export function currentJob(s: Pick<TrainingSlice, 'trainingJobs'>): JobInfo | null {
+  return activeJob(s) ?? s.trainingJobs.at(-1) ?? null;
+}
+
+/** Rows by iteration, later ones replacing earlier ones (a resumed run may repeat iterations past its checkpoint). */
+export function mergeMetrics(a: readonly IterationMetricsRow[], b: readonly IterationMetricsRow[]): IterationMetricsRow[] {
+  const byIteration = new Map<number, IterationMetricsRow>();
+  for (const r of [...a, ...b]) byIteration.set(r.iteration, r);
+  return [...byIteration.values()].sort((x, y) => x.iteration - y.iteration);
+}
+
+function upsertJob(jobs: readonly JobInfo[], job: JobInfo): JobInfo[] {
+  return jobs.some((j) => j.id === job.id) ? jobs.map((j) => (j.id === job.id ? job : j)) : [...jobs, job];
+}
+
+/**
+ * A call's reply adds a job not seen yet; a known one keeps its state from the events, which the
+ * server sends before the reply and which may already be newer (a 'paused' after 'pausing').
+ */
+function adoptJob(jobs: readonly JobInfo[], job: JobInfo): JobInfo[] {
+  return jobs.some((j) => j.id === job.id) ? [...jobs] : [...jobs, job];
+}
+
+function issuesOf(e: unknown): Record<string, string> {
+  const issues = (e as { issues?: Array<{ path: string; message: string }> }).issues;
+  const out: Record<string, string> = {};
+  if (Array.isArray(issues)) for (const i of issues) out[i.path] = out[i.path] ? `${out[i.path]}; ${i.message}` : i.message;
+  else out[''] = e instanceof Error ? e.message : String(e);
+  return out;
+}
+
+export const createTrainingSlice = (api: WorkbenchApi): StateCreator<AppState, [], [], TrainingSlice> => (set, get) => {
+  let watchers = 0;
+  let unsubscribe: (() => void) | null = null;
+
+  const onEvent = (e: TrainingEvent) => {
+    const job = e.job;
+    const before = get().trainingJobs.find((j) => j.id === job.id);
+    set((s) => ({ trainingJobs: upsertJob(s.trainingJobs, job) }));
+    if (job.runId !== null && (before?.runId ?? null) === null) {
+      // A job's run is known: show it, with what the store already holds for it (a resumed run's past).
+      void get().showRun(job.runId);
+    }
+    if (e.kind === 'iteration' && job.runId !== null) {
+      const runId = job.runId;
+      set((s) => ({ runMetrics: { ...s.runMetrics, [runId]: mergeMetrics(s.runMetrics[runId] ?? [], [{ iteration: e.iteration, metrics: e.metrics }]) } }));
+    }
+    const newCheckpoint = job.checkpoint !== null && job.checkpoint.iteration !== before?.checkpoint?.iteration;
+    if (newCheckpoint || (e.kind === 'state' && before?.state !== job.state && (ENDED.has(job.state) || job.state === 'running'))) {
+      void get().refreshTrainingRuns();
+    }
+  };
+
+  return {
+    trainingKind: 'grpo',
+    trainDescriptions: {},
+    trainingJobs: [],
+    trainingRuns: [],
+    checkpoints: [],
+    chartRunId: null,
+    runMetrics: {},
+    trainingErrors: {},
+    trainingBusy: false,
+
+    setTrainingKind: (kind) => set({ trainingKind: kind, trainingErrors: {} }),
+
+    loadTraining: async () => {
+      const attempt = get().attempt;
+      const [grpo, sft, jobs] = await Promise.all([
+        attempt('Describe the GRPO config', () => api.describeTrainConfig({ kind: 'grpo' })),
+        attempt('Describe the SFT config', () => api.describeTrainConfig({ kind: 'sft' })),
+        attempt('List training jobs', () => api.listTrainingJobs({})),
+        get().refreshTrainingRuns(),
+      ]);
+      set((s) => ({
+        trainDescriptions: { ...s.trainDescriptions, ...(grpo ? { grpo } : {}), ...(sft ? { sft } : {}) },
+        // Events may have arrived meanwhile: they are newer than the listing.
+        trainingJobs: (jobs ?? []).reduce((acc, j) => (acc.some((x) => x.id === j.id) ? acc : [...acc, j]), s.trainingJobs)
+          .sort((a, b) => a.startedAt - b.startedAt),
+      }));
+      const s = get();
+      const show = s.chartRunId ?? currentJob(s)?.runId ?? s.trainingRuns[0]?.runId ?? null;
+      if (show !== null) await s.showRun(show);
+    },
+
+    watchTraining: () => {
+      if (watchers++ === 0) unsubscribe = api.onTraining({}, onEvent);
+      let stopped = false;
+      return () => {
+        if (stopped) return;
+        stopped = true;
+        if (--watchers === 0) {
+          unsubscribe?.();
+          unsubscribe = null;
+        }
+      };
+    },
+
+    startTraining: async (config) => {
+      set({ trainingBusy: true, trainingErrors: {} });
+      const kind = get().trainingKind;
+      const job = await get().attempt(`Start ${kind.toUpperCase()} training`, async () => {
+        try {
+          return await api.startTraining({ kind, config });
+        } catch (e) {
+          set({ trainingErrors: issuesOf(e) });
+          throw e;
+        }
+      });
+      set((s) => ({ trainingBusy: false, ...(job ? { trainingJobs: adoptJob(s.trainingJobs, job) } : {}) }));
+      return job;
+    },
+
+    pauseTraining: async (jobId) => {
+      const job = await get().attempt('Pause training', () => api.pauseTraining({ jobId }));
+      if (job) set((s) => ({ trainingJobs: adoptJob(s.trainingJobs, job) }));
+    },
+
+    resumeTraining: async (input) => {
+      const job = await get().attempt('Resume training', () => api.resumeTraining(input));
+      if (job) set((s) => ({ trainingJobs: adoptJob(s.trainingJobs, job) }));
+      return job;
+    },
+
+    stopTraining: async (jobId) => {
+      const job = await get().attempt('Stop training', () => api.stopTraining({ jobId }));
+      if (job) set((s) => ({ trainingJobs: adoptJob(s.trainingJobs, job) }));
+    },
+
+    showRun: async (runId) => {
+      set({ chartRunId: runId });
+      const rows = await get().attempt(`Load the metrics of run ${runId}`, () => api.getTrainingMetrics({ runId }));
+      if (rows) set((s) => ({ runMetrics: { ...s.runMetrics, [runId]: mergeMetrics(rows, s.runMetrics[runId] ?? []) } }));
+    },
+
+    refreshTrainingRuns: async () => {
+      const [runs, checkpoints] = await Promise.all([
+        get().attempt('List training runs', () => api.listTrainingRuns({})),
+        get().attempt('List checkpoints', () => api.listCheckpoints({})),
+      ]);
+      set((s) => ({ trainingRuns: runs ?? s.trainingRuns, checkpoints: checkpoints ?? s.checkpoints }));
+    },
+
+    clearTrainingError: (path) => set((s) => {
+      if (!(path in s.trainingErrors)) return s;
+      const next = { ...s.trainingErrors };
+      delete next[path];
+      return { trainingErrors: next };
+    }),
+  };
+};

@@ -1,0 +1,127 @@
+import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import type { ConfigField, TrainerKind } from '../../../../core/api/types.js';
+import { appStore, useApp } from '../../store/index.js';
+import { activeJob } from '../../store/slices/training.js';
+import { applyPreset, configFromForm, defaultFormValues, groupFields, type ConfigFormValues } from './config-form.js';
+
+const KIND_LABELS: Record<TrainerKind, string> = { grpo: 'GRPO / AdaGRPO', sft: 'SFT (behaviour cloning)' };
+
+/**
+ * A new run: the trainer, a preset, and a form generated from the trainer's schema (labels are the
+ * schema's descriptions, with their cited defaults); the server validates and its problems show by field.
+ */
+export function ConfigPanel() {
+  const kind = useApp((s) => s.trainingKind);
+  const description = useApp((s) => s.trainDescriptions[s.trainingKind]);
+  const errors = useApp((s) => s.trainingErrors);
+  const busy = useApp((s) => s.trainingBusy);
+  const running = useApp((s) => activeJob(s) !== null);
+  const [values, setValues] = useState<ConfigFormValues>({});
+  const [preset, setPreset] = useState('');
+
+  useEffect(() => {
+    if (description) setValues(defaultFormValues(description.fields));
+    setPreset('');
+  }, [description]);
+
+  const groups = useMemo(() => groupFields(description?.fields ?? []), [description]);
+  const config = useMemo(() => configFromForm(values, description?.fields ?? []), [values, description]);
+  if (!description) return <div className="panel training-config muted">Loading the training config…</div>;
+
+  const change = (path: string, v: string) => {
+    setValues((old) => ({ ...old, [path]: v }));
+    appStore().getState().clearTrainingError(path);
+  };
+  const start = (e: FormEvent) => {
+    e.preventDefault();
+    void appStore().getState().startTraining(config);
+  };
+  const usePreset = (name: string) => {
+    const p = description.presets.find((x) => x.name === name);
+    if (p) setValues((old) => applyPreset(old, description.fields, p));
+    setPreset(name);
+  };
+
+  return (
+    <form className="panel training-config" onSubmit={start} data-testid="training-config">
+      <div className="row">
+        <h3>New run</h3>
+        <select value={kind} data-testid="training-kind" onChange={(e) => appStore().getState().setTrainingKind(e.target.value as TrainerKind)}>
+          {(Object.keys(KIND_LABELS) as TrainerKind[]).map((k) => <option key={k} value={k}>{KIND_LABELS[k]}</option>)}
+        </select>
+      </div>
+      <div className="row">
+        <select value={preset} data-testid="training-preset" onChange={(e) => usePreset(e.target.value)} title="A preset sets only its own fields, so presets combine">
+          <option value="">Preset…</option>
+          {description.presets.map((p) => <option key={p.name} value={p.name} title={p.description}>{p.label}</option>)}
+        </select>
+        <button type="button" onClick={() => { setValues(defaultFormValues(description.fields)); setPreset(''); }}>Defaults</button>
+      </div>
+      <div className="training-fields">
+        {groups.map((g) => (
+          <details key={g.group || 'run'} open={g.group === ''} className="training-group">
+            <summary>{g.group || 'run'}</summary>
+            {g.fields.map((f) => (
+              <FieldRow key={f.path} field={f} value={values[f.path] ?? ''} error={errors[f.path]} onChange={(v) => change(f.path, v)} />
+            ))}
+          </details>
+        ))}
+      </div>
+      {Object.keys(errors).length ? (
+        <ul className="training-problems" role="alert" data-testid="training-problems">
+          {Object.entries(errors).map(([path, message]) => <li key={path}><span className="mono">{path || 'config'}</span>: {message}</li>)}
+        </ul>
+      ) : null}
+      <div className="row">
+        <button type="submit" className="primary" data-testid="training-start" disabled={busy || running} title={running ? 'One training job runs at a time' : ''}>
+          Start
+        </button>
+        <span className="muted mono training-diff" title="Sent to the server (fields that differ from their defaults)">{JSON.stringify(config)}</span>
+      </div>
+    </form>
+  );
+}
+
+function FieldRow({ field, value, error, onChange }: { field: ConfigField; value: string; error: string | undefined; onChange(v: string): void }) {
+  const id = `train-${field.path}`;
+  const name = field.path.split('.').at(-1);
+  return (
+    <div className={error ? 'training-field invalid' : 'training-field'} title={field.description}>
+      <label htmlFor={id}>
+        <span className="mono">{name}</span>
+        <span className="muted training-field-desc">{field.description}</span>
+      </label>
+      <FieldInput id={id} field={field} value={value} onChange={onChange} />
+      {error ? <div className="settings-error" data-testid={`train-error-${field.path}`}>{error}</div> : null}
+    </div>
+  );
+}
+
+function FieldInput({ id, field, value, onChange }: { id: string; field: ConfigField; value: string; onChange(v: string): void }) {
+  switch (field.kind) {
+    case 'boolean':
+      return <input id={id} data-testid={id} type="checkbox" checked={value === 'true'} onChange={(e) => onChange(String(e.target.checked))} />;
+    case 'choice':
+      return (
+        <select id={id} data-testid={id} value={value} onChange={(e) => onChange(e.target.value)}>
+          {field.nullable ? <option value="">none</option> : null}
+          {(field.options ?? []).map((o) => <option key={String(o)} value={String(o)}>{String(o)}</option>)}
+        </select>
+      );
+    case 'integer':
+    case 'number':
+    case 'text':
+    case 'json': {
+      const range = field.min !== undefined || field.max !== undefined ? `${field.min ?? ''}–${field.max ?? ''}` : '';
+      const words = field.options?.length ? field.options.join(' | ') : '';
+      const hint = [words, range].filter(Boolean).join(' or ');
+      return (
+        <input
+          id={id} data-testid={id} value={value} onChange={(e) => onChange(e.target.value)}
+          inputMode={field.kind === 'integer' ? 'numeric' : field.kind === 'number' ? 'decimal' : undefined}
+          placeholder={field.nullable ? `none${hint ? ` (or ${hint})` : ''}` : field.optional ? 'default' : hint}
+        />
+      );
+    }
+  }
+}

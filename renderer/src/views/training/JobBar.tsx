@@ -1,0 +1,36 @@
+import { appStore, useApp } from '../../store/index.js';
+import { currentJob } from '../../store/slices/training.js';
+
+/** The current (or last) job: state, progress, and pause / resume / stop. */
+export function JobBar() {
+  const job = useApp((s) => currentJob(s));
+  if (!job) return <div className="panel job-bar muted" data-testid="training-job">No training job yet: configure one and press Start.</div>;
+  const st = appStore().getState();
+  const canPause = job.state === 'running' || job.state === 'starting';
+  const canResume = job.state === 'paused' || job.state === 'pausing' || (job.kind === 'grpo' && (job.state === 'stopped' || job.state === 'failed') && job.checkpoint !== null);
+  const canStop = !['stopping', 'stopped', 'finished', 'failed'].includes(job.state);
+  return (
+    <div className="panel job-bar" data-testid="training-job">
+      <div className="row">
+        <strong>{job.id}</strong>
+        <span className="muted">{job.kind.toUpperCase()}{job.runId !== null ? ` · run ${job.runId}` : ''}</span>
+        <span className={`job-state job-state-${job.state}`} data-testid="training-state" data-state={job.state}>{job.state}</span>
+        <span data-testid="training-progress">
+          iteration {job.iteration}{job.total !== null ? ` / ${job.total}` : ''}
+        </span>
+        {job.detail ? <span className="muted">{job.detail}</span> : null}
+        <span className="job-buttons">
+          <button type="button" data-testid="training-pause" disabled={!canPause} onClick={() => void st.pauseTraining(job.id)}>Pause</button>
+          <button type="button" data-testid="training-resume" disabled={!canResume} onClick={() => void st.resumeTraining({ jobId: job.id })}
+            title={job.state === 'paused' || job.state === 'pausing' ? 'Continue' : 'Resume from its last checkpoint in a new job'}>Resume</button>
+          <button type="button" data-testid="training-stop" disabled={!canStop} onClick={() => void st.stopTraining(job.id)}
+            title="Stops after the current iteration and writes a checkpoint">Stop</button>
+        </span>
+      </div>
+      {job.checkpoint ? (
+        <div className="muted">Checkpoint: <span className="mono">{job.checkpoint.name}</span> (iteration {job.checkpoint.iteration})</div>
+      ) : null}
+      {job.error ? <div className="settings-error" role="alert" data-testid="training-error">{job.error.name}: {job.error.message}</div> : null}
+    </div>
+  );
+}

@@ -1,0 +1,70 @@
+import type { IterationMetricsRow, TrainingRunInfo } from '../../../../core/api/types.js';
+import { appStore, useApp } from '../../store/index.js';
+import { activeJob } from '../../store/slices/training.js';
+import { formatMetric } from './chart-data.js';
+
+const when = (ms: number) => new Date(ms).toLocaleString();
+
+/** A stored run's row with the latest streamed iteration, when that is newer. */
+function withLive(r: TrainingRunInfo, latest: IterationMetricsRow | undefined): TrainingRunInfo {
+  return latest && latest.iteration > r.iterations ? { ...r, iterations: latest.iteration, last: latest.metrics } : r;
+}
+
+/** Stored training runs (click one to chart it) and checkpoint folders (resume a GRPO one). */
+export function RunTables() {
+  const runs = useApp((s) => s.trainingRuns);
+  const checkpoints = useApp((s) => s.checkpoints);
+  const shown = useApp((s) => s.chartRunId);
+  // A live run's row follows its iterations as they stream (the store listing is refreshed on state changes).
+  const live = useApp((s) => s.runMetrics);
+  const busy = useApp((s) => activeJob(s) !== null);
+  const st = appStore().getState();
+  return (
+    <div className="training-tables">
+      <div className="panel">
+        <h3>Runs</h3>
+        <table data-testid="training-runs">
+          <thead><tr><th>Run</th><th>Name</th><th>Status</th><th>Iterations</th><th>Success</th><th>Loss</th><th>Job</th><th>Started</th></tr></thead>
+          <tbody>
+            {runs.map((stored) => withLive(stored, live[stored.runId]?.at(-1))).map((r) => (
+              <tr key={r.runId} className={r.runId === shown ? 'selected clickable' : 'clickable'} data-testid={`training-run-${r.runId}`} onClick={() => void st.showRun(r.runId)}>
+                <td>{r.runId}</td>
+                <td>{r.name}</td>
+                <td>{r.status}</td>
+                <td>{r.iterations}</td>
+                <td>{formatMetric(r.last?.['success/rate'] ?? r.last?.['acc/top1'])}</td>
+                <td>{formatMetric(r.last?.['loss/policy'] ?? r.last?.['loss/nll'])}</td>
+                <td>{r.job ? `${r.job.id} ${r.job.state}` : ''}</td>
+                <td className="muted">{when(r.createdAt)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {runs.length === 0 ? <div className="muted">No training run in this store yet.</div> : null}
+      </div>
+      <div className="panel">
+        <h3>Checkpoints</h3>
+        <table data-testid="training-checkpoints">
+          <thead><tr><th>Name</th><th>Trainer</th><th>Iteration</th><th>Policy file</th><th>Updated</th><th /></tr></thead>
+          <tbody>
+            {checkpoints.map((c) => (
+              <tr key={c.name} data-testid={`checkpoint-${c.name}`}>
+                <td className="mono">{c.name}</td>
+                <td>{c.trainer ?? '?'}</td>
+                <td>{c.iteration ?? '?'}</td>
+                <td className="mono training-path" title={`awb eval --policy ${c.policy}`}>{c.policy}</td>
+                <td className="muted">{when(c.updatedAt)}</td>
+                <td className="row">
+                  <button type="button" disabled={!c.resumable || busy} title={c.resumable ? 'Continue this GRPO run from here' : 'Only a GRPO checkpoint (trainer.json) can be resumed'}
+                    onClick={() => void st.resumeTraining({ checkpoint: c.name })}>Resume</button>
+                  <button type="button" disabled title={`Evaluation from the UI comes later; meanwhile: awb eval --policy ${c.policy}`}>Evaluate</button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {checkpoints.length === 0 ? <div className="muted">No checkpoint under the data folder's checkpoints/ yet.</div> : null}
+      </div>
+    </div>
+  );
+}

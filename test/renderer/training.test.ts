@@ -1,0 +1,138 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WorkbenchApi } from '../../core/api/api.js';
+import { channelPair, connectApi } from '../../core/api/bridge.js';
+import { serveApi } from '../../core/api/serve-api.js';
+import type { ConfigField } from '../../core/api/types.js';
+import { createWorkbench, type Workbench } from '../../core/api/workbench/index.js';
+import { createAppStore, type AppStore } from '../../renderer/src/store/index.js';
+import { currentJob, mergeMetrics } from '../../renderer/src/store/slices/training.js';
+import { seriesOf } from '../../renderer/src/views/training/chart-data.js';
+import { applyPreset, configFromForm, defaultFormValues, fieldValue, groupFields } from '../../renderer/src/views/training/config-form.js';
+
+async function until(what: string, cond: () => boolean, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('the training slice against the real workbench', () => {
+  let dir: string;
+  let workbench: Workbench;
+  let store: AppStore;
+  let unwatch: () => void;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'awb-training-slice-'));
+    workbench = await createWorkbench({ dataDir: dir, adb: false, embeddedDevice: false });
+    const [client, server] = channelPair();
+    serveApi(workbench, server);
+    store = createAppStore(connectApi<WorkbenchApi>(client));
+    unwatch = store.getState().watchTraining();
+  });
+
+  afterAll(async () => {
+    unwatch();
+    await workbench.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('loads both trainers’ forms; an empty store has no runs, checkpoints or chart', async () => {
+    await store.getState().loadTraining();
+    const s = store.getState();
+    expect(s.trainDescriptions.grpo!.fields.some((f) => f.path === 'loss.clipEps')).toBe(true);
+    expect(s.trainDescriptions.sft!.presets.map((p) => p.name)).toEqual(['smoke']);
+    expect([s.trainingJobs, s.trainingRuns, s.checkpoints, s.chartRunId]).toEqual([[], [], [], null]);
+  });
+
+  it('an invalid config is refused: the problems by field, a visible error, and no job', async () => {
+    expect(await store.getState().startTraining({ iterations: 0, loss: { clipEps: 5 } })).toBeUndefined();
+    const s = store.getState();
+    expect(Object.keys(s.trainingErrors).sort()).toEqual(['iterations', 'loss.clipEps']);
+    expect(s.errors.at(-1)).toMatchObject({ action: 'Start GRPO training', name: 'TrainingConfigError' });
+    expect(s.trainingJobs).toEqual([]);
+    s.clearTrainingError('iterations');
+    expect(Object.keys(store.getState().trainingErrors)).toEqual(['loss.clipEps']);
+  });
+
+  it('runs an SFT job from the form: live metrics charted under its run, finished, listed with its checkpoint; a reload draws the same', async () => {
+    const st = store.getState();
+    st.setTrainingKind('sft');
+    const { fields, presets } = st.trainDescriptions.sft!;
+    const values = { ...applyPreset(defaultFormValues(fields), fields, presets[0]!), 'sft.epochs': '3', maxTemplates: '2' };
+    const config = configFromForm(values, fields);
+    expect(config).toEqual({ maxTemplates: 2, seeds: [0], sft: { epochs: 3 } });
+    const job = await store.getState().startTraining(config);
+    expect(job).toMatchObject({ kind: 'sft', id: 'job-1' });
+    await until('the job to finish', () => currentJob(store.getState())?.state === 'finished');
+    await until('the runs to refresh', () => store.getState().trainingRuns.length === 1);
+
+    const s = store.getState();
+    const done = currentJob(s)!;
+    expect(done).toMatchObject({ iteration: 3, total: 3, checkpoint: { iteration: 3 } });
+    expect(s.chartRunId).toBe(done.runId);
+    const rows = s.runMetrics[done.runId!]!;
+    expect(rows.map((r) => r.iteration)).toEqual([1, 2, 3]);
+    for (const r of rows) expect(Number.isFinite(r.metrics['loss/nll'])).toBe(true);
+    expect(s.trainingRuns[0]).toMatchObject({ runId: done.runId, trainer: 'sft', status: 'finished', iterations: 3, checkpoint: done.checkpoint!.name });
+    expect(s.checkpoints[0]).toMatchObject({ name: done.checkpoint!.name, trainer: 'sft', iteration: 3, resumable: false });
+    // SFT keeps no optimizer state: resuming it is refused with the reason.
+    expect(await s.resumeTraining({ jobId: done.id })).toBeUndefined();
+    expect(store.getState().errors.at(-1)).toMatchObject({ name: 'TrainingStateError', message: expect.stringMatching(/SFT/) });
+
+    const reloaded = createAppStore(store.api);
+    await reloaded.getState().loadTraining();
+    expect(reloaded.getState().chartRunId).toBe(done.runId);
+    expect(reloaded.getState().runMetrics[done.runId!]).toEqual(rows);
+    expect(reloaded.getState().trainingJobs.map((j) => [j.id, j.state])).toEqual([['job-1', 'finished']]);
+  });
+});
+
+describe('training form and chart helpers', () => {
+  const field = (path: string, kind: ConfigField['kind'], def: unknown, extra: Partial<ConfigField> = {}): ConfigField =>
+    ({ path, description: path, kind, nullable: false, optional: false, default: def, ...extra });
+  const fields = [
+    field('iterations', 'integer', 500),
+    field('workers', 'integer', 'auto', { options: ['auto'] }),
+    field('init', 'text', null, { nullable: true }),
+    field('loss.clipEps', 'number', 0.2),
+    field('loss.aggregation', 'choice', 'step-mean', { options: ['step-mean', 'constant'] }),
+    field('adagrpo.spa.enabled', 'boolean', false),
+    field('curriculum.stageAt', 'json', [0.25, 0.5]),
+    field('seeds', 'json', null, { optional: true }),
+  ];
+
+  it('sends only what differs from the defaults, typed and nested by path', () => {
+    const values = defaultFormValues(fields);
+    expect(values).toMatchObject({ iterations: '500', workers: 'auto', init: '', 'curriculum.stageAt': '[0.25,0.5]', seeds: '' });
+    expect(configFromForm(values, fields)).toEqual({});
+    const changed = { ...values, iterations: '20', workers: '2', init: 'ckpt/policy.json', 'loss.clipEps': '1e-1', 'adagrpo.spa.enabled': 'true', seeds: '[1, 2]' };
+    expect(configFromForm(changed, fields)).toEqual({
+      iterations: 20, workers: 2, init: 'ckpt/policy.json', loss: { clipEps: 0.1 }, adagrpo: { spa: { enabled: true } }, seeds: [1, 2],
+    });
+  });
+
+  it('passes what does not convert as typed (the server names the problem)', () => {
+    expect(fieldValue(fields[0]!, 'lots')).toBe('lots');
+    expect(fieldValue(fields[6]!, '[0.2,')).toBe('[0.2,');
+    expect(fieldValue(fields[2]!, '  ')).toBeNull();
+    expect(fieldValue(fields[0]!, '')).toBeUndefined();
+  });
+
+  it('applies a preset on top of what is typed, and groups fields by their first path segment', () => {
+    const typed = { ...defaultFormValues(fields), iterations: '7' };
+    const next = applyPreset(typed, fields, { name: 'p', label: 'p', description: '', config: { loss: { clipEps: 0.3 }, adagrpo: { spa: { enabled: true } }, unknown: 1 } });
+    expect(configFromForm(next, fields)).toEqual({ iterations: 7, loss: { clipEps: 0.3 }, adagrpo: { spa: { enabled: true } } });
+    expect(groupFields(fields).map((g) => [g.group, g.fields.length])).toEqual([['', 4], ['loss', 2], ['adagrpo', 1], ['curriculum', 1]]);
+  });
+
+  it('merges metric rows by iteration (later wins) and charts missing values as gaps', () => {
+    const merged = mergeMetrics([{ iteration: 2, metrics: { a: 1 } }, { iteration: 1, metrics: { a: 0 } }], [{ iteration: 2, metrics: { a: 5, b: 1 } }, { iteration: 3, metrics: { b: 2 } }]);
+    expect(merged.map((r) => r.iteration)).toEqual([1, 2, 3]);
+    expect(seriesOf(merged, 'a')).toEqual([[1, 2, 3], [0, 5, null]]);
+  });
+});
