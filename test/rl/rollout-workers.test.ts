@@ -54,6 +54,9 @@ describe('GRPO rollouts on worker threads', () => {
     expect(rewards).toContain(0);
     expect(first.every((r) => r.records.every((x) => x.features instanceof Float32Array))).toBe(true);
     expect(first.reduce((n, r) => n + r.records.length, 0)).toBeGreaterThan(0);
+    // without a recorder the scored candidates stay in the worker (the records carry them)
+    expect(inProcess.some((r) => r.result.steps.some((st) => st.candidates?.length))).toBe(true);
+    expect(first.every((r) => r.result.steps.every((st) => st.candidates === undefined))).toBe(true);
   });
 
   it('sample with the parameters of the current batch: changed weights reach every worker', async () => {
@@ -79,6 +82,7 @@ describe('GRPO rollouts on worker threads', () => {
       expect(stored.map((t) => key(t.instance.templateId, t.steps.map((s) => s.description))).sort())
         .toEqual(rollouts.map((r) => key(r.result.templateId, r.result.steps.map((s) => s.description))).sort());
       expect(page.rows.map((e) => e.policy)).toEqual(rollouts.map(() => 'builtin-grpo'));
+      expect(stored.every((t) => t.steps.every((st) => st.candidates && st.candidates.length > 0))).toBe(true);
       expect(new Set(stored.map((t) => t.episode.status))).toEqual(new Set(rollouts.map((r) => r.result.status)));
     } finally {
       db.close();

@@ -58,6 +58,9 @@ export type FromWorker =
   | { type: 'ready' }
   | { type: 'begin'; key: string; start: EpisodeStart }
   | { type: 'step'; key: string; step: StepRecord; before: ObservationRecord }
-  /** `records` for 'builtin-sample' jobs; their feature buffers are transferred, not copied. */
+  /**
+   * `records` for 'builtin-sample' jobs; their feature buffers are transferred, not copied. With
+   * forward 'results', such a job's result steps come without `candidates` (the records hold them).
+   */
   | { type: 'end'; key: string; result: EpisodeResult; final: ObservationRecord; records?: PolicyStepRecord[] }
   | { type: 'failed'; key: string; error: { name: string; message: string } };
