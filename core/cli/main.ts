@@ -69,6 +69,7 @@ Usage:
   awb eval compare RUN_ID…                     stored eval runs side by side, by policy / checkpoint
   awb train sft --config FILE [--out DIR] [--json]   behaviour cloning from oracle demonstrations
   awb train grpo --config FILE [--resume DIR] [--out DIR] [--json]   GRPO/AdaGRPO training of the builtin policy (awb train grpo --help)
+  awb adapt --app APP [--policy CKPT] [--shots 8] [--method grpo|sft|sft+grpo]   few-shot per-app adapter: before → adapt → after (awb adapt --help)
   awb episodes list|show|export|import         recorded trajectories (awb episodes --help)
   awb splits show|check|propose [--json]       the generalization splits: sizes, rule check, a regenerated held-out set
   awb emulator start [--count N] [--port P]    SimDroid serving ADB and the emulator console (until stopped)
@@ -123,6 +124,8 @@ export async function main(argv: string[], io: Io = consoleIo()): Promise<number
         return await splitsCommand(rest, io);
       case 'eval':
         return await evalCommand(rest, io);
+      case 'adapt':
+        return await (await import('./adapt.js')).adaptCommand(rest, io);
       case 'emulator':
         return await emulatorCommand(rest, io);
       case 'devices':
