@@ -73,7 +73,8 @@ async function grpo(j: Extract<WorkerJob, { kind: 'grpo' }>, db: WritableDB): Pr
   post({ type: 'started', runId, completed, total: c.iterations });
   const ac = new AbortController();
   const wroteCheckpoint = checkpointWatcher(trainerFile(j.outDir));
-  let checkpoint: number | null = j.resume ? completed : null;
+  // The checkpoints this job wrote (a divergence names the last good one itself, a resumed one included).
+  let checkpoint: number | null = null;
   try {
     const result = await trainGrpo({
       config: c, outDir: j.outDir, resume: j.resume !== null, signal: ac.signal,
@@ -88,7 +89,8 @@ async function grpo(j: Extract<WorkerJob, { kind: 'grpo' }>, db: WritableDB): Pr
         if (Atomics.load(ctrl, 0) === CONTROL.stop) ac.abort();
       },
     });
-    if (wroteCheckpoint()) checkpoint = result.iterations; // the stop's own checkpoint, written after onIteration
+    // trainGrpo leaves a checkpoint of where it ended (the end's, the stop's, or the resumed one when stopped at once).
+    if (existsSync(trainerFile(j.outDir))) checkpoint = result.iterations;
     finishRun(db, runId, result.stoppedBy === 'done' ? 'finished' : 'interrupted');
     post({ type: 'done', stoppedBy: result.stoppedBy, iterations: result.iterations, checkpoint });
   } catch (e) {
