@@ -103,6 +103,7 @@ describe('training jobs through the bridge', () => {
     await new Promise((r) => setTimeout(r, 400));
     expect(iterationsOf(first.id).length).toBe(at); // nothing ran while paused
     expect((await api.listTrainingJobs())[0]!.state).toBe('paused');
+    await expect(api.resumeTraining({ jobId: first.id, iterations: 99 })).rejects.toMatchObject({ name: 'TrainingStateError', message: expect.stringMatching(/stop it/) });
 
     expect((await api.resumeTraining({ jobId: first.id })).state).toBe('running');
     await until('the next iteration', () => iterationsOf(first.id)[at]);

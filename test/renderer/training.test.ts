@@ -47,6 +47,8 @@ describe('the training slice against the real workbench', () => {
     expect(s.trainDescriptions.grpo!.fields.some((f) => f.path === 'loss.clipEps')).toBe(true);
     expect(s.trainDescriptions.sft!.presets.map((p) => p.name)).toEqual(['smoke']);
     expect([s.trainingJobs, s.trainingRuns, s.checkpoints, s.chartRunId]).toEqual([[], [], [], null]);
+    await store.getState().loadTraining(); // a second visit keeps the same descriptions, so a typed form survives
+    expect(store.getState().trainDescriptions.grpo).toBe(s.trainDescriptions.grpo);
   });
 
   it('an invalid config is refused: the problems by field, a visible error, and no job', async () => {

@@ -150,6 +150,9 @@ export class TrainingManager {
       const r = this.get(input.jobId);
       const state = r.info.state;
       if (state === 'paused' || state === 'pausing') {
+        if (input.iterations !== undefined) {
+          throw new TrainingStateError(input.jobId, state, 'extend', 'a running job keeps its plan: stop it, then resume its checkpoint with more iterations');
+        }
         this.setControl(r, CONTROL.run);
         return this.update(r, { state: 'running' });
       }

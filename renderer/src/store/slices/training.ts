@@ -114,15 +114,19 @@ export const createTrainingSlice = (api: WorkbenchApi): StateCreator<AppState, [
     setTrainingKind: (kind) => set({ trainingKind: kind, trainingErrors: {} }),
 
     loadTraining: async () => {
-      const attempt = get().attempt;
+      const { attempt, trainDescriptions: known } = get();
+      // The schemas do not change while the app runs: described once, so a typed form survives a view switch.
+      const describe = (kind: TrainerKind) => known[kind] ?? attempt(`Describe the ${kind.toUpperCase()} config`, () => api.describeTrainConfig({ kind }));
       const [grpo, sft, jobs] = await Promise.all([
-        attempt('Describe the GRPO config', () => api.describeTrainConfig({ kind: 'grpo' })),
-        attempt('Describe the SFT config', () => api.describeTrainConfig({ kind: 'sft' })),
+        describe('grpo'),
+        describe('sft'),
         attempt('List training jobs', () => api.listTrainingJobs({})),
         get().refreshTrainingRuns(),
       ]);
       set((s) => ({
-        trainDescriptions: { ...s.trainDescriptions, ...(grpo ? { grpo } : {}), ...(sft ? { sft } : {}) },
+        trainDescriptions: {
+          ...s.trainDescriptions, ...(grpo && grpo !== s.trainDescriptions.grpo ? { grpo } : {}), ...(sft && sft !== s.trainDescriptions.sft ? { sft } : {}),
+        },
         // Events may have arrived meanwhile: they are newer than the listing.
         trainingJobs: (jobs ?? []).reduce((acc, j) => (acc.some((x) => x.id === j.id) ? acc : [...acc, j]), s.trainingJobs)
           .sort((a, b) => a.startedAt - b.startedAt),
