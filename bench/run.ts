@@ -13,8 +13,9 @@ import { benchPolicy } from './policy.js';
 import { benchGrpo } from './grpo.js';
 import { benchTrain } from './train.js';
 import { benchEval } from './eval.js';
+import { benchAdapt } from './adapt.js';
 
-const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = { simdroid: benchSimdroid, parallel: benchParallel, adb: benchAdb, store: benchStore, ui: benchUi, grpo: benchGrpo, policy: benchPolicy, eval: benchEval, train: benchTrain };
+const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = { simdroid: benchSimdroid, parallel: benchParallel, adb: benchAdb, store: benchStore, ui: benchUi, grpo: benchGrpo, policy: benchPolicy, eval: benchEval, train: benchTrain, adapt: benchAdapt };
 
 const wanted = process.argv.slice(2);
 const names = wanted.length ? wanted : Object.keys(BENCHES);
