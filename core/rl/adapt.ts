@@ -131,7 +131,7 @@ export async function adaptToApp(opts: AdaptToAppOptions): Promise<AdaptToAppRes
       demonstrations = { source, episodes: set.episodes, steps: set.demos.length, appSteps: appDemos.length, skipped: set.skipped };
       emit({ phase: 'demonstrations', source, episodes: set.episodes, steps: set.demos.length, appSteps: appDemos.length });
       if (opts.signal?.aborted) return;
-      if (appDemos.length === 0) throw new AdaptOptionsError(`No demonstrated step shows ${target.app} (${target.package}); nothing to train the adapter on`);
+      if (appDemos.length === 0) throw new AdaptOptionsError(`No demonstrated step would be scored by the ${target.app} adapter (home ${config.home}); nothing to train it on`);
       sft = trainAdapterSft(base.net, adapter, appDemos, config.sft, (m) => emit({ phase: 'sft', epoch: m.epoch, epochs: config.sft.epochs, metrics: m }), opts.signal);
     }
     if (usesGrpo(config.method) && !opts.signal?.aborted) {
@@ -263,7 +263,7 @@ export async function runAdaptation(o: RunAdaptationOptions, deps: AdaptationDep
     const a = (trained?.adapter.adapter) ?? null;
     return {
       app: target.app, package: target.package, regime: target.regime,
-      base: { path: base.path!, sha256: base.sha256 },
+      base: { path: base.path ?? o.policy, sha256: base.sha256 },
       adapter: { kind: config.kind, rank: config.kind === 'lowrank' ? config.rank : 0, parameters: a?.params.length ?? 0, path },
       config, shots: trained?.shots ?? [], demonstrations: trained?.demonstrations ?? null,
       training: { sft: trained?.sft ?? [], grpo: trained?.grpo ?? [] },
