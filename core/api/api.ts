@@ -7,6 +7,7 @@ import type { SettingField, Settings } from './settings.js';
 import type {
   CheckpointInfo, IterationMetricsRow, JobInfo, TrainConfigDescription, TrainerKind, TrainingEvent, TrainingResume, TrainingRunInfo, TrainingStart,
 } from './training/types.js';
+import type { AdapterInfo, AdaptationDescription, AdaptationEvent, AdaptationReport, AdaptationStart } from './adaptation/types.js';
 
 /**
  * The workbench's one API: declared here, implemented once (core/api/workbench), served by two
@@ -103,7 +104,7 @@ export interface WorkbenchApi {
   resumeTraining(input: TrainingResume): Promise<JobInfo>;
   /** Stops after the current iteration, writing a checkpoint ('stopping', then 'stopped'). */
   stopTraining(input: { jobId: string }): Promise<JobInfo>;
-  /** This workbench's jobs (running and ended), oldest first. */
+  /** This workbench's jobs of every kind (training and adaptation; running and ended), oldest first. */
   listTrainingJobs(input?: NoInput): Promise<JobInfo[]>;
   /** Training runs in the trajectory store, newest first. */
   listTrainingRuns(input?: NoInput): Promise<TrainingRunInfo[]>;
@@ -111,8 +112,22 @@ export interface WorkbenchApi {
   getTrainingMetrics(input: { runId: number }): Promise<IterationMetricsRow[]>;
   /** Checkpoint folders under <data folder>/checkpoints, newest first. */
   listCheckpoints(input?: NoInput): Promise<CheckpointInfo[]>;
-  /** Every job's state changes and finished iterations (with metrics). */
+  /** Every job's state changes (adaptation jobs' too) and training jobs' finished iterations (with metrics). */
   onTraining(input: NoInput, listener: Listener<TrainingEvent>): Unsubscribe;
+
+  // Per-app adaptation: a background job of kind 'adapt' under the same one-job rule (docs/ui.md "Adaptation")
+  /** The apps that can be adapted (held-out apps first), methods, adapter kinds, defaults, and the config's fields. */
+  describeAdaptation(input?: NoInput): Promise<AdaptationDescription>;
+  /** Checks the request (AdaptationInputError lists every problem) and runs before → adapt → after in a worker; TrainingBusyError while any job runs. */
+  startAdaptation(input: AdaptationStart): Promise<JobInfo>;
+  /** Stops at the next episode, epoch or iteration ('stopping', then 'stopped'); an adapter whose training started is saved. */
+  stopAdaptation(input: { jobId: string }): Promise<JobInfo>;
+  /** The job's report (before, after, delta, per template): null until it arrives, and for a failed job. */
+  getAdaptationReport(input: { jobId: string }): Promise<AdaptationReport | null>;
+  /** Adapters under <data folder>/adapters, newest first: app, base checkpoint, path, size, and the last report that saved each. */
+  listAdapters(input?: NoInput): Promise<AdapterInfo[]>;
+  /** Adaptation jobs' state changes, progress (runAdaptation's events: evaluation episodes, demonstrations, SFT epochs, GRPO iterations) and reports. */
+  onAdaptation(input: NoInput, listener: Listener<AdaptationEvent>): Unsubscribe;
 }
 
 export type ApiMethod = { [K in keyof WorkbenchApi]: K extends `on${string}` ? never : K }[keyof WorkbenchApi];

@@ -6,6 +6,9 @@ import type { ApiEvent, ApiMethod, InputOf } from './api.js';
 import { SettingsPatchSchema } from './settings.js';
 import { SESSION_POLICIES } from './types.js';
 import { TRAINER_KINDS } from './training/types.js';
+import { ADAPTER_KINDS, MAX_ADAPTER_RANK } from '../policy/adapter.js';
+import { HOME_MODES } from '../policy/adapter-policy.js';
+import { ADAPT_METHODS } from '../rl/adapt-config.js';
 
 /**
  * The input schema of every API member: the bridge validates each call and subscription against it
@@ -29,6 +32,26 @@ export const InputEventSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('text'), text: z.string().min(1).max(10_000) }),
   z.strictObject({ kind: z.literal('key'), key: z.enum(KEYS) }),
 ]);
+
+const distinct = <T>(xs: readonly T[]) => new Set(xs).size === xs.length;
+
+const AdaptationStartSchema = z.strictObject({
+  app: z.string().min(1).max(200),
+  policy: z.string().min(1).max(4096),
+  shots: z.int().min(1).max(1000).optional(),
+  method: z.enum(ADAPT_METHODS).optional(),
+  kind: z.enum(ADAPTER_KINDS).optional(),
+  rank: z.int().min(1).max(MAX_ADAPTER_RANK).optional(),
+  iterations: z.int().min(1).max(100_000).optional(),
+  epochs: z.int().min(1).max(10_000).optional(),
+  seed: z.int().min(0).optional(),
+  home: z.enum(HOME_MODES).optional(),
+  episodes: z.array(episodeId).min(1).max(10_000).refine(distinct, 'an episode is listed twice').optional(),
+  evalSeeds: z.array(z.int().min(0)).min(1).max(100).refine(distinct, 'a seed is listed twice').optional(),
+  evalTemplates: z.array(z.string().min(1).max(200)).min(1).max(500).refine(distinct, 'a template is listed twice').optional(),
+  // The rest of the adaptation config is the adaptation's schema to validate (core/rl/adapt-config.ts), listing every problem.
+  config: z.unknown().optional(),
+});
 
 const BreakpointSchema = z.strictObject({ id: z.string().min(1).max(100), enabled: z.boolean(), spec: BreakpointSpec });
 const sessionId = z.string().min(1).max(100);
@@ -94,6 +117,12 @@ export const API_INPUTS: Schemas = {
   getTrainingMetrics: z.strictObject({ runId: z.int().positive() }),
   listCheckpoints: none,
   onTraining: z.strictObject({}),
+  describeAdaptation: none,
+  startAdaptation: AdaptationStartSchema,
+  stopAdaptation: z.strictObject({ jobId }),
+  getAdaptationReport: z.strictObject({ jobId }),
+  listAdapters: none,
+  onAdaptation: z.strictObject({}),
 };
 
 export class ApiInputError extends Error {

@@ -16,9 +16,13 @@ export type { Bounds, UiNode, UiTree } from '../ui/ui-tree.js';
 export type { EpisodeFilter, EpisodePage, EpisodeSummary, StatusCounts, StoredEpisodeStatus, Trajectory, StoredStep, Reward, RunSummary } from '../store/index.js';
 
 export type {
-  CheckpointInfo, ChartSpec, ConfigField, ConfigPreset, IterationMetricsRow, JobCheckpoint, JobInfo, JobState, TrainConfigDescription, TrainerKind,
+  CheckpointInfo, ChartSpec, ConfigField, ConfigPreset, IterationMetricsRow, JobCheckpoint, JobInfo, JobKind, JobState, TrainConfigDescription, TrainerKind,
   TrainingEvent, TrainingResume, TrainingRunInfo, TrainingStart,
 } from './training/types.js';
+export type {
+  AdaptableApp, AdaptationDefaults, AdaptationDescription, AdaptationEvent, AdaptationReport, AdaptationStart, AdapterInfo, AdapterKind,
+  AdaptMethod, AdaptProgress, AdaptRegime, AppEvalResult, HomeMode, TemplateDelta, TemplateRate,
+} from './adaptation/types.js';
 
 export type DeviceKind = 'simdroid' | 'emulator' | 'device';
 export type DeviceTransport = 'embedded' | 'adb';

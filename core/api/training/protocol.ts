@@ -1,5 +1,6 @@
 import type { TrainConfig } from '../../rl/config.js';
 import type { TrainSftConfig } from '../../cli/train-sft.js';
+import type { AdaptationReport, AdaptProgress, RunAdaptationOptions } from '../../rl/adapt.js';
 
 /**
  * The training worker's side of the wire. The job is given once as workerData; control goes the
@@ -12,7 +13,9 @@ export const CONTROL = { run: 0, pause: 1, stop: 2 } as const;
 export type WorkerJob =
   /** `resume`: continue the checkpoint in outDir (its iterations done, and the store run it wrote to, if known). */
   | { kind: 'grpo'; config: TrainConfig; outDir: string; dbPath: string; resume: { completed: number; previousRun: number | null } | null }
-  | { kind: 'sft'; config: TrainSftConfig; outDir: string; dbPath: string };
+  | { kind: 'sft'; config: TrainSftConfig; outDir: string; dbPath: string }
+  /** Per-app adaptation: runAdaptation's plain options, checked by the host (the store is read for recorded demonstrations). */
+  | { kind: 'adapt'; options: RunAdaptationOptions; dbPath: string };
 
 export interface WorkerData {
   job: WorkerJob;
@@ -29,7 +32,11 @@ export type FromTrainingWorker =
   | { type: 'paused'; completed: number }
   | { type: 'resumed' }
   | { type: 'done'; stoppedBy: 'done' | 'aborted'; iterations: number; checkpoint: number | null }
-  | { type: 'failed'; error: { name: string; message: string }; checkpoint: number | null };
+  | { type: 'failed'; error: { name: string; message: string }; checkpoint: number | null }
+  /** An adaptation's progress event, as runAdaptation emitted it. */
+  | { type: 'adapt-progress'; progress: AdaptProgress }
+  /** An adaptation's report, posted before its 'done'. */
+  | { type: 'adapt-report'; report: AdaptationReport };
 
 /** The file a job leaves beside its checkpoint: which store run holds its metrics (a resume continues it). */
 export const JOB_FILE = 'awb-job.json';

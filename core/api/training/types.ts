@@ -2,15 +2,19 @@ import type { IterationMetricsRow } from '../../store/training.js';
 
 /**
  * The plain data of the workbench's background jobs (the renderer imports these types only). A job
- * is one piece of long work in a worker thread with a state machine and per-iteration metrics;
- * training (GRPO, SFT) is the first kind, per-app adaptation is meant to be the next, so nothing
- * here is specific to one trainer.
+ * is one piece of long work in a worker thread with a state machine and per-iteration metrics:
+ * training (GRPO, SFT) and per-app adaptation ('adapt', core/api/adaptation) share the record, the
+ * worker and the one-job-at-a-time rule, so nothing here is specific to one trainer.
  */
 export type { IterationMetricsRow };
 
 /** What a training job runs: GRPO / AdaGRPO (core/rl/train-grpo.ts) or behaviour cloning (core/rl/sft.ts). */
 export const TRAINER_KINDS = ['grpo', 'sft'] as const;
 export type TrainerKind = (typeof TRAINER_KINDS)[number];
+
+/** Every kind of background job: the trainers, and per-app adaptation (before → adapt → after). */
+export const JOB_KINDS = [...TRAINER_KINDS, 'adapt'] as const;
+export type JobKind = (typeof JOB_KINDS)[number];
 
 /**
  * starting → running ⇄ (pausing →) paused, → stopping → stopped; running → finished | failed.
@@ -34,17 +38,17 @@ export interface JobCheckpoint {
 export interface JobInfo {
   /** 'job-N', unique in this workbench process. */
   id: string;
-  kind: TrainerKind;
+  kind: JobKind;
   state: JobState;
   /** The training run in the trajectory store (its metrics); null until the worker has opened it. */
   runId: number | null;
-  /** Iterations (GRPO) or epochs (SFT) completed, including those before a resume. */
+  /** Iterations (GRPO) or epochs (SFT) completed, including those before a resume; for 'adapt', SFT epochs + GRPO iterations. */
   iteration: number;
   /** Iterations or epochs planned in total. */
   total: number | null;
   /** What it is doing now, when not obvious (e.g. "oracle demonstrations 3/20"). */
   detail: string | null;
-  /** The latest checkpoint written (a GRPO run writes one every checkpointEvery iterations and on stop). */
+  /** The latest checkpoint written (a GRPO run writes one every checkpointEvery iterations and on stop); null for 'adapt'. */
   checkpoint: JobCheckpoint | null;
   /** Why it failed (named error), for state 'failed'. */
   error: { name: string; message: string } | null;
@@ -54,7 +58,7 @@ export interface JobInfo {
   endedAt: number | null;
 }
 
-/** Streamed by onTraining: a state change, or one finished iteration with its metrics. */
+/** Streamed by onTraining: a state change of any job (an adaptation's too), or one finished training iteration with its metrics. */
 export type TrainingEvent =
   | { kind: 'state'; job: JobInfo }
   | { kind: 'iteration'; job: JobInfo; iteration: number; metrics: Record<string, number> };

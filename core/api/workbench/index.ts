@@ -17,6 +17,8 @@ import { SettingsFile } from './settings-file.js';
 import { describeTrainConfig } from '../training/describe.js';
 import { listCheckpoints } from './checkpoints.js';
 import { TrainingManager } from './training.js';
+import { describeAdaptation } from '../adaptation/describe.js';
+import { listAdapters } from '../adaptation/adapters.js';
 
 export interface WorkbenchOptions {
   /** The workbench's home: settings.json, and the default data folder. */
@@ -96,7 +98,7 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
     const running = sessions.list().filter((s) => s.state !== 'finished');
     if (running.length) throw new DataDirBusyError(next, `session ${running[0]!.id} is recording`);
     const job = training.active();
-    if (job) throw new DataDirBusyError(next, `training job ${job.id} is ${job.state}`);
+    if (job) throw new DataDirBusyError(next, `${job.kind === 'adapt' ? 'adaptation' : 'training'} job ${job.id} is ${job.state}`);
     mkdirSync(next, { recursive: true });
     const opened = openStore(storePath(next));
     db.close();
@@ -195,6 +197,13 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
     getTrainingMetrics: async ({ runId }) => training.metrics(runId),
     listCheckpoints: async () => listCheckpoints(settings.dataDir),
     onTraining: (_input, listener) => training.subscribe(listener),
+
+    describeAdaptation: async () => describeAdaptation(),
+    startAdaptation: async (input) => training.startAdaptation(input),
+    stopAdaptation: async ({ jobId }) => training.stop(jobId, 'adapt'),
+    getAdaptationReport: async ({ jobId }) => training.report(jobId),
+    listAdapters: async () => listAdapters(settings.dataDir),
+    onAdaptation: (_input, listener) => training.subscribeAdaptation(listener),
 
     close: async () => {
       await training.close();

@@ -5,67 +5,37 @@ import { demonstrationInstances, parseTrainSftConfig, TrainSftConfigError } from
 import { parseTrainConfig, TrainConfigError, type TrainConfig } from '../../rl/config.js';
 import { listIterationMetrics } from '../../store/training.js';
 import { listRuns, type ReadableDB, type RunId } from '../../store/index.js';
-import { assertNever, WorkbenchError } from '../../util/errors.js';
+import { assertNever } from '../../util/errors.js';
+import type { AdaptationReport } from '../../rl/adapt.js';
+import { reportName, saveReport } from '../adaptation/adapters.js';
+import { prepareAdaptation } from '../adaptation/prepare.js';
+import { progressPatch } from '../adaptation/progress.js';
+import type { AdaptationEvent, AdaptationStart } from '../adaptation/types.js';
 import { CONTROL, type FromTrainingWorker, type WorkerData, type WorkerJob } from '../training/protocol.js';
 import {
-  ENDED_JOB_STATES, type JobInfo, type JobState, type TrainerKind, type TrainingEvent, type TrainingResume, type TrainingRunInfo, type TrainingStart,
+  ENDED_JOB_STATES, type JobInfo, type JobKind, type JobState, type TrainerKind, type TrainingEvent, type TrainingResume, type TrainingRunInfo, type TrainingStart,
 } from '../training/types.js';
 import { CHECKPOINT_NAME, checkpointsDir, listCheckpoints, readJobFile, readTrainerSummary } from './checkpoints.js';
+import { JobKindError, TrainingBusyError, TrainingConfigError, TrainingJobNotFoundError, TrainingStateError, TrainingStoreError } from './job-errors.js';
 
 /**
- * Training jobs: one at a time, each in a worker thread (core/api/training/worker.ts) so the API
- * host stays responsive while it trains. The worker writes the run's metrics through its own store
- * connection (SQLite WAL: readers run beside it, writers take turns within the busy timeout; a
- * training run writes one small transaction per iteration), and posts each iteration here to be
- * streamed as onTraining events. Pause and stop go through a shared control word, read by the
- * worker between iterations.
+ * Background jobs: training (GRPO, SFT) and per-app adaptation, one job of any kind at a time, each
+ * in a worker thread (core/api/training/worker.ts) so the API host stays responsive while it runs.
+ * The worker writes a training run's metrics through its own store connection (SQLite WAL: readers
+ * run beside it, writers take turns within the busy timeout; a training run writes one small
+ * transaction per iteration), and posts each iteration here to be streamed as onTraining events;
+ * an adaptation's progress and report are streamed as onAdaptation events. Pause and stop go
+ * through a shared control word, read by the worker between iterations.
  */
-export class TrainingConfigError extends WorkbenchError {
-  override name = 'TrainingConfigError';
-  /** The problems by field path (as ApiInputError's, so the form can mark each field). */
-  readonly issues: Array<{ path: string; message: string }>;
-  constructor(readonly kind: TrainerKind, readonly problems: string[]) {
-    super(`Invalid ${kind} config (${problems.length} problem${problems.length === 1 ? '' : 's'}): ${problems.join('; ')}`);
-    this.issues = problems.map((p) => {
-      const at = p.indexOf(': ');
-      return at > 0 ? { path: p.slice(0, at), message: p.slice(at + 2) } : { path: '', message: p };
-    });
-  }
-}
-
-export class TrainingBusyError extends WorkbenchError {
-  override name = 'TrainingBusyError';
-  constructor(readonly jobId: string, readonly state: JobState) {
-    super(`Training job ${jobId} is ${state}: one training job runs at a time; stop it first`);
-  }
-}
-
-export class TrainingJobNotFoundError extends WorkbenchError {
-  override name = 'TrainingJobNotFoundError';
-  constructor(readonly jobId: string) {
-    super(`No training job ${JSON.stringify(jobId)} in this workbench`);
-  }
-}
-
-export class TrainingStateError extends WorkbenchError {
-  override name = 'TrainingStateError';
-  constructor(readonly jobId: string, readonly state: JobState, readonly wanted: string, hint = '') {
-    super(`Cannot ${wanted} training job ${jobId}: it is ${state}${hint ? `; ${hint}` : ''}`);
-  }
-}
-
-export class TrainingStoreError extends WorkbenchError {
-  override name = 'TrainingStoreError';
-  constructor(readonly dbPath: string) {
-    super(`Training needs a trajectory store file its worker can open too, got ${JSON.stringify(dbPath)}`);
-  }
-}
+export { JobKindError, TrainingBusyError, TrainingConfigError, TrainingJobNotFoundError, TrainingStateError, TrainingStoreError } from './job-errors.js';
 
 interface JobRecord {
   info: JobInfo;
   control: Int32Array;
   worker: Worker;
   exited: Promise<void>;
+  /** An adaptation's report, once its worker posted it. */
+  report: AdaptationReport | null;
 }
 
 export interface TrainingManagerOptions {
@@ -81,6 +51,7 @@ const ended = (s: JobState) => ENDED_JOB_STATES.includes(s);
 export class TrainingManager {
   private readonly jobs = new Map<string, JobRecord>();
   private readonly listeners = new Set<(e: TrainingEvent) => void>();
+  private readonly adaptListeners = new Set<(e: AdaptationEvent) => void>();
   private seq = 0;
 
   constructor(private readonly opts: TrainingManagerOptions) {}
@@ -102,22 +73,34 @@ export class TrainingManager {
         const config = parseOr('grpo', () => parseTrainConfig(input.config ?? {}), TrainConfigError);
         // Checked here so a typo is a config problem, not a job that fails after its worker started.
         if (config.init !== null && !existsSync(config.init)) throw new TrainingConfigError('grpo', [`init: no such checkpoint file ${config.init}`]);
-        return this.spawn('grpo', config, this.newCheckpointDir('grpo'), (outDir, dbPath) => ({ kind: 'grpo', config, outDir, dbPath, resume: null }));
+        const outDir = this.newCheckpointDir('grpo');
+        return this.spawn({ kind: 'grpo', config, outDir, job: (dbPath) => ({ kind: 'grpo', config, outDir, dbPath, resume: null }) });
       }
       case 'sft': {
         const config = parseOr('sft', () => parseTrainSftConfig(input.config ?? {}), TrainSftConfigError);
         if (demonstrationInstances(config).length === 0) {
           throw new TrainingConfigError('sft', ['(config): no demonstration instances (every one is a test instance, or the part is empty)']);
         }
-        return this.spawn('sft', config, this.newCheckpointDir('sft'), (outDir, dbPath) => ({ kind: 'sft', config, outDir, dbPath }));
+        const outDir = this.newCheckpointDir('sft');
+        return this.spawn({ kind: 'sft', config, outDir, job: (dbPath) => ({ kind: 'sft', config, outDir, dbPath }) });
       }
       default:
         return assertNever(input.kind, 'trainer kind');
     }
   }
 
+  /** Checks the request (AdaptationInputError lists every problem) and starts before → adapt → after in a worker. */
+  startAdaptation(input: AdaptationStart): JobInfo {
+    this.assertIdle();
+    const p = prepareAdaptation(input, { dataDir: this.opts.dataDir(), db: this.opts.db() });
+    return this.spawn({ kind: 'adapt', config: p.summary, outDir: null, total: p.total, job: (dbPath) => ({ kind: 'adapt', options: p.options, dbPath }) });
+  }
+
   pause(jobId: string): JobInfo {
     const r = this.get(jobId);
+    if (r.info.kind === 'adapt' && !ended(r.info.state)) {
+      throw new TrainingStateError(jobId, r.info.state, 'pause', 'an adaptation cannot be paused: stop it (an adapter whose training started is still saved)');
+    }
     switch (r.info.state) {
       case 'pausing':
       case 'paused':
@@ -136,8 +119,9 @@ export class TrainingManager {
     }
   }
 
-  stop(jobId: string): JobInfo {
-    const r = this.get(jobId);
+  /** Stops a job of `kind` only (JobKindError for another), or of any kind. */
+  stop(jobId: string, kind?: JobKind): JobInfo {
+    const r = this.get(jobId, kind);
     if (r.info.state === 'stopping') return { ...r.info };
     if (ended(r.info.state)) throw new TrainingStateError(jobId, r.info.state, 'stop');
     this.setControl(r, CONTROL.stop);
@@ -157,11 +141,7 @@ export class TrainingManager {
         return this.update(r, { state: 'running' });
       }
       if (!ended(state)) throw new TrainingStateError(input.jobId, state, 'resume', 'it is not paused');
-      if (r.info.kind !== 'grpo' || !r.info.checkpoint) {
-        throw new TrainingStateError(input.jobId, state, 'resume', r.info.kind === 'sft'
-          ? 'an SFT run keeps no optimizer state: start a new one, or a GRPO run with init = its policy.json'
-          : 'it wrote no checkpoint');
-      }
+      if (r.info.kind !== 'grpo' || !r.info.checkpoint) throw new TrainingStateError(input.jobId, state, 'resume', notResumable(r.info.kind));
       return this.resumeFrom(r.info.checkpoint.name, input.iterations);
     }
     return this.resumeFrom(input.checkpoint, input.iterations);
@@ -170,6 +150,16 @@ export class TrainingManager {
   subscribe(listener: (e: TrainingEvent) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  subscribeAdaptation(listener: (e: AdaptationEvent) => void): () => void {
+    this.adaptListeners.add(listener);
+    return () => this.adaptListeners.delete(listener);
+  }
+
+  /** An adaptation job's report: null until its worker posted it (and for a failed job, which has none). */
+  report(jobId: string): AdaptationReport | null {
+    return this.get(jobId, 'adapt').report;
   }
 
   /** Training runs in the store, newest first, with their checkpoint and this process's job. */
@@ -203,18 +193,20 @@ export class TrainingManager {
     }
     await Promise.all(waits);
     this.listeners.clear();
+    this.adaptListeners.clear();
   }
 
   // ------------------------------------------------------------------------------------------
 
   private assertIdle(): void {
     const a = this.active();
-    if (a) throw new TrainingBusyError(a.id, a.state);
+    if (a) throw new TrainingBusyError(a.id, a.state, a.kind);
   }
 
-  private get(jobId: string): JobRecord {
+  private get(jobId: string, kind?: JobKind): JobRecord {
     const r = this.jobs.get(jobId);
     if (!r) throw new TrainingJobNotFoundError(jobId);
+    if (kind !== undefined && r.info.kind !== kind) throw new JobKindError(jobId, r.info.kind, kind);
     return r;
   }
 
@@ -230,9 +222,10 @@ export class TrainingManager {
     const config: TrainConfig = { ...saved.config, iterations: total };
     const own = readJobFile(dir);
     const previousRun = own && own.dbPath === this.opts.db().name ? own.runId : saved.runId;
-    return this.spawn('grpo', config, dir, (outDir, dbPath) => ({
-      kind: 'grpo', config, outDir, dbPath, resume: { completed: saved.iteration, previousRun },
-    }), saved.iteration);
+    return this.spawn({
+      kind: 'grpo', config, outDir: dir, completed: saved.iteration,
+      job: (dbPath) => ({ kind: 'grpo', config, outDir: dir, dbPath, resume: { completed: saved.iteration, previousRun } }),
+    });
   }
 
   private newCheckpointDir(kind: TrainerKind): string {
@@ -242,28 +235,29 @@ export class TrainingManager {
     return dir;
   }
 
-  private spawn(kind: TrainerKind, config: object, outDir: string, job: (outDir: string, dbPath: string) => WorkerJob, completed = 0): JobInfo {
+  /** `outDir`: the checkpoint folder a training job writes (null for an adaptation, whose adapter goes under the data folder). */
+  private spawn(o: { kind: JobKind; config: object; outDir: string | null; job: (dbPath: string) => WorkerJob; completed?: number; total?: number }): JobInfo {
     const dbPath = this.opts.db().name;
     if (!dbPath || dbPath === ':memory:') throw new TrainingStoreError(dbPath);
-    mkdirSync(outDir, { recursive: true });
+    if (o.outDir) mkdirSync(o.outDir, { recursive: true });
     const control = new SharedArrayBuffer(4);
-    const data: WorkerData = { job: job(outDir, dbPath), control };
+    const data: WorkerData = { job: o.job(dbPath), control };
     const worker = new Worker(ENTRY, { workerData: data });
     const info: JobInfo = {
-      id: `job-${++this.seq}`, kind, state: 'starting', runId: null, iteration: completed, total: null, detail: 'starting the worker',
-      checkpoint: null, error: null, config: { ...config }, startedAt: Date.now(), endedAt: null,
+      id: `job-${++this.seq}`, kind: o.kind, state: 'starting', runId: null, iteration: o.completed ?? 0, total: o.total ?? null, detail: 'starting the worker',
+      checkpoint: null, error: null, config: { ...o.config }, startedAt: Date.now(), endedAt: null,
     };
     let exited!: () => void;
-    const r: JobRecord = { info, control: new Int32Array(control), worker, exited: new Promise<void>((res) => (exited = res)) };
+    const r: JobRecord = { info, control: new Int32Array(control), worker, exited: new Promise<void>((res) => (exited = res)), report: null };
     this.jobs.set(info.id, r);
-    const name = outDir.split(/[\\/]/).at(-1)!;
-    worker.on('message', (m: FromTrainingWorker) => this.onWorker(r, m, name, outDir));
+    const name = o.outDir?.split(/[\\/]/).at(-1) ?? '';
+    worker.on('message', (m: FromTrainingWorker) => this.onWorker(r, m, name, o.outDir ?? ''));
     worker.on('error', (e) => this.end(r, 'failed', { error: { name: e.name, message: e.message } }));
     worker.on('exit', (code) => {
       if (!ended(r.info.state)) this.end(r, 'failed', { error: { name: 'TrainingWorkerExit', message: `the training worker exited (code ${code}) before the job ended` } });
       exited();
     });
-    this.opts.log(`training ${info.id}: ${kind} → ${outDir}`);
+    this.opts.log(`job ${info.id}: ${o.kind}${o.outDir ? ` → ${o.outDir}` : ` ${String(info.config.app ?? '')}`}`);
     this.emit({ kind: 'state', job: { ...info } });
     return { ...info };
   }
@@ -298,6 +292,19 @@ export class TrainingManager {
       case 'failed':
         this.end(r, 'failed', { error: m.error, ...(m.checkpoint !== null ? { checkpoint: { name, dir, iteration: m.checkpoint } } : {}) });
         return;
+      case 'adapt-progress': {
+        // Per episode, epoch or iteration: streamed to onAdaptation; onTraining hears only state changes (the first event means running).
+        const patch = progressPatch(m.progress, r.info);
+        if (r.info.state === 'starting') this.update(r, { ...patch, state: 'running' });
+        else Object.assign(r.info, patch);
+        this.emitAdapt({ kind: 'progress', job: { ...r.info }, progress: m.progress });
+        return;
+      }
+      case 'adapt-report':
+        r.report = m.report;
+        this.keepReport(r, m.report);
+        this.emitAdapt({ kind: 'report', job: { ...r.info }, report: m.report });
+        return;
       default:
         assertNever(m, 'training worker message');
     }
@@ -321,8 +328,37 @@ export class TrainingManager {
     return job;
   }
 
+  /** A job's state goes to onTraining (every kind: the one-job rule spans them), an adaptation's also to onAdaptation. */
   private emit(e: TrainingEvent): void {
     for (const l of this.listeners) l(e);
+    if (e.kind === 'state' && e.job.kind === 'adapt') this.emitAdapt({ kind: 'state', job: e.job });
+  }
+
+  private emitAdapt(e: AdaptationEvent): void {
+    for (const l of this.adaptListeners) l(e);
+  }
+
+  /** Writes the report under <data folder>/adaptations, so the adapters list can show before → after after a restart. */
+  private keepReport(r: JobRecord, report: AdaptationReport): void {
+    try {
+      saveReport(this.opts.dataDir(), reportName(r.info.startedAt, report.app), report);
+    } catch (e) {
+      // The report is still served from memory (getAdaptationReport); only the adapters list loses it.
+      this.opts.log(`adaptation ${r.info.id}: could not write its report: ${(e as Error).message}`);
+    }
+  }
+}
+
+function notResumable(kind: JobKind): string {
+  switch (kind) {
+    case 'sft':
+      return 'an SFT run keeps no optimizer state: start a new one, or a GRPO run with init = its policy.json';
+    case 'adapt':
+      return 'an adaptation is not resumed: start a new one (it retrains the adapter)';
+    case 'grpo':
+      return 'it wrote no checkpoint';
+    default:
+      return assertNever(kind, 'job kind');
   }
 }
 

@@ -6,8 +6,8 @@ import type {
 import type { AppState } from '../index.js';
 
 /**
- * The Training view's state: the trainers' form descriptions, this workbench's jobs (kept current
- * by onTraining), the stored runs and checkpoints, and per-run metric histories (loaded from the
+ * The Training view's state: the trainers' form descriptions, this workbench's jobs of every kind
+ * (kept current by onTraining; adaptation jobs are here for the one-job rule), the stored runs and checkpoints, and per-run metric histories (loaded from the
  * store, then extended by live iteration events, so a reload or a finished run draws the same
  * charts). Jobs are generic records keyed by id, so another kind of background job fits beside.
  */
@@ -41,14 +41,21 @@ export interface TrainingSlice {
 
 const ENDED = new Set<JobInfo['state']>(['stopped', 'finished', 'failed']);
 
-/** The job still running (or starting, paused, stopping), if any: one runs at a time. */
+/** A training job (the job list also holds adaptation jobs: they share the one-job-at-a-time rule). */
+export function isTrainingJob(j: JobInfo): j is JobInfo & { kind: TrainerKind } {
+  return j.kind === 'grpo' || j.kind === 'sft';
+}
+
+/** The job of any kind still running (or starting, paused, stopping), if any: one runs at a time. */
 export function activeJob(s: Pick<TrainingSlice, 'trainingJobs'>): JobInfo | null {
   return s.trainingJobs.find((j) => !ENDED.has(j.state)) ?? null;
 }
 
-/** The most recent job (the one the controls act on). */
-export function currentJob(s: Pick<TrainingSlice, 'trainingJobs'>): JobInfo | null {
-  return activeJob(s) ?? s.trainingJobs.at(-1) ?? null;
+/** The most recent training job (the one the Training view's controls act on). */
+export function currentJob(s: Pick<TrainingSlice, 'trainingJobs'>): (JobInfo & { kind: TrainerKind }) | null {
+  const active = activeJob(s);
+  if (active && isTrainingJob(active)) return active;
+  return s.trainingJobs.filter(isTrainingJob).at(-1) ?? null;
 }
 
 /** Rows by iteration, later ones replacing earlier ones (a resumed run may repeat iterations past its checkpoint). */
@@ -94,6 +101,7 @@ export const createTrainingSlice = (api: WorkbenchApi): StateCreator<AppState, [
       const runId = job.runId;
       set((s) => ({ runMetrics: { ...s.runMetrics, [runId]: mergeMetrics(s.runMetrics[runId] ?? [], [{ iteration: e.iteration, metrics: e.metrics }]) } }));
     }
+    if (!isTrainingJob(job)) return; // an adaptation's state is kept only for the one-job rule
     const newCheckpoint = job.checkpoint !== null && job.checkpoint.iteration !== before?.checkpoint?.iteration;
     if (newCheckpoint || (e.kind === 'state' && before?.state !== job.state && (ENDED.has(job.state) || job.state === 'running'))) {
       void get().refreshTrainingRuns();

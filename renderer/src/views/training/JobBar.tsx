@@ -1,10 +1,17 @@
 import { appStore, useApp } from '../../store/index.js';
-import { currentJob } from '../../store/slices/training.js';
+import { activeJob, currentJob, isTrainingJob } from '../../store/slices/training.js';
 
 /** The current (or last) job: state, progress, and pause / resume / stop. */
 export function JobBar() {
   const job = useApp((s) => currentJob(s));
-  if (!job) return <div className="panel job-bar muted" data-testid="training-job">No training job yet: configure one and press Start.</div>;
+  const other = useApp((s) => {
+    const a = activeJob(s);
+    return a && !isTrainingJob(a) ? a : null;
+  });
+  const busy = other ? (
+    <div className="muted" data-testid="training-other-job">Adaptation {other.id} is {other.state}: one background job runs at a time.</div>
+  ) : null;
+  if (!job) return <div className="panel job-bar muted" data-testid="training-job">No training job yet: configure one and press Start.{busy}</div>;
   const st = appStore().getState();
   const canPause = job.state === 'running' || job.state === 'starting';
   const canResume = job.state === 'paused' || job.state === 'pausing' || (job.kind === 'grpo' && (job.state === 'stopped' || job.state === 'failed') && job.checkpoint !== null);
@@ -31,6 +38,7 @@ export function JobBar() {
         <div className="muted">Checkpoint: <span className="mono">{job.checkpoint.name}</span> (iteration {job.checkpoint.iteration})</div>
       ) : null}
       {job.error ? <div className="settings-error" role="alert" data-testid="training-error">{job.error.name}: {job.error.message}</div> : null}
+      {busy}
     </div>
   );
 }

@@ -1,4 +1,5 @@
 import { useApp } from '../../store/index.js';
+import { isTrainingJob } from '../../store/slices/training.js';
 import { MetricChart } from './MetricChart.js';
 
 const NO_ROWS: never[] = [];
@@ -8,7 +9,7 @@ export function MetricCharts() {
   const runId = useApp((s) => s.chartRunId);
   const rows = useApp((s) => (s.chartRunId !== null ? s.runMetrics[s.chartRunId] ?? NO_ROWS : NO_ROWS));
   const run = useApp((s) => s.trainingRuns.find((r) => r.runId === s.chartRunId) ?? null);
-  const jobKind = useApp((s) => s.trainingJobs.find((j) => j.runId !== null && j.runId === s.chartRunId)?.kind ?? null);
+  const jobKind = useApp((s) => s.trainingJobs.filter(isTrainingJob).find((j) => j.runId !== null && j.runId === s.chartRunId)?.kind ?? null);
   const descriptions = useApp((s) => s.trainDescriptions);
   const kind = run?.trainer ?? jobKind ?? 'grpo';
   const charts = descriptions[kind]?.charts ?? [];

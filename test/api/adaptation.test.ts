@@ -1,0 +1,177 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WorkbenchApi } from '../../core/api/api.js';
+import { channelPair, connectApi } from '../../core/api/bridge.js';
+import { serveApi } from '../../core/api/serve-api.js';
+import type { AdaptationEvent, AdaptationStart, JobInfo, JobState, TrainingEvent } from '../../core/api/types.js';
+import { createWorkbench, type Workbench } from '../../core/api/workbench/index.js';
+import { loadAdapter } from '../../core/policy/adapter-file.js';
+import { createModel } from '../../core/policy/builtin.js';
+import { saveCheckpoint } from '../../core/policy/checkpoint.js';
+import { appAdaptPool, appTestTemplates, resolveAdaptApp } from '../../core/rl/adapt-instances.js';
+import { createRng } from '../../core/util/rng.js';
+
+/**
+ * Per-app adaptation jobs through the real bridge (in-memory channel, the same serveApi / connectApi
+ * as both transports): tiny before → adapt → after runs on Settings (2 held-out templates) in the
+ * training worker, against a temporary data folder with an untrained base checkpoint.
+ */
+const TINY: AdaptationStart = { app: 'Settings', policy: 'base', shots: 2, method: 'sft', epochs: 2, evalSeeds: [30], config: { grpo: { devices: 1 } } };
+
+describe('adaptation jobs through the bridge', () => {
+  let dir: string;
+  let workbench: Workbench;
+  let api: WorkbenchApi;
+  const events: AdaptationEvent[] = [];
+  const trainingEvents: TrainingEvent[] = [];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'awb-adapt-api-'));
+    mkdirSync(join(dir, 'checkpoints', 'base'), { recursive: true });
+    saveCheckpoint(join(dir, 'checkpoints', 'base', 'policy.json'), createModel(createRng('adapt-api/base')));
+    workbench = await createWorkbench({ dataDir: dir, adb: false, embeddedDevice: false });
+    const [client, server] = channelPair();
+    serveApi(workbench, server);
+    api = connectApi<WorkbenchApi>(client);
+    api.onAdaptation({}, (e) => events.push(e));
+    api.onTraining({}, (e) => trainingEvents.push(e));
+  });
+
+  afterAll(async () => {
+    await workbench.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function until<T>(what: string, get: () => T | undefined, ms = 30_000): Promise<T> {
+    const end = Date.now() + ms;
+    for (;;) {
+      const v = get();
+      if (v !== undefined) return v;
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+  const stateOf = (jobId: string, state: JobState) => until(`${jobId} ${state}`, () => events.find((e) => e.job.id === jobId && e.kind === 'state' && e.job.state === state)?.job);
+  const progressOf = (jobId: string) => events.flatMap((e) => (e.kind === 'progress' && e.job.id === jobId ? [e.progress] : []));
+
+  it('describes the adaptable apps (held-out apps first, with their shots and test templates), the methods and the defaults', async () => {
+    const d = await api.describeAdaptation();
+    expect(d.apps.slice(0, 4).map((a) => [a.app, a.regime, a.heldOut])).toEqual([
+      ['Audio Recorder', 'unseen-app', true], ['Broccoli', 'unseen-app', true], ['Clock', 'unseen-app', true], ['Tasks', 'unseen-app', true],
+    ]);
+    expect(d.apps.slice(4).every((a) => a.regime === 'unseen-template' && !a.heldOut)).toBe(true);
+    expect(d.apps.find((a) => a.app === 'Settings')).toEqual({
+      app: 'Settings', package: 'com.android.settings', regime: 'unseen-template', heldOut: false, adaptInstances: 16, testTemplates: 2,
+    });
+    expect(d.methods).toEqual(['grpo', 'sft', 'sft+grpo']);
+    expect(d.kinds).toEqual(['head', 'lowrank']);
+    expect(d.defaults).toEqual({ shots: 8, method: 'grpo', kind: 'lowrank', rank: 4, iterations: 50, epochs: 60, seed: 0, home: 'task-app', evalSeeds: [30, 7, 1234] });
+    expect(d.fields.find((f) => f.path === 'grpo.rolloutsPerInstance')).toMatchObject({ kind: 'integer', default: 8, min: 2 });
+    // The counts are the ones the adaptation itself picks from.
+    const clock = resolveAdaptApp('Clock');
+    expect(d.apps.find((a) => a.app === 'Clock')).toMatchObject({ adaptInstances: appAdaptPool(clock).length, testTemplates: appTestTemplates(clock).length });
+  });
+
+  it('refuses bad requests with every problem listed, and starts nothing', async () => {
+    const typed = api.startAdaptation({ app: 'Settings', policy: 'base', shots: 0, method: 'ppo' as 'sft', extra: 1 } as AdaptationStart);
+    await expect(typed).rejects.toMatchObject({ name: 'ApiInputError' });
+    expect(((await typed.catch((e: unknown) => e)) as { issues: Array<{ path: string }> }).issues.map((i) => i.path).sort()).toEqual(['', 'method', 'shots']);
+
+    const bad = api.startAdaptation({
+      app: 'Settings', policy: 'nope', shots: 500, method: 'grpo', episodes: [999], evalTemplates: ['ClockStopWatch'], config: { sft: { epochs: 0 } },
+    });
+    await expect(bad).rejects.toMatchObject({ name: 'AdaptationInputError' });
+    const issues = ((await bad.catch((e: unknown) => e)) as { issues: Array<{ path: string; message: string }> }).issues;
+    expect(issues.map((i) => i.path).sort()).toEqual(['episodes', 'episodes', 'evalTemplates', 'policy', 'sft.epochs', 'shots']);
+    const by = (path: string) => issues.filter((i) => i.path === path).map((i) => i.message).join(' | ');
+    expect(by('policy')).toMatch(/"nope": no such checkpoint/);
+    expect(by('shots')).toMatch(/Cannot pick 500 adaptation instances for Settings: .* from 1 to 16/);
+    expect(by('episodes')).toMatch(/method grpo has none/);
+    expect(by('episodes')).toMatch(/episode 999/);
+    expect(by('evalTemplates')).toMatch(/ClockStopWatch: not held-out templates of Settings \(SystemDeviceNameQuestion, SystemRenameDevice\)/);
+    await expect(api.startAdaptation({ app: 'Nope', policy: 'relative/policy.json' })).rejects.toMatchObject({
+      name: 'AdaptationInputError', issues: [{ path: 'app', message: expect.stringMatching(/Unknown app "Nope"/) }, { path: 'policy', message: expect.stringMatching(/absolute path/) }],
+    });
+    expect(await api.listTrainingJobs()).toEqual([]);
+    expect(events).toEqual([]);
+  });
+
+  let finished: JobInfo;
+
+  it('runs before → adapt → after in the worker, streams each phase, keeps the report and lists the stored adapter', async () => {
+    const job = await api.startAdaptation(TINY);
+    expect(job).toMatchObject({ kind: 'adapt', state: 'starting', total: 2, config: expect.objectContaining({ app: 'Settings', method: 'sft', shots: 2, epochs: 2 }) });
+    finished = await stateOf(job.id, 'finished');
+    expect(finished).toMatchObject({ iteration: 2, total: 2, error: null, checkpoint: null });
+
+    const phases = progressOf(job.id).map((p) => p.phase);
+    expect(phases).toEqual(['before', 'before', 'demonstrations', 'sft', 'sft', 'saved', 'after', 'after']);
+    const report = (events.find((e) => e.kind === 'report' && e.job.id === job.id) as Extract<AdaptationEvent, { kind: 'report' }>).report;
+    expect(report).toMatchObject({
+      app: 'Settings', regime: 'unseen-template', evalSeeds: [30], stoppedBy: 'done', demonstrations: { source: 'oracle', episodes: 2 },
+      before: { episodes: 2 }, after: { episodes: 2 }, adapter: { kind: 'lowrank', rank: 4, path: expect.stringContaining(join(dir, 'adapters')) },
+    });
+    expect(report.perTemplate.map((t) => t.templateId)).toEqual(['SystemDeviceNameQuestion', 'SystemRenameDevice']);
+    expect(report.training.sft).toHaveLength(2);
+    expect(await api.getAdaptationReport({ jobId: job.id })).toEqual(report);
+    // The state changes reach onTraining too (the one-job rule spans kinds); progress does not.
+    expect(trainingEvents.filter((e) => e.job.id === job.id).map((e) => [e.kind, e.job.state])).toEqual([['state', 'starting'], ['state', 'running'], ['state', 'finished']]);
+    expect((await api.listTrainingJobs()).map((j) => [j.id, j.kind, j.state])).toEqual([[job.id, 'adapt', 'finished']]);
+
+    const [adapter] = await api.listAdapters();
+    expect(adapter).toMatchObject({
+      path: report.adapter.path, app: 'Settings', package: 'com.android.settings', kind: 'lowrank', rank: 4, parameters: report.adapter.parameters,
+      base: { sha256: report.base.sha256, checkpoint: 'base' }, method: 'sft', stoppedBy: 'done', problem: null,
+      report: { before: report.before!.successRate, after: report.after!.successRate, delta: report.delta, evalSeeds: [30] },
+    });
+    expect(adapter!.bytes).toBeGreaterThan(1000);
+    expect(loadAdapter(adapter!.path).package).toBe('com.android.settings');
+  }, 30_000);
+
+  it('one background job at a time across kinds; an adaptation cannot be paused; stop keeps the started adapter', async () => {
+    const job = await api.startAdaptation({ ...TINY, epochs: 10_000 });
+    await expect(api.startTraining({ kind: 'sft', config: {} })).rejects.toMatchObject({ name: 'TrainingBusyError', message: expect.stringMatching(new RegExp(`Adaptation job ${job.id}`)) });
+    await expect(api.startAdaptation(TINY)).rejects.toMatchObject({ name: 'TrainingBusyError' });
+    await expect(api.pauseTraining({ jobId: job.id })).rejects.toMatchObject({ name: 'TrainingStateError', message: expect.stringMatching(/cannot be paused/) });
+    await until('SFT epochs', () => progressOf(job.id).find((p) => p.phase === 'sft' && p.epoch >= 3));
+    expect((await api.stopAdaptation({ jobId: job.id })).state).toBe('stopping');
+    const stopped = await stateOf(job.id, 'stopped');
+    expect(stopped.iteration).toBeLessThan(10_000);
+    const report = (await api.getAdaptationReport({ jobId: job.id }))!;
+    expect(report).toMatchObject({ stoppedBy: 'aborted', after: null, delta: null, adapter: { path: expect.any(String) } });
+    expect(report.training.sft.length).toBe(stopped.iteration);
+    expect((await api.listAdapters())[0]).toMatchObject({ stoppedBy: 'aborted', report: { after: null } });
+
+    // …and the other way round: a training job blocks an adaptation.
+    const training = await api.startTraining({ kind: 'sft', config: { maxTemplates: 1, seeds: [0], sft: { epochs: 1000 } } });
+    await expect(api.startAdaptation(TINY)).rejects.toMatchObject({ name: 'TrainingBusyError', message: expect.stringMatching(new RegExp(`Training job ${training.id}`)) });
+    await expect(api.stopAdaptation({ jobId: training.id })).rejects.toMatchObject({ name: 'JobKindError' });
+    await expect(api.getAdaptationReport({ jobId: training.id })).rejects.toMatchObject({ name: 'JobKindError' });
+    await api.stopTraining({ jobId: training.id });
+    await until('the training job to stop', () => trainingEvents.find((e) => e.job.id === training.id && e.job.state === 'stopped'));
+    await expect(api.getAdaptationReport({ jobId: 'job-99' })).rejects.toMatchObject({ name: 'TrainingJobNotFoundError' });
+  }, 30_000);
+
+  it('trains on recorded episodes of the app as demonstrations (a failed one is refused, named)', async () => {
+    const { serial } = await api.startSimDroid();
+    const record = async (policy: 'oracle' | 'random') => {
+      const s = await api.startSession({ serial, templateId: 'SystemDarkThemeTurnOn', seed: 3, policy, run: true, maxSteps: 6 });
+      for (;;) {
+        const now = await api.getSession({ sessionId: s.id });
+        if (now.result && now.episodeId !== null) return now.episodeId;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    const good = await record('oracle');
+    const bad = await record('random');
+    await expect(api.startAdaptation({ ...TINY, method: undefined, episodes: [good, bad] })).rejects.toMatchObject({
+      name: 'AdaptationInputError', issues: [{ path: 'episodes', message: expect.stringMatching(new RegExp(`episode ${bad} .*did not succeed`)) }],
+    });
+    const job = await api.startAdaptation({ ...TINY, method: undefined, episodes: [good] });
+    expect(job.config).toMatchObject({ method: 'sft', episodes: [good] });
+    await stateOf(job.id, 'finished');
+    expect(await api.getAdaptationReport({ jobId: job.id })).toMatchObject({ demonstrations: { source: 'episodes', episodes: 1 }, shots: expect.any(Array) });
+  }, 30_000);
+});
