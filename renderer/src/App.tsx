@@ -9,9 +9,10 @@ import { LiveView } from './views/live/LiveView.js';
 import { SettingsView } from './views/settings/SettingsView.js';
 import { TrajectoriesView } from './views/trajectories/TrajectoriesView.js';
 import { TrainingView } from './views/training/TrainingView.js';
+import { AdaptationView } from './views/adaptation/AdaptationView.js';
 
 const LABELS: Record<ViewName, string> = {
-  devices: 'Devices', live: 'Live', agent: 'Agent', trajectories: 'Trajectories', training: 'Training', settings: 'Settings',
+  devices: 'Devices', live: 'Live', agent: 'Agent', trajectories: 'Trajectories', training: 'Training', adaptation: 'Adaptation', settings: 'Settings',
 };
 
 function CurrentView({ view }: { view: ViewName }) {
@@ -26,6 +27,8 @@ function CurrentView({ view }: { view: ViewName }) {
       return <TrajectoriesView />;
     case 'training':
       return <TrainingView />;
+    case 'adaptation':
+      return <AdaptationView />;
     case 'settings':
       return <SettingsView />;
   }

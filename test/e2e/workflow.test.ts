@@ -8,11 +8,26 @@ import { openBrowser, startServe, type Browser, type ServeProcess } from './harn
 /**
  * The researcher's path through the workbench, in Chromium against `awb serve`: the device, its
  * live screen, an oracle episode stepped through with one step overridden, then the recorded
- * episode in the replay viewer, scrubbed; then a tiny training run, charted and stopped. Screenshots of each main view go to docs/img (the README
- * shows them).
+ * episode in the replay viewer, scrubbed; then a tiny training run, charted and stopped; then a
+ * tiny adaptation from its checkpoint, drawn as before / after bars. Screenshots of each main view
+ * go to docs/img (the README shows them).
  */
 const DOCS_IMG = fileURLToPath(new URL('../../docs/img/', import.meta.url));
 const TEMPLATE = 'SystemDarkThemeTurnOn'; // four oracle steps
+
+/** Distinct colours on a canvas, and how many pixels have `rgb` (a chart's series colour). */
+async function canvasColours(canvas: Locator, rgb: [number, number, number] = [0, 0, 0]): Promise<{ colours: number; matching: number }> {
+  return canvas.evaluate((c: HTMLCanvasElement, want: number[]) => {
+    const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+    const seen = new Set<number>();
+    let matching = 0;
+    for (let i = 0; i < d.length; i += 4) {
+      seen.add((d[i]! << 16) | (d[i + 1]! << 8) | d[i + 2]!);
+      if (d[i] === want[0] && d[i + 1] === want[1] && d[i + 2] === want[2]) matching++;
+    }
+    return { colours: seen.size, matching };
+  }, rgb);
+}
 
 /** Distinct colours in an <img>: a blank or failed image has one or two. */
 async function imageColours(img: Locator): Promise<number> {
@@ -176,18 +191,39 @@ describe('workbench end to end in Chromium', () => {
     const chart = page.getByTestId('chart-success/rate');
     await expect.poll(async () => Number(await chart.getAttribute('data-points')), { timeout: 30_000 }).toBeGreaterThanOrEqual(4);
     // uPlot drew the line and its points on the canvas (a blank canvas has one colour).
-    const colours = await chart.locator('canvas').evaluate((c: HTMLCanvasElement) => {
-      const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
-      const seen = new Set<number>();
-      for (let i = 0; i < d.length; i += 4) seen.add((d[i]! << 16) | (d[i + 1]! << 8) | d[i + 2]!);
-      return seen.size;
-    });
-    expect(colours).toBeGreaterThan(2);
+    expect((await canvasColours(chart.locator('canvas'))).colours).toBeGreaterThan(2);
     await shot(page, 'training');
     await page.getByTestId('training-stop').click();
     await expect.poll(() => state.getAttribute('data-state'), { timeout: 20_000 }).toBe('stopped');
     await expect.poll(() => page.locator('[data-testid^="training-run-"]').count()).toBe(1);
     expect(await page.locator('[data-testid^="training-run-"]').first().innerText()).toMatch(/interrupted/);
     expect(await page.locator('[data-testid^="checkpoint-"]').count()).toBe(1);
+  });
+
+  it('adapts the checkpoint to Settings on the Adaptation view (Ctrl+7) and draws the before / after bars', async () => {
+    await page.keyboard.press('Control+7');
+    await page.getByTestId('adaptation-view').waitFor();
+    await page.getByTestId('adapt-app').selectOption('Settings');
+    await expect.poll(() => page.getByTestId('adapt-policy').inputValue()).toMatch(/policy\.json$/); // the GRPO run's checkpoint
+    await page.getByTestId('adapt-shots').fill('4');
+    await page.getByTestId('adapt-method').selectOption('sft');
+    await page.getByTestId('adapt-eval-seeds').fill('30');
+    await page.getByTestId('adapt-run').click();
+    const state = page.getByTestId('adapt-state');
+    await expect.poll(() => state.getAttribute('data-state'), { timeout: 30_000 }).toBe('finished');
+    await page.getByTestId('adapt-result').waitFor();
+    expect(await page.getByTestId('adapt-phase-sft').innerText()).toMatch(/epoch 60\/60/);
+    expect(await page.locator('[data-testid="adapt-phase-sft"] [data-testid="chart-loss/nll"]').getAttribute('data-points')).toBe('60');
+    // Overall + the two held-out Settings templates; the after bars are on the canvas in their colour.
+    const bars = page.getByTestId('adapt-bars');
+    expect(await bars.getAttribute('data-rows')).toBe('3');
+    const after = Number(await bars.getAttribute('data-after'));
+    // The SFT adapter solves held-out Settings instances (4 shots × 60 epochs: 0 → 100% here), so after bars are
+    // on the canvas, in their colour (grid and labels are black at low alpha; the before bars at 0% have no width).
+    expect(after).toBeGreaterThan(0);
+    expect((await canvasColours(bars.locator('canvas'), [0x2f, 0x6f, 0xed])).matching).toBeGreaterThan(1000);
+    expect(await page.getByTestId('adapt-delta').innerText()).toMatch(/→ .*points/);
+    await expect.poll(() => page.locator('[data-testid="adapter-Settings"]').count()).toBe(1);
+    await shot(page, 'adaptation');
   });
 });

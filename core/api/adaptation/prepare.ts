@@ -103,7 +103,7 @@ export function prepareAdaptation(input: AdaptationStart, ctx: PrepareContext): 
   if (target) {
     const tests = attempt('app', () => appTestTemplates(target).map((t) => t.id));
     // Checked even when the config has other problems, so they are all listed at once.
-    const shots = config?.shots ?? input.shots;
+    const shots = config?.shots ?? input.shots ?? (Number.isInteger(given.shots) ? (given.shots as number) : undefined);
     if (shots !== undefined) attempt('shots', () => pickShots(target, shots, config?.seed ?? 0));
     if (tests && input.evalTemplates) {
       const unknown = input.evalTemplates.filter((t) => !tests.includes(t));

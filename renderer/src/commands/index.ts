@@ -11,6 +11,7 @@ import { goAgent } from './go-agent.js';
 import { goTrajectories } from './go-trajectories.js';
 import { goSettings } from './go-settings.js';
 import { goTraining } from './go-training.js';
+import { goAdaptation } from './go-adaptation.js';
 
 export type { Command, CommandName, KeyLike } from './types.js';
 
@@ -27,6 +28,7 @@ export const COMMANDS: Record<CommandName, Command> = {
   'go-trajectories': goTrajectories,
   'go-settings': goSettings,
   'go-training': goTraining,
+  'go-adaptation': goAdaptation,
 };
 
 export function canRun(name: CommandName, store: AppStore): boolean {

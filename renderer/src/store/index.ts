@@ -8,12 +8,13 @@ import { createSessionSlice, type SessionSlice } from './slices/session.js';
 import { createTrajectoriesSlice, type TrajectoriesSlice } from './slices/trajectories.js';
 import { createSettingsSlice, type SettingsSlice } from './slices/settings.js';
 import { createTrainingSlice, type TrainingSlice } from './slices/training.js';
+import { createAdaptationSlice, type AdaptationSlice } from './slices/adaptation.js';
 
 /**
  * One zustand store of typed slices (one per domain). It is created around an API object, so tests
  * build it with the real workbench over an in-memory channel (or a fake) and no React.
  */
-export type AppState = UiSlice & DevicesSlice & LiveSlice & SessionSlice & TrajectoriesSlice & SettingsSlice & TrainingSlice;
+export type AppState = UiSlice & DevicesSlice & LiveSlice & SessionSlice & TrajectoriesSlice & SettingsSlice & TrainingSlice & AdaptationSlice;
 export type AppStore = StoreApi<AppState> & { api: WorkbenchApi };
 
 export function createAppStore(api: WorkbenchApi): AppStore {
@@ -25,6 +26,7 @@ export function createAppStore(api: WorkbenchApi): AppStore {
     ...createTrajectoriesSlice(api)(...a),
     ...createSettingsSlice(api)(...a),
     ...createTrainingSlice(api)(...a),
+    ...createAdaptationSlice(api)(...a),
   }));
   return Object.assign(store, { api });
 }

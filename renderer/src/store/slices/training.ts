@@ -65,7 +65,8 @@ export function mergeMetrics(a: readonly IterationMetricsRow[], b: readonly Iter
   return [...byIteration.values()].sort((x, y) => x.iteration - y.iteration);
 }
 
-function upsertJob(jobs: readonly JobInfo[], job: JobInfo): JobInfo[] {
+/** The list with `job` replacing its older record, or added. */
+export function upsertJob(jobs: readonly JobInfo[], job: JobInfo): JobInfo[] {
   return jobs.some((j) => j.id === job.id) ? jobs.map((j) => (j.id === job.id ? job : j)) : [...jobs, job];
 }
 
@@ -77,7 +78,8 @@ function adoptJob(jobs: readonly JobInfo[], job: JobInfo): JobInfo[] {
   return jobs.some((j) => j.id === job.id) ? [...jobs] : [...jobs, job];
 }
 
-function issuesOf(e: unknown): Record<string, string> {
+/** A refused call's problems by field path (an error without `issues` under ''). */
+export function issuesOf(e: unknown): Record<string, string> {
   const issues = (e as { issues?: Array<{ path: string; message: string }> }).issues;
   const out: Record<string, string> = {};
   if (Array.isArray(issues)) for (const i of issues) out[i.path] = out[i.path] ? `${out[i.path]}; ${i.message}` : i.message;

@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
-import type { ConfigField, TrainerKind } from '../../../../core/api/types.js';
+import type { TrainerKind } from '../../../../core/api/types.js';
+import { FieldRow } from '../../components/ConfigFieldRow.js';
 import { appStore, useApp } from '../../store/index.js';
 import { activeJob } from '../../store/slices/training.js';
 import { applyPreset, configFromForm, defaultFormValues, groupFields, type ConfigFormValues } from './config-form.js';
@@ -80,48 +81,4 @@ export function ConfigPanel() {
       </div>
     </form>
   );
-}
-
-function FieldRow({ field, value, error, onChange }: { field: ConfigField; value: string; error: string | undefined; onChange(v: string): void }) {
-  const id = `train-${field.path}`;
-  const name = field.path.split('.').at(-1);
-  return (
-    <div className={error ? 'training-field invalid' : 'training-field'} title={field.description}>
-      <label htmlFor={id}>
-        <span className="mono">{name}</span>
-        <span className="muted training-field-desc">{field.description}</span>
-      </label>
-      <FieldInput id={id} field={field} value={value} onChange={onChange} />
-      {error ? <div className="settings-error" data-testid={`train-error-${field.path}`}>{error}</div> : null}
-    </div>
-  );
-}
-
-function FieldInput({ id, field, value, onChange }: { id: string; field: ConfigField; value: string; onChange(v: string): void }) {
-  switch (field.kind) {
-    case 'boolean':
-      return <input id={id} data-testid={id} type="checkbox" checked={value === 'true'} onChange={(e) => onChange(String(e.target.checked))} />;
-    case 'choice':
-      return (
-        <select id={id} data-testid={id} value={value} onChange={(e) => onChange(e.target.value)}>
-          {field.nullable ? <option value="">none</option> : null}
-          {(field.options ?? []).map((o) => <option key={String(o)} value={String(o)}>{String(o)}</option>)}
-        </select>
-      );
-    case 'integer':
-    case 'number':
-    case 'text':
-    case 'json': {
-      const range = field.min !== undefined || field.max !== undefined ? `${field.min ?? ''}–${field.max ?? ''}` : '';
-      const words = field.options?.length ? field.options.join(' | ') : '';
-      const hint = [words, range].filter(Boolean).join(' or ');
-      return (
-        <input
-          id={id} data-testid={id} value={value} onChange={(e) => onChange(e.target.value)}
-          inputMode={field.kind === 'integer' ? 'numeric' : field.kind === 'number' ? 'decimal' : undefined}
-          placeholder={field.nullable ? `none${hint ? ` (or ${hint})` : ''}` : field.optional ? 'default' : hint}
-        />
-      );
-    }
-  }
 }

@@ -1,0 +1,96 @@
+import { useMemo, type FormEvent } from 'react';
+import type { AdaptableApp, ConfigField } from '../../../../core/api/types.js';
+import { FieldRow } from '../../components/ConfigFieldRow.js';
+import { appStore, useApp } from '../../store/index.js';
+import { MAIN_FIELDS } from '../../store/slices/adaptation-model.js';
+import { activeJob } from '../../store/slices/training.js';
+import { groupFields } from '../training/config-form.js';
+import { DemoEpisodes } from './DemoEpisodes.js';
+
+const appLabel = (a: AdaptableApp) => `${a.app} (${a.adaptInstances} adapt instances, ${a.testTemplates} test templates)`;
+
+/**
+ * The adaptation to run: the app (held-out apps marked), the base checkpoint, the main settings
+ * (shots, method, adapter kind and rank, SFT epochs, GRPO iterations, seed, home screen), the
+ * evaluation seeds, optional recorded demonstrations, and the rest of the config in collapsed groups.
+ */
+export function AdaptForm() {
+  const d = useApp((s) => s.adaptDescription);
+  const form = useApp((s) => s.adaptForm);
+  const errors = useApp((s) => s.adaptErrors);
+  const checkpoints = useApp((s) => s.checkpoints);
+  const busy = useApp((s) => s.adaptBusy);
+  const running = useApp((s) => activeJob(s));
+  const fields = d?.fields ?? [];
+  const main = useMemo(() => MAIN_FIELDS.map((p) => fields.find((f) => f.path === p)).filter((f): f is ConfigField => f !== undefined), [fields]);
+  const rest = useMemo(() => groupFields(fields.filter((f) => !(MAIN_FIELDS as readonly string[]).includes(f.path))), [fields]);
+  if (!d) return <div className="panel training-config muted">Loading the adaptation settings…</div>;
+
+  const st = appStore().getState();
+  const app = d.apps.find((a) => a.app === form.app);
+  const start = (e: FormEvent) => {
+    e.preventDefault();
+    void st.startAdaptation();
+  };
+  const row = (f: ConfigField) => (
+    <FieldRow key={f.path} idPrefix="adapt" field={f.path === 'shots' && app ? { ...f, max: app.adaptInstances } : f}
+      value={form.values[f.path] ?? ''} error={errors[f.path]} onChange={(v) => st.setAdaptValue(f.path, v)} />
+  );
+  return (
+    <form className="panel training-config" onSubmit={start} data-testid="adapt-form">
+      <h3>Adapt to an app</h3>
+      <label className="adapt-label" htmlFor="adapt-app">App</label>
+      <select id="adapt-app" data-testid="adapt-app" value={form.app} onChange={(e) => void st.setAdaptApp(e.target.value)} className={errors.app ? 'invalid' : ''}>
+        <optgroup label="Held-out apps (unseen-app: never trained on)">
+          {d.apps.filter((a) => a.heldOut).map((a) => <option key={a.app} value={a.app}>★ {appLabel(a)}</option>)}
+        </optgroup>
+        <optgroup label="Seen apps (their held-out templates)">
+          {d.apps.filter((a) => !a.heldOut).map((a) => <option key={a.app} value={a.app}>{appLabel(a)}</option>)}
+        </optgroup>
+      </select>
+      {app ? <div className="muted adapt-note">{app.package} · {app.regime} regime{app.heldOut ? ' · held out of training' : ''}</div> : null}
+      {errors.app ? <div className="settings-error">{errors.app}</div> : null}
+
+      <label className="adapt-label" htmlFor="adapt-policy">Base checkpoint</label>
+      {checkpoints.length ? (
+        <select id="adapt-policy" data-testid="adapt-policy" value={form.policy} onChange={(e) => st.setAdaptPolicy(e.target.value)}>
+          {checkpoints.map((c) => (
+            <option key={c.name} value={c.policy} title={c.policy}>{c.name} ({c.trainer ?? '?'}, iteration {c.iteration ?? '?'})</option>
+          ))}
+        </select>
+      ) : <div className="muted" data-testid="adapt-no-checkpoint">No checkpoint yet: train a base policy on the Training view first.</div>}
+      {errors.policy ? <div className="settings-error">{errors.policy}</div> : null}
+
+      <div className="training-fields">{main.map(row)}</div>
+      <div className={errors.evalSeeds ? 'training-field invalid' : 'training-field'}>
+        <label htmlFor="adapt-eval-seeds">
+          <span className="mono">evalSeeds</span>
+          <span className="muted training-field-desc">Evaluation seeds of the before / after runs (AW-Gen: 30, 7, 1234)</span>
+        </label>
+        <input id="adapt-eval-seeds" data-testid="adapt-eval-seeds" value={form.evalSeeds} onChange={(e) => st.setAdaptEvalSeeds(e.target.value)} />
+        {errors.evalSeeds ? <div className="settings-error">{errors.evalSeeds}</div> : null}
+      </div>
+      <DemoEpisodes />
+      <div className="training-fields">
+        {rest.map((g) => (
+          <details key={g.group || 'more'} className="training-group">
+            <summary>{g.group || 'more'}</summary>
+            {g.fields.map(row)}
+          </details>
+        ))}
+      </div>
+      {Object.keys(errors).length ? (
+        <ul className="training-problems" role="alert" data-testid="adapt-problems">
+          {Object.entries(errors).map(([path, message]) => <li key={path}><span className="mono">{path || 'request'}</span>: {message}</li>)}
+        </ul>
+      ) : null}
+      <div className="row">
+        <button type="submit" className="primary" data-testid="adapt-run" disabled={busy || running !== null || !form.policy}
+          title={running ? `${running.id} is ${running.state}: one background job runs at a time` : 'Before → adapt → after'}>
+          Run
+        </button>
+        <button type="button" onClick={() => st.resetAdaptForm()}>Defaults</button>
+      </div>
+    </form>
+  );
+}
