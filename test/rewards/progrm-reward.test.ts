@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { createEncoder } from '../../core/policy/encoder.js';
+import { checkRewardValues } from '../../core/rewards/component.js';
+import { buildRecipeLibrary, DEFAULT_ANNOTATE } from '../../core/rewards/progrm/annotate.js';
+import { progressFeatureDim, type ProgressModel } from '../../core/rewards/progrm/model.js';
+import { ProgressNetwork, sigmoid } from '../../core/rewards/progrm/network.js';
+import { ProgRmOptionError, ProgRmReward, progressGains } from '../../core/rewards/progrm/reward.js';
+import { episode } from './progrm-fixtures.js';
+
+/** A model whose progress is σ(tanh((t+1)/20)) after step t: it reads only the step-count feature. */
+function clockModel(): ProgressModel {
+  const encoder = createEncoder({ kind: 'hashed-ngram', dim: 8, charN: 3 });
+  const F = progressFeatureDim(8);
+  const net = new ProgressNetwork({ input: F, hidden: 1 });
+  net.params[32] = 1; // W1[0, 4D]: the t/20 feature
+  net.params[F + 1] = 1; // w2
+  return { encoder, net };
+}
+const prog = (t: number) => sigmoid(Math.tanh((t + 1) / 20)); // t = −1 is the initial state
+
+describe('progress gains', () => {
+  it('is Prog(s_t) − Prog(s_{t−k}), clamped to the initial state, and can be negative', () => {
+    const p = [0.1, 0.3, 0.2, 0.6];
+    const k1 = progressGains(p, 1);
+    expect(k1.map((x) => +x.toFixed(12))).toEqual([0.2, -0.1, 0.4]);
+    const k2 = progressGains(p, 2);
+    expect(k2.map((x) => +x.toFixed(12))).toEqual([0.2, 0.1, 0.3]);
+    expect(progressGains([0.5], 1)).toEqual([]);
+    expect(() => progressGains(p, 0)).toThrow(ProgRmOptionError);
+    expect(() => progressGains(p, 1.5)).toThrow(/k must be a positive integer/);
+  });
+});
+
+describe('ProgRmReward', () => {
+  const ep = episode(['open:Contacts', 'tap:Add', 'type:Name=<n>', 'tap:Save', 'done']);
+
+  it('gives each step its progress gain with the curve in the explanation', async () => {
+    const reward = new ProgRmReward(clockModel());
+    expect(reward.kind).toBe('progrm');
+    const values = await reward.compute(ep);
+    expect(() => checkRewardValues('progrm', ep, values)).not.toThrow();
+    values.forEach((v, t) => {
+      expect(v.step).toBe(t);
+      expect(v.value).toBeCloseTo(prog(t) - prog(t - 1), 6);
+      expect(v.explanation).toBe(`progress ${prog(t - 1).toFixed(2)} → ${prog(t).toFixed(2)} (+${(prog(t) - prog(t - 1)).toFixed(2)})`);
+    });
+    // The gains telescope to the whole episode's progress.
+    expect(values.reduce((s, v) => s + v.value!, 0)).toBeCloseTo(prog(4) - prog(-1), 6);
+  });
+
+  it('sums k steps of gain for k > 1 and says so', async () => {
+    const values = await new ProgRmReward(clockModel(), { k: 3 }).compute(ep);
+    expect(values[0]!.value).toBeCloseTo(prog(0) - prog(-1), 6);
+    expect(values[4]!.value).toBeCloseTo(prog(4) - prog(1), 6);
+    expect(values[0]!.explanation).toMatch(/over 1 step\)$/);
+    expect(values[4]!.explanation).toMatch(/over 3 steps\)$/);
+    expect(() => new ProgRmReward(clockModel(), { k: 0 })).toThrow(ProgRmOptionError);
+  });
+
+  it('names the recipe step a key step matched when given a library', async () => {
+    const model = clockModel();
+    const library = buildRecipeLibrary([ep], { ...DEFAULT_ANNOTATE, encoder: model.encoder });
+    const failed = episode(['open:Contacts', 'scroll:down', 'tap:Add', 'back'], { success: false });
+    const values = await new ProgRmReward(model, { k: 1, library }).compute(failed);
+    expect(values[0]!.explanation).toMatch(/; key step 1\/5 of recipe 1: OPEN_APP\("contacts"\)$/);
+    expect(values[1]!.explanation).not.toMatch(/key step/);
+    expect(values[2]!.explanation).toMatch(/key step 2\/5 of recipe 1: CLICK\("Add"\)$/);
+    expect(values[3]!.explanation).not.toMatch(/key step/);
+  });
+
+  it('scores an empty episode with no values', async () => {
+    expect(await new ProgRmReward(clockModel()).compute(episode([]))).toEqual([]);
+  });
+});
