@@ -1,0 +1,186 @@
+import type { Device } from '../../device/device.js';
+import { observe } from '../../device/observation.js';
+import type { EpisodeRecorder } from '../../episode/record.js';
+import { runEpisode, type EpisodeHooks } from '../../episode/runner.js';
+import type { Policy } from '../../episode/policy.js';
+import type { TaskInstance } from '../../tasks/instance.js';
+import type { AdmireConfig } from './config.js';
+import type { SuccessTrace } from './distill.js';
+import { hashedEmbedder, type TextEmbedder } from './embedder.js';
+import { matchMilestones } from './match.js';
+import type { MilestoneMemory } from './memory.js';
+import { fillPlaceholders, placeholderValues } from './placeholders.js';
+
+/** Ground truth of one episode: how many of the template's ordered subgoals were done, before and after each step. */
+export interface GroundTruthProgress {
+  names: string[];
+  atStart: number;
+  /** After each step (non-decreasing). */
+  done: number[];
+}
+
+/**
+ * Captures SimDroid's ground-truth subgoal progress while `runEpisode` runs: before the first step
+ * (after the reset) and after every step (the recorder's `step` is called once the action was carried
+ * out and the screen settled), the next unmet subgoal is checked and the pointer advances while they
+ * hold — the subgoal suite test's rule. Pass `hooks` and `recorder` to runEpisode.
+ */
+export function captureSubgoals(device: Device, instance: TaskInstance, inner?: EpisodeRecorder) {
+  const subgoals = instance.template.subgoals(instance.params);
+  const progress: GroundTruthProgress = { names: subgoals.map((s) => s.name), atStart: 0, done: [] };
+  let reached = 0;
+  const advance = async () => {
+    const obs = await observe(device);
+    while (reached < subgoals.length && (await subgoals[reached]!.check({ device, obs }))) reached++;
+    return reached;
+  };
+  const hooks: EpisodeHooks = {
+    beforeStep: async (i) => {
+      if (i === 0) progress.atStart = await advance();
+      return 'continue';
+    },
+  };
+  const recorder: EpisodeRecorder = {
+    begin: (s) => inner?.begin(s),
+    step: async (step, before) => {
+      await inner?.step(step, before);
+      progress.done.push(await advance());
+    },
+    end: (r, final) => inner?.end(r, final),
+  };
+  return { hooks, recorder, progress };
+}
+
+/** Step-level agreement of milestone hits with ground-truth subgoal advances. */
+export interface MatchAccuracy {
+  steps: number;
+  tp: number;
+  fp: number;
+  fn: number;
+  tn: number;
+  precision: number;
+  recall: number;
+  accuracy: number;
+}
+
+/**
+ * A step is a ground-truth positive when it advanced the subgoal pointer (done[t] > done[t−1], or
+ * atStart for t = 0); a prediction is a milestone hit. precision = tp/(tp+fp), recall = tp/(tp+fn),
+ * accuracy = (tp+tn)/steps — the paper's "matching accuracy" (81.3% at δ = 0.75, Fig. 9) is over
+ * human-labelled (action, milestone) pairs, ours over every step against the simulator's own checks.
+ */
+export function matchAccuracy(episodes: ReadonlyArray<{ hit: readonly boolean[]; progress: GroundTruthProgress }>): MatchAccuracy {
+  let tp = 0;
+  let fp = 0;
+  let fn = 0;
+  let tn = 0;
+  for (const { hit, progress } of episodes) {
+    hit.forEach((h, t) => {
+      const advanced = progress.done[t]! > (t === 0 ? progress.atStart : progress.done[t - 1]!);
+      if (h && advanced) tp++;
+      else if (h) fp++;
+      else if (advanced) fn++;
+      else tn++;
+    });
+  }
+  const steps = tp + fp + fn + tn;
+  const ratio = (a: number, b: number) => (b === 0 ? 0 : a / b);
+  return { steps, tp, fp, fn, tn, precision: ratio(tp, tp + fp), recall: ratio(tp, tp + fn), accuracy: ratio(tp + tn, steps) };
+}
+
+/** One episode of the evaluation: its descriptions, verdict and ground truth. */
+export interface EvaluatedEpisode {
+  templateId: string;
+  seed: number;
+  policy: string;
+  success: boolean;
+  descriptions: Array<string | null>;
+  params: Record<string, unknown>;
+  progress: GroundTruthProgress;
+}
+
+export interface MatchingEvalOptions {
+  device: Device;
+  memory: MilestoneMemory;
+  /** Instances whose oracle successes distil the milestones (per template, all at once). */
+  distillOn: readonly TaskInstance[];
+  /** Instances the policies are run on and matched. */
+  evalOn: readonly TaskInstance[];
+  /** Fresh policy per episode; `name` labels the episodes. */
+  policies: ReadonlyArray<{ name: string; make(instance: TaskInstance): Policy }>;
+  makeOracle(): Policy;
+  deltas: readonly number[];
+  afterLast?: AdmireConfig['afterLast'];
+  embedder?: TextEmbedder;
+}
+
+export interface MatchingEvalResult {
+  episodes: EvaluatedEpisode[];
+  /** Per δ, over all evaluated episodes, and per policy. */
+  byDelta: Array<{ delta: number; all: MatchAccuracy; byPolicy: Record<string, MatchAccuracy> }>;
+  /** Mean milestones per template with any, and templates left without. */
+  milestones: { templates: number; meanK: number; without: string[] };
+  /** Matching time per step (embedding the description and comparing), ms, at the last δ. */
+  matchMsPerStep: number;
+}
+
+const params = (p: unknown) => (p && typeof p === 'object' && !Array.isArray(p) ? (p as Record<string, unknown>) : {});
+
+/**
+ * The accuracy check against SimDroid's ground truth: milestones are distilled from oracle successes on
+ * `distillOn`, then every policy runs on `evalOn` with subgoal progress captured, and each step's
+ * milestone hit (at each δ) is compared with whether it advanced a subgoal.
+ */
+export async function evaluateMilestoneMatching(o: MatchingEvalOptions): Promise<MatchingEvalResult> {
+  const embedder = o.embedder ?? hashedEmbedder();
+  // distil
+  const traces = new Map<string, SuccessTrace[]>();
+  for (const inst of o.distillOn) {
+    const r = await runEpisode({ device: o.device, instance: inst, policy: o.makeOracle() });
+    if (!r.success) continue;
+    const t: SuccessTrace = { instruction: inst.instruction, params: params(inst.params), descriptions: r.steps.flatMap((s) => (s.description ? [s.description] : [])) };
+    traces.set(inst.template.id, [...(traces.get(inst.template.id) ?? []), t]);
+  }
+  for (const [id, list] of traces) await o.memory.refine(id, list);
+  // run
+  const episodes: EvaluatedEpisode[] = [];
+  for (const inst of o.evalOn) {
+    for (const p of o.policies) {
+      const cap = captureSubgoals(o.device, inst);
+      const r = await runEpisode({ device: o.device, instance: inst, policy: p.make(inst), hooks: cap.hooks, recorder: cap.recorder });
+      episodes.push({
+        templateId: inst.template.id, seed: inst.seed, policy: p.name, success: r.success, params: params(inst.params),
+        descriptions: r.steps.map((s) => s.description ?? null), progress: cap.progress,
+      });
+    }
+  }
+  // match
+  const ids = [...new Set(o.evalOn.map((i) => i.template.id))];
+  const withK = ids.map((id) => o.memory.get(id)?.milestones.length ?? 0);
+  const byDelta: MatchingEvalResult['byDelta'] = [];
+  let matchMs = 0;
+  let matchedSteps = 0;
+  for (const delta of o.deltas) {
+    const all: Array<{ hit: boolean[]; progress: GroundTruthProgress; policy: string }> = [];
+    matchMs = 0;
+    matchedSteps = 0;
+    for (const ep of episodes) {
+      const ms = o.memory.get(ep.templateId)?.milestones ?? [];
+      const values = placeholderValues(ep.params);
+      const msEmb = ms.map((m) => embedder.embed(fillPlaceholders(m, values)));
+      const t0 = performance.now();
+      const m = matchMilestones(ep.descriptions.map((d) => (d ? embedder.embed(d) : null)), msEmb, { delta, afterLast: o.afterLast ?? 'stop' });
+      matchMs += performance.now() - t0;
+      matchedSteps += ep.descriptions.length;
+      all.push({ hit: m.hit, progress: ep.progress, policy: ep.policy });
+    }
+    const byPolicy: Record<string, MatchAccuracy> = {};
+    for (const p of o.policies) byPolicy[p.name] = matchAccuracy(all.filter((e) => e.policy === p.name));
+    byDelta.push({ delta, all: matchAccuracy(all), byPolicy });
+  }
+  return {
+    episodes, byDelta,
+    milestones: { templates: withK.filter((k) => k > 0).length, meanK: withK.filter((k) => k > 0).reduce((a, b) => a + b, 0) / Math.max(1, withK.filter((k) => k > 0).length), without: ids.filter((_, i) => withK[i] === 0) },
+    matchMsPerStep: matchedSteps ? matchMs / matchedSteps : 0,
+  };
+}

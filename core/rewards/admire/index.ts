@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import type { WritableDB } from '../../store/db.js';
+import { assertNever } from '../../util/errors.js';
+import type { RewardComponent } from '../component.js';
+import { AdmireConfigSchema } from './config.js';
+import { ConsensusDistiller, type MilestoneDistiller } from './distill.js';
+import { LlmDistiller, LlmDistillerConfigSchema } from './llm.js';
+import { MilestoneMemory } from './memory.js';
+import { MemoryMilestoneStore, SqliteMilestoneStore } from './milestone-store.js';
+import { AdmireReward } from './reward.js';
+
+export * from './config.js';
+export * from './distill.js';
+export * from './embedder.js';
+export * from './llm.js';
+export * from './match.js';
+export * from './memory.js';
+export * from './milestone-store.js';
+export * from './placeholders.js';
+export * from './reward.js';
+
+/** The component's options for the reward registry: the reward settings plus memory and distiller. */
+export const AdmireOptions = AdmireConfigSchema.extend({
+  epoch: z.int().min(0).default(1).describe('E in λ0·γ^E, the training iteration (Alg. 1 starts at 1)'),
+  distiller: z.discriminatedUnion('kind', [
+    z.strictObject({
+      kind: z.literal('consensus'),
+      quorum: z.number().gt(0).max(1).default(0.5).describe('Share of the kept successes a step must appear in, in order'),
+    }),
+    z.strictObject({ kind: z.literal('llm'), ...LlmDistillerConfigSchema.shape }),
+  ]).default({ kind: 'consensus', quorum: 0.5 }).describe('Φ: the built-in consensus of successful episodes, or an OpenAI-compatible chat endpoint'),
+  keepExemplars: z.int().min(1).max(256).default(16).describe('Successes kept per template for the consensus'),
+});
+export type AdmireOptions = z.infer<typeof AdmireOptions>;
+
+export function createDistiller(o: AdmireOptions['distiller']): MilestoneDistiller {
+  switch (o.kind) {
+    case 'consensus': return new ConsensusDistiller(o.quorum);
+    case 'llm': {
+      const { kind: _kind, ...config } = o;
+      return new LlmDistiller(config);
+    }
+    default:
+      return assertNever(o, 'distiller');
+  }
+}
+
+/**
+ * The registry's entry (core/rewards/registry.ts loads `rewardModule` from here): with the store in
+ * the context the milestone memory persists in it (migration 0004); without one it lives as long as
+ * the component.
+ */
+export const rewardModule = {
+  options: AdmireOptions,
+  create(o: AdmireOptions, ctx: { db?: WritableDB }): RewardComponent {
+    const { epoch, distiller, keepExemplars, ...config } = o;
+    const store = ctx.db ? new SqliteMilestoneStore(ctx.db) : new MemoryMilestoneStore();
+    const memory = new MilestoneMemory(store, createDistiller(distiller), { keepExemplars });
+    return new AdmireReward({ memory, config, epoch });
+  },
+};

@@ -1,0 +1,114 @@
+import type { z } from 'zod';
+import { assertNever } from '../../util/errors.js';
+import type { RewardComponent, RewardEpisode, StepRewardValue } from '../component.js';
+import { AdmireConfigSchema, admireWeight, type AdmireConfig } from './config.js';
+import type { SuccessTrace } from './distill.js';
+import { hashedEmbedder, type TextEmbedder } from './embedder.js';
+import { matchMilestones, milestoneRewards, type MilestoneMatch } from './match.js';
+import type { MilestoneMemory, RefineResult } from './memory.js';
+import { fillPlaceholders, placeholderValues } from './placeholders.js';
+
+export interface AdmireRewardOptions {
+  memory: MilestoneMemory;
+  /** Default: the built-in hashed n-gram embedder (256 buckets, character trigrams). */
+  embedder?: TextEmbedder;
+  config?: z.input<typeof AdmireConfigSchema>;
+  /** E in λ0·γ^E: the training iteration (default 1, Alg. 1's first). Trainers update it. */
+  epoch?: number;
+}
+
+/** What one episode's match looks like, for the replay viewer's milestone list. */
+export interface AdmireTrace {
+  version: number;
+  /** The milestones as compared: placeholders filled from this instance. */
+  milestones: string[];
+  match: MilestoneMatch;
+  raw: number[];
+  weight: number;
+}
+
+const q = (s: string) => JSON.stringify(s.length > 60 ? `${s.slice(0, 57)}…` : s);
+
+/**
+ * ADMIRE as a reward component (kind 'admire'): each step's description is matched against the
+ * template's current milestones (sequential pointer, cosine > δ), and credit is assigned
+ * asymmetrically (success: hit steps only; failure: k/K base plus ζ·similarity on hits), weighted by
+ * λ0·γ^E unless `weighted` is off. The outcome and format terms of the paper's total are other
+ * components. `observe` runs Phase 1 (milestone distillation and refinement) on a batch.
+ */
+export class AdmireReward implements RewardComponent {
+  readonly kind = 'admire' as const;
+  readonly config: AdmireConfig;
+  readonly embedder: TextEmbedder;
+  epoch: number;
+  private readonly memory: MilestoneMemory;
+
+  constructor(opts: AdmireRewardOptions) {
+    this.memory = opts.memory;
+    this.embedder = opts.embedder ?? hashedEmbedder();
+    this.config = AdmireConfigSchema.parse(opts.config ?? {});
+    this.epoch = opts.epoch ?? 1;
+  }
+
+  /** Phase 1 of an iteration (Alg. 1 lines 7–13): each template's successes distil or refine its milestones. */
+  async observe(episodes: readonly RewardEpisode[], signal?: AbortSignal): Promise<RefineResult[]> {
+    const byTemplate = new Map<string, SuccessTrace[]>();
+    for (const ep of episodes) {
+      if (ep.success !== true) continue;
+      const trace: SuccessTrace = { instruction: ep.instruction, params: ep.params, descriptions: ep.steps.flatMap((s) => (s.description ? [s.description] : [])) };
+      byTemplate.set(ep.templateId, [...(byTemplate.get(ep.templateId) ?? []), trace]);
+    }
+    const out: RefineResult[] = [];
+    for (const [templateId, traces] of [...byTemplate].sort(([a], [b]) => a.localeCompare(b))) {
+      out.push(await this.memory.refine(templateId, traces, signal));
+    }
+    return out;
+  }
+
+  /** The match behind the rewards, or null when the template has no milestones yet. */
+  trace(episode: RewardEpisode, success: boolean): AdmireTrace | null {
+    const current = this.memory.get(episode.templateId);
+    if (!current || current.milestones.length === 0) return null;
+    const values = placeholderValues(episode.params);
+    const milestones = current.milestones.map((m) => fillPlaceholders(m, values));
+    const match = matchMilestones(
+      episode.steps.map((s) => (s.description ? this.embedder.embed(s.description) : null)),
+      milestones.map((m) => this.embedder.embed(m)),
+      this.config,
+    );
+    const weight = this.config.weighted ? admireWeight(this.config, this.epoch) : 1;
+    return { version: current.version, milestones, match, raw: milestoneRewards(match, success, this.config), weight };
+  }
+
+  async compute(episode: RewardEpisode): Promise<StepRewardValue[]> {
+    const { steps, success } = episode;
+    if (success === null) {
+      const why = `no checker verdict (${episode.verdictNote ?? 'the episode ended in an error'}): ADMIRE's credit depends on success or failure`;
+      return steps.map((_, step) => ({ step, value: null, explanation: why }));
+    }
+    const t = this.trace(episode, success);
+    if (!t) {
+      const why = `no milestones for ${episode.templateId} yet (no success distilled)`;
+      switch (this.config.noMilestones) {
+        case 'zero': return steps.map((_, step) => ({ step, value: 0, explanation: `${why}: 0, the outcome carries the episode` }));
+        case 'unscored': return steps.map((_, step) => ({ step, value: null, explanation: why }));
+        default: return assertNever(this.config.noMilestones, 'noMilestones');
+      }
+    }
+    const { match: m, milestones, raw, weight } = t;
+    const K = m.K;
+    return steps.map((_, i) => {
+      const at = m.compared[i] ?? null;
+      const s = m.similarity[i] ?? null;
+      const what = at === null || s === null
+        ? steps[i]!.description ? 'all milestones done' : 'no description to match'
+        : `${m.hit[i] ? 'hit' : 'no hit'} m${at + 1}/${K} ${q(milestones[at]!)} (cos ${s.toFixed(2)} ${m.hit[i] ? '>' : '≤'} δ ${this.config.delta})`;
+      const k = this.config.baseMode === 'running' ? m.kAt[i]! : m.kFinal;
+      const credit = success
+        ? m.hit[i] ? 'success: similarity' : 'success: no credit off milestones'
+        : `failure: base ${k}/${K}${this.config.baseOnFailure ? '' : ' (off)'}${m.hit[i] ? ` + ζ·similarity` : ''}`;
+      const weighted = this.config.weighted ? ` × λ ${weight.toFixed(3)}` : '';
+      return { step: i, value: raw[i]! * weight, explanation: `${what}; ${credit} = ${raw[i]!.toFixed(3)}${weighted} (milestones v${t.version})` };
+    });
+  }
+}
