@@ -146,7 +146,13 @@ export function envLabels(ep: RewardEpisode): { labels: number[]; keySteps: numb
   return { labels, keySteps };
 }
 
-export type LabelSource = 'lcs' | 'env';
+/**
+ * Where progress labels come from: LCS self-annotation (ProgRM_LCS), ground-truth subgoals
+ * (ProgRM_Env), or the trajectory's outcome on every state (the paper's ORM baseline, trained on
+ * "the overall success or failure label of each trajectory"; unscorable episodes are left out).
+ */
+export const LABEL_SOURCES = ['lcs', 'env', 'outcome'] as const;
+export type LabelSource = (typeof LABEL_SOURCES)[number];
 
 export interface AnnotatedEpisode {
   episode: RewardEpisode;
@@ -163,6 +169,10 @@ export function annotateEpisodes(episodes: readonly RewardEpisode[], source: Lab
   switch (source) {
     case 'env':
       return episodes.map((episode) => ({ episode, ...envLabels(episode), alignment: null }));
+    case 'outcome':
+      return episodes
+        .filter((episode) => episode.success !== null)
+        .map((episode) => ({ episode, labels: episode.steps.map(() => (episode.success ? 1 : 0)), keySteps: [], alignment: null }));
     case 'lcs': {
       const library = buildRecipeLibrary(episodes, opts);
       return episodes.map((episode) => {
