@@ -1,0 +1,101 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { checkRewardValues, type RewardEpisode } from '../../core/rewards/component.js';
+import { AdmireReward, ConsensusDistiller, MemoryMilestoneStore, MilestoneMemory, rewardModule, admireWeight, DEFAULT_ADMIRE_CONFIG } from '../../core/rewards/admire/index.js';
+import { evaluateMilestoneMatching, matchAccuracy } from '../../core/rewards/admire/accuracy.js';
+import { TASKS } from '../../core/tasks/registry.js';
+import { instantiate } from '../../core/tasks/instance.js';
+import { OraclePolicy } from '../../core/episode/policies/oracle.js';
+import { RandomPolicy } from '../../core/episode/policies/random.js';
+import { createRng } from '../../core/util/rng.js';
+import { device } from '../helpers/simdroid.js';
+
+const fg = { package: 'com.android.contacts', activity: 'Main' };
+const episode = (name: string, descriptions: Array<string | undefined>, success: boolean | null): RewardEpisode => ({
+  templateId: 'ContactsStarContact', seed: 0, instruction: `Star ${name}`, params: { person: { name } }, success,
+  steps: descriptions.map((d, index) => (d === undefined ? { index, foreground: fg } : { index, foreground: fg, description: d })),
+});
+const path = (name: string) => ['Open Contacts', `Tap "${name}" in Contacts`, 'Tap "Add to favourites" in Contacts', 'Declare the task complete'];
+
+function component(over: ConstructorParameters<typeof AdmireReward>[0]['config'] = {}) {
+  const memory = new MilestoneMemory(new MemoryMilestoneStore(), new ConsensusDistiller());
+  return new AdmireReward({ memory, config: over, epoch: 1 });
+}
+
+describe('AdmireReward', () => {
+  it('before any success: zeros with the reason (or unscored when asked)', async () => {
+    const ep = episode('Zoe Ito', path('Zoe Ito'), false);
+    const zero = await component().compute(ep);
+    checkRewardValues('admire', ep, zero);
+    expect(zero.map((v) => v.value)).toEqual([0, 0, 0, 0]);
+    expect(zero[0]!.explanation).toContain('no milestones for ContactsStarContact');
+    expect((await component({ noMilestones: 'unscored' }).compute(ep)).map((v) => v.value)).toEqual([null, null, null, null]);
+  });
+
+  it('after observing successes, a new instance is matched with its own values filled in', async () => {
+    const c = component();
+    const [r] = await c.observe([episode('Grace Bauer', path('Grace Bauer'), true), episode('Omar Haddad', path('Omar Haddad'), true), episode('X', ['Open Clock'], false)]);
+    expect(r).toMatchObject({ templateId: 'ContactsStarContact', version: 1, milestones: ['Open Contacts', 'Tap "<PersonName>" in Contacts', 'Tap "Add to favourites" in Contacts'] });
+    const lambda = admireWeight(DEFAULT_ADMIRE_CONFIG, 1);
+
+    const win = episode('Zoe Ito', ['Open Contacts', 'Scroll down in Contacts', 'Tap "Zoe Ito" in Contacts', 'Tap "Add to favourites" in Contacts', 'Declare the task complete'], true);
+    const v = await c.compute(win);
+    checkRewardValues('admire', win, v);
+    expect(v.map((x) => x.value)).toEqual([lambda, 0, lambda, lambda, 0]);
+    expect(v[2]!.explanation).toMatch(/^hit m2\/3 "Tap \\"Zoe Ito\\" in Contacts" \(cos 1\.00 > δ 0\.75\); success: similarity = 1\.000 × λ 0\.297 \(milestones v1\)$/);
+    expect(v[4]!.explanation).toContain('all milestones done');
+
+    // a failure that opened the app and the wrong contact: base 1/3 from the first hit on
+    const lose = episode('Zoe Ito', ['Open Contacts', 'Tap "Grace Bauer" in Contacts', undefined], false);
+    const l = await c.compute(lose);
+    expect(l[0]!.value).toBeCloseTo(lambda * (1 / 3 + 0.5), 9);
+    expect(l[1]!.value).toBeCloseTo(lambda / 3, 9);
+    expect(l[1]!.explanation).toContain('no hit m2/3');
+    expect(l[2]!.explanation).toContain('no description to match');
+    expect((await component({ weighted: false }).compute(lose))[0]!.value).toBe(0);
+  });
+
+  it('an episode without a verdict is unscored, with the reason', async () => {
+    const ep = { ...episode('Zoe Ito', path('Zoe Ito'), null), verdictNote: 'environment_error: observe failed' };
+    const v = await component().compute(ep);
+    expect(v.every((x) => x.value === null && x.explanation.includes('environment_error: observe failed'))).toBe(true);
+  });
+
+  it('the registry module builds a component from options, refusing unknown ones', () => {
+    expect(rewardModule.create(rewardModule.options.parse({ delta: 0.8 }), {}).kind).toBe('admire');
+    expect(() => rewardModule.options.parse({ distiller: { kind: 'llm', model: 'm' } })).toThrow();
+    expect(() => rewardModule.options.parse({ nope: 1 })).toThrow();
+  });
+});
+
+describe('accuracy against SimDroid ground-truth subgoals', () => {
+  it('matchAccuracy counts a step as positive when it advanced the subgoal pointer', () => {
+    const a = matchAccuracy([{ hit: [true, true, false, false], progress: { names: ['a', 'b'], atStart: 0, done: [1, 1, 2, 2] } }]);
+    expect(a).toMatchObject({ tp: 1, fp: 1, fn: 1, tn: 1, precision: 0.5, recall: 0.5, accuracy: 0.5 });
+  });
+
+  const d = device();
+  afterAll(() => d.close());
+
+  it('oracle episodes on held-out seeds recall every subgoal step; random ones hit far less', async () => {
+    const templates = TASKS.filter((t) => ['ContactsAddContact', 'ClockAddWorldClockCity'].includes(t.id));
+    expect(templates).toHaveLength(2);
+    const memory = new MilestoneMemory(new MemoryMilestoneStore(), new ConsensusDistiller());
+    const r = await evaluateMilestoneMatching({
+      device: d, memory, deltas: [0.75],
+      distillOn: templates.flatMap((t) => [0, 1, 2].map((s) => instantiate(t, s))),
+      evalOn: templates.flatMap((t) => [100, 101].map((s) => instantiate(t, s))),
+      makeOracle: () => new OraclePolicy(),
+      policies: [
+        { name: 'oracle', make: () => new OraclePolicy() },
+        { name: 'random', make: (i) => new RandomPolicy(createRng(`admire-test/${i.template.id}/${i.seed}`)) },
+      ],
+    });
+    expect(r.milestones.templates).toBe(2);
+    const oracle = r.episodes.filter((e) => e.policy === 'oracle');
+    expect(oracle.every((e) => e.success && e.progress.done.at(-1) === e.progress.names.length)).toBe(true);
+    const [row] = r.byDelta;
+    expect(row!.byPolicy.oracle!.recall).toBe(1);
+    const hitsPerStep = (p: string) => { const a = row!.byPolicy[p]!; return (a.tp + a.fp) / a.steps; };
+    expect(hitsPerStep('random')).toBeLessThan(hitsPerStep('oracle') / 2);
+  }, 60_000);
+});
