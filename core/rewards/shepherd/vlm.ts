@@ -99,7 +99,7 @@ export function resultProbability(choice: ChatChoice): number | undefined {
   const isAnswer = (t: string) => /^\s*"?\s*(0|1|true|false)\b/i.test(t);
   const one = (t: string) => /^\s*"?\s*(1|true)\b/i.test(t);
   for (const tok of tokens) {
-    if (/"result"\s*:\s*$/.test(text) || /"result"\s*:\s*"?$/.test(text)) {
+    if (/"result"\s*:\s*"?\s*$/.test(text) && !/^[\s"]*$/.test(tok.token)) {
       if (!isAnswer(tok.token)) return undefined;
       const alts = tok.top_logprobs?.length ? tok.top_logprobs : [tok];
       let p1 = 0;
@@ -207,8 +207,9 @@ export class VlmJudge implements StepJudge {
     const choice = parsed.data.choices[0]!;
     const answer = parseAnswer(choice.message.content);
     if (typeof answer === 'string') return { ok: false, reason: answer, retry: false };
-    const p = resultProbability(choice) ?? answer.result;
-    const source = resultProbability(choice) === undefined ? 'no log-probs: p is the verdict' : 'p from log-probs';
+    const fromLogprobs = resultProbability(choice);
+    const p = fromLogprobs ?? answer.result;
+    const source = fromLogprobs === undefined ? 'no log-probs: p is the verdict' : 'p from log-probs';
     return { ok: true, verdict: { p, explanation: `${answer.result ? 'correct' : 'incorrect'} (${source}, P = ${p.toFixed(2)}): ${answer.reason}` } };
   }
 }
