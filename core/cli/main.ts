@@ -12,6 +12,7 @@ import { episodesCommand } from './episodes.js';
 import { serveCommand } from './serve.js';
 import { trainCommand } from './train.js';
 import { evalCommand } from './eval.js';
+import { rewardsCommand } from './rewards.js';
 
 export interface Io {
   out(line: string): void;
@@ -71,6 +72,8 @@ Usage:
   awb train grpo --config FILE [--resume DIR] [--out DIR] [--json]   GRPO/AdaGRPO training of the builtin policy (awb train grpo --help)
   awb adapt --app APP [--policy CKPT] [--shots 8] [--method grpo|sft|sft+grpo]   few-shot per-app adapter: before → adapt → after (awb adapt --help)
   awb episodes list|show|export|import         recorded trajectories (awb episodes --help)
+  awb rewards compute --episode ID[,ID…] (--components outcome,format,… | --config FILE) [--write] [--db PATH] [--json]
+                                               per-step rewards of each component, with explanations and the weighted total
   awb splits show|check|propose [--json]       the generalization splits: sizes, rule check, a regenerated held-out set
   awb emulator start [--count N] [--port P]    SimDroid serving ADB and the emulator console (until stopped)
   awb emulator stop | list
@@ -103,6 +106,7 @@ const USER_ERRORS = new Set([
   'UsageError', 'UnknownTemplateError', 'SeedError', 'SplitError', 'TaskParamsError', 'PoolError', 'EpisodeNotFoundError',
   'RunNotFoundError', 'ImportLineError', 'ImportManifestError', 'ImportAssetError', 'StoreVersionFromFutureError',
   'AdbConnectError', 'SdkNotFoundError', 'BootTimeoutError', 'DeviceOfflineError', 'ConsoleError', 'EmulatorPortError', 'EmulatorPortInUseError', 'TokenError', 'SettingsFileError', 'TrainingDivergedError', 'TrainingPoolError', 'TrainerCheckpointError',
+  'RewardConfigError', 'RewardUnavailableError',
 ]);
 
 /** Runs the CLI; returns the exit code. Errors with a user-facing message print it and exit 2 or 1. */
@@ -120,6 +124,8 @@ export async function main(argv: string[], io: Io = consoleIo()): Promise<number
         return await episodesCommand(rest, io);
       case 'train':
         return await trainCommand(rest, io);
+      case 'rewards':
+        return await rewardsCommand(rest, io);
       case 'splits':
         return await splitsCommand(rest, io);
       case 'eval':

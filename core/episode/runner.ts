@@ -58,6 +58,12 @@ export interface RunEpisodeOptions {
   settle?: SettleOptions;
   /** Called after every step, e.g. to print progress. */
   onStep?: (step: StepRecord, obs: Observation) => void;
+  /**
+   * Awaited after each step is carried out and the screen settled, before it is recorded: reads the
+   * device's state after the step (SimDroid's ground-truth subgoals, core/rewards/episode.ts). A
+   * failure is the device's, so it ends the episode as an environment error.
+   */
+  onStepDone?: (step: StepRecord) => Promise<void>;
 }
 
 /** Restores the device's boot snapshot when it has one (SimDroid, AVDs), then sets up the task. */
@@ -219,6 +225,7 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<EpisodeResult
           }
         }
       }
+      if (opts.onStepDone) await env('step-done', () => opts.onStepDone!(step));
       steps.push(step);
       await recorder?.step(step, observationRecord(obs));
       opts.onStep?.(step, obs);

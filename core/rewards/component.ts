@@ -44,6 +44,8 @@ export interface RewardEpisode {
   steps: readonly RewardStep[];
   /** The checker's verdict; null when the episode ended in an environment error (unscorable). */
   success: boolean | null;
+  /** How the episode ended, one line (`environment_error: EnvironmentError: observe: …`), for explanations. */
+  verdictNote?: string;
   /**
    * Ground truth from SimDroid, when captured: for each step, how many of the template's ordered
    * subgoals were done after it (non-decreasing). Absent for real devices and old recordings.

@@ -17,6 +17,10 @@ export {
 export { episodeIdByUid, type EpisodeInfo } from './episodes.js';
 export type { Reward, StoredStep } from './steps.js';
 export { OUTCOME_REWARD, putRewards, type StepReward } from './rewards.js';
+export {
+  getSubgoalProgress, loadUnscored, putRewardValues, putSubgoalProgress, SubgoalProgressError, UnscoredReasonError,
+  type MaybeStepReward, type SubgoalProgress,
+} from './reward-annotations.js';
 export { StoreRecorder, type StoreRecorderOptions } from './recorder.js';
 export {
   EpisodeFilterSchema, episodeFilterValues, listEpisodes, successfulEpisodes, type EpisodeFilter, type EpisodePage, type EpisodeSummary,

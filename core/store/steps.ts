@@ -4,6 +4,7 @@ import type { Bounds } from '../ui/ui-tree.js';
 import { prepare, type ReadableDB, type WritableDB } from './db.js';
 import type { EpisodeId } from './ids.js';
 import { fromJson, toJson } from './json.js';
+import { loadUnscored } from './reward-annotations.js';
 
 /** A stored reward: its value and why (e.g. "checker: success"). */
 export interface Reward {
@@ -18,6 +19,8 @@ export interface StoredStep extends StepRecord {
   /** SHA-256 of the accessibility tree (its XML) the step was taken on. */
   tree: string | null;
   rewards: Record<string, Reward>;
+  /** Reward kinds that could not score this step, with why (step_reward_unscored); absent when none. */
+  unscored?: Record<string, string>;
 }
 
 interface StepRow {
@@ -114,8 +117,14 @@ export function loadRewards(db: ReadableDB, episodeId: EpisodeId): Map<number, R
 
 export function loadSteps(db: ReadableDB, episodeId: EpisodeId): StoredStep[] {
   const rewards = loadRewards(db, episodeId);
+  const unscored = loadUnscored(db, episodeId);
   return prepare<[number], StepRow>(db, `
     SELECT idx, raw, action, action_type, description, thought, candidates, error_name, error_message, overridden,
       foreground_package, foreground_activity, target, timings, started_at, screenshot, tree
-    FROM steps WHERE episode_id = ? ORDER BY idx`).all(episodeId).map((r) => rowToStep(r, rewards.get(r.idx) ?? {}));
+    FROM steps WHERE episode_id = ? ORDER BY idx`).all(episodeId).map((r) => {
+    const step = rowToStep(r, rewards.get(r.idx) ?? {});
+    const why = unscored.get(r.idx);
+    if (why) step.unscored = why;
+    return step;
+  });
 }

@@ -4,6 +4,7 @@ import { getEpisodeRow, rowToEpisode, type EpisodeInfo } from './episodes.js';
 import type { EpisodeId } from './ids.js';
 import { fromJson } from './json.js';
 import { loadSteps, type StoredStep } from './steps.js';
+import { getSubgoalProgress, type SubgoalProgress } from './reward-annotations.js';
 
 export interface InstanceInfo {
   templateId: string;
@@ -20,6 +21,8 @@ export interface Trajectory {
   steps: StoredStep[];
   /** The screen after the episode ended (null when the device failed before it could be observed). */
   final: { screenshot: string | null; tree: string | null };
+  /** SimDroid's ground-truth subgoal progress, when it was captured while the episode ran. */
+  subgoals?: SubgoalProgress;
 }
 
 /** Loads an episode, its instance and template, and its steps with their rewards; throws EpisodeNotFoundError. */
@@ -30,11 +33,14 @@ export function loadTrajectory(db: ReadableDB, id: EpisodeId): Trajectory {
       SELECT i.seed, i.params, i.instruction, t.* FROM task_instances i JOIN task_templates t ON t.id = i.template_id
       WHERE i.id = ?`).get(row.instance_id)!;
     const template = rowToTemplate(inst);
-    return {
+    const traj: Trajectory = {
       episode: rowToEpisode(row),
       instance: { templateId: template.id, seed: inst.seed, params: fromJson(inst.params), instruction: inst.instruction, template },
       steps: loadSteps(db, id),
       final: { screenshot: row.final_screenshot, tree: row.final_tree },
     };
+    const subgoals = getSubgoalProgress(db, id);
+    if (subgoals) traj.subgoals = subgoals;
+    return traj;
   });
 }
