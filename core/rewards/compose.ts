@@ -83,7 +83,7 @@ export async function prepareRewards(raw: unknown): Promise<PreparedRewards> {
     const first = unavailable[0];
     if (unavailable.length === 1 || !unavailable.every((e) => e instanceof RewardUnavailableError)) throw first;
     const errs = unavailable as RewardUnavailableError[];
-    throw new RewardUnavailableError(errs[0]!.kind, errs.map((e) => e.message).join('; '));
+    throw new RewardUnavailableError(errs[0]!.kind, `${errs[0]!.reason}; and ${errs.slice(1).map((e) => `${JSON.stringify(e.kind)}: ${e.reason}`).join('; ')}`);
   }
   const issues: string[] = [];
   const prepared: PreparedComponent[] = [];

@@ -61,6 +61,20 @@ describe('ground-truth subgoal progress', () => {
     expect(tracker.progress().done).toEqual([0, 0]);
   });
 
+  it('a capture that fails (the device) ends the episode as an environment error, the step unrecorded', async () => {
+    const instance = instantiate(getTemplate('ContactsAddContact'), 3);
+    const recorder = new StoreRecorder(db, run);
+    const result = await runEpisode({
+      device: d, instance, policy: new OraclePolicy(), recorder,
+      onStepDone: async () => { throw new Error('device went away'); },
+    });
+    expect(result.terminatedBy).toBe('environment_error');
+    expect(result.status).toBe('error');
+    expect(result.error?.message).toBe('step-done: Error: device went away');
+    expect(result.steps).toHaveLength(0);
+    expect(loadTrajectory(db, recorder.episodeId!).steps).toHaveLength(0);
+  });
+
   it('is refused when it does not fit the stored steps', () => {
     const id = recordSynthetic(db, run, { templateId: 'ContactsAddContact', steps: 3, startedAt: 1 });
     const names = ['a', 'b'];
