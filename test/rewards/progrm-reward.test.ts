@@ -1,4 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { computeRewards, prepareRewards, RewardConfigError } from '../../core/rewards/compose.js';
+import { saveProgressModel } from '../../core/rewards/progrm/checkpoint.js';
 import { createEncoder } from '../../core/policy/encoder.js';
 import { checkRewardValues } from '../../core/rewards/component.js';
 import { buildRecipeLibrary, DEFAULT_ANNOTATE } from '../../core/rewards/progrm/annotate.js';
@@ -70,5 +75,27 @@ describe('ProgRmReward', () => {
 
   it('scores an empty episode with no values', async () => {
     expect(await new ProgRmReward(clockModel()).compute(episode([]))).toEqual([]);
+  });
+});
+
+describe('the progrm registry entry', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'awb-progrm-reg-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('loads the checkpoint named in the options (relative to the data folder) and composes with other components', async () => {
+    saveProgressModel(join(dir, 'clock.json'), clockModel());
+    const ep = episode(['open:Contacts', 'tap:Add', 'done']);
+    const config = { components: [{ kind: 'progrm', weight: 2, options: { checkpoint: 'clock.json', k: 2 } }, { kind: 'outcome', weight: 1 }] };
+    const b = await computeRewards(ep, config, { dataDir: dir });
+    const values = b.byKind.progrm!;
+    expect(values.map((v) => v.value)).toEqual([prog(0) - prog(-1), prog(1) - prog(-1), prog(2) - prog(0)].map((x) => expect.closeTo(x, 6)));
+    expect(b.steps.at(-1)!.total).toBeCloseTo(2 * (prog(2) - prog(0)) + 1, 6);
+  });
+
+  it('refuses bad options listing the problem, and names a missing checkpoint', async () => {
+    await expect(prepareRewards({ components: [{ kind: 'progrm', weight: 1, options: { checkpoint: 'x.json', k: 0 } }] })).rejects.toThrow(RewardConfigError);
+    await expect(prepareRewards({ components: [{ kind: 'progrm', weight: 1, options: {} }] })).rejects.toThrow(/checkpoint/);
+    await expect(computeRewards(episode(['tap:x']), { components: [{ kind: 'progrm', weight: 1, options: { checkpoint: 'missing.json' } }] }, { dataDir: dir }))
+      .rejects.toThrow(/missing.json.*cannot read/);
   });
 });

@@ -1,6 +1,5 @@
 import { isTerminal, parseAction } from '../../actions/schema.js';
 import type { Device } from '../../device/device.js';
-import { observe } from '../../device/observation.js';
 import { OraclePolicy } from '../../episode/policies/oracle.js';
 import { RandomPolicy } from '../../episode/policies/random.js';
 import type { Policy } from '../../episode/policy.js';
@@ -9,12 +8,13 @@ import { runEpisode } from '../../episode/runner.js';
 import type { TaskInstance } from '../../tasks/instance.js';
 import type { Rng } from '../../util/rng.js';
 import type { RewardEpisode, RewardStep } from '../component.js';
+import { SubgoalTracker } from '../episode.js';
 
 /**
  * Episodes for ProgRM's annotation and its evaluation, collected on a live device with SimDroid's
- * ground truth captured as they run: after every step, the template's ordered subgoals are checked
- * from a pointer that only moves forward (subgoal i counts once i−1 has), so `subgoalsDone` is
- * non-decreasing.
+ * ground truth captured as they run (core/rewards/episode.ts SubgoalTracker: after every step the
+ * template's ordered subgoals are checked from a pointer that only moves forward, so `subgoalsDone`
+ * is non-decreasing).
  */
 
 /**
@@ -85,27 +85,20 @@ export function toRewardEpisode(
   return ep;
 }
 
-/** Runs one episode and returns it with its ground-truth subgoal progress. */
+/** Runs one episode and returns it with its ground-truth subgoal progress (the framework's SubgoalTracker). */
 export async function collectEpisode(device: Device, instance: TaskInstance, policy: Policy): Promise<RewardEpisode> {
-  const subgoals = instance.template.subgoals(instance.params);
+  const tracker = new SubgoalTracker(device, instance);
   const trees: string[] = [];
-  const done: number[] = [];
-  let pointer = 0;
   const recorder: EpisodeRecorder = {
     begin() {},
-    // Called after the step was carried out and the screen settled: the state it left behind.
-    async step(_step, before) {
+    step(_step, before) {
       trees.push(before.xml);
-      if (pointer < subgoals.length) {
-        const obs = await observe(device);
-        while (pointer < subgoals.length && (await subgoals[pointer]!.check({ device, obs }))) pointer++;
-      }
-      done.push(pointer);
     },
     end() {},
   };
-  const result = await runEpisode({ device, instance, policy, recorder });
-  return toRewardEpisode(instance, result, trees, { done, names: subgoals.map((s) => s.name) });
+  const result = await runEpisode({ device, instance, policy, recorder, onStepDone: tracker.onStepDone });
+  const { done, names } = tracker.progress();
+  return toRewardEpisode(instance, result, trees, { done, names });
 }
 
 export interface CollectPlan {
