@@ -69,7 +69,7 @@ describe('AdmireReward', () => {
 
 describe('accuracy against SimDroid ground-truth subgoals', () => {
   it('matchAccuracy counts a step as positive when it advanced the subgoal pointer', () => {
-    const a = matchAccuracy([{ hit: [true, true, false, false], progress: { names: ['a', 'b'], atStart: 0, done: [1, 1, 2, 2] } }]);
+    const a = matchAccuracy([{ hit: [true, true, false, false], progress: { names: ['a', 'b'], done: [1, 1, 2, 2] } }]);
     expect(a).toMatchObject({ tp: 1, fp: 1, fn: 1, tn: 1, precision: 0.5, recall: 0.5, accuracy: 0.5 });
   });
 

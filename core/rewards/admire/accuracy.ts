@@ -1,7 +1,7 @@
 import type { Device } from '../../device/device.js';
-import { observe } from '../../device/observation.js';
-import type { EpisodeRecorder } from '../../episode/record.js';
-import { runEpisode, type EpisodeHooks } from '../../episode/runner.js';
+import { runEpisode } from '../../episode/runner.js';
+import type { SubgoalProgress } from '../../store/reward-annotations.js';
+import { SubgoalTracker } from '../episode.js';
 import type { Policy } from '../../episode/policy.js';
 import type { TaskInstance } from '../../tasks/instance.js';
 import type { AdmireConfig } from './config.js';
@@ -11,45 +11,12 @@ import { matchMilestones } from './match.js';
 import type { MilestoneMemory } from './memory.js';
 import { fillPlaceholders, placeholderValues } from './placeholders.js';
 
-/** Ground truth of one episode: how many of the template's ordered subgoals were done, before and after each step. */
-export interface GroundTruthProgress {
-  names: string[];
-  atStart: number;
-  /** After each step (non-decreasing). */
-  done: number[];
-}
-
 /**
- * Captures SimDroid's ground-truth subgoal progress while `runEpisode` runs: before the first step
- * (after the reset) and after every step (the recorder's `step` is called once the action was carried
- * out and the screen settled), the next unmet subgoal is checked and the pointer advances while they
- * hold — the subgoal suite test's rule. Pass `hooks` and `recorder` to runEpisode.
+ * Ground truth of one episode: the template's subgoal names and, after each step, how many were done
+ * (the framework's SubgoalTracker). Counting starts at 0: no template's first subgoal holds right after
+ * the reset (checked over the suite on the evaluation seeds), so the first advance is a step's doing.
  */
-export function captureSubgoals(device: Device, instance: TaskInstance, inner?: EpisodeRecorder) {
-  const subgoals = instance.template.subgoals(instance.params);
-  const progress: GroundTruthProgress = { names: subgoals.map((s) => s.name), atStart: 0, done: [] };
-  let reached = 0;
-  const advance = async () => {
-    const obs = await observe(device);
-    while (reached < subgoals.length && (await subgoals[reached]!.check({ device, obs }))) reached++;
-    return reached;
-  };
-  const hooks: EpisodeHooks = {
-    beforeStep: async (i) => {
-      if (i === 0) progress.atStart = await advance();
-      return 'continue';
-    },
-  };
-  const recorder: EpisodeRecorder = {
-    begin: (s) => inner?.begin(s),
-    step: async (step, before) => {
-      await inner?.step(step, before);
-      progress.done.push(await advance());
-    },
-    end: (r, final) => inner?.end(r, final),
-  };
-  return { hooks, recorder, progress };
-}
+export type GroundTruthProgress = SubgoalProgress;
 
 /** Step-level agreement of milestone hits with ground-truth subgoal advances. */
 export interface MatchAccuracy {
@@ -64,8 +31,8 @@ export interface MatchAccuracy {
 }
 
 /**
- * A step is a ground-truth positive when it advanced the subgoal pointer (done[t] > done[t−1], or
- * atStart for t = 0); a prediction is a milestone hit. precision = tp/(tp+fp), recall = tp/(tp+fn),
+ * A step is a ground-truth positive when it advanced the subgoal pointer (done[t] > done[t−1], with
+ * done[−1] = 0); a prediction is a milestone hit. precision = tp/(tp+fp), recall = tp/(tp+fn),
  * accuracy = (tp+tn)/steps — the paper's "matching accuracy" (81.3% at δ = 0.75, Fig. 9) is over
  * human-labelled (action, milestone) pairs, ours over every step against the simulator's own checks.
  */
@@ -76,7 +43,7 @@ export function matchAccuracy(episodes: ReadonlyArray<{ hit: readonly boolean[];
   let tn = 0;
   for (const { hit, progress } of episodes) {
     hit.forEach((h, t) => {
-      const advanced = progress.done[t]! > (t === 0 ? progress.atStart : progress.done[t - 1]!);
+      const advanced = progress.done[t]! > (t === 0 ? 0 : progress.done[t - 1]!);
       if (h && advanced) tp++;
       else if (h) fp++;
       else if (advanced) fn++;
@@ -146,11 +113,11 @@ export async function evaluateMilestoneMatching(o: MatchingEvalOptions): Promise
   const episodes: EvaluatedEpisode[] = [];
   for (const inst of o.evalOn) {
     for (const p of o.policies) {
-      const cap = captureSubgoals(o.device, inst);
-      const r = await runEpisode({ device: o.device, instance: inst, policy: p.make(inst), hooks: cap.hooks, recorder: cap.recorder });
+      const tracker = new SubgoalTracker(o.device, inst);
+      const r = await runEpisode({ device: o.device, instance: inst, policy: p.make(inst), onStepDone: tracker.onStepDone });
       episodes.push({
         templateId: inst.template.id, seed: inst.seed, policy: p.name, success: r.success, params: params(inst.params),
-        descriptions: r.steps.map((s) => s.description ?? null), progress: cap.progress,
+        descriptions: r.steps.map((s) => s.description ?? null), progress: tracker.progress(),
       });
     }
   }

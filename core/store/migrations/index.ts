@@ -2,6 +2,7 @@ import type { WritableDB } from '../db.js';
 import { up as up0001 } from './0001-initial.js';
 import { up as up0002 } from './0002-training-metrics.js';
 import { up as up0003 } from './0003-reward-annotations.js';
+import { up as up0004 } from './0004-milestones.js';
 
 export interface Migration {
   version: number;
@@ -14,4 +15,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial', up: up0001 },
   { version: 2, name: 'training-metrics', up: up0002 },
   { version: 3, name: 'reward-annotations', up: up0003 },
+  { version: 4, name: 'milestones', up: up0004 },
 ];
