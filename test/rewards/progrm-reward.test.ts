@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { computeRewards, prepareRewards, RewardConfigError } from '../../core/rewards/compose.js';
 import { saveProgressModel } from '../../core/rewards/progrm/checkpoint.js';
+import { fitProgRm, loadProgRm, saveProgRm } from '../../core/rewards/progrm/fit.js';
+import { libraryFromJson, AnnotationError } from '../../core/rewards/progrm/annotate.js';
+import { parseProgressTrainConfig } from '../../core/rewards/progrm/train.js';
 import { createEncoder } from '../../core/policy/encoder.js';
 import { checkRewardValues } from '../../core/rewards/component.js';
 import { buildRecipeLibrary, DEFAULT_ANNOTATE } from '../../core/rewards/progrm/annotate.js';
@@ -97,5 +100,25 @@ describe('the progrm registry entry', () => {
     await expect(prepareRewards({ components: [{ kind: 'progrm', weight: 1, options: {} }] })).rejects.toThrow(/checkpoint/);
     await expect(computeRewards(episode(['tap:x']), { components: [{ kind: 'progrm', weight: 1, options: { checkpoint: 'missing.json' } }] }, { dataDir: dir }))
       .rejects.toThrow(/missing.json.*cannot read/);
+  });
+
+  it('fits a model from episodes and keeps its recipe library in the checkpoint, so the registry\'s reward names key steps', async () => {
+    const ok = ['open:Contacts', 'tap:Add', 'type:Name=<n>', 'tap:Save', 'done'];
+    const eps = [
+      episode(ok, { seed: 1 }), episode(['open:Contacts', 'scroll:down', ...ok.slice(1)], { seed: 2 }),
+      episode(['open:Contacts', 'tap:Add', 'back', 'back'], { seed: 3, success: false }),
+    ];
+    const fit = fitProgRm(eps, { source: 'lcs', config: parseProgressTrainConfig({ epochs: 5 }), seed: 0, annotate: { taskKey: 'template' } });
+    expect(fit.metrics).toHaveLength(5);
+    expect(fit.annotated.map((a) => a.labels.at(-1))).toEqual([1, 1, 0.4]);
+    saveProgRm(join(dir, 'fit.json'), fit, { note: 'test' });
+    const back = loadProgRm(join(dir, 'fit.json'));
+    expect(back.meta).toMatchObject({ note: 'test', source: 'lcs', annotate: { thetaL: 0.6, taskKey: 'template' } });
+    expect([...back.library.keys()]).toEqual(['T']);
+    expect(back.library.get('T')![0]!.actions).toHaveLength(5);
+
+    const b = await computeRewards(eps[2]!, { components: [{ kind: 'progrm', weight: 1, options: { checkpoint: 'fit.json' } }] }, { dataDir: dir });
+    expect(b.byKind.progrm![1]!.explanation).toMatch(/key step 2\/5 of recipe 1: CLICK\("Add"\)/);
+    expect(() => libraryFromJson({ T: [{ actions: [{ type: 'FLY', element: '', text: '' }], support: 1 }] })).toThrow(AnnotationError);
   });
 });

@@ -1,6 +1,7 @@
+import { z } from 'zod';
 import { WorkbenchError } from '../../util/errors.js';
 import type { RewardEpisode } from '../component.js';
-import { foldLcs, softLcs, softMatch, toProgAction, type ProgAction, type SoftMatchOptions } from './lcs.js';
+import { foldLcs, PROG_ACTION_TYPES, softLcs, softMatch, toProgAction, type ProgAction, type SoftMatchOptions } from './lcs.js';
 
 /**
  * ProgRM's LCS-based self-annotation (digest 001 §2.3.5–2.3.8; paper §2.2, Eqs. 3–4):
@@ -185,4 +186,19 @@ export function annotateEpisodes(episodes: readonly RewardEpisode[], source: Lab
       throw new AnnotationError('unknown label source', never);
     }
   }
+}
+
+const ProgActionSchema = z.strictObject({ type: z.enum(PROG_ACTION_TYPES), element: z.string(), text: z.string() });
+/** A recipe library as plain JSON (kept in a progress-model checkpoint's meta for explanations). */
+export const RecipeLibrarySchema = z.record(z.string(), z.array(z.strictObject({ actions: z.array(ProgActionSchema).min(1), support: z.int().min(1) })));
+
+export function libraryToJson(library: ReadonlyMap<string, readonly Recipe[]>): z.infer<typeof RecipeLibrarySchema> {
+  return Object.fromEntries([...library].map(([k, rs]) => [k, rs.map((r) => ({ actions: r.actions.map((a) => ({ ...a })), support: r.support }))]));
+}
+
+/** Parses a library written by libraryToJson; throws AnnotationError listing the problems. */
+export function libraryFromJson(json: unknown): Map<string, Recipe[]> {
+  const r = RecipeLibrarySchema.safeParse(json);
+  if (!r.success) throw new AnnotationError(`bad recipe library: ${r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`, typeof json);
+  return new Map(Object.entries(r.data));
 }

@@ -2,13 +2,14 @@ import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import type { RewardComponent } from '../component.js';
 import { defineRewardModule, type RewardContext } from '../registry.js';
-import { loadProgressModel } from './checkpoint.js';
+import { loadProgRm } from './fit.js';
 import { ProgRmReward } from './reward.js';
 
 export * from './annotate.js';
 export * from './checkpoint.js';
 export * from './collect.js';
 export * from './evaluate.js';
+export * from './fit.js';
 export * from './lcs.js';
 export * from './model.js';
 export * from './network.js';
@@ -23,11 +24,15 @@ export const ProgRmOptions = z.strictObject({
 });
 export type ProgRmOptions = z.infer<typeof ProgRmOptions>;
 
-/** The registry's entry (core/rewards/registry.ts loads `rewardModule` from here). */
+/**
+ * The registry's entry (core/rewards/registry.ts loads `rewardModule` from here). A checkpoint written
+ * by saveProgRm brings its recipe library, so explanations name the key steps.
+ */
 export const rewardModule = defineRewardModule({
   options: ProgRmOptions,
   create(o: ProgRmOptions, ctx: RewardContext): RewardComponent {
     const path = isAbsolute(o.checkpoint) || !ctx.dataDir ? o.checkpoint : join(ctx.dataDir, o.checkpoint);
-    return new ProgRmReward(loadProgressModel(path).model, { k: o.k });
+    const { model, library, annotate } = loadProgRm(path);
+    return new ProgRmReward(model, { k: o.k, library, annotate: { ...annotate, encoder: model.encoder } });
   },
 });
