@@ -1,4 +1,9 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { computeRewards } from '../../core/rewards/compose.js';
+import { createJudgeModel, saveJudge } from '../../core/rewards/shepherd/builtin.js';
 import type { Action } from '../../core/actions/schema.js';
 import type { RewardEpisode } from '../../core/rewards/component.js';
 import { collectLabelledSteps } from '../../core/rewards/shepherd/collect.js';
@@ -41,10 +46,10 @@ const episode: RewardEpisode = {
 };
 
 describe('shepherd reward component', () => {
-  it('maps each judged step through the chosen mapping; a format error and an unjudged step are null with the reason', async () => {
+  it('maps each judged step through the chosen mapping; a format error is P = 0, an unjudged step null with the reason', async () => {
     const judge = new TableJudge({ open_app: 0.9, click: 0.25, navigate_back: null });
     const probability = await new ShepherdReward(judge).compute(episode);
-    expect(probability.map((v) => v.value)).toEqual([0.9, null, 0.25, null]);
+    expect(probability.map((v) => v.value)).toEqual([0.9, 0, 0.25, null]);
     expect(probability[1]!.explanation).toMatch(/no parsed action/);
     expect(probability[3]!.explanation).toMatch(/unjudged: no answer for navigate_back/);
     expect(probability[0]!.explanation).toMatch(/^table: table says 0\.9/);
@@ -53,9 +58,9 @@ describe('shepherd reward component', () => {
     expect(judge.calls[1]!.history.map((h) => h.description)).toEqual(['Open Settings', undefined]);
 
     const centered = await new ShepherdReward(judge, { mapping: 'centered' }).compute(episode);
-    expect(centered.map((v) => v.value)).toEqual([expect.closeTo(0.8, 9), null, -0.5, null]);
+    expect(centered.map((v) => v.value)).toEqual([expect.closeTo(0.8, 9), -1, -0.5, null]);
     const binary = await new ShepherdReward(judge, { mapping: 'binary' }).compute(episode);
-    expect(binary.map((v) => v.value)).toEqual([1, null, 0, null]);
+    expect(binary.map((v) => v.value)).toEqual([1, 0, 0, null]);
     expect(mapProbability(0.5, 'binary')).toBe(1);
   });
 
@@ -120,5 +125,31 @@ describe('best-of-n verifier', () => {
     const r = await runEpisode({ device: d, instance, policy: new VerifierPolicy(cycling(), new TableJudge({ open_app: 1 }), 1), maxSteps: 1 });
     expect(r.steps[0]!.action).toEqual({ action_type: 'navigate_home' });
     expect(() => new VerifierPolicy(cycling(), new TableJudge({}), 0)).toThrow(VerifierSizeError);
+  });
+});
+
+describe('shepherd through the reward registry', () => {
+  it('loads the builtin judge from a checkpoint and composes with format; a VLM judge without screenshots leaves steps unscored with the reason', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'awb-shepherd-reg-'));
+    try {
+      const model = createJudgeModel(createRng('registry'), undefined, 4);
+      mkdirSync(join(dir, 'shepherd'));
+      saveJudge(join(dir, 'shepherd', 'judge.json'), model);
+      const config = { components: [{ kind: 'shepherd', weight: 1 }, { kind: 'format', weight: 1 }] };
+      const b = await computeRewards(episode, config, { dataDir: dir });
+      const sh = b.byKind.shepherd!;
+      expect(sh).toHaveLength(4);
+      expect(sh.filter((v) => v.value !== null && v.value > 0 && v.value < 1)).toHaveLength(3);
+      expect(b.steps[1]!.total).toBe(-1); // shepherd 0 + format −1 on the unparseable step
+      await expect(computeRewards(episode, config, {})).rejects.toThrow(/needs options\.judge\.checkpoint/);
+
+      const vlm = { components: [{ kind: 'shepherd', weight: 1, options: { judge: { kind: 'vlm', baseUrl: 'http://127.0.0.1:1/v1', model: 'm' } } }] };
+      const v = await computeRewards(episode, vlm, {});
+      expect(v.byKind.shepherd!.map((x) => x.value)).toEqual([null, 0, null, null]);
+      expect(v.byKind.shepherd![0]!.explanation).toMatch(/no screenshot/);
+      expect(v.steps[0]!.total).toBeNull();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

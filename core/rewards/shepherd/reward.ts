@@ -44,8 +44,10 @@ export class ShepherdReward implements RewardComponent {
     const inputs = inputsFromEpisode(episode, shots);
     const judged: { i: number; x: JudgeInput }[] = inputs.flatMap((x, i) => (x ? [{ i, x }] : []));
     const verdicts = await this.judge.judge(judged.map((j) => j.x), signal);
+    // A step whose output did not parse is not a correct step: P = 0 is a verdict here, not a
+    // failure to judge (a null would also null the weighted total where format scores the step).
     const out: StepRewardValue[] = inputs.map((_, i) => ({
-      step: i, value: null, explanation: 'unjudged: the step has no parsed action (nothing to judge; the format component scores it)',
+      step: i, value: mapProbability(0, this.mapping), explanation: 'no parsed action: not a correct step (P = 0); the format component penalises it',
     }));
     judged.forEach(({ i }, k) => {
       const v = verdicts[k]!;

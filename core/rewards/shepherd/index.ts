@@ -1,0 +1,58 @@
+import { join } from 'node:path';
+import { z } from 'zod';
+import type { RewardComponent } from '../component.js';
+import type { RewardContext } from '../registry.js';
+import { BuiltinJudge, loadJudge } from './builtin.js';
+import type { StepJudge } from './judge.js';
+import { SHEPHERD_MAPPINGS, ShepherdReward } from './reward.js';
+import { VlmJudge, VlmJudgeConfigSchema } from './vlm.js';
+
+/**
+ * The registry's entry for kind 'shepherd' (core/rewards/registry.ts loads `rewardModule` from here).
+ * Options: the mapping from P(correct) to the reward, and the judge: the builtin classifier from a
+ * checkpoint (default <dataDir>/shepherd/judge.json) or a VLM endpoint.
+ *
+ * Note: episodes reach components without screenshots (RewardEpisode has none), so through the
+ * registry the VLM judge leaves every step unjudged saying so; ShepherdReward's `screenshotsOf`
+ * option is the hook a caller with the store uses to hand them in.
+ */
+export const ShepherdOptions = z.strictObject({
+  mapping: z.enum(SHEPHERD_MAPPINGS).default('probability').describe('P(correct) → reward: probability p, centered 2p−1, binary 𝕀(p ≥ 0.5)'),
+  judge: z.discriminatedUnion('kind', [
+    z.strictObject({ kind: z.literal('builtin'), checkpoint: z.string().min(1).optional().describe('Judge checkpoint (JSON); default <dataDir>/shepherd/judge.json') }),
+    VlmJudgeConfigSchema.extend({ kind: z.literal('vlm') }),
+  ]).default({ kind: 'builtin' }),
+});
+export type ShepherdOptions = z.infer<typeof ShepherdOptions>;
+
+export class ShepherdJudgeMissingError extends Error {
+  override name = 'ShepherdJudgeMissingError';
+  constructor() {
+    super('The builtin shepherd judge needs options.judge.checkpoint or a data folder holding shepherd/judge.json');
+  }
+}
+
+export function createShepherdJudge(o: ShepherdOptions['judge'], ctx: RewardContext): StepJudge {
+  switch (o.kind) {
+    case 'builtin': {
+      const path = o.checkpoint ?? (ctx.dataDir ? join(ctx.dataDir, 'shepherd', 'judge.json') : undefined);
+      if (!path) throw new ShepherdJudgeMissingError();
+      return new BuiltinJudge(loadJudge(path).model);
+    }
+    case 'vlm': {
+      const { kind: _kind, ...config } = o;
+      return new VlmJudge(config);
+    }
+    default: {
+      const never: never = o;
+      throw new Error(`Unknown shepherd judge ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+export const rewardModule = {
+  options: ShepherdOptions,
+  create(o: ShepherdOptions, ctx: RewardContext): RewardComponent {
+    return new ShepherdReward(createShepherdJudge(o.judge, ctx), { mapping: o.mapping });
+  },
+};
