@@ -78,6 +78,9 @@ export function toRewardEpisode(
     templateId: instance.template.id, seed: instance.seed, instruction: instance.instruction,
     params: instance.params as Record<string, unknown>, steps, success: result.status === 'error' ? null : result.success,
   };
+  if (result.status === 'error') {
+    ep.verdictNote = `episode error, ended by ${result.terminatedBy}${result.error ? ` (${result.error.name}: ${result.error.message})` : ''}`;
+  }
   if (ground) {
     ep.subgoalsDone = ground.done;
     ep.subgoalNames = ground.names;
