@@ -11,8 +11,11 @@ import { ProgressNetwork } from './network.js';
  *
  * Features (all text with instance values as `<param>` placeholders, so one template's seeds
  * share them), F = 4·D + 2:
- *   e(instruction) ‖ e(action history, each action as TYPE("element", "text")) ‖ e(last action)
+ *   e(instruction) ‖ unit(Σ_i e(action_i)) ‖ e(last action)
  *   ‖ e(screen: foreground activity + the labels in the accessibility tree) ‖ [t/20, has-screen]
+ * with each action written TYPE("element", "text"). The history is the normalised sum of the
+ * actions' embeddings (each action counts once, whatever its length), built incrementally: O(T·D)
+ * per episode where embedding the growing history text would be O(T²) in hashing.
  *
  * State indexing (digest §2.1): state −1 is the initial screen before any action (the paper's
  * "Init" row); state t is the state after step t. The screen after step t is step t+1's screen;
@@ -58,10 +61,17 @@ export function episodeFeatures(encoder: TextEncoder, ep: RewardEpisode): Float3
     return { text: ph(`${s.foreground.activity} ${screenText(s.tree)}`), has: i < ep.steps.length && s.tree !== undefined };
   };
   const rows: Float32Array[] = [];
+  const history = new Float64Array(D);
   for (let t = -1; t < ep.steps.length; t++) {
     const x = new Float32Array(F);
     x.set(instruction, 0);
-    x.set(encoder.embed(actions.slice(0, t + 1).join(' ')), D);
+    if (t >= 0) {
+      const e = encoder.embed(actions[t]!);
+      for (let i = 0; i < D; i++) history[i] = history[i]! + e[i]!;
+    }
+    let norm = 0;
+    for (let i = 0; i < D; i++) norm += history[i]! * history[i]!;
+    if (norm > 0) for (let i = 0; i < D; i++) x[D + i] = history[i]! / Math.sqrt(norm);
     x.set(encoder.embed(t >= 0 ? actions[t]! : ''), 2 * D);
     const screen = screenOf(t + 1);
     x.set(encoder.embed(screen.text), 3 * D);
