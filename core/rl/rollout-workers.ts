@@ -19,7 +19,7 @@ import { outcomeReward, ROLLOUT_POLICY_NAME, type Rollout, type RolloutJob, type
  * and log-probs are identical whichever path or device runs a rollout. Step records come back
  * with the episode's end, their feature matrices transferred rather than copied; without a
  * recorder the result's steps leave out `candidates` (the scored alternatives, most of a result's
- * bytes; the records carry them for the trainer). With a recorder, every step is forwarded in full
+ * bytes; the trainer reads only the step records). With a recorder, every step is forwarded in full
  * and recorded on this thread (the store's single writer).
  *
  * A worker that dies mid-episode (a thrown error, an exit) fails only that rollout: it becomes an

@@ -60,7 +60,7 @@ export type FromWorker =
   | { type: 'step'; key: string; step: StepRecord; before: ObservationRecord }
   /**
    * `records` for 'builtin-sample' jobs; their feature buffers are transferred, not copied. With
-   * forward 'results', such a job's result steps come without `candidates` (the records hold them).
+   * forward 'results', such a job's result steps come without `candidates` (a trainer reads the records).
    */
   | { type: 'end'; key: string; result: EpisodeResult; final: ObservationRecord; records?: PolicyStepRecord[] }
   | { type: 'failed'; key: string; error: { name: string; message: string } };

@@ -78,8 +78,8 @@ async function run(job: RolloutJob, forward: WorkerConfig['forward']): Promise<v
     const ended = (m: Extract<FromWorker, { type: 'end' }>) => {
       if (job.policy.name === 'builtin-sample' && policy instanceof BuiltinPolicy) {
         const records = policy.takeRecords();
-        // Each step's scored candidates are ~90% of a result's bytes and a trainer reads the records
-        // instead; with nobody recording, they stay here.
+        // Each step's scored candidates are ~90% of a result's bytes and a trainer reads only the
+        // records; with nobody recording, they stay here.
         const result = forward === 'results' ? { ...m.result, steps: m.result.steps.map(({ candidates: _, ...step }) => step) } : m.result;
         post({ ...m, result, records }, records.map((r) => r.features.buffer as ArrayBuffer));
       } else post(m);
