@@ -8,6 +8,15 @@ import { OraclePolicy } from '../../core/episode/policies/oracle.js';
 import { RandomPolicy } from '../../core/episode/policies/random.js';
 import { createRng } from '../../core/util/rng.js';
 import { device } from '../helpers/simdroid.js';
+import { computeRewards } from '../../core/rewards/compose.js';
+import { rewardEpisodeFromTrajectory } from '../../core/rewards/episode.js';
+import { openStore } from '../../core/store/db.js';
+import { StoreRecorder } from '../../core/store/recorder.js';
+import { createRun } from '../../core/store/runs.js';
+import { loadTrajectory } from '../../core/store/trajectory.js';
+import { getTree } from '../../core/store/content.js';
+import { SqliteMilestoneStore } from '../../core/rewards/admire/milestone-store.js';
+import { runEpisode } from '../../core/episode/runner.js';
 
 const fg = { package: 'com.android.contacts', activity: 'Main' };
 const episode = (name: string, descriptions: Array<string | undefined>, success: boolean | null): RewardEpisode => ({
@@ -65,6 +74,35 @@ describe('AdmireReward', () => {
     expect(() => rewardModule.options.parse({ distiller: { kind: 'llm', model: 'm' } })).toThrow();
     expect(() => rewardModule.options.parse({ nope: 1 })).toThrow();
   });
+});
+
+describe('through the registry with a store', () => {
+  const d = device();
+  afterAll(() => d.close());
+
+  it('distils a template from its recorded successes on first use, persists version 1, and scores a stored failure', async () => {
+    const db = openStore(':memory:');
+    try {
+      const run = createRun(db, { kind: 'single', name: 'admire' }).id;
+      const template = TASKS.find((t) => t.id === 'ContactsAddContact')!;
+      for (const seed of [0, 1]) await runEpisode({ device: d, instance: instantiate(template, seed), policy: new OraclePolicy(), recorder: new StoreRecorder(db, run) });
+      const recorder = new StoreRecorder(db, run);
+      const failed = await runEpisode({ device: d, instance: instantiate(template, 5), policy: new OraclePolicy(), recorder, maxSteps: 3 });
+      expect(failed.status).toBe('failure');
+      const ep = rewardEpisodeFromTrajectory(loadTrajectory(db, recorder.episodeId!), (h) => getTree(db, h));
+      const r = await computeRewards(ep, { components: [{ kind: 'admire', weight: 1 }] }, { db });
+      const values = r.byKind.admire!.map((v) => v.value);
+      const versions = new SqliteMilestoneStore(db).versions('ContactsAddContact');
+      expect(versions).toHaveLength(1);
+      const K = versions[0]!.milestones.length;
+      expect(versions[0]!.milestones[2]).toBe('Type "<PersonFirst>" into "first name" in Contacts');
+      // three oracle steps hit the first three milestones: running base k/K plus ζ·1, times λ(1)
+      const lambda = admireWeight(DEFAULT_ADMIRE_CONFIG, 1);
+      values.forEach((v, i) => expect(v).toBeCloseTo(lambda * ((i + 1) / K + 0.5), 6));
+    } finally {
+      db.close();
+    }
+  }, 30_000);
 });
 
 describe('accuracy against SimDroid ground-truth subgoals', () => {

@@ -1,13 +1,15 @@
 import { z } from 'zod';
-import type { WritableDB } from '../../store/db.js';
+import type { ReadableDB, WritableDB } from '../../store/db.js';
+import { successfulEpisodes } from '../../store/queries.js';
+import { loadTrajectory } from '../../store/trajectory.js';
 import { assertNever } from '../../util/errors.js';
 import type { RewardComponent } from '../component.js';
 import { AdmireConfigSchema } from './config.js';
-import { ConsensusDistiller, type MilestoneDistiller } from './distill.js';
+import { ConsensusDistiller, type MilestoneDistiller, type SuccessTrace } from './distill.js';
 import { LlmDistiller, LlmDistillerConfigSchema } from './llm.js';
 import { MilestoneMemory } from './memory.js';
 import { MemoryMilestoneStore, SqliteMilestoneStore } from './milestone-store.js';
-import { AdmireReward } from './reward.js';
+import { AdmireReward, type AdmireRewardOptions } from './reward.js';
 
 export * from './config.js';
 export * from './distill.js';
@@ -45,17 +47,34 @@ export function createDistiller(o: AdmireOptions['distiller']): MilestoneDistill
   }
 }
 
+/** The newest `limit` recorded successes of a template, as the distillers read them. */
+export function storedSuccesses(db: ReadableDB, templateId: string, limit: number): SuccessTrace[] {
+  return successfulEpisodes(db, templateId, { limit }).reverse().map((e) => {
+    const t = loadTrajectory(db, e.id);
+    const p = t.instance.params;
+    return {
+      instruction: t.instance.instruction,
+      params: p !== null && typeof p === 'object' && !Array.isArray(p) ? (p as Record<string, unknown>) : {},
+      descriptions: t.steps.flatMap((s) => (s.description ? [s.description] : [])),
+    };
+  });
+}
+
 /**
  * The registry's entry (core/rewards/registry.ts loads `rewardModule` from here): with the store in
- * the context the milestone memory persists in it (migration 0004); without one it lives as long as
+ * the context the milestone memory persists in it (migration 0004), and a template without milestones
+ * is first distilled from the store's recorded successes; without a store the memory lives as long as
  * the component.
  */
 export const rewardModule = {
   options: AdmireOptions,
   create(o: AdmireOptions, ctx: { db?: WritableDB }): RewardComponent {
     const { epoch, distiller, keepExemplars, ...config } = o;
-    const store = ctx.db ? new SqliteMilestoneStore(ctx.db) : new MemoryMilestoneStore();
+    const db = ctx.db;
+    const store = db ? new SqliteMilestoneStore(db) : new MemoryMilestoneStore();
     const memory = new MilestoneMemory(store, createDistiller(distiller), { keepExemplars });
-    return new AdmireReward({ memory, config, epoch });
+    const opts: AdmireRewardOptions = { memory, config, epoch };
+    if (db) opts.bootstrap = (templateId) => storedSuccesses(db, templateId, keepExemplars);
+    return new AdmireReward(opts);
   },
 };

@@ -15,6 +15,11 @@ export interface AdmireRewardOptions {
   config?: z.input<typeof AdmireConfigSchema>;
   /** E in λ0·γ^E: the training iteration (default 1, Alg. 1's first). Trainers update it. */
   epoch?: number;
+  /**
+   * Recorded successes of a template, asked once for a template the memory has no milestones for
+   * (recomputing rewards on stored episodes distils from the store's successes first).
+   */
+  bootstrap?: (templateId: string) => readonly SuccessTrace[];
 }
 
 /** What one episode's match looks like, for the replay viewer's milestone list. */
@@ -42,9 +47,12 @@ export class AdmireReward implements RewardComponent {
   readonly embedder: TextEmbedder;
   epoch: number;
   private readonly memory: MilestoneMemory;
+  private readonly bootstrap: AdmireRewardOptions['bootstrap'];
+  private readonly bootstrapped = new Set<string>();
 
   constructor(opts: AdmireRewardOptions) {
     this.memory = opts.memory;
+    this.bootstrap = opts.bootstrap;
     this.embedder = opts.embedder ?? hashedEmbedder();
     this.config = AdmireConfigSchema.parse(opts.config ?? {});
     this.epoch = opts.epoch ?? 1;
@@ -80,8 +88,12 @@ export class AdmireReward implements RewardComponent {
     return { version: current.version, milestones, match, raw: milestoneRewards(match, success, this.config), weight };
   }
 
-  async compute(episode: RewardEpisode): Promise<StepRewardValue[]> {
+  async compute(episode: RewardEpisode, signal?: AbortSignal): Promise<StepRewardValue[]> {
     const { steps, success } = episode;
+    if (this.bootstrap && !this.bootstrapped.has(episode.templateId) && !this.memory.get(episode.templateId)) {
+      this.bootstrapped.add(episode.templateId);
+      await this.memory.refine(episode.templateId, this.bootstrap(episode.templateId), signal);
+    }
     if (success === null) {
       const why = `no checker verdict (${episode.verdictNote ?? 'the episode ended in an error'}): ADMIRE's credit depends on success or failure`;
       return steps.map((_, step) => ({ step, value: null, explanation: why }));
