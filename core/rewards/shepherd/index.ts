@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { z } from 'zod';
+import { assertNever } from '../../util/errors.js';
 import type { RewardComponent } from '../component.js';
 import type { RewardContext } from '../registry.js';
 import { BuiltinJudge, loadJudge } from './builtin.js';
@@ -43,10 +44,8 @@ export function createShepherdJudge(o: ShepherdOptions['judge'], ctx: RewardCont
       const { kind: _kind, ...config } = o;
       return new VlmJudge(config);
     }
-    default: {
-      const never: never = o;
-      throw new Error(`Unknown shepherd judge ${JSON.stringify(never)}`);
-    }
+    default:
+      return assertNever(o, 'shepherd judge');
   }
 }
 

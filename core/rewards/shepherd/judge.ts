@@ -2,6 +2,7 @@ import type { Action } from '../../actions/schema.js';
 import type { ForegroundApp } from '../../device/device.js';
 import type { Observation } from '../../device/observation.js';
 import { flattenUiTree, parseUiTree, type UiElement } from '../../ui/ui-tree.js';
+import { assertNever } from '../../util/errors.js';
 import type { RewardEpisode, RewardStep } from '../component.js';
 
 /**
@@ -121,9 +122,7 @@ export function actionText(input: JudgeInput): string {
     case 'navigate_home':
     case 'wait':
       return a.action_type;
-    default: {
-      const never: never = a;
-      return JSON.stringify(never);
-    }
+    default:
+      return assertNever(a, 'action');
   }
 }
