@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkRewardValues, type RewardEpisode } from '../../core/rewards/component.js';
-import { AdmireReward, ConsensusDistiller, MemoryMilestoneStore, MilestoneMemory, rewardModule, admireWeight, DEFAULT_ADMIRE_CONFIG } from '../../core/rewards/admire/index.js';
+import { AdmireReward, ConsensusDistiller, LlmDistiller, MemoryMilestoneStore, MilestoneMemory, rewardModule, admireWeight, DEFAULT_ADMIRE_CONFIG } from '../../core/rewards/admire/index.js';
 import { evaluateMilestoneMatching, matchAccuracy } from '../../core/rewards/admire/accuracy.js';
 import { TASKS } from '../../core/tasks/registry.js';
 import { instantiate } from '../../core/tasks/instance.js';
@@ -61,6 +61,18 @@ describe('AdmireReward', () => {
     expect(l[1]!.explanation).toContain('no hit m2/3');
     expect(l[2]!.explanation).toContain('no description to match');
     expect((await component({ weighted: false }).compute(lose))[0]!.value).toBe(0);
+  });
+
+  it('a bootstrap whose LLM endpoint is down leaves the template unscored with the reason, asking once', async () => {
+    let asked = 0;
+    const memory = new MilestoneMemory(new MemoryMilestoneStore(), new LlmDistiller({ baseUrl: 'http://127.0.0.1:9/v1', model: 'm', retries: 0, timeoutMs: 500 }));
+    const c = new AdmireReward({ memory, bootstrap: () => (asked++, [{ instruction: 'x', params: {}, descriptions: ['Open Contacts'] }]) });
+    const ep = episode('Zoe Ito', path('Zoe Ito'), false);
+    for (let i = 0; i < 2; i++) {
+      const v = await c.compute(ep);
+      expect(v.every((x) => x.value === null && x.explanation.includes('LlmEndpointError'))).toBe(true);
+    }
+    expect(asked).toBe(1);
   });
 
   it('an episode without a verdict is unscored, with the reason', async () => {

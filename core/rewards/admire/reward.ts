@@ -5,6 +5,7 @@ import { AdmireConfigSchema, admireWeight, type AdmireConfig } from './config.js
 import type { SuccessTrace } from './distill.js';
 import { hashedEmbedder, type TextEmbedder } from './embedder.js';
 import { matchMilestones, milestoneRewards, type MilestoneMatch } from './match.js';
+import { LlmEndpointError, MilestoneAnswerError } from './llm.js';
 import type { MilestoneMemory, RefineResult } from './memory.js';
 import { fillPlaceholders, placeholderValues } from './placeholders.js';
 
@@ -48,7 +49,8 @@ export class AdmireReward implements RewardComponent {
   epoch: number;
   private readonly memory: MilestoneMemory;
   private readonly bootstrap: AdmireRewardOptions['bootstrap'];
-  private readonly bootstrapped = new Set<string>();
+  /** Templates already bootstrapped: null, or why distilling failed. */
+  private readonly bootstrapped = new Map<string, string | null>();
 
   constructor(opts: AdmireRewardOptions) {
     this.memory = opts.memory;
@@ -91,8 +93,20 @@ export class AdmireReward implements RewardComponent {
   async compute(episode: RewardEpisode, signal?: AbortSignal): Promise<StepRewardValue[]> {
     const { steps, success } = episode;
     if (this.bootstrap && !this.bootstrapped.has(episode.templateId) && !this.memory.get(episode.templateId)) {
-      this.bootstrapped.add(episode.templateId);
-      await this.memory.refine(episode.templateId, this.bootstrap(episode.templateId), signal);
+      this.bootstrapped.set(episode.templateId, null);
+      try {
+        await this.memory.refine(episode.templateId, this.bootstrap(episode.templateId), signal);
+      } catch (e) {
+        // The LLM distiller's endpoint down or answering garbage: this template's steps are unscored
+        // with the reason (asked once per component, not per episode); anything else is a bug.
+        if (!(e instanceof LlmEndpointError || e instanceof MilestoneAnswerError)) throw e;
+        this.bootstrapped.set(episode.templateId, `${e.name}: ${e.message}`);
+      }
+    }
+    const failed = this.bootstrapped.get(episode.templateId);
+    if (failed) {
+      const why = `milestones for ${episode.templateId} could not be distilled (${failed})`;
+      return steps.map((_, step) => ({ step, value: null, explanation: why }));
     }
     if (success === null) {
       const why = `no checker verdict (${episode.verdictNote ?? 'the episode ended in an error'}): ADMIRE's credit depends on success or failure`;
