@@ -69,24 +69,30 @@ export async function benchProgrm(): Promise<Record<string, unknown>> {
     const lcsShort = Array.from({ length: 2000 }, (_, i) => time(() => softLcs(short[i % short.length]!, short[(i + 1) % short.length]!, f)));
     const annotate = Array.from({ length: 5 }, () => time(() => annotateEpisodes(eps, 'lcs', opts)));
     const reward = new ProgRmReward(model);
-    const perStep: number[] = [];
-    for (let rep = 0; rep < 3; rep++) {
+    // cold: the encoder has never seen these texts (its memo is empty); warm: the same episodes again,
+    // as in a GRPO group whose rollouts repeat most actions and screens
+    const perStepOf = async () => {
+      const out: number[] = [];
       for (const ep of eps) {
         const t = performance.now();
         await reward.compute(ep);
-        perStep.push((performance.now() - t) / Math.max(1, ep.steps.length));
+        out.push((performance.now() - t) / Math.max(1, ep.steps.length));
       }
-    }
+      return out;
+    };
+    const cold = await perStepOf();
+    const perStep = [...(await perStepOf()), ...(await perStepOf())];
     const samples = progressSamples(model, annotateEpisodes(eps, 'lcs', opts));
     const epoch = Array.from({ length: 5 }, () => time(() => trainProgressModel(model, samples, { ...config, epochs: 1 })));
     results.speed = {
       episodes: eps.length, steps, lcs20x20: stats(lcsLong), lcsShort: stats(lcsShort), annotateAll: stats(annotate),
-      rewardPerStep: stats(perStep), trainEpochPer1000States: stats(epoch.map((ms) => (ms * 1000) / samples.length)),
+      rewardPerStepCold: stats(cold), rewardPerStep: stats(perStep), trainEpochPer1000States: stats(epoch.map((ms) => (ms * 1000) / samples.length)),
     };
     console.log(`soft LCS, two ≥20-step episodes:   ${fmt(stats(lcsLong))}`);
     console.log(`soft LCS, two ≤8-step episodes:    ${fmt(stats(lcsShort))}`);
     console.log(`annotate ${eps.length} episodes (${steps} steps): ${fmt(stats(annotate))}`);
-    console.log(`ProgRM reward per step (features + MLP): ${fmt(stats(perStep))}`);
+    console.log(`ProgRM reward per step (features + MLP), new texts:      ${fmt(stats(cold))}`);
+    console.log(`ProgRM reward per step (features + MLP), repeated texts: ${fmt(stats(perStep))}`);
     console.log(`training, one epoch per 1000 states: ${fmt(stats(epoch.map((ms) => (ms * 1000) / samples.length)))}`);
   } finally {
     device.close();
