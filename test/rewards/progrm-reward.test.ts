@@ -74,6 +74,12 @@ describe('ProgRmReward', () => {
     expect(values[1]!.explanation).not.toMatch(/key step/);
     expect(values[2]!.explanation).toMatch(/key step 2\/5 of recipe 1: CLICK\("Add"\)$/);
     expect(values[3]!.explanation).not.toMatch(/key step/);
+    const trace = new ProgRmReward(model, { k: 1, library }).trace(failed);
+    expect(trace.progress).toHaveLength(5);
+    expect(trace.progress[0]).toBeCloseTo(prog(-1), 6);
+    expect(trace.actions.map((a) => a.type)).toEqual(['OPEN_APP', 'SCROLL', 'CLICK', 'GOBACK']);
+    expect(trace.alignment!.keySteps).toEqual([[0, 0], [2, 1]]);
+    expect(new ProgRmReward(model).trace(failed).alignment).toBeNull();
   });
 
   it('scores an empty episode with no values', async () => {

@@ -1,6 +1,7 @@
 import { WorkbenchError } from '../../util/errors.js';
 import { checkRewardValues, type RewardComponent, type RewardEpisode, type StepRewardValue } from '../component.js';
-import { DEFAULT_ANNOTATE, discoverKeySteps, progActions, taskKeyOf, type AnnotateOptions, type Recipe } from './annotate.js';
+import { DEFAULT_ANNOTATE, discoverKeySteps, progActions, taskKeyOf, type AnnotateOptions, type KeyStepAlignment, type Recipe } from './annotate.js';
+import type { ProgAction } from './lcs.js';
 import { formatProgAction } from './lcs.js';
 import { predictProgress, type ProgressModel } from './model.js';
 
@@ -65,11 +66,24 @@ export class ProgRmReward implements RewardComponent {
     return Promise.resolve(values);
   }
 
+  /**
+   * What the replay viewer draws: the progress curve (initial state first, then after each step),
+   * the episode's actions as triples, and their alignment to the best recipe of the library (null
+   * without a library or a recipe for the task).
+   */
+  trace(episode: RewardEpisode): { progress: number[]; actions: ProgAction[]; alignment: KeyStepAlignment | null } {
+    return { progress: predictProgress(this.model, episode), actions: progActions(episode), alignment: this.align(episode) };
+  }
+
+  private align(episode: RewardEpisode): KeyStepAlignment | null {
+    const recipes = this.opts.library?.get(taskKeyOf(episode, (this.opts.annotate ?? DEFAULT_ANNOTATE).taskKey));
+    if (!recipes || recipes.length === 0) return null;
+    return discoverKeySteps(progActions(episode), recipes, { ...DEFAULT_ANNOTATE, encoder: this.model.encoder, ...this.opts.annotate });
+  }
+
   private keyStepNotes(episode: RewardEpisode): Map<number, string> {
     const notes = new Map<number, string>();
-    const recipes = this.opts.library?.get(taskKeyOf(episode, (this.opts.annotate ?? DEFAULT_ANNOTATE).taskKey));
-    if (!recipes || recipes.length === 0) return notes;
-    const align = discoverKeySteps(progActions(episode), recipes, { ...DEFAULT_ANNOTATE, encoder: this.model.encoder, ...this.opts.annotate });
+    const align = this.align(episode);
     if (!align) return notes;
     const n = align.recipe.actions.length;
     for (const [t, pos] of align.keySteps) notes.set(t, `key step ${pos + 1}/${n} of recipe ${align.recipeIndex + 1}: ${formatProgAction(align.recipe.actions[pos]!)}`);
