@@ -6,10 +6,10 @@ import { AdaptedPolicy, type AdapterChoice, type AdaptedStepRecord, type HomeMod
 import type { PolicyModel } from '../policy/builtin.js';
 import { Adam, entropy } from '../policy/network.js';
 import type { TaskInstance } from '../tasks/instance.js';
-import { assertNever, WorkbenchError } from '../util/errors.js';
+import { WorkbenchError } from '../util/errors.js';
 import { createRng } from '../util/rng.js';
 import { adaptAdvantageOptions, adaptLearningRate, adaptLossOptions, type AdaptGrpoConfig } from './adapt-config.js';
-import { batchLoss, broadcastToSteps, groupAdvantages, LossInputError, stepGroupAdvantages, type GroupStats, type StepLossInput } from './grpo.js';
+import { batchLoss, episodeStepAdvantages, LossInputError, type StepLossInput } from './grpo.js';
 import { outcomeReward, type RolloutJob } from './rollout.js';
 import { METRIC, type IterationMetrics } from './train-grpo.js';
 
@@ -148,24 +148,7 @@ export async function trainAdapterGrpo(opts: AdapterGrpoOptions): Promise<Adapte
     const outcome = groups.map((g) => g.map((r) => r.reward));
 
     // advantages: trajectory (broadcast) or step level; zero-std groups skipped or kept
-    let stats: GroupStats[];
-    let stepAdv: number[][][];
-    switch (c.advantage.mode) {
-      case 'trajectory': {
-        const ga = groupAdvantages(outcome, advOpts);
-        stats = ga.groups;
-        stepAdv = ga.advantages.map((a, g) => broadcastToSteps(a, groups[g]!.map((r) => r.records.length)));
-        break;
-      }
-      case 'step': {
-        const sa = stepGroupAdvantages(outcome.map((g, gi) => g.map((r, i) => new Array<number>(groups[gi]![i]!.records.length).fill(r))), advOpts);
-        stats = sa.groups;
-        stepAdv = sa.advantages;
-        break;
-      }
-      default:
-        return assertNever(c.advantage.mode, 'advantage mode');
-    }
+    const { advantages: stepAdv, groups: stats } = episodeStepAdvantages(outcome, groups.map((g) => g.map((r) => r.records.length)), c.advantage.mode, advOpts);
     const batch = groups.flatMap((g, gi) => (stats[gi]!.skipped ? [] : g.flatMap((r, i) => (r.records.length ? [{ records: r.records, advantages: stepAdv[gi]![i]! }] : []))));
 
     // update: epochs × minibatches of whole episodes; log π of adapter steps recomputed under base + adapter

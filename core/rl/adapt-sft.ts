@@ -2,7 +2,7 @@ import type { ScorerAdapter } from '../policy/adapter.js';
 import { Adam, type ScorerNetwork } from '../policy/network.js';
 import { createRng } from '../util/rng.js';
 import type { Demonstration } from './sft.js';
-import { NonFiniteLossError, type SftConfig, type SftEpochMetrics } from './sft.js';
+import { NonFiniteLossError, sftEpochMetrics, type SftConfig, type SftEpochMetrics } from './sft.js';
 
 /**
  * Behaviour cloning of an adapter: core/rl/sft.ts's loss, mean −log π(a*|s) over a minibatch,
@@ -39,22 +39,9 @@ export function trainAdapterSft(
       nll += mbNll;
       batches++;
     }
-    // log: top-1 accuracy with the epoch's final parameters
+    // log with the epoch's final parameters
     adapter.merge(base, merged);
-    let correct = 0;
-    for (const d of demos) {
-      const s = merged.scores(d.features, d.n);
-      let best = 0;
-      for (let j = 1; j < d.n; j++) if (s[j]! > s[best]!) best = j;
-      if (best === d.chosen) correct++;
-    }
-    const m: SftEpochMetrics = {
-      epoch,
-      'loss/nll': demos.length ? nll / demos.length : 0,
-      'acc/top1': demos.length ? correct / demos.length : 0,
-      'grad/norm': batches ? gradNorm / batches : 0,
-      steps: demos.length,
-    };
+    const m = sftEpochMetrics(merged, demos, { epoch, nll, gradNorm, batches });
     history.push(m);
     onEpoch?.(m);
   }

@@ -177,6 +177,33 @@ export function stepGroupAdvantages(
   return { advantages, groups: flat.groups };
 }
 
+/** Where the advantage is computed: per episode and broadcast (AW-Gen, MobileRL), or per step (ADMIRE). */
+export type AdvantageMode = 'trajectory' | 'step';
+
+/**
+ * Per-step advantages of a batch of groups from one reward per episode, in either mode:
+ * rewards[g][i] is episode i of group g, stepCounts[g][i] its number of steps. 'trajectory' takes
+ * trajectoryAdvantages per group and broadcasts it to every step; 'step' gives every step its
+ * episode's reward and takes stepGroupAdvantages (one z-score over all steps of the group).
+ */
+export function episodeStepAdvantages(
+  rewards: readonly (readonly number[])[],
+  stepCounts: readonly (readonly number[])[],
+  mode: AdvantageMode,
+  opts: AdvantageOptions = DEFAULT_ADVANTAGE_OPTIONS,
+): { advantages: number[][][]; groups: GroupStats[] } {
+  switch (mode) {
+    case 'trajectory': {
+      const ga = groupAdvantages(rewards, opts);
+      return { advantages: ga.advantages.map((a, g) => broadcastToSteps(a, stepCounts[g]!)), groups: ga.groups };
+    }
+    case 'step':
+      return stepGroupAdvantages(rewards.map((g, gi) => g.map((r, i) => new Array<number>(stepCounts[gi]![i]!).fill(r))), opts);
+    default:
+      return assertNever(mode, 'advantage mode');
+  }
+}
+
 /** Indices of the groups that zeroStdGroups 'skip' leaves out of the loss (for logging 'adv/zero_std_frac'). */
 export function skippedGroups(rewards: readonly (readonly number[])[], opts: AdvantageOptions = DEFAULT_ADVANTAGE_OPTIONS): number[] {
   return normaliseGroups(rewards, opts).groups.flatMap((g, i) => (g.skipped ? [i] : []));

@@ -8,7 +8,7 @@ import type { TaskInstance } from '../tasks/instance.js';
 import { createRng } from '../util/rng.js';
 import { matchCandidate, type CandidateKind } from '../policy/candidates.js';
 import { stepInputs, type PolicyModel } from '../policy/builtin.js';
-import { Adam } from '../policy/network.js';
+import { Adam, type ScorerNetwork } from '../policy/network.js';
 
 /**
  * Supervised fine-tuning (behaviour cloning) of the builtin policy on oracle demonstrations: every
@@ -105,6 +105,29 @@ export class NonFiniteLossError extends Error {
   }
 }
 
+/**
+ * One epoch's log line: mean NLL and gradient norm from the epoch's sums, and the top-1 agreement
+ * with the demonstrations under the epoch's final parameters (`net` scores the demonstrations).
+ */
+export function sftEpochMetrics(
+  net: Pick<ScorerNetwork, 'scores'>, demos: readonly Demonstration[], sums: { epoch: number; nll: number; gradNorm: number; batches: number },
+): SftEpochMetrics {
+  let correct = 0;
+  for (const d of demos) {
+    const s = net.scores(d.features, d.n);
+    let best = 0;
+    for (let j = 1; j < d.n; j++) if (s[j]! > s[best]!) best = j;
+    if (best === d.chosen) correct++;
+  }
+  return {
+    epoch: sums.epoch,
+    'loss/nll': demos.length ? sums.nll / demos.length : 0,
+    'acc/top1': demos.length ? correct / demos.length : 0,
+    'grad/norm': sums.batches ? sums.gradNorm / sums.batches : 0,
+    steps: demos.length,
+  };
+}
+
 /** Behaviour cloning: minimises mean −log π(a*|s) with Adam over shuffled minibatches. */
 export function trainSft(model: PolicyModel, demos: readonly Demonstration[], config: SftConfig, onEpoch?: (m: SftEpochMetrics) => void): SftEpochMetrics[] {
   const net = model.net;
@@ -114,7 +137,6 @@ export function trainSft(model: PolicyModel, demos: readonly Demonstration[], co
   for (let epoch = 1; epoch <= config.epochs; epoch++) {
     const order = rng.shuffle(demos.map((_, i) => i));
     let nll = 0;
-    let correct = 0;
     let gradNorm = 0;
     let batches = 0;
     for (let b = 0; b < order.length; b += config.batchSize) {
@@ -136,20 +158,7 @@ export function trainSft(model: PolicyModel, demos: readonly Demonstration[], co
       nll += mbNll;
       batches++;
     }
-    // log: top-1 accuracy with the epoch's final parameters
-    for (const d of demos) {
-      const s = net.scores(d.features, d.n);
-      let best = 0;
-      for (let j = 1; j < d.n; j++) if (s[j]! > s[best]!) best = j;
-      if (best === d.chosen) correct++;
-    }
-    const m: SftEpochMetrics = {
-      epoch,
-      'loss/nll': demos.length ? nll / demos.length : 0,
-      'acc/top1': demos.length ? correct / demos.length : 0,
-      'grad/norm': batches ? gradNorm / batches : 0,
-      steps: demos.length,
-    };
+    const m = sftEpochMetrics(net, demos, { epoch, nll, gradNorm, batches });
     history.push(m);
     onEpoch?.(m);
   }

@@ -8,14 +8,14 @@ import { putIterationMetrics } from '../store/training.js';
 import { TASKS } from '../tasks/registry.js';
 import { instanceKey, type TaskInstance } from '../tasks/instance.js';
 import { splitInstances } from '../tasks/splits.js';
-import { assertNever, WorkbenchError } from '../util/errors.js';
+import { WorkbenchError } from '../util/errors.js';
 import { createRng } from '../util/rng.js';
 import { emptyFcf, emptyReplayBuffer, fcfWeight, pruneNegatives, pushReplay, sampleReplay, shortestPathRewards, updateFcf } from './adagrpo.js';
 import {
   advantageOptions, curriculumOptions, failureCurriculumOptions, lossOptions, positiveReplayOptions, shortestPathOptions, type TrainConfig,
 } from './config.js';
 import { advanceCurriculum, initialCurriculum, sampleIterationTasks } from './curriculum.js';
-import { batchLoss, broadcastToSteps, groupAdvantages, LossInputError, stepGroupAdvantages, type GroupStats, type StepLossInput } from './grpo.js';
+import { batchLoss, episodeStepAdvantages, LossInputError, type StepLossInput } from './grpo.js';
 import { loadTrainerCheckpoint, saveTrainerCheckpoint, type ReplayEpisode, type TrainerState } from './grpo-checkpoint.js';
 import { runRollouts, type RolloutJob, type RolloutOptions } from './rollout.js';
 import { resolveRolloutWorkers, RolloutWorkerPool } from './rollout-workers.js';
@@ -217,24 +217,7 @@ export async function trainGrpo(opts: TrainGrpoOptions): Promise<TrainGrpoResult
         : outcome;
 
       // advantages: trajectory (broadcast) or step level; skip zero-std groups; prune negatives; mix in replay
-      let stats: GroupStats[];
-      let stepAdv: number[][][];
-      switch (c.advantage.mode) {
-        case 'trajectory': {
-          const ga = groupAdvantages(shaped, advOpts);
-          stats = ga.groups;
-          stepAdv = ga.advantages.map((a, g) => broadcastToSteps(a, groups[g]!.map((r) => r.records.length)));
-          break;
-        }
-        case 'step': {
-          const sa = stepGroupAdvantages(shaped.map((g, gi) => g.map((r, i) => new Array<number>(groups[gi]![i]!.records.length).fill(r))), advOpts);
-          stats = sa.groups;
-          stepAdv = sa.advantages;
-          break;
-        }
-        default:
-          return assertNever(c.advantage.mode, 'advantage mode');
-      }
+      const { advantages: stepAdv, groups: stats } = episodeStepAdvantages(shaped, groups.map((g) => g.map((r) => r.records.length)), c.advantage.mode, advOpts);
       const keep = adapr.enabled && adapr.negativeRatio !== null
         ? pruneNegatives(outcome, rng.fork('prune'), adapr.negativeRatio)
         : outcome.map((g) => g.map(() => true));

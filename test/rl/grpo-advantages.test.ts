@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   broadcastToSteps,
+  episodeStepAdvantages,
   groupAdvantages,
   skippedGroups,
   stepAdvantages,
@@ -129,5 +130,25 @@ describe('stepAdvantages (ADMIRE Eq. 13)', () => {
     const r = stepGroupAdvantages([[[1, 0]], [[2, 2], [2]]], population);
     expect(r.advantages).toEqual([[[1, -1]], [[0, 0], [0]]]);
     expect(r.groups.map((g) => g.skipped)).toEqual([false, true]);
+  });
+});
+
+describe('episodeStepAdvantages', () => {
+  const rewards = [[1, 0, 0, 1], [1, 1]];
+  const steps = [[2, 3, 1, 4], [1, 2]];
+  it("'trajectory' broadcasts groupAdvantages to each episode's steps", () => {
+    const got = episodeStepAdvantages(rewards, steps, 'trajectory');
+    const want = groupAdvantages(rewards);
+    expect(got.groups).toEqual(want.groups);
+    expect(got.advantages).toEqual(want.advantages.map((a, g) => broadcastToSteps(a, steps[g]!)));
+    expect(got.advantages[0]!.map((e) => e.length)).toEqual([2, 3, 1, 4]);
+    expect(got.groups[1]!.skipped).toBe(true);
+  });
+  it("'step' gives each step its episode's reward and z-scores over the group's steps", () => {
+    const got = episodeStepAdvantages(rewards, steps, 'step');
+    const want = stepGroupAdvantages([[[1, 1], [0, 0, 0], [0], [1, 1, 1, 1]], [[1], [1, 1]]]);
+    expect(got).toEqual(want);
+    // Longer episodes weigh more in step mode, so its advantages differ from trajectory mode's.
+    expect(got.advantages[0]![0]![0]).not.toBeCloseTo(episodeStepAdvantages(rewards, steps, 'trajectory').advantages[0]![0]![0]!, 6);
   });
 });
