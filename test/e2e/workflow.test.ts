@@ -98,8 +98,11 @@ describe('workbench end to end in Chromium', () => {
     await expect.poll(() => img.getAttribute('src'), { timeout: 10_000 }).not.toBe(before);
     await page.getByTestId('inspector-tree').waitFor();
     await expect.poll(async () => page.locator('[data-testid^="tree-node-"]').count(), { timeout: 10_000 }).toBeGreaterThan(10);
-    await page.locator('[data-testid^="tree-node-"]').nth(3).click();
-    expect(await page.getByTestId('node-attributes').innerText()).toMatch(/bounds/i);
+    // The tree re-renders when a late frame lands, so click and read until the panel shows a node.
+    await expect.poll(async () => {
+      await page.locator('[data-testid^="tree-node-"]').nth(3).click();
+      return page.getByTestId('node-attributes').innerText();
+    }, { timeout: 10_000 }).toMatch(/bounds/i);
     await shot(page, 'live');
     await page.getByTestId('key-home').click();
   });
