@@ -8,7 +8,10 @@ import { createRun, listRuns } from '../../core/store/runs.js';
 import { MigrationListError, StoreNeedsMigrationError, StoreVersionFromFutureError } from '../../core/store/errors.js';
 import { tempDir } from './helpers.js';
 
-const TABLES = ['devices', 'episode_subgoals', 'episodes', 'runs', 'screenshots', 'step_reward_unscored', 'step_rewards', 'steps', 'task_instances', 'task_templates', 'training_metrics', 'ui_trees'];
+const TABLES = [
+  'devices', 'episode_subgoals', 'episodes', 'milestone_exemplars', 'milestone_versions', 'runs', 'screenshots', 'step_reward_unscored', 'step_rewards', 'steps',
+  'task_instances', 'task_templates', 'training_metrics', 'ui_trees',
+];
 
 let tmp: ReturnType<typeof tempDir>;
 beforeEach(() => {
