@@ -90,12 +90,3 @@ export async function benchShepherd(): Promise<Record<string, unknown>> {
   }
   return results;
 }
-
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const { writeFileSync, mkdirSync } = await import('node:fs');
-  const { cpus, totalmem } = await import('node:os');
-  const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model, memGiB: Math.round(totalmem() / 2 ** 30), node: process.version };
-  const results = await benchShepherd();
-  mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
-  writeFileSync(new URL('./results/shepherd.json', import.meta.url), JSON.stringify({ machine, date: new Date().toISOString(), results }, null, 2));
-}
