@@ -33,6 +33,11 @@ export interface RewardStep {
   tree?: string;
   /** The element the action touched. */
   target?: { label: string };
+  /**
+   * The screenshot (PNG) the step was taken on, when recorded: for judges that look at the screen
+   * (GUI-Shepherd's VLM judge). Read from the store on first access, once per distinct screenshot.
+   */
+  readonly screenshot?: Buffer;
 }
 
 export interface RewardEpisode {

@@ -18,19 +18,29 @@ function paramsOf(p: unknown): Record<string, unknown> {
   return p !== null && typeof p === 'object' && !Array.isArray(p) ? (p as Record<string, unknown>) : {};
 }
 
+/** Calls `read` once per distinct key. */
+function cached<T>(read: (sha256: string) => T): (sha256: string) => T {
+  const cache = new Map<string, T>();
+  return (sha) => {
+    if (!cache.has(sha)) cache.set(sha, read(sha));
+    return cache.get(sha)!;
+  };
+}
+
 /**
  * The episode as reward components see it. `trees(sha)` returns a stored accessibility tree's XML
- * (e.g. `(h) => getTree(db, h)`); it is asked once per distinct tree. Success is null unless the
+ * (e.g. `(h) => getTree(db, h)`); it is asked once per distinct tree. `screenshots(sha)` returns a
+ * stored screenshot's PNG (e.g. `(h) => getScreenshot(db, h)`); without it steps have no screenshot.
+ * Screenshots are read lazily, on a step's first `screenshot` access and once per distinct hash, since
+ * most components never look at them and PNGs are the bulk of an episode. Success is null unless the
  * checker gave a verdict (status success or failure): an error, interrupted or running episode is
  * unscorable by outcome-based components.
  */
-export function rewardEpisodeFromTrajectory(traj: Trajectory, trees: (sha256: string) => string): RewardEpisode {
-  const cache = new Map<string, string>();
-  const treeOf = (sha: string) => {
-    let xml = cache.get(sha);
-    if (xml === undefined) cache.set(sha, (xml = trees(sha)));
-    return xml;
-  };
+export function rewardEpisodeFromTrajectory(
+  traj: Trajectory, trees: (sha256: string) => string, screenshots?: (sha256: string) => Buffer,
+): RewardEpisode {
+  const treeOf = cached(trees);
+  const shotOf = screenshots ? cached(screenshots) : undefined;
   const steps = traj.steps.map((s): RewardStep => {
     const step: RewardStep = { index: s.index, foreground: s.foreground };
     if (s.action) step.action = s.action;
@@ -38,6 +48,8 @@ export function rewardEpisodeFromTrajectory(traj: Trajectory, trees: (sha256: st
     if (s.error) step.error = s.error;
     if (s.tree) step.tree = treeOf(s.tree);
     if (s.target) step.target = { label: s.target.label };
+    const sha = s.screenshot;
+    if (shotOf && sha) Object.defineProperty(step, 'screenshot', { enumerable: true, get: () => shotOf(sha) });
     return step;
   });
   const e = traj.episode;

@@ -1,10 +1,12 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { OraclePolicy } from '../../core/episode/policies/oracle.js';
 import { runEpisode } from '../../core/episode/runner.js';
 import { configOfKinds, computeRewards } from '../../core/rewards/compose.js';
 import { rewardEpisodeFromTrajectory, SubgoalTracker } from '../../core/rewards/episode.js';
 import {
-  getSubgoalProgress, getTree, loadTrajectory, putRewardValues, putSubgoalProgress, StepNotFoundError, SubgoalProgressError, UnscoredReasonError,
+  getScreenshot, getSubgoalProgress, getTree, loadTrajectory, putRewardValues, putSubgoalProgress, StepNotFoundError, SubgoalProgressError, UnscoredReasonError,
   type WritableDB,
 } from '../../core/store/index.js';
 import { openStore } from '../../core/store/db.js';
@@ -101,6 +103,61 @@ describe('rewardEpisodeFromTrajectory', () => {
     traj.steps.forEach((s) => { s.tree = traj.steps[0]!.tree; });
     rewardEpisodeFromTrajectory(traj, (h) => (asked.push(h), getTree(db, h)));
     expect(asked).toHaveLength(1);
+  });
+});
+
+describe('step screenshots', () => {
+  it('are read from the store lazily, on first access, once per distinct hash', () => {
+    const id = recordSynthetic(db, run, { templateId: 'ContactsAddContact', steps: 3, startedAt: 1 });
+    const traj = loadTrajectory(db, id);
+    traj.steps[2]!.screenshot = traj.steps[0]!.screenshot;
+    const asked: string[] = [];
+    const ep = rewardEpisodeFromTrajectory(traj, (h) => getTree(db, h), (h) => (asked.push(h), getScreenshot(db, h)));
+    expect(asked).toEqual([]);
+    expect(ep.steps[0]!.screenshot).toEqual(getScreenshot(db, traj.steps[0]!.screenshot!));
+    expect(ep.steps[2]!.screenshot).toBe(ep.steps[0]!.screenshot);
+    expect(ep.steps[1]!.screenshot).toEqual(getScreenshot(db, traj.steps[1]!.screenshot!));
+    expect(ep.steps[0]!.screenshot).not.toEqual(ep.steps[1]!.screenshot);
+    expect(asked).toEqual([traj.steps[0]!.screenshot, traj.steps[1]!.screenshot]);
+  });
+
+  it('are absent without a reader, or for a step recorded without one', () => {
+    const id = recordSynthetic(db, run, { templateId: 'ContactsAddContact', steps: 2, startedAt: 1 });
+    const traj = loadTrajectory(db, id);
+    expect(rewardEpisodeFromTrajectory(traj, (h) => getTree(db, h)).steps.some((s) => 'screenshot' in s)).toBe(false);
+    traj.steps[1]!.screenshot = null;
+    const ep = rewardEpisodeFromTrajectory(traj, (h) => getTree(db, h), (h) => getScreenshot(db, h));
+    expect(ep.steps.map((s) => s.screenshot === undefined)).toEqual([false, true]);
+  });
+
+  it('reach the VLM shepherd judge through the registry', async () => {
+    const images: string[] = [];
+    const server = createServer((req, res) => {
+      let raw = '';
+      req.on('data', (c) => (raw += c));
+      req.on('end', () => {
+        const body = JSON.parse(raw) as { messages: { content: unknown }[] };
+        const parts = body.messages[1]!.content as { type: string; image_url?: { url: string } }[];
+        images.push(parts.find((p) => p.type === 'image_url')!.image_url!.url);
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: '{"result": 1, "reason": "fine"}' } }] }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const id = recordSynthetic(db, run, { templateId: 'ContactsAddContact', steps: 2, startedAt: 1 });
+      const traj = loadTrajectory(db, id);
+      traj.steps[1]!.screenshot = null;
+      const ep = rewardEpisodeFromTrajectory(traj, (h) => getTree(db, h), (h) => getScreenshot(db, h));
+      const config = { components: [{ kind: 'shepherd', weight: 1, options: { judge: { kind: 'vlm', baseUrl, model: 'm', retries: 0, logprobs: false } } }] };
+      const r = await computeRewards(ep, config);
+      expect(images).toEqual([`data:image/png;base64,${getScreenshot(db, traj.steps[0]!.screenshot!).toString('base64')}`]);
+      expect(r.byKind.shepherd!.map((v) => v.value)).toEqual([1, null]);
+      expect(r.byKind.shepherd![1]!.explanation).toMatch(/no screenshot recorded/);
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
   });
 });
 

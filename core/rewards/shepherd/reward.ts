@@ -42,6 +42,14 @@ export class ShepherdReward implements RewardComponent {
   async compute(episode: RewardEpisode, signal?: AbortSignal): Promise<StepRewardValue[]> {
     const shots = this.opts.screenshotsOf ? await this.opts.screenshotsOf(episode) : undefined;
     const inputs = inputsFromEpisode(episode, shots);
+    // Otherwise the steps' own screenshots (rewardEpisodeFromTrajectory fills them from the store),
+    // passed through lazily so a judge that never looks at the screen never reads a PNG.
+    if (!shots) {
+      inputs.forEach((x, i) => {
+        const step = episode.steps[i]!;
+        if (x && 'screenshot' in step) Object.defineProperty(x, 'screenshot', { enumerable: true, get: () => step.screenshot });
+      });
+    }
     const judged: { i: number; x: JudgeInput }[] = inputs.flatMap((x, i) => (x ? [{ i, x }] : []));
     const verdicts = await this.judge.judge(judged.map((j) => j.x), signal);
     // A step whose output did not parse is not a correct step: P = 0 is a verdict here, not a
