@@ -29,6 +29,7 @@ export function trajectoryToLine(t: Trajectory): EpisodeLine {
     steps: t.steps.map(stepToLine),
     final_screenshot: t.final.screenshot && screenshotPath(t.final.screenshot),
     final_tree: t.final.tree && treePath(t.final.tree),
+    subgoals: t.subgoals ?? null,
   };
 }
 
@@ -39,6 +40,7 @@ function stepToLine(s: StoredStep): StepLine {
     foreground: s.foreground, target: s.target ?? null,
     timings: { observe_ms: s.timings.observeMs, policy_ms: s.timings.policyMs, act_ms: s.timings.actMs, settle_ms: s.timings.settleMs },
     rewards: s.rewards,
+    unscored: s.unscored ?? {},
     screenshot: s.screenshot && screenshotPath(s.screenshot),
     tree: s.tree && treePath(s.tree),
   };

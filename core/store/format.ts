@@ -46,10 +46,16 @@ export const StepLine = z.object({
   }).nullable(),
   timings: z.object({ observe_ms: z.number(), policy_ms: z.number(), act_ms: z.number(), settle_ms: z.number() }),
   rewards: z.record(z.string(), Reward),
+  /** Kinds that could not score this step, with why (added within version 1: absent in older files). */
+  unscored: z.record(z.string(), z.string().refine((r) => r.trim().length > 0, 'an unscored reward needs a reason')).default({}),
   screenshot: ScreenshotRef.nullable(),
   tree: TreeRef.nullable(),
+}).refine((s) => Object.keys(s.unscored).every((k) => !(k in s.rewards)), {
+  message: 'a reward kind is either scored or unscored on a step, not both', path: ['unscored'],
 });
 export type StepLine = z.infer<typeof StepLine>;
+
+const SubgoalsLine = z.object({ names: z.array(z.string()), done: z.array(z.number().int().min(0)) });
 
 export const EpisodeLine = z.object({
   uid: z.string().min(1).max(200),
@@ -75,6 +81,18 @@ export const EpisodeLine = z.object({
   steps: z.array(StepLine).refine((steps) => steps.every((s, i) => s.index === i), 'step indexes must be 0, 1, 2, … in order'),
   final_screenshot: ScreenshotRef.nullable(),
   final_tree: TreeRef.nullable(),
+  /** SimDroid's ground-truth subgoal progress (added within version 1: absent in older files). */
+  subgoals: SubgoalsLine.nullable().default(null),
+}).superRefine((ep, ctx) => {
+  // The same checks the store makes (putSubgoalProgress), here so a bad line is refused before anything is imported.
+  const sg = ep.subgoals;
+  if (!sg) return;
+  const issue = (message: string) => ctx.addIssue({ code: 'custom', message, path: ['subgoals', 'done'] });
+  if (sg.done.length !== ep.steps.length) issue(`expected one count per step (${ep.steps.length}), got ${sg.done.length}`);
+  sg.done.forEach((n, i) => {
+    if (n > sg.names.length) issue(`step ${i} count ${n} is more than the ${sg.names.length} subgoals`);
+    if (i > 0 && n < sg.done[i - 1]!) issue(`step ${i} count ${n} decreases`);
+  });
 });
 export type EpisodeLine = z.infer<typeof EpisodeLine>;
 

@@ -9,6 +9,7 @@ import { completeEpisode, episodeIdByUid, insertEpisode } from './episodes.js';
 import { ImportAssetError, ImportLineError, ImportManifestError, ScreenshotFormatError } from './errors.js';
 import { EPISODES_FILE, EpisodeLine, FORMAT_VERSION, Manifest, MANIFEST_FILE, type StepLine } from './format.js';
 import type { EpisodeId, RunId } from './ids.js';
+import { putRewardValues, putSubgoalProgress, type MaybeStepReward } from './reward-annotations.js';
 import { writeReward } from './rewards.js';
 import { createRun, finishRun, getRun, type Run } from './runs.js';
 import { insertStep } from './steps.js';
@@ -155,6 +156,8 @@ function insertEpisodeLine(db: WritableDB, runId: RunId, ep: EpisodeLine, dir: s
     insertStep(db, id, lineToStep(s), storeAsset(db, dir, s.screenshot), storeAsset(db, dir, s.tree));
     for (const [kind, r] of Object.entries(s.rewards)) writeReward(db, id, s.index, kind, r.value, r.explanation);
   }
+  for (const [kind, values] of unscoredKinds(ep)) putRewardValues(db, id, kind, values);
+  if (ep.subgoals) putSubgoalProgress(db, id, ep.subgoals);
   completeEpisode(db, id, {
     status: ep.status, success: ep.success, terminatedBy: ep.terminated_by, answer: ep.answer, error: ep.error,
     finishedAt: ep.finished_at,
@@ -162,4 +165,21 @@ function insertEpisodeLine(db: WritableDB, runId: RunId, ep: EpisodeLine, dir: s
     finalScreenshot: storeAsset(db, dir, ep.final_screenshot), finalTree: storeAsset(db, dir, ep.final_tree),
   });
   return id;
+}
+
+/** Every value of each kind that is unscored on some step (putRewardValues replaces a kind as a whole). */
+function unscoredKinds(ep: EpisodeLine): Map<string, MaybeStepReward[]> {
+  const byKind = new Map<string, MaybeStepReward[]>();
+  for (const s of ep.steps) {
+    for (const kind of Object.keys(s.unscored)) byKind.set(kind, []);
+  }
+  for (const s of ep.steps) {
+    for (const [kind, values] of byKind) {
+      const r = s.rewards[kind];
+      const reason = s.unscored[kind];
+      if (r) values.push({ step: s.index, value: r.value, explanation: r.explanation });
+      else if (reason !== undefined) values.push({ step: s.index, value: null, explanation: reason });
+    }
+  }
+  return byKind;
 }

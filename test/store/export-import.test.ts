@@ -9,6 +9,7 @@ import { EpisodeLine } from '../../core/store/format.js';
 import type { EpisodeId } from '../../core/store/ids.js';
 import { importEpisodes } from '../../core/store/import.js';
 import { listEpisodes } from '../../core/store/queries.js';
+import { putRewardValues, putSubgoalProgress } from '../../core/store/reward-annotations.js';
 import { putRewards } from '../../core/store/rewards.js';
 import { createRun, listRuns } from '../../core/store/runs.js';
 import { loadTrajectory, type Trajectory } from '../../core/store/trajectory.js';
@@ -35,6 +36,15 @@ beforeAll(async () => {
     { action: { action_type: 'navigate_home' } }, new TypeError('tokenizer missing'),
   ]))).id);
   putRewards(source, recorded[0]!, 'progrm', [{ step: 1, value: 0.5, explanation: 'halfway' }]);
+  // The reward framework's annotations: a kind unscored on some steps and scored on others, a recorder
+  // row replaced by the unscored reason, and ground-truth subgoal progress.
+  const shepherdSteps = loadTrajectory(source, recorded[1]!).steps.length;
+  putRewardValues(source, recorded[1]!, 'shepherd', Array.from({ length: shepherdSteps }, (_, i) => (
+    i === 0 ? { step: i, value: null, explanation: 'unjudged: endpoint timed out' } : { step: i, value: 0.75, explanation: 'P = 0.75' })));
+  const errorSteps = loadTrajectory(source, recorded[4]!).steps.length;
+  putRewardValues(source, recorded[4]!, 'outcome', Array.from({ length: errorSteps }, (_, i) => ({ step: i, value: null, explanation: 'no checker verdict' })));
+  const steps0 = loadTrajectory(source, recorded[0]!).steps.length;
+  putSubgoalProgress(source, recorded[0]!, { names: ['open', 'fill', 'save'], done: Array.from({ length: steps0 }, (_, i) => Math.min(3, i)) });
   exportEpisodes(source, recorded, exportDir);
 });
 
@@ -112,6 +122,64 @@ describe('import', () => {
     });
     const shot = loadTrajectory(target, summary.imported[0]!).steps[0]!.screenshot!;
     expect(getScreenshot(target, shot).equals(getScreenshot(source, shot))).toBe(true);
+    target.close();
+  });
+
+  it('carries the unscored reasons and the ground-truth subgoal progress', async () => {
+    const lines = readFileSync(join(exportDir, 'episodes.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+    expect(lines[1].steps[0].unscored).toEqual({ shepherd: 'unjudged: endpoint timed out' });
+    expect(lines[1].steps[1]).toMatchObject({ unscored: {}, rewards: { shepherd: { value: 0.75 } } });
+    expect(lines[4].steps.at(-1).unscored).toEqual({ outcome: 'no checker verdict' });
+    expect(lines[4].steps.at(-1).rewards.outcome).toBeUndefined();
+    expect(lines[0].subgoals.names).toEqual(['open', 'fill', 'save']);
+    expect(lines[1].subgoals).toBeNull();
+
+    const target = freshStore();
+    const { imported } = await importEpisodes(target, exportDir);
+    const shepherd = loadTrajectory(target, imported[1]!).steps;
+    expect(shepherd[0]!.unscored).toEqual({ shepherd: 'unjudged: endpoint timed out' });
+    expect(shepherd[0]!.rewards.shepherd).toBeUndefined();
+    expect(shepherd.slice(1).map((s) => s.rewards.shepherd?.value)).toEqual(Array(shepherd.length - 1).fill(0.75));
+    expect(loadTrajectory(target, imported[0]!).subgoals).toEqual(loadTrajectory(source, recorded[0]!).subgoals);
+    expect(loadTrajectory(target, imported[1]!).subgoals).toBeUndefined();
+    target.close();
+  });
+
+  it('still reads a file written before unscored reasons and subgoal progress were exported', async () => {
+    const old = editedExport('pre-annotations', (lines) => lines.map((l) => {
+      const { subgoals: _s, ...ep } = JSON.parse(l);
+      return JSON.stringify({ ...ep, steps: ep.steps.map(({ unscored: _u, ...step }: Record<string, unknown>) => step) });
+    }));
+    expect(readFileSync(join(old, 'episodes.jsonl'), 'utf8')).not.toMatch(/unscored|subgoals/);
+    const target = freshStore();
+    const { imported } = await importEpisodes(target, old);
+    expect(imported).toHaveLength(5);
+    expect(imported.map((id) => loadTrajectory(target, id).subgoals)).toEqual(Array(5).fill(undefined));
+    expect(imported.flatMap((id) => loadTrajectory(target, id).steps).some((s) => s.unscored)).toBe(false);
+    target.close();
+  });
+
+  it('refuses subgoal progress that does not fit the steps, or a kind both scored and unscored, importing nothing', async () => {
+    const target = freshStore();
+    const short = editedExport('short-subgoals', (lines) => lines.map((l, i) => {
+      const ep = JSON.parse(l);
+      return JSON.stringify(i === 2 ? { ...ep, subgoals: { names: ['a'], done: [0] } } : ep);
+    }));
+    expect(await caught(importEpisodes(target, short))).toMatchObject({ name: 'ImportLineError', line: 3, issues: [expect.stringMatching(/^subgoals\.done: expected one count per step/)] });
+    const decreasing = editedExport('decreasing-subgoals', (lines) => lines.map((l, i) => {
+      const ep = JSON.parse(l);
+      return JSON.stringify(i === 0 ? { ...ep, subgoals: { names: ['a', 'b'], done: ep.steps.map((_: unknown, k: number) => (k === 0 ? 2 : 1)) } } : ep);
+    }));
+    expect(await caught(importEpisodes(target, decreasing))).toMatchObject({ line: 1, issues: [expect.stringMatching(/step 1 count 1 decreases/)] });
+    const both = editedExport('scored-and-unscored', (lines) => lines.map((l, i) => {
+      const ep = JSON.parse(l);
+      if (i === 1) ep.steps[1].unscored = { shepherd: 'timed out' };
+      return JSON.stringify(ep);
+    }));
+    expect(await caught(importEpisodes(target, both))).toMatchObject({ line: 2, issues: [expect.stringMatching(/^steps\.1\.unscored: .*not both/)] });
+    const blank = editedExport('blank-reason', (lines) => lines.map((l) => l.replace('"unjudged: endpoint timed out"', '" "')));
+    expect(await caught(importEpisodes(target, blank))).toMatchObject({ line: 2, issues: [expect.stringMatching(/needs a reason/)] });
+    expect(target.prepare('SELECT count(*) FROM episodes').pluck().get()).toBe(0);
     target.close();
   });
 
