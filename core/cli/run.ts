@@ -8,7 +8,8 @@ import { ReplayPolicy } from '../episode/policies/replay.js';
 import type { EpisodeResult } from '../episode/record.js';
 import { instantiate } from '../tasks/instance.js';
 import { getTemplate } from '../tasks/registry.js';
-import { createRun, finishRun, loadTrajectory, StoreRecorder, type EpisodeId } from '../store/index.js';
+import { createRun, finishRun, loadTrajectory, putSubgoalProgress, StoreRecorder, type EpisodeId, type SubgoalProgress } from '../store/index.js';
+import { SubgoalTracker } from '../rewards/episode.js';
 import { intArg, parseFlags, UsageError } from './args.js';
 import { openDevice, type Io } from './main.js';
 import { targetFlags, TargetValues, targetOf } from './devices.js';
@@ -27,6 +28,7 @@ const Flags = z.object({
   screenshots: z.string().optional(),
   db: z.string().optional(),
   'no-record': z.boolean().optional(),
+  subgoals: z.boolean().optional(),
   device: z.string().optional(),
   ...TargetValues,
 });
@@ -35,14 +37,17 @@ const Flags = z.object({
  * `awb run --task T --seed S --policy P`: one episode on the embedded SimDroid, recorded in the
  * trajectory store. `--policy human` reads one JSON action per line from the terminal, showing the
  * screen's elements; `--policy replay --from EPISODE` re-executes a recorded episode (or its first
- * --replay-steps steps, then hands over to the oracle).
+ * --replay-steps steps, then hands over to the oracle). `--subgoals` also records SimDroid's
+ * ground-truth subgoal progress per step (for the reward framework's accuracy checks, docs/rewards.md).
  */
 export async function runCommand(argv: string[], io: Io): Promise<number> {
   const { values } = parseFlags(argv, {
     task: { type: 'string' }, seed: { type: 'string' }, policy: { type: 'string' }, from: { type: 'string' },
     'replay-steps': { type: 'string' }, json: { type: 'boolean' }, 'max-steps': { type: 'string' }, screenshots: { type: 'string' },
-    db: { type: 'string' }, 'no-record': { type: 'boolean' }, device: { type: 'string' }, ...targetFlags,
+    db: { type: 'string' }, 'no-record': { type: 'boolean' }, subgoals: { type: 'boolean' }, device: { type: 'string' }, ...targetFlags,
   }, Flags);
+  if (values.subgoals && values['no-record']) throw new UsageError('--subgoals stores the progress with the recorded episode; drop --no-record');
+  if (values.subgoals && values.device) throw new UsageError('--subgoals captures the embedded SimDroid\'s ground truth; drop --device');
   const instance = instantiate(getTemplate(values.task), values.seed);
   const record = !values['no-record'];
   const store = record || values.policy === 'replay' ? openDb(values.db) : null;
@@ -86,22 +91,27 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     if (!values.json) io.out(`${instance.template.id} seed ${instance.seed}: ${instance.instruction}`);
     const shotDir = values.screenshots;
     if (shotDir) mkdirSync(shotDir, { recursive: true });
+    const tracker = values.subgoals ? new SubgoalTracker(device, instance) : null;
 
     const result = await runEpisode({
       device, instance, policy, screenshots: 'half', onMalformed: human ? 'continue' : 'end',
       ...(recorder ? { recorder } : {}),
       ...(values['max-steps'] ? { maxSteps: values['max-steps'] } : {}),
+      ...(tracker ? { onStepDone: tracker.onStepDone } : {}),
       onStep: (step, obs) => {
         // The screen each action was taken on (what the recorder keeps too).
         if (shotDir && obs.screenshot) writeFileSync(join(shotDir, `step-${String(step.index).padStart(2, '0')}.png`), obs.screenshot);
         if (!values.json) io.out(`  ${String(step.index + 1).padStart(2)}. ${step.description ?? JSON.stringify(step.raw)}${step.error ? `  [${step.error.name}: ${step.error.message}]` : ''}`);
       },
     });
-    if (runId !== null) finishRun(store!.db, runId, 'finished');
     const episodeId = recorder?.episodeId ?? null;
-    if (values.json) io.out(JSON.stringify({ ...episodeSummary(result), episode: episodeId, db: store?.path ?? null }));
+    let subgoals: SubgoalProgress | null = null;
+    if (tracker && episodeId !== null) putSubgoalProgress(store!.db, episodeId, (subgoals = tracker.progress()));
+    if (runId !== null) finishRun(store!.db, runId, 'finished');
+    if (values.json) io.out(JSON.stringify({ ...episodeSummary(result), episode: episodeId, db: store?.path ?? null, ...(subgoals ? { subgoals } : {}) }));
     else {
       io.out(`${result.status.toUpperCase()} after ${result.steps.length} steps (ended by ${result.terminatedBy}${result.error ? `: ${result.error.message}` : ''})`);
+      if (subgoals) io.out(`Subgoals reached: ${subgoals.done.at(-1) ?? 0}/${subgoals.names.length}${subgoals.names.length ? ` (${subgoals.names.join(' → ')})` : ''}`);
       if (episodeId !== null) io.out(`Recorded as episode ${episodeId}; see \`awb episodes show ${episodeId}${values.db ? ` --db ${store!.path}` : ''}\`.`);
     }
     return 0;

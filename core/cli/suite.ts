@@ -5,7 +5,8 @@ import { runOnDevices } from '../episode/device-pool.js';
 import type { EpisodeResult, StepError } from '../episode/record.js';
 import { getTemplate, TASKS } from '../tasks/registry.js';
 import { parsePart, parseSplit, splitInstances } from '../tasks/splits.js';
-import { createRun, finishRun, getRun, resumeRun, StoreRecorder, type RunId } from '../store/index.js';
+import { createRun, finishRun, getRun, putSubgoalProgress, resumeRun, StoreRecorder, type RunId } from '../store/index.js';
+import { SubgoalTracker } from '../rewards/episode.js';
 import { intArg, parseFlags, UsageError } from './args.js';
 import { pct, progressBar, table } from './format.js';
 import { embeddedDevice, type Io } from './main.js';
@@ -14,7 +15,7 @@ import { openDb } from './data-dir.js';
 import { adbDevice, targetFlags, TargetValues, targetOf } from './devices.js';
 
 const USAGE = 'awb suite run --split unseen-instance|unseen-template|unseen-app|all --part train|test|adapt --policy oracle|random\n'
-  + '              [--parallel N | --device SERIAL...] [--adb-port P] [--console-token PATH] [--limit N] [--screenshots none|half|full] [--name NAME] [--db PATH] [--json]\n'
+  + '              [--parallel N | --device SERIAL...] [--adb-port P] [--console-token PATH] [--limit N] [--screenshots none|half|full] [--subgoals] [--name NAME] [--db PATH] [--json]\n'
   + 'awb suite run --resume RUN_ID [--parallel N] [--db PATH] [--json]';
 
 const Flags = z.object({
@@ -24,6 +25,7 @@ const Flags = z.object({
   parallel: intArg('--parallel').pipe(z.number().min(1).max(64)).default(1),
   limit: intArg('--limit').pipe(z.number().min(1)).optional(),
   screenshots: z.enum(['none', 'half', 'full']).default('half'),
+  subgoals: z.boolean().optional(),
   name: z.string().min(1).optional(),
   db: z.string().optional(),
   resume: intArg('--resume').pipe(z.number().min(1)).optional(),
@@ -43,7 +45,10 @@ const rate = (t: Tally) => (t.episodes ? t.successes / t.episodes : 0);
 /**
  * `awb suite run`: every instance of a split part on the embedded SimDroid (or N of them in worker
  * threads), each episode recorded in the trajectory store as it happens. A run that was killed is
- * picked up with --resume: finished episodes are skipped, interrupted ones run again.
+ * picked up with --resume: finished episodes are skipped, interrupted ones run again. `--subgoals`
+ * also records SimDroid's ground-truth subgoal progress per step; it needs the in-process loop
+ * (the worker protocol does not carry it, and adb devices are not SimDroid), so it refuses
+ * --parallel > 1 and --device.
  */
 export async function suiteCommand(argv: string[], io: Io): Promise<number> {
   const [sub, ...rest] = argv;
@@ -51,21 +56,29 @@ export async function suiteCommand(argv: string[], io: Io): Promise<number> {
   const { values } = parseFlags(rest, {
     split: { type: 'string' }, part: { type: 'string' }, policy: { type: 'string' }, parallel: { type: 'string' },
     limit: { type: 'string' }, screenshots: { type: 'string' }, name: { type: 'string' }, db: { type: 'string' },
-    resume: { type: 'string' }, json: { type: 'boolean' }, device: { type: 'string', multiple: true }, ...targetFlags,
+    resume: { type: 'string' }, json: { type: 'boolean' }, device: { type: 'string', multiple: true }, subgoals: { type: 'boolean' }, ...targetFlags,
   }, Flags);
   if (values.device && values.parallel > 1) throw new UsageError('--parallel is for SimDroid devices in worker threads; with --device, every listed device runs episodes in parallel');
+  // Subgoal progress is captured in this process on the embedded SimDroid: the parallel workers
+  // do not report it (that would need a worker protocol change) and adb devices are not SimDroid.
+  const refuseSubgoalsHere = (what: string) => {
+    if (values.parallel > 1 || values.device) throw new UsageError(`${what} runs on the embedded SimDroid in this process (the parallel workers do not report subgoal progress; adb devices are not SimDroid); drop ${values.device ? '--device' : '--parallel'}`);
+  };
+  if (values.subgoals) refuseSubgoalsHere('--subgoals');
   const { db, path } = openDb(values.db);
   try {
     // What to run: a fresh split part, or what is left of an earlier run.
     let runId: RunId;
-    let config: { split: string; part: string; policy: SuitePolicy; limit?: number; screenshots: 'none' | 'half' | 'full' };
+    let config: { split: string; part: string; policy: SuitePolicy; limit?: number; screenshots: 'none' | 'half' | 'full'; subgoals?: boolean };
     let skip = new Set<string>();
     if (values.resume !== undefined) {
-      if (values.split || values.part || values.policy) throw new UsageError('--resume continues a run as it was configured; drop --split, --part and --policy');
+      if (values.split || values.part || values.policy || values.subgoals) throw new UsageError('--resume continues a run as it was configured; drop --split, --part, --policy and --subgoals');
+      if (isSubgoalRun(getRun(db, values.resume as RunId).config)) refuseSubgoalsHere(`Run ${values.resume} records subgoal progress (--subgoals), so it`);
       const state = resumeRun(db, values.resume as RunId);
       runId = state.run.id;
       config = z.object({
         split: z.string(), part: z.string(), policy: SuitePolicy, limit: z.number().optional(), screenshots: z.enum(['none', 'half', 'full']).default('half'),
+        subgoals: z.boolean().optional(),
       }).parse(state.run.config);
       skip = new Set([...state.finished].map((i) => `${i.templateId}#${i.seed}`));
       if (!values.json) io.out(`Resuming run ${runId} "${state.run.name}": ${state.finished.size} finished, ${state.interrupted.length} interrupted episode(s) will run again.`);
@@ -73,6 +86,7 @@ export async function suiteCommand(argv: string[], io: Io): Promise<number> {
       config = {
         split: values.split ?? 'unseen-instance', part: values.part ?? 'test', policy: values.policy ?? 'oracle', screenshots: values.screenshots,
         ...(values.limit ? { limit: values.limit } : {}),
+        ...(values.subgoals ? { subgoals: true } : {}),
       };
       runId = createRun(db, { kind: 'suite', name: values.name ?? `${config.split}/${config.part} ${config.policy}`, config: { ...config, parallel: values.parallel } }).id;
     }
@@ -127,7 +141,12 @@ export async function suiteCommand(argv: string[], io: Io): Promise<number> {
         try {
           for (const instance of todo) {
             const recorder = new StoreRecorder(db, runId);
-            const result = await runEpisode({ device, instance, policy: policyFor(config.policy, instance), recorder, screenshots: config.screenshots });
+            const tracker = config.subgoals ? new SubgoalTracker(device, instance) : null;
+            const result = await runEpisode({
+              device, instance, policy: policyFor(config.policy, instance), recorder, screenshots: config.screenshots,
+              ...(tracker ? { onStepDone: tracker.onStepDone } : {}),
+            });
+            if (tracker && recorder.episodeId !== null) putSubgoalProgress(db, recorder.episodeId, tracker.progress());
             count(instance.template.id, result);
             progress.tick(`${instance.template.id}#${instance.seed}`);
           }
@@ -156,7 +175,7 @@ export async function suiteCommand(argv: string[], io: Io): Promise<number> {
     const summarise = (m: Map<string, Tally>) => Object.fromEntries([...m].sort().map(([k, t]) => [k, { ...t, successRate: rate(t) }]));
     const run = getRun(db, runId);
     const summary = {
-      run: runId, name: run.name, db: path, split, part, policy: config.policy, parallel: values.parallel,
+      run: runId, name: run.name, db: path, split, part, policy: config.policy, parallel: values.parallel, ...(config.subgoals ? { subgoals: true } : {}),
       episodes: total.episodes, successes: total.successes, errors: total.errors, successRate: rate(total),
       skipped: instances.length - todo.length, byApp: summarise(byApp), byDifficulty: summarise(byDifficulty), wallSeconds,
       ...(failures.length ? { failures } : {}),
@@ -174,4 +193,8 @@ export async function suiteCommand(argv: string[], io: Io): Promise<number> {
   } finally {
     db.close();
   }
+}
+
+function isSubgoalRun(config: unknown): boolean {
+  return typeof config === 'object' && config !== null && (config as { subgoals?: unknown }).subgoals === true;
 }
