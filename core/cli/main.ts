@@ -59,10 +59,10 @@ Usage:
   awb tasks list [--app APP] [--json]          the task templates
   awb tasks show TEMPLATE [--seed S] [--json]  one instance: instruction, parameters, subgoals
   awb run --task TEMPLATE [--seed S] [--policy oracle|random|human|replay] [--from EPISODE [--replay-steps K]]
-          [--max-steps N] [--screenshots DIR] [--db PATH] [--no-record] [--json]
+          [--max-steps N] [--screenshots DIR] [--db PATH] [--no-record] [--subgoals] [--json]
                                                one episode on the embedded SimDroid, recorded
   awb suite run [--split unseen-instance|unseen-template|unseen-app|all] [--part train|test|adapt]
-                [--policy oracle|random] [--parallel N] [--limit N] [--screenshots none|half|full] [--name NAME] [--json]
+                [--policy oracle|random] [--parallel N] [--limit N] [--screenshots none|half|full] [--name NAME] [--subgoals] [--json]
   awb suite run --resume RUN_ID                every instance of a split part, recorded; resume a killed run
   awb eval --policy CHECKPOINT|oracle|random [--split S[,S…]] [--part test|train|adapt] [--seeds 30,7,1234]
            [--limit N] [--parallel N] [--db PATH] [--json]

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { configOfKinds, prepareRewards, type RewardBreakdown, type RewardSet } from '../rewards/compose.js';
 import type { RewardEpisode, RewardKind } from '../rewards/component.js';
 import { rewardEpisodeFromTrajectory } from '../rewards/episode.js';
-import { getTree, loadTrajectory, putRewardValues, type EpisodeId, type WritableDB } from '../store/index.js';
+import { getScreenshot, getTree, loadTrajectory, putRewardValues, type EpisodeId, type WritableDB } from '../store/index.js';
 import { inTransaction } from '../store/db.js';
 import { canonicalJson } from '../store/json.js';
 import { parseFlags, UsageError } from './args.js';
@@ -67,7 +67,7 @@ export interface EpisodeRewards {
 export async function computeStoredRewards(db: WritableDB, ids: readonly EpisodeId[], config: unknown, write: boolean): Promise<EpisodeRewards[]> {
   const prepared = await prepareRewards(config);
   const groupKey = (ep: RewardEpisode) => `${ep.templateId}\0${ep.seed}\0${canonicalJson(ep.params)}`;
-  const episodes = ids.map((id) => ({ id, ep: rewardEpisodeFromTrajectory(loadTrajectory(db, id), (h) => getTree(db, h)) }));
+  const episodes = ids.map((id) => ({ id, ep: rewardEpisodeFromTrajectory(loadTrajectory(db, id), (h) => getTree(db, h), (h) => getScreenshot(db, h)) }));
   const groups = new Map<string, RewardEpisode[]>();
   for (const { ep } of episodes) groups.set(groupKey(ep), [...(groups.get(groupKey(ep)) ?? []), ep]);
   const sets = new Map<string, RewardSet>();

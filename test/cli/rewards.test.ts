@@ -1,4 +1,6 @@
 import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../core/cli/main.js';
@@ -88,6 +90,34 @@ describe('awb rewards compute', () => {
     expect(await run('--episode', 'seven', '--components', 'outcome')).toMatchObject({ code: 2, err: expect.stringMatching(/not an episode id: "seven"/) });
     expect(await run('--episode', '999', '--components', 'outcome')).toMatchObject({ code: 2, err: expect.stringMatching(/No episode 999/) });
     expect(await run('--components', 'outcome')).toMatchObject({ code: 2, err: expect.stringMatching(/--episode/) });
+  });
+
+  it('hands the VLM judge each step\'s stored screenshot', async () => {
+    const images: string[] = [];
+    const server = createServer((req, res) => {
+      let raw = '';
+      req.on('data', (c) => (raw += c));
+      req.on('end', () => {
+        const body = JSON.parse(raw) as { messages: { content: unknown }[] };
+        const parts = body.messages[1]!.content as { type: string; image_url?: { url: string } }[];
+        images.push(parts.find((p) => p.type === 'image_url')?.image_url?.url ?? '');
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: '{"result": 1, "reason": "fine"}' } }] }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const config = join(tmp.dir, 'vlm.json');
+      writeFileSync(config, JSON.stringify({ components: [{ kind: 'shepherd', weight: 1, options: { judge: { kind: 'vlm', baseUrl, model: 'm', retries: 0, logprobs: false } } }] }));
+      const c = capture();
+      expect(await main(['rewards', 'compute', '--episode', String(short), '--config', config, '--db', dbPath, '--json'], c.io)).toBe(0);
+      expect(images).toHaveLength(2);
+      for (const url of images) expect(url).toMatch(/^data:image\/png;base64,iVBOR/);
+      expect(c.out.join('\n')).not.toMatch(/no screenshot/);
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
   });
 
   it('is in the help', async () => {

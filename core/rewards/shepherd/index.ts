@@ -13,9 +13,9 @@ import { VlmJudge, VlmJudgeConfigSchema } from './vlm.js';
  * Options: the mapping from P(correct) to the reward, and the judge: the builtin classifier from a
  * checkpoint (default <dataDir>/shepherd/judge.json) or a VLM endpoint.
  *
- * Note: episodes reach components without screenshots (RewardEpisode has none), so through the
- * registry the VLM judge leaves every step unjudged saying so; ShepherdReward's `screenshotsOf`
- * option is the hook a caller with the store uses to hand them in.
+ * The VLM judge reads each step's screenshot from `RewardStep.screenshot` (filled from the store by
+ * rewardEpisodeFromTrajectory); a step recorded without one is left unjudged, saying so.
+ * ShepherdReward's `screenshotsOf` option overrides where they come from.
  */
 export const ShepherdOptions = z.strictObject({
   mapping: z.enum(SHEPHERD_MAPPINGS).default('probability').describe('P(correct) → reward: probability p, centered 2p−1, binary 𝕀(p ≥ 0.5)'),
