@@ -331,6 +331,16 @@ export async function trainGrpo(opts: TrainGrpoOptions): Promise<TrainGrpoResult
       }
     }
     if (db && runId !== null) finishRun(db, runId, stoppedBy === 'done' ? 'finished' : 'interrupted');
+  } catch (e) {
+    // Any other failure (a worker that cannot start, a recorder or store error) must not leave the run 'running'.
+    if (db && runId !== null && !(e instanceof TrainingDivergedError)) {
+      try {
+        finishRun(db, runId, 'interrupted');
+      } catch {
+        // the store itself failed: the original error says more
+      }
+    }
+    throw e;
   } finally {
     await workers?.close();
     for (const d of ownDevices ?? []) d.close();

@@ -12,7 +12,7 @@ import { parseTrainConfig, TrainConfigError, type TrainConfigInput } from '../..
 import { METRIC, trainGrpo, TrainingDivergedError, type IterationMetrics } from '../../core/rl/train-grpo.js';
 import { loadTrainerCheckpoint } from '../../core/rl/grpo-checkpoint.js';
 import { openStore } from '../../core/store/db.js';
-import { getRun } from '../../core/store/runs.js';
+import { getRun, listRuns } from '../../core/store/runs.js';
 import { listIterationMetrics } from '../../core/store/training.js';
 import { Adam } from '../../core/policy/network.js';
 import { device } from '../helpers/simdroid.js';
@@ -47,6 +47,19 @@ const config = (over: TrainConfigInput = {}) => parseTrainConfig({
 });
 
 describe('GRPO training loop', () => {
+  it('a run that fails on anything but divergence is left interrupted in the store, not running', async () => {
+    const db = openStore(':memory:');
+    const boom = new Error('listener failed');
+    const err = await trainGrpo({
+      config: config({ iterations: 2 }), outDir: tmp(), instances: POOL, devices: [d], db, onIteration: () => { throw boom; },
+    }).catch((e: unknown) => e);
+    expect(err).toBe(boom);
+    const runs = listRuns(db);
+    expect(runs).toHaveLength(1);
+    expect(runs[0]!.status).toBe('interrupted');
+    db.close();
+  });
+
   it('runs, stores metrics and checkpoints, and a resumed run ends with the same parameters as an uninterrupted one', async () => {
     const straightDir = tmp();
     const straight = await trainGrpo({ config: config(), outDir: straightDir, instances: POOL, devices: [d] });
