@@ -6,6 +6,7 @@ import { APP_CATALOG, findApp } from '../device/app-catalog.js';
 import { ADAPTER_KINDS, adapterParameterCount, MAX_ADAPTER_RANK, ScorerAdapter, type AdapterSpec } from './adapter.js';
 import type { PolicyModel } from './builtin.js';
 import { CheckpointError, deserializeCheckpoint } from './checkpoint.js';
+import { decodeFloat32Params, encodeFloat32Params, Float32ParamsSchema } from '../util/float32-params.js';
 
 /**
  * A per-app adapter file is one JSON object:
@@ -37,11 +38,7 @@ const AdapterFileSchema = z.strictObject({
     sha256: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lower-case hex digits').describe('SHA-256 of the base checkpoint file'),
     network: z.strictObject({ input: z.int().positive(), hidden: z.int().positive() }).describe('The base network shape'),
   }),
-  params: z.strictObject({
-    dtype: z.literal('float32-le'),
-    count: z.int().nonnegative(),
-    base64: z.string(),
-  }),
+  params: Float32ParamsSchema,
   meta: z.record(z.string(), z.unknown()).describe('Free-form provenance (method, shots, metrics)'),
 });
 type AdapterFile = z.infer<typeof AdapterFileSchema>;
@@ -116,8 +113,6 @@ export function adapterPath(root: string, baseSha256: string, app: string): stri
 
 export function serializeAdapter(a: AppAdapter): string {
   const p = a.adapter.params;
-  const bytes = Buffer.alloc(p.length * 4);
-  for (let i = 0; i < p.length; i++) bytes.writeFloatLE(p[i]!, i * 4);
   const file: AdapterFile = {
     format: ADAPTER_FORMAT,
     version: ADAPTER_VERSION,
@@ -125,7 +120,7 @@ export function serializeAdapter(a: AppAdapter): string {
     package: a.package,
     adapter: a.adapter.spec,
     base: { sha256: a.baseSha256, network: { ...a.adapter.dims } },
-    params: { dtype: 'float32-le', count: p.length, base64: bytes.toString('base64') },
+    params: encodeFloat32Params(p),
     meta: a.meta,
   };
   return JSON.stringify(file);
@@ -156,19 +151,13 @@ export function deserializeAdapter(text: string, where = '<text>', expect: Adapt
   const spec: AdapterSpec = f.adapter;
   const want = adapterParameterCount(spec, f.base.network);
   if (f.params.count !== want) problems.push(`params.count ${f.params.count}, a ${spec.kind} adapter on ${JSON.stringify(f.base.network)} needs ${want}`);
-  const bytes = Buffer.from(f.params.base64, 'base64');
-  if (bytes.length !== f.params.count * 4) problems.push(`params hold ${bytes.length} bytes, expected ${f.params.count * 4}`);
   const dims = expect.model?.net.dims;
   if (dims && (dims.input !== f.base.network.input || dims.hidden !== f.base.network.hidden)) {
     problems.push(`base.network ${JSON.stringify(f.base.network)} does not match the loaded policy's ${JSON.stringify(dims)}`);
   }
-  const params = new Float32Array(f.params.count);
-  if (bytes.length === params.length * 4) {
-    for (let i = 0; i < params.length; i++) params[i] = bytes.readFloatLE(i * 4);
-    const bad = params.findIndex((x) => !Number.isFinite(x));
-    if (bad >= 0) problems.push(`parameter ${bad} is ${params[bad]}`);
-  }
-  if (problems.length) throw new AdapterFileError(where, problems);
+  const { params, problems: paramProblems } = decodeFloat32Params(f.params);
+  problems.push(...paramProblems);
+  if (problems.length || !params) throw new AdapterFileError(where, problems);
   if (expect.baseSha256 !== undefined && expect.baseSha256 !== f.base.sha256) throw new AdapterBaseMismatchError(where, expect.baseSha256, f.base.sha256);
   return { app: app!.name, package: f.package, baseSha256: f.base.sha256, adapter: new ScorerAdapter(spec, f.base.network, params), meta: f.meta };
 }

@@ -4,6 +4,7 @@ import { createEncoder, EncoderConfigSchema } from './encoder.js';
 import { featureDim } from './features.js';
 import { parameterCount, ScorerNetwork } from './network.js';
 import type { PolicyModel } from './builtin.js';
+import { decodeFloat32Params, encodeFloat32Params, Float32ParamsSchema } from '../util/float32-params.js';
 
 /**
  * A builtin-policy checkpoint is one JSON file:
@@ -25,11 +26,7 @@ const CheckpointSchema = z.strictObject({
     input: z.int().positive().describe('Feature dimension F'),
     hidden: z.int().positive().describe('Hidden units H'),
   }),
-  params: z.strictObject({
-    dtype: z.literal('float32-le').describe('Element type and byte order'),
-    count: z.int().nonnegative().describe('Number of parameters'),
-    base64: z.string().describe('The parameter bytes'),
-  }),
+  params: Float32ParamsSchema,
   meta: z.record(z.string(), z.unknown()).describe('Free-form training metadata'),
 });
 export type CheckpointFile = z.infer<typeof CheckpointSchema>;
@@ -42,15 +39,12 @@ export class CheckpointError extends Error {
 }
 
 export function serializeCheckpoint(model: PolicyModel, meta: Record<string, unknown> = {}): string {
-  const p = model.net.params;
-  const bytes = Buffer.alloc(p.length * 4);
-  for (let i = 0; i < p.length; i++) bytes.writeFloatLE(p[i]!, i * 4);
   const file: CheckpointFile = {
     format: CHECKPOINT_FORMAT,
     version: CHECKPOINT_VERSION,
     encoder: model.encoder.config,
     network: { ...model.net.dims },
-    params: { dtype: 'float32-le', count: p.length, base64: bytes.toString('base64') },
+    params: encodeFloat32Params(model.net.params),
     meta,
   };
   return JSON.stringify(file);
@@ -72,13 +66,9 @@ export function deserializeCheckpoint(text: string, where = '<text>'): { model: 
   if (f.network.input !== wantInput) problems.push(`network.input ${f.network.input} does not match the features of encoder dim ${f.encoder.dim} (${wantInput})`);
   const wantCount = parameterCount(f.network);
   if (f.params.count !== wantCount) problems.push(`params.count ${f.params.count}, the network needs ${wantCount}`);
-  const bytes = Buffer.from(f.params.base64, 'base64');
-  if (bytes.length !== f.params.count * 4) problems.push(`params hold ${bytes.length} bytes, expected ${f.params.count * 4}`);
-  if (problems.length) throw new CheckpointError(where, problems);
-  const params = new Float32Array(f.params.count);
-  for (let i = 0; i < params.length; i++) params[i] = bytes.readFloatLE(i * 4);
-  const bad = params.findIndex((x) => !Number.isFinite(x));
-  if (bad >= 0) throw new CheckpointError(where, [`parameter ${bad} is ${params[bad]}`]);
+  const { params, problems: paramProblems } = decodeFloat32Params(f.params);
+  problems.push(...paramProblems);
+  if (problems.length || !params) throw new CheckpointError(where, problems);
   return { model: { encoder: createEncoder(f.encoder), net: new ScorerNetwork(f.network, params) }, meta: f.meta };
 }
 

@@ -4,6 +4,7 @@ import { createEncoder, EncoderConfigSchema } from '../../policy/encoder.js';
 import { WorkbenchError } from '../../util/errors.js';
 import { progressFeatureDim, type ProgressModel } from './model.js';
 import { progressParamCount, ProgressNetwork } from './network.js';
+import { decodeFloat32Params, encodeFloat32Params, Float32ParamsSchema } from '../../util/float32-params.js';
 
 /**
  * A progress-model checkpoint is one JSON file, like the policy's (core/policy/checkpoint.ts):
@@ -24,11 +25,7 @@ const ProgRmCheckpointSchema = z.strictObject({
     input: z.int().positive().describe('Feature dimension F = 4·D + 2'),
     hidden: z.int().positive().describe('Hidden units H'),
   }),
-  params: z.strictObject({
-    dtype: z.literal('float32-le').describe('Element type and byte order'),
-    count: z.int().nonnegative().describe('Number of parameters'),
-    base64: z.string().describe('The parameter bytes'),
-  }),
+  params: Float32ParamsSchema,
   meta: z.record(z.string(), z.unknown()).describe('Free-form: label source, training metrics, config'),
 });
 
@@ -40,15 +37,12 @@ export class ProgRmCheckpointError extends WorkbenchError {
 }
 
 export function serializeProgressModel(model: ProgressModel, meta: Record<string, unknown> = {}): string {
-  const p = model.net.params;
-  const bytes = Buffer.alloc(p.length * 4);
-  for (let i = 0; i < p.length; i++) bytes.writeFloatLE(p[i]!, i * 4);
   return JSON.stringify({
     format: PROGRM_CHECKPOINT_FORMAT,
     version: PROGRM_CHECKPOINT_VERSION,
     encoder: model.encoder.config,
     network: { ...model.net.dims },
-    params: { dtype: 'float32-le', count: p.length, base64: bytes.toString('base64') },
+    params: encodeFloat32Params(model.net.params),
     meta,
   } satisfies z.infer<typeof ProgRmCheckpointSchema>);
 }
@@ -68,13 +62,9 @@ export function deserializeProgressModel(text: string, where = '<text>'): { mode
   if (f.network.input !== wantInput) problems.push(`network.input ${f.network.input} does not match encoder dim ${f.encoder.dim} (${wantInput})`);
   const wantCount = progressParamCount(f.network);
   if (f.params.count !== wantCount) problems.push(`params.count ${f.params.count}, the network needs ${wantCount}`);
-  const bytes = Buffer.from(f.params.base64, 'base64');
-  if (bytes.length !== f.params.count * 4) problems.push(`params hold ${bytes.length} bytes, expected ${f.params.count * 4}`);
-  if (problems.length) throw new ProgRmCheckpointError(where, problems);
-  const params = new Float32Array(f.params.count);
-  for (let i = 0; i < params.length; i++) params[i] = bytes.readFloatLE(i * 4);
-  const bad = params.findIndex((x) => !Number.isFinite(x));
-  if (bad >= 0) throw new ProgRmCheckpointError(where, [`parameter ${bad} is ${params[bad]}`]);
+  const { params, problems: paramProblems } = decodeFloat32Params(f.params);
+  problems.push(...paramProblems);
+  if (problems.length || !params) throw new ProgRmCheckpointError(where, problems);
   return { model: { encoder: createEncoder(f.encoder), net: new ProgressNetwork(f.network, params) }, meta: f.meta };
 }
 

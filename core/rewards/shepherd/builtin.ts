@@ -6,6 +6,7 @@ import { createRng, type Rng } from '../../util/rng.js';
 import { judgeFeatureDim, judgeFeatures } from './features.js';
 import type { JudgeInput, JudgeVerdict, StepJudge } from './judge.js';
 import { JudgeNetwork, judgeParameterCount, sigmoid } from './network.js';
+import { decodeFloat32Params, encodeFloat32Params, Float32ParamsSchema } from '../../util/float32-params.js';
 
 /** A labelled step: the judge's input and whether the step was correct (1) or deviating (0). */
 export interface LabelledStep {
@@ -141,7 +142,7 @@ const JudgeCheckpointSchema = z.strictObject({
   version: z.literal(JUDGE_CHECKPOINT_VERSION).describe('Format version; newer versions are refused'),
   encoder: EncoderConfigSchema,
   network: z.strictObject({ input: z.int().positive(), hidden: z.int().nonnegative() }),
-  params: z.strictObject({ dtype: z.literal('float32-le'), count: z.int().nonnegative(), base64: z.string() }),
+  params: Float32ParamsSchema,
   meta: z.record(z.string(), z.unknown()),
 });
 
@@ -153,12 +154,9 @@ export class JudgeCheckpointError extends Error {
 }
 
 export function serializeJudge(model: JudgeModel, meta: Record<string, unknown> = {}): string {
-  const p = model.net.params;
-  const bytes = Buffer.alloc(p.length * 4);
-  for (let i = 0; i < p.length; i++) bytes.writeFloatLE(p[i]!, i * 4);
   return JSON.stringify({
     format: JUDGE_CHECKPOINT_FORMAT, version: JUDGE_CHECKPOINT_VERSION, encoder: model.encoder.config,
-    network: { ...model.net.dims }, params: { dtype: 'float32-le', count: p.length, base64: bytes.toString('base64') }, meta,
+    network: { ...model.net.dims }, params: encodeFloat32Params(model.net.params), meta,
   });
 }
 
@@ -177,13 +175,9 @@ export function deserializeJudge(text: string, where = '<text>'): { model: Judge
   if (f.network.input !== wantInput) problems.push(`network.input ${f.network.input} does not match the features of encoder dim ${f.encoder.dim} (${wantInput})`);
   const wantCount = judgeParameterCount(f.network);
   if (f.params.count !== wantCount) problems.push(`params.count ${f.params.count}, the network needs ${wantCount}`);
-  const bytes = Buffer.from(f.params.base64, 'base64');
-  if (bytes.length !== f.params.count * 4) problems.push(`params hold ${bytes.length} bytes, expected ${f.params.count * 4}`);
-  if (problems.length) throw new JudgeCheckpointError(where, problems);
-  const params = new Float32Array(f.params.count);
-  for (let i = 0; i < params.length; i++) params[i] = bytes.readFloatLE(i * 4);
-  const bad = params.findIndex((v) => !Number.isFinite(v));
-  if (bad >= 0) throw new JudgeCheckpointError(where, [`parameter ${bad} is ${params[bad]}`]);
+  const { params, problems: paramProblems } = decodeFloat32Params(f.params);
+  problems.push(...paramProblems);
+  if (problems.length || !params) throw new JudgeCheckpointError(where, problems);
   return { model: { encoder: createEncoder(f.encoder), net: new JudgeNetwork(f.network, params) }, meta: f.meta };
 }
 
