@@ -95,7 +95,7 @@ const usesSft = (m: AdaptMethod) => m === 'sft' || m === 'sft+grpo';
 const usesGrpo = (m: AdaptMethod) => m === 'grpo' || m === 'sft+grpo';
 
 /** The config with the shorthand options laid over `config` (only those given). */
-export function adaptConfigOf(o: Pick<AdaptToAppOptions, 'shots' | 'method' | 'kind' | 'rank' | 'iterations' | 'seed' | 'home' | 'config'>): AdaptConfig {
+export function adaptConfigOf(o: AdaptSettings): AdaptConfig {
   const c = o.config ?? {};
   const defined = <T extends object>(x: T) => Object.fromEntries(Object.entries(x).filter(([, v]) => v !== undefined));
   return parseAdaptConfig({
@@ -157,18 +157,13 @@ export async function adaptToApp(opts: AdaptToAppOptions): Promise<AdaptToAppRes
 }
 
 /** What runAdaptation is asked to do: plain data. */
-export interface RunAdaptationOptions {
+/** The plain-data settings of an adaptation (adaptToApp's, without its live objects). */
+export type AdaptSettings = Pick<AdaptToAppOptions, 'shots' | 'method' | 'kind' | 'rank' | 'iterations' | 'seed' | 'home' | 'config'>;
+
+export interface RunAdaptationOptions extends AdaptSettings {
   /** The base checkpoint (policy.json). */
   policy: string;
   app: string;
-  shots?: number;
-  method?: AdaptMethod;
-  kind?: AdapterKind;
-  rank?: number;
-  iterations?: number;
-  seed?: number;
-  home?: HomeMode;
-  config?: AdaptConfigInput;
   /** SFT from these recorded episodes (needs `db` in the dependencies). */
   fromEpisodes?: number[];
   /** Evaluation seeds (default 30, 7, 1234). */
