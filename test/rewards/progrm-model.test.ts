@@ -8,7 +8,6 @@ import {
   deserializeProgressModel, loadProgressModel, ProgRmCheckpointError, saveProgressModel, serializeProgressModel,
 } from '../../core/rewards/progrm/checkpoint.js';
 import { createProgressModel, episodeFeatures, predictProgress, progressFeatureDim, screenText } from '../../core/rewards/progrm/model.js';
-import { bceWithLogit, ProgressNetwork, ProgressShapeError, sigmoid } from '../../core/rewards/progrm/network.js';
 import {
   constantBaselineError, meanAbsoluteError, parseProgressTrainConfig, ProgressTrainConfigError, progressSamples, trainProgressModel,
 } from '../../core/rewards/progrm/train.js';
@@ -16,43 +15,6 @@ import { episode } from './progrm-fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'awb-progrm-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-describe('progress network', () => {
-  it('has the gradient of the BCE loss (finite differences)', () => {
-    const rng = createRng('progrm-fd');
-    const net = ProgressNetwork.init({ input: 7, hidden: 5 }, rng);
-    for (let i = 0; i < net.params.length; i++) net.params[i] = net.params[i]! + 0.3 * (rng.next() - 0.5);
-    const x = Float32Array.from({ length: 7 }, () => rng.next() * 2 - 1);
-    const y = 0.37;
-    net.zeroGrad();
-    const loss = net.accumulate(x, y);
-    expect(loss).toBeCloseTo(-y * Math.log(net.predict(x)) - (1 - y) * Math.log(1 - net.predict(x)), 10);
-    const h = 1e-2;
-    let checked = 0;
-    for (let i = 0; i < net.params.length; i++) {
-      const keep = net.params[i]!;
-      net.params[i] = keep + h;
-      const up = bceWithLogit(net.logit(x), y);
-      net.params[i] = keep - h;
-      const down = bceWithLogit(net.logit(x), y);
-      net.params[i] = keep;
-      const numeric = (up - down) / (2 * h);
-      expect(net.grads[i]).toBeCloseTo(numeric, 4);
-      if (Math.abs(numeric) > 1e-3) checked++;
-    }
-    expect(checked).toBeGreaterThan(20);
-  });
-
-  it('computes σ and the BCE stably at extreme logits, and refuses a wrong-sized input', () => {
-    expect(sigmoid(800)).toBe(1);
-    expect(sigmoid(-800)).toBe(0);
-    expect(bceWithLogit(800, 1)).toBe(0);
-    expect(bceWithLogit(-800, 1)).toBeCloseTo(800, 9);
-    expect(Number.isFinite(bceWithLogit(-800, 0.5))).toBe(true);
-    const net = ProgressNetwork.init({ input: 3, hidden: 2 }, createRng(1));
-    expect(() => net.predict(new Float32Array(4))).toThrow(ProgressShapeError);
-  });
-});
 
 describe('progress features', () => {
   it('has one row for the initial state and one after each step, reading the latest screen', () => {

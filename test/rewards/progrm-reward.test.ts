@@ -11,7 +11,7 @@ import { createEncoder } from '../../core/policy/encoder.js';
 import { checkRewardValues } from '../../core/rewards/component.js';
 import { buildRecipeLibrary, DEFAULT_ANNOTATE } from '../../core/rewards/progrm/annotate.js';
 import { progressFeatureDim, type ProgressModel } from '../../core/rewards/progrm/model.js';
-import { ProgressNetwork, sigmoid } from '../../core/rewards/progrm/network.js';
+import { sigmoid, SigmoidMlp } from '../../core/rewards/mlp.js';
 import { ProgRmOptionError, ProgRmReward, progressGains } from '../../core/rewards/progrm/reward.js';
 import { episode } from './progrm-fixtures.js';
 
@@ -19,7 +19,7 @@ import { episode } from './progrm-fixtures.js';
 function clockModel(): ProgressModel {
   const encoder = createEncoder({ kind: 'hashed-ngram', dim: 8, charN: 3 });
   const F = progressFeatureDim(8);
-  const net = new ProgressNetwork({ input: F, hidden: 1 });
+  const net = new SigmoidMlp({ input: F, hidden: 1 });
   net.params[32] = 1; // W1[0, 4D]: the t/20 feature
   net.params[F + 1] = 1; // w2
   return { encoder, net };

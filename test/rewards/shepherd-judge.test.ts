@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRng } from '../../core/util/rng.js';
-import { JudgeNetwork, judgeParameterCount, sigmoid } from '../../core/rewards/shepherd/network.js';
 import {
   BuiltinJudge, createJudgeModel, deserializeJudge, JudgeCheckpointError, JudgeConfigError, loadJudge, parseJudgeTrainConfig,
   saveJudge, serializeJudge, trainJudge, type LabelledStep,
@@ -15,48 +14,12 @@ import type { JudgeInput } from '../../core/rewards/shepherd/judge.js';
 const dir = mkdtempSync(join(tmpdir(), 'awb-shepherd-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function bceLoss(net: JudgeNetwork, x: Float32Array, y: 0 | 1): number {
-  const p = sigmoid(net.logit(x));
-  return -(y * Math.log(p) + (1 - y) * Math.log(1 - p));
-}
-
 function input(partial: Partial<JudgeInput> & Pick<JudgeInput, 'action'>): JudgeInput {
   return {
     instruction: 'Turn on Wi-Fi', step: 0, elements: [], history: [],
     foreground: { package: 'com.google.android.apps.nexuslauncher', activity: 'com.android.launcher3.Launcher' }, ...partial,
   };
 }
-
-describe('judge network', () => {
-  for (const hidden of [0, 5]) {
-    it(`backward matches finite differences of the BCE loss (hidden ${hidden})`, () => {
-      const rng = createRng(`fd/${hidden}`);
-      const net = JudgeNetwork.init({ input: 7, hidden }, rng);
-      for (let i = 0; i < net.params.length; i++) net.params[i] = net.params[i]! + (rng.next() - 0.5) * 0.5;
-      const x = Float32Array.from({ length: 7 }, () => rng.next() * 2 - 1);
-      for (const y of [0, 1] as const) {
-        net.zeroGrad();
-        const loss = net.accumulate(x, 0, y, 1);
-        expect(loss).toBeCloseTo(bceLoss(net, x, y), 4);
-        const h = 1e-2;
-        for (let i = 0; i < net.params.length; i++) {
-          const keep = net.params[i]!;
-          net.params[i] = keep + h;
-          const up = bceLoss(net, x, y);
-          net.params[i] = keep - h;
-          const down = bceLoss(net, x, y);
-          net.params[i] = keep;
-          expect(net.grads[i]!).toBeCloseTo((up - down) / (2 * h), 2);
-        }
-      }
-    });
-  }
-
-  it('refuses a parameter vector of the wrong size, naming it', () => {
-    expect(() => new JudgeNetwork({ input: 3, hidden: 2 }, new Float32Array(5))).toThrow(/Expected 11 parameters.*got 5/);
-    expect(judgeParameterCount({ input: 3, hidden: 0 })).toBe(4);
-  });
-});
 
 describe('judge features', () => {
   it('fill one row of the documented width; an app named in the instruction lights the open_app scalar', () => {

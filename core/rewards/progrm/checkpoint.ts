@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { createEncoder, EncoderConfigSchema } from '../../policy/encoder.js';
 import { WorkbenchError } from '../../util/errors.js';
 import { progressFeatureDim, type ProgressModel } from './model.js';
-import { progressParamCount, ProgressNetwork } from './network.js';
+import { mlpParamCount, SigmoidMlp } from '../mlp.js';
 import { decodeFloat32Params, encodeFloat32Params, Float32ParamsSchema } from '../../util/float32-params.js';
 
 /**
@@ -60,12 +60,12 @@ export function deserializeProgressModel(text: string, where = '<text>'): { mode
   const problems: string[] = [];
   const wantInput = progressFeatureDim(f.encoder.dim);
   if (f.network.input !== wantInput) problems.push(`network.input ${f.network.input} does not match encoder dim ${f.encoder.dim} (${wantInput})`);
-  const wantCount = progressParamCount(f.network);
+  const wantCount = mlpParamCount(f.network);
   if (f.params.count !== wantCount) problems.push(`params.count ${f.params.count}, the network needs ${wantCount}`);
   const { params, problems: paramProblems } = decodeFloat32Params(f.params);
   problems.push(...paramProblems);
   if (problems.length || !params) throw new ProgRmCheckpointError(where, problems);
-  return { model: { encoder: createEncoder(f.encoder), net: new ProgressNetwork(f.network, params) }, meta: f.meta };
+  return { model: { encoder: createEncoder(f.encoder), net: new SigmoidMlp(f.network, params) }, meta: f.meta };
 }
 
 /** Writes atomically (a temporary file renamed over the target). */

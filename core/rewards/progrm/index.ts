@@ -12,7 +12,6 @@ export * from './evaluate.js';
 export * from './fit.js';
 export * from './lcs.js';
 export * from './model.js';
-export * from './network.js';
 export * from './reward.js';
 export * from './study.js';
 export * from './train.js';

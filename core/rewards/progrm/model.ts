@@ -2,12 +2,12 @@ import { createEncoder, type EncoderConfig, type TextEncoder } from '../../polic
 import type { Rng } from '../../util/rng.js';
 import type { RewardEpisode } from '../component.js';
 import { formatProgAction, toProgAction, withPlaceholders } from './lcs.js';
-import { ProgressNetwork } from './network.js';
+import { SigmoidMlp } from '../mlp.js';
 
 /**
  * The builtin progress model: Prog([g, a_1..a_t, o_{t+1}]) (ProgRM Eq. 6: the whole action
  * history plus only the latest screen). Its text view is the hashed n-gram encoder of the policy
- * (core/policy/encoder.ts), its head the sigmoid MLP of ./network.ts.
+ * (core/policy/encoder.ts), its head the sigmoid MLP of core/rewards/mlp.ts.
  *
  * Features (all text with instance values as `<param>` placeholders, so one template's seeds
  * share them), F = 4·D + 2:
@@ -37,12 +37,12 @@ export function screenText(xml: string | undefined): string {
 
 export interface ProgressModel {
   encoder: TextEncoder;
-  net: ProgressNetwork;
+  net: SigmoidMlp;
 }
 
 export function createProgressModel(rng: Rng, opts: { encoder?: EncoderConfig; hidden?: number } = {}): ProgressModel {
   const encoder = createEncoder(opts.encoder ?? { kind: 'hashed-ngram', dim: 64, charN: 3 });
-  return { encoder, net: ProgressNetwork.init({ input: progressFeatureDim(encoder.dim), hidden: opts.hidden ?? 32 }, rng) };
+  return { encoder, net: SigmoidMlp.init({ input: progressFeatureDim(encoder.dim), hidden: opts.hidden ?? 32 }, rng) };
 }
 
 /**

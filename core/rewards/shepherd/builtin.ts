@@ -5,7 +5,7 @@ import { Adam } from '../../policy/network.js';
 import { createRng, type Rng } from '../../util/rng.js';
 import { judgeFeatureDim, judgeFeatures } from './features.js';
 import type { JudgeInput, JudgeVerdict, StepJudge } from './judge.js';
-import { JudgeNetwork, judgeParameterCount, sigmoid } from './network.js';
+import { mlpParamCount, sigmoid, SigmoidMlp } from '../mlp.js';
 import { decodeFloat32Params, encodeFloat32Params, Float32ParamsSchema } from '../../util/float32-params.js';
 
 /** A labelled step: the judge's input and whether the step was correct (1) or deviating (0). */
@@ -18,14 +18,14 @@ export interface LabelledStep {
 
 export interface JudgeModel {
   encoder: TextEncoder;
-  net: JudgeNetwork;
+  net: SigmoidMlp;
 }
 
 export const DEFAULT_JUDGE_HIDDEN = 16;
 
 export function createJudgeModel(rng: Rng, encoder: EncoderConfig = DEFAULT_ENCODER, hidden = DEFAULT_JUDGE_HIDDEN): JudgeModel {
   const enc = createEncoder(encoder);
-  return { encoder: enc, net: JudgeNetwork.init({ input: judgeFeatureDim(enc.dim), hidden }, rng) };
+  return { encoder: enc, net: SigmoidMlp.init({ input: judgeFeatureDim(enc.dim), hidden }, rng, { outputScale: 0.1 }) };
 }
 
 /** The builtin classifier as a judge: P(correct) = σ(logit). It always answers. */
@@ -112,7 +112,7 @@ export function trainJudge(model: JudgeModel, steps: readonly LabelledStep[], co
       let mbLoss = 0;
       for (const i of mb) {
         const y = steps[i]!.label;
-        mbLoss += w(y) * net.accumulate(x, i, y, w(y) / mb.length);
+        mbLoss += w(y) * net.accumulate(x, y, w(y) / mb.length, i);
       }
       if (!Number.isFinite(mbLoss)) {
         net.params.set(backup);
@@ -173,12 +173,12 @@ export function deserializeJudge(text: string, where = '<text>'): { model: Judge
   const problems: string[] = [];
   const wantInput = judgeFeatureDim(f.encoder.dim);
   if (f.network.input !== wantInput) problems.push(`network.input ${f.network.input} does not match the features of encoder dim ${f.encoder.dim} (${wantInput})`);
-  const wantCount = judgeParameterCount(f.network);
+  const wantCount = mlpParamCount(f.network);
   if (f.params.count !== wantCount) problems.push(`params.count ${f.params.count}, the network needs ${wantCount}`);
   const { params, problems: paramProblems } = decodeFloat32Params(f.params);
   problems.push(...paramProblems);
   if (problems.length || !params) throw new JudgeCheckpointError(where, problems);
-  return { model: { encoder: createEncoder(f.encoder), net: new JudgeNetwork(f.network, params) }, meta: f.meta };
+  return { model: { encoder: createEncoder(f.encoder), net: new SigmoidMlp(f.network, params) }, meta: f.meta };
 }
 
 /** Writes atomically (a temporary file renamed over the target). */
