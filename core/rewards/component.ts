@@ -2,6 +2,7 @@ import type { Action } from '../actions/schema.js';
 import type { ForegroundApp } from '../device/device.js';
 import type { StepError } from '../episode/record.js';
 import { WorkbenchError } from '../util/errors.js';
+import type { DetailedRewardValues } from './details.js';
 
 /**
  * The reward framework (issue 7): a reward component maps one finished episode to a reward per step,
@@ -74,6 +75,11 @@ export interface RewardComponent {
   readonly kind: RewardKind;
   /** One value per step of the episode, in step order (length = episode.steps.length). */
   compute(episode: RewardEpisode, signal?: AbortSignal): Promise<StepRewardValue[]>;
+  /**
+   * The same values plus what the replay viewer shows beyond them (core/rewards/details.ts), in one
+   * pass so a judge is asked once. Optional: components whose explanations say it all omit it.
+   */
+  computeDetailed?(episode: RewardEpisode, signal?: AbortSignal): Promise<DetailedRewardValues>;
 }
 
 /** A component returned the wrong number of steps, or a non-finite value: a bug, not a verdict. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { WorkbenchError } from '../util/errors.js';
-import { checkRewardValues, REWARD_KINDS, type RewardComponent, type RewardEpisode, type RewardKind, type StepRewardValue } from './component.js';
+import { checkRewardValues, REWARD_KINDS, RewardComponentError, type RewardComponent, type RewardEpisode, type RewardKind, type StepRewardValue } from './component.js';
+import type { RewardDetail } from './details.js';
 import { loadRewardModule, RewardUnavailableError, type RewardComponentModule, type RewardContext } from './registry.js';
 
 /**
@@ -117,24 +118,40 @@ export interface RewardBreakdown {
   /** Each component's values, in step order (what the store keeps under its kind). */
   byKind: Partial<Record<RewardKind, StepRewardValue[]>>;
   steps: StepRewardRow[];
+  /** Each detailed component's detail, when asked for (`compute(…, { details: true })`). */
+  details?: Partial<Record<RewardKind, RewardDetail>>;
+}
+
+export interface ComputeOptions {
+  /** Also collect each component's detail (for the replay viewer); training leaves it off. */
+  details?: boolean;
 }
 
 /** Components of one config, built for one group of episodes. */
 export class RewardSet {
   constructor(readonly components: readonly { kind: RewardKind; weight: number; component: RewardComponent }[]) {}
 
-  async compute(episode: RewardEpisode, signal?: AbortSignal): Promise<RewardBreakdown> {
+  async compute(episode: RewardEpisode, signal?: AbortSignal, opts: ComputeOptions = {}): Promise<RewardBreakdown> {
     const byKind: Partial<Record<RewardKind, StepRewardValue[]>> = {};
+    const details: Partial<Record<RewardKind, RewardDetail>> = {};
     for (const c of this.components) {
-      const values = await c.component.compute(episode, signal);
+      let values: StepRewardValue[];
+      if (opts.details && c.component.computeDetailed) {
+        const r = await c.component.computeDetailed(episode, signal);
+        if (r.detail.kind !== c.kind) throw new RewardComponentError(c.kind, 'its detail is of another kind', r.detail.kind);
+        values = r.values;
+        details[c.kind] = r.detail;
+      } else values = await c.component.compute(episode, signal);
       checkRewardValues(c.kind, episode, values);
       byKind[c.kind] = values;
     }
-    return {
+    const out: RewardBreakdown = {
       components: this.components.map((c) => ({ kind: c.kind, weight: c.weight })),
       byKind,
       steps: episode.steps.map((s, i) => this.row(i, s.description, byKind)),
     };
+    if (opts.details) out.details = details;
+    return out;
   }
 
   /**

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { assertNever } from '../../util/errors.js';
 import type { RewardComponent, RewardEpisode, StepRewardValue } from '../component.js';
+import type { AdmireDetail, AdmireMilestoneDetail, DetailedRewardValues } from '../details.js';
 import { AdmireConfigSchema, admireWeight, type AdmireConfig } from './config.js';
 import type { SuccessTrace } from './distill.js';
 import { hashedEmbedder, type TextEmbedder } from './embedder.js';
@@ -88,6 +89,38 @@ export class AdmireReward implements RewardComponent {
     );
     const weight = this.config.weighted ? admireWeight(this.config, this.epoch) : 1;
     return { version: current.version, milestones, match, raw: milestoneRewards(match, success, this.config), weight };
+  }
+
+  /** The values and the milestone list with its hits (core/rewards/details.ts), for the replay viewer. */
+  async computeDetailed(episode: RewardEpisode, signal?: AbortSignal): Promise<DetailedRewardValues> {
+    const values = await this.compute(episode, signal);
+    return { values, detail: this.detail(episode) };
+  }
+
+  /**
+   * The match as the viewer lists it. The match does not depend on the verdict (only the credit
+   * does), so an episode without one still shows which milestones its steps hit.
+   */
+  detail(episode: RewardEpisode): AdmireDetail {
+    const base = { kind: 'admire' as const, templateId: episode.templateId, embedderId: this.embedder.id, delta: this.config.delta };
+    const failed = this.bootstrapped.get(episode.templateId);
+    const t = failed ? null : this.trace(episode, episode.success ?? false);
+    if (!t) {
+      const steps = episode.steps.map(() => ({ compared: null, similarity: null, hit: false }));
+      const note = failed ? `milestones could not be distilled (${failed})` : `no milestones for ${episode.templateId} yet (no success distilled)`;
+      return { ...base, version: null, milestones: [], steps, weight: this.config.weighted ? admireWeight(this.config, this.epoch) : 1, note };
+    }
+    const { match: m } = t;
+    const milestones: AdmireMilestoneDetail[] = t.milestones.map((text, j) => {
+      const hitSteps = m.hit.flatMap((h, i) => (h && m.compared[i] === j ? [i] : []));
+      const compared = m.similarity.filter((s, i): s is number => s !== null && m.compared[i] === j);
+      const similarity = hitSteps.length ? m.similarity[hitSteps[0]!]! : compared.length ? Math.max(...compared) : null;
+      return { text, hitStep: hitSteps[0] ?? null, hitSteps, similarity };
+    });
+    const steps = episode.steps.map((_, i) => ({ compared: m.compared[i] ?? null, similarity: m.similarity[i] ?? null, hit: m.hit[i] ?? false }));
+    const detail: AdmireDetail = { ...base, version: t.version, milestones, steps, weight: t.weight };
+    if (episode.success === null) detail.note = 'no checker verdict: the hits are shown, the steps are unscored';
+    return detail;
   }
 
   async compute(episode: RewardEpisode, signal?: AbortSignal): Promise<StepRewardValue[]> {

@@ -1,5 +1,6 @@
 import { WorkbenchError } from '../../util/errors.js';
 import { checkRewardValues, type RewardComponent, type RewardEpisode, type StepRewardValue } from '../component.js';
+import type { DetailedRewardValues, ProgRmDetail } from '../details.js';
 import { DEFAULT_ANNOTATE, discoverKeySteps, progActions, taskKeyOf, type AnnotateOptions, type KeyStepAlignment, type Recipe } from './annotate.js';
 import type { ProgAction } from './lcs.js';
 import { formatProgAction } from './lcs.js';
@@ -64,6 +65,20 @@ export class ProgRmReward implements RewardComponent {
     });
     checkRewardValues(this.kind, episode, values);
     return Promise.resolve(values);
+  }
+
+  /** The values and the progress curve with the key-step alignment (core/rewards/details.ts). */
+  async computeDetailed(episode: RewardEpisode): Promise<DetailedRewardValues> {
+    const values = await this.compute(episode);
+    const { progress, actions, alignment } = this.trace(episode);
+    const detail: ProgRmDetail = {
+      kind: 'progrm', k: this.opts.k, progress, actions: actions.map(formatProgAction),
+      recipe: alignment
+        ? { index: alignment.recipeIndex, support: alignment.recipe.support, keySteps: alignment.recipe.actions.map(formatProgAction), completion: alignment.completion }
+        : null,
+      alignment: (alignment?.keySteps ?? []).map(([step, keyStep]) => ({ step, keyStep })).sort((a, b) => a.step - b.step),
+    };
+    return { values, detail };
   }
 
   /**

@@ -1,5 +1,6 @@
 import { assertNever } from '../../util/errors.js';
 import { checkRewardValues, type RewardComponent, type RewardEpisode, type StepRewardValue } from '../component.js';
+import { verdictOf, type DetailedRewardValues, type ShepherdDetail } from '../details.js';
 import { inputsFromEpisode, type JudgeInput, type StepJudge } from './judge.js';
 
 /**
@@ -40,6 +41,11 @@ export class ShepherdReward implements RewardComponent {
   }
 
   async compute(episode: RewardEpisode, signal?: AbortSignal): Promise<StepRewardValue[]> {
+    return (await this.computeDetailed(episode, signal)).values;
+  }
+
+  /** The values and the judge's verdict on every step (core/rewards/details.ts), from one round of judging. */
+  async computeDetailed(episode: RewardEpisode, signal?: AbortSignal): Promise<DetailedRewardValues> {
     const shots = this.opts.screenshotsOf ? await this.opts.screenshotsOf(episode) : undefined;
     const inputs = inputsFromEpisode(episode, shots);
     // Otherwise the steps' own screenshots (rewardEpisodeFromTrajectory fills them from the store),
@@ -54,16 +60,19 @@ export class ShepherdReward implements RewardComponent {
     const verdicts = await this.judge.judge(judged.map((j) => j.x), signal);
     // A step whose output did not parse is not a correct step: P = 0 is a verdict here, not a
     // failure to judge (a null would also null the weighted total where format scores the step).
-    const out: StepRewardValue[] = inputs.map((_, i) => ({
-      step: i, value: mapProbability(0, this.mapping), explanation: 'no parsed action: not a correct step (P = 0); the format component penalises it',
-    }));
+    const noAction = 'no parsed action: not a correct step (P = 0); the format component penalises it';
+    const out: StepRewardValue[] = inputs.map((_, i) => ({ step: i, value: mapProbability(0, this.mapping), explanation: noAction }));
+    const steps: ShepherdDetail['steps'] = inputs.map((_, i) => ({ step: i, pCorrect: 0, verdict: 'no-action', reason: noAction }));
     judged.forEach(({ i }, k) => {
       const v = verdicts[k]!;
       out[i] = v.p === null
         ? { step: i, value: null, explanation: v.reason }
         : { step: i, value: mapProbability(v.p, this.mapping), explanation: `${this.judge.name}: ${v.explanation}` };
+      steps[i] = v.p === null
+        ? { step: i, pCorrect: null, verdict: 'unjudged', reason: v.reason }
+        : { step: i, pCorrect: v.p, verdict: verdictOf(v.p), reason: v.explanation };
     });
     checkRewardValues(this.kind, episode, out);
-    return out;
+    return { values: out, detail: { kind: 'shepherd', judge: this.judge.name, mapping: this.mapping, steps } };
   }
 }
