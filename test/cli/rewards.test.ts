@@ -1,10 +1,9 @@
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../core/cli/main.js';
 import { createRun, loadTrajectory, openStore, type EpisodeId } from '../../core/store/index.js';
+import { imageUrls, replyChat, startFakeChat } from '../helpers/fake-chat.js';
 import { recordSynthetic, tempDir } from '../store/helpers.js';
 
 const capture = () => {
@@ -93,30 +92,19 @@ describe('awb rewards compute', () => {
   });
 
   it('hands the VLM judge each step\'s stored screenshot', async () => {
-    const images: string[] = [];
-    const server = createServer((req, res) => {
-      let raw = '';
-      req.on('data', (c) => (raw += c));
-      req.on('end', () => {
-        const body = JSON.parse(raw) as { messages: { content: unknown }[] };
-        const parts = body.messages[1]!.content as { type: string; image_url?: { url: string } }[];
-        images.push(parts.find((p) => p.type === 'image_url')?.image_url?.url ?? '');
-        res.setHeader('content-type', 'application/json');
-        res.end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: '{"result": 1, "reason": "fine"}' } }] }));
-      });
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const fake = await startFakeChat((_req, res) => replyChat(res, '{"result": 1, "reason": "fine"}'));
     try {
-      const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const baseUrl = fake.url;
       const config = join(tmp.dir, 'vlm.json');
       writeFileSync(config, JSON.stringify({ components: [{ kind: 'shepherd', weight: 1, options: { judge: { kind: 'vlm', baseUrl, model: 'm', retries: 0, logprobs: false } } }] }));
       const c = capture();
       expect(await main(['rewards', 'compute', '--episode', String(short), '--config', config, '--db', dbPath, '--json'], c.io)).toBe(0);
+      const images = fake.requests.flatMap(imageUrls);
       expect(images).toHaveLength(2);
       for (const url of images) expect(url).toMatch(/^data:image\/png;base64,iVBOR/);
       expect(c.out.join('\n')).not.toMatch(/no screenshot/);
     } finally {
-      await new Promise<void>((r) => server.close(() => r()));
+      await fake.close();
     }
   });
 

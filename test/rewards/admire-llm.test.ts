@@ -1,41 +1,31 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LlmDistiller, LlmEndpointError, MilestoneAnswerError, parseMilestoneAnswer } from '../../core/rewards/admire/llm.js';
 import type { DistillInput } from '../../core/rewards/admire/distill.js';
+import { replyChat, startFakeChat, type FakeChat, type FakeChatRequest } from '../helpers/fake-chat.js';
 
-/** A local fake of an OpenAI-compatible endpoint: each request is answered by the next handler in the script. */
-type Handler = (body: { model: string; messages: Array<{ content: string }> }, res: ServerResponse) => void;
-let server: Server;
+/** Each request to the fake endpoint is answered by the next handler in the script. */
+type Handler = (req: FakeChatRequest, res: ServerResponse) => void;
+let fake: FakeChat;
 let base: string;
 let script: Handler[];
-let requests: Array<{ body: { model: string; messages: Array<{ content: string }> }; auth?: string; url?: string }>;
+let requests: FakeChatRequest[];
 
-const reply = (content: string): Handler => (_b, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ choices: [{ message: { role: 'assistant', content } }] }));
-const status = (code: number): Handler => (_b, res) => res.writeHead(code).end(`status ${code}`);
+const reply = (content: string): Handler => (_r, res) => replyChat(res, content);
+const status = (code: number): Handler => (_r, res) => res.writeHead(code).end(`status ${code}`);
 const hang: Handler = () => {};
 
 beforeEach(async () => {
   script = [];
-  requests = [];
-  server = createServer((req: IncomingMessage, res) => {
-    let data = '';
-    req.on('data', (c) => (data += c));
-    req.on('end', () => {
-      const body = JSON.parse(data);
-      requests.push({ body, auth: req.headers.authorization, url: req.url });
-      const h = script.shift();
-      if (!h) res.writeHead(500).end('script exhausted');
-      else h(body, res);
-    });
+  fake = await startFakeChat((r, res) => {
+    const h = script.shift();
+    if (!h) res.writeHead(500).end('script exhausted');
+    else h(r, res);
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  requests = fake.requests;
+  base = `${fake.url}/v1`;
 });
-afterEach(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((r) => server.close(() => r()));
-});
+afterEach(() => fake.close());
 
 const input = (existing: string[] | null): DistillInput => ({
   templateId: 'ContactsAddContact',
@@ -51,7 +41,7 @@ describe('LlmDistiller against a fake endpoint', () => {
     const d = new LlmDistiller({ ...fast, baseUrl: base, apiKey: 'k1' });
     expect(await d.distill(input(null))).toEqual(['Open Contacts', 'Input <PersonName> as the contact name', 'Tap Save']);
     const [r] = requests;
-    expect(r!.url).toBe('/v1/chat/completions');
+    expect(r!.path).toBe('/v1/chat/completions');
     expect(r!.auth).toBe('Bearer k1');
     expect(r!.body.model).toBe('gpt-4o');
     const prompt = r!.body.messages[0]!.content;
@@ -98,7 +88,7 @@ describe('LlmDistiller against a fake endpoint', () => {
     expect(err).toBeInstanceOf(MilestoneAnswerError);
     expect(err.answer).toContain('Sure!');
     expect(requests).toHaveLength(1);
-    script = [(_b, res) => res.writeHead(200).end('{"no": "choices"}')];
+    script = [(_r, res) => res.writeHead(200).end('{"no": "choices"}')];
     await expect(new LlmDistiller({ ...fast, baseUrl: base }).distill(input(null))).rejects.toBeInstanceOf(MilestoneAnswerError);
   });
 });

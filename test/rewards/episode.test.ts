@@ -1,5 +1,3 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { OraclePolicy } from '../../core/episode/policies/oracle.js';
 import { runEpisode } from '../../core/episode/runner.js';
@@ -15,6 +13,7 @@ import { createRun } from '../../core/store/runs.js';
 import type { EpisodeId, RunId } from '../../core/store/ids.js';
 import { instantiate } from '../../core/tasks/instance.js';
 import { getTemplate } from '../../core/tasks/registry.js';
+import { imageUrls, replyChat, startFakeChat } from '../helpers/fake-chat.js';
 import { device } from '../helpers/simdroid.js';
 import { recordSynthetic, scriptedPolicy } from '../store/helpers.js';
 
@@ -131,32 +130,20 @@ describe('step screenshots', () => {
   });
 
   it('reach the VLM shepherd judge through the registry', async () => {
-    const images: string[] = [];
-    const server = createServer((req, res) => {
-      let raw = '';
-      req.on('data', (c) => (raw += c));
-      req.on('end', () => {
-        const body = JSON.parse(raw) as { messages: { content: unknown }[] };
-        const parts = body.messages[1]!.content as { type: string; image_url?: { url: string } }[];
-        images.push(parts.find((p) => p.type === 'image_url')!.image_url!.url);
-        res.setHeader('content-type', 'application/json');
-        res.end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: '{"result": 1, "reason": "fine"}' } }] }));
-      });
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const fake = await startFakeChat((_req, res) => replyChat(res, '{"result": 1, "reason": "fine"}'));
     try {
-      const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const baseUrl = fake.url;
       const id = recordSynthetic(db, run, { templateId: 'ContactsAddContact', steps: 2, startedAt: 1 });
       const traj = loadTrajectory(db, id);
       traj.steps[1]!.screenshot = null;
       const ep = rewardEpisodeFromTrajectory(traj, (h) => getTree(db, h), (h) => getScreenshot(db, h));
       const config = { components: [{ kind: 'shepherd', weight: 1, options: { judge: { kind: 'vlm', baseUrl, model: 'm', retries: 0, logprobs: false } } }] };
       const r = await computeRewards(ep, config);
-      expect(images).toEqual([`data:image/png;base64,${getScreenshot(db, traj.steps[0]!.screenshot!).toString('base64')}`]);
+      expect(fake.requests.flatMap(imageUrls)).toEqual([`data:image/png;base64,${getScreenshot(db, traj.steps[0]!.screenshot!).toString('base64')}`]);
       expect(r.byKind.shepherd!.map((v) => v.value)).toEqual([1, null]);
       expect(r.byKind.shepherd![1]!.explanation).toMatch(/no screenshot recorded/);
     } finally {
-      await new Promise<void>((r) => server.close(() => r()));
+      await fake.close();
     }
   });
 });

@@ -1,62 +1,50 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseVlmJudgeConfig, VlmJudge, VlmJudgeConfigError } from '../../core/rewards/shepherd/vlm.js';
 import type { JudgeInput } from '../../core/rewards/shepherd/judge.js';
+import { chatCompletion, replyChat, startFakeChat, type FakeChat } from '../helpers/fake-chat.js';
 
 /** A fake OpenAI-compatible endpoint whose behaviour the path prefix picks: /good, /slow, /garbage, /flaky, /http400. */
-let server: Server;
+let fake: FakeChat;
 let base = '';
-const seen: { path: string; body: any }[] = [];
 let flakyCalls = 0;
 
-function chat(content: string, logprobs?: unknown): string {
-  return JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content }, ...(logprobs ? { logprobs } : {}) }] });
-}
-
 beforeAll(async () => {
-  server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    let raw = '';
-    req.on('data', (c) => (raw += c));
-    req.on('end', () => {
-      seen.push({ path: req.url ?? '', body: JSON.parse(raw) });
-      const mode = (req.url ?? '').split('/')[1];
-      res.setHeader('content-type', 'application/json');
-      switch (mode) {
-        case 'good': {
-          const tokens = ['{"', 'result', '":', ' ', '1', ',', ' "reason": "opens the right app"}'];
-          return res.end(chat('{"result": 1, "reason": "opens the right app"}', {
-            content: tokens.map((t) => ({ token: t, logprob: -0.01, ...(t === '1' ? { top_logprobs: [{ token: '1', logprob: Math.log(0.8) }, { token: '0', logprob: Math.log(0.2) }] } : {}) })),
-          }));
-        }
-        case 'nologprobs':
-          return res.end(chat('```json\n{"result": 0, "reason": "wrong toggle"}\n```'));
-        case 'slow':
-          return setTimeout(() => res.end(chat('{"result": 1, "reason": "late"}')), 400);
-        case 'garbage':
-          return res.end(chat('I think the agent is doing fine!'));
-        case 'notjson':
-          return res.end('<html>proxy error</html>');
-        case 'flaky':
-          flakyCalls++;
-          if (flakyCalls < 3) {
-            res.statusCode = 503;
-            return res.end('{"error": "overloaded"}');
-          }
-          return res.end(chat('{"result": 1, "reason": "ok"}'));
-        case 'http400':
-          res.statusCode = 400;
-          return res.end('{"error": "bad image"}');
-        default:
-          res.statusCode = 404;
-          return res.end('{}');
+  fake = await startFakeChat((req, res) => {
+    const mode = req.path.split('/')[1];
+    res.setHeader('content-type', 'application/json');
+    switch (mode) {
+      case 'good': {
+        const tokens = ['{"', 'result', '":', ' ', '1', ',', ' "reason": "opens the right app"}'];
+        return replyChat(res, '{"result": 1, "reason": "opens the right app"}', {
+          content: tokens.map((t) => ({ token: t, logprob: -0.01, ...(t === '1' ? { top_logprobs: [{ token: '1', logprob: Math.log(0.8) }, { token: '0', logprob: Math.log(0.2) }] } : {}) })),
+        });
       }
-    });
+      case 'nologprobs':
+        return replyChat(res, '```json\n{"result": 0, "reason": "wrong toggle"}\n```');
+      case 'slow':
+        return setTimeout(() => res.end(chatCompletion('{"result": 1, "reason": "late"}')), 400);
+      case 'garbage':
+        return replyChat(res, 'I think the agent is doing fine!');
+      case 'notjson':
+        return res.end('<html>proxy error</html>');
+      case 'flaky':
+        flakyCalls++;
+        if (flakyCalls < 3) {
+          res.statusCode = 503;
+          return res.end('{"error": "overloaded"}');
+        }
+        return replyChat(res, '{"result": 1, "reason": "ok"}');
+      case 'http400':
+        res.statusCode = 400;
+        return res.end('{"error": "bad image"}');
+      default:
+        res.statusCode = 404;
+        return res.end('{}');
+    }
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  base = fake.url;
 });
-afterAll(() => new Promise<void>((r) => server.close(() => r())));
+afterAll(() => fake.close());
 
 const PNG = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]);
 const step: JudgeInput = {
@@ -75,7 +63,7 @@ describe('VLM judge against a fake OpenAI-compatible endpoint', () => {
     const [v] = await judge('good').judge([step]);
     expect(v).toMatchObject({ p: expect.closeTo(0.8, 6) });
     expect(v!.p !== null && v!.explanation).toMatch(/correct.*log-probs.*opens the right app/);
-    const req = seen.at(-1)!;
+    const req = fake.requests.at(-1)!;
     expect(req.path).toBe('/good/chat/completions');
     expect(req.body).toMatchObject({ model: 'fake-vl', temperature: 0, logprobs: true });
     expect(req.body.messages[0].content).toMatch(/Expert Evaluator for an Android GUI Agent/);
@@ -100,38 +88,38 @@ describe('VLM judge against a fake OpenAI-compatible endpoint', () => {
 
   it('slow: each attempt times out, the step is unjudged saying so', async () => {
     sleeps.length = 0;
-    const before = seen.length;
+    const before = fake.requests.length;
     const [v] = await judge('slow', { retries: 1 }).judge([step]);
     expect(v).toMatchObject({ p: null, reason: expect.stringMatching(/no answer within 150 ms/) });
-    expect(seen.length - before).toBe(2);
+    expect(fake.requests.length - before).toBe(2);
     expect(sleeps).toEqual([10]);
   });
 
   it('garbage: an answer without the JSON verdict, or a reply that is not JSON, is unjudged at once (no retry), never p = 0', async () => {
-    const before = seen.length;
+    const before = fake.requests.length;
     const [g] = await judge('garbage').judge([step]);
     expect(g).toMatchObject({ p: null, reason: expect.stringMatching(/no JSON object in the answer "I think/) });
     const [h] = await judge('notjson').judge([step]);
     expect(h).toMatchObject({ p: null, reason: expect.stringMatching(/not JSON.*proxy error/) });
-    expect(seen.length - before).toBe(2);
+    expect(fake.requests.length - before).toBe(2);
   });
 
   it('a 503 is retried until the endpoint answers; a 400 is not retried', async () => {
     const [v] = await judge('flaky', { retries: 3 }).judge([step]);
     expect(v).toMatchObject({ p: 1 });
     expect(flakyCalls).toBe(3);
-    const before = seen.length;
+    const before = fake.requests.length;
     const [b] = await judge('http400').judge([step]);
     expect(b).toMatchObject({ p: null, reason: expect.stringMatching(/HTTP 400.*bad image/) });
-    expect(seen.length - before).toBe(1);
+    expect(fake.requests.length - before).toBe(1);
   });
 
   it('a step without a screenshot is unjudged without a request; an aborted caller gets the abort, not a verdict', async () => {
-    const before = seen.length;
+    const before = fake.requests.length;
     const { screenshot: _drop, ...noShot } = step;
     const [v] = await judge('good').judge([noShot]);
     expect(v).toMatchObject({ p: null, reason: expect.stringMatching(/no screenshot/) });
-    expect(seen.length).toBe(before);
+    expect(fake.requests.length).toBe(before);
     const ac = new AbortController();
     ac.abort(new Error('stopped by user'));
     await expect(judge('slow').judge([step], ac.signal)).rejects.toThrow(/stopped by user/);

@@ -1,16 +1,12 @@
 import { z } from 'zod';
-import { WorkbenchError } from '../../util/errors.js';
+import { assertNever, WorkbenchError } from '../../util/errors.js';
+import { ChatClient, chatEndpointFields, type ChatClientDeps } from '../chat-client.js';
 import type { DistillInput, MilestoneDistiller } from './distill.js';
 import { initPrompt, updatePrompt } from './prompts.js';
 
-/** Where and how to call an OpenAI-compatible chat endpoint (`POST {baseUrl}/chat/completions`). */
+/** Where and how to call an OpenAI-compatible chat endpoint (`POST {baseUrl}/chat/completions`; the paper used GPT-4o). */
 export const LlmDistillerConfigSchema = z.strictObject({
-  baseUrl: z.url().describe('Endpoint root, e.g. http://127.0.0.1:8000/v1 (the paper used GPT-4o)'),
-  model: z.string().min(1).describe('Model name sent in the request'),
-  apiKey: z.string().optional().describe('Bearer token, when the endpoint needs one'),
-  timeoutMs: z.int().min(1).max(600_000).default(60_000).describe('Per-attempt timeout'),
-  retries: z.int().min(0).max(10).default(3).describe('Further attempts after a timeout, a network error, 429 or 5xx'),
-  backoffMs: z.int().min(0).max(60_000).default(1000).describe('First retry delay; doubled after each attempt'),
+  ...chatEndpointFields({ timeoutMs: 60_000, retries: 3, backoffMs: 1000 }),
   maxMilestones: z.int().min(1).max(100).default(30).describe('An answer with more items is refused as garbage'),
 });
 export type LlmDistillerConfig = z.infer<typeof LlmDistillerConfigSchema>;
@@ -30,9 +26,6 @@ export class MilestoneAnswerError extends WorkbenchError {
     super(`Milestone LLM answer is not a usable JSON array of strings (${reason}): ${JSON.stringify(answer.slice(0, 300))}`);
   }
 }
-
-/** Status codes worth another attempt: rate limiting and server trouble. Other 4xx are our fault. */
-const retryable = (status: number) => status === 408 || status === 429 || status >= 500;
 
 /**
  * Parses the model's answer: a strict JSON array of non-empty strings, optionally inside a ```json
@@ -55,24 +48,19 @@ export function parseMilestoneAnswer(answer: string, maxMilestones = 30): string
   return items as string[];
 }
 
-const sleep = (ms: number, signal?: AbortSignal) => new Promise<void>((resolve, reject) => {
-  if (signal?.aborted) return reject(signal.reason);
-  const t = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve(); }, ms);
-  const onAbort = () => { clearTimeout(t); reject(signal!.reason); };
-  signal?.addEventListener('abort', onAbort, { once: true });
-});
-
 /**
  * ADMIRE's Φ through an OpenAI-compatible chat endpoint: P_init for a template's first milestones,
- * P_update (keep unless the new success shows a better path) afterwards, temperature 0. Each attempt
- * has its own timeout; timeouts, network errors, 429 and 5xx are retried with exponential backoff
- * (backoffMs, 2·backoffMs, …); a garbage answer is not retried (at temperature 0 it would come back).
+ * P_update (keep unless the new success shows a better path) afterwards, temperature 0. The shared
+ * ChatClient retries timeouts, network errors, 408, 429 and 5xx with exponential backoff; an endpoint
+ * that keeps failing is an LlmEndpointError, a reply or answer that is not usable a MilestoneAnswerError.
  */
 export class LlmDistiller implements MilestoneDistiller {
   readonly kind = 'llm' as const;
   readonly config: LlmDistillerConfig;
-  constructor(config: z.input<typeof LlmDistillerConfigSchema>) {
+  private readonly client: ChatClient;
+  constructor(config: z.input<typeof LlmDistillerConfigSchema>, deps: ChatClientDeps = {}) {
     this.config = LlmDistillerConfigSchema.parse(config);
+    this.client = new ChatClient(this.config, deps);
   }
 
   async distill(input: DistillInput, signal?: AbortSignal): Promise<string[]> {
@@ -80,55 +68,17 @@ export class LlmDistiller implements MilestoneDistiller {
     return parseMilestoneAnswer(await this.chat(prompt, signal), this.config.maxMilestones);
   }
 
-  /** One chat completion with retries; returns the first choice's message content. */
+  /** One chat completion (core/rewards/chat-client.ts: timeout, retries, backoff); the first choice's content. */
   async chat(prompt: string, signal?: AbortSignal): Promise<string> {
-    const { baseUrl, model, apiKey, timeoutMs, retries, backoffMs } = this.config;
-    const url = `${baseUrl.replace(/\/+$/, '')}/chat/completions`;
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (apiKey) headers.authorization = `Bearer ${apiKey}`;
-    const body = JSON.stringify({ model, temperature: 0, messages: [{ role: 'user', content: prompt }] });
-    let last = '';
-    for (let attempt = 0; attempt <= retries; attempt++) {
-      if (attempt > 0) await sleep(backoffMs * 2 ** (attempt - 1), signal);
-      const timeout = AbortSignal.timeout(timeoutMs);
-      const both = signal ? AbortSignal.any([signal, timeout]) : timeout;
-      let res: Response;
-      try {
-        res = await fetch(url, { method: 'POST', headers, body, signal: both });
-      } catch (e) {
-        if (signal?.aborted) throw signal.reason;
-        last = timeout.aborted ? `timed out after ${timeoutMs} ms` : `${(e as Error).name}: ${(e as Error).message}`;
-        continue;
-      }
-      let text: string;
-      try {
-        text = await res.text();
-      } catch (e) {
-        if (signal?.aborted) throw signal.reason;
-        last = timeout.aborted ? `timed out after ${timeoutMs} ms reading the body` : `reading the body: ${(e as Error).message}`;
-        continue;
-      }
-      if (!res.ok) {
-        last = `HTTP ${res.status}: ${text.slice(0, 200)}`;
-        if (retryable(res.status)) continue;
-        throw new LlmEndpointError(url, attempt + 1, last);
-      }
-      return chatContent(text);
+    const r = await this.client.complete({ temperature: 0, messages: [{ role: 'user', content: prompt }] }, signal);
+    if (r.ok) return r.choice.message.content;
+    switch (r.kind) {
+      case 'endpoint':
+        throw new LlmEndpointError(this.client.url, r.attempts, r.reason);
+      case 'reply':
+        throw new MilestoneAnswerError(r.body, r.reason);
+      default:
+        return assertNever(r, 'chat result');
     }
-    throw new LlmEndpointError(url, retries + 1, last);
   }
-}
-
-const ChatResponse = z.object({ choices: z.array(z.object({ message: z.object({ content: z.string() }) })).min(1) });
-
-function chatContent(body: string): string {
-  let json: unknown;
-  try {
-    json = JSON.parse(body);
-  } catch {
-    throw new MilestoneAnswerError(body, 'the response body is not JSON');
-  }
-  const parsed = ChatResponse.safeParse(json);
-  if (!parsed.success) throw new MilestoneAnswerError(body, 'no choices[0].message.content in the response');
-  return parsed.data.choices[0]!.message.content;
 }

@@ -1,20 +1,17 @@
 import { z } from 'zod';
+import { ChatClient, chatEndpointFields, type ChatChoice, type ChatClientDeps } from '../chat-client.js';
 import type { JudgeInput, JudgeVerdict, StepJudge } from './judge.js';
 import { SHEPHERD_SYSTEM_PROMPT, shepherdUserText } from './vlm-prompt.js';
 
 /**
  * A remote VLM as GUI-Shepherd's judge through an OpenAI-compatible chat endpoint
  * (POST {baseUrl}/chat/completions; vLLM, llama.cpp server, OpenAI). The paper serves its PRM
- * through vLLM and parses the output (digest 002 §3.1). Every failure is a null verdict with the
- * reason (never p = 0): an endpoint that is down, slow or answers garbage leaves the step unjudged.
+ * through vLLM and parses the output (digest 002 §3.1). HTTP, timeouts, retries and backoff are the
+ * shared ChatClient's (core/rewards/chat-client.ts). Every failure is a null verdict with the reason
+ * (never p = 0): an endpoint that is down, slow or answers garbage leaves the step unjudged.
  */
 export const VlmJudgeConfigSchema = z.strictObject({
-  baseUrl: z.url().describe('Endpoint root, e.g. http://127.0.0.1:8000/v1'),
-  model: z.string().min(1).describe('Model name sent in the request'),
-  apiKey: z.string().optional().describe('Bearer token, when the endpoint wants one'),
-  timeoutMs: z.int().min(1).max(600_000).default(30_000).describe('Per-attempt timeout (default 30 s)'),
-  retries: z.int().min(0).max(10).default(2).describe('Retries after a timeout, network error, 429 or 5xx (default 2)'),
-  backoffMs: z.int().min(0).max(60_000).default(500).describe('First retry delay; doubles each retry (default 500 ms)'),
+  ...chatEndpointFields({ timeoutMs: 30_000, retries: 2, backoffMs: 500 }),
   maxBackoffMs: z.int().min(0).max(600_000).default(8_000).describe('Cap on one retry delay (default 8 s)'),
   concurrency: z.int().min(1).max(64).default(4).describe('Requests in flight at once (default 4)'),
   logprobs: z.boolean().default(true).describe('Ask for token log-probabilities to turn the verdict into P(correct)'),
@@ -33,39 +30,6 @@ export function parseVlmJudgeConfig(input: unknown): VlmJudgeConfig {
   const r = VlmJudgeConfigSchema.safeParse(input ?? {});
   if (!r.success) throw new VlmJudgeConfigError(input, r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`));
   return r.data;
-}
-
-const TokenLogprob = z.object({ token: z.string(), logprob: z.number() });
-const ChatResponse = z.object({
-  choices: z.array(z.object({
-    message: z.object({ content: z.string() }),
-    logprobs: z.object({ content: z.array(TokenLogprob.extend({ top_logprobs: z.array(TokenLogprob).optional() })).nullish() }).nullish(),
-  })).min(1),
-});
-type ChatChoice = z.infer<typeof ChatResponse>['choices'][number];
-
-/** Outcome of one request: a parsed verdict, or why not and whether trying again may help. */
-type Attempt = { ok: true; verdict: JudgeVerdict } | { ok: false; reason: string; retry: boolean };
-
-export interface VlmJudgeDeps {
-  fetch?: typeof fetch;
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-}
-
-function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const t = setTimeout(done, ms);
-    function done() {
-      signal?.removeEventListener('abort', abort);
-      resolve();
-    }
-    function abort() {
-      clearTimeout(t);
-      reject(signal!.reason);
-    }
-    signal?.addEventListener('abort', abort, { once: true });
-  });
 }
 
 /** The answer's JSON object: the first {...} in the text (models wrap it in code fences or prose). */
@@ -120,13 +84,11 @@ export function resultProbability(choice: ChatChoice): number | undefined {
 
 export class VlmJudge implements StepJudge {
   readonly name: string;
-  private readonly fetchImpl: typeof fetch;
-  private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  private readonly client: ChatClient;
 
-  constructor(readonly config: VlmJudgeConfig, deps: VlmJudgeDeps = {}) {
+  constructor(readonly config: VlmJudgeConfig, deps: ChatClientDeps = {}) {
     this.name = `vlm:${config.model}`;
-    this.fetchImpl = deps.fetch ?? fetch;
-    this.sleep = deps.sleep ?? abortableSleep;
+    this.client = new ChatClient(config, deps);
   }
 
   async judge(inputs: readonly JudgeInput[], signal?: AbortSignal): Promise<JudgeVerdict[]> {
@@ -142,27 +104,23 @@ export class VlmJudge implements StepJudge {
     return out;
   }
 
-  /** One step: up to 1 + retries attempts with exponential backoff, then a null verdict with the last reason. */
+  /** One step through the shared ChatClient (timeout, retries, backoff); any failure is a null verdict with the reason. */
   async judgeOne(input: JudgeInput, signal?: AbortSignal): Promise<JudgeVerdict> {
     if (!input.screenshot) return { p: null, reason: 'unjudged: no screenshot recorded for this step (the VLM judge needs the screen)' };
-    const body = JSON.stringify(this.request(input));
-    const c = this.config;
-    let last = '';
-    for (let attempt = 0; attempt <= c.retries; attempt++) {
-      if (attempt > 0) await this.sleep(Math.min(c.maxBackoffMs, c.backoffMs * 2 ** (attempt - 1)), signal);
-      signal?.throwIfAborted();
-      const r = await this.attempt(body, signal);
-      if (r.ok) return r.verdict;
-      last = r.reason;
-      if (!r.retry) break;
-    }
-    return { p: null, reason: `unjudged: ${last} (${this.name} at ${c.baseUrl})` };
+    const r = await this.client.complete(this.request(input, input.screenshot), signal);
+    const unjudged = (why: string): JudgeVerdict => ({ p: null, reason: `unjudged: ${why} (${this.name} at ${this.config.baseUrl})` });
+    if (!r.ok) return unjudged(r.reason);
+    const answer = parseAnswer(r.choice.message.content);
+    if (typeof answer === 'string') return unjudged(answer);
+    const fromLogprobs = resultProbability(r.choice);
+    const p = fromLogprobs ?? answer.result;
+    const source = fromLogprobs === undefined ? 'no log-probs: p is the verdict' : 'p from log-probs';
+    return { p, explanation: `${answer.result ? 'correct' : 'incorrect'} (${source}, P = ${p.toFixed(2)}): ${answer.reason}` };
   }
 
-  private request(input: JudgeInput): unknown {
-    const png = Buffer.from(input.screenshot!).toString('base64');
+  private request(input: JudgeInput, screenshot: Uint8Array): Record<string, unknown> {
+    const png = Buffer.from(screenshot).toString('base64');
     return {
-      model: this.config.model,
       temperature: 0,
       max_tokens: this.config.maxTokens,
       ...(this.config.logprobs ? { logprobs: true, top_logprobs: 5 } : {}),
@@ -174,42 +132,5 @@ export class VlmJudge implements StepJudge {
         ] },
       ],
     };
-  }
-
-  private async attempt(body: string, signal?: AbortSignal): Promise<Attempt> {
-    const c = this.config;
-    const timeout = AbortSignal.timeout(c.timeoutMs);
-    const both = signal ? AbortSignal.any([signal, timeout]) : timeout;
-    let res: Response;
-    let text: string;
-    try {
-      res = await this.fetchImpl(`${c.baseUrl.replace(/\/+$/, '')}/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(c.apiKey ? { authorization: `Bearer ${c.apiKey}` } : {}) },
-        body,
-        signal: both,
-      });
-      text = await res.text();
-    } catch (e) {
-      signal?.throwIfAborted();
-      if (timeout.aborted) return { ok: false, reason: `no answer within ${c.timeoutMs} ms`, retry: true };
-      return { ok: false, reason: `request failed: ${(e as Error).message}${(e as { cause?: Error }).cause ? ` (${(e as { cause: Error }).cause.message})` : ''}`, retry: true };
-    }
-    if (!res.ok) return { ok: false, reason: `HTTP ${res.status}: ${text.slice(0, 120)}`, retry: res.status === 429 || res.status >= 500 };
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      return { ok: false, reason: `the endpoint's reply is not JSON: ${JSON.stringify(text.slice(0, 120))}`, retry: false };
-    }
-    const parsed = ChatResponse.safeParse(json);
-    if (!parsed.success) return { ok: false, reason: `the reply is not a chat completion: ${JSON.stringify(json).slice(0, 120)}`, retry: false };
-    const choice = parsed.data.choices[0]!;
-    const answer = parseAnswer(choice.message.content);
-    if (typeof answer === 'string') return { ok: false, reason: answer, retry: false };
-    const fromLogprobs = resultProbability(choice);
-    const p = fromLogprobs ?? answer.result;
-    const source = fromLogprobs === undefined ? 'no log-probs: p is the verdict' : 'p from log-probs';
-    return { ok: true, verdict: { p, explanation: `${answer.result ? 'correct' : 'incorrect'} (${source}, P = ${p.toFixed(2)}): ${answer.reason}` } };
   }
 }

@@ -1,0 +1,146 @@
+import { z } from 'zod';
+
+/**
+ * One client for OpenAI-compatible chat endpoints (POST {baseUrl}/chat/completions: vLLM, llama.cpp
+ * server, OpenAI), shared by ADMIRE's LLM distiller and GUI-Shepherd's VLM judge. It owns the HTTP,
+ * the per-attempt timeout, retries with exponential backoff and reading the reply; callers own the
+ * request body, what the answer means and how a failure is reported (the distiller throws its named
+ * errors, the judge leaves the step unjudged with the reason).
+ *
+ * Retried: a network error, a timeout, 408, 429 and 5xx. Not retried: other HTTP statuses (our
+ * request is wrong) and a reply that is not a chat completion (at temperature 0 it would come back).
+ */
+
+/** The endpoint fields of a caller's config schema, with that caller's defaults. */
+export function chatEndpointFields(defaults: { timeoutMs: number; retries: number; backoffMs: number }) {
+  return {
+    baseUrl: z.url().describe('Endpoint root, e.g. http://127.0.0.1:8000/v1'),
+    model: z.string().min(1).describe('Model name sent in the request'),
+    apiKey: z.string().optional().describe('Bearer token, when the endpoint wants one'),
+    timeoutMs: z.int().min(1).max(600_000).default(defaults.timeoutMs).describe(`Per-attempt timeout (default ${defaults.timeoutMs} ms)`),
+    retries: z.int().min(0).max(10).default(defaults.retries).describe(`Further attempts after a timeout, a network error, 408, 429 or 5xx (default ${defaults.retries})`),
+    backoffMs: z.int().min(0).max(60_000).default(defaults.backoffMs).describe(`First retry delay; doubled after each attempt (default ${defaults.backoffMs} ms)`),
+  };
+}
+
+export interface ChatEndpoint {
+  baseUrl: string;
+  model: string;
+  apiKey?: string | undefined;
+  timeoutMs: number;
+  retries: number;
+  backoffMs: number;
+  /** Cap on one retry delay (none when absent). */
+  maxBackoffMs?: number;
+}
+
+const TokenLogprob = z.object({ token: z.string(), logprob: z.number() });
+const ChatCompletion = z.object({
+  choices: z.array(z.object({
+    message: z.object({ content: z.string() }),
+    logprobs: z.object({ content: z.array(TokenLogprob.extend({ top_logprobs: z.array(TokenLogprob).optional() })).nullish() }).nullish(),
+  })).min(1),
+});
+export type ChatChoice = z.infer<typeof ChatCompletion>['choices'][number];
+
+/**
+ * A finished exchange: the first choice, or why there is none. `endpoint`: unreachable, too slow or
+ * an HTTP error (after the retries when retryable); `reply`: the endpoint answered something that is
+ * not a chat completion (`body` holds it).
+ */
+export type ChatResult =
+  | { ok: true; choice: ChatChoice; attempts: number }
+  | { ok: false; kind: 'endpoint'; reason: string; attempts: number }
+  | { ok: false; kind: 'reply'; reason: string; attempts: number; body: string };
+
+export interface ChatClientDeps {
+  fetch?: typeof fetch;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = setTimeout(done, ms);
+    function done() {
+      signal?.removeEventListener('abort', abort);
+      resolve();
+    }
+    function abort() {
+      clearTimeout(t);
+      reject(signal!.reason);
+    }
+    signal?.addEventListener('abort', abort, { once: true });
+  });
+}
+
+const retryable = (status: number) => status === 408 || status === 429 || status >= 500;
+
+type Attempt = { done: ChatResult } | { retry: string };
+
+export class ChatClient {
+  readonly url: string;
+  private readonly fetchImpl: typeof fetch;
+  private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+
+  constructor(readonly endpoint: ChatEndpoint, deps: ChatClientDeps = {}) {
+    this.url = `${endpoint.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+    this.fetchImpl = deps.fetch ?? fetch;
+    this.sleep = deps.sleep ?? abortableSleep;
+  }
+
+  /**
+   * Sends `{model, ...request}` up to 1 + retries times, waiting backoffMs · 2^(attempt−1) (capped by
+   * maxBackoffMs) before each retry. A caller's abort is thrown (its reason), never turned into a result.
+   */
+  async complete(request: Record<string, unknown>, signal?: AbortSignal): Promise<ChatResult> {
+    const e = this.endpoint;
+    const body = JSON.stringify({ model: e.model, ...request });
+    let last = '';
+    for (let attempt = 1; attempt <= e.retries + 1; attempt++) {
+      if (attempt > 1) await this.sleep(Math.min(e.maxBackoffMs ?? Infinity, e.backoffMs * 2 ** (attempt - 2)), signal);
+      signal?.throwIfAborted();
+      const r = await this.attempt(body, attempt, signal);
+      if ('done' in r) return r.done;
+      last = r.retry;
+    }
+    return { ok: false, kind: 'endpoint', reason: last, attempts: e.retries + 1 };
+  }
+
+  private async attempt(body: string, attempts: number, signal?: AbortSignal): Promise<Attempt> {
+    const e = this.endpoint;
+    const timeout = AbortSignal.timeout(e.timeoutMs);
+    const both = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    let res: Response;
+    let text: string;
+    try {
+      res = await this.fetchImpl(this.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(e.apiKey ? { authorization: `Bearer ${e.apiKey}` } : {}) },
+        body,
+        signal: both,
+      });
+      text = await res.text();
+    } catch (err) {
+      signal?.throwIfAborted();
+      if (timeout.aborted) return { retry: `no answer within ${e.timeoutMs} ms` };
+      const cause = (err as { cause?: Error }).cause;
+      return { retry: `request failed: ${(err as Error).message}${cause ? ` (${cause.message})` : ''}` };
+    }
+    if (!res.ok) {
+      const reason = `HTTP ${res.status}: ${text.slice(0, 200)}`;
+      return retryable(res.status) ? { retry: reason } : { done: { ok: false, kind: 'endpoint', reason, attempts } };
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      return { done: { ok: false, kind: 'reply', reason: `the endpoint's reply is not JSON: ${JSON.stringify(text.slice(0, 120))}`, attempts, body: text } };
+    }
+    const parsed = ChatCompletion.safeParse(json);
+    if (!parsed.success) {
+      return { done: { ok: false, kind: 'reply', reason: `the reply is not a chat completion (no choices[0].message.content): ${JSON.stringify(json).slice(0, 120)}`, attempts, body: text } };
+    }
+    return { done: { ok: true, choice: parsed.data.choices[0]!, attempts } };
+  }
+}
