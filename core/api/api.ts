@@ -8,6 +8,7 @@ import type {
   CheckpointInfo, IterationMetricsRow, JobInfo, TrainConfigDescription, TrainerKind, TrainingEvent, TrainingResume, TrainingRunInfo, TrainingStart,
 } from './training/types.js';
 import type { AdapterInfo, AdaptationDescription, AdaptationEvent, AdaptationReport, AdaptationStart } from './adaptation/types.js';
+import type { RewardBreakdown } from '../rewards/compose.js';
 
 /**
  * The workbench's one API: declared here, implemented once (core/api/workbench), served by two
@@ -37,6 +38,38 @@ export interface SessionStart {
 }
 
 export type SessionCommand = 'step' | 'run' | 'pause' | 'stop';
+
+export interface EpisodeRewardsQuery {
+  episodeId: number;
+  /**
+   * Components to recompute, a reward config (`{ components: [{ kind, weight, options? }] }`,
+   * docs/rewards.md), validated by the rewards: RewardConfigError lists every problem. A checkpoint
+   * named in the options is a path under the data folder.
+   */
+  config?: unknown;
+  /** Store the recomputed values under their kinds, as `awb rewards compute --write` does (needs `config`). */
+  write?: boolean;
+}
+
+/** One stored reward: a value, or null with the reason it is unscored (never a 0). */
+export interface StoredRewardValue {
+  value: number | null;
+  explanation: string;
+}
+
+export interface EpisodeRewardsView {
+  episodeId: number;
+  /** The kinds stored for the episode, sorted. */
+  storedKinds: string[];
+  /** Per step, the stored kinds by name; a kind absent from a step has nothing stored there (outcome is on the last step). */
+  stored: Array<Record<string, StoredRewardValue>>;
+  /** With `config`: every component's values and the weighted total per step, and each component's detail. */
+  computed: RewardBreakdown | null;
+  /** The episodes scored as this one's group (same run and task instance, as GRPO's group): shortest-path compares within it. */
+  group: number[];
+  /** Whether the computed values were stored. */
+  written: boolean;
+}
 
 export interface WorkbenchApi {
   // Devices
@@ -85,6 +118,12 @@ export interface WorkbenchApi {
   successfulEpisodes(input: { templateId: string; excludeEpisode?: number }): Promise<EpisodeSummary[]>;
   /** Writes the episodes (AWB's JSONL export format) under the data folder's exports/. */
   exportEpisodes(input: { filter?: EpisodeFilter; episodeIds?: number[] }): Promise<ExportResult>;
+  /**
+   * An episode's stored rewards by kind, unscored steps with their reason; with `config`, the
+   * components recomputed with their details (ADMIRE's milestones, ProgRM's alignment and curve,
+   * the judge's verdicts), stored when `write` (docs/ui.md "Rewards").
+   */
+  getEpisodeRewards(input: EpisodeRewardsQuery): Promise<EpisodeRewardsView>;
 
   // Settings and long work
   getSettings(input?: NoInput): Promise<Settings>;

@@ -99,6 +99,12 @@ export const API_INPUTS: Schemas = {
     filter: EpisodeFilterSchema.strict().optional() as unknown as z.ZodType<InputOf<'exportEpisodes'>['filter'], unknown>,
     episodeIds: z.array(episodeId).min(1).max(100_000).optional(),
   }),
+  getEpisodeRewards: z.strictObject({
+    episodeId,
+    // The config is the rewards' to validate (its shape and every component's options), listing every problem.
+    config: z.unknown().optional(),
+    write: z.boolean().optional(),
+  }).refine((q) => !q.write || q.config !== undefined, { message: 'write stores recomputed values: give config too', path: ['write'] }),
   getSettings: none,
   updateSettings: SettingsPatchSchema,
   describeSettings: none,

@@ -19,6 +19,7 @@ import { listCheckpoints } from './checkpoints.js';
 import { TrainingManager } from './training.js';
 import { describeAdaptation } from '../adaptation/describe.js';
 import { listAdapters } from '../adaptation/adapters.js';
+import { EpisodeRewards } from './rewards.js';
 
 export interface WorkbenchOptions {
   /** The workbench's home: settings.json, and the default data folder. */
@@ -88,6 +89,7 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
   const sessions = holder.sessions = new SessionManager({ db: () => db, devices, onDeviceUse: () => void devices.changed(), log });
   if (opts.embeddedDevice ?? true) await devices.startSimDroid();
   const training = new TrainingManager({ dataDir: () => settings.dataDir, db: () => db, log });
+  const rewards = new EpisodeRewards({ db: () => db, dataDir: () => settings.dataDir });
 
   /**
    * A new data folder: the store there is opened (created and migrated if new) before the old one
@@ -172,6 +174,9 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
       const { manifest } = exportEpisodes(db, selection, dir);
       return { path: dir, episodes: manifest.counts.episodes, steps: manifest.counts.steps };
     }),
+    getEpisodeRewards: (input) => (input.config === undefined
+      ? rewards.get(input)
+      : activity(`Computing rewards for episode ${input.episodeId}`, () => rewards.get(input))),
 
     getSettings: async () => settings,
     updateSettings: async (patch) => {
