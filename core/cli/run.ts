@@ -8,8 +8,9 @@ import { ReplayPolicy } from '../episode/policies/replay.js';
 import type { EpisodeResult } from '../episode/record.js';
 import { instantiate } from '../tasks/instance.js';
 import { getTemplate } from '../tasks/registry.js';
-import { createRun, finishRun, loadTrajectory, putSubgoalProgress, StoreRecorder, type EpisodeId, type SubgoalProgress } from '../store/index.js';
+import { createRun, finishRun, getSubgoalProgress, loadTrajectory, StoreRecorder, type EpisodeId, type SubgoalProgress } from '../store/index.js';
 import { SubgoalTracker } from '../rewards/episode.js';
+import { requireSimDroid, SubgoalStoreRecorder } from './subgoal-recorder.js';
 import { intArg, parseFlags, UsageError } from './args.js';
 import { openDevice, type Io } from './main.js';
 import { targetFlags, TargetValues, targetOf } from './devices.js';
@@ -38,7 +39,9 @@ const Flags = z.object({
  * trajectory store. `--policy human` reads one JSON action per line from the terminal, showing the
  * screen's elements; `--policy replay --from EPISODE` re-executes a recorded episode (or its first
  * --replay-steps steps, then hands over to the oracle). `--subgoals` also records SimDroid's
- * ground-truth subgoal progress per step (for the reward framework's accuracy checks, docs/rewards.md).
+ * ground-truth subgoal progress per step (for the reward framework's accuracy checks, docs/rewards.md),
+ * with the episode's end; on the embedded SimDroid or one served over adb (`--device`), not on
+ * another device.
  */
 export async function runCommand(argv: string[], io: Io): Promise<number> {
   const { values } = parseFlags(argv, {
@@ -47,13 +50,13 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     db: { type: 'string' }, 'no-record': { type: 'boolean' }, subgoals: { type: 'boolean' }, device: { type: 'string' }, ...targetFlags,
   }, Flags);
   if (values.subgoals && values['no-record']) throw new UsageError('--subgoals stores the progress with the recorded episode; drop --no-record');
-  if (values.subgoals && values.device) throw new UsageError('--subgoals captures the embedded SimDroid\'s ground truth; drop --device');
   const instance = instantiate(getTemplate(values.task), values.seed);
   const record = !values['no-record'];
   const store = record || values.policy === 'replay' ? openDb(values.db) : null;
   const target = openDevice(values.device, targetOf(values));
   const device = target.device;
   try {
+    if (values.subgoals && values.device) await requireSimDroid(device);
     let policy: Policy;
     let human: HumanPolicy | null = null;
     switch (values.policy) {
@@ -87,11 +90,12 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     }
 
     const runId = record ? createRun(store!.db, { kind: 'single', name: `${instance.template.id} #${instance.seed} ${values.policy}`, config: { task: instance.template.id, seed: instance.seed, policy: values.policy } }).id : null;
-    const recorder = runId !== null ? new StoreRecorder(store!.db, runId) : undefined;
+    const tracker = values.subgoals ? new SubgoalTracker(device, instance) : null;
+    // With --subgoals (which needs a recording) the progress is written in the transaction that ends the episode.
+    const recorder = runId === null ? undefined : tracker ? new SubgoalStoreRecorder(store!.db, runId, { kind: 'tracker', tracker }) : new StoreRecorder(store!.db, runId);
     if (!values.json) io.out(`${instance.template.id} seed ${instance.seed}: ${instance.instruction}`);
     const shotDir = values.screenshots;
     if (shotDir) mkdirSync(shotDir, { recursive: true });
-    const tracker = values.subgoals ? new SubgoalTracker(device, instance) : null;
 
     const result = await runEpisode({
       device, instance, policy, screenshots: 'half', onMalformed: human ? 'continue' : 'end',
@@ -105,8 +109,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
       },
     });
     const episodeId = recorder?.episodeId ?? null;
-    let subgoals: SubgoalProgress | null = null;
-    if (tracker && episodeId !== null) putSubgoalProgress(store!.db, episodeId, (subgoals = tracker.progress()));
+    const subgoals: SubgoalProgress | null = tracker && episodeId !== null ? getSubgoalProgress(store!.db, episodeId) : null;
     if (runId !== null) finishRun(store!.db, runId, 'finished');
     if (values.json) io.out(JSON.stringify({ ...episodeSummary(result), episode: episodeId, db: store?.path ?? null, ...(subgoals ? { subgoals } : {}) }));
     else {

@@ -5,8 +5,9 @@ import { runOnDevices } from '../episode/device-pool.js';
 import type { EpisodeResult, StepError } from '../episode/record.js';
 import { getTemplate, TASKS } from '../tasks/registry.js';
 import { parsePart, parseSplit, splitInstances } from '../tasks/splits.js';
-import { createRun, finishRun, getRun, putSubgoalProgress, resumeRun, StoreRecorder, type RunId } from '../store/index.js';
+import { createRun, finishRun, getRun, resumeRun, StoreRecorder, type RunId } from '../store/index.js';
 import { SubgoalTracker } from '../rewards/episode.js';
+import { SubgoalStoreRecorder } from './subgoal-recorder.js';
 import { intArg, parseFlags, UsageError } from './args.js';
 import { pct, progressBar, table } from './format.js';
 import { embeddedDevice, type Io } from './main.js';
@@ -46,9 +47,9 @@ const rate = (t: Tally) => (t.episodes ? t.successes / t.episodes : 0);
  * `awb suite run`: every instance of a split part on the embedded SimDroid (or N of them in worker
  * threads), each episode recorded in the trajectory store as it happens. A run that was killed is
  * picked up with --resume: finished episodes are skipped, interrupted ones run again. `--subgoals`
- * also records SimDroid's ground-truth subgoal progress per step; it needs the in-process loop
- * (the worker protocol does not carry it, and adb devices are not SimDroid), so it refuses
- * --parallel > 1 and --device.
+ * also records SimDroid's ground-truth subgoal progress per step, in process or from the parallel
+ * workers' SimDroids, written with each episode's end; it refuses --device (the multi-device loop
+ * does not capture it, and a real device has no ground truth).
  */
 export async function suiteCommand(argv: string[], io: Io): Promise<number> {
   const [sub, ...rest] = argv;
@@ -59,10 +60,10 @@ export async function suiteCommand(argv: string[], io: Io): Promise<number> {
     resume: { type: 'string' }, json: { type: 'boolean' }, device: { type: 'string', multiple: true }, subgoals: { type: 'boolean' }, ...targetFlags,
   }, Flags);
   if (values.device && values.parallel > 1) throw new UsageError('--parallel is for SimDroid devices in worker threads; with --device, every listed device runs episodes in parallel');
-  // Subgoal progress is captured in this process on the embedded SimDroid: the parallel workers
-  // do not report it (that would need a worker protocol change) and adb devices are not SimDroid.
+  // Subgoal progress is SimDroid's ground truth, read on the embedded SimDroid or on each worker's;
+  // the devices behind adb run in a loop that does not capture it, and a real device has none.
   const refuseSubgoalsHere = (what: string) => {
-    if (values.parallel > 1 || values.device) throw new UsageError(`${what} runs on the embedded SimDroid in this process (the parallel workers do not report subgoal progress; adb devices are not SimDroid); drop ${values.device ? '--device' : '--parallel'}`);
+    if (values.device) throw new UsageError(`${what} reads SimDroid's ground truth on the embedded SimDroid or the --parallel workers; adb devices (--device) do not report subgoal progress (a real device has none); drop --device`);
   };
   if (values.subgoals) refuseSubgoalsHere('--subgoals');
   const { db, path } = openDb(values.db);
@@ -140,13 +141,12 @@ export async function suiteCommand(argv: string[], io: Io): Promise<number> {
         const device = embeddedDevice();
         try {
           for (const instance of todo) {
-            const recorder = new StoreRecorder(db, runId);
             const tracker = config.subgoals ? new SubgoalTracker(device, instance) : null;
+            const recorder = tracker ? new SubgoalStoreRecorder(db, runId, { kind: 'tracker', tracker }) : new StoreRecorder(db, runId);
             const result = await runEpisode({
               device, instance, policy: policyFor(config.policy, instance), recorder, screenshots: config.screenshots,
               ...(tracker ? { onStepDone: tracker.onStepDone } : {}),
             });
-            if (tracker && recorder.episodeId !== null) putSubgoalProgress(db, recorder.episodeId, tracker.progress());
             count(instance.template.id, result);
             progress.tick(`${instance.template.id}#${instance.seed}`);
           }
@@ -154,10 +154,13 @@ export async function suiteCommand(argv: string[], io: Io): Promise<number> {
           device.close();
         }
       } else {
-        const jobs: RolloutJob[] = todo.map((i) => ({ key: `${i.template.id}#${i.seed}`, templateId: i.template.id, seed: i.seed, policy: policySpec(config.policy) }));
+        const jobs: RolloutJob[] = todo.map((i) => ({
+          key: `${i.template.id}#${i.seed}`, templateId: i.template.id, seed: i.seed, policy: policySpec(config.policy), ...(config.subgoals ? { subgoals: true } : {}),
+        }));
+        const byKey = new Map(todo.map((i) => [`${i.template.id}#${i.seed}`, i]));
         await runPool({
           devices: values.parallel, jobs, screenshots: config.screenshots,
-          recorder: () => new StoreRecorder(db, runId),
+          recorder: (job) => (config.subgoals ? new SubgoalStoreRecorder(db, runId, { kind: 'worker', instance: byKey.get(job.key)! }) : new StoreRecorder(db, runId)),
           onEpisode: (job, outcome) => {
             count(job.templateId, outcome.ok ? outcome.result : null);
             if (!outcome.ok) failures.push({ key: job.key, error: outcome.error });

@@ -1,11 +1,15 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../core/cli/main.js';
-import { getSubgoalProgress, listRuns, loadTrajectory, openStore, type EpisodeId, type RunId } from '../../core/store/index.js';
+import { requireSimDroid } from '../../core/cli/subgoal-recorder.js';
+import { UsageError } from '../../core/cli/args.js';
+import type { Device } from '../../core/device/device.js';
+import { createRun, getSubgoalProgress, listRuns, loadTrajectory, openStore, type EpisodeId, type RunId, type SubgoalProgress } from '../../core/store/index.js';
 import { episodeIds } from '../../core/store/queries.js';
 import { instantiate } from '../../core/tasks/instance.js';
 import { getTemplate } from '../../core/tasks/registry.js';
 import { tempDir } from '../store/helpers.js';
+import { adbRig } from '../device/adb-env.js';
 
 async function awb(...argv: string[]) {
   const out: string[] = [];
@@ -58,13 +62,35 @@ describe('awb run --subgoals', () => {
     expect(withStore((db) => getSubgoalProgress(db, out.episode))).toBeNull();
   });
 
-  it('is refused without a recording or on an adb device', async () => {
+  it('is refused without a recording', async () => {
     const noRecord = await awb('run', '--task', 'ContactsAddContact', '--subgoals', '--no-record', '--db', dbPath);
     expect(noRecord.code).toBe(2);
     expect(noRecord.err).toContain('--subgoals stores the progress with the recorded episode; drop --no-record');
-    const adb = await awb('run', '--task', 'ContactsAddContact', '--subgoals', '--device', 'emulator-5554', '--db', dbPath);
-    expect(adb.code).toBe(2);
-    expect(adb.err).toContain('drop --device');
+  });
+
+  it('on a SimDroid served over adb records the same progress as on the embedded one', async () => {
+    const rig = await adbRig();
+    try {
+      const r = await awb('run', '--task', 'ContactsAddContact', '--seed', '3', '--subgoals', '--json', '--db', dbPath,
+        '--device', rig.serial, '--adb-port', String(rig.server.port), '--console-token', rig.tokenPath);
+      expect(r.code, r.err).toBe(0);
+      const out = JSON.parse(r.out) as { episode: EpisodeId; subgoals: SubgoalProgress };
+      const embedded = JSON.parse((await awb('run', '--task', 'ContactsAddContact', '--seed', '3', '--subgoals', '--json', '--db', dbPath)).out) as { subgoals: SubgoalProgress };
+      expect(out.subgoals.done.at(-1)).toBe(out.subgoals.names.length);
+      expect(out.subgoals).toEqual(embedded.subgoals);
+      expect(withStore((db) => getSubgoalProgress(db, out.episode))).toEqual(out.subgoals);
+    } finally {
+      await rig.close();
+    }
+  });
+
+  it('is refused on a device that is not a SimDroid, naming it and what it reported', async () => {
+    const phone = (maker: string): Device => ({
+      serial: 'R5CT1234', shell: (cmd: string) => Promise.resolve({ stdout: cmd === 'getprop ro.product.manufacturer' ? `${maker}\n` : '', stderr: '', exitCode: 0 }),
+    }) as unknown as Device; // only shell() is read
+    await expect(requireSimDroid(phone('samsung'))).rejects.toThrow(UsageError);
+    await expect(requireSimDroid(phone('samsung'))).rejects.toThrow('R5CT1234 is not a SimDroid (ro.product.manufacturer "samsung")');
+    await expect(requireSimDroid(phone('SimDroid'))).resolves.toBeUndefined();
   });
 });
 
@@ -89,24 +115,51 @@ describe('awb suite run --subgoals', () => {
     });
   });
 
-  it('refuses the parallel workers and adb devices, creating no run', async () => {
+  it('records the same progress from the parallel workers as in process, for the same episodes', async () => {
+    const r = await awb('suite', 'run', '--split', 'all', '--part', 'test', '--policy', 'oracle', '--limit', '3', '--parallel', '2', '--subgoals', '--json', '--db', dbPath);
+    expect(r.code, r.err).toBe(0);
+    const parallel = (JSON.parse(r.out) as { run: RunId; episodes: number; parallel: number; subgoals?: boolean });
+    expect(parallel).toMatchObject({ episodes: 3, parallel: 2, subgoals: true });
+    withStore((db) => {
+      const byInstance = (run: RunId) => new Map(episodeIds(db, { runId: run }).map((id) => {
+        const t = loadTrajectory(db, id);
+        return [`${t.instance.templateId}#${t.instance.seed}`, { progress: getSubgoalProgress(db, id), steps: t.steps.map((s) => s.description) }];
+      }));
+      const here = byInstance(runId);
+      const there = byInstance(parallel.run);
+      expect([...there.keys()].sort()).toEqual([...here.keys()].sort());
+      for (const [key, ep] of there) {
+        expect(ep.progress, key).not.toBeNull();
+        expect(ep, key).toEqual(here.get(key));
+      }
+    });
+  });
+
+  it('refuses adb devices, creating no run', async () => {
     const runs = () => withStore((db) => listRuns(db).length);
     const before = runs();
-    const parallel = await awb('suite', 'run', '--split', 'all', '--part', 'test', '--limit', '2', '--parallel', '2', '--subgoals', '--db', dbPath);
-    expect(parallel.code).toBe(2);
-    expect(parallel.err).toMatch(/--subgoals runs on the embedded SimDroid in this process \(the parallel workers do not report subgoal progress.*drop --parallel/);
     const adb = await awb('suite', 'run', '--limit', '2', '--device', 'emulator-5554', '--subgoals', '--db', dbPath);
     expect(adb.code).toBe(2);
-    expect(adb.err).toContain('drop --device');
+    expect(adb.err).toContain('adb devices (--device) do not report subgoal progress (a real device has none); drop --device');
     expect(runs()).toBe(before);
   });
 
-  it('a resumed subgoal run keeps to the in-process loop, and --resume takes no --subgoals', async () => {
-    const status = () => withStore((db) => listRuns(db).find((x) => x.id === runId)!.status);
-    const parallel = await awb('suite', 'run', '--resume', String(runId), '--parallel', '2', '--db', dbPath);
-    expect(parallel.code).toBe(2);
-    expect(parallel.err).toContain(`Run ${runId} records subgoal progress (--subgoals), so it runs on the embedded SimDroid`);
-    expect(status()).toBe('finished');
+  it('a resumed subgoal run captures progress on the parallel workers, refuses --device, and --resume takes no --subgoals', async () => {
+    // A subgoal run that was killed before any episode: its resume runs all of them.
+    const killed = withStore((db) => createRun(db, {
+      kind: 'suite', name: 'killed', config: { split: 'all', part: 'test', policy: 'oracle', limit: 2, screenshots: 'none', subgoals: true, parallel: 2 },
+    }).id);
+    const adb = await awb('suite', 'run', '--resume', String(killed), '--device', 'emulator-5554', '--db', dbPath);
+    expect(adb.code).toBe(2);
+    expect(adb.err).toContain(`Run ${killed} records subgoal progress (--subgoals), so it reads SimDroid's ground truth`);
+    const resumed = await awb('suite', 'run', '--resume', String(killed), '--parallel', '2', '--json', '--db', dbPath);
+    expect(resumed.code, resumed.err).toBe(0);
+    expect(JSON.parse(resumed.out)).toMatchObject({ run: killed, episodes: 2, subgoals: true });
+    withStore((db) => {
+      const ids = episodeIds(db, { runId: killed });
+      expect(ids).toHaveLength(2);
+      for (const id of ids) expect(getSubgoalProgress(db, id)!.done).toHaveLength(loadTrajectory(db, id).steps.length);
+    });
     const again = await awb('suite', 'run', '--resume', String(runId), '--subgoals', '--db', dbPath);
     expect(again.code).toBe(2);
     expect(again.err).toContain('drop --split, --part, --policy and --subgoals');

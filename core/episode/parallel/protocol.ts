@@ -1,7 +1,8 @@
 import type { PolicyStepRecord } from '../../policy/builtin.js';
 import type { EncoderConfig } from '../../policy/encoder.js';
 import type { NetworkDims } from '../../policy/network.js';
-import type { EpisodeResult, EpisodeStart, ObservationRecord, StepRecord } from '../record.js';
+import type { SubgoalProgress } from '../../store/reward-annotations.js';
+import type { EpisodeRecorder, EpisodeResult, EpisodeStart, ObservationRecord, StepRecord } from '../record.js';
 import type { ScreenshotMode } from '../runner.js';
 
 /**
@@ -28,6 +29,28 @@ export interface RolloutJob {
   policy: PolicySpec;
   /** Step budget of this job; default the worker's config, else the template's own. */
   maxSteps?: number;
+  /**
+   * Capture the worker SimDroid's ground-truth subgoal progress after every step (SubgoalTracker).
+   * It travels with the records ('begin' names the subgoals, each 'step' carries its count), so it
+   * needs forward 'records'; the pool hands it to the recorder's `end`, also when the worker died.
+   */
+  subgoals?: boolean;
+}
+
+/** What the pool hands a recorder's `end` besides the result. */
+export interface EpisodeExtras {
+  /** With `RolloutJob.subgoals`: one count per step that reached the main thread. */
+  subgoals?: SubgoalProgress;
+}
+
+/**
+ * A recorder on the main thread. `end` also gets the episode's extras, so a store can write them in
+ * the transaction that ends the episode (a StoreRecorder, which ignores them, fits as it is).
+ */
+export interface PoolRecorder {
+  begin: EpisodeRecorder['begin'];
+  step: EpisodeRecorder['step'];
+  end(result: EpisodeResult, final: ObservationRecord, extras: EpisodeExtras): void | Promise<void>;
 }
 
 export interface WorkerConfig {
@@ -56,8 +79,9 @@ export type ToWorker =
 
 export type FromWorker =
   | { type: 'ready' }
-  | { type: 'begin'; key: string; start: EpisodeStart }
-  | { type: 'step'; key: string; step: StepRecord; before: ObservationRecord }
+  /** `subgoalNames`/`subgoalsDone`: with `RolloutJob.subgoals`, the template's subgoals and the count after this step. */
+  | { type: 'begin'; key: string; start: EpisodeStart; subgoalNames?: string[] }
+  | { type: 'step'; key: string; step: StepRecord; before: ObservationRecord; subgoalsDone?: number }
   /**
    * `records` for 'builtin-sample' jobs; their feature buffers are transferred, not copied. With
    * forward 'results', such a job's result steps come without `candidates` (a trainer reads the records).

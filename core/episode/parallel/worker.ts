@@ -14,6 +14,7 @@ import { ScorerNetwork } from '../../policy/network.js';
 import type { Policy } from '../policy.js';
 import { errorOf, type EpisodeRecorder } from '../record.js';
 import { assertNever } from '../../util/errors.js';
+import { SubgoalTracker } from '../../rewards/episode.js';
 import type { FromWorker, PolicySpec, RolloutJob, ToWorker, WorkerConfig, WorkerModel } from './protocol.js';
 
 /** A rollout worker: one SimDroid, one episode at a time, every record posted to the pool as it happens. */
@@ -74,6 +75,9 @@ async function run(job: RolloutJob, forward: WorkerConfig['forward']): Promise<v
   try {
     const instance = instantiate(getTemplate(job.templateId), job.seed);
     const policy = policyFor(job.policy, job);
+    // Ground truth is read from this worker's SimDroid after each step, as the in-process loop does;
+    // it travels with the records, so without them there is nobody to take it.
+    const tracker = job.subgoals && forward === 'records' ? new SubgoalTracker(device, instance) : null;
     // Training records travel with the result; their feature matrices are moved, not copied.
     const ended = (m: Extract<FromWorker, { type: 'end' }>) => {
       if (job.policy.name === 'builtin-sample' && policy instanceof BuiltinPolicy) {
@@ -88,8 +92,9 @@ async function run(job: RolloutJob, forward: WorkerConfig['forward']): Promise<v
     // every observation would cost more than the step itself.
     const recorder: EpisodeRecorder = forward === 'records'
       ? {
-          begin: (start) => post({ type: 'begin', key: job.key, start }),
-          step: (step, before) => post({ type: 'step', key: job.key, step, before }),
+          begin: (start) => post({ type: 'begin', key: job.key, start, ...(tracker ? { subgoalNames: tracker.progress().names } : {}) }),
+          // The runner calls onStepDone (the tracker) before it records the step, so the count is there.
+          step: (step, before) => post({ type: 'step', key: job.key, step, before, ...(tracker ? { subgoalsDone: tracker.progress().done[step.index]! } : {}) }),
           end: (result, final) => ended({ type: 'end', key: job.key, result, final }),
         }
       : { begin: () => {}, step: () => {}, end: (result) => ended({ type: 'end', key: job.key, result, final: { xml: '' } }) };
@@ -98,6 +103,7 @@ async function run(job: RolloutJob, forward: WorkerConfig['forward']): Promise<v
       device, instance, policy, recorder, screenshots: config.screenshots,
       ...(maxSteps !== undefined ? { maxSteps } : {}),
       ...(config.onMalformed ? { onMalformed: config.onMalformed } : {}),
+      ...(tracker ? { onStepDone: tracker.onStepDone } : {}),
     });
   } catch (e) {
     // Bad job input (unknown template, bad seed) or a bug: the pool records it and goes on.

@@ -1,0 +1,19 @@
+// A suite/eval pool worker that dies on purpose, for test/episode/parallel-recording.test.ts: a job
+// whose key ends in '/crash-throw' throws as it arrives (an uncaught error, before its episode
+// begins); one ending in '/crash-exit' exits the thread (code 7) right after posting its second step.
+import { parentPort } from 'node:worker_threads';
+import { register } from 'tsx/esm/api';
+
+register();
+const exitKeys = new Set();
+parentPort.on('message', (m) => {
+  if (m.type !== 'job') return;
+  if (m.job.key.endsWith('/crash-throw')) throw new Error('boom in the worker');
+  if (m.job.key.endsWith('/crash-exit')) exitKeys.add(m.job.key);
+});
+const post = parentPort.postMessage.bind(parentPort);
+parentPort.postMessage = (m, transfer) => {
+  post(m, transfer);
+  if (m.type === 'step' && m.step.index === 1 && exitKeys.has(m.key)) process.exit(7);
+};
+await import('../../core/episode/parallel/worker.ts');
