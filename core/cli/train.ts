@@ -77,7 +77,7 @@ async function grpoCommand(argv: string[], io: Io): Promise<number> {
     const saved = values.resume ? (JSON.parse(readFileSync(trainerFile(values.resume), 'utf8')) as { config?: { iterations?: number } }).config?.iterations : undefined;
     let total = Math.max(config.iterations, saved ?? 0);
     const result = await trainGrpo({
-      config, outDir, resume: Boolean(values.resume), db: store.db, recordEpisodes: values['record-episodes'] ?? false, signal: ac.signal,
+      config, outDir, resume: Boolean(values.resume), db: store.db, rewardContext: { dataDir: dataDir() }, recordEpisodes: values['record-episodes'] ?? false, signal: ac.signal,
       onIteration: (m) => io.out(values.json ? JSON.stringify(m) : progressLine(m, total)),
     });
     total = result.iterations;

@@ -1,6 +1,6 @@
 import type { Device } from '../device/device.js';
 import { observe } from '../device/observation.js';
-import type { StepRecord } from '../episode/record.js';
+import type { EpisodeResult, StepRecord } from '../episode/record.js';
 import type { Trajectory } from '../store/trajectory.js';
 import type { SubgoalProgress } from '../store/reward-annotations.js';
 import type { TaskInstance } from '../tasks/instance.js';
@@ -68,6 +68,33 @@ export function rewardEpisodeFromTrajectory(
   if (traj.subgoals) {
     episode.subgoalNames = traj.subgoals.names;
     episode.subgoalsDone = traj.subgoals.done;
+  }
+  return episode;
+}
+
+/**
+ * The episode as reward components see it, straight from a run (a GRPO rollout): `trees[i]` is the
+ * accessibility tree step i was taken on (absent when not captured). Success is null unless the
+ * checker gave a verdict, as for stored episodes.
+ */
+export function rewardEpisodeFromResult(instance: TaskInstance, result: EpisodeResult, trees?: readonly string[]): RewardEpisode {
+  const steps = result.steps.map((s, i): RewardStep => {
+    const step: RewardStep = { index: s.index, foreground: s.foreground };
+    if (s.action) step.action = s.action;
+    if (s.description !== undefined) step.description = s.description;
+    if (s.error) step.error = s.error;
+    const tree = trees?.[i];
+    if (tree) step.tree = tree;
+    if (s.target) step.target = { label: s.target.label };
+    return step;
+  });
+  const judged = result.status === 'success' || result.status === 'failure';
+  const episode: RewardEpisode = {
+    templateId: instance.template.id, seed: instance.seed, instruction: instance.instruction, params: paramsOf(instance.params),
+    steps, success: judged ? result.status === 'success' : null,
+  };
+  if (!judged) {
+    episode.verdictNote = `episode ${result.status}, ended by ${result.terminatedBy}${result.error ? ` (${result.error.name}: ${result.error.message})` : ''}`;
   }
   return episode;
 }

@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import { RewardComponentConfig } from '../rewards/compose.js';
 import { PARTS, SPLITS } from '../tasks/splits.js';
 import { WorkbenchError } from '../util/errors.js';
 import type { FailureCurriculumOptions, PositiveReplayOptions, ShortestPathOptions } from './adagrpo.js';
+import { REWARD_CREDITS } from './credit.js';
 import type { CurriculumOptions } from './curriculum.js';
 import type { AdvantageOptions, BatchLossOptions } from './grpo.js';
 
@@ -82,6 +84,14 @@ const Curriculum = z.strictObject({
   window: z.int().min(1).default(5).describe("'success': iterations averaged for the threshold (ours)"),
 });
 
+const Rewards = z.strictObject({
+  components: z.array(RewardComponentConfig).min(1).nullable().default(null)
+    .describe("Composed per-step reward, e.g. [{kind:'outcome',weight:1,options:{placement:'every'}},{kind:'format',weight:1},{kind:'admire',weight:1}] (docs/rewards.md); none = the checker's binary outcome (AW-Gen, MobileRL)"),
+  credit: z.enum(REWARD_CREDITS).default('episode-sum')
+    .describe("How step rewards are credited: 'episode-sum' Σ_t r_t per episode (either advantage.mode); 'step' each step's own r_t (ADMIRE Eq. 13) or 'return-to-go' Σ γ^k r_{t+k} (ProgRM), both with advantage.mode 'step'"),
+  gamma: z.number().min(0).max(1).default(0.9).describe("Discount γ of 'return-to-go' (ProgRM Table 6: 0.9)"),
+});
+
 export const TrainConfigSchema = z.strictObject({
   split: z.enum(SPLITS).default('unseen-instance').describe('Generalization regime whose training part is sampled (AW-Gen §3)'),
   part: z.enum(PARTS).default('train').describe("Part of the split to train on ('adapt' for few-shot per-app adaptation)"),
@@ -101,6 +111,7 @@ export const TrainConfigSchema = z.strictObject({
   optimizer: Optimizer.prefault({}).describe('Optimisation'),
   adagrpo: AdaGrpo.prefault({}).describe('AdaGRPO switches (MobileRL); all off = plain GRPO'),
   curriculum: Curriculum.prefault({}).describe('Difficulty curriculum (AW-Gen)'),
+  rewards: Rewards.prefault({}).describe('Reward components (issue 7): outcome, format, ADMIRE, ProgRM, GUI-Shepherd'),
 });
 
 /** A validated run config (all defaults filled). */
@@ -126,6 +137,26 @@ function crossFieldProblems(c: TrainConfig): string[] {
   }
   if (typeof c.rolloutWorkers === 'number' && c.rolloutWorkers > c.devices) {
     problems.push(`rolloutWorkers: each worker drives one of the devices, so at most devices (${c.devices}), got ${c.rolloutWorkers}`);
+  }
+  const r = c.rewards;
+  if (r.components === null && r.credit !== 'episode-sum') {
+    problems.push(`rewards.credit: '${r.credit}' needs rewards.components (the checker's outcome alone is one value per episode)`);
+  }
+  if (r.components !== null) {
+    if (r.credit !== 'episode-sum' && c.advantage.mode !== 'step') {
+      problems.push(`rewards.credit: '${r.credit}' gives every step its own value, so it needs advantage.mode 'step', got '${c.advantage.mode}'`);
+    }
+    r.components.forEach((k, i) => {
+      if (k.kind === 'shortest-path') {
+        problems.push(`rewards.components.${i}: the shortest-path component compares an episode with its group; in training use adagrpo.shortestPath (it adjusts the composed reward the same way)`);
+      }
+    });
+    const seen = new Map<string, number>();
+    r.components.forEach((k, i) => {
+      const first = seen.get(k.kind);
+      if (first !== undefined) problems.push(`rewards.components.${i}.kind: ${k.kind} is already rewards.components[${first}]`);
+      else seen.set(k.kind, i);
+    });
   }
   const fcf = c.adagrpo.failureCurriculum;
   if (fcf.removeAfter !== null && fcf.removeAfter < fcf.failStreak) {

@@ -7,7 +7,7 @@ import { instanceKey, instantiate, type TaskInstance } from '../tasks/instance.j
 import { getTemplate } from '../tasks/registry.js';
 import { WorkbenchError } from '../util/errors.js';
 import { createRng } from '../util/rng.js';
-import { outcomeReward, ROLLOUT_POLICY_NAME, type Rollout, type RolloutJob, type RolloutOptions } from './rollout.js';
+import { outcomeReward, ROLLOUT_POLICY_NAME, rolloutRecorder, type Rollout, type RolloutJob, type RolloutOptions, type TreeCapture } from './rollout.js';
 
 /**
  * GRPO rollouts on SimDroids in worker threads: the same jobs, options and results as
@@ -92,21 +92,23 @@ export class RolloutWorkerPool {
       key: String(k), templateId: j.instance.template.id, seed: j.instance.seed, maxSteps: opts.maxSteps,
       policy: { name: 'builtin-sample', temperature: opts.temperature, rngKey: j.rngKey, policyName: ROLLOUT_POLICY_NAME },
     }));
-    const recorders = new Map<string, EpisodeRecorder>();
-    const make = opts.recorder;
-    const outcomes = await this.pool.run(wire, make
-      ? { forward: 'records', recorder: (w) => { const r = make(); recorders.set(w.key, r); return r; } }
+    // Steps are forwarded in full (with the tree each was taken on) only when a recorder needs them.
+    const recorders = new Map<string, { recorder: EpisodeRecorder; capture?: TreeCapture }>();
+    const outcomes = await this.pool.run(wire, opts.recorder || opts.captureTrees
+      ? { forward: 'records', recorder: (w) => { const r = rolloutRecorder(opts); recorders.set(w.key, { recorder: r.recorder!, ...(r.capture ? { capture: r.capture } : {}) }); return r.recorder!; } }
       : { forward: 'results' });
     const out: Rollout[] = [];
     for (const [k, job] of jobs.entries()) {
       const o = outcomes.get(String(k))!;
+      const rec = recorders.get(String(k));
+      const trees = rec?.capture ? { trees: rec.capture.trees } : {};
       if (o.ok) {
-        out.push({ job, result: o.result, records: o.records, reward: outcomeReward(o.result) });
+        out.push({ job, result: o.result, records: o.records, reward: outcomeReward(o.result), ...trees });
         continue;
       }
       const result = failedResult(job.instance, o);
-      await recorders.get(String(k))?.end(result, { xml: '' });
-      out.push({ job, result, records: [], reward: outcomeReward(result) });
+      await rec?.recorder.end(result, { xml: '' });
+      out.push({ job, result, records: [], reward: outcomeReward(result), ...trees });
     }
     return out;
   }

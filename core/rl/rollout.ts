@@ -1,5 +1,5 @@
 import type { Device } from '../device/device.js';
-import type { EpisodeRecorder, EpisodeResult } from '../episode/record.js';
+import type { EpisodeRecorder, EpisodeResult, EpisodeStart, ObservationRecord, StepRecord } from '../episode/record.js';
 import { runEpisode } from '../episode/runner.js';
 import { BuiltinPolicy, type PolicyModel, type PolicyStepRecord } from '../policy/builtin.js';
 import type { TaskInstance } from '../tasks/instance.js';
@@ -21,6 +21,8 @@ export interface Rollout {
   records: PolicyStepRecord[];
   /** 1 success, 0 failure (the task checker), NaN when the episode ended in an environment error (unscorable). */
   reward: number;
+  /** With `captureTrees`: the accessibility tree (uiautomator XML) each step was taken on. */
+  trees?: string[];
 }
 
 /** The policy name rollouts record (EpisodeResult.policy, the store's episode policy). */
@@ -32,6 +34,32 @@ export interface RolloutOptions {
   maxSteps: number;
   /** A recorder per episode (e.g. a StoreRecorder of the training run); none = not recorded. */
   recorder?: () => EpisodeRecorder;
+  /** Keep each step's accessibility tree in `Rollout.trees` (reward components read them). */
+  captureTrees?: boolean;
+}
+
+/** Keeps the tree each step was taken on, passing everything on to `inner` (a store recorder, say). */
+export class TreeCapture implements EpisodeRecorder {
+  readonly trees: string[] = [];
+  constructor(private readonly inner?: EpisodeRecorder) {}
+  begin(start: EpisodeStart): void | Promise<void> {
+    return this.inner?.begin(start);
+  }
+  step(step: StepRecord, before: ObservationRecord): void | Promise<void> {
+    this.trees[step.index] = before.xml;
+    return this.inner?.step(step, before);
+  }
+  end(result: EpisodeResult, final: ObservationRecord): void | Promise<void> {
+    return this.inner?.end(result, final);
+  }
+}
+
+/** The recorder a rollout runs with: the caller's, wrapped to capture trees when asked. */
+export function rolloutRecorder(opts: RolloutOptions): { recorder?: EpisodeRecorder; capture?: TreeCapture } {
+  const inner = opts.recorder?.();
+  if (!opts.captureTrees) return inner ? { recorder: inner } : {};
+  const capture = new TreeCapture(inner);
+  return { recorder: capture, capture };
 }
 
 /**
@@ -60,11 +88,11 @@ export async function runRollouts(devices: readonly Device[], jobs: readonly Rol
       const k = next++;
       const job = jobs[k]!;
       const policy = new BuiltinPolicy(opts.model, { mode: 'sample', temperature: opts.temperature, rng: createRng(job.rngKey) }, { record: true, name: ROLLOUT_POLICY_NAME });
+      const { recorder, capture } = rolloutRecorder(opts);
       const result = await runEpisode({
-        device, instance: job.instance, policy, maxSteps: opts.maxSteps, onMalformed: 'continue',
-        ...(opts.recorder ? { recorder: opts.recorder() } : {}),
+        device, instance: job.instance, policy, maxSteps: opts.maxSteps, onMalformed: 'continue', ...(recorder ? { recorder } : {}),
       });
-      out[k] = { job, result, records: policy.takeRecords(), reward: outcomeReward(result) };
+      out[k] = { job, result, records: policy.takeRecords(), reward: outcomeReward(result), ...(capture ? { trees: capture.trees } : {}) };
     }
   };
   await Promise.all(devices.map(worker));

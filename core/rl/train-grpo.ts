@@ -3,7 +3,7 @@ import { SimDroid } from '../../emulators/simdroid/simdroid.js';
 import { createModel, type PolicyModel } from '../policy/builtin.js';
 import { loadCheckpoint } from '../policy/checkpoint.js';
 import { Adam, entropy, type AdamOptions } from '../policy/network.js';
-import { createRun, finishRun, getRun, resumeRun, StoreRecorder, type RunId, type WritableDB } from '../store/index.js';
+import { createRun, finishRun, getRun, openStore, resumeRun, StoreRecorder, type RunId, type WritableDB } from '../store/index.js';
 import { putIterationMetrics } from '../store/training.js';
 import { TASKS } from '../tasks/registry.js';
 import { instanceKey, type TaskInstance } from '../tasks/instance.js';
@@ -15,14 +15,16 @@ import {
   advantageOptions, curriculumOptions, failureCurriculumOptions, lossOptions, positiveReplayOptions, shortestPathOptions, type TrainConfig,
 } from './config.js';
 import { advanceCurriculum, initialCurriculum, sampleIterationTasks } from './curriculum.js';
-import { batchLoss, episodeStepAdvantages, LossInputError, type StepLossInput } from './grpo.js';
+import { batchLoss, episodeStepAdvantages, LossInputError, stepGroupAdvantages, type StepLossInput } from './grpo.js';
 import { loadTrainerCheckpoint, saveTrainerCheckpoint, type ReplayEpisode, type TrainerState } from './grpo-checkpoint.js';
 import { runRollouts, type RolloutJob, type RolloutOptions } from './rollout.js';
 import { resolveRolloutWorkers, RolloutWorkerPool } from './rollout-workers.js';
+import { REWARD_METRIC, TrainingRewards } from './train-rewards.js';
 
 /**
  * The GRPO / AdaGRPO training loop for the builtin policy (docs/rl.md). One iteration:
- * rollout (G episodes per sampled task instance on N devices) → score (checker outcome, SPA) →
+ * rollout (G episodes per sampled task instance on N devices) → score (checker outcome, or the
+ * composed reward components of `config.rewards` with their credit (train-rewards.ts); SPA) →
  * advantages (group-normalised, trajectory or step level; zero-std groups skipped, negatives pruned,
  * positive replay mixed in) → update (epochs × minibatches of the clipped surrogate + k3 KL, Adam) →
  * log (metrics to the callback and the store, checkpoint every `checkpointEvery` iterations).
@@ -73,6 +75,12 @@ export interface TrainGrpoOptions {
   devices?: readonly Device[];
   /** Trajectory store: a 'training' run gets the per-iteration metrics. */
   db?: WritableDB;
+  /**
+   * For `config.rewards` components: the store their state lives in (ADMIRE's milestone memory;
+   * default `db`, else an in-memory store for this run) and the data folder relative checkpoint paths
+   * resolve under.
+   */
+  rewardContext?: { db?: WritableDB; dataDir?: string };
   /** Also record every rollout episode in the store (slow; default off). */
   recordEpisodes?: boolean;
   /** Stop after the current iteration (a checkpoint is written). */
@@ -176,7 +184,16 @@ export async function trainGrpo(opts: TrainGrpoOptions): Promise<TrainGrpoResult
   };
   let stoppedBy: TrainGrpoResult['stoppedBy'] = 'done';
 
+  // Reward components keep state in a store (ADMIRE's milestone memory): the run's, else one in memory for this run.
+  let rewardStore: WritableDB | null = null;
   try {
+    let rewards: TrainingRewards | null = null;
+    if (c.rewards.components !== null) {
+      const given = opts.rewardContext?.db ?? db;
+      if (!given) rewardStore = openStore(':memory:');
+      const dataDir = opts.rewardContext?.dataDir;
+      rewards = await TrainingRewards.start(c.rewards, { db: given ?? rewardStore!, ...(dataDir ? { dataDir } : {}) });
+    }
     // Started once per run, stopped in `finally` (end, abort, error); each iteration sends it the current parameters.
     if (workerCount > 0) workers = await RolloutWorkerPool.start({ workers: workerCount });
     while (s.iteration < c.iterations) {
@@ -203,21 +220,24 @@ export async function trainGrpo(opts: TrainGrpoOptions): Promise<TrainGrpoResult
       })));
       const tRollout = performance.now();
       const rolloutOpts: RolloutOptions = {
-        model: s.model, temperature: c.temperature, maxSteps: c.maxSteps,
+        model: s.model, temperature: c.temperature, maxSteps: c.maxSteps, captureTrees: rewards !== null,
         ...(opts.recordEpisodes && db && runId !== null ? { recorder: () => new StoreRecorder(db, runId!) } : {}),
       };
       const rollouts = await (workers ? workers.run(jobs, rolloutOpts) : runRollouts(devices, jobs, rolloutOpts));
       const rolloutS = (performance.now() - tRollout) / 1000;
       const groups = tasks.map((_, g) => rollouts.filter((r) => r.job.group === g));
 
-      // score: outcome reward from the checker (NaN = unscorable), SPA on successes if on
+      // score: outcome reward from the checker (NaN = unscorable), or the composed components; SPA on successes if on
       const outcome = groups.map((g) => g.map((r) => r.reward));
-      const shaped = spa.enabled
+      const composed = rewards ? await rewards.score(groups, iteration, { ...(spa.enabled ? { shortestPath: shortestPathOptions(c) } : {}), ...(opts.signal ? { signal: opts.signal } : {}) }) : null;
+      const shaped = composed ? composed.returns : spa.enabled
         ? outcome.map((g, i) => shortestPathRewards(g, groups[i]!.map((r) => r.result.steps.length), shortestPathOptions(c)))
         : outcome;
 
       // advantages: trajectory (broadcast) or step level; skip zero-std groups; prune negatives; mix in replay
-      const { advantages: stepAdv, groups: stats } = episodeStepAdvantages(shaped, groups.map((g) => g.map((r) => r.records.length)), c.advantage.mode, advOpts);
+      const { advantages: stepAdv, groups: stats } = composed && c.rewards.credit !== 'episode-sum'
+        ? stepGroupAdvantages(composed.stepValues, advOpts)
+        : episodeStepAdvantages(shaped, groups.map((g) => g.map((r) => r.records.length)), c.advantage.mode, advOpts);
       const keep = adapr.enabled && adapr.negativeRatio !== null
         ? pruneNegatives(outcome, rng.fork('prune'), adapr.negativeRatio)
         : outcome.map((g) => g.map(() => true));
@@ -313,7 +333,9 @@ export async function trainGrpo(opts: TrainGrpoOptions): Promise<TrainGrpoResult
         [METRIC.curriculumStage]: curriculum.stage,
         [METRIC.lr]: lr,
         [METRIC.gradNorm]: mean(gradNorms),
+        ...composed?.metrics,
       };
+      if (composed) metrics[REWARD_METRIC.share] = composed.metrics[REWARD_METRIC.seconds]! / metrics[METRIC.iterationS]!;
       s.curriculum = curriculum;
       s.lastSuccessRate = successRate;
       if (fcfOn.enabled) s.fcf = updateFcf(s.fcf, tasks.map((t, g) => ({ taskKey: t.key, rewards: outcome[g]! })), failureCurriculumOptions(c));
@@ -344,6 +366,7 @@ export async function trainGrpo(opts: TrainGrpoOptions): Promise<TrainGrpoResult
   } finally {
     await workers?.close();
     for (const d of ownDevices ?? []) d.close();
+    rewardStore?.close();
   }
   return { iterations: s.iteration, stoppedBy, runId, history, model: s.model };
 }

@@ -1,45 +1,28 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getTemplate } from '../../core/tasks/registry.js';
-import { instantiate } from '../../core/tasks/instance.js';
-import { loadCheckpoint, saveCheckpoint } from '../../core/policy/checkpoint.js';
-import { createModel } from '../../core/policy/builtin.js';
-import { collectDemonstrations, parseSftConfig, trainSft } from '../../core/rl/sft.js';
-import { createRng } from '../../core/util/rng.js';
-import { parseTrainConfig, type TrainConfigInput } from '../../core/rl/config.js';
+import { loadCheckpoint } from '../../core/policy/checkpoint.js';
+import { type TrainConfigInput } from '../../core/rl/config.js';
 import { METRIC, trainGrpo, TrainingDivergedError, type IterationMetrics } from '../../core/rl/train-grpo.js';
 import { getRun, listEpisodes, openStore } from '../../core/store/index.js';
 import { device } from '../helpers/simdroid.js';
+import { GRPO_POOL, grpoTestConfig, sftWarmStart, tempDirs } from '../helpers/grpo-fixture.js';
 import { canCountThreads, osThreads, threadBaseline, threadsSettleTo } from './rollout-threads.js';
 
 // The resume test of train-grpo.test.ts with rollouts on worker threads, against the in-process run.
 const d = device();
-const dirs: string[] = [];
+const { tmp, cleanup } = tempDirs('awb-grpo-workers-');
 afterAll(() => {
   d.close();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  cleanup();
 });
-const tmp = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'awb-grpo-workers-'));
-  dirs.push(dir);
-  return dir;
-};
 
-const POOL = ['SystemWifiTurnOn', 'ClockStopwatchRun'].flatMap((id) => [0, 1].map((seed) => instantiate(getTemplate(id), seed)));
+const POOL = GRPO_POOL;
 let init = '';
 beforeAll(async () => {
-  const model = createModel(createRng('grpo-test/init'));
-  trainSft(model, (await collectDemonstrations(d, POOL, model)).demos, parseSftConfig({ epochs: 25, batchSize: 8 }));
-  init = join(tmp(), 'sft.json');
-  saveCheckpoint(init, model);
+  init = await sftWarmStart(d, tmp());
 });
 
-const config = (over: TrainConfigInput = {}) => parseTrainConfig({
-  init, seed: 3, iterations: 3, instancesPerIteration: 2, rolloutsPerInstance: 4, maxSteps: 8, devices: 2, checkpointEvery: 1,
-  curriculum: { mode: 'none' }, optimizer: { learningRate: 0.05, warmupFraction: 0, epochs: 2, minibatchSize: 8 }, ...over,
-});
+const config = (over: TrainConfigInput = {}) => grpoTestConfig(init, { devices: 2, ...over });
 
 describe('GRPO training with rollout workers', () => {
   it('a run on 2 workers, stopped after iteration 2 and resumed, ends bit-exact with the uninterrupted in-process run; no worker outlives either part', async () => {

@@ -1,13 +1,8 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getTemplate } from '../../core/tasks/registry.js';
-import { instantiate } from '../../core/tasks/instance.js';
-import { loadCheckpoint, saveCheckpoint } from '../../core/policy/checkpoint.js';
-import { createModel } from '../../core/policy/builtin.js';
-import { collectDemonstrations, parseSftConfig, trainSft } from '../../core/rl/sft.js';
-import { createRng } from '../../core/util/rng.js';
+import { loadCheckpoint } from '../../core/policy/checkpoint.js';
 import { parseTrainConfig, TrainConfigError, type TrainConfigInput } from '../../core/rl/config.js';
 import { METRIC, trainGrpo, TrainingDivergedError, type IterationMetrics } from '../../core/rl/train-grpo.js';
 import { loadTrainerCheckpoint } from '../../core/rl/grpo-checkpoint.js';
@@ -16,35 +11,23 @@ import { getRun, listRuns } from '../../core/store/runs.js';
 import { listIterationMetrics } from '../../core/store/training.js';
 import { Adam } from '../../core/policy/network.js';
 import { device } from '../helpers/simdroid.js';
+import { GRPO_POOL, grpoTestConfig, sftWarmStart, tempDirs } from '../helpers/grpo-fixture.js';
 import { main } from '../../core/cli/main.js';
 
 const d = device();
-const dirs: string[] = [];
+const { tmp, cleanup } = tempDirs('awb-grpo-');
 afterAll(() => {
   d.close();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  cleanup();
 });
-const tmp = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'awb-grpo-'));
-  dirs.push(dir);
-  return dir;
-};
 
-const POOL = ['SystemWifiTurnOn', 'ClockStopwatchRun'].flatMap((id) => [0, 1].map((seed) => instantiate(getTemplate(id), seed)));
-// An SFT warm start (as every seed paper does before RL): the untrained policy never succeeds, so
-// every group would be all-zero and skipped; after SFT some groups have mixed outcomes.
+const POOL = GRPO_POOL;
 let init = '';
 beforeAll(async () => {
-  const model = createModel(createRng('grpo-test/init'));
-  trainSft(model, (await collectDemonstrations(d, POOL, model)).demos, parseSftConfig({ epochs: 25, batchSize: 8 }));
-  init = join(tmp(), 'sft.json');
-  saveCheckpoint(init, model);
+  init = await sftWarmStart(d, tmp());
 });
 
-const config = (over: TrainConfigInput = {}) => parseTrainConfig({
-  init, seed: 3, iterations: 3, instancesPerIteration: 2, rolloutsPerInstance: 4, maxSteps: 8, devices: 1, checkpointEvery: 1,
-  curriculum: { mode: 'none' }, optimizer: { learningRate: 0.05, warmupFraction: 0, epochs: 2, minibatchSize: 8 }, ...over,
-});
+const config = (over: TrainConfigInput = {}) => grpoTestConfig(init, { ...over });
 
 describe('GRPO training loop', () => {
   it('a run that fails on anything but divergence is left interrupted in the store, not running', async () => {

@@ -1,5 +1,5 @@
 import { existsSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { SimDroid } from '../../../emulators/simdroid/simdroid.js';
 import { createModel } from '../../policy/builtin.js';
@@ -77,7 +77,7 @@ async function grpo(j: Extract<WorkerJob, { kind: 'grpo' }>, db: WritableDB): Pr
   let checkpoint: number | null = null;
   try {
     const result = await trainGrpo({
-      config: c, outDir: j.outDir, resume: j.resume !== null, signal: ac.signal,
+      config: c, outDir: j.outDir, resume: j.resume !== null, signal: ac.signal, rewardContext: { db, dataDir: dirname(j.dbPath) },
       beforeIteration: async (done) => {
         if (gate(done)) ac.abort();
       },
