@@ -222,6 +222,9 @@ export async function trainAdapterGrpo(opts: AdapterGrpoOptions): Promise<Adapte
       [METRIC.clipFrac]: mean(clips),
       [METRIC.stepsPerS]: rolloutS > 0 ? envSteps / rolloutS : 0,
       [METRIC.iterationS]: (performance.now() - t0) / 1000,
+      [METRIC.rolloutS]: rolloutS,
+      // Their reward is NaN (outcomeReward), so they are scored out of their group, not trained on.
+      [METRIC.envErrors]: rollouts.filter((r) => r.result.status === 'error').length,
       [METRIC.episodeLength]: envSteps / Math.max(1, rollouts.length),
       [METRIC.batchSteps]: batch.reduce((n, e) => n + e.records.length, 0),
       [METRIC.lr]: lr,
