@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Reproduces EXPERIMENTS.md on SimDroid: SFT vs SFT+GRPO on AW-Gen's three regimes (1), MobileRL's AdaGRPO ablation (2),
 # few-shot per-app adaptation (3). Every artefact (checkpoints, logs, eval JSON, the SQLite store) goes under $OUT.
-# Usage: experiments/run.sh [sft|grpo|ablation|long|long-ablation|adapt|all]   (default all; each step skips what already exists)
+# Reward components (4): outcome (experiment 1's grpo runs) vs ADMIRE vs ProgRM_LCS vs GUI-Shepherd PRM vs a combination.
+# Usage: experiments/run.sh [sft|grpo|ablation|long|long-ablation|adapt|reward-models|reward-runs|rewards|all]   (default all; each step skips what already exists)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-experiments/out}
@@ -100,6 +101,51 @@ adapt() {
   done
 }
 
+# The ProgRM_LCS progress model and the GUI-Shepherd judge of a regime, fitted on its training part (awb rewards fit).
+reward_models() {
+  for r in unseen-instance unseen-template; do
+    [ -f "$OUT/rewards/progrm-$r.json" ] || timed "fit-progrm-$r" awb rewards fit progrm --split "$r" --part train --source lcs --seed 0 \
+      --out "$OUT/rewards/progrm-$r.json" --json > "$OUT/rewards/fit-progrm-$r.log"
+    [ -f "$OUT/rewards/judge-$r.json" ] || timed "fit-judge-$r" awb rewards fit shepherd --split "$r" --part train --seed 0 \
+      --out "$OUT/rewards/judge-$r.json" --json > "$OUT/rewards/fit-judge-$r.log"
+  done
+}
+
+# GRPO config for a reward row: experiment 1's recipe (plain GRPO, same budget) with the row's advantage mode and
+# reward components; {progrm} and {judge} become the regime's fitted models.
+reward_config() { # reward_config SPLIT ROW SEED > file
+  node -e '
+    const fs = require("fs");
+    const [base, rowFile, split, init, seed, progrm, judge] = process.argv.slice(1);
+    const c = JSON.parse(fs.readFileSync(base, "utf8"));
+    const row = JSON.parse(fs.readFileSync(rowFile, "utf8").replaceAll("{progrm}", progrm).replaceAll("{judge}", judge));
+    Object.assign(c, row, { split, init, seed: Number(seed) });
+    process.stdout.write(JSON.stringify(c, null, 2));
+  ' "$CFG/grpo.json" "$CFG/rewards/$2.json" "$1" "$OUT/sft-$1/policy.json" "$3" "$(realpath "$OUT")/rewards/progrm-$1.json" "$(realpath "$OUT")/rewards/judge-$1.json"
+}
+
+reward_run() { # reward_run ROW SPLIT SEED — each run has its own store, so ADMIRE's milestone memory starts empty
+  local name="reward-$1-$2-s$3"
+  if [ ! -f "$OUT/$name/policy.json" ] || ! grep -q '"stoppedBy":"done"' "$OUT/$name.log" 2>/dev/null; then
+    reward_config "$2" "$1" "$3" > "$OUT/$name.json"
+    rm -rf "$OUT/$name" "$OUT/$name.db"
+    timed "$name" awb train grpo --config "$OUT/$name.json" --out "$OUT/$name" --db "$OUT/$name.db" --json > "$OUT/$name.log"
+  fi
+  eval_ckpt "$name" "$OUT/$name/policy.json" "$2"
+}
+
+# ROWS / REWARD_REGIMES / TRAIN_SEEDS select a subset (e.g. ROWS=admire experiments/run.sh rewards).
+rewards() {
+  mkdir -p "$OUT/rewards"
+  read -r -a rows <<< "${ROWS:-admire progrm prm combination}"
+  read -r -a regimes <<< "${REWARD_REGIMES:-unseen-instance unseen-template}"
+  for row in "${rows[@]}"; do
+    for r in "${regimes[@]}"; do
+      for s in "${TRAIN_SEEDS[@]}"; do reward_run "$row" "$r" "$s"; done
+    done
+  done
+}
+
 case "${1:-all}" in
   sft) sft ;;
   grpo) grpo ;;
@@ -107,7 +153,10 @@ case "${1:-all}" in
   long) long ;;
   long-ablation) long_ablation ;;
   adapt) adapt ;;
-  all) sft; grpo; ablation; long; long_ablation; adapt ;;
-  *) echo "usage: $0 [sft|grpo|ablation|long|long-ablation|adapt|all]" >&2; exit 2 ;;
+  reward-models) reward_models ;;
+  reward-runs) rewards ;;
+  rewards) reward_models; rewards ;;
+  all) sft; grpo; ablation; long; long_ablation; adapt; reward_models; rewards ;;
+  *) echo "usage: $0 [sft|grpo|ablation|long|long-ablation|adapt|reward-models|reward-runs|rewards|all]" >&2; exit 2 ;;
 esac
 node --import tsx experiments/summarize.ts "$OUT"
