@@ -1,6 +1,8 @@
 // A suite/eval pool worker that dies on purpose, for test/episode/parallel-recording.test.ts: a job
 // whose key ends in '/crash-throw' throws as it arrives (an uncaught error, before its episode
-// begins); one ending in '/crash-exit' exits the thread (code 7) right after posting its second step.
+// begins); one ending in '/crash-exit' exits the thread (code 7) right after posting its second step;
+// one ending in '/fail-after-begin' throws from the recorder's begin once 'begin' is posted, so the
+// runner rethrows and the worker reports the job 'failed' after its episode began.
 import { parentPort } from 'node:worker_threads';
 import { register } from 'tsx/esm/api';
 
@@ -15,5 +17,6 @@ const post = parentPort.postMessage.bind(parentPort);
 parentPort.postMessage = (m, transfer) => {
   post(m, transfer);
   if (m.type === 'step' && m.step.index === 1 && exitKeys.has(m.key)) process.exit(7);
+  if (m.type === 'begin' && m.key.endsWith('/fail-after-begin')) throw new Error('bug after begin');
 };
 await import('../../core/episode/parallel/worker.ts');

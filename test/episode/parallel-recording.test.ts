@@ -61,6 +61,21 @@ describe('parallel rollouts and the recording of each episode', () => {
     }
   });
 
+  it('ends the recording of a job that failed after its episode began, with the job\'s error', async () => {
+    const db = openStore(join(tmp.dir, 'failed.db'));
+    try {
+      const runId = createRun(db, { kind: 'suite', name: 'failed', config: {} }).id;
+      const failing = job('SystemWifiTurnOn', 1, '/fail-after-begin');
+      const summary = await runPool({ devices: 1, jobs: [failing], entry: CRASHING, recorder: () => new StoreRecorder(db, runId) });
+      expect(summary.outcomes.get(failing.key)).toMatchObject({ ok: false, error: { name: 'Error', message: 'bug after begin' } });
+      const [id, ...more] = episodeIds(db, { runId });
+      expect(more).toEqual([]);
+      expect(loadTrajectory(db, id!).episode).toMatchObject({ status: 'error', terminatedBy: 'environment_error', error: { message: 'bug after begin' } });
+    } finally {
+      db.close();
+    }
+  });
+
   it('hands each episode\'s ground-truth subgoal progress to its recorder, identical to the in-process capture', async () => {
     const db = openStore(join(tmp.dir, 'subgoals.db'));
     try {
