@@ -7,6 +7,7 @@ import { formatDuration, formatTime } from './format.js';
 import { deviceSize, stepLine } from './overlay.js';
 import { ReplayOnDevice } from './ReplayOnDevice.js';
 import { BeforeAfter, MainScreen } from './ReplayScreens.js';
+import { RewardsPanel } from './RewardsPanel.js';
 import { StepDetails } from './StepDetails.js';
 import { TreePanel } from './TreePanel.js';
 import type { ParsedTree } from './tree-model.js';
@@ -156,6 +157,7 @@ export function ReplayView() {
         </div>
         <TreePanel status={status} tree={tree} targetOrdinal={targetOrdinal} onHover={setHover} />
       </div>
+      <RewardsPanel t={t} step={step} />
     </div>
   );
 }

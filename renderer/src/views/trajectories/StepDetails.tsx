@@ -56,15 +56,21 @@ function Candidates({ s, tree, onHover }: { s: StoredStep; tree: ParsedTree | nu
 
 function Rewards({ s, t }: { s: StoredStep; t: Trajectory }) {
   const kinds = Object.entries(s.rewards);
+  const unscored = Object.entries(s.unscored ?? {});
   // The return up to and including this step, per kind.
   const sofar: Record<string, number> = {};
   for (const x of t.steps.slice(0, s.index + 1)) for (const [k, r] of Object.entries(x.rewards)) sofar[k] = (sofar[k] ?? 0) + r.value;
   return (
     <Section title="Rewards" testId="replay-rewards">
-      {kinds.length ? (
+      {kinds.length || unscored.length ? (
         <table className="replay-table">
           <thead><tr><th>Kind</th><th>Value</th><th>Return so far</th><th>Why</th></tr></thead>
           <tbody>
+            {unscored.map(([k, why]) => (
+              <tr key={k} data-testid={`replay-unscored-${k}`}>
+                <td>{k}</td><td className="mono rewards-unscored">unscored</td><td className="mono">{sofar[k] ?? '—'}</td><td>{why}</td>
+              </tr>
+            ))}
             {kinds.map(([k, r]) => (
               <tr key={k}>
                 <td>{k}</td>
