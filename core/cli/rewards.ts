@@ -10,6 +10,7 @@ import { parseFlags, UsageError } from './args.js';
 import { dataDir, openDb } from './data-dir.js';
 import { table } from './format.js';
 import type { Io } from './main.js';
+import { FIT_USAGE } from './rewards-fit.js';
 
 const USAGE = `awb rewards compute --episode ID[,ID…] (--components outcome,format,… | --config FILE) [--write] [--db PATH] [--json]
   Recomputes reward components on recorded episodes and prints, per step, each component's value and
@@ -103,21 +104,47 @@ function printEpisode(io: Io, r: EpisodeRewards): void {
   ])]));
 }
 
-/** `awb rewards compute`. */
-export async function rewardsCommand(argv: string[], io: Io): Promise<number> {
-  const [sub, ...rest] = argv;
-  if (sub === '--help' || sub === '-h' || (sub === 'compute' && rest.some((a) => a === '--help' || a === '-h'))) {
-    io.out(USAGE);
+/** A reward model's checkpoint that is missing or damaged: the user's to fix, so no stack trace. */
+const MISSING_MODEL_ERRORS = new Set(['ProgRmCheckpointError', 'ProgRmCheckpointMissingError', 'JudgeCheckpointError', 'ShepherdJudgeMissingError']);
+
+const isHelp = (a: string) => a === '--help' || a === '-h';
+
+/** `awb rewards fit progrm|shepherd …`. */
+async function fitCommand(argv: string[], io: Io): Promise<number> {
+  const [model, ...rest] = argv;
+  if (model === undefined || isHelp(model) || rest.some(isHelp)) {
+    io.out(FIT_USAGE);
     return 0;
   }
-  if (sub !== 'compute') throw new UsageError(USAGE);
+  switch (model) {
+    // Loaded on use, like the reward modules themselves: most awb commands never need them.
+    case 'progrm':
+      return (await import('./rewards-fit-progrm.js')).fitProgRmCommand(rest, io);
+    case 'shepherd':
+      return (await import('./rewards-fit-shepherd.js')).fitShepherdCommand(rest, io);
+    default:
+      throw new UsageError(`awb rewards fit: unknown model ${JSON.stringify(model)}; choose progrm or shepherd.\n${FIT_USAGE}`);
+  }
+}
+
+/** `awb rewards compute` and `awb rewards fit`. */
+export async function rewardsCommand(argv: string[], io: Io): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === 'fit') return fitCommand(rest, io);
+  if ((sub !== undefined && isHelp(sub)) || (sub === 'compute' && rest.some(isHelp))) {
+    io.out(`${USAGE}\n\n${FIT_USAGE}`);
+    return 0;
+  }
+  if (sub !== 'compute') throw new UsageError(`${USAGE}\n\n${FIT_USAGE}`);
   const { values, positionals } = parseFlags(rest, Flags, Values);
   if (positionals.length) throw new UsageError(`Unexpected ${JSON.stringify(positionals[0])}.\n${USAGE}`);
   const ids = episodeIds(values.episode);
   const config = readConfig(values);
   const { db } = openDb(values.db);
   try {
-    const results = await computeStoredRewards(db, ids, config, values.write ?? false);
+    const results = await computeStoredRewards(db, ids, config, values.write ?? false).catch((e: unknown) => {
+      throw MISSING_MODEL_ERRORS.has((e as Error).name) ? new UsageError(`${(e as Error).message}\n(awb rewards fit progrm|shepherd trains one)`, { cause: e }) : e;
+    });
     if (values.json) {
       io.out(JSON.stringify({ written: values.write ?? false, episodes: results }));
       return 0;

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { computeRewards, prepareRewards, RewardConfigError } from '../../core/rewards/compose.js';
 import { saveProgressModel } from '../../core/rewards/progrm/checkpoint.js';
 import { fitProgRm, loadProgRm, saveProgRm } from '../../core/rewards/progrm/fit.js';
+import { ProgRmCheckpointMissingError } from '../../core/rewards/progrm/index.js';
 import { libraryFromJson, AnnotationError } from '../../core/rewards/progrm/annotate.js';
 import { parseProgressTrainConfig } from '../../core/rewards/progrm/train.js';
 import { createEncoder } from '../../core/policy/encoder.js';
@@ -101,9 +102,12 @@ describe('the progrm registry entry', () => {
     expect(b.steps.at(-1)!.total).toBeCloseTo(2 * (prog(2) - prog(0)) + 1, 6);
   });
 
-  it('refuses bad options listing the problem, and names a missing checkpoint', async () => {
+  it('refuses bad options listing the problem, and names a missing checkpoint (by default <dataDir>/progrm/model.json)', async () => {
     await expect(prepareRewards({ components: [{ kind: 'progrm', weight: 1, options: { checkpoint: 'x.json', k: 0 } }] })).rejects.toThrow(RewardConfigError);
-    await expect(prepareRewards({ components: [{ kind: 'progrm', weight: 1, options: {} }] })).rejects.toThrow(/checkpoint/);
+    await expect(computeRewards(episode(['tap:x']), { components: [{ kind: 'progrm', weight: 1 }] }))
+      .rejects.toThrow(ProgRmCheckpointMissingError);
+    await expect(computeRewards(episode(['tap:x']), { components: [{ kind: 'progrm', weight: 1 }] }, { dataDir: dir }))
+      .rejects.toThrow(new RegExp(`${join(dir, 'progrm', 'model.json')}.*cannot read`));
     await expect(computeRewards(episode(['tap:x']), { components: [{ kind: 'progrm', weight: 1, options: { checkpoint: 'missing.json' } }] }, { dataDir: dir }))
       .rejects.toThrow(/missing.json.*cannot read/);
   });

@@ -28,6 +28,8 @@ export interface FitOptions {
   config: ProgressTrainConfig;
   /** Seeds the model's initialisation (the config's seed shuffles minibatches). */
   seed: number;
+  /** Hidden units of the progress head (default 32, core/rewards/progrm/model.ts). */
+  hidden?: number;
   annotate?: Partial<AnnotateSettings>;
 }
 
@@ -42,7 +44,7 @@ export interface FitResult {
 }
 
 export function fitProgRm(episodes: readonly RewardEpisode[], opts: FitOptions, onEpoch?: (m: ProgressEpochMetrics) => void): FitResult {
-  const model = createProgressModel(createRng(`progrm-fit/${opts.seed}`));
+  const model = createProgressModel(createRng(`progrm-fit/${opts.seed}`), opts.hidden === undefined ? {} : { hidden: opts.hidden });
   const annotate = AnnotateSettingsSchema.parse(opts.annotate ?? {});
   const full: AnnotateOptions = { ...annotate, encoder: model.encoder };
   const annotated = annotateEpisodes(episodes, opts.source, full);

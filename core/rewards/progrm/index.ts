@@ -1,5 +1,6 @@
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
+import { WorkbenchError } from '../../util/errors.js';
 import type { RewardComponent } from '../component.js';
 import { defineRewardModule, type RewardContext } from '../registry.js';
 import { loadProgRm } from './fit.js';
@@ -16,12 +17,23 @@ export * from './reward.js';
 export * from './study.js';
 export * from './train.js';
 
+/** Where `awb rewards fit progrm` writes and the component reads the model, under the data folder. */
+export const DEFAULT_PROGRM_CHECKPOINT = join('progrm', 'model.json');
+
 /** The component's options for the reward registry. */
 export const ProgRmOptions = z.strictObject({
-  checkpoint: z.string().min(1).describe('A trained progress model (awb-progrm JSON); a relative path is under the data folder'),
+  checkpoint: z.string().min(1).default(DEFAULT_PROGRM_CHECKPOINT)
+    .describe(`A trained progress model (awb-progrm JSON, from awb rewards fit progrm); a relative path is under the data folder (default <dataDir>/${DEFAULT_PROGRM_CHECKPOINT})`),
   k: z.int().min(1).max(20).default(1).describe('Progress history length k in Prog(s_t) − Prog(s_{t−k}) (paper: 1; 3 in its ablation)'),
 });
 export type ProgRmOptions = z.infer<typeof ProgRmOptions>;
+
+export class ProgRmCheckpointMissingError extends WorkbenchError {
+  override name = 'ProgRmCheckpointMissingError';
+  constructor(readonly checkpoint: string) {
+    super(`The ProgRM checkpoint ${JSON.stringify(checkpoint)} is relative and there is no data folder to resolve it in; give an absolute options.checkpoint`);
+  }
+}
 
 /**
  * The registry's entry (core/rewards/registry.ts loads `rewardModule` from here). A checkpoint written
@@ -30,7 +42,11 @@ export type ProgRmOptions = z.infer<typeof ProgRmOptions>;
 export const rewardModule = defineRewardModule({
   options: ProgRmOptions,
   create(o: ProgRmOptions, ctx: RewardContext): RewardComponent {
-    const path = isAbsolute(o.checkpoint) || !ctx.dataDir ? o.checkpoint : join(ctx.dataDir, o.checkpoint);
+    let path = o.checkpoint;
+    if (!isAbsolute(path)) {
+      if (!ctx.dataDir) throw new ProgRmCheckpointMissingError(path);
+      path = join(ctx.dataDir, path);
+    }
     const { model, library, annotate } = loadProgRm(path);
     return new ProgRmReward(model, { k: o.k, library, annotate: { ...annotate, encoder: model.encoder } });
   },

@@ -26,6 +26,9 @@ export const ShepherdOptions = z.strictObject({
 });
 export type ShepherdOptions = z.infer<typeof ShepherdOptions>;
 
+/** Where `awb rewards fit shepherd` writes and the builtin judge reads its checkpoint, under the data folder. */
+export const DEFAULT_JUDGE_CHECKPOINT = join('shepherd', 'judge.json');
+
 export class ShepherdJudgeMissingError extends Error {
   override name = 'ShepherdJudgeMissingError';
   constructor() {
@@ -36,7 +39,7 @@ export class ShepherdJudgeMissingError extends Error {
 export function createShepherdJudge(o: ShepherdOptions['judge'], ctx: RewardContext): StepJudge {
   switch (o.kind) {
     case 'builtin': {
-      const path = o.checkpoint ?? (ctx.dataDir ? join(ctx.dataDir, 'shepherd', 'judge.json') : undefined);
+      const path = o.checkpoint ?? (ctx.dataDir ? join(ctx.dataDir, DEFAULT_JUDGE_CHECKPOINT) : undefined);
       if (!path) throw new ShepherdJudgeMissingError();
       return new BuiltinJudge(loadJudge(path).model);
     }
