@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ONNX_DTYPES } from './transformers-embedder.js';
 
 /**
  * ADMIRE's reward settings (Zheng, Mo et al., "Adaptive Milestone Reward for GUI Agents", App. A.1.2
@@ -33,6 +34,28 @@ export const DEFAULT_ADMIRE_CONFIG: AdmireConfig = AdmireConfigSchema.parse({});
 export function parseAdmireConfig(input: unknown): AdmireConfig {
   return AdmireConfigSchema.parse(input ?? {});
 }
+
+/**
+ * ψ, the sentence embedder milestones and step descriptions are compared with: the built-in hashed
+ * n-gram encoder (no model, microseconds per text), or a sentence-embedding model (the paper's
+ * Sentence-BERT; e.g. all-MiniLM-L6-v2's ONNX export) run by transformers.js from a local folder.
+ */
+export const AdmireEmbedderSchema = z.discriminatedUnion('kind', [
+  z.strictObject({
+    kind: z.literal('builtin'),
+    dim: z.int().min(16).max(4096).default(256).describe('Hash buckets (256 keep "Tap Save" and "Tap Search" apart)'),
+    charN: z.int().min(0).max(6).default(3).describe('Character n-gram length inside words, 0 for words only'),
+  }),
+  z.strictObject({
+    kind: z.literal('transformers'),
+    path: z.string().min(1).describe('Model folder in the Hugging Face layout (config.json, tokenizer.json, tokenizer_config.json, onnx/model.onnx); a relative path is under the data folder. Nothing is downloaded'),
+    dtype: z.enum(ONNX_DTYPES).default('fp32').describe('ONNX weights to run: fp32 = onnx/model.onnx, q8 = onnx/model_quantized.onnx, …'),
+    batchSize: z.int().min(1).max(1024).default(32).describe('Texts per inference call'),
+    maxLength: z.int().min(8).max(8192).default(128).describe('Tokens per text before truncation'),
+    threads: z.int().min(1).max(64).default(1).describe('ONNX Runtime intra-op threads (1: rewards share the cores with rollout workers)'),
+  }),
+]);
+export type AdmireEmbedderOptions = z.infer<typeof AdmireEmbedderSchema>;
 
 /**
  * λ(E) = λ0 · γ^E, E the training iteration (ADMIRE Alg. 1 line 4; its epoch loop starts at E = 1, so

@@ -1,14 +1,15 @@
 import { HashedNgramEncoder } from '../../policy/encoder.js';
+import { WorkbenchError } from '../../util/errors.js';
 
 /**
  * Sentence → vector for milestone matching (ADMIRE's ψ, Sentence-BERT in the paper). The built-in
- * hashed n-gram encoder implements it; a sentence-embedding model (transformers.js) can implement
- * the same interface later without touching the matcher.
+ * hashed n-gram encoder implements it; a sentence-embedding model (transformers.js,
+ * transformers-embedder.ts) implements it too, with `prepare` (PreparedEmbedder) because its
+ * inference is async while matching stays synchronous.
  */
 export interface TextEmbedder {
   /** Names the embedder in explanations and stored results, e.g. `hashed-ngram/256/3`. */
   readonly id: string;
-  readonly dim: number;
   /** Unit-length vector (all zeros for text with no words); the same text gives the same vector. */
   embed(text: string): Float32Array;
 }
@@ -18,9 +19,31 @@ export interface TextEmbedder {
  * collide too often to tell "Tap Save" from "Tap Search", 256 keep collisions rare and one
  * embedding still costs a few microseconds.
  */
-export function hashedEmbedder(dim = 256, charN = 3): TextEmbedder {
+export function hashedEmbedder(dim = 256, charN = 3): TextEmbedder & { readonly dim: number } {
   const enc = new HashedNgramEncoder({ kind: 'hashed-ngram', dim, charN });
   return { id: `hashed-ngram/${dim}/${charN}`, dim, embed: (t) => enc.embed(t) };
+}
+
+/**
+ * An embedder whose vectors come from async inference: `prepare(texts)` computes and caches them,
+ * after which `embed` is a synchronous lookup. Callers prepare every text of an episode (its step
+ * descriptions and filled milestones) before matching; `embed` on a text that was not prepared is an
+ * EmbeddingNotPreparedError, never a silent zero vector.
+ */
+export interface PreparedEmbedder extends TextEmbedder {
+  prepare(texts: readonly string[], signal?: AbortSignal): Promise<void>;
+}
+
+/** Whether an embedder needs `prepare` before `embed` (the built-in one does not). */
+export function needsPrepare(e: TextEmbedder): e is PreparedEmbedder {
+  return typeof (e as Partial<PreparedEmbedder>).prepare === 'function';
+}
+
+export class EmbeddingNotPreparedError extends WorkbenchError {
+  override name = 'EmbeddingNotPreparedError';
+  constructor(readonly embedderId: string, readonly text: string) {
+    super(`${embedderId}: no embedding for ${JSON.stringify(text.length > 80 ? `${text.slice(0, 77)}…` : text)}; call prepare() with the episode's texts before matching`);
+  }
 }
 
 export class EmbeddingDimensionError extends Error {

@@ -1,15 +1,19 @@
+import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
-import type { ReadableDB, WritableDB } from '../../store/db.js';
+import type { ReadableDB } from '../../store/db.js';
 import { successfulEpisodes } from '../../store/queries.js';
 import { loadTrajectory } from '../../store/trajectory.js';
 import { assertNever } from '../../util/errors.js';
 import type { RewardComponent } from '../component.js';
-import { AdmireConfigSchema } from './config.js';
+import type { RewardContext } from '../registry.js';
+import { AdmireConfigSchema, AdmireEmbedderSchema, type AdmireEmbedderOptions } from './config.js';
 import { ConsensusDistiller, type MilestoneDistiller, type SuccessTrace } from './distill.js';
+import { hashedEmbedder, type TextEmbedder } from './embedder.js';
 import { LlmDistiller, LlmDistillerConfigSchema } from './llm.js';
 import { MilestoneMemory } from './memory.js';
 import { MemoryMilestoneStore, SqliteMilestoneStore } from './milestone-store.js';
 import { AdmireReward, type AdmireRewardOptions } from './reward.js';
+import { TransformersEmbedder } from './transformers-embedder.js';
 
 export * from './config.js';
 export * from './distill.js';
@@ -20,6 +24,7 @@ export * from './memory.js';
 export * from './milestone-store.js';
 export * from './placeholders.js';
 export * from './reward.js';
+export * from './transformers-embedder.js';
 
 /** The component's options for the reward registry: the reward settings plus memory and distiller. */
 export const AdmireOptions = AdmireConfigSchema.extend({
@@ -32,6 +37,8 @@ export const AdmireOptions = AdmireConfigSchema.extend({
     z.strictObject({ kind: z.literal('llm'), ...LlmDistillerConfigSchema.shape }),
   ]).default({ kind: 'consensus', quorum: 0.5 }).describe('Φ: the built-in consensus of successful episodes, or an OpenAI-compatible chat endpoint'),
   keepExemplars: z.int().min(1).max(256).default(16).describe('Successes kept per template for the consensus'),
+  embedder: AdmireEmbedderSchema.default({ kind: 'builtin', dim: 256, charN: 3 })
+    .describe('ψ: the built-in hashed n-gram encoder, or a sentence-embedding model from a local folder (transformers.js)'),
 });
 export type AdmireOptions = z.infer<typeof AdmireOptions>;
 
@@ -44,6 +51,24 @@ export function createDistiller(o: AdmireOptions['distiller']): MilestoneDistill
     }
     default:
       return assertNever(o, 'distiller');
+  }
+}
+
+/**
+ * The embedder an option names. A transformers model's folder is checked here (missing folder or
+ * files fail at once, with the path); the model loads on the first episode scored. A relative path
+ * is under the data folder, like ProgRM's checkpoint.
+ */
+export function createEmbedder(o: AdmireEmbedderOptions, dataDir?: string): TextEmbedder {
+  switch (o.kind) {
+    case 'builtin': return hashedEmbedder(o.dim, o.charN);
+    case 'transformers': {
+      const { kind: _kind, path, ...rest } = o;
+      const abs = isAbsolute(path) ? path : resolve(dataDir ?? '.', path);
+      return new TransformersEmbedder({ path: abs, ...rest });
+    }
+    default:
+      return assertNever(o, 'embedder');
   }
 }
 
@@ -68,12 +93,12 @@ export function storedSuccesses(db: ReadableDB, templateId: string, limit: numbe
  */
 export const rewardModule = {
   options: AdmireOptions,
-  create(o: AdmireOptions, ctx: { db?: WritableDB }): RewardComponent {
-    const { epoch, distiller, keepExemplars, ...config } = o;
+  create(o: AdmireOptions, ctx: RewardContext): RewardComponent {
+    const { epoch, distiller, keepExemplars, embedder, ...config } = o;
     const db = ctx.db;
     const store = db ? new SqliteMilestoneStore(db) : new MemoryMilestoneStore();
     const memory = new MilestoneMemory(store, createDistiller(distiller), { keepExemplars });
-    const opts: AdmireRewardOptions = { memory, config, epoch };
+    const opts: AdmireRewardOptions = { memory, config, epoch, embedder: createEmbedder(embedder, ctx.dataDir) };
     if (db) opts.bootstrap = (templateId) => storedSuccesses(db, templateId, keepExemplars);
     return new AdmireReward(opts);
   },

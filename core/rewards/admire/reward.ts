@@ -4,7 +4,7 @@ import type { RewardComponent, RewardEpisode, StepRewardValue } from '../compone
 import type { AdmireDetail, AdmireMilestoneDetail, DetailedRewardValues } from '../details.js';
 import { AdmireConfigSchema, admireWeight, type AdmireConfig } from './config.js';
 import type { SuccessTrace } from './distill.js';
-import { hashedEmbedder, type TextEmbedder } from './embedder.js';
+import { hashedEmbedder, needsPrepare, type TextEmbedder } from './embedder.js';
 import { matchMilestones, milestoneRewards, type MilestoneMatch } from './match.js';
 import { LlmEndpointError, MilestoneAnswerError } from './llm.js';
 import type { MilestoneMemory, RefineResult } from './memory.js';
@@ -76,6 +76,23 @@ export class AdmireReward implements RewardComponent {
     return out;
   }
 
+  /**
+   * Embeds the episodes' step descriptions and filled milestones ahead of matching, for an embedder
+   * whose inference is async (a transformers.js model); nothing for the built-in one. compute() does
+   * it per episode (so detail() after compute() finds the vectors); a trainer may call it once for a
+   * whole batch so the model sees larger batches.
+   */
+  async prepareEmbeddings(episodes: readonly RewardEpisode[], signal?: AbortSignal): Promise<void> {
+    if (!needsPrepare(this.embedder)) return;
+    const texts = episodes.flatMap((ep) => {
+      const values = placeholderValues(ep.params);
+      const milestones = this.memory.get(ep.templateId)?.milestones.map((m) => fillPlaceholders(m, values)) ?? [];
+      if (!milestones.length) return []; // nothing to match against: no inference
+      return [...ep.steps.flatMap((s) => (s.description ? [s.description] : [])), ...milestones];
+    });
+    await this.embedder.prepare(texts, signal);
+  }
+
   /** The match behind the rewards, or null when the template has no milestones yet. */
   trace(episode: RewardEpisode, success: boolean): AdmireTrace | null {
     const current = this.memory.get(episode.templateId);
@@ -141,6 +158,7 @@ export class AdmireReward implements RewardComponent {
       const why = `milestones for ${episode.templateId} could not be distilled (${failed})`;
       return steps.map((_, step) => ({ step, value: null, explanation: why }));
     }
+    await this.prepareEmbeddings([episode], signal);
     if (success === null) {
       const why = `no checker verdict (${episode.verdictNote ?? 'the episode ended in an error'}): ADMIRE's credit depends on success or failure`;
       return steps.map((_, step) => ({ step, value: null, explanation: why }));
