@@ -15,7 +15,7 @@ import { demonstrationInstances, parseTrainSftConfig, TrainSftConfigError } from
  */
 export const FIT_USAGE = `awb rewards fit progrm [--source lcs|env|outcome] [--perturbations 0,0.2,0.4] [COMMON]
 awb rewards fit shepherd [--deviations N] [COMMON]
-  COMMON: [--split S] [--part P] [--templates ID[,ID…]] [--max-templates N] [--seeds S[,S…]] [--test-seeds S[,S…]]
+  COMMON: [--split S] [--part train|adapt] [--templates ID[,ID…]] [--max-templates N] [--seeds S[,S…]] [--test-seeds S[,S…]]
           [--hidden H] [--config FILE] [--seed N] [--out FILE] [--json]
   Collects episodes on the embedded SimDroid, trains the builtin model, reports its held-out score
   (ProgRM: key-step progress error against SimDroid's ground-truth subgoals, ProgRM §3.3; judge:
@@ -94,6 +94,8 @@ export interface FitPlan {
 export function fitPlan(v: CommonFitValues, defaultOut: string): FitPlan {
   const split = parseSplit(v.split);
   const part = parsePart(v.part);
+  // The held-out score is taken on the test part, and the judge verifies on it at inference: fitting there would leak.
+  if (part === 'test') throw new UsageError('--part test: the models are scored on the test part; fit on train (default) or adapt');
   const templates = v.templates?.split(',').map((t) => t.trim()).filter(Boolean);
   const seeds = v.seeds === undefined ? undefined : seedList('--seeds', v.seeds);
   let train: TaskInstance[];

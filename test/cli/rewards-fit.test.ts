@@ -134,6 +134,7 @@ describe('awb rewards fit: bad input', () => {
     const cases: [string[], RegExp][] = [
       [['progrm', '--split', 'unseen-thing'], /Unknown split "unseen-thing"; choose one of unseen-instance/],
       [['shepherd', '--part', 'dev'], /Unknown split part "dev"/],
+      [['progrm', '--part', 'test'], /--part test: the models are scored on the test part/],
       [['progrm', '--seeds', '1,two'], /--seeds: not a seed \(a non-negative integer\): "two"/],
       [['shepherd', '--test-seeds', '30,1.5'], /--test-seeds: not a seed.*"1.5"/],
       [['progrm', '--templates', 'NoSuchTemplate'], /--templates: "NoSuchTemplate" is not a template of unseen-instance\/train/],
