@@ -62,6 +62,9 @@ describe('the rewards slice against the real workbench', () => {
   });
 
   it('an unscored step reads "unscored" with its reason, stays out of the sums, and is stored with write', async () => {
+    await store.getState().openEpisode(ids.broken);
+    expect(store.getState().replay!.trajectory!.steps[1]!.unscored).toBeUndefined();
+    await store.getState().setReplayStep(1);
     await store.getState().loadEpisodeRewards(ids.broken);
     store.getState().toggleRewardKind('format', false);
     const view = await store.getState().computeEpisodeRewards({ write: true });
@@ -75,6 +78,9 @@ describe('the rewards slice against the real workbench', () => {
     expect(table.totals.outcome).toEqual({ sum: 0, unscored: 2 });
     expect(table.total).toEqual({ sum: 0, unscored: 2 });
     expect(view!.storedKinds).toEqual(['outcome', 'shortest-path']);
+    // the replay viewer's copy of the episode now has them, on the same step
+    expect(store.getState().replay!.trajectory!.steps[1]!.unscored).toMatchObject({ outcome: expect.stringMatching(/no checker verdict/) });
+    expect(store.getState().replayStep).toBe(1);
     // reloading shows what was stored, still unscored
     await store.getState().loadEpisodeRewards(ids.broken);
     expect(rewardTable(store.getState().rewardsPanel!.view!).rows[0]!.cells.outcome).toMatchObject({ value: null });

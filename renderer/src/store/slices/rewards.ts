@@ -95,6 +95,8 @@ export const createRewardsSlice = (api: WorkbenchApi): StateCreator<AppState, []
       } catch (e) {
         error = describe(e);
       }
+      // Stored values changed: the replay viewer's own copy (step details, timeline markers) follows.
+      if (view?.written) await get().refreshTrajectory(id);
       if (!current(id)) return undefined;
       set((s) => ({ rewardsPanel: { ...s.rewardsPanel!, computing: false, error, ...(view ? { view } : {}) } }));
       return view;

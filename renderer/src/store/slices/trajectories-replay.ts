@@ -51,6 +51,8 @@ export interface ReplaySlice {
 
   /** Opens an episode in the replay viewer (switching to the Trajectories view); other views call it. */
   openEpisode(id: number): Promise<void>;
+  /** Fetches an episode again (its stored rewards changed); the open one is replaced in place, on the same step. */
+  refreshTrajectory(id: number): Promise<void>;
   closeEpisode(): void;
   /** Moves the timeline; resolves once this position's screenshots and tree are fetched. */
   setReplayStep(step: number): Promise<void>;
@@ -155,6 +157,12 @@ export const createReplaySlice = (api: WorkbenchApi): StateCreator<AppState, [],
       if (!t) return;
       void get().loadCompareCandidates();
       await get().setReplayStep(0);
+    },
+    refreshTrajectory: async (id) => {
+      trajectories.delete(id);
+      const t = await get().attempt(`Reload episode ${id}`, () => trajectory(id));
+      if (t && get().replay?.episodeId === id) set({ replay: { episodeId: id, trajectory: t, error: null } });
+      if (t && get().compare?.episodeId === id) set({ compare: { episodeId: id, trajectory: t, error: null } });
     },
     closeEpisode: () => {
       openSeq++;
