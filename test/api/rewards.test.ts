@@ -135,6 +135,8 @@ describe('getEpisodeRewards through the bridge', () => {
     expect(outside.message).toMatch(/path under the data folder, got "\.\.\/x\.json"/);
     const abs = await refusal(api.getEpisodeRewards({ episodeId: ids.long, config: { components: [{ kind: 'shepherd', weight: 1, options: { judge: { kind: 'builtin', checkpoint: '/etc/passwd' } } }] } }));
     expect(abs.issues).toEqual([{ path: 'components.0.options.judge.checkpoint', message: expect.stringMatching(/^a checkpoint through the workbench/) }]);
+    const model = await refusal(api.getEpisodeRewards({ episodeId: ids.long, config: { components: [{ kind: 'admire', weight: 1, options: { embedder: { kind: 'transformers', path: '/models/minilm' } } }] } }));
+    expect(model.issues).toEqual([{ path: 'components.0.options.embedder.path', message: 'a model folder through the workbench is a path under the data folder, got "/models/minilm"' }]);
     expect(await refusal(api.getEpisodeRewards({ episodeId: ids.long, write: true }))).toMatchObject({ name: 'ApiInputError' });
     // a refused request does not block the next one
     expect((await api.getEpisodeRewards({ episodeId: ids.long, config: { components: [{ kind: 'outcome', weight: 1 }] } })).computed).not.toBeNull();

@@ -51,8 +51,8 @@ export function storedRewards(t: Trajectory): Pick<EpisodeRewardsView, 'storedKi
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
- * Checkpoints named in a config through the API are files under the data folder: an absolute path
- * or one climbing out with `..` is refused (a page must not make the workbench read any file), and
+ * Checkpoints (and ADMIRE's sentence-embedding model folder) named in a config through the API are
+ * files under the data folder: an absolute path or one climbing out with `..` is refused (a page must not make the workbench read any file), and
  * the shepherd judge's relative path, which its module would take from the working directory, is
  * made absolute under the data folder. The rest of the config is left for the rewards to validate.
  */
@@ -61,13 +61,14 @@ export function confineCheckpoints(config: unknown, dataDir: string): unknown {
   const problems: string[] = [];
   const components = config.components.map((c: unknown, i) => {
     if (!isRecord(c) || !isRecord(c.options)) return c;
-    const check = (path: unknown, at: string): void => {
+    const check = (path: unknown, at: string, what = 'checkpoint'): void => {
       if (typeof path !== 'string') return;
       if (isAbsolute(path) || normalize(path).split(/[\\/]/).includes('..')) {
-        problems.push(`components.${i}.options.${at}: a checkpoint through the workbench is a path under the data folder, got ${JSON.stringify(path)}`);
+        problems.push(`components.${i}.options.${at}: a ${what} through the workbench is a path under the data folder, got ${JSON.stringify(path)}`);
       }
     };
     if (c.kind === 'progrm') check(c.options.checkpoint, 'checkpoint');
+    if (c.kind === 'admire' && isRecord(c.options.embedder)) check(c.options.embedder.path, 'embedder.path', 'model folder');
     if (c.kind === 'shepherd' && isRecord(c.options.judge)) {
       const judge = c.options.judge;
       check(judge.checkpoint, 'judge.checkpoint');
