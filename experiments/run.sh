@@ -104,9 +104,9 @@ adapt() {
 # The ProgRM_LCS progress model and the GUI-Shepherd judge of a regime, fitted on its training part (awb rewards fit).
 reward_models() {
   for r in unseen-instance unseen-template; do
-    [ -f "$OUT/rewards/progrm-$r.json" ] || timed "fit-progrm-$r" awb rewards fit progrm --split "$r" --part train --source lcs --seed 0 \
+    [ -f "$OUT/rewards/progrm-$r.json" ] || timed "fit-progrm-$r" awb rewards fit progrm --split "$r" --part train --seeds 0,1 --source lcs --seed 0 \
       --out "$OUT/rewards/progrm-$r.json" --json > "$OUT/rewards/fit-progrm-$r.log"
-    [ -f "$OUT/rewards/judge-$r.json" ] || timed "fit-judge-$r" awb rewards fit shepherd --split "$r" --part train --seed 0 \
+    [ -f "$OUT/rewards/judge-$r.json" ] || timed "fit-judge-$r" awb rewards fit shepherd --split "$r" --part train --seeds 0,1 --seed 0 \
       --out "$OUT/rewards/judge-$r.json" --json > "$OUT/rewards/fit-judge-$r.log"
   done
 }

@@ -80,5 +80,48 @@ for (const app of apps) {
 const avg = (xs: number[]) => (xs.length ? `${(100 * xs.reduce((a, b) => a + b, 0) / xs.length).toFixed(1)}` : '—');
 console.log(`| mean over apps | | | ${avg(deltas.grpo!)} | | ${avg(deltas['sft-grpo']!)} |`);
 
+// 4. Reward components: each row is experiment 1's GRPO recipe with another reward (the outcome row is experiment 1's run).
+const rewardRows = ['outcome', 'admire', 'progrm', 'prm', 'combination'];
+const rewardRun = (row: string, r: string, s: number) => (row === 'outcome' ? `grpo-${r}-s${s}` : `reward-${row}-${r}-s${s}`);
+/** Mean of a metric over a training log's iterations (awb train grpo --json lines), or undefined. */
+const logMean = (name: string, metric: string): number | undefined => {
+  const f = join(out, `${name}.log`);
+  if (!existsSync(f)) return undefined;
+  const xs = readFileSync(f, 'utf8').split('\n').flatMap((l) => {
+    try {
+      const v = (JSON.parse(l) as { metrics?: Record<string, number> }).metrics?.[metric];
+      return v === undefined ? [] : [v];
+    } catch {
+      return [];
+    }
+  });
+  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : undefined;
+};
+console.log('\n## 4. Reward components (test part, greedy, eval seeds 30 / 7 / 1234; mean ± std over training seeds 0 / 1 / 2)\n');
+console.log('| Reward | unseen-instance | Δ vs outcome | unseen-template | Δ vs outcome | reward share of an iteration | s / iteration |');
+console.log('|---|---|---|---|---|---|---|');
+const baseline: Record<string, number | undefined> = {};
+for (const row of rewardRows) {
+  const cells: string[] = [];
+  const shares: number[] = [];
+  const iters: number[] = [];
+  for (const r of ['unseen-instance', 'unseen-template']) {
+    const runs = trainSeeds.map((s) => read(rewardRun(row, r, s))?.overall).filter((g): g is Group => g !== undefined);
+    const mean = runs.length ? runs.reduce((x, g) => x + g.mean, 0) / runs.length : undefined;
+    if (row === 'outcome') baseline[r] = mean;
+    const b = baseline[r];
+    cells.push(runs.length ? `${meanStd(runs.map((g) => g.mean))} (${runs.length} seeds)` : '—');
+    cells.push(mean !== undefined && b !== undefined && row !== 'outcome' ? `${mean >= b ? '+' : ''}${(100 * (mean - b)).toFixed(1)}` : '—');
+    for (const s of trainSeeds) {
+      const share = logMean(rewardRun(row, r, s), 'perf/reward_share');
+      const it = logMean(rewardRun(row, r, s), 'perf/iteration_s');
+      if (share !== undefined) shares.push(share);
+      if (it !== undefined) iters.push(it);
+    }
+  }
+  const m = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  console.log(`| ${row} | ${cells.join(' | ')} | ${shares.length ? `${(100 * m(shares)).toFixed(1)}%` : '—'} | ${iters.length ? m(iters).toFixed(2) : '—'} |`);
+}
+
 console.log('\n## Wall times\n');
 if (existsSync(join(out, 'wall.txt'))) for (const l of readFileSync(join(out, 'wall.txt'), 'utf8').trim().split('\n')) console.log(`- ${l}`);

@@ -74,6 +74,8 @@ Usage:
   awb episodes list|show|export|import         recorded trajectories (awb episodes --help)
   awb rewards compute --episode ID[,ID…] (--components outcome,format,… | --config FILE) [--write] [--db PATH] [--json]
                                                per-step rewards of each component, with explanations and the weighted total
+  awb rewards fit progrm|shepherd [--split S] [--part P] [--seeds …] [--out FILE] [--json]
+                                               fit the ProgRM progress model or the GUI-Shepherd judge (awb rewards fit --help)
   awb splits show|check|propose [--json]       the generalization splits: sizes, rule check, a regenerated held-out set
   awb emulator start [--count N] [--port P]    SimDroid serving ADB and the emulator console (until stopped)
   awb emulator stop | list

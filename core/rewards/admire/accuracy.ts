@@ -6,7 +6,7 @@ import type { Policy } from '../../episode/policy.js';
 import type { TaskInstance } from '../../tasks/instance.js';
 import type { AdmireConfig } from './config.js';
 import type { SuccessTrace } from './distill.js';
-import { hashedEmbedder, type TextEmbedder } from './embedder.js';
+import { hashedEmbedder, needsPrepare, type TextEmbedder } from './embedder.js';
 import { matchMilestones } from './match.js';
 import type { MilestoneMemory } from './memory.js';
 import { fillPlaceholders, placeholderValues } from './placeholders.js';
@@ -124,6 +124,14 @@ export async function evaluateMilestoneMatching(o: MatchingEvalOptions): Promise
   // match
   const ids = [...new Set(o.evalOn.map((i) => i.template.id))];
   const withK = ids.map((id) => o.memory.get(id)?.milestones.length ?? 0);
+  // A model embedder (transformers.js) embeds asynchronously: every text it will be asked for, in batches, first.
+  if (needsPrepare(embedder)) {
+    await embedder.prepare(episodes.flatMap((ep) => {
+      const values = placeholderValues(ep.params);
+      const ms = (o.memory.get(ep.templateId)?.milestones ?? []).map((m) => fillPlaceholders(m, values));
+      return [...ms, ...ep.descriptions.flatMap((d) => (d ? [d] : []))];
+    }));
+  }
   const byDelta: MatchingEvalResult['byDelta'] = [];
   let matchMs = 0;
   let matchedSteps = 0;
