@@ -142,9 +142,11 @@ describe('getEpisodeRewards through the bridge', () => {
     expect((await api.getEpisodeRewards({ episodeId: ids.long, config: { components: [{ kind: 'outcome', weight: 1 }] } })).computed).not.toBeNull();
   });
 
-  it('confineCheckpoints puts a relative judge checkpoint under the data folder and leaves other configs alone', () => {
-    const c = confineCheckpoints({ components: [{ kind: 'shepherd', weight: 1, options: { judge: { kind: 'builtin', checkpoint: 'j.json' } } }] }, '/data') as any;
-    expect(c.components[0].options.judge.checkpoint).toBe(join('/data', 'j.json'));
-    expect(confineCheckpoints('nonsense', '/data')).toBe('nonsense');
+  it('confineCheckpoints lets relative checkpoints through (the modules resolve them under the data folder) and refuses others', () => {
+    const relative = { components: [{ kind: 'shepherd', weight: 1, options: { judge: { kind: 'builtin', checkpoint: 'j.json' } } }] };
+    expect(confineCheckpoints(relative)).toBe(relative);
+    expect(() => confineCheckpoints({ components: [{ kind: 'shepherd', weight: 1, options: { judge: { kind: 'builtin', checkpoint: join('/data', 'j.json') } } }] }))
+      .toThrow(/judge\.checkpoint: .*under the data folder/);
+    expect(confineCheckpoints('nonsense')).toBe('nonsense');
   });
 });

@@ -112,9 +112,10 @@ describe('GRPO on composed rewards', () => {
     const run = await trainGrpo({
       config: config({
         iterations: 1, advantage: { mode: 'step' },
-        rewards: { credit: 'return-to-go', gamma: 0.9, components: [{ kind: 'outcome', weight: 1 }, { kind: 'shepherd', weight: 0.5, options: { judge: { kind: 'builtin', checkpoint: join(dir, 'judge.json') } } }] },
+        rewards: { credit: 'return-to-go', gamma: 0.9, components: [{ kind: 'outcome', weight: 1 }, { kind: 'shepherd', weight: 0.5, options: { judge: { kind: 'builtin', checkpoint: 'judge.json' } } }] },
       }),
-      outDir: tmp(), instances: GRPO_POOL, devices: [d],
+      // a relative checkpoint is under the data folder
+      outDir: tmp(), instances: GRPO_POOL, devices: [d], rewardContext: { dataDir: dir },
     });
     const m = run.history[0]!.metrics;
     // probabilities in (0, 1) summed over ≥ 1 step per episode

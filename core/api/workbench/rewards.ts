@@ -1,4 +1,4 @@
-import { isAbsolute, join, normalize } from 'node:path';
+import { isAbsolute, normalize } from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { prepareRewards, RewardConfigError } from '../../rewards/compose.js';
 import type { RewardEpisode } from '../../rewards/component.js';
@@ -52,15 +52,15 @@ const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typ
 
 /**
  * Checkpoints (and ADMIRE's sentence-embedding model folder) named in a config through the API are
- * files under the data folder: an absolute path or one climbing out with `..` is refused (a page must not make the workbench read any file), and
- * the shepherd judge's relative path, which its module would take from the working directory, is
- * made absolute under the data folder. The rest of the config is left for the rewards to validate.
+ * files under the data folder (the modules resolve relative paths there): an absolute path or one
+ * climbing out with `..` is refused, since a page must not make the workbench read any file. The rest
+ * of the config is left for the rewards to validate.
  */
-export function confineCheckpoints(config: unknown, dataDir: string): unknown {
+export function confineCheckpoints(config: unknown): unknown {
   if (!isRecord(config) || !Array.isArray(config.components)) return config;
   const problems: string[] = [];
-  const components = config.components.map((c: unknown, i) => {
-    if (!isRecord(c) || !isRecord(c.options)) return c;
+  config.components.forEach((c: unknown, i) => {
+    if (!isRecord(c) || !isRecord(c.options)) return;
     const check = (path: unknown, at: string, what = 'checkpoint'): void => {
       if (typeof path !== 'string') return;
       if (isAbsolute(path) || normalize(path).split(/[\\/]/).includes('..')) {
@@ -69,17 +69,10 @@ export function confineCheckpoints(config: unknown, dataDir: string): unknown {
     };
     if (c.kind === 'progrm') check(c.options.checkpoint, 'checkpoint');
     if (c.kind === 'admire' && isRecord(c.options.embedder)) check(c.options.embedder.path, 'embedder.path', 'model folder');
-    if (c.kind === 'shepherd' && isRecord(c.options.judge)) {
-      const judge = c.options.judge;
-      check(judge.checkpoint, 'judge.checkpoint');
-      if (typeof judge.checkpoint === 'string' && !isAbsolute(judge.checkpoint)) {
-        return { ...c, options: { ...c.options, judge: { ...judge, checkpoint: join(dataDir, judge.checkpoint) } } };
-      }
-    }
-    return c;
+    if (c.kind === 'shepherd' && isRecord(c.options.judge)) check(c.options.judge.checkpoint, 'judge.checkpoint');
   });
   if (problems.length) throw new EpisodeRewardsConfigError(problems);
-  return { ...config, components };
+  return config;
 }
 
 export interface RewardsDeps {
@@ -111,7 +104,7 @@ export class EpisodeRewards {
     const dataDir = this.deps.dataDir();
     let prepared;
     try {
-      prepared = await prepareRewards(confineCheckpoints(rawConfig, dataDir));
+      prepared = await prepareRewards(confineCheckpoints(rawConfig));
     } catch (e) {
       if (e instanceof RewardConfigError) throw new EpisodeRewardsConfigError(e.issues);
       throw e;

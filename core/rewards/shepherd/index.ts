@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { assertNever } from '../../util/errors.js';
 import type { RewardComponent } from '../component.js';
@@ -20,7 +20,7 @@ import { VlmJudge, VlmJudgeConfigSchema } from './vlm.js';
 export const ShepherdOptions = z.strictObject({
   mapping: z.enum(SHEPHERD_MAPPINGS).default('probability').describe('P(correct) → reward: probability p, centered 2p−1, binary 𝕀(p ≥ 0.5)'),
   judge: z.discriminatedUnion('kind', [
-    z.strictObject({ kind: z.literal('builtin'), checkpoint: z.string().min(1).optional().describe('Judge checkpoint (JSON); default <dataDir>/shepherd/judge.json') }),
+    z.strictObject({ kind: z.literal('builtin'), checkpoint: z.string().min(1).optional().describe('Judge checkpoint (JSON); a relative path is under the data folder; default <dataDir>/shepherd/judge.json') }),
     VlmJudgeConfigSchema.extend({ kind: z.literal('vlm') }),
   ]).default({ kind: 'builtin' }),
 });
@@ -39,7 +39,9 @@ export class ShepherdJudgeMissingError extends Error {
 export function createShepherdJudge(o: ShepherdOptions['judge'], ctx: RewardContext): StepJudge {
   switch (o.kind) {
     case 'builtin': {
-      const path = o.checkpoint ?? (ctx.dataDir ? join(ctx.dataDir, DEFAULT_JUDGE_CHECKPOINT) : undefined);
+      // As progrm's checkpoint: a relative path is under the data folder when there is one.
+      const named = o.checkpoint ?? DEFAULT_JUDGE_CHECKPOINT;
+      const path = isAbsolute(named) ? named : ctx.dataDir ? join(ctx.dataDir, named) : o.checkpoint;
       if (!path) throw new ShepherdJudgeMissingError();
       return new BuiltinJudge(loadJudge(path).model);
     }
