@@ -95,7 +95,7 @@ export class RolloutWorkerPool {
     // Steps are forwarded in full (with the tree each was taken on) only when a recorder needs them.
     const recorders = new Map<string, { recorder: EpisodeRecorder; capture?: TreeCapture }>();
     const outcomes = await this.pool.run(wire, opts.recorder || opts.captureTrees
-      ? { forward: 'records', recorder: (w) => { const r = rolloutRecorder(opts); recorders.set(w.key, { recorder: r.recorder!, ...(r.capture ? { capture: r.capture } : {}) }); return r.recorder!; } }
+      ? { forward: 'records', recorder: (w) => { const r = rolloutRecorder(opts, jobs[Number(w.key)]!); recorders.set(w.key, { recorder: r.recorder!, ...(r.capture ? { capture: r.capture } : {}) }); return r.recorder!; } }
       : { forward: 'results' });
     const out: Rollout[] = [];
     for (const [k, job] of jobs.entries()) {

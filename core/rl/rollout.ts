@@ -33,7 +33,7 @@ export interface RolloutOptions {
   temperature: number;
   maxSteps: number;
   /** A recorder per episode (e.g. a StoreRecorder of the training run); none = not recorded. */
-  recorder?: () => EpisodeRecorder;
+  recorder?: (job: RolloutJob) => EpisodeRecorder;
   /** Keep each step's accessibility tree in `Rollout.trees` (reward components read them). */
   captureTrees?: boolean;
 }
@@ -55,8 +55,8 @@ export class TreeCapture implements EpisodeRecorder {
 }
 
 /** The recorder a rollout runs with: the caller's, wrapped to capture trees when asked. */
-export function rolloutRecorder(opts: RolloutOptions): { recorder?: EpisodeRecorder; capture?: TreeCapture } {
-  const inner = opts.recorder?.();
+export function rolloutRecorder(opts: RolloutOptions, job: RolloutJob): { recorder?: EpisodeRecorder; capture?: TreeCapture } {
+  const inner = opts.recorder?.(job);
   if (!opts.captureTrees) return inner ? { recorder: inner } : {};
   const capture = new TreeCapture(inner);
   return { recorder: capture, capture };
@@ -88,7 +88,7 @@ export async function runRollouts(devices: readonly Device[], jobs: readonly Rol
       const k = next++;
       const job = jobs[k]!;
       const policy = new BuiltinPolicy(opts.model, { mode: 'sample', temperature: opts.temperature, rng: createRng(job.rngKey) }, { record: true, name: ROLLOUT_POLICY_NAME });
-      const { recorder, capture } = rolloutRecorder(opts);
+      const { recorder, capture } = rolloutRecorder(opts, job);
       const result = await runEpisode({
         device, instance: job.instance, policy, maxSteps: opts.maxSteps, onMalformed: 'continue', ...(recorder ? { recorder } : {}),
       });

@@ -19,7 +19,7 @@ import { batchLoss, episodeStepAdvantages, LossInputError, stepGroupAdvantages, 
 import { loadTrainerCheckpoint, saveTrainerCheckpoint, type ReplayEpisode, type TrainerState } from './grpo-checkpoint.js';
 import { runRollouts, type RolloutJob, type RolloutOptions } from './rollout.js';
 import { resolveRolloutWorkers, RolloutWorkerPool } from './rollout-workers.js';
-import { REWARD_METRIC, TrainingRewards } from './train-rewards.js';
+import { REWARD_METRIC, storeRewardValues, TrainingRewards } from './train-rewards.js';
 
 /**
  * The GRPO / AdaGRPO training loop for the builtin policy (docs/rl.md). One iteration:
@@ -219,9 +219,15 @@ export async function trainGrpo(opts: TrainGrpoOptions): Promise<TrainGrpoResult
         group: g, rollout: k, instance: t.instance, rngKey: `grpo/${c.seed}/rollout/${iter0}/${g}/${k}`,
       })));
       const tRollout = performance.now();
+      // Recorded rollouts (recordEpisodes) also get each reward component's values, as `awb rewards compute --write` stores them.
+      const recorded = new Map<RolloutJob, StoreRecorder>();
       const rolloutOpts: RolloutOptions = {
         model: s.model, temperature: c.temperature, maxSteps: c.maxSteps, captureTrees: rewards !== null,
-        ...(opts.recordEpisodes && db && runId !== null ? { recorder: () => new StoreRecorder(db, runId!) } : {}),
+        ...(opts.recordEpisodes && db && runId !== null ? { recorder: (job: RolloutJob) => {
+          const r = new StoreRecorder(db, runId!);
+          recorded.set(job, r);
+          return r;
+        } } : {}),
       };
       const rollouts = await (workers ? workers.run(jobs, rolloutOpts) : runRollouts(devices, jobs, rolloutOpts));
       const rolloutS = (performance.now() - tRollout) / 1000;
@@ -230,6 +236,7 @@ export async function trainGrpo(opts: TrainGrpoOptions): Promise<TrainGrpoResult
       // score: outcome reward from the checker (NaN = unscorable), or the composed components; SPA on successes if on
       const outcome = groups.map((g) => g.map((r) => r.reward));
       const composed = rewards ? await rewards.score(groups, iteration, { ...(spa.enabled ? { shortestPath: shortestPathOptions(c) } : {}), ...(opts.signal ? { signal: opts.signal } : {}) }) : null;
+      if (composed && db && recorded.size) storeRewardValues(db, groups, composed.byKind, recorded);
       const shaped = composed ? composed.returns : spa.enabled
         ? outcome.map((g, i) => shortestPathRewards(g, groups[i]!.map((r) => r.result.steps.length), shortestPathOptions(c)))
         : outcome;

@@ -1,12 +1,16 @@
-import type { RewardEpisode, RewardKind } from '../rewards/component.js';
+import type { RewardEpisode, RewardKind, StepRewardValue } from '../rewards/component.js';
 import { prepareRewards, type RewardSet } from '../rewards/compose.js';
 import { rewardEpisodeFromResult } from '../rewards/episode.js';
 import type { RewardContext } from '../rewards/registry.js';
 import { AdmireReward } from '../rewards/admire/reward.js';
+import { inTransaction, type WritableDB } from '../store/db.js';
+import type { EpisodeId } from '../store/index.js';
+import { putRewardValues } from '../store/reward-annotations.js';
 import { shortestPathRewards, type ShortestPathOptions } from './adagrpo.js';
 import type { TrainConfig } from './config.js';
 import { creditSteps, type RewardCredit } from './credit.js';
-import type { Rollout } from './rollout.js';
+import type { Rollout, RolloutJob } from './rollout.js';
+import type { EpisodeRecorder } from '../episode/record.js';
 
 /**
  * GRPO on composed rewards (issue 7): after each iteration's rollouts, every episode is scored by the
@@ -36,6 +40,8 @@ export interface ScoredRollouts {
   returns: number[][];
   /** [group][episode][record] the credited value of each policy step, NaN when unscorable. */
   stepValues: number[][][];
+  /** [group][episode] each component's per-step values and explanations (what the store keeps by kind). */
+  byKind: Partial<Record<RewardKind, StepRewardValue[]>>[][];
   metrics: Record<string, number>;
 }
 
@@ -71,10 +77,14 @@ export class TrainingRewards {
     const sums: Partial<Record<RewardKind, number[]>> = {};
     let unscored = 0;
     const stepRewards: number[][][] = [];
+    const byKind: Partial<Record<RewardKind, StepRewardValue[]>>[][] = [];
     for (const group of episodes) {
       const rows: number[][] = [];
+      const kinds: Partial<Record<RewardKind, StepRewardValue[]>>[] = [];
+      byKind.push(kinds);
       for (const ep of group) {
         const b = await this.set.compute(ep, opts.signal);
+        kinds.push(b.byKind);
         const totals = b.steps.map((s) => s.total);
         if (totals.some((t) => t === null)) {
           unscored++;
@@ -103,8 +113,21 @@ export class TrainingRewards {
       [REWARD_METRIC.seconds]: (performance.now() - t0) / 1000,
     };
     for (const kind of this.kinds) metrics[REWARD_METRIC.kind(kind)] = mean(sums[kind] ?? []);
-    return { returns, stepValues, metrics };
+    return { returns, stepValues, byKind, metrics };
   }
+}
+
+/** Writes each recorded rollout's component values under their kinds (unscored steps keep their reasons), in one transaction. */
+export function storeRewardValues(
+  db: WritableDB, groups: readonly (readonly Rollout[])[], byKind: ScoredRollouts['byKind'], recorders: ReadonlyMap<RolloutJob, EpisodeRecorder & { readonly episodeId: EpisodeId | null }>,
+): void {
+  inTransaction(db, () => {
+    groups.forEach((g, gi) => g.forEach((r, i) => {
+      const id = recorders.get(r.job)?.episodeId;
+      if (id === undefined || id === null) return;
+      for (const [kind, values] of Object.entries(byKind[gi]![i]!)) putRewardValues(db, id, kind, values);
+    }));
+  });
 }
 
 const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);

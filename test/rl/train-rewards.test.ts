@@ -10,7 +10,7 @@ import { runRollouts, type RolloutJob } from '../../core/rl/rollout.js';
 import { RolloutWorkerPool } from '../../core/rl/rollout-workers.js';
 import { METRIC, trainGrpo } from '../../core/rl/train-grpo.js';
 import { REWARD_METRIC, TrainingRewards } from '../../core/rl/train-rewards.js';
-import { openStore } from '../../core/store/index.js';
+import { listEpisodes, loadTrajectory, openStore } from '../../core/store/index.js';
 import { createRng } from '../../core/util/rng.js';
 import { GRPO_POOL, grpoTestConfig, sftWarmStart, tempDirs } from '../helpers/grpo-fixture.js';
 import { device } from '../helpers/simdroid.js';
@@ -94,7 +94,7 @@ describe('GRPO on composed rewards', () => {
           components: [{ kind: 'outcome', weight: 1, options: { placement: 'every' } }, { kind: 'format', weight: 1 }, { kind: 'admire', weight: 1 }],
         },
       }),
-      outDir: tmp(), instances: GRPO_POOL, devices: [d], db,
+      outDir: tmp(), instances: GRPO_POOL, devices: [d], db, recordEpisodes: true,
     });
     const successes = run.history.map((m) => m.metrics[METRIC.successRate]!);
     expect(successes.some((s) => s > 0)).toBe(true);
@@ -103,6 +103,16 @@ describe('GRPO on composed rewards', () => {
     expect(store.templates().length).toBeGreaterThan(0);
     expect(run.history.some((m) => m.metrics[REWARD_METRIC.kind('admire')]! > 0)).toBe(true);
     for (const m of run.history) expect(m.metrics[REWARD_METRIC.kind('format')]).toBeLessThanOrEqual(0);
+    // the recorded rollouts carry every component's values, ADMIRE's explanations included
+    const stored = listEpisodes(db, { runId: run.runId! }).rows.map((e) => loadTrajectory(db, e.id));
+    expect(stored).toHaveLength(2 * 2 * 4);
+    for (const t of stored) {
+      const last = t.steps.at(-1)!;
+      expect(Object.keys(last.rewards).sort()).toEqual(['admire', 'format', 'outcome']);
+      expect(last.rewards.outcome!.value).toBe(t.episode.status === 'success' ? 1 : 0);
+      expect(t.steps.every((s) => s.rewards.outcome?.value === last.rewards.outcome!.value)).toBe(true); // placement every
+    }
+    expect(stored.some((t) => t.steps.some((s) => /hit m\d/.test(s.rewards.admire?.explanation ?? '')))).toBe(true);
     db.close();
   });
 
