@@ -1,0 +1,4 @@
+"""awb-trainer: the remote GPU trainer service of Android Agent Workbench (docs/trainer-protocol.md)."""
+
+SERVICE = "awb-trainer"
+PROTOCOL_VERSION = "1"

@@ -1,0 +1,110 @@
+"""python3 -m awb_trainer serve | run | ray-submit (docs/trainer-protocol.md, resources/trainer/README.md)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import shutil
+import signal
+import sys
+import threading
+from typing import Optional
+
+
+def _token(workdir: str, token_file: Optional[str]) -> str:
+    if token_file:
+        with open(token_file, "r", encoding="utf-8") as f:
+            token = f.read().strip()
+        if len(token) < 16:
+            raise SystemExit(f"awb-trainer: the token in {token_file} is shorter than 16 characters")
+        return token
+    path = os.path.join(workdir, "token")
+    if os.path.exists(path):
+        with open(path, "r", encoding="utf-8") as f:
+            print(f"awb-trainer: using the token in {path}", file=sys.stderr)
+            return f.read().strip()
+    token = secrets.token_urlsafe(32)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(token + "\n")
+    print(f"awb-trainer: token (saved in {path}, mode 0600): {token}", file=sys.stderr)
+    return token
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from .server import RunningService, TrainerService
+
+    os.makedirs(args.workdir, exist_ok=True)
+    service = TrainerService(args.workdir, _token(args.workdir, args.token_file), gpus=args.gpus,
+                             max_upload_bytes=int(args.max_upload_gib * (1 << 30)), log=not args.quiet)
+    running = RunningService(service, args.host, args.port).start()
+    print(f"awb-trainer listening on {running.url}", flush=True)
+    done = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: done.set())
+    done.wait()
+    running.stop()
+    return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    from .run import run_job
+
+    code = run_job(os.path.abspath(args.job), args.events)
+    if args.results and int(os.environ.get("RANK", "0")) == 0:
+        # Ray workers run in a copy of the working directory: copy the finished job where the researcher can reach it.
+        dest = os.path.join(args.results, os.path.basename(os.path.abspath(args.job)))
+        shutil.copytree(os.path.abspath(args.job), dest, dirs_exist_ok=True, ignore=shutil.ignore_patterns("dataset.tar", "work"))
+        print(f"awb-trainer: job results copied to {dest}", file=sys.stderr)
+    return code
+
+
+def _ray_submit(args: argparse.Namespace) -> int:
+    from .ray_submit import RaySubmitError, submit
+
+    headers = {}
+    if args.token_env:
+        headers["Authorization"] = f"Bearer {os.environ[args.token_env]}"
+    try:
+        answer = submit(args.address, os.path.abspath(args.job), gpus=args.gpus, results=args.results, headers=headers)
+    except RaySubmitError as e:
+        print(f"awb-trainer: {e}", file=sys.stderr)
+        return 1
+    print(f"submitted Ray job {answer.get('submission_id') or answer.get('job_id')}", flush=True)
+    return 0
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    p = argparse.ArgumentParser(prog="python3 -m awb_trainer", description="awb remote trainer")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("serve", help="run the HTTP trainer service")
+    s.add_argument("--host", default="127.0.0.1", help="bind address (default loopback; use SSH/TLS in front for remote use)")
+    s.add_argument("--port", type=int, default=8470, help="port (0 picks a free one; the listening line says which)")
+    s.add_argument("--workdir", required=True, help="state: uploads/, jobs/<id>/, token")
+    s.add_argument("--token-file", help="file holding the bearer token (default: DIR/token, generated on first start)")
+    s.add_argument("--gpus", type=int, default=1, help="processes per job; > 1 runs jobs under torchrun")
+    s.add_argument("--max-upload-gib", type=float, default=1024.0, help="largest accepted dataset bundle")
+    s.add_argument("--quiet", action="store_true", help="no request log on stderr")
+    r = sub.add_parser("run", help="run one job directory (job.json + dataset.tar) to its end")
+    r.add_argument("--job", required=True)
+    r.add_argument("--events", choices=("file", "stdout"), default="file", help="file: events.jsonl + job.json; stdout: for the service")
+    r.add_argument("--results", help="copy the finished job directory under this path (Ray)")
+    y = sub.add_parser("ray-submit", help="submit a job directory through the Ray Jobs REST API")
+    y.add_argument("--address", required=True, help="Ray dashboard, e.g. http://HEAD:8265")
+    y.add_argument("--job", required=True)
+    y.add_argument("--gpus", type=int, default=1)
+    y.add_argument("--results", help="path on the cluster's shared storage to copy the finished job to")
+    y.add_argument("--token-env", help="environment variable with a bearer token for the Ray dashboard")
+    args = p.parse_args(argv)
+    if args.cmd == "serve":
+        return _serve(args)
+    if args.cmd == "run":
+        return _run(args)
+    if args.cmd == "ray-submit":
+        return _ray_submit(args)
+    raise AssertionError(f"unhandled command {args.cmd!r}")  # argparse's required=True makes this unreachable
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,42 @@
+"""Job kinds: what this machine can run (health.kinds) and where each kind's training lives."""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from typing import Optional
+
+from .config import KINDS, JobKind
+
+
+@functools.lru_cache(maxsize=None)
+def _importable(*modules: str) -> Optional[str]:
+    """None when every module imports, else why not (printed in unsupported_kind errors and test skips)."""
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except Exception as e:  # a broken install raises more than ImportError; any failure means "cannot run"
+            return f"{name} does not import ({type(e).__name__}: {e})"
+    return None
+
+
+def missing_for(kind: JobKind) -> Optional[str]:
+    """Why this machine cannot run `kind`, or None when it can."""
+    if kind in ("vlm-sft", "vlm-grpo"):
+        return _importable("torch", "transformers", "peft")
+    return _importable("torch")
+
+
+def available_kinds() -> list[str]:
+    return [k for k in KINDS if missing_for(k) is None]
+
+
+def torch_info() -> dict:
+    """torch version, CUDA and devices for /v1/health (no torch: version null, cpu only)."""
+    if _importable("torch") is not None:
+        return {"torch": None, "cuda": False, "devices": ["cpu"]}
+    import torch
+
+    cuda = bool(torch.cuda.is_available())
+    devices = [f"cuda:{i}" for i in range(torch.cuda.device_count())] if cuda else ["cpu"]
+    return {"torch": torch.__version__.split("+")[0], "cuda": cuda, "devices": devices}

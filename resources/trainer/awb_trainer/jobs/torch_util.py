@@ -1,0 +1,95 @@
+"""Torch helpers the builtin jobs share: segment log-softmax over each step's candidates, grad-norm clipping as
+core/policy/network.ts's Adam does it, and torch.distributed set-up from torchrun's environment."""
+
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+import torch
+
+
+def step_log_probs(scores: torch.Tensor, counts: list[int], chosen: torch.Tensor, temperature: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """log π(chosen_k | s_k) for every step k, and the padded [K, maxN] log-probs (for entropy).
+
+    scores are the concatenated candidate scores of K steps (counts[k] rows each);
+    log π(a) = s_a / T − log Σ_j exp(s_j / T) per step (network.ts logSoftmax), padding at −inf.
+    """
+    k = len(counts)
+    max_n = max(counts)
+    idx = torch.tensor(counts, device=scores.device)
+    rows = torch.repeat_interleave(torch.arange(k, device=scores.device), idx)
+    starts = torch.cumsum(idx, 0) - idx
+    cols = torch.arange(scores.shape[0], device=scores.device) - starts[rows]
+    padded = torch.full((k, max_n), float("-inf"), dtype=scores.dtype, device=scores.device)
+    padded = padded.index_put((rows, cols), scores / temperature[rows])
+    lp = torch.log_softmax(padded, dim=1)
+    return lp.gather(1, chosen.reshape(-1, 1)).reshape(-1), lp
+
+
+def entropy(padded_log_probs: torch.Tensor) -> torch.Tensor:
+    """−Σ π log π per step (padding contributes 0)."""
+    p = torch.exp(padded_log_probs)
+    return -(torch.where(p > 0, p * padded_log_probs, torch.zeros_like(p))).sum(dim=1)
+
+
+def clip_grad_norm(params: list[torch.nn.Parameter], max_norm: Optional[float]) -> float:
+    """Global L2 norm before clipping; grads scaled by max/norm when norm > max (network.ts Adam.step: no ε,
+    unlike torch.nn.utils.clip_grad_norm_'s max/(norm + 1e-6))."""
+    grads = [p.grad for p in params if p.grad is not None]
+    if not grads:
+        return 0.0
+    norm = float(torch.sqrt(sum((g.double() ** 2).sum() for g in grads)))
+    if max_norm is not None and max_norm > 0 and norm > max_norm:
+        for g in grads:
+            g.mul_(max_norm / norm)
+    return norm
+
+
+def make_optimizer(params: list[torch.nn.Parameter], lr: float, weight_decay: float, betas: tuple[float, float] = (0.9, 0.999)) -> torch.optim.Optimizer:
+    """Adam (Kingma & Ba 2015) with ε = 1e-8; with weight decay, AdamW's decoupled θ ← θ − lr·wd·θ, which is what
+    network.ts's Adam applies (it subtracts lr·wd·θ_old alongside the Adam step)."""
+    if weight_decay > 0:
+        return torch.optim.AdamW(params, lr=lr, betas=betas, eps=1e-8, weight_decay=weight_decay)
+    return torch.optim.Adam(params, lr=lr, betas=betas, eps=1e-8)
+
+
+class Distributed:
+    """torch.distributed from torchrun's environment (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR/PORT):
+    gloo on CPU, nccl on CUDA. Without torchrun, a world of one."""
+
+    def __init__(self) -> None:
+        self.world_size = int(os.environ.get("WORLD_SIZE", "1"))
+        self.rank = int(os.environ.get("RANK", "0"))
+        self.local_rank = int(os.environ.get("LOCAL_RANK", "0"))
+        self.enabled = self.world_size > 1
+        if torch.cuda.is_available():
+            self.device = torch.device("cuda", self.local_rank)
+            torch.cuda.set_device(self.device)
+        else:
+            self.device = torch.device("cpu")
+        if self.enabled and not torch.distributed.is_initialized():
+            torch.distributed.init_process_group(backend="nccl" if self.device.type == "cuda" else "gloo")
+
+    def cancel_flag(self, requested: bool) -> bool:
+        """Rank 0's answer to "cancel?" broadcast to every rank, so all stop at the same step boundary."""
+        if not self.enabled:
+            return requested
+        t = torch.tensor([1 if requested else 0], dtype=torch.int64, device=self.device)
+        torch.distributed.broadcast(t, src=0)
+        return bool(t.item())
+
+    def shard(self, items: list) -> list:
+        """This rank's share of a minibatch (round-robin), so the ranks' gradients average to the full batch's."""
+        return items[self.rank::self.world_size] if self.enabled else items
+
+    def all_reduce_sum(self, values: list[float]) -> list[float]:
+        if not self.enabled:
+            return values
+        t = torch.tensor(values, dtype=torch.float64, device=self.device)
+        torch.distributed.all_reduce(t)
+        return t.tolist()
+
+    def close(self) -> None:
+        if self.enabled and torch.distributed.is_initialized():
+            torch.distributed.destroy_process_group()

@@ -1,0 +1,95 @@
+"""`ray-submit`: the same `run --job DIR` entrypoint as a Ray job, through the Ray Jobs REST API (no scheduler of
+our own). Like Ray's JobSubmissionClient, the working directory (this package + the job directory) is zipped,
+uploaded content-addressed to `PUT /api/packages/gcs/_ray_pkg_<hash>.zip` unless `GET` says it is there, and
+named as runtime_env.working_dir in `POST /api/jobs/`."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import shlex
+import urllib.error
+import urllib.request
+import zipfile
+from typing import Optional
+
+from . import jobdir
+
+PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+class RaySubmitError(Exception):
+    def __init__(self, url: str, status: Optional[int], detail: str):
+        super().__init__(f"Ray Jobs API {url}: {status or 'no response'} {detail}")
+        self.url = url
+        self.status = status
+
+
+def build_package(job_dir: str) -> bytes:
+    """A zip with awb_trainer/ and job/ (job.json, dataset.tar); entries sorted with fixed times, so the same
+    inputs give the same bytes and the same package URI (Ray reuses an uploaded package)."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        files: list[tuple[str, str]] = []
+        for base, dirs, names in os.walk(PACKAGE_DIR):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            files += [(os.path.join(base, n), os.path.join("awb_trainer", os.path.relpath(os.path.join(base, n), PACKAGE_DIR))) for n in names if not n.endswith(".pyc")]
+        for name in (jobdir.JOB_FILE, jobdir.DATASET_FILE):
+            files.append((os.path.join(job_dir, name), f"job/{name}"))
+        for src, arc in sorted(files, key=lambda f: f[1]):
+            info = zipfile.ZipInfo(arc.replace(os.sep, "/"), date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            with open(src, "rb") as f:
+                z.writestr(info, f.read())
+    return buf.getvalue()
+
+
+def entrypoint(gpus: int, results: Optional[str]) -> str:
+    run = ["-m", "awb_trainer", "run", "--job", "job"] + (["--results", results] if results else [])
+    if gpus > 1:
+        return shlex.join(["python3", "-m", "torch.distributed.run", "--standalone", "--nnodes", "1", "--nproc_per_node", str(gpus), *run])
+    return shlex.join(["python3", *run])
+
+
+def _request(method: str, url: str, body: Optional[bytes], headers: dict[str, str], timeout: float) -> tuple[int, bytes]:
+    req = urllib.request.Request(url, data=body, method=method, headers=headers)
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
+            return resp.status, resp.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read()
+    except (urllib.error.URLError, OSError) as e:
+        raise RaySubmitError(url, None, str(e)) from e
+
+
+def submit(address: str, job_dir: str, gpus: int = 1, results: Optional[str] = None, headers: Optional[dict[str, str]] = None,
+           timeout: float = 60.0) -> dict:
+    """Uploads the package if needed and submits; returns Ray's answer ({"job_id", "submission_id"})."""
+    base = address.rstrip("/")
+    hdrs = dict(headers or {})
+    record = jobdir.read_job(job_dir)
+    package = build_package(job_dir)
+    name = f"_ray_pkg_{hashlib.sha256(package).hexdigest()[:32]}.zip"
+    pkg_url = f"{base}/api/packages/gcs/{name}"
+    status, body = _request("GET", pkg_url, None, hdrs, timeout)
+    if status == 404:
+        status, body = _request("PUT", pkg_url, package, {**hdrs, "Content-Type": "application/octet-stream"}, timeout)
+        if status != 200:
+            raise RaySubmitError(pkg_url, status, body.decode("utf-8", "replace")[:500])
+    elif status != 200:
+        raise RaySubmitError(pkg_url, status, body.decode("utf-8", "replace")[:500])
+    payload = {
+        "entrypoint": entrypoint(gpus, results),
+        "submission_id": f"awb-{record['id']}",
+        "runtime_env": {"working_dir": f"gcs://{name}", "env_vars": {"PYTHONUNBUFFERED": "1"}},
+        "metadata": {"awb.job": record["id"], "awb.kind": record["kind"]},
+    }
+    if gpus > 0:
+        payload["entrypoint_num_gpus"] = gpus
+    jobs_url = f"{base}/api/jobs/"
+    status, body = _request("POST", jobs_url, json.dumps(payload).encode("utf-8"), {**hdrs, "Content-Type": "application/json"}, timeout)
+    if status != 200:
+        raise RaySubmitError(jobs_url, status, body.decode("utf-8", "replace")[:500])
+    return json.loads(body)
