@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRng, type Rng } from '../../core/util/rng.js';
-import { DataType, modelBytes, node, tensor, valueInfo, type ProtoWriter } from './tiny-onnx-proto.js';
+import { DataType, modelBytes, node, tensor, valueInfo, type ProtoWriter } from '../../core/util/onnx-proto.js';
 
 /**
  * A tiny BERT-shaped sentence encoder in the Hugging Face folder layout (config.json, tokenizer.json,
@@ -96,7 +96,7 @@ export function tinyModelBytes(o: TinyModelOptions = {}): Uint8Array {
     ],
     inputs: [ids('input_ids'), ids('attention_mask'), ids('token_type_ids')],
     outputs: [valueInfo('last_hidden_state', DataType.FLOAT, pooled ? ['batch_size', dim] : ['batch_size', 'sequence_length', dim])],
-  });
+  }, { producer: 'awb-test' });
 }
 
 /** tokenizer.json in the Hugging Face tokenizers format: BERT normaliser and pre-tokenizer, WordPiece. */
