@@ -9,7 +9,7 @@ import { MigrationListError, StoreNeedsMigrationError, StoreVersionFromFutureErr
 import { tempDir } from './helpers.js';
 
 const TABLES = [
-  'devices', 'episode_subgoals', 'episodes', 'milestone_exemplars', 'milestone_versions', 'runs', 'screenshots', 'step_reward_unscored', 'step_rewards', 'steps',
+  'devices', 'episode_subgoals', 'episodes', 'milestone_exemplars', 'milestone_versions', 'remote_jobs', 'runs', 'screenshots', 'step_reward_unscored', 'step_rewards', 'steps',
   'task_instances', 'task_templates', 'training_metrics', 'ui_trees',
 ];
 

@@ -3,6 +3,7 @@ import { up as up0001 } from './0001-initial.js';
 import { up as up0002 } from './0002-training-metrics.js';
 import { up as up0003 } from './0003-reward-annotations.js';
 import { up as up0004 } from './0004-milestones.js';
+import { up as up0005 } from './0005-remote-jobs.js';
 
 export interface Migration {
   version: number;
@@ -16,4 +17,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 2, name: 'training-metrics', up: up0002 },
   { version: 3, name: 'reward-annotations', up: up0003 },
   { version: 4, name: 'milestones', up: up0004 },
+  { version: 5, name: 'remote-jobs', up: up0005 },
 ];

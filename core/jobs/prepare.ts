@@ -1,0 +1,115 @@
+import { readFileSync } from 'node:fs';
+import { SimDroid } from '../../emulators/simdroid/simdroid.js';
+import { createModel, type PolicyModel } from '../policy/builtin.js';
+import { deserializeCheckpoint, serializeCheckpoint } from '../policy/checkpoint.js';
+import { DEFAULT_ADVANTAGE_OPTIONS } from '../rl/grpo.js';
+import type { ReadableDB } from '../store/db.js';
+import type { EpisodeId } from '../store/ids.js';
+import { loadTrajectory } from '../store/trajectory.js';
+import { instantiate, type TaskInstance } from '../tasks/instance.js';
+import { getTemplate, TASKS } from '../tasks/registry.js';
+import { splitInstances, type SplitName, type SplitPart } from '../tasks/splits.js';
+import { assertNever } from '../util/errors.js';
+import { createRng } from '../util/rng.js';
+import { writeBundle, type Bundle } from './bundle.js';
+import { BundleError } from './errors.js';
+import type { JobKind } from './protocol.js';
+import { collectGrpoSteps, collectSftSteps, type BundleStep } from './steps.js';
+
+/**
+ * Builds a job's dataset bundle from what the user names on the command line or in the Jobs view:
+ * task instances (a split part, or the instances of stored episodes) and a starting checkpoint.
+ * builtin-sft collects the oracle's demonstrations on an embedded SimDroid; builtin-grpo rolls out
+ * one GRPO iteration's groups with the starting policy and computes the advantages here — the
+ * trainer only runs the update (docs/jobs.md).
+ */
+export interface PrepareOptions {
+  kind: JobKind;
+  file: string;
+  createdAt: number;
+  /** Instances from a split part (default unseen-instance/train) … */
+  split?: { split: SplitName; part: SplitPart };
+  /** … or those of stored episodes (which also go into episodes.jsonl). */
+  episodes?: { db: ReadableDB; ids: readonly EpisodeId[] };
+  /** At most this many instances (after the split's order). */
+  limit?: number;
+  /** Starting checkpoint path; default a fresh model seeded by `seed`. */
+  init?: string;
+  seed: number;
+  grpo?: { groupSize: number; temperature: number; maxSteps: number };
+}
+
+export interface Prepared {
+  bundle: Bundle;
+  instances: number;
+  /** For GRPO: groups skipped for zero reward std (no signal). */
+  skippedGroups: number;
+}
+
+function instancesOf(o: PrepareOptions): TaskInstance[] {
+  let list: TaskInstance[];
+  if (o.episodes) {
+    const seen = new Set<string>();
+    list = [];
+    for (const id of o.episodes.ids) {
+      const t = loadTrajectory(o.episodes.db, id);
+      const key = `${t.instance.templateId}/${t.instance.seed}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      list.push(instantiate(getTemplate(t.instance.templateId), t.instance.seed));
+    }
+  } else {
+    const s = o.split ?? { split: 'unseen-instance', part: 'train' };
+    list = splitInstances(TASKS, s.split, s.part);
+  }
+  return o.limit === undefined ? list : list.slice(0, o.limit);
+}
+
+function initModel(o: PrepareOptions): { model: PolicyModel; text: string } {
+  if (o.init) {
+    const text = readFileSync(o.init, 'utf8');
+    return { model: deserializeCheckpoint(text, o.init).model, text };
+  }
+  const model = createModel(createRng(`jobs/init/${o.seed}`));
+  return { model, text: serializeCheckpoint(model, { init: 'fresh', seed: o.seed }) };
+}
+
+export async function prepareBundle(o: PrepareOptions): Promise<Prepared> {
+  switch (o.kind) {
+    case 'builtin-sft':
+    case 'builtin-grpo': {
+      const instances = instancesOf(o);
+      if (!instances.length) throw new BundleError(o.kind, 'no task instances selected');
+      const { model, text } = initModel(o);
+      const device = new SimDroid({ serial: 'simdroid-jobs' });
+      let steps: BundleStep[];
+      let skippedGroups = 0;
+      try {
+        if (o.kind === 'builtin-sft') {
+          steps = (await collectSftSteps(device, instances, model)).steps;
+        } else {
+          const g = o.grpo ?? { groupSize: 4, temperature: 1, maxSteps: 20 };
+          const r = await collectGrpoSteps([device], instances, { ...g, model, seed: o.seed, advantage: DEFAULT_ADVANTAGE_OPTIONS, mode: 'trajectory' });
+          steps = r.steps;
+          skippedGroups = r.groups.filter((s) => s.skipped).length;
+          if (!steps.length) throw new BundleError(o.kind, `all ${r.groups.length} groups had equal rewards (no signal); use more instances or a larger group`);
+        }
+      } finally {
+        device.close();
+      }
+      const bundle = writeBundle({ kind: o.kind, file: o.file, createdAt: o.createdAt, steps, initPolicy: text, ...(o.episodes ? { episodes: o.episodes } : {}) });
+      return { bundle, instances: instances.length, skippedGroups };
+    }
+    case 'vlm-sft':
+    case 'vlm-grpo': {
+      if (!o.episodes) throw new BundleError(o.kind, 'needs --episodes (the screenshots it learns from)');
+      return { bundle: writeBundle({ kind: o.kind, file: o.file, createdAt: o.createdAt, episodes: o.episodes }), instances: o.episodes.ids.length, skippedGroups: 0 };
+    }
+    case 'progrm':
+    case 'prm':
+      // Their samples come from the reward fitters (awb rewards fit); not wired to jobs yet.
+      throw new BundleError(o.kind, 'bundles for progrm / prm are not built by awb jobs submit yet (writeBundle accepts samples)');
+    default:
+      return assertNever(o.kind, 'job kind');
+  }
+}

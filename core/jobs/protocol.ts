@@ -1,0 +1,109 @@
+import { z } from 'zod';
+
+/**
+ * The wire types of docs/trainer-protocol.md (the remote trainer service). Responses are parsed
+ * with these schemas at the boundary; unknown keys are kept out (zod strips them), so a newer
+ * service that adds fields still talks to this client.
+ */
+
+export const JOB_KINDS = ['builtin-sft', 'builtin-grpo', 'progrm', 'prm', 'vlm-sft', 'vlm-grpo'] as const;
+export type JobKind = (typeof JOB_KINDS)[number];
+
+export const JOB_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+export const FINAL_STATUSES: ReadonlySet<JobStatus> = new Set(['succeeded', 'failed', 'cancelled']);
+export const isFinalStatus = (s: JobStatus): boolean => FINAL_STATUSES.has(s);
+
+export const ERROR_CODES = [
+  'unauthorized', 'not_found', 'bad_request', 'conflict', 'checksum_mismatch', 'unsupported_kind', 'internal', 'interrupted',
+] as const;
+
+export const ErrorBodySchema = z.object({
+  error: z.object({ code: z.string(), message: z.string(), field: z.string().optional() }),
+});
+export type ErrorBody = z.infer<typeof ErrorBodySchema>;
+
+export const HealthSchema = z.object({
+  service: z.literal('awb-trainer'),
+  version: z.string(),
+  torch: z.string().nullable(),
+  cuda: z.boolean(),
+  devices: z.array(z.string()),
+  kinds: z.array(z.string()),
+});
+export type Health = z.infer<typeof HealthSchema>;
+
+export const ArtifactSchema = z.object({ name: z.string().min(1), size: z.number().int().nonnegative(), sha256: z.string().regex(/^[0-9a-f]{64}$/) });
+export type Artifact = z.infer<typeof ArtifactSchema>;
+
+export const JobSchema = z.object({
+  id: z.string().min(1),
+  kind: z.string(),
+  name: z.string().nullable().default(null),
+  status: z.enum(JOB_STATUSES),
+  createdAt: z.number(),
+  startedAt: z.number().nullable(),
+  finishedAt: z.number().nullable(),
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  artifacts: z.array(ArtifactSchema),
+  lastSeq: z.number().int().nonnegative(),
+});
+export type Job = z.infer<typeof JobSchema>;
+
+export const JobListSchema = z.object({ jobs: z.array(JobSchema) });
+
+const EventBase = { seq: z.number().int().positive(), time: z.number() };
+export const JobEventSchema = z.discriminatedUnion('type', [
+  z.object({ ...EventBase, type: z.literal('log'), level: z.string(), message: z.string() }),
+  z.object({ ...EventBase, type: z.literal('metric'), step: z.number(), metrics: z.record(z.string(), z.number()) }),
+  z.object({
+    ...EventBase, type: z.literal('status'), status: z.enum(JOB_STATUSES),
+    error: z.object({ code: z.string(), message: z.string() }).nullable().optional(),
+  }),
+]);
+export type JobEvent = z.infer<typeof JobEventSchema>;
+
+/** Config of the builtin-policy kinds (the trainer validates the rest; the doc lists them). */
+export const BuiltinSftJobConfigSchema = z.strictObject({
+  epochs: z.int().min(1).max(100_000).default(30).describe('Passes over the steps (default 30, as awb train sft)'),
+  batchSize: z.int().min(1).max(1_000_000).default(32).describe('Steps per minibatch'),
+  learningRate: z.number().positive().max(1).default(1e-2).describe('Adam learning rate'),
+  seed: z.int().nonnegative().default(0).describe('Seed for minibatch shuffling'),
+});
+export type BuiltinSftJobConfig = z.infer<typeof BuiltinSftJobConfigSchema>;
+
+export const BuiltinGrpoJobConfigSchema = z.strictObject({
+  epochs: z.int().min(1).max(1000).default(1).describe('Passes over the batch'),
+  minibatchSize: z.int().min(1).default(64).describe('Steps per minibatch'),
+  learningRate: z.number().positive().max(1).default(3e-3).describe('Adam learning rate'),
+  clipEps: z.number().positive().default(0.2).describe('PPO clip ε'),
+  clipEpsHigh: z.number().positive().nullable().default(null).describe('Upper clip (DAPO clip-higher); null = clipEps'),
+  klBeta: z.number().min(0).default(0).describe('k3 KL weight to the reference'),
+  aggregation: z.enum(['step-mean', 'episode-mean', 'constant']).default('step-mean').describe('Loss aggregation (core/rl/grpo.ts)'),
+  maxLogRatio: z.number().positive().default(20).describe('Clamp on log-ratios'),
+  maxGradNorm: z.number().min(0).default(1).describe('Gradient clipping, 0 = off'),
+  seed: z.int().nonnegative().default(0).describe('Seed for minibatch shuffling'),
+});
+export type BuiltinGrpoJobConfig = z.infer<typeof BuiltinGrpoJobConfigSchema>;
+
+export class JobConfigError extends Error {
+  override name = 'JobConfigError';
+  constructor(readonly kind: string, readonly problems: string[]) {
+    super(`Invalid ${kind} job config: ${problems.join('; ')}`);
+  }
+}
+
+/** Validates (and fills defaults of) a builtin kind's config; other kinds' configs go as given (objects only). */
+export function parseJobConfig(kind: JobKind, input: unknown): Record<string, unknown> {
+  const schema = kind === 'builtin-sft' ? BuiltinSftJobConfigSchema : kind === 'builtin-grpo' ? BuiltinGrpoJobConfigSchema : null;
+  if (!schema) {
+    if (input === undefined || input === null) return {};
+    if (typeof input !== 'object' || Array.isArray(input)) throw new JobConfigError(kind, [`expected an object, got ${JSON.stringify(input)}`]);
+    return input as Record<string, unknown>;
+  }
+  const r = schema.safeParse(input ?? {});
+  if (!r.success) throw new JobConfigError(kind, r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`));
+  return r.data;
+}
+
+export const isJobKind = (s: string): s is JobKind => (JOB_KINDS as readonly string[]).includes(s);
