@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChatClient, type ChatEndpoint } from '../../core/rewards/chat-client.js';
+import { ChatClient, type ChatEndpoint } from '../../core/llm/chat-client.js';
 import { replyChat, startFakeChat, type FakeChat } from '../helpers/fake-chat.js';
 
 /** Path prefix picks the behaviour: /ok, /status/CODE (always that status), /s408then (408 once, then ok). */

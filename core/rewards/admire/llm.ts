@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { assertNever, WorkbenchError } from '../../util/errors.js';
-import { ChatClient, chatEndpointFields, type ChatClientDeps } from '../chat-client.js';
+import { ChatClient, chatEndpointFields, type ChatClientDeps } from '../../llm/chat-client.js';
 import type { DistillInput, MilestoneDistiller } from './distill.js';
 import { initPrompt, updatePrompt } from './prompts.js';
 
@@ -68,7 +68,7 @@ export class LlmDistiller implements MilestoneDistiller {
     return parseMilestoneAnswer(await this.chat(prompt, signal), this.config.maxMilestones);
   }
 
-  /** One chat completion (core/rewards/chat-client.ts: timeout, retries, backoff); the first choice's content. */
+  /** One chat completion (core/llm/chat-client.ts: timeout, retries, backoff); the first choice's content. */
   async chat(prompt: string, signal?: AbortSignal): Promise<string> {
     const r = await this.client.complete({ temperature: 0, messages: [{ role: 'user', content: prompt }] }, signal);
     if (r.ok) return r.choice.message.content;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ChatClient, chatEndpointFields, type ChatChoice, type ChatClientDeps } from '../chat-client.js';
+import { ChatClient, chatEndpointFields, type ChatChoice, type ChatClientDeps } from '../../llm/chat-client.js';
 import type { JudgeInput, JudgeVerdict, StepJudge } from './judge.js';
 import { SHEPHERD_SYSTEM_PROMPT, shepherdUserText } from './vlm-prompt.js';
 
@@ -7,7 +7,7 @@ import { SHEPHERD_SYSTEM_PROMPT, shepherdUserText } from './vlm-prompt.js';
  * A remote VLM as GUI-Shepherd's judge through an OpenAI-compatible chat endpoint
  * (POST {baseUrl}/chat/completions; vLLM, llama.cpp server, OpenAI). The paper serves its PRM
  * through vLLM and parses the output (digest 002 §3.1). HTTP, timeouts, retries and backoff are the
- * shared ChatClient's (core/rewards/chat-client.ts). Every failure is a null verdict with the reason
+ * shared ChatClient's (core/llm/chat-client.ts). Every failure is a null verdict with the reason
  * (never p = 0): an endpoint that is down, slow or answers garbage leaves the step unjudged.
  */
 export const VlmJudgeConfigSchema = z.strictObject({

@@ -1,0 +1,62 @@
+import { ChatClient, type ChatClientDeps } from '../../llm/chat-client.js';
+import { redact } from '../../llm/redact.js';
+import { endpointSemaphore, type Semaphore } from '../../llm/semaphore.js';
+import { MissingApiKeyError, VlmEndpointError } from './errors.js';
+import type { ChatMessage } from './prompt.js';
+import type { VlmEndpointSettings } from './settings.js';
+
+export interface Completion {
+  text: string;
+  attempts: number;
+  /** Wall time of the request including retries, not the wait for a permit. */
+  latencyMs: number;
+  /** Time spent waiting for the endpoint's concurrency permit. */
+  queuedMs: number;
+}
+
+/** The key the settings resolve to: given, or read from the named variable (MissingApiKeyError when unset). */
+export function resolveApiKey(e: Pick<VlmEndpointSettings, 'apiKey' | 'apiKeyEnv'>, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (e.apiKey) return e.apiKey;
+  if (!e.apiKeyEnv) return undefined;
+  const v = env[e.apiKeyEnv];
+  if (!v) throw new MissingApiKeyError(e.apiKeyEnv);
+  return v;
+}
+
+/**
+ * One VLM endpoint: the shared ChatClient (timeouts, retries with capped exponential backoff),
+ * under the endpoint's process-wide semaphore, with every failure turned into a VlmEndpointError
+ * whose message has the API key redacted (an endpoint may echo the Authorization header back).
+ */
+export class VlmClient {
+  readonly label: string;
+  readonly semaphore: Semaphore;
+  private readonly chat: ChatClient;
+  private readonly apiKey: string | undefined;
+
+  constructor(settings: VlmEndpointSettings, deps: ChatClientDeps & { env?: NodeJS.ProcessEnv } = {}) {
+    this.apiKey = resolveApiKey(settings, deps.env);
+    this.label = `${settings.baseUrl.replace(/\/+$/, '')} (${settings.model})`;
+    this.semaphore = endpointSemaphore(settings.baseUrl, settings.maxConcurrency);
+    this.chat = new ChatClient({
+      baseUrl: settings.baseUrl, model: settings.model, apiKey: this.apiKey, timeoutMs: settings.timeoutMs,
+      retries: settings.retries, backoffMs: settings.backoffMs, maxBackoffMs: settings.maxBackoffMs,
+    }, deps);
+  }
+
+  /** Redacts this endpoint's key from any text leaving the client. */
+  scrub(text: string): string {
+    return redact(text, [this.apiKey]);
+  }
+
+  async complete(messages: ChatMessage[], params: Record<string, unknown>, signal?: AbortSignal): Promise<Completion> {
+    const queued = performance.now();
+    return this.semaphore.run(async () => {
+      const t0 = performance.now();
+      const r = await this.chat.complete({ messages, ...params }, signal);
+      const latencyMs = performance.now() - t0;
+      if (!r.ok) throw new VlmEndpointError(this.label, r.kind, this.scrub(r.reason), r.attempts);
+      return { text: this.scrub(r.choice.message.content), attempts: r.attempts, latencyMs, queuedMs: t0 - queued };
+    }, signal);
+  }
+}

@@ -1,0 +1,10 @@
+/** The VLM policy: action formats, settings, endpoint profiles, the client and the policy (docs/policy-vlm.md). */
+export { VLM_FORMAT_IDS, VlmFormatId, type ActionFormat, type FormatSample, type ParseContext, type ParsedOutput } from './format.js';
+export { VLM_FORMATS, vlmFormat } from './formats/index.js';
+export { COORDINATE_SPACES, CoordinateSpace, smartResize, pngSize, toScreen, fromScreen } from './geometry.js';
+export { VlmFormatError, VlmCoordinateError, VlmEndpointError, UnknownVlmFormatError, EndpointProfileError, MissingApiKeyError } from './errors.js';
+export { VlmEndpointSettings, VlmPolicySettings, type VlmPolicySettingsInput } from './settings.js';
+export { EndpointProfiles, PlainFileSecretStore, type SecretStore, type EndpointProfile } from './profiles.js';
+export { VlmClient, resolveApiKey, type Completion } from './client.js';
+export { VlmPolicy, VlmScreenshotMissingError, malformedDecision, type VlmExchange } from './policy.js';
+export { buildMessages, elementsText, pngDataUrl, type ChatMessage } from './prompt.js';

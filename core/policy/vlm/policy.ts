@@ -1,0 +1,120 @@
+import type { Observation } from '../../device/observation.js';
+import type { ChatClientDeps } from '../../llm/chat-client.js';
+import type { Policy, PolicyContext, PolicyDecision } from '../../episode/policy.js';
+import type { TaskInstance } from '../../tasks/instance.js';
+import { VlmClient } from './client.js';
+import { VlmFormatError } from './errors.js';
+import type { ActionFormat, ParseContext, PromptContext } from './format.js';
+import { vlmFormat } from './formats/index.js';
+import { modelFrame, pngSize, type GeometryContext } from './geometry.js';
+import { buildMessages } from './prompt.js';
+import { VlmPolicySettings, type VlmPolicySettingsInput } from './settings.js';
+
+/** The screenshot setting is on but the runner observes without screenshots (`screenshots: 'none'`). */
+export class VlmScreenshotMissingError extends Error {
+  override name = 'VlmScreenshotMissingError';
+  constructor(readonly step: number) {
+    super(`Step ${step}: the VLM policy sends the screenshot, but the observation has none (run with screenshots half or full, or set screenshot: false)`);
+  }
+}
+
+/** One request and what came of it (for trainers of the served model, and the endpoints view). */
+export interface VlmExchange {
+  step: number;
+  completion: string;
+  thought?: string;
+  /** The parsed action, or the format error's name and message. */
+  outcome: { action: unknown } | { error: { name: string; message: string } };
+  attempts: number;
+  latencyMs: number;
+  queuedMs: number;
+}
+
+/**
+ * What a step records when the output is not an action of the format: an object the runner's
+ * parseAction rejects, so the step is recorded as an unparseable ActionParseError (the format
+ * reward's penalty, onMalformed's rule), its message leading with the format error, and `raw`
+ * keeping the model's output.
+ */
+export function malformedDecision(e: VlmFormatError): Record<string, unknown> {
+  return { vlm_format_error: `${e.name}: ${e.reason}`, format: e.format, output: e.output };
+}
+
+/**
+ * A policy served by an OpenAI-compatible endpoint (vLLM, SGLang, OpenAI): each step sends the
+ * format's system prompt, the task, the last K steps, optionally the element list, and the
+ * screenshot as a PNG data URL; the completion is parsed in the format into the action space.
+ *
+ * The step's `thought` is the completion verbatim (reasoning and action as the model wrote them,
+ * the exact text a trainer of the served model needs); `action` is the parsed action. A completion
+ * that is not an action is a recorded format error; an endpoint that fails throws VlmEndpointError
+ * (the episode ends as a policy error: it says nothing about the task).
+ */
+export class VlmPolicy implements Policy {
+  readonly name: string;
+  readonly settings: VlmPolicySettings;
+  readonly format: ActionFormat;
+  readonly client: VlmClient;
+  private expectsAnswer: boolean | undefined;
+  private exchanges: VlmExchange[] = [];
+
+  constructor(settings: VlmPolicySettingsInput, deps: ChatClientDeps & { env?: NodeJS.ProcessEnv; onExchange?: (x: VlmExchange) => void } = {}) {
+    this.settings = VlmPolicySettings.parse(settings);
+    this.format = vlmFormat(this.settings.format);
+    this.client = new VlmClient(this.settings.endpoint, deps);
+    this.name = this.settings.name ?? `vlm:${this.settings.endpoint.model}`;
+    this.onExchange = deps.onExchange;
+  }
+
+  private readonly onExchange: ((x: VlmExchange) => void) | undefined;
+
+  start(ctx: { instruction: string; instance?: TaskInstance }): void {
+    this.expectsAnswer = ctx.instance ? ctx.instance.template.kind === 'information_retrieval' : undefined;
+  }
+
+  /** The exchanges since the last call, oldest first. */
+  takeExchanges(): VlmExchange[] {
+    const out = this.exchanges;
+    this.exchanges = [];
+    return out;
+  }
+
+  geometry(obs: Observation): GeometryContext {
+    const s = this.settings;
+    const g: GeometryContext = { screen: obs.screen, coordinates: s.coordinates ?? this.format.defaultCoordinates };
+    const image = obs.screenshot ? pngSize(obs.screenshot) : undefined;
+    if (image) g.image = image;
+    if (s.minPixels !== undefined) g.minPixels = s.minPixels;
+    if (s.maxPixels !== undefined) g.maxPixels = s.maxPixels;
+    return g;
+  }
+
+  async act(obs: Observation, ctx: PolicyContext): Promise<PolicyDecision> {
+    const s = this.settings;
+    if (s.screenshot && !obs.screenshot) throw new VlmScreenshotMissingError(ctx.step);
+    if (ctx.instance && this.expectsAnswer === undefined) this.start({ instruction: ctx.instruction, instance: ctx.instance });
+    const geometry = this.geometry(obs);
+    const withElements = s.accessibilityTree ?? this.format.defaultElements;
+    const prompt: PromptContext = {
+      screen: obs.screen, coordinates: geometry.coordinates, frame: modelFrame(geometry), withScreenshot: s.screenshot, withElements,
+    };
+    const messages = buildMessages(this.format, prompt, obs, ctx, { withScreenshot: s.screenshot, withElements, historySteps: s.historySteps });
+    const reply = await this.client.complete(messages, { temperature: s.temperature, max_tokens: s.maxTokens, ...s.extraBody });
+    const parseCtx: ParseContext = { ...geometry, obs, expectsAnswer: this.expectsAnswer };
+    const base = { step: ctx.step, completion: reply.text, attempts: reply.attempts, latencyMs: reply.latencyMs, queuedMs: reply.queuedMs };
+    try {
+      const parsed = this.format.parse(reply.text, parseCtx);
+      this.record({ ...base, ...(parsed.thought ? { thought: parsed.thought } : {}), outcome: { action: parsed.action } });
+      return { action: parsed.action, thought: reply.text };
+    } catch (e) {
+      if (!(e instanceof VlmFormatError)) throw e;
+      this.record({ ...base, outcome: { error: { name: e.name, message: e.message } } });
+      return { action: malformedDecision(e), thought: reply.text };
+    }
+  }
+
+  private record(x: VlmExchange): void {
+    this.exchanges.push(x);
+    this.onExchange?.(x);
+  }
+}

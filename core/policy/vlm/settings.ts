@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import { chatEndpointFields } from '../../llm/chat-client.js';
+import { CoordinateSpace } from './geometry.js';
+import { VlmFormatId } from './format.js';
+
+/**
+ * The VLM policy's settings: one zod schema, the single source for the CLI flags, the endpoint
+ * profiles file and validation. The API key is never persisted with these settings: a profile keeps
+ * `apiKeyEnv` (a variable name) or a key in the secret store (profiles.ts); `apiKey` exists only in
+ * memory, for one process.
+ */
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name');
+
+export const VlmEndpointSettings = z.strictObject({
+  ...chatEndpointFields({ timeoutMs: 60_000, retries: 2, backoffMs: 1000 }),
+  apiKey: z.string().min(1).optional().describe('Bearer token (memory only; never written to the store, the profiles file or logs)'),
+  apiKeyEnv: envName.optional().describe('Read the bearer token from this environment variable'),
+  maxBackoffMs: z.int().min(0).max(600_000).default(15_000).describe('Cap on one retry delay (default 15000 ms)'),
+  maxConcurrency: z.int().min(1).max(256).default(4).describe('Requests in flight to this endpoint at once, shared by every policy in the process (default 4)'),
+}).refine((e) => !(e.apiKey && e.apiKeyEnv), { message: 'give apiKey or apiKeyEnv, not both' });
+export type VlmEndpointSettings = z.infer<typeof VlmEndpointSettings>;
+
+export const VlmPolicySettings = z.strictObject({
+  endpoint: VlmEndpointSettings,
+  format: VlmFormatId.default('androidworld').describe('Action format: androidworld | ui-tars | mobilerl | qwen-mobile-use'),
+  coordinates: CoordinateSpace.optional().describe("Where the model's coordinates live (default: the format's own; see docs/policy-vlm.md)"),
+  temperature: z.number().min(0).max(2).default(0).describe('Sampling temperature (default 0: greedy, for evaluation)'),
+  maxTokens: z.int().min(1).max(32_768).default(512).describe('max_tokens of each completion (default 512)'),
+  screenshot: z.boolean().default(true).describe('Send the screenshot (PNG data URL)'),
+  accessibilityTree: z.boolean().optional().describe("Send the screen's elements as text (default: the format's own: on for androidworld and mobilerl)"),
+  historySteps: z.int().min(0).max(50).default(4).describe('How many earlier steps are summarised in the prompt (default 4)'),
+  minPixels: z.int().min(1).optional().describe('smart-resize lower bound in pixels (default 3136, Qwen2.5-VL)'),
+  maxPixels: z.int().min(1).optional().describe('smart-resize upper bound in pixels (default 12845056, Qwen2.5-VL)'),
+  extraBody: z.record(z.string(), z.unknown()).optional().describe('Extra request fields for the server (e.g. {"top_p": 0.9}, vLLM\'s {"repetition_penalty": 1.05})'),
+  name: z.string().min(1).optional().describe('Policy name recorded with episodes (default vlm:<model>)'),
+});
+export type VlmPolicySettings = z.infer<typeof VlmPolicySettings>;
+export type VlmPolicySettingsInput = z.input<typeof VlmPolicySettings>;
