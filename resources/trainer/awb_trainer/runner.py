@@ -93,6 +93,25 @@ class Runner:
         ]
         for t in readers:
             t.start()
+        try:
+            self._supervise(job_id, d, proc, result)
+        finally:
+            for t in readers:
+                t.join(timeout=10)
+            for pipe in (proc.stdout, proc.stderr):
+                if pipe is not None:
+                    pipe.close()
+            self._proc = None
+        if self._stop.is_set():
+            return
+        if "status" in result:
+            self.store.finish(job_id, result["status"], result.get("error"))
+        else:
+            detail = " | ".join(tail) or "no output"
+            self.store.finish(job_id, "failed", {"code": "internal", "message": f"job process exited with code {proc.returncode}: {detail}"})
+
+    def _supervise(self, job_id: str, d: str, proc: subprocess.Popen, result: dict) -> None:
+        """Waits for the process; after a cancel that the job has not honoured within the grace period, kills it."""
         cancel_seen: Optional[float] = None
         while proc.poll() is None:
             if self._stop.is_set():
@@ -108,16 +127,6 @@ class Runner:
                 proc.wait(timeout=0.25)
             except subprocess.TimeoutExpired:
                 pass
-        for t in readers:
-            t.join(timeout=10)
-        self._proc = None
-        if self._stop.is_set():
-            return
-        if "status" in result:
-            self.store.finish(job_id, result["status"], result.get("error"))
-        else:
-            detail = " | ".join(tail) or "no output"
-            self.store.finish(job_id, "failed", {"code": "internal", "message": f"job process exited with code {proc.returncode}: {detail}"})
 
     def _read_stdout(self, job_id: str, proc: subprocess.Popen, result: dict) -> None:
         assert proc.stdout is not None  # Popen was given stdout=PIPE

@@ -99,7 +99,7 @@ _VLM_COMMON = [
 
 SPECS: dict[JobKind, list[Field]] = {
     "builtin-sft": [
-        Field("epochs", _int(1, 10_000), 30),
+        Field("epochs", _int(1, 100_000), 30),
         Field("batchSize", _int(1, 1_000_000), 32),
         Field("learningRate", _num(0, 1, lo_open=True), 1e-2),
         Field("weightDecay", _num(0, 1), 0.0),
@@ -107,7 +107,7 @@ SPECS: dict[JobKind, list[Field]] = {
         _SEED,
     ],
     "builtin-grpo": [
-        Field("epochs", _int(1, 100), 1),
+        Field("epochs", _int(1, 1000), 1),
         Field("minibatchSize", _int(1, 10_000_000), 128),
         Field("learningRate", _num(0, 1, lo_open=True), 3e-3),
         Field("clipEps", _num(0, 1, lo_open=True), 0.2),
@@ -115,7 +115,7 @@ SPECS: dict[JobKind, list[Field]] = {
         Field("klBeta", _num(0, 1e3), 0.05),
         Field("aggregation", _enum(AGGREGATIONS), "step-mean"),
         Field("maxLogRatio", _num(0, 50, lo_open=True), 20.0),
-        Field("maxGradNorm", _opt(_num(0, 1e6, lo_open=True)), 1.0),
+        Field("maxGradNorm", _opt(_num(0, 1e6)), 1.0),  # 0 or null: no clipping
         Field("maxSteps", _opt(_int(1, 100_000)), None),
         Field("weightDecay", _num(0, 1), 0.0),
         _SEED,

@@ -1,0 +1,265 @@
+"""The HTTP service against docs/trainer-protocol.md: auth, uploads, idempotency, events, cancel, artifacts, restart."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import socket
+import tempfile
+import time
+import unittest
+
+from tests import helpers
+from tests.helpers import TOKEN, Client
+
+
+class ServiceTest(unittest.TestCase):
+    def setUp(self) -> None:
+        self.tmp = tempfile.TemporaryDirectory()
+        self.svc = helpers.start_service(self.tmp.name)
+        self.c = Client(self.svc.url)
+
+    def tearDown(self) -> None:
+        self.svc.stop()
+        self.tmp.cleanup()
+
+
+class AuthAndHealth(ServiceTest):
+    def test_requests_without_or_with_a_wrong_token_get_401_unauthorized(self) -> None:
+        for token in (None, "wrong-token", TOKEN + "x"):
+            status, body = Client(self.svc.url, token).json("GET", "/v1/health")
+            self.assertEqual(status, 401)
+            self.assertEqual(body["error"]["code"], "unauthorized")
+        status, _, _ = Client(self.svc.url, None).request("PUT", "/v1/uploads/" + "a" * 64, b"xyz", {"Content-Range": "bytes 0-2/3"})
+        self.assertEqual(status, 401)
+        self.assertFalse(os.path.exists(os.path.join(self.tmp.name, "uploads", "a" * 64 + ".part")))
+
+    def test_health_lists_the_service_torch_and_runnable_kinds(self) -> None:
+        status, body = self.c.json("GET", "/v1/health")
+        self.assertEqual(status, 200)
+        self.assertEqual((body["service"], body["version"]), ("awb-trainer", "1"))
+        self.assertTrue(body["torch"].startswith("1."))
+        self.assertIn("cpu", body["devices"][0] if not body["cuda"] else "cpu")
+        self.assertEqual(body["kinds"][:4], ["builtin-sft", "builtin-grpo", "progrm", "prm"])
+
+    def test_unknown_route_is_not_found(self) -> None:
+        status, body = self.c.json("GET", "/v1/nothing")
+        self.assertEqual((status, body["error"]["code"]), (404, "not_found"))
+
+
+class Uploads(ServiceTest):
+    def put(self, sha: str, data: bytes, start: int, total: int) -> tuple[int, dict, bytes]:
+        return self.c.request("PUT", f"/v1/uploads/{sha}", data, {"Content-Range": f"bytes {start}-{start + len(data) - 1}/{total}"})
+
+    def head(self, sha: str) -> dict:
+        status, headers, _ = self.c.request("HEAD", f"/v1/uploads/{sha}")
+        self.assertEqual(status, 200)
+        return headers
+
+    def test_chunks_advance_the_offset_and_the_last_one_completes_with_201(self) -> None:
+        data = os.urandom(10_000)
+        sha = hashlib.sha256(data).hexdigest()
+        self.assertEqual((self.head(sha)["upload-offset"], self.head(sha)["upload-complete"]), ("0", "?0"))
+        status, headers, _ = self.put(sha, data[:4000], 0, len(data))
+        self.assertEqual((status, headers["upload-offset"], headers["upload-complete"]), (200, "4000", "?0"))
+        self.assertEqual(self.head(sha)["upload-offset"], "4000")
+        status, headers, _ = self.put(sha, data[4000:], 4000, len(data))
+        self.assertEqual((status, headers["upload-complete"]), (201, "?1"))
+        self.assertEqual((self.head(sha)["upload-offset"], self.head(sha)["upload-complete"]), ("10000", "?1"))
+
+    def test_a_chunk_not_at_the_offset_is_a_conflict_carrying_the_offset(self) -> None:
+        data = os.urandom(3000)
+        sha = hashlib.sha256(data).hexdigest()
+        self.put(sha, data[:1000], 0, 3000)
+        status, headers, raw = self.put(sha, data[2000:], 2000, 3000)
+        self.assertEqual((status, json.loads(raw)["error"]["code"], headers["upload-offset"]), (409, "conflict", "1000"))
+        status, headers, _ = self.put(sha, data[:1000], 0, 3000)  # a resent first chunk is refused too
+        self.assertEqual((status, headers["upload-offset"]), (409, "1000"))
+
+    def test_a_checksum_mismatch_answers_422_and_deletes_the_partial_upload(self) -> None:
+        data = os.urandom(2048)
+        wrong = hashlib.sha256(b"something else").hexdigest()
+        self.put(wrong, data[:1024], 0, 2048)
+        status, _, raw = self.put(wrong, data[1024:], 1024, 2048)
+        self.assertEqual((status, json.loads(raw)["error"]["code"]), (422, "checksum_mismatch"))
+        self.assertEqual(self.head(wrong)["upload-offset"], "0")
+        self.assertEqual(os.listdir(os.path.join(self.tmp.name, "uploads")), [])
+
+    def test_a_dropped_connection_keeps_the_bytes_that_arrived_and_the_upload_resumes(self) -> None:
+        data = os.urandom(200_000)
+        sha = hashlib.sha256(data).hexdigest()
+        sock = socket.create_connection((self.c.host, self.c.port))
+        head = (f"PUT /v1/uploads/{sha} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n"
+                f"Content-Range: bytes 0-{len(data) - 1}/{len(data)}\r\nContent-Length: {len(data)}\r\n\r\n").encode()
+        sock.sendall(head + data[:70_000])
+        time.sleep(0.3)
+        sock.close()  # mid-chunk
+        deadline = time.monotonic() + 5
+        while int(self.head(sha)["upload-offset"]) < 70_000 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        offset = int(self.head(sha)["upload-offset"])
+        self.assertEqual(offset, 70_000)
+        status, headers, _ = self.put(sha, data[offset:], offset, len(data))
+        self.assertEqual((status, headers["upload-complete"]), (201, "?1"))
+        with open(os.path.join(self.tmp.name, "uploads", sha), "rb") as f:
+            self.assertEqual(f.read(), data)
+
+    def test_bad_sha_and_bad_content_range_are_bad_requests(self) -> None:
+        status, _, raw = self.put("ABC", b"x", 0, 1)
+        self.assertEqual((status, json.loads(raw)["error"]["field"]), (400, "sha256"))
+        status, _, raw = self.c.request("PUT", "/v1/uploads/" + "b" * 64, b"xy", {"Content-Range": "bytes 5-1/3"})
+        self.assertEqual((status, json.loads(raw)["error"]["field"]), (400, "Content-Range"))
+
+
+class Jobs(ServiceTest):
+    def test_an_idempotency_key_returns_the_same_job_and_refuses_a_different_body(self) -> None:
+        sha = self.c.upload(helpers.builtin_bundle("builtin-sft"))
+        body = {"idempotencyKey": "key-1", "kind": "builtin-sft", "dataset": sha, "config": {"epochs": 1}}
+        s1, j1 = self.c.json("POST", "/v1/jobs", body)
+        s2, j2 = self.c.json("POST", "/v1/jobs", body)
+        self.assertEqual((s1, s2, j1["id"]), (201, 200, j2["id"]))
+        s3, err = self.c.json("POST", "/v1/jobs", {**body, "config": {"epochs": 2}})
+        self.assertEqual((s3, err["error"]["code"]), (409, "conflict"))
+        _, listing = self.c.json("GET", "/v1/jobs")
+        self.assertEqual(len(listing["jobs"]), 1)
+        self.assertEqual(set(listing["jobs"][0]), {"id", "kind", "name", "status", "createdAt", "startedAt", "finishedAt", "error", "artifacts", "lastSeq"})
+
+    def test_a_dataset_that_is_not_a_complete_upload_is_a_conflict(self) -> None:
+        status, body = self.c.submit("builtin-sft", "c" * 64, {})
+        self.assertEqual((status, body["error"]["code"], body["error"]["field"]), (409, "conflict", "dataset"))
+
+    def test_bad_kind_and_bad_config_name_the_field(self) -> None:
+        sha = self.c.upload(helpers.builtin_bundle("builtin-sft"))
+        status, body = self.c.submit("builtin-rl", sha, {})
+        self.assertEqual((status, body["error"]["field"]), (400, "kind"))
+        status, body = self.c.submit("builtin-sft", sha, {"learningRate": -1})
+        self.assertEqual((status, body["error"]["field"]), (400, "config.learningRate"))
+        self.assertIn("-1", body["error"]["message"])
+        status, body = self.c.submit("builtin-grpo", sha, {"aggregation": "token-mean"})
+        self.assertEqual((status, body["error"]["field"]), (400, "config.aggregation"))
+        status, body = self.c.submit("builtin-sft", sha, {"epochz": 1})
+        self.assertEqual((status, body["error"]["field"]), (400, "config.epochz"))
+
+    def test_jobs_list_newest_first_and_events_replay_after_a_seq_then_end_at_the_final_status(self) -> None:
+        sha = self.c.upload(helpers.builtin_bundle("builtin-sft"))
+        _, a = self.c.submit("builtin-sft", sha, {"epochs": 2})
+        _, b = self.c.submit("builtin-sft", sha, {"epochs": 3})
+        _, listing = self.c.json("GET", "/v1/jobs")
+        self.assertEqual([j["id"] for j in listing["jobs"]], [b["id"], a["id"]])
+        # A live follow from 0 returns once the job ends; it holds every event exactly once, in order.
+        events = self.c.events(b["id"])
+        self.assertEqual([e["seq"] for e in events], list(range(1, len(events) + 1)))
+        self.assertEqual([e["status"] for e in events if e["type"] == "status"], ["queued", "running", "succeeded"])
+        self.assertEqual(len([e for e in events if e["type"] == "metric"]), 3)
+        first_job = self.c.wait(a["id"])
+        self.assertLess(first_job["finishedAt"], self.c.wait(b["id"])["startedAt"] + 1)  # one at a time, in order
+        resumed = self.c.events(b["id"], after=4)
+        self.assertEqual(resumed, events[4:])
+        self.assertEqual(self.c.events(b["id"], after=events[-1]["seq"]), [])
+
+    def test_a_resumed_stream_during_a_running_job_neither_loses_nor_repeats_events(self) -> None:
+        sha = self.c.upload(helpers.builtin_bundle("builtin-sft", episodes=40))
+        _, job = self.c.submit("builtin-sft", sha, {"epochs": 400, "batchSize": 4})
+        self.c.wait(job["id"], statuses=("running",))
+        # Read a few lines of the live stream, drop the connection, resume with after = the last seq seen.
+        conn = socket.create_connection((self.c.host, self.c.port))
+        conn.sendall(f"GET /v1/jobs/{job['id']}/events?after=0 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n\r\n".encode())
+        buf = b""
+        while buf.count(b"\n{") < 4:
+            buf += conn.recv(4096)
+        conn.close()
+        body = buf.split(b"\r\n\r\n", 1)[1]
+        seen = [json.loads(line) for line in _dechunk(body).splitlines() if line.strip().startswith(b"{") and line.strip().endswith(b"}")]
+        last = seen[-1]["seq"]
+        self.c.json("POST", f"/v1/jobs/{job['id']}/cancel")
+        rest = self.c.events(job["id"], after=last)
+        seqs = [e["seq"] for e in seen] + [e["seq"] for e in rest]
+        self.assertEqual(seqs, list(range(1, len(seqs) + 1)))
+        self.assertEqual(rest[-1]["status"], "cancelled")
+
+    def test_cancel_stops_a_running_job_at_a_step_boundary_and_a_queued_job_at_once(self) -> None:
+        sha = self.c.upload(helpers.builtin_bundle("builtin-sft", episodes=40))
+        _, running = self.c.submit("builtin-sft", sha, {"epochs": 10_000, "batchSize": 4})
+        _, queued = self.c.submit("builtin-sft", sha, {"epochs": 1})
+        self.c.wait(running["id"], statuses=("running",))
+        status, q = self.c.json("POST", f"/v1/jobs/{queued['id']}/cancel")
+        self.assertEqual((status, q["status"]), (200, "cancelled"))
+        _, r = self.c.json("POST", f"/v1/jobs/{running['id']}/cancel")
+        self.assertEqual(r["status"], "running")
+        done = self.c.wait(running["id"], timeout=30)
+        self.assertEqual((done["status"], done["error"], done["artifacts"]), ("cancelled", None, []))
+        _, again = self.c.json("POST", f"/v1/jobs/{running['id']}/cancel")
+        self.assertEqual(again["status"], "cancelled")
+        status, body = self.c.json("POST", "/v1/jobs/nope/cancel")
+        self.assertEqual((status, body["error"]["code"]), (404, "not_found"))
+
+    def test_artifacts_download_whole_and_by_range(self) -> None:
+        sha = self.c.upload(helpers.builtin_bundle("builtin-sft"))
+        _, job = self.c.submit("builtin-sft", sha, {"epochs": 2})
+        job = self.c.wait(job["id"])
+        self.assertEqual(job["status"], "succeeded", job["error"])
+        art = {a["name"]: a for a in job["artifacts"]}
+        self.assertEqual(set(art), {"metrics.jsonl", "policy.json", "policy.onnx"})
+        status, headers, whole = self.c.request("GET", f"/v1/jobs/{job['id']}/artifacts/policy.onnx")
+        self.assertEqual((status, len(whole), hashlib.sha256(whole).hexdigest()), (200, art["policy.onnx"]["size"], art["policy.onnx"]["sha256"]))
+        self.assertEqual(headers["accept-ranges"], "bytes")
+        status, headers, part = self.c.request("GET", f"/v1/jobs/{job['id']}/artifacts/policy.onnx", headers={"Range": "bytes=10-99"})
+        self.assertEqual((status, part, headers["content-range"]), (206, whole[10:100], f"bytes 10-99/{len(whole)}"))
+        status, _, tail = self.c.request("GET", f"/v1/jobs/{job['id']}/artifacts/policy.onnx", headers={"Range": "bytes=-16"})
+        self.assertEqual((status, tail), (206, whole[-16:]))
+        status, headers, _ = self.c.request("GET", f"/v1/jobs/{job['id']}/artifacts/policy.onnx", headers={"Range": f"bytes={len(whole)}-"})
+        self.assertEqual((status, headers["content-range"]), (416, f"bytes */{len(whole)}"))
+        status, _, _ = self.c.request("GET", f"/v1/jobs/{job['id']}/artifacts/..%2Fjob.json")
+        self.assertEqual(status, 404)
+
+    def test_a_failing_job_ends_failed_with_its_message(self) -> None:
+        sha = self.c.upload(helpers.builtin_bundle("builtin-sft"))  # an SFT bundle has no advantages
+        _, job = self.c.submit("builtin-grpo", sha, {"epochs": 1})
+        job = self.c.wait(job["id"])
+        self.assertEqual(job["status"], "failed")
+        self.assertIn("kind is 'builtin-sft'", job["error"]["message"])
+        final = self.c.events(job["id"])[-1]
+        self.assertEqual((final["status"], final["error"]), ("failed", job["error"]))
+
+
+class Restart(unittest.TestCase):
+    def test_a_restart_marks_running_jobs_failed_interrupted_and_keeps_queued_ones(self) -> None:
+        from awb_trainer.store import JobStore
+
+        with tempfile.TemporaryDirectory() as tmp:
+            bundle = os.path.join(tmp, "b.tar")
+            with open(bundle, "wb") as f:
+                f.write(helpers.builtin_bundle("builtin-sft"))
+            store = JobStore(tmp)
+            body = {"idempotencyKey": "k1", "kind": "builtin-sft", "dataset": "d" * 64, "config": {}}
+            a, _ = store.create(body, {}, bundle, 1)
+            b, _ = store.create({**body, "idempotencyKey": "k2"}, {}, bundle, 1)
+            store.start(a["id"])
+            again = JobStore(tmp)  # a new service on the same workdir
+            ra, rb = again.get(a["id"]), again.get(b["id"])
+            self.assertEqual((ra["status"], ra["error"]["code"]), ("failed", "interrupted"))
+            self.assertEqual(rb["status"], "queued")
+            self.assertEqual(ra["lastSeq"], 3)
+            c, created = again.create(body, {}, bundle, 1)
+            self.assertEqual((c["id"], created), (a["id"], False))
+
+
+def _dechunk(data: bytes) -> bytes:
+    """The payload of a (possibly cut) chunked body."""
+    out = b""
+    while data:
+        size_line, _, rest = data.partition(b"\r\n")
+        try:
+            size = int(size_line, 16)
+        except ValueError:
+            break
+        out += rest[:size]
+        data = rest[size + 2:]
+        if size == 0:
+            break
+    return out
+
+
+if __name__ == "__main__":
+    unittest.main()
