@@ -64,10 +64,11 @@ Usage:
   awb suite run [--split unseen-instance|unseen-template|unseen-app|all] [--part train|test|adapt]
                 [--policy oracle|random] [--parallel N] [--limit N] [--screenshots none|half|full] [--name NAME] [--subgoals] [--json]
   awb suite run --resume RUN_ID                every instance of a split part, recorded; resume a killed run
-  awb eval --policy CHECKPOINT|oracle|random [--split S[,S…]] [--part test|train|adapt] [--seeds 30,7,1234]
+  awb eval --policy CHECKPOINT|MODEL.onnx|oracle|random [--split S[,S…]] [--part test|train|adapt] [--seeds 30,7,1234]
            [--limit N] [--parallel N] [--db PATH] [--json]
                                                success rate, mean ± std over evaluation seeds, per regime/difficulty/app
   awb eval compare RUN_ID…                     stored eval runs side by side, by policy / checkpoint
+  awb policy export-onnx --policy CKPT --out FILE.onnx | info FILE   the builtin policy as ONNX (checked in ONNX Runtime)
   awb train sft --config FILE [--out DIR] [--json]   behaviour cloning from oracle demonstrations
   awb train grpo --config FILE [--resume DIR] [--out DIR] [--json]   GRPO/AdaGRPO training of the builtin policy (awb train grpo --help)
   awb adapt --app APP [--policy CKPT] [--shots 8] [--method grpo|sft|sft+grpo]   few-shot per-app adapter: before → adapt → after (awb adapt --help)
@@ -76,6 +77,11 @@ Usage:
                                                per-step rewards of each component, with explanations and the weighted total
   awb rewards fit progrm|shepherd [--split S] [--part P] [--seeds …] [--out FILE] [--json]
                                                fit the ProgRM progress model or the GUI-Shepherd judge (awb rewards fit --help)
+  awb jobs trainers add|list|remove            remote trainer services (URL + token in <data folder>/trainers.json)
+  awb jobs submit --trainer NAME --kind builtin-sft|builtin-grpo|… [--config FILE] [--from-split S[:P] | --episodes IDS] [--init CKPT] [--follow]
+                                               bundle the data, upload (resumable), submit (idempotent) (awb jobs --help)
+  awb jobs list|status|logs [--follow]|cancel|download|register JOB
+                                               follow, cancel, fetch artifacts, register a trained policy under <data folder>/policies/
   awb splits show|check|propose [--json]       the generalization splits: sizes, rule check, a regenerated held-out set
   awb emulator start [--count N] [--port P]    SimDroid serving ADB and the emulator console (until stopped)
   awb emulator stop | list
@@ -109,6 +115,8 @@ const USER_ERRORS = new Set([
   'RunNotFoundError', 'ImportLineError', 'ImportManifestError', 'ImportAssetError', 'StoreVersionFromFutureError',
   'AdbConnectError', 'SdkNotFoundError', 'BootTimeoutError', 'DeviceOfflineError', 'ConsoleError', 'EmulatorPortError', 'EmulatorPortInUseError', 'TokenError', 'SettingsFileError', 'TrainingDivergedError', 'TrainingPoolError', 'TrainerCheckpointError',
   'RewardConfigError', 'RewardUnavailableError',
+  'TrainerHttpError', 'TrainerUnreachableError', 'TrainerProtocolError', 'ArtifactChecksumError', 'ArtifactNotFoundError', 'TrainerProfileError',
+  'RemoteJobNotFoundError', 'RemoteJobStateError', 'BundleError', 'JobConfigError',
 ]);
 
 /** Runs the CLI; returns the exit code. Errors with a user-facing message print it and exit 2 or 1. */
@@ -130,8 +138,12 @@ export async function main(argv: string[], io: Io = consoleIo()): Promise<number
         return await rewardsCommand(rest, io);
       case 'splits':
         return await splitsCommand(rest, io);
+      case 'jobs':
+        return await (await import('./jobs.js')).jobsCommand(rest, io);
       case 'eval':
         return await evalCommand(rest, io);
+      case 'policy':
+        return await (await import('./policy.js')).policyCommand(rest, io);
       case 'adapt':
         return await (await import('./adapt.js')).adaptCommand(rest, io);
       case 'emulator':

@@ -54,7 +54,8 @@ export class RemoteJobs {
     this.profiles = deps.profiles ?? new TrainerProfiles(deps.dataDir);
   }
 
-  private get db(): WritableDB {
+  /** The store the records live in (a submit from stored episodes reads them here). */
+  get db(): WritableDB {
     return this.deps.db;
   }
 
