@@ -137,7 +137,7 @@ reward_run() { # reward_run ROW SPLIT SEED — each run has its own store, so AD
 # ROWS / REWARD_REGIMES / TRAIN_SEEDS select a subset (e.g. ROWS=admire experiments/run.sh rewards).
 rewards() {
   mkdir -p "$OUT/rewards"
-  read -r -a rows <<< "${ROWS:-admire progrm outcome-progrm prm combination}"
+  read -r -a rows <<< "${ROWS:-outcome-rtg admire progrm outcome-progrm prm combination}"
   read -r -a regimes <<< "${REWARD_REGIMES:-unseen-instance unseen-template}"
   for row in "${rows[@]}"; do
     for r in "${regimes[@]}"; do

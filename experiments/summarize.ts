@@ -81,7 +81,7 @@ const avg = (xs: number[]) => (xs.length ? `${(100 * xs.reduce((a, b) => a + b, 
 console.log(`| mean over apps | | | ${avg(deltas.grpo!)} | | ${avg(deltas['sft-grpo']!)} |`);
 
 // 4. Reward components: each row is experiment 1's GRPO recipe with another reward (the outcome row is experiment 1's run).
-const rewardRows = ['outcome', 'admire', 'progrm', 'outcome-progrm', 'prm', 'combination'];
+const rewardRows = ['outcome', 'outcome-rtg', 'admire', 'progrm', 'outcome-progrm', 'prm', 'combination'];
 const rewardRun = (row: string, r: string, s: number) => (row === 'outcome' ? `grpo-${r}-s${s}` : `reward-${row}-${r}-s${s}`);
 /** Mean of a metric over a training log's iterations (awb train grpo --json lines), or undefined. */
 const logMean = (name: string, metric: string): number | undefined => {
