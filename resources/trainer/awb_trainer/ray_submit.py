@@ -49,7 +49,7 @@ def build_package(job_dir: str) -> bytes:
 def entrypoint(gpus: int, results: Optional[str]) -> str:
     run = ["-m", "awb_trainer", "run", "--job", "job"] + (["--results", results] if results else [])
     if gpus > 1:
-        return shlex.join(["python3", "-m", "torch.distributed.run", "--standalone", "--nnodes", "1", "--nproc_per_node", str(gpus), *run])
+        return shlex.join(["python3", "-m", "awb_trainer.torchrun", "--standalone", "--nnodes", "1", "--nproc_per_node", str(gpus), *run])
     return shlex.join(["python3", *run])
 
 

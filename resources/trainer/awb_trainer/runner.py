@@ -28,7 +28,7 @@ PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def job_command(job_dir: str, gpus: int) -> list[str]:
     run = ["-m", "awb_trainer", "run", "--job", job_dir, "--events", "stdout"]
     if gpus > 1:
-        return [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nnodes", "1", "--nproc_per_node", str(gpus), *run]
+        return [sys.executable, "-m", "awb_trainer.torchrun", "--standalone", "--nnodes", "1", "--nproc_per_node", str(gpus), *run]
     return [sys.executable, *run]
 
 
@@ -96,6 +96,10 @@ class Runner:
         try:
             self._supervise(job_id, d, proc, result)
         finally:
+            try:
+                proc.wait(timeout=10)  # already ended, or killed by stop()
+            except subprocess.TimeoutExpired:
+                _kill_group(proc)
             for t in readers:
                 t.join(timeout=10)
             for pipe in (proc.stdout, proc.stderr):

@@ -141,77 +141,64 @@ class Jobs(ServiceTest):
         status, body = self.c.submit("builtin-sft", sha, {"epochz": 1})
         self.assertEqual((status, body["error"]["field"]), (400, "config.epochz"))
 
-    def test_jobs_list_newest_first_and_events_replay_after_a_seq_then_end_at_the_final_status(self) -> None:
+    def test_events_replay_after_a_seq_end_at_the_final_status_and_artifacts_download_whole_and_by_range(self) -> None:
         sha = self.c.upload(helpers.builtin_bundle("builtin-sft"))
-        _, a = self.c.submit("builtin-sft", sha, {"epochs": 2})
-        _, b = self.c.submit("builtin-sft", sha, {"epochs": 3})
-        _, listing = self.c.json("GET", "/v1/jobs")
-        self.assertEqual([j["id"] for j in listing["jobs"]], [b["id"], a["id"]])
+        _, job = self.c.submit("builtin-sft", sha, {"epochs": 3})
         # A live follow from 0 returns once the job ends; it holds every event exactly once, in order.
-        events = self.c.events(b["id"])
+        events = self.c.events(job["id"])
         self.assertEqual([e["seq"] for e in events], list(range(1, len(events) + 1)))
         self.assertEqual([e["status"] for e in events if e["type"] == "status"], ["queued", "running", "succeeded"])
         self.assertEqual(len([e for e in events if e["type"] == "metric"]), 3)
-        first_job = self.c.wait(a["id"])
-        self.assertLess(first_job["finishedAt"], self.c.wait(b["id"])["startedAt"] + 1)  # one at a time, in order
-        resumed = self.c.events(b["id"], after=4)
-        self.assertEqual(resumed, events[4:])
-        self.assertEqual(self.c.events(b["id"], after=events[-1]["seq"]), [])
+        self.assertEqual(self.c.events(job["id"], after=4), events[4:])
+        self.assertEqual(self.c.events(job["id"], after=events[-1]["seq"]), [])
+        job = self.c.wait(job["id"])
+        self.assertEqual((job["status"], job["lastSeq"]), ("succeeded", events[-1]["seq"]))
+        art = {a["name"]: a for a in job["artifacts"]}
+        self.assertEqual(set(art), {"metrics.jsonl", "policy.json", "policy.onnx"})
+        path = f"/v1/jobs/{job['id']}/artifacts/policy.onnx"
+        status, headers, whole = self.c.request("GET", path)
+        self.assertEqual((status, len(whole), hashlib.sha256(whole).hexdigest()), (200, art["policy.onnx"]["size"], art["policy.onnx"]["sha256"]))
+        self.assertEqual(headers["accept-ranges"], "bytes")
+        status, headers, part = self.c.request("GET", path, headers={"Range": "bytes=10-99"})
+        self.assertEqual((status, part, headers["content-range"]), (206, whole[10:100], f"bytes 10-99/{len(whole)}"))
+        status, _, tail = self.c.request("GET", path, headers={"Range": "bytes=-16"})
+        self.assertEqual((status, tail), (206, whole[-16:]))
+        status, headers, _ = self.c.request("GET", path, headers={"Range": f"bytes={len(whole)}-"})
+        self.assertEqual((status, headers["content-range"]), (416, f"bytes */{len(whole)}"))
+        status, _, _ = self.c.request("GET", f"/v1/jobs/{job['id']}/artifacts/..%2Fjob.json")
+        self.assertEqual(status, 404)
 
-    def test_a_resumed_stream_during_a_running_job_neither_loses_nor_repeats_events(self) -> None:
+    def test_jobs_queue_in_order_a_resumed_stream_loses_nothing_and_cancel_stops_running_and_queued_jobs(self) -> None:
         sha = self.c.upload(helpers.builtin_bundle("builtin-sft", episodes=40))
-        _, job = self.c.submit("builtin-sft", sha, {"epochs": 400, "batchSize": 4})
-        self.c.wait(job["id"], statuses=("running",))
+        _, running = self.c.submit("builtin-sft", sha, {"epochs": 10_000, "batchSize": 4})
+        _, queued = self.c.submit("builtin-sft", sha, {"epochs": 1})
+        _, listing = self.c.json("GET", "/v1/jobs")
+        self.assertEqual([j["id"] for j in listing["jobs"]], [queued["id"], running["id"]])  # newest first
+        self.c.wait(running["id"], statuses=("running",))
         # Read a few lines of the live stream, drop the connection, resume with after = the last seq seen.
         conn = socket.create_connection((self.c.host, self.c.port))
-        conn.sendall(f"GET /v1/jobs/{job['id']}/events?after=0 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n\r\n".encode())
+        conn.sendall(f"GET /v1/jobs/{running['id']}/events?after=0 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n\r\n".encode())
         buf = b""
         while buf.count(b"\n{") < 4:
             buf += conn.recv(4096)
         conn.close()
         body = buf.split(b"\r\n\r\n", 1)[1]
         seen = [json.loads(line) for line in _dechunk(body).splitlines() if line.strip().startswith(b"{") and line.strip().endswith(b"}")]
-        last = seen[-1]["seq"]
-        self.c.json("POST", f"/v1/jobs/{job['id']}/cancel")
-        rest = self.c.events(job["id"], after=last)
-        seqs = [e["seq"] for e in seen] + [e["seq"] for e in rest]
-        self.assertEqual(seqs, list(range(1, len(seqs) + 1)))
-        self.assertEqual(rest[-1]["status"], "cancelled")
-
-    def test_cancel_stops_a_running_job_at_a_step_boundary_and_a_queued_job_at_once(self) -> None:
-        sha = self.c.upload(helpers.builtin_bundle("builtin-sft", episodes=40))
-        _, running = self.c.submit("builtin-sft", sha, {"epochs": 10_000, "batchSize": 4})
-        _, queued = self.c.submit("builtin-sft", sha, {"epochs": 1})
-        self.c.wait(running["id"], statuses=("running",))
+        self.assertEqual(self.c.json("GET", f"/v1/jobs/{queued['id']}")[1]["status"], "queued")  # one job at a time
         status, q = self.c.json("POST", f"/v1/jobs/{queued['id']}/cancel")
         self.assertEqual((status, q["status"]), (200, "cancelled"))
         _, r = self.c.json("POST", f"/v1/jobs/{running['id']}/cancel")
-        self.assertEqual(r["status"], "running")
+        self.assertEqual(r["status"], "running")  # until the next step boundary
+        rest = self.c.events(running["id"], after=seen[-1]["seq"])
+        seqs = [e["seq"] for e in seen] + [e["seq"] for e in rest]
+        self.assertEqual(seqs, list(range(1, len(seqs) + 1)))
+        self.assertEqual(rest[-1]["status"], "cancelled")
         done = self.c.wait(running["id"], timeout=30)
         self.assertEqual((done["status"], done["error"], done["artifacts"]), ("cancelled", None, []))
         _, again = self.c.json("POST", f"/v1/jobs/{running['id']}/cancel")
         self.assertEqual(again["status"], "cancelled")
         status, body = self.c.json("POST", "/v1/jobs/nope/cancel")
         self.assertEqual((status, body["error"]["code"]), (404, "not_found"))
-
-    def test_artifacts_download_whole_and_by_range(self) -> None:
-        sha = self.c.upload(helpers.builtin_bundle("builtin-sft"))
-        _, job = self.c.submit("builtin-sft", sha, {"epochs": 2})
-        job = self.c.wait(job["id"])
-        self.assertEqual(job["status"], "succeeded", job["error"])
-        art = {a["name"]: a for a in job["artifacts"]}
-        self.assertEqual(set(art), {"metrics.jsonl", "policy.json", "policy.onnx"})
-        status, headers, whole = self.c.request("GET", f"/v1/jobs/{job['id']}/artifacts/policy.onnx")
-        self.assertEqual((status, len(whole), hashlib.sha256(whole).hexdigest()), (200, art["policy.onnx"]["size"], art["policy.onnx"]["sha256"]))
-        self.assertEqual(headers["accept-ranges"], "bytes")
-        status, headers, part = self.c.request("GET", f"/v1/jobs/{job['id']}/artifacts/policy.onnx", headers={"Range": "bytes=10-99"})
-        self.assertEqual((status, part, headers["content-range"]), (206, whole[10:100], f"bytes 10-99/{len(whole)}"))
-        status, _, tail = self.c.request("GET", f"/v1/jobs/{job['id']}/artifacts/policy.onnx", headers={"Range": "bytes=-16"})
-        self.assertEqual((status, tail), (206, whole[-16:]))
-        status, headers, _ = self.c.request("GET", f"/v1/jobs/{job['id']}/artifacts/policy.onnx", headers={"Range": f"bytes={len(whole)}-"})
-        self.assertEqual((status, headers["content-range"]), (416, f"bytes */{len(whole)}"))
-        status, _, _ = self.c.request("GET", f"/v1/jobs/{job['id']}/artifacts/..%2Fjob.json")
-        self.assertEqual(status, 404)
 
     def test_a_failing_job_ends_failed_with_its_message(self) -> None:
         sha = self.c.upload(helpers.builtin_bundle("builtin-sft"))  # an SFT bundle has no advantages
