@@ -8,6 +8,7 @@ import type { Policy } from '../episode/policy.js';
 import type { EpisodeResult } from '../episode/record.js';
 import { BuiltinPolicy, type PolicyModel } from '../policy/builtin.js';
 import { CheckpointError, deserializeCheckpoint } from '../policy/checkpoint.js';
+import { OnnxPolicy, OnnxPolicyDimsError, OnnxPolicyFileError, OnnxPolicyModel, OnnxRuntimeUnavailableError } from '../policy/onnx/index.js';
 import { aggregateEval, formatMeanStd, type EvalEpisode, type GroupStats } from '../rl/eval.js';
 import { getTemplate, TASKS } from '../tasks/registry.js';
 import { instantiate, type TaskInstance } from '../tasks/instance.js';
@@ -18,11 +19,11 @@ import { assertNever } from '../util/errors.js';
 import { intArg, parseFlags, UsageError } from './args.js';
 import { pct, progressBar, table } from './format.js';
 import { embeddedDevice, type Io } from './main.js';
-import { policyFor } from './policies.js';
+import { onnxPolicyPath, policyFor } from './policies.js';
 import { openDb } from './data-dir.js';
 import { evalCompareCommand } from './eval-compare.js';
 
-const USAGE = 'awb eval --policy CHECKPOINT|oracle|random [--split unseen-instance|unseen-template|unseen-app|all[,…]] [--part test|train|adapt]\n'
+const USAGE = 'awb eval --policy CHECKPOINT|MODEL.onnx|oracle|random [--split unseen-instance|unseen-template|unseen-app|all[,…]] [--part test|train|adapt]\n'
   + '         [--seeds 30,7,1234] [--limit N] [--parallel N] [--screenshots none|half|full] [--db PATH] [--json]\n'
   + 'awb eval compare RUN_ID... [--db PATH] [--json]';
 
@@ -34,7 +35,7 @@ const SeedList = z.string()
   .refine((xs) => new Set(xs).size === xs.length, 'a seed is listed twice');
 
 const Flags = z.object({
-  policy: z.string().min(1).optional().describe('oracle, random, or the path of a builtin-policy checkpoint (greedy)'),
+  policy: z.string().min(1).optional().describe('oracle, random, the path of a builtin-policy checkpoint, or an ONNX export (FILE.onnx or onnx:FILE) scored in ONNX Runtime (greedy)'),
   split: z.string().min(1).default('unseen-instance').describe('One regime or a comma list (default unseen-instance)'),
   part: z.string().default('test').describe('Split part whose templates are evaluated (default test)'),
   seeds: SeedList.optional().describe('Evaluation seeds: each selects one instance of every template (default 30,7,1234, AW-Gen App. C)'),
@@ -49,11 +50,22 @@ const Flags = z.object({
 export type EvalPolicy =
   | { kind: 'oracle' }
   | { kind: 'random' }
-  | { kind: 'builtin'; path: string; sha256: string; model: PolicyModel };
+  | { kind: 'builtin'; path: string; sha256: string; model: PolicyModel }
+  | { kind: 'onnx'; path: string; sha256: string; model: OnnxPolicyModel };
 
-/** Resolves --policy; a missing or corrupt checkpoint is a usage error naming the file. */
-export function resolveEvalPolicy(arg: string): EvalPolicy {
+/** Resolves --policy; a missing or corrupt checkpoint or ONNX model is a usage error naming the file. */
+export async function resolveEvalPolicy(arg: string): Promise<EvalPolicy> {
   if (arg === 'oracle' || arg === 'random') return { kind: arg };
+  const onnx = onnxPolicyPath(arg);
+  if (onnx !== null) {
+    try {
+      const model = await OnnxPolicyModel.load(resolve(onnx));
+      return { kind: 'onnx', path: model.path, sha256: model.sha256, model };
+    } catch (e) {
+      if (e instanceof OnnxPolicyFileError || e instanceof OnnxPolicyDimsError || e instanceof OnnxRuntimeUnavailableError) throw new UsageError(e.message, { cause: e });
+      throw e;
+    }
+  }
   const path = resolve(arg);
   let bytes: Buffer;
   try {
@@ -71,12 +83,19 @@ export function resolveEvalPolicy(arg: string): EvalPolicy {
 }
 
 function policyLabel(p: EvalPolicy): string {
-  return p.kind === 'builtin' ? `builtin ${p.path} (sha256 ${p.sha256.slice(0, 12)})` : p.kind;
+  return p.kind === 'builtin' || p.kind === 'onnx' ? `${p.kind} ${p.path} (sha256 ${p.sha256.slice(0, 12)})` : p.kind;
 }
 
 /** What the run config records about the policy (enough to tell checkpoints apart). */
 function policyConfig(p: EvalPolicy): Record<string, unknown> {
-  return p.kind === 'builtin' ? { policy: 'builtin', checkpoint: { path: p.path, sha256: p.sha256 } } : { policy: p.kind };
+  switch (p.kind) {
+    case 'builtin':
+      return { policy: 'builtin', checkpoint: { path: p.path, sha256: p.sha256 } };
+    case 'onnx':
+      return { policy: 'onnx', model: { path: p.path, sha256: p.sha256, encoder: p.model.metadata.encoder, network: p.model.metadata.network } };
+    default:
+      return { policy: p.kind };
+  }
 }
 
 function newPolicy(p: EvalPolicy, instance: TaskInstance): Policy {
@@ -86,6 +105,8 @@ function newPolicy(p: EvalPolicy, instance: TaskInstance): Policy {
       return policyFor(p.kind, instance);
     case 'builtin':
       return new BuiltinPolicy(p.model);
+    case 'onnx':
+      return new OnnxPolicy(p.model);
     default:
       return assertNever(p, 'eval policy');
   }
@@ -98,6 +119,9 @@ function specOf(p: EvalPolicy): PolicySpec {
       return { name: p.kind };
     case 'builtin':
       return { name: 'builtin', checkpoint: p.path };
+    case 'onnx':
+      // Refused before any run is created (evalCommand); workers load checkpoints only.
+      throw new UsageError('An ONNX policy runs in process: use --parallel 1');
     default:
       return assertNever(p, 'eval policy');
   }
@@ -153,9 +177,12 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
   const splits = [...new Set(values.split.split(',').map((s) => parseSplit(s.trim())))];
   const part = parsePart(values.part);
   const seeds = values.seeds ?? [...SPLIT_DATA.seeds.test];
-  const policy = resolveEvalPolicy(values.policy);
   const templates = evalTemplates(splits, part, values.limit);
   if (templates.length === 0) throw new UsageError(`No templates in ${splits.join(',')}/${part}`);
+  if (onnxPolicyPath(values.policy) !== null && values.parallel > 1) {
+    throw new UsageError(`--policy ${values.policy}: an ONNX policy runs in process (one ONNX Runtime session), not in worker threads; use --parallel 1`);
+  }
+  const policy = await resolveEvalPolicy(values.policy);
   const regimesOf = new Map(templates.map((t) => [t.template.id, t.regimes]));
 
   const { db, path } = openDb(values.db);
@@ -165,7 +192,7 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
       seed,
       id: createRun(db, {
         kind: 'suite',
-        name: `eval ${policy.kind === 'builtin' ? policy.path : policy.kind} ${splits.join(',')}/${part} seed ${seed}`,
+        name: `eval ${policy.kind === 'builtin' || policy.kind === 'onnx' ? policy.path : policy.kind} ${splits.join(',')}/${part} seed ${seed}`,
         config: { eval: true, ...policyConfig(policy), split: splits.join(','), splits, part, seed, templates: templates.length, ...(values.limit ? { limit: values.limit } : {}), screenshots: values.screenshots },
       }).id,
     }));
@@ -235,5 +262,6 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
     return 0;
   } finally {
     db.close();
+    if (policy.kind === 'onnx') await policy.model.close();
   }
 }

@@ -28,3 +28,9 @@ export function policyFor(name: SuitePolicy, instance: TaskInstance): Policy {
 export function policySpec(name: SuitePolicy): PolicySpec {
   return { name };
 }
+
+/** `--policy onnx:FILE`, or a path ending in .onnx: a builtin policy scored in ONNX Runtime (core/policy/onnx). The path, else null. */
+export function onnxPolicyPath(arg: string): string | null {
+  if (arg.startsWith('onnx:')) return arg.slice('onnx:'.length);
+  return /\.onnx$/i.test(arg) ? arg : null;
+}

@@ -1,0 +1,101 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../core/cli/main.js';
+import { saveCheckpoint } from '../../core/policy/checkpoint.js';
+import { exportPolicyOnnx } from '../../core/policy/onnx/index.js';
+import { listEpisodes, listRuns, loadTrajectory, openStoreReadonly, type RunId } from '../../core/store/index.js';
+import { trainedIshModel } from './onnx-fixtures.js';
+
+const capture = () => {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { out, err, io: { out: (l: string) => out.push(l), err: (l: string) => err.push(l) } };
+};
+
+let dir: string;
+let ckpt: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'awb-onnx-cli-'));
+  ckpt = join(dir, 'policy.json');
+  saveCheckpoint(ckpt, trainedIshModel('onnx-cli'), { step: 5 });
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('awb policy export-onnx | info', () => {
+  it('exports a checkpoint, checks it in ONNX Runtime, and info reads the metadata back', async () => {
+    const out = join(dir, 'm.onnx');
+    const c = capture();
+    expect(await main(['policy', 'export-onnx', '--policy', ckpt, '--out', out, '--json'], c.io)).toBe(0);
+    const s = JSON.parse(c.out.at(-1)!);
+    expect(s).toMatchObject({ out, network: { input: 264, hidden: 24 }, encoder: { kind: 'hashed-ngram', dim: 32, charN: 3 } });
+    expect(s.bytes).toBe(readFileSync(out).length);
+    expect(s.check.maxAbsDiff).toBeLessThanOrEqual(1e-4);
+    expect(s.check.maxAbsDiff).toBeGreaterThanOrEqual(0);
+
+    const i = capture();
+    expect(await main(['policy', 'info', out, '--json'], i.io)).toBe(0);
+    expect(JSON.parse(i.out[0]!)).toMatchObject({ kind: 'onnx', irVersion: 8, opset: 13, producer: 'awb', network: { input: 264, hidden: 24 }, meta: { step: 5 } });
+    const k = capture();
+    expect(await main(['policy', 'info', ckpt], k.io)).toBe(0);
+    expect(k.out.join('\n')).toMatch(/builtin-policy checkpoint.*\n {2}network 264 features × 24 hidden \(6648 parameters\)/);
+  });
+
+  it('a bad checkpoint or model file is a usage error naming it', async () => {
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, '{"format":"awb-builtin-policy","version":9}');
+    const c = capture();
+    expect(await main(['policy', 'export-onnx', '--policy', bad, '--out', join(dir, 'x.onnx')], c.io)).toBe(2);
+    expect(c.err.join('\n')).toContain(`Bad policy checkpoint ${bad}`);
+    const junk = join(dir, 'junk.onnx');
+    writeFileSync(junk, 'not a model at all');
+    const i = capture();
+    expect(await main(['policy', 'info', junk], i.io)).toBe(2);
+    expect(i.err.join('\n')).toContain(`Bad ONNX policy ${junk}`);
+    const u = capture();
+    expect(await main(['policy', 'export-onnx', '--out', 'x.onnx'], u.io)).toBe(2);
+    expect(u.err.join('\n')).toMatch(/--policy/);
+  });
+});
+
+describe('awb eval --policy MODEL.onnx', () => {
+  it('plays the same episodes as the checkpoint it was exported from, and records the model by hash', async () => {
+    const model = join(dir, 'eval.onnx');
+    exportPolicyOnnx(model, trainedIshModel('onnx-cli'));
+    const db = join(dir, 'eval.db');
+    const args = ['--split', 'unseen-instance', '--limit', '3', '--seeds', '7', '--db', db, '--json'];
+    const a = capture();
+    expect(await main(['eval', '--policy', ckpt, ...args], a.io)).toBe(0);
+    const b = capture();
+    expect(await main(['eval', '--policy', `onnx:${model}`, ...args], b.io)).toBe(0);
+    const ra = JSON.parse(a.out.at(-1)!);
+    const rb = JSON.parse(b.out.at(-1)!);
+    expect(rb.policy).toMatchObject({ policy: 'onnx', model: { path: model, network: { input: 264, hidden: 24 } } });
+    expect(rb.policy.model.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(rb.overall.episodes).toBe(3);
+    const ro = openStoreReadonly(db);
+    try {
+      expect(listRuns(ro).find((r) => r.id === rb.runs[0].run)?.config).toMatchObject({ policy: 'onnx' });
+      const actionsOf = (run: RunId) => listEpisodes(ro, { runId: run, limit: 10 }).rows
+        .sort((x, y) => x.templateId.localeCompare(y.templateId))
+        .map((e) => loadTrajectory(ro, e.id).steps.map((s) => s.raw));
+      const ts = actionsOf(ra.runs[0].run);
+      expect(ts.flat().length).toBeGreaterThan(0);
+      expect(actionsOf(rb.runs[0].run)).toEqual(ts);
+    } finally {
+      ro.close();
+    }
+  }, 120_000);
+
+  it('refuses --parallel with an ONNX model and a model that is not a policy export', async () => {
+    const c = capture();
+    expect(await main(['eval', '--policy', join(dir, 'eval.onnx'), '--parallel', '2', '--db', join(dir, 'p.db')], c.io)).toBe(2);
+    expect(c.err.join('\n')).toMatch(/runs in process.*--parallel 1/);
+    const junk = join(dir, 'junk2.onnx');
+    writeFileSync(junk, Uint8Array.of(8, 8));
+    const j = capture();
+    expect(await main(['eval', '--policy', junk, '--limit', '1', '--db', join(dir, 'p.db')], j.io)).toBe(2);
+    expect(j.err.join('\n')).toContain(`Bad ONNX policy ${junk}`);
+  });
+});
