@@ -58,11 +58,14 @@ const HELP = `awb — Android Agent Workbench
 Usage:
   awb tasks list [--app APP] [--json]          the task templates
   awb tasks show TEMPLATE [--seed S] [--json]  one instance: instruction, parameters, subgoals
-  awb run --task TEMPLATE [--seed S] [--policy oracle|random|human|replay] [--from EPISODE [--replay-steps K]]
+  awb run --task TEMPLATE [--seed S] [--policy oracle|random|vlm|human|replay] [--from EPISODE [--replay-steps K]]
           [--max-steps N] [--screenshots DIR] [--db PATH] [--no-record] [--subgoals] [--json]
                                                one episode on the embedded SimDroid, recorded
+          --policy vlm: --endpoint NAME | --base-url URL --model M [--format androidworld|ui-tars|mobilerl|qwen-mobile-use]
+          [--coordinates screen|image|relative-1000|smart-resize] [--api-key-env VAR] [--temperature T] [--max-tokens N]
+          [--timeout-ms MS] [--retries N] [--max-concurrency N] [--history K] [--tree on|off]   (docs/policy-vlm.md)
   awb suite run [--split unseen-instance|unseen-template|unseen-app|all] [--part train|test|adapt]
-                [--policy oracle|random] [--parallel N] [--limit N] [--screenshots none|half|full] [--name NAME] [--subgoals] [--json]
+                [--policy oracle|random|vlm (+ the vlm flags)] [--parallel N] [--limit N] [--screenshots none|half|full] [--name NAME] [--subgoals] [--json]
   awb suite run --resume RUN_ID                every instance of a split part, recorded; resume a killed run
   awb eval --policy CHECKPOINT|MODEL.onnx|oracle|random [--split S[,S…]] [--part test|train|adapt] [--seeds 30,7,1234]
            [--limit N] [--parallel N] [--db PATH] [--json]
@@ -82,6 +85,10 @@ Usage:
                                                bundle the data, upload (resumable), submit (idempotent) (awb jobs --help)
   awb jobs list|status|logs [--follow]|cancel|download|register JOB
                                                follow, cancel, fetch artifacts, register a trained policy under <data folder>/policies/
+  awb endpoints add NAME --base-url URL --model M [--format F] [--api-key-env VAR | --api-key-stdin] [vlm flags]
+                                               a named VLM endpoint profile (<data folder>/endpoints.json; keys apart)
+  awb endpoints list [--json] | remove NAME | test NAME [--task T] [--seed S]
+                                               profiles; test sends one real request and reports latency and the parse
   awb splits show|check|propose [--json]       the generalization splits: sizes, rule check, a regenerated held-out set
   awb emulator start [--count N] [--port P]    SimDroid serving ADB and the emulator console (until stopped)
   awb emulator stop | list
@@ -115,6 +122,7 @@ const USER_ERRORS = new Set([
   'RunNotFoundError', 'ImportLineError', 'ImportManifestError', 'ImportAssetError', 'StoreVersionFromFutureError',
   'AdbConnectError', 'SdkNotFoundError', 'BootTimeoutError', 'DeviceOfflineError', 'ConsoleError', 'EmulatorPortError', 'EmulatorPortInUseError', 'TokenError', 'SettingsFileError', 'TrainingDivergedError', 'TrainingPoolError', 'TrainerCheckpointError',
   'RewardConfigError', 'RewardUnavailableError',
+  'EndpointProfileError', 'UnknownVlmFormatError', 'MissingApiKeyError', 'VlmEndpointError',
   'TrainerHttpError', 'TrainerUnreachableError', 'TrainerProtocolError', 'ArtifactChecksumError', 'ArtifactNotFoundError', 'TrainerProfileError',
   'RemoteJobNotFoundError', 'RemoteJobStateError', 'BundleError', 'JobConfigError',
 ]);
@@ -140,6 +148,8 @@ export async function main(argv: string[], io: Io = consoleIo()): Promise<number
         return await splitsCommand(rest, io);
       case 'jobs':
         return await (await import('./jobs.js')).jobsCommand(rest, io);
+      case 'endpoints':
+        return await (await import('./endpoints.js')).endpointsCommand(rest, io);
       case 'eval':
         return await evalCommand(rest, io);
       case 'policy':

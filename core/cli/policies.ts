@@ -5,14 +5,21 @@ import type { Policy } from '../episode/policy.js';
 import type { PolicySpec } from '../episode/parallel/protocol.js';
 import type { TaskInstance } from '../tasks/instance.js';
 import { createRng } from '../util/rng.js';
+import { COORDINATE_SPACES } from '../policy/vlm/geometry.js';
+import { VLM_FORMAT_IDS } from '../policy/vlm/format.js';
+import { EndpointProfiles } from '../policy/vlm/profiles.js';
+import { VlmPolicy } from '../policy/vlm/policy.js';
+import { VlmPolicySettings, type VlmPolicySettingsInput } from '../policy/vlm/settings.js';
+import { UsageError, type Options } from './args.js';
+import { dataDir } from './data-dir.js';
 
 /** Policies a suite can run unattended (in worker threads too). */
 export const SUITE_POLICIES = ['oracle', 'random'] as const;
 export const SuitePolicy = z.enum(SUITE_POLICIES);
 export type SuitePolicy = z.infer<typeof SuitePolicy>;
 
-/** Policies `awb run` offers: the suite ones, a person at the terminal, or a recorded episode replayed. */
-export const RunPolicy = z.enum([...SUITE_POLICIES, 'human', 'replay']);
+/** Policies `awb run` offers: the suite ones, a VLM endpoint, a person at the terminal, or a recorded episode replayed. */
+export const RunPolicy = z.enum([...SUITE_POLICIES, 'vlm', 'human', 'replay']);
 export type RunPolicy = z.infer<typeof RunPolicy>;
 
 /** A fresh policy for one episode; the random agent's stream is keyed by the instance, so runs reproduce. */
@@ -33,4 +40,113 @@ export function policySpec(name: SuitePolicy): PolicySpec {
 export function onnxPolicyPath(arg: string): string | null {
   if (arg.startsWith('onnx:')) return arg.slice('onnx:'.length);
   return /\.onnx$/i.test(arg) ? arg : null;
+}
+
+// --- the VLM policy's flags (awb run / awb suite run --policy vlm) ---
+
+/** parseArgs options of the VLM flags, spread into a command's own. */
+export const vlmFlagOptions: Options = {
+  endpoint: { type: 'string' }, 'base-url': { type: 'string' }, model: { type: 'string' }, format: { type: 'string' },
+  coordinates: { type: 'string' }, 'api-key-env': { type: 'string' }, temperature: { type: 'string' }, 'max-tokens': { type: 'string' },
+  'timeout-ms': { type: 'string' }, retries: { type: 'string' }, 'max-concurrency': { type: 'string' }, history: { type: 'string' },
+  tree: { type: 'string' },
+};
+
+const num = (flag: string) => z.string().transform((s, ctx) => {
+  const n = Number(s);
+  if (s.trim() === '' || !Number.isFinite(n)) {
+    ctx.addIssue({ code: 'custom', message: `${flag} must be a number, got ${JSON.stringify(s)}` });
+    return z.NEVER;
+  }
+  return n;
+});
+
+/** The VLM flags' values (zod fields spread into a command's Flags schema). */
+export const VlmFlagValues = {
+  endpoint: z.string().min(1).optional(),
+  'base-url': z.string().optional(),
+  model: z.string().optional(),
+  format: z.enum(VLM_FORMAT_IDS).optional(),
+  coordinates: z.enum(COORDINATE_SPACES).optional(),
+  'api-key-env': z.string().optional(),
+  temperature: num('--temperature').optional(),
+  'max-tokens': num('--max-tokens').optional(),
+  'timeout-ms': num('--timeout-ms').optional(),
+  retries: num('--retries').optional(),
+  'max-concurrency': num('--max-concurrency').optional(),
+  history: num('--history').optional(),
+  tree: z.enum(['on', 'off']).optional(),
+};
+type VlmFlags = { [K in keyof typeof VlmFlagValues]?: z.infer<(typeof VlmFlagValues)[K]> };
+
+export const VLM_USAGE = '--policy vlm (--endpoint NAME | --base-url URL --model M) [--format androidworld|ui-tars|mobilerl|qwen-mobile-use] [--coordinates screen|image|relative-1000|smart-resize]\n'
+  + '              [--api-key-env VAR] [--temperature T] [--max-tokens N] [--timeout-ms MS] [--retries N] [--max-concurrency N] [--history K] [--tree on|off]';
+
+const VLM_FLAG_NAMES = Object.keys(VlmFlagValues);
+
+/** Refuses VLM flags given without --policy vlm (they would be silently ignored). */
+export function refuseStrayVlmFlags(values: Record<string, unknown>, policy: string | undefined): void {
+  if (policy === 'vlm') return;
+  const given = VLM_FLAG_NAMES.filter((k) => values[k] !== undefined);
+  if (given.length) throw new UsageError(`${given.map((k) => `--${k}`).join(', ')} ${given.length === 1 ? 'is' : 'are'} for --policy vlm`);
+}
+
+/**
+ * The VLM policy's settings from the flags: a named endpoint profile (<data folder>/endpoints.json,
+ * its key from the secret store or its apiKeyEnv) with any flags given on top, or an ad-hoc endpoint
+ * from --base-url and --model. Validated here, so a bad flag is a usage error before any episode.
+ */
+export function vlmSettingsFromFlags(v: VlmFlags, profiles: EndpointProfiles = EndpointProfiles.inDataDir(dataDir())): VlmPolicySettings {
+  let base: VlmPolicySettingsInput;
+  if (v.endpoint) {
+    base = profiles.resolve(v.endpoint);
+  } else {
+    if (!v['base-url'] || !v.model) throw new UsageError(`--policy vlm needs --endpoint NAME (awb endpoints list) or both --base-url and --model\n  ${VLM_USAGE}`);
+    base = { endpoint: { baseUrl: v['base-url'], model: v.model } };
+  }
+  const endpoint: Record<string, unknown> = { ...base.endpoint };
+  if (v['base-url']) endpoint.baseUrl = v['base-url'];
+  if (v.model) endpoint.model = v.model;
+  if (v['api-key-env']) {
+    endpoint.apiKeyEnv = v['api-key-env'];
+    delete endpoint.apiKey;
+  }
+  if (v['timeout-ms'] !== undefined) endpoint.timeoutMs = v['timeout-ms'];
+  if (v.retries !== undefined) endpoint.retries = v.retries;
+  if (v['max-concurrency'] !== undefined) endpoint.maxConcurrency = v['max-concurrency'];
+  const merged: Record<string, unknown> = { ...base, endpoint };
+  if (v.format) merged.format = v.format;
+  if (v.coordinates) merged.coordinates = v.coordinates;
+  if (v.temperature !== undefined) merged.temperature = v.temperature;
+  if (v['max-tokens'] !== undefined) merged.maxTokens = v['max-tokens'];
+  if (v.history !== undefined) merged.historySteps = v.history;
+  if (v.tree) merged.accessibilityTree = v.tree === 'on';
+  const r = VlmPolicySettings.safeParse(merged);
+  if (!r.success) throw new UsageError(`VLM settings: ${r.error.issues.map((i) => `${i.path.join('.') || '(settings)'}: ${i.message}`).join('; ')}`);
+  return r.data;
+}
+
+/** What a run records of the VLM settings: everything but the key (the store never holds it). */
+export function storableVlmSettings(s: VlmPolicySettings, profile?: string): Record<string, unknown> {
+  const { apiKey: _key, ...endpoint } = s.endpoint;
+  return { ...s, endpoint, ...(profile ? { profile } : {}) };
+}
+
+export function vlmPolicy(settings: VlmPolicySettings): Policy {
+  return new VlmPolicy(settings);
+}
+
+/**
+ * The settings a resumed suite run recorded (storableVlmSettings), with the key found again: from
+ * its apiKeyEnv, or from the secret store of the profile it was started with.
+ */
+export function vlmSettingsForResume(stored: Record<string, unknown>, profiles: EndpointProfiles = EndpointProfiles.inDataDir(dataDir())): VlmPolicySettings {
+  const { profile, ...rest } = stored;
+  const r = VlmPolicySettings.safeParse(rest);
+  if (!r.success) throw new UsageError(`The run's recorded VLM settings do not read: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (typeof profile === 'string' && !r.data.endpoint.apiKeyEnv) {
+    const key = profiles.secrets.get(profile);
+    if (key) return { ...r.data, endpoint: { ...r.data.endpoint, apiKey: key } };
+  }
+  return r.data;
 }

@@ -14,7 +14,7 @@ import { requireSimDroid, SubgoalStoreRecorder } from './subgoal-recorder.js';
 import { intArg, parseFlags, UsageError } from './args.js';
 import { openDevice, type Io } from './main.js';
 import { targetFlags, TargetValues, targetOf } from './devices.js';
-import { policyFor, RunPolicy } from './policies.js';
+import { policyFor, refuseStrayVlmFlags, RunPolicy, storableVlmSettings, vlmFlagOptions, VlmFlagValues, vlmPolicy, vlmSettingsFromFlags } from './policies.js';
 import { openDb } from './data-dir.js';
 import { screenText } from './screen-text.js';
 
@@ -32,6 +32,7 @@ const Flags = z.object({
   subgoals: z.boolean().optional(),
   device: z.string().optional(),
   ...TargetValues,
+  ...VlmFlagValues,
 });
 
 /**
@@ -47,8 +48,11 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
   const { values } = parseFlags(argv, {
     task: { type: 'string' }, seed: { type: 'string' }, policy: { type: 'string' }, from: { type: 'string' },
     'replay-steps': { type: 'string' }, json: { type: 'boolean' }, 'max-steps': { type: 'string' }, screenshots: { type: 'string' },
-    db: { type: 'string' }, 'no-record': { type: 'boolean' }, subgoals: { type: 'boolean' }, device: { type: 'string' }, ...targetFlags,
+    db: { type: 'string' }, 'no-record': { type: 'boolean' }, subgoals: { type: 'boolean' }, device: { type: 'string' }, ...targetFlags, ...vlmFlagOptions,
   }, Flags);
+  refuseStrayVlmFlags(values, values.policy);
+  // Validated before the device is opened: a bad endpoint setting is a usage error.
+  const vlm = values.policy === 'vlm' ? vlmSettingsFromFlags(values) : null;
   if (values.subgoals && values['no-record']) throw new UsageError('--subgoals stores the progress with the recorded episode; drop --no-record');
   const instance = instantiate(getTemplate(values.task), values.seed);
   const record = !values['no-record'];
@@ -85,11 +89,14 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
         policy = k === undefined ? new ReplayPolicy(actions) : new ReplayPolicy(actions.slice(0, k), policyFor('oracle', instance));
         break;
       }
+      case 'vlm':
+        policy = vlmPolicy(vlm!);
+        break;
       default:
         policy = policyFor(values.policy, instance);
     }
 
-    const runId = record ? createRun(store!.db, { kind: 'single', name: `${instance.template.id} #${instance.seed} ${values.policy}`, config: { task: instance.template.id, seed: instance.seed, policy: values.policy } }).id : null;
+    const runId = record ? createRun(store!.db, { kind: 'single', name: `${instance.template.id} #${instance.seed} ${values.policy}`, config: { task: instance.template.id, seed: instance.seed, policy: values.policy, ...(vlm ? { vlm: storableVlmSettings(vlm, values.endpoint) } : {}) } }).id : null;
     const tracker = values.subgoals ? new SubgoalTracker(device, instance) : null;
     // With --subgoals (which needs a recording) the progress is written in the transaction that ends the episode.
     const recorder = runId === null ? undefined : tracker ? new SubgoalStoreRecorder(store!.db, runId, { kind: 'tracker', tracker }) : new StoreRecorder(store!.db, runId);

@@ -11,18 +11,24 @@ import { SubgoalStoreRecorder } from './subgoal-recorder.js';
 import { intArg, parseFlags, UsageError } from './args.js';
 import { pct, progressBar, table } from './format.js';
 import { embeddedDevice, type Io } from './main.js';
-import { policyFor, policySpec, SuitePolicy } from './policies.js';
+import { policyFor, policySpec, refuseStrayVlmFlags, storableVlmSettings, SUITE_POLICIES, vlmFlagOptions, VlmFlagValues, vlmPolicy, vlmSettingsForResume, vlmSettingsFromFlags, VLM_USAGE } from './policies.js';
+import type { VlmPolicySettings } from '../policy/vlm/settings.js';
+import { SimDroid } from '../../emulators/simdroid/simdroid.js';
 import { openDb } from './data-dir.js';
 import { adbDevice, targetFlags, TargetValues, targetOf } from './devices.js';
 
-const USAGE = 'awb suite run --split unseen-instance|unseen-template|unseen-app|all --part train|test|adapt --policy oracle|random\n'
+const USAGE = 'awb suite run --split unseen-instance|unseen-template|unseen-app|all --part train|test|adapt --policy oracle|random|vlm\n'
+  + `              ${VLM_USAGE}\n`
   + '              [--parallel N | --device SERIAL...] [--adb-port P] [--console-token PATH] [--limit N] [--screenshots none|half|full] [--subgoals] [--name NAME] [--db PATH] [--json]\n'
   + 'awb suite run --resume RUN_ID [--parallel N] [--db PATH] [--json]';
+
+/** The suite's policies: the worker-capable ones, and a VLM endpoint (in process: its steps are mostly waiting). */
+const SuiteRunPolicy = z.enum([...SUITE_POLICIES, 'vlm']);
 
 const Flags = z.object({
   split: z.string().optional(),
   part: z.string().optional(),
-  policy: SuitePolicy.optional(),
+  policy: SuiteRunPolicy.optional(),
   parallel: intArg('--parallel').pipe(z.number().min(1).max(64)).default(1),
   limit: intArg('--limit').pipe(z.number().min(1)).optional(),
   screenshots: z.enum(['none', 'half', 'full']).default('half'),
@@ -33,6 +39,7 @@ const Flags = z.object({
   json: z.boolean().optional(),
   device: z.array(z.string().min(1)).optional(),
   ...TargetValues,
+  ...VlmFlagValues,
 });
 
 interface Tally {
@@ -57,8 +64,11 @@ export async function suiteCommand(argv: string[], io: Io): Promise<number> {
   const { values } = parseFlags(rest, {
     split: { type: 'string' }, part: { type: 'string' }, policy: { type: 'string' }, parallel: { type: 'string' },
     limit: { type: 'string' }, screenshots: { type: 'string' }, name: { type: 'string' }, db: { type: 'string' },
-    resume: { type: 'string' }, json: { type: 'boolean' }, device: { type: 'string', multiple: true }, subgoals: { type: 'boolean' }, ...targetFlags,
+    resume: { type: 'string' }, json: { type: 'boolean' }, device: { type: 'string', multiple: true }, subgoals: { type: 'boolean' }, ...targetFlags, ...vlmFlagOptions,
   }, Flags);
+  refuseStrayVlmFlags(values, values.policy);
+  if (values.policy === 'vlm' && values.parallel > 1 && values.subgoals) throw new UsageError('--subgoals with --policy vlm runs on one embedded SimDroid; drop --parallel or --subgoals');
+  const vlmFlags = values.policy === 'vlm' ? vlmSettingsFromFlags(values) : null;
   if (values.device && values.parallel > 1) throw new UsageError('--parallel is for SimDroid devices in worker threads; with --device, every listed device runs episodes in parallel');
   // Subgoal progress is SimDroid's ground truth, read on the embedded SimDroid or on each worker's;
   // the devices behind adb run in a loop that does not capture it, and a real device has none.
@@ -70,17 +80,23 @@ export async function suiteCommand(argv: string[], io: Io): Promise<number> {
   try {
     // What to run: a fresh split part, or what is left of an earlier run.
     let runId: RunId;
-    let config: { split: string; part: string; policy: SuitePolicy; limit?: number; screenshots: 'none' | 'half' | 'full'; subgoals?: boolean };
+    let config: { split: string; part: string; policy: z.infer<typeof SuiteRunPolicy>; limit?: number; screenshots: 'none' | 'half' | 'full'; subgoals?: boolean; vlm?: Record<string, unknown> };
+    let vlm: VlmPolicySettings | null = vlmFlags;
     let skip = new Set<string>();
     if (values.resume !== undefined) {
-      if (values.split || values.part || values.policy || values.subgoals) throw new UsageError('--resume continues a run as it was configured; drop --split, --part, --policy and --subgoals');
+      if (values.split || values.part || values.policy || values.subgoals || vlmFlags) throw new UsageError('--resume continues a run as it was configured; drop --split, --part, --policy and --subgoals');
       if (isSubgoalRun(getRun(db, values.resume as RunId).config)) refuseSubgoalsHere(`Run ${values.resume} records subgoal progress (--subgoals), so it`);
       const state = resumeRun(db, values.resume as RunId);
       runId = state.run.id;
       config = z.object({
-        split: z.string(), part: z.string(), policy: SuitePolicy, limit: z.number().optional(), screenshots: z.enum(['none', 'half', 'full']).default('half'),
-        subgoals: z.boolean().optional(),
+        split: z.string(), part: z.string(), policy: SuiteRunPolicy, limit: z.number().optional(), screenshots: z.enum(['none', 'half', 'full']).default('half'),
+        subgoals: z.boolean().optional(), vlm: z.record(z.string(), z.unknown()).optional(),
       }).parse(state.run.config);
+      if (config.policy === 'vlm') {
+        if (config.vlm === undefined) throw new UsageError(`Run ${runId} used --policy vlm but recorded no VLM settings`);
+        if (config.subgoals && values.parallel > 1) throw new UsageError('--subgoals with --policy vlm runs on one embedded SimDroid; drop --parallel');
+        vlm = vlmSettingsForResume(config.vlm);
+      }
       skip = new Set([...state.finished].map((i) => `${i.templateId}#${i.seed}`));
       if (!values.json) io.out(`Resuming run ${runId} "${state.run.name}": ${state.finished.size} finished, ${state.interrupted.length} interrupted episode(s) will run again.`);
     } else {
@@ -88,6 +104,7 @@ export async function suiteCommand(argv: string[], io: Io): Promise<number> {
         split: values.split ?? 'unseen-instance', part: values.part ?? 'test', policy: values.policy ?? 'oracle', screenshots: values.screenshots,
         ...(values.limit ? { limit: values.limit } : {}),
         ...(values.subgoals ? { subgoals: true } : {}),
+        ...(vlm ? { vlm: storableVlmSettings(vlm, values.endpoint) } : {}),
       };
       runId = createRun(db, { kind: 'suite', name: values.name ?? `${config.split}/${config.part} ${config.policy}`, config: { ...config, parallel: values.parallel } }).id;
     }
@@ -96,6 +113,7 @@ export async function suiteCommand(argv: string[], io: Io): Promise<number> {
     let instances = splitInstances(TASKS, split, part);
     if (config.limit) instances = instances.slice(0, config.limit);
     const todo = instances.filter((i) => !skip.has(`${i.template.id}#${i.seed}`));
+    const policyOf = (i: (typeof todo)[number]) => (config.policy === 'vlm' ? vlmPolicy(vlm!) : policyFor(config.policy, i));
 
     const started = Date.now();
     const total: Tally = { episodes: 0, successes: 0, errors: 0 };
@@ -128,7 +146,7 @@ export async function suiteCommand(argv: string[], io: Io): Promise<number> {
         // Devices behind adb: one in-process loop per device; a device that drops is reconnected.
         const devices = values.device.map((serial) => adbDevice(serial, targetOf(values)));
         const { unrun } = await runOnDevices({
-          devices, instances: todo, policy: (i) => policyFor(config.policy, i), recorder: () => new StoreRecorder(db, runId), screenshots: config.screenshots,
+          devices, instances: todo, policy: policyOf, recorder: () => new StoreRecorder(db, runId), screenshots: config.screenshots,
           onEpisode: (instance, result, device) => {
             count(instance.template.id, result);
             if (result.status === 'error' && result.error) failures.push({ key: `${instance.template.id}#${instance.seed} on ${device.serial}`, error: result.error });
@@ -144,7 +162,7 @@ export async function suiteCommand(argv: string[], io: Io): Promise<number> {
             const tracker = config.subgoals ? new SubgoalTracker(device, instance) : null;
             const recorder = tracker ? new SubgoalStoreRecorder(db, runId, { kind: 'tracker', tracker }) : new StoreRecorder(db, runId);
             const result = await runEpisode({
-              device, instance, policy: policyFor(config.policy, instance), recorder, screenshots: config.screenshots,
+              device, instance, policy: policyOf(instance), recorder, screenshots: config.screenshots,
               ...(tracker ? { onStepDone: tracker.onStepDone } : {}),
             });
             count(instance.template.id, result);
@@ -153,9 +171,26 @@ export async function suiteCommand(argv: string[], io: Io): Promise<number> {
         } finally {
           device.close();
         }
+      } else if (config.policy === 'vlm') {
+        // A VLM's steps are mostly waiting on the endpoint: N embedded SimDroids in this thread, all
+        // policies sharing the endpoint's concurrency limit.
+        const devices = Array.from({ length: values.parallel }, (_, k) => new SimDroid({ serial: `simdroid-embedded-${k}` }));
+        try {
+          await runOnDevices({
+            devices, instances: todo, policy: policyOf, recorder: () => new StoreRecorder(db, runId), screenshots: config.screenshots,
+            onEpisode: (instance, result) => {
+              count(instance.template.id, result);
+              if (result.status === 'error' && result.error) failures.push({ key: `${instance.template.id}#${instance.seed}`, error: result.error });
+              progress.tick(`${instance.template.id}#${instance.seed}`);
+            },
+          });
+        } finally {
+          for (const d of devices) d.close();
+        }
       } else {
+        const workerPolicy = config.policy;
         const jobs: RolloutJob[] = todo.map((i) => ({
-          key: `${i.template.id}#${i.seed}`, templateId: i.template.id, seed: i.seed, policy: policySpec(config.policy), ...(config.subgoals ? { subgoals: true } : {}),
+          key: `${i.template.id}#${i.seed}`, templateId: i.template.id, seed: i.seed, policy: policySpec(workerPolicy), ...(config.subgoals ? { subgoals: true } : {}),
         }));
         const byKey = new Map(todo.map((i) => [`${i.template.id}#${i.seed}`, i]));
         await runPool({
