@@ -48,6 +48,8 @@ class TrainerService:
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "awb-trainer/1"
+    # Socket timeout: a client that stalls mid-upload releases the upload (and its thread) after this long.
+    timeout = 120
     service: TrainerService  # set on the subclass made by make_server
 
     # -- plumbing --------------------------------------------------------------------------------------------

@@ -75,6 +75,9 @@ class UploadStore:
                 raise ApiError("conflict", f"another request is uploading {sha}", headers={"Upload-Offset": str(self.status(sha)[0])})
             offset, complete = self.status(sha)
             if complete:
+                # Already verified (a retry after a lost 201): drain the chunk so the connection stays usable.
+                while length > 0 and (data := body.read(min(READ_CHUNK, length))):
+                    length -= len(data)
                 return offset, True
             declared = self._declared_total(sha)
             if declared is not None and declared != total:

@@ -67,6 +67,20 @@ class Uploads(ServiceTest):
         status, headers, _ = self.put(sha, data[4000:], 4000, len(data))
         self.assertEqual((status, headers["upload-complete"]), (201, "?1"))
         self.assertEqual((self.head(sha)["upload-offset"], self.head(sha)["upload-complete"]), ("10000", "?1"))
+        # A retried last chunk (its 201 was lost) answers complete, and the kept-alive connection stays usable.
+        import http.client
+
+        conn = http.client.HTTPConnection(self.c.host, self.c.port, timeout=10)
+        auth = {"Authorization": f"Bearer {TOKEN}"}
+        conn.request("PUT", f"/v1/uploads/{sha}", data[4000:], {**auth, "Content-Range": f"bytes 4000-9999/{len(data)}"})
+        resp = conn.getresponse()
+        resp.read()
+        self.assertEqual((resp.status, resp.getheader("Upload-Complete")), (201, "?1"))
+        conn.request("HEAD", f"/v1/uploads/{sha}", headers=auth)
+        resp = conn.getresponse()
+        resp.read()
+        self.assertEqual((resp.status, resp.getheader("Upload-Offset")), (200, "10000"))
+        conn.close()
 
     def test_a_chunk_not_at_the_offset_is_a_conflict_carrying_the_offset(self) -> None:
         data = os.urandom(3000)
