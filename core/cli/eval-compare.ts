@@ -68,7 +68,7 @@ export function comparePolicies(db: ReadableDB, runIds: readonly RunId[]): Compa
         success: e.status === 'success', error: e.status === 'error',
       };
     }));
-    const label = c.checkpoint ? `builtin ${c.checkpoint.path} (${c.checkpoint.sha256.slice(0, 12)})` : c.policy;
+    const label = c.checkpoint ? `${c.policy} ${c.checkpoint.path} (${c.checkpoint.sha256.slice(0, 12)})` : c.policy;
     return {
       label, policy: c.policy, ...(c.checkpoint ? { checkpoint: c.checkpoint } : {}), splits: c.splits, part: c.part,
       runs: members.map((m) => m.run.id), report: aggregateEval(episodes, seeds),

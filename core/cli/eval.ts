@@ -92,7 +92,8 @@ function policyConfig(p: EvalPolicy): Record<string, unknown> {
     case 'builtin':
       return { policy: 'builtin', checkpoint: { path: p.path, sha256: p.sha256 } };
     case 'onnx':
-      return { policy: 'onnx', model: { path: p.path, sha256: p.sha256, encoder: p.model.metadata.encoder, network: p.model.metadata.network } };
+      // `checkpoint` names the model file by hash as for a checkpoint, so `awb eval compare` tells models apart.
+      return { policy: 'onnx', checkpoint: { path: p.path, sha256: p.sha256 }, model: { encoder: p.model.metadata.encoder, network: p.model.metadata.network } };
     default:
       return { policy: p.kind };
   }

@@ -71,8 +71,8 @@ describe('awb eval --policy MODEL.onnx', () => {
     expect(await main(['eval', '--policy', `onnx:${model}`, ...args], b.io)).toBe(0);
     const ra = JSON.parse(a.out.at(-1)!);
     const rb = JSON.parse(b.out.at(-1)!);
-    expect(rb.policy).toMatchObject({ policy: 'onnx', model: { path: model, network: { input: 264, hidden: 24 } } });
-    expect(rb.policy.model.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(rb.policy).toMatchObject({ policy: 'onnx', checkpoint: { path: model }, model: { network: { input: 264, hidden: 24 } } });
+    expect(rb.policy.checkpoint.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(rb.overall.episodes).toBe(3);
     const ro = openStoreReadonly(db);
     try {
@@ -86,6 +86,10 @@ describe('awb eval --policy MODEL.onnx', () => {
     } finally {
       ro.close();
     }
+    const cmp = capture();
+    expect(await main(['eval', 'compare', String(ra.runs[0].run), String(rb.runs[0].run), '--db', db, '--json'], cmp.io)).toBe(0);
+    const labels = (JSON.parse(cmp.out.at(-1)!) as { policies: Array<{ label: string }> }).policies.map((p) => p.label);
+    expect(labels).toEqual([expect.stringMatching(/^builtin .*policy\.json/), expect.stringMatching(/^onnx .*eval\.onnx/)]);
   }, 120_000);
 
   it('refuses --parallel with an ONNX model and a model that is not a policy export', async () => {
