@@ -68,21 +68,25 @@ export const BuiltinSftJobConfigSchema = z.strictObject({
   epochs: z.int().min(1).max(100_000).default(30).describe('Passes over the steps (default 30, as awb train sft)'),
   batchSize: z.int().min(1).max(1_000_000).default(32).describe('Steps per minibatch'),
   learningRate: z.number().positive().max(1).default(1e-2).describe('Adam learning rate'),
-  seed: z.int().nonnegative().default(0).describe('Seed for minibatch shuffling'),
+  weightDecay: z.number().min(0).max(1).default(0).describe('Decoupled (AdamW) weight decay'),
+  maxGradNorm: z.number().min(0).max(1e6).default(1).describe('Gradient clipping, 0 = off'),
+  seed: z.int().min(0).max(2 ** 31 - 1).default(0).describe('Seed for minibatch shuffling'),
 });
 export type BuiltinSftJobConfig = z.infer<typeof BuiltinSftJobConfigSchema>;
 
 export const BuiltinGrpoJobConfigSchema = z.strictObject({
   epochs: z.int().min(1).max(1000).default(1).describe('Passes over the batch'),
-  minibatchSize: z.int().min(1).default(64).describe('Steps per minibatch'),
+  minibatchSize: z.int().min(1).max(10_000_000).default(128).describe('Steps per minibatch (whole episodes)'),
   learningRate: z.number().positive().max(1).default(3e-3).describe('Adam learning rate'),
-  clipEps: z.number().positive().default(0.2).describe('PPO clip ε'),
-  clipEpsHigh: z.number().positive().nullable().default(null).describe('Upper clip (DAPO clip-higher); null = clipEps'),
-  klBeta: z.number().min(0).default(0).describe('k3 KL weight to the reference'),
+  clipEps: z.number().positive().max(1).default(0.2).describe('PPO clip ε'),
+  clipEpsHigh: z.number().positive().max(10).nullable().default(null).describe('Upper clip (DAPO clip-higher); null = clipEps'),
+  klBeta: z.number().min(0).max(1e3).default(0.05).describe('k3 KL weight to the reference'),
   aggregation: z.enum(['step-mean', 'episode-mean', 'constant']).default('step-mean').describe('Loss aggregation (core/rl/grpo.ts)'),
-  maxLogRatio: z.number().positive().default(20).describe('Clamp on log-ratios'),
-  maxGradNorm: z.number().min(0).default(1).describe('Gradient clipping, 0 = off'),
-  seed: z.int().nonnegative().default(0).describe('Seed for minibatch shuffling'),
+  maxLogRatio: z.number().positive().max(50).default(20).describe('Clamp on log-ratios'),
+  maxGradNorm: z.number().min(0).max(1e6).nullable().default(1).describe('Gradient clipping, 0 or null = off'),
+  maxSteps: z.int().min(1).max(100_000).nullable().default(null).describe("'constant' aggregation's divisor; null = the episodes' max_steps"),
+  weightDecay: z.number().min(0).max(1).default(0).describe('Decoupled (AdamW) weight decay'),
+  seed: z.int().min(0).max(2 ** 31 - 1).default(0).describe('Seed for minibatch shuffling'),
 });
 export type BuiltinGrpoJobConfig = z.infer<typeof BuiltinGrpoJobConfigSchema>;
 

@@ -32,7 +32,10 @@ export async function startCuttingProxy(targetPort: number): Promise<CuttingProx
     let plan: CutPlan | null = null;
     let decided = false;
     let budget = 0;
+    let killed = false;
     const kill = () => {
+      if (killed) return;
+      killed = true;
       cuts++;
       client.destroy();
       upstream.destroy();

@@ -1,0 +1,61 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+/**
+ * Starts the real trainer service (resources/trainer, `python3 -m awb_trainer serve --port 0`) on
+ * loopback for tests and the jobs bench, reading the URL from its "awb-trainer listening on" line.
+ */
+export const PYTHON = '/usr/bin/python3';
+export const TRAINER_ROOT = resolve(__dirname, '../../resources/trainer');
+
+/** Why the service cannot start here (null: it can), and why its builtin jobs cannot run (no torch). */
+export function realTrainerAvailability(): { service: string | null; torch: string | null } {
+  if (!existsSync(join(TRAINER_ROOT, 'awb_trainer', '__main__.py'))) return { service: `${TRAINER_ROOT} has no awb_trainer`, torch: 'no service' };
+  const py = spawnSync(PYTHON, ['-c', 'import sys; print(sys.version)'], { encoding: 'utf8' });
+  if (py.error || py.status !== 0) return { service: `${PYTHON} not runnable (${py.error?.message ?? py.stderr})`, torch: 'no python' };
+  const t = spawnSync(PYTHON, ['-c', 'import torch'], { encoding: 'utf8' });
+  return { service: null, torch: t.status === 0 ? null : `torch does not import: ${t.stderr.trim().split('\n').pop()}` };
+}
+
+export interface RealTrainer {
+  url: string;
+  port: number;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export async function startRealTrainer(workdir: string, token: string, timeoutMs = 30_000): Promise<RealTrainer> {
+  const tokenFile = join(workdir, 'token.txt');
+  writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
+  const child = spawn(PYTHON, ['-m', 'awb_trainer', 'serve', '--host', '127.0.0.1', '--port', '0', '--workdir', join(workdir, 'service'), '--token-file', tokenFile, '--quiet'], {
+    cwd: TRAINER_ROOT, env: { ...process.env, PYTHONPATH: TRAINER_ROOT, PYTHONDONTWRITEBYTECODE: '1', PYTHONUNBUFFERED: '1' }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (c: Buffer) => { stderr += c.toString(); });
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`awb_trainer serve did not report its URL within ${timeoutMs} ms; stderr: ${stderr}`)), timeoutMs);
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /awb-trainer listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolveUrl(m[1]!);
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`awb_trainer serve exited with ${code}; stderr: ${stderr}`));
+    });
+  });
+  return {
+    url, port: Number(new URL(url).port), process: child,
+    stop: () => new Promise<void>((done) => {
+      if (child.exitCode !== null) return done();
+      child.once('exit', () => done());
+      child.kill('SIGTERM');
+      setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+    }),
+  };
+}
