@@ -1,13 +1,14 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /**
  * Starts the real trainer service (resources/trainer, `python3 -m awb_trainer serve --port 0`) on
  * loopback for tests and the jobs bench, reading the URL from its "awb-trainer listening on" line.
  */
 export const PYTHON = '/usr/bin/python3';
-export const TRAINER_ROOT = resolve(__dirname, '../../resources/trainer');
+export const TRAINER_ROOT = fileURLToPath(new URL('../../resources/trainer', import.meta.url));
 
 /** Why the service cannot start here (null: it can), and why its builtin jobs cannot run (no torch). */
 export function realTrainerAvailability(): { service: string | null; torch: string | null } {
