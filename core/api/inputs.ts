@@ -4,7 +4,7 @@ import { KEYS } from '../device/device.js';
 import { EpisodeFilterSchema } from '../store/queries.js';
 import type { ApiEvent, ApiMethod, InputOf } from './api.js';
 import { SettingsPatchSchema } from './settings.js';
-import { SESSION_POLICIES } from './types.js';
+import { SESSION_POLICIES, VLM_SESSION_POLICY } from './types.js';
 import { TRAINER_KINDS } from './training/types.js';
 import { ADAPTER_KINDS, MAX_ADAPTER_RANK } from '../policy/adapter.js';
 import { HOME_MODES } from '../policy/adapter-policy.js';
@@ -76,7 +76,7 @@ export const API_INPUTS: Schemas = {
   listPolicies: none,
   startSession: z.strictObject({
     serial, templateId: z.string().min(1).optional(), seed: z.int().min(0).optional(), instruction: z.string().trim().min(1).max(2000).optional(),
-    policy: z.enum(SESSION_POLICIES),
+    policy: z.union([z.enum(SESSION_POLICIES), z.templateLiteral(['vlm:', z.string()]).refine((p) => VLM_SESSION_POLICY.test(p), { message: 'a VLM policy is vlm:<endpoint profile name>' })]),
     maxSteps: z.int().min(1).max(500).optional(), breakpoints: z.array(BreakpointSchema).max(100).optional(), run: z.boolean().optional(),
     from: z.strictObject({ episodeId, steps: z.int().min(0).max(500) }).optional(),
     screenshots: z.enum(['none', 'half', 'full']).optional(),

@@ -110,7 +110,10 @@ export interface PolicyInfo {
 
 /** Policies a step-through session can run: the built-in ones, or a person choosing each action. */
 export const SESSION_POLICIES = ['oracle', 'random', 'manual'] as const;
-export type SessionPolicy = (typeof SESSION_POLICIES)[number];
+/** A VLM endpoint profile (`awb endpoints add`, docs/policy-vlm.md) as a session policy: `vlm:<profile name>`. */
+export type VlmSessionPolicy = `vlm:${string}`;
+export const VLM_SESSION_POLICY = /^vlm:[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+export type SessionPolicy = (typeof SESSION_POLICIES)[number] | VlmSessionPolicy;
 
 /** An action's element on screen, for drawing it. */
 export interface ActionTarget {

@@ -20,6 +20,8 @@ import { TrainingManager } from './training.js';
 import { describeAdaptation } from '../adaptation/describe.js';
 import { listAdapters } from '../adaptation/adapters.js';
 import { EpisodeRewards } from './rewards.js';
+import { EndpointProfiles } from '../../policy/vlm/profiles.js';
+import { VlmPolicy } from '../../policy/vlm/policy.js';
 
 export interface WorkbenchOptions {
   /** The workbench's home: settings.json, and the default data folder. */
@@ -43,6 +45,14 @@ const POLICIES: PolicyInfo[] = [
   { name: 'random', description: 'Uniformly random actions over the screen (a baseline)' },
   { name: 'manual', description: 'You choose every action: click an element or pick one, then Step' },
 ];
+
+/** The data folder's VLM endpoint profiles as session policies (`vlm:<profile>`); the keys stay where they are. */
+function vlmPolicies(dataDir: string): PolicyInfo[] {
+  return EndpointProfiles.inDataDir(dataDir).list().map((p) => ({
+    name: `vlm:${p.name}` as const,
+    description: `VLM endpoint ${p.name}: ${p.settings.endpoint.model} at ${p.settings.endpoint.baseUrl}, ${p.settings.format} format`,
+  }));
+}
 
 export class DataDirBusyError extends Error {
   override name = 'DataDirBusyError';
@@ -86,7 +96,10 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
     adbPort: opts.adb === false ? false : opts.adb ?? settings.adbPort,
     sessionOf: (serial) => holder.sessions?.sessionOf(serial) ?? null,
   });
-  const sessions = holder.sessions = new SessionManager({ db: () => db, devices, onDeviceUse: () => void devices.changed(), log });
+  const sessions = holder.sessions = new SessionManager({
+    db: () => db, devices, onDeviceUse: () => void devices.changed(), log,
+    vlmPolicy: (profile) => new VlmPolicy({ ...EndpointProfiles.inDataDir(settings.dataDir).resolve(profile), name: `vlm:${profile}` }),
+  });
   if (opts.embeddedDevice ?? true) await devices.startSimDroid();
   const training = new TrainingManager({ dataDir: () => settings.dataDir, db: () => db, log });
   const rewards = new EpisodeRewards({ db: () => db, dataDir: () => settings.dataDir });
@@ -147,7 +160,7 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
       const inst = instantiate(t, seed);
       return { templateId, seed, instruction: inst.instruction, params: inst.params, subgoals: t.subgoals(inst.params).map((s) => s.name) };
     },
-    listPolicies: async () => POLICIES,
+    listPolicies: async () => [...POLICIES, ...vlmPolicies(settings.dataDir)],
 
     startSession: (input: SessionStart) => sessions.start(input, { screenshots: settings.screenshots, maxSteps: settings.maxSteps }),
     getSession: async ({ sessionId }) => sessions.get(sessionId),

@@ -13,7 +13,7 @@ import { createRun, finishRun, loadTrajectory, StoreRecorder, type EpisodeId, ty
 import { assertNever } from '../../util/errors.js';
 import type { SessionCommand, SessionStart } from '../api.js';
 import type { DeviceRegistry } from './devices.js';
-import type { ProposalInfo, SessionEvent, SessionInfo, SessionPolicy, SessionStepInfo } from '../types.js';
+import type { ProposalInfo, SessionEvent, SessionInfo, SessionPolicy, SessionStepInfo, VlmSessionPolicy } from '../types.js';
 
 export class SessionNotFoundError extends Error {
   override name = 'SessionNotFoundError';
@@ -50,13 +50,26 @@ export class ReplayMismatchError extends Error {
   }
 }
 
+function vlmScreenshots(policy: SessionPolicy, mode: 'none' | 'half' | 'full'): 'none' | 'half' | 'full' {
+  return isVlm(policy) && mode === 'none' ? 'half' : mode;
+}
+
 /** Breakpoints are toggled and removed by id, so two with one id would be ambiguous. */
 function uniqueIds(breakpoints: readonly Breakpoint[]): void {
   const ids = breakpoints.map((b) => b.id);
   if (new Set(ids).size !== ids.length) throw new DuplicateBreakpointError(ids);
 }
 
-function policyOf(name: SessionPolicy, instance: TaskInstance): Policy {
+/** Makes the policy of a `vlm:<profile>` session from the data folder's endpoint profiles. */
+export type VlmPolicyFactory = (profile: string) => Policy;
+
+const isVlm = (name: SessionPolicy): name is VlmSessionPolicy => name.startsWith('vlm:');
+
+function policyOf(name: SessionPolicy, instance: TaskInstance, vlm: VlmPolicyFactory | undefined): Policy {
+  if (isVlm(name)) {
+    if (!vlm) throw new SessionStateError('(new)', `start a ${name} session`, 'without VLM endpoint profiles');
+    return vlm(name.slice('vlm:'.length));
+  }
   switch (name) {
     case 'oracle':
     case 'random':
@@ -103,7 +116,7 @@ const KEEP_FINISHED = 20;
 export class SessionManager {
   private readonly sessions = new Map<string, Entry>();
 
-  constructor(private readonly deps: { db(): WritableDB; devices: DeviceRegistry; onDeviceUse(): void; log(m: string): void }) {}
+  constructor(private readonly deps: { db(): WritableDB; devices: DeviceRegistry; onDeviceUse(): void; log(m: string): void; vlmPolicy?: VlmPolicyFactory }) {}
 
   sessionOf(serial: string): string | null {
     for (const s of this.sessions.values()) if (s.info.serial === serial && s.info.state !== 'finished') return s.info.id;
@@ -116,7 +129,7 @@ export class SessionManager {
     if (busy) throw new DeviceBusyError(input.serial, busy);
     const device = await this.deps.devices.require(input.serial);
     const instance: TaskInstance = input.instruction !== undefined ? freeFormInstance(input.instruction) : instantiate(getTemplate(input.templateId!), input.seed ?? 0);
-    let policy = policyOf(input.policy, instance);
+    let policy = policyOf(input.policy, instance, this.deps.vlmPolicy);
     if (input.from) {
       const t = loadTrajectory(this.deps.db(), input.from.episodeId as EpisodeId);
       if (t.instance.templateId !== instance.template.id || t.instance.seed !== instance.seed) {
@@ -132,7 +145,8 @@ export class SessionManager {
     const recorder = new StoreRecorder(this.deps.db(), run.id);
     const maxSteps = input.maxSteps ?? defaults.maxSteps ?? undefined;
     const controller = new EpisodeController({
-      device, instance, policy, recorder, screenshots: input.screenshots ?? defaults.screenshots,
+      // A VLM sees the screen: without screenshots configured it gets half-scale ones.
+      device, instance, policy, recorder, screenshots: vlmScreenshots(input.policy, input.screenshots ?? defaults.screenshots),
       onMalformed: input.policy === 'manual' ? 'continue' : 'end',
       ...(maxSteps !== undefined ? { maxSteps } : {}),
     }, { breakpoints: input.breakpoints ?? [], startPaused: !input.run });

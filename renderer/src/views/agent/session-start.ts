@@ -66,7 +66,7 @@ export function sessionStartOf(form: AgentForm | null, serial: string, breakpoin
   }
   if (!info) throw new SessionFormError('Nothing to start: no form and no session');
   const then = info.policy.split('+').pop() as SessionPolicy;
-  const policy = POLICIES.includes(then) ? then : 'manual';
+  const policy = POLICIES.includes(then) || then.startsWith('vlm:') ? then : 'manual';
   if (info.templateId === FREE_FORM_ID) return { serial, instruction: info.instruction, policy: policy === 'oracle' ? 'manual' : policy, breakpoints };
   return { serial, templateId: info.templateId, seed: info.seed, policy, breakpoints };
 }
