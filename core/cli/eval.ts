@@ -121,8 +121,7 @@ function specOf(p: EvalPolicy): PolicySpec {
     case 'builtin':
       return { name: 'builtin', checkpoint: p.path };
     case 'onnx':
-      // Refused before any run is created (evalCommand); workers load checkpoints only.
-      throw new UsageError('An ONNX policy runs in process: use --parallel 1');
+      return { name: 'onnx', model: p.path };
     default:
       return assertNever(p, 'eval policy');
   }
@@ -180,9 +179,6 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
   const seeds = values.seeds ?? [...SPLIT_DATA.seeds.test];
   const templates = evalTemplates(splits, part, values.limit);
   if (templates.length === 0) throw new UsageError(`No templates in ${splits.join(',')}/${part}`);
-  if (onnxPolicyPath(values.policy) !== null && values.parallel > 1) {
-    throw new UsageError(`--policy ${values.policy}: an ONNX policy runs in process (one ONNX Runtime session), not in worker threads; use --parallel 1`);
-  }
   const policy = await resolveEvalPolicy(values.policy);
   const regimesOf = new Map(templates.map((t) => [t.template.id, t.regimes]));
 

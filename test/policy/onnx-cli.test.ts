@@ -56,7 +56,7 @@ describe('awb policy export-onnx | info', () => {
     const u = capture();
     expect(await main(['policy', 'export-onnx', '--out', 'x.onnx'], u.io)).toBe(2);
     expect(u.err.join('\n')).toMatch(/--policy/);
-  });
+  }, 120_000);
 });
 
 describe('awb eval --policy MODEL.onnx', () => {
@@ -92,14 +92,31 @@ describe('awb eval --policy MODEL.onnx', () => {
     expect(labels).toEqual([expect.stringMatching(/^builtin .*policy\.json/), expect.stringMatching(/^onnx .*eval\.onnx/)]);
   }, 120_000);
 
-  it('refuses --parallel with an ONNX model and a model that is not a policy export', async () => {
-    const c = capture();
-    expect(await main(['eval', '--policy', join(dir, 'eval.onnx'), '--parallel', '2', '--db', join(dir, 'p.db')], c.io)).toBe(2);
-    expect(c.err.join('\n')).toMatch(/runs in process.*--parallel 1/);
+  it('runs an ONNX model in worker threads with --parallel, with the same outcomes as in process; refuses a file that is not a policy export', async () => {
+    const model = join(dir, 'parallel.onnx');
+    exportPolicyOnnx(model, trainedIshModel('onnx-cli'));
+    const args = ['--policy', model, '--split', 'unseen-instance', '--limit', '4', '--seeds', '7', '--json'];
+    const one = capture();
+    expect(await main(['eval', ...args, '--db', join(dir, 'p1.db')], one.io)).toBe(0);
+    const two = capture();
+    expect(await main(['eval', ...args, '--parallel', '2', '--db', join(dir, 'p2.db')], two.io)).toBe(0);
+    const [r1, r2] = [JSON.parse(one.out.at(-1)!), JSON.parse(two.out.at(-1)!)];
+    expect(r2.overall).toMatchObject({ episodes: 4, errors: 0 });
+    expect(r2.overall).toEqual(r1.overall);
+    const stepsOf = (db: string) => {
+      const ro = openStoreReadonly(db);
+      try {
+        return listEpisodes(ro, { limit: 10 }).rows.map((e) => [e.templateId, loadTrajectory(ro, e.id).steps.map((s) => s.raw)] as const)
+          .sort((a, b) => a[0].localeCompare(b[0]));
+      } finally {
+        ro.close();
+      }
+    };
+    expect(stepsOf(join(dir, 'p2.db'))).toEqual(stepsOf(join(dir, 'p1.db')));
     const junk = join(dir, 'junk2.onnx');
     writeFileSync(junk, Uint8Array.of(8, 8));
     const j = capture();
-    expect(await main(['eval', '--policy', junk, '--limit', '1', '--db', join(dir, 'p.db')], j.io)).toBe(2);
+    expect(await main(['eval', '--policy', junk, '--limit', '1', '--parallel', '2', '--db', join(dir, 'p.db')], j.io)).toBe(2);
     expect(j.err.join('\n')).toContain(`Bad ONNX policy ${junk}`);
-  });
+  }, 120_000);
 });

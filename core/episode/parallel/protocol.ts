@@ -15,6 +15,8 @@ export type PolicySpec =
   | { name: 'replay'; actions: unknown[] }
   /** The builtin policy, greedy, loaded from a checkpoint file by each worker (once per path). */
   | { name: 'builtin'; checkpoint: string }
+  /** The builtin policy, greedy, scored in ONNX Runtime from an exported model file (core/policy/onnx), loaded once per path by each worker. */
+  | { name: 'onnx'; model: string }
   /**
    * The builtin policy sampling with the parameters of the last 'model' message (GRPO rollouts),
    * its RNG named by rngKey; the episode's per-step training records come back with its 'end'.

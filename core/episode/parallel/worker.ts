@@ -11,6 +11,7 @@ import { BuiltinPolicy, type PolicyModel } from '../../policy/builtin.js';
 import { loadCheckpoint } from '../../policy/checkpoint.js';
 import { createEncoder, type TextEncoder } from '../../policy/encoder.js';
 import { ScorerNetwork } from '../../policy/network.js';
+import { OnnxPolicyModel, pendingOnnxPolicy } from '../../policy/onnx/index.js';
 import type { Policy } from '../policy.js';
 import { errorOf, type EpisodeRecorder } from '../record.js';
 import { assertNever } from '../../util/errors.js';
@@ -24,6 +25,8 @@ const device = new SimDroid({ serial: config.serial, seed: config.deviceSeed });
 const post = (m: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
 
 const models = new Map<string, PolicyModel>();
+/** ONNX models by path, each loading once (ONNX Runtime sessions are created asynchronously). */
+const onnxModels = new Map<string, Promise<OnnxPolicyModel>>();
 
 /** The model of 'builtin-sample' jobs (the last 'model' message). */
 let sampleModel: PolicyModel | null = null;
@@ -61,6 +64,14 @@ function policyFor(spec: PolicySpec, job: RolloutJob): Policy {
         models.set(spec.checkpoint, model);
       }
       return new BuiltinPolicy(model);
+    }
+    case 'onnx': {
+      let model = onnxModels.get(spec.model);
+      if (!model) {
+        model = OnnxPolicyModel.load(spec.model);
+        onnxModels.set(spec.model, model);
+      }
+      return pendingOnnxPolicy(model);
     }
     case 'builtin-sample':
       if (!sampleModel) throw new NoWorkerModelError(job.key);

@@ -2,5 +2,5 @@
 export { exportPolicyOnnx, ONNX_OPSET, policyOnnxBytes, scorerOnnxBytes } from './export.js';
 export { OnnxInputShapeError, OnnxPolicyDimsError, OnnxPolicyFileError, OnnxRuntimeUnavailableError } from './errors.js';
 export { IO_NAMES, META, ONNX_POLICY_FORMAT, ONNX_POLICY_VERSION, parsePolicyMetadata, policyMetadataProps, type OnnxPolicyMetadata } from './metadata.js';
-export { choose, OnnxPolicy } from './policy.js';
+export { choose, OnnxPolicy, pendingOnnxPolicy } from './policy.js';
 export { loadOnnxRuntime, OnnxPolicyModel, type OnnxForward, type OnnxSessionOptions } from './runtime.js';

@@ -42,6 +42,22 @@ export class OnnxPolicy implements Policy {
   }
 }
 
+/**
+ * An OnnxPolicy whose model is still loading: a rollout worker loads each model file once,
+ * asynchronously, while its Policy objects are made synchronously per job. A file that fails to
+ * load fails the first act() of each episode that uses it.
+ */
+export function pendingOnnxPolicy(model: Promise<OnnxPolicyModel>, selection?: Selection): Policy {
+  let ready: OnnxPolicy | null = null;
+  return {
+    name: 'onnx',
+    act: async (obs, ctx) => {
+      ready ??= new OnnxPolicy(await model, selection);
+      return ready.act(obs, ctx);
+    },
+  };
+}
+
 /** Greedy: the first index of the largest log π (BuiltinPolicy's tie rule). Sample: inverse CDF with one draw of the rng. */
 export function choose(lp: ArrayLike<number>, selection: Selection): number {
   const n = lp.length;
