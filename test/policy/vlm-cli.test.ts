@@ -5,6 +5,7 @@ import { main, type Io } from '../../core/cli/main.js';
 import { startFakeChat, replyChat, type FakeChat } from '../helpers/fake-chat.js';
 import { tempDir } from '../store/helpers.js';
 import { EndpointProfiles, PlainFileSecretStore, EndpointProfileError } from '../../core/policy/vlm/index.js';
+import { storableVlmSettings, vlmSettingsForResume } from '../../core/cli/policies.js';
 
 const KEY = 'sk-cli-test-42-SECRET';
 
@@ -144,5 +145,24 @@ describe('awb run / suite run --policy vlm', () => {
     const d = await awb(['run', '--task', 'ClockStopwatchRun', '--policy', 'vlm', '--endpoint', 'missing', '--no-record']);
     expect(d.code).toBe(2);
     expect(d.err[0]).toMatch(/Endpoint profile "missing"/);
+  });
+
+  it('a resumed vlm suite run finds its settings in the run config and its key in the profile\'s secret store', async () => {
+    fake = await startFakeChat((_r, res) => replyChat(res, 'Action: {"action_type": "status", "goal_status": "complete"}'));
+    await awb(['endpoints', 'add', 'p1', '--base-url', `${fake.url}/v1`, '--model', 'm', '--temperature', '0.7', '--api-key-stdin'], [KEY]);
+    const db = join(tmp.dir, 'r.db');
+    const first = await awb(['suite', 'run', '--part', 'test', '--limit', '2', '--policy', 'vlm', '--endpoint', 'p1', '--db', db, '--json']);
+    expect(first.code, first.err.join('\n')).toBe(0);
+    const run = JSON.parse(first.out[0]!).run;
+    const again = await awb(['suite', 'run', '--resume', String(run), '--db', db, '--json']);
+    expect(again.code, again.err.join('\n')).toBe(0);
+    expect(JSON.parse(again.out[0]!)).toMatchObject({ policy: 'vlm', skipped: 2, episodes: 0 });
+    expect((await awb(['suite', 'run', '--resume', String(run), '--model', 'x', '--db', db])).code).toBe(2);
+    const profiles = EndpointProfiles.inDataDir(tmp.dir);
+    const stored = storableVlmSettings(profiles.resolve('p1'), 'p1');
+    expect(JSON.stringify(stored)).not.toContain(KEY);
+    const back = vlmSettingsForResume(JSON.parse(JSON.stringify(stored)), profiles);
+    expect(back.endpoint.apiKey).toBe(KEY);
+    expect(back.temperature).toBe(0.7);
   });
 });
