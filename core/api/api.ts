@@ -9,6 +9,7 @@ import type {
 } from './training/types.js';
 import type { AdapterInfo, AdaptationDescription, AdaptationEvent, AdaptationReport, AdaptationStart } from './adaptation/types.js';
 import type { RewardBreakdown } from '../rewards/compose.js';
+import type { PublicTrainerProfile, RemoteJobEvent, RemoteJobInfo, RemoteJobSubmit } from './jobs/types.js';
 
 /**
  * The workbench's one API: declared here, implemented once (core/api/workbench), served by two
@@ -167,6 +168,26 @@ export interface WorkbenchApi {
   listAdapters(input?: NoInput): Promise<AdapterInfo[]>;
   /** Adaptation jobs' state changes, progress (runAdaptation's events: evaluation episodes, demonstrations, SFT epochs, GRPO iterations) and reports. */
   onAdaptation(input: NoInput, listener: Listener<AdaptationEvent>): Unsubscribe;
+
+  // Remote jobs on trainer services (core/jobs, docs/jobs.md, docs/ui.md "Jobs")
+  /** Trainer profiles (name, URL, whether a token is set; tokens never leave <data folder>/trainers.json). */
+  listTrainers(input?: NoInput): Promise<PublicTrainerProfile[]>;
+  /** Adds or replaces a profile; the token is written to trainers.json (mode 0600) only. */
+  saveTrainer(input: { name: string; baseUrl: string; token: string }): Promise<PublicTrainerProfile[]>;
+  removeTrainer(input: { name: string }): Promise<PublicTrainerProfile[]>;
+  /** The store's remote-job records, newest first. */
+  listRemoteJobs(input?: NoInput): Promise<RemoteJobInfo[]>;
+  /** Builds the dataset bundle, uploads it (resumable), submits (idempotent) and follows the job; events on onRemoteJob. */
+  submitRemoteJob(input: RemoteJobSubmit): Promise<RemoteJobInfo>;
+  cancelRemoteJob(input: { id: number }): Promise<RemoteJobInfo>;
+  /** Streams a job's events from its first (its log and metrics so far, then live) to onRemoteJob; no-op if already followed. */
+  followRemoteJob(input: { id: number }): Promise<void>;
+  /** Downloads a succeeded job's artifacts (all, or `names`), sha256-verified, under <data folder>/jobs/. */
+  downloadArtifacts(input: { id: number; names?: string[] }): Promise<RemoteJobInfo>;
+  /** Copies a downloaded policy.json to <data folder>/policies/<trainer>-<remote id>.json (awb eval --policy). */
+  registerPolicy(input: { id: number }): Promise<RemoteJobInfo>;
+  /** Record changes, and the log lines and metrics of followed jobs. */
+  onRemoteJob(input: NoInput, listener: Listener<RemoteJobEvent>): Unsubscribe;
 }
 
 export type ApiMethod = { [K in keyof WorkbenchApi]: K extends `on${string}` ? never : K }[keyof WorkbenchApi];

@@ -9,6 +9,7 @@ import { TRAINER_KINDS } from './training/types.js';
 import { ADAPTER_KINDS, MAX_ADAPTER_RANK } from '../policy/adapter.js';
 import { HOME_MODES } from '../policy/adapter-policy.js';
 import { ADAPT_METHODS } from '../rl/adapt-config.js';
+import { REMOTE_SUBMIT_KINDS } from './jobs/types.js';
 
 /**
  * The input schema of every API member: the bridge validates each call and subscription against it
@@ -129,6 +130,24 @@ export const API_INPUTS: Schemas = {
   getAdaptationReport: z.strictObject({ jobId }),
   listAdapters: none,
   onAdaptation: z.strictObject({}),
+  listTrainers: none,
+  saveTrainer: z.strictObject({ name: z.string().min(1).max(64), baseUrl: z.string().min(1).max(2000), token: z.string().min(1).max(4096) }),
+  removeTrainer: z.strictObject({ name: z.string().min(1).max(64) }),
+  listRemoteJobs: none,
+  submitRemoteJob: z.strictObject({
+    trainer: z.string().min(1).max(64), kind: z.enum(REMOTE_SUBMIT_KINDS),
+    // The config is the job kind's to validate (core/jobs/protocol.ts), listing every problem.
+    config: z.unknown().optional(), name: z.string().min(1).max(200).optional(),
+    split: z.string().min(1).max(100).optional(), part: z.string().min(1).max(20).optional(),
+    episodeIds: z.array(episodeId).min(1).max(100_000).refine(distinct, 'an episode is listed twice').optional(),
+    limit: z.int().min(1).max(100_000).optional(), init: z.string().min(1).max(4096).optional(), seed: z.int().min(0).max(2 ** 31 - 1).optional(),
+    groupSize: z.int().min(2).max(64).optional(), temperature: z.number().positive().max(10).optional(), maxSteps: z.int().min(1).max(500).optional(),
+  }).refine((s) => !(s.episodeIds && (s.split || s.part)), { message: 'give a split or episodes, not both', path: ['episodeIds'] }),
+  cancelRemoteJob: z.strictObject({ id: z.int().positive() }),
+  followRemoteJob: z.strictObject({ id: z.int().positive() }),
+  downloadArtifacts: z.strictObject({ id: z.int().positive(), names: z.array(z.string().min(1).max(500)).min(1).max(100).optional() }),
+  registerPolicy: z.strictObject({ id: z.int().positive() }),
+  onRemoteJob: z.strictObject({}),
 };
 
 export class ApiInputError extends Error {

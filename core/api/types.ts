@@ -24,6 +24,8 @@ export type {
   AdaptMethod, AdaptProgress, AdaptRegime, AppEvalResult, HomeMode, TemplateDelta, TemplateRate,
 } from './adaptation/types.js';
 
+export type { PublicTrainerProfile, RemoteJobEvent, RemoteJobInfo, RemoteJobStatus, RemoteJobSubmit, RemoteSubmitKind } from './jobs/types.js';
+export { REMOTE_SUBMIT_KINDS } from './jobs/types.js';
 export type DeviceKind = 'simdroid' | 'emulator' | 'device';
 export type DeviceTransport = 'embedded' | 'adb';
 

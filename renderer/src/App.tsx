@@ -10,9 +10,10 @@ import { SettingsView } from './views/settings/SettingsView.js';
 import { TrajectoriesView } from './views/trajectories/TrajectoriesView.js';
 import { TrainingView } from './views/training/TrainingView.js';
 import { AdaptationView } from './views/adaptation/AdaptationView.js';
+import { JobsView } from './views/jobs/JobsView.js';
 
 const LABELS: Record<ViewName, string> = {
-  devices: 'Devices', live: 'Live', agent: 'Agent', trajectories: 'Trajectories', training: 'Training', adaptation: 'Adaptation', settings: 'Settings',
+  devices: 'Devices', live: 'Live', agent: 'Agent', trajectories: 'Trajectories', training: 'Training', adaptation: 'Adaptation', jobs: 'Jobs', settings: 'Settings',
 };
 
 function CurrentView({ view }: { view: ViewName }) {
@@ -29,6 +30,8 @@ function CurrentView({ view }: { view: ViewName }) {
       return <TrainingView />;
     case 'adaptation':
       return <AdaptationView />;
+    case 'jobs':
+      return <JobsView />;
     case 'settings':
       return <SettingsView />;
   }

@@ -20,6 +20,7 @@ import { TrainingManager } from './training.js';
 import { describeAdaptation } from '../adaptation/describe.js';
 import { listAdapters } from '../adaptation/adapters.js';
 import { EpisodeRewards } from './rewards.js';
+import { RemoteJobsHost, type RemoteJobsHostDeps } from './remote-jobs.js';
 import { EndpointProfiles } from '../../policy/vlm/profiles.js';
 import { VlmPolicy } from '../../policy/vlm/policy.js';
 
@@ -33,6 +34,8 @@ export interface WorkbenchOptions {
   /** Start one embedded SimDroid at once (the default device). Default true. */
   embeddedDevice?: boolean;
   log?: (message: string) => void;
+  /** The job client per trainer profile (tests: short timeouts); default TrainerClient with its defaults. */
+  trainerClient?: RemoteJobsHostDeps['clientFor'];
 }
 
 export interface Workbench extends WorkbenchApi {
@@ -103,6 +106,7 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
   if (opts.embeddedDevice ?? true) await devices.startSimDroid();
   const training = new TrainingManager({ dataDir: () => settings.dataDir, db: () => db, log });
   const rewards = new EpisodeRewards({ db: () => db, dataDir: () => settings.dataDir });
+  const remoteJobs = new RemoteJobsHost({ db: () => db, dataDir: () => settings.dataDir, log, ...(opts.trainerClient ? { clientFor: opts.trainerClient } : {}) });
 
   /**
    * A new data folder: the store there is opened (created and migrated if new) before the old one
@@ -223,7 +227,19 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
     listAdapters: async () => listAdapters(settings.dataDir),
     onAdaptation: (_input, listener) => training.subscribeAdaptation(listener),
 
+    listTrainers: async () => remoteJobs.trainers(),
+    saveTrainer: async (p) => remoteJobs.saveTrainer(p),
+    removeTrainer: async ({ name }) => remoteJobs.removeTrainer(name),
+    listRemoteJobs: async () => remoteJobs.list(),
+    submitRemoteJob: (input) => activity(`Submitting a ${input.kind} job to ${input.trainer}`, () => remoteJobs.submit(input)),
+    cancelRemoteJob: ({ id }) => remoteJobs.cancel(id),
+    followRemoteJob: async ({ id }) => remoteJobs.follow(id),
+    downloadArtifacts: ({ id, names }) => activity(`Downloading the artifacts of remote job ${id}`, () => remoteJobs.download(id, names)),
+    registerPolicy: async ({ id }) => remoteJobs.registerPolicy(id),
+    onRemoteJob: (_input, listener) => remoteJobs.subscribe(listener),
+
     close: async () => {
+      remoteJobs.close();
       await training.close();
       await sessions.close();
       await devices.close();

@@ -12,6 +12,7 @@ import { goTrajectories } from './go-trajectories.js';
 import { goSettings } from './go-settings.js';
 import { goTraining } from './go-training.js';
 import { goAdaptation } from './go-adaptation.js';
+import { goJobs } from './go-jobs.js';
 
 export type { Command, CommandName, KeyLike } from './types.js';
 
@@ -29,6 +30,7 @@ export const COMMANDS: Record<CommandName, Command> = {
   'go-settings': goSettings,
   'go-training': goTraining,
   'go-adaptation': goAdaptation,
+  'go-jobs': goJobs,
 };
 
 export function canRun(name: CommandName, store: AppStore): boolean {

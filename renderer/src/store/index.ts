@@ -10,12 +10,13 @@ import { createSettingsSlice, type SettingsSlice } from './slices/settings.js';
 import { createTrainingSlice, type TrainingSlice } from './slices/training.js';
 import { createAdaptationSlice, type AdaptationSlice } from './slices/adaptation.js';
 import { createRewardsSlice, type RewardsSlice } from './slices/rewards.js';
+import { createJobsSlice, type JobsSlice } from './slices/jobs.js';
 
 /**
  * One zustand store of typed slices (one per domain). It is created around an API object, so tests
  * build it with the real workbench over an in-memory channel (or a fake) and no React.
  */
-export type AppState = UiSlice & DevicesSlice & LiveSlice & SessionSlice & TrajectoriesSlice & SettingsSlice & TrainingSlice & AdaptationSlice & RewardsSlice;
+export type AppState = UiSlice & DevicesSlice & LiveSlice & SessionSlice & TrajectoriesSlice & SettingsSlice & TrainingSlice & AdaptationSlice & RewardsSlice & JobsSlice;
 export type AppStore = StoreApi<AppState> & { api: WorkbenchApi };
 
 export function createAppStore(api: WorkbenchApi): AppStore {
@@ -29,6 +30,7 @@ export function createAppStore(api: WorkbenchApi): AppStore {
     ...createTrainingSlice(api)(...a),
     ...createAdaptationSlice(api)(...a),
     ...createRewardsSlice(api)(...a),
+    ...createJobsSlice(api)(...a),
   }));
   return Object.assign(store, { api });
 }

@@ -4,8 +4,8 @@ import type { Activity } from '../../../../core/api/types.js';
 import type { ConnectionState } from '../../api/client.js';
 import type { AppState } from '../index.js';
 
-/** In the navigation's order; each view's Ctrl/Cmd+N shortcut is its command's (Training is 6, Adaptation 7, Settings keeps 5). */
-export const VIEWS = ['devices', 'live', 'agent', 'trajectories', 'training', 'adaptation', 'settings'] as const;
+/** In the navigation's order; each view's Ctrl/Cmd+N shortcut is its command's (Training is 6, Adaptation 7, Jobs 8, Settings keeps 5). */
+export const VIEWS = ['devices', 'live', 'agent', 'trajectories', 'training', 'adaptation', 'jobs', 'settings'] as const;
 export type ViewName = (typeof VIEWS)[number];
 
 export interface UiError {

@@ -1,0 +1,3 @@
+import { goView } from './go-view.js';
+
+export const goJobs = goView('go-jobs', 'jobs', 'Jobs', 8);

@@ -1,0 +1,147 @@
+import type { StateCreator } from 'zustand';
+import type { WorkbenchApi } from '../../../../core/api/api.js';
+import type {
+  IterationMetricsRow, PublicTrainerProfile, RemoteJobEvent, RemoteJobInfo, RemoteJobSubmit,
+} from '../../../../core/api/types.js';
+import type { AppState } from '../index.js';
+
+/**
+ * The Jobs view's state: trainer profiles (no tokens), the store's remote-job records (kept current
+ * by onRemoteJob), and per job its log tail and metric rows as the workbench streams them. Events
+ * carry the service's seq, so a replay (a second follow, a reconnect) never duplicates a line.
+ */
+export interface JobLogLine {
+  seq: number;
+  time: number;
+  level: string;
+  message: string;
+}
+
+export interface JobStream {
+  /** The highest seq applied (log and metric events share the sequence). */
+  lastSeq: number;
+  logs: JobLogLine[];
+  /** Metric events as chart rows: `step` as the x value (MetricChart's iteration). */
+  metrics: IterationMetricsRow[];
+}
+
+export interface JobsSlice {
+  trainers: PublicTrainerProfile[];
+  remoteJobs: RemoteJobInfo[];
+  jobStreams: Record<number, JobStream>;
+  shownRemoteJob: number | null;
+  jobsBusy: boolean;
+  loadJobs(): Promise<void>;
+  /** onRemoteJob updates (ref-counted); returns the stop function. */
+  watchJobs(): () => void;
+  /** Shows a job and asks the workbench to stream its events (its whole log, then live). */
+  showRemoteJob(id: number | null): Promise<void>;
+  submitRemoteJob(input: RemoteJobSubmit): Promise<RemoteJobInfo | undefined>;
+  cancelRemoteJob(id: number): Promise<void>;
+  downloadRemoteArtifacts(id: number): Promise<void>;
+  registerRemotePolicy(id: number): Promise<void>;
+  saveTrainer(p: { name: string; baseUrl: string; token: string }): Promise<boolean>;
+  removeTrainer(name: string): Promise<void>;
+}
+
+/** Lines kept per job: the tail the view shows (the full log stays on the service). */
+export const LOG_TAIL = 500;
+
+const emptyStream = (): JobStream => ({ lastSeq: 0, logs: [], metrics: [] });
+
+/** The list with `job` replacing its older record, or added first (newest first, as the store lists them). */
+export function upsertRemoteJob(jobs: readonly RemoteJobInfo[], job: RemoteJobInfo): RemoteJobInfo[] {
+  return jobs.some((j) => j.id === job.id) ? jobs.map((j) => (j.id === job.id ? job : j)) : [job, ...jobs];
+}
+
+/** Applies one event to the jobs and streams (pure: the slice and its tests share it). */
+export function applyRemoteJobEvent(s: Pick<JobsSlice, 'remoteJobs' | 'jobStreams'>, e: RemoteJobEvent): Pick<JobsSlice, 'remoteJobs' | 'jobStreams'> {
+  switch (e.type) {
+    case 'job':
+      return { remoteJobs: upsertRemoteJob(s.remoteJobs, e.job), jobStreams: s.jobStreams };
+    case 'log':
+    case 'metric': {
+      const cur = s.jobStreams[e.jobId] ?? emptyStream();
+      if (e.seq <= cur.lastSeq) return s; // already applied (a replay)
+      const next: JobStream = e.type === 'log'
+        ? { ...cur, lastSeq: e.seq, logs: [...cur.logs, { seq: e.seq, time: e.time, level: e.level, message: e.message }].slice(-LOG_TAIL) }
+        : { ...cur, lastSeq: e.seq, metrics: [...cur.metrics, { iteration: e.step, metrics: e.metrics }] };
+      return { remoteJobs: s.remoteJobs, jobStreams: { ...s.jobStreams, [e.jobId]: next } };
+    }
+  }
+}
+
+/** Every metric name a job has reported, in first-seen order (one chart each). */
+export function metricNames(stream: JobStream | undefined): string[] {
+  const names = new Set<string>();
+  for (const r of stream?.metrics ?? []) for (const k of Object.keys(r.metrics)) names.add(k);
+  return [...names];
+}
+
+export const isRemoteJobActive = (j: Pick<RemoteJobInfo, 'status'>): boolean => j.status === 'submitting' || j.status === 'queued' || j.status === 'running';
+
+export const createJobsSlice = (api: WorkbenchApi): StateCreator<AppState, [], [], JobsSlice> => (set, get) => {
+  let watchers = 0;
+  let unsubscribe: (() => void) | null = null;
+  const onEvent = (e: RemoteJobEvent) => set((s) => applyRemoteJobEvent(s, e));
+  const replace = (job: RemoteJobInfo | undefined) => {
+    if (job) set((s) => ({ remoteJobs: upsertRemoteJob(s.remoteJobs, job) }));
+  };
+  return {
+    trainers: [],
+    remoteJobs: [],
+    jobStreams: {},
+    shownRemoteJob: null,
+    jobsBusy: false,
+
+    loadJobs: async () => {
+      const r = await get().attempt('Load remote jobs', async () => ({ trainers: await api.listTrainers({}), jobs: await api.listRemoteJobs({}) }));
+      if (r) set({ trainers: r.trainers, remoteJobs: r.jobs });
+    },
+
+    watchJobs: () => {
+      if (watchers++ === 0) unsubscribe = api.onRemoteJob({}, onEvent);
+      let stopped = false;
+      return () => {
+        if (stopped) return;
+        stopped = true;
+        if (--watchers === 0) {
+          unsubscribe?.();
+          unsubscribe = null;
+        }
+      };
+    },
+
+    showRemoteJob: async (id) => {
+      set({ shownRemoteJob: id });
+      const job = get().remoteJobs.find((j) => j.id === id);
+      // A job never accepted has nothing to stream.
+      if (id !== null && job?.remoteId) await get().attempt('Follow remote job', () => api.followRemoteJob({ id }));
+    },
+
+    submitRemoteJob: async (input) => {
+      set({ jobsBusy: true });
+      const job = await get().attempt(`Submit ${input.kind} job`, () => api.submitRemoteJob(input));
+      set({ jobsBusy: false });
+      if (job) {
+        replace(job);
+        set({ shownRemoteJob: job.id });
+      }
+      return job;
+    },
+
+    cancelRemoteJob: async (id) => replace(await get().attempt('Cancel remote job', () => api.cancelRemoteJob({ id }))),
+    downloadRemoteArtifacts: async (id) => replace(await get().attempt('Download artifacts', () => api.downloadArtifacts({ id }))),
+    registerRemotePolicy: async (id) => replace(await get().attempt('Register policy', () => api.registerPolicy({ id }))),
+
+    saveTrainer: async (p) => {
+      const list = await get().attempt(`Save trainer ${p.name}`, () => api.saveTrainer(p));
+      if (list) set({ trainers: list });
+      return list !== undefined;
+    },
+    removeTrainer: async (name) => {
+      const list = await get().attempt(`Remove trainer ${name}`, () => api.removeTrainer({ name }));
+      if (list) set({ trainers: list });
+    },
+  };
+};

@@ -1,0 +1,36 @@
+import { useState } from 'react';
+import { appStore, useApp } from '../../store/index.js';
+
+/** Trainer profiles: name and URL; the token is sent once to the workbench, stored in trainers.json, never shown. */
+export function TrainersPanel() {
+  const trainers = useApp((s) => s.trainers);
+  const [form, setForm] = useState({ name: '', baseUrl: 'http://127.0.0.1:8470', token: '' });
+  const st = appStore().getState();
+  const save = async () => {
+    if (await st.saveTrainer(form)) setForm({ ...form, name: '', token: '' });
+  };
+  return (
+    <div className="panel" data-testid="jobs-trainers">
+      <h3>Trainers</h3>
+      <table>
+        <thead><tr><th>Name</th><th>URL</th><th /></tr></thead>
+        <tbody>
+          {trainers.map((t) => (
+            <tr key={t.name} data-testid={`trainer-${t.name}`}>
+              <td className="mono">{t.name}</td>
+              <td className="mono">{t.baseUrl}</td>
+              <td><button type="button" onClick={() => void st.removeTrainer(t.name)}>Remove</button></td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {trainers.length === 0 ? <div className="muted">No trainer yet: start one with python3 -m awb_trainer serve and add it here.</div> : null}
+      <div className="row">
+        <input aria-label="Trainer name" placeholder="name" value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} />
+        <input aria-label="Trainer URL" placeholder="http://host:8470" value={form.baseUrl} onChange={(e) => setForm({ ...form, baseUrl: e.target.value })} />
+        <input aria-label="Trainer token" type="password" placeholder="token" value={form.token} onChange={(e) => setForm({ ...form, token: e.target.value })} />
+        <button type="button" disabled={!form.name || !form.baseUrl || !form.token} onClick={() => void save()}>Save</button>
+      </div>
+    </div>
+  );
+}
