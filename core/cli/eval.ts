@@ -8,7 +8,7 @@ import type { Policy } from '../episode/policy.js';
 import type { EpisodeResult } from '../episode/record.js';
 import { BuiltinPolicy, type PolicyModel } from '../policy/builtin.js';
 import { CheckpointError, deserializeCheckpoint } from '../policy/checkpoint.js';
-import { OnnxPolicy, OnnxPolicyDimsError, OnnxPolicyFileError, OnnxPolicyModel, OnnxRuntimeUnavailableError } from '../policy/onnx/index.js';
+import { OnnxPolicy, type OnnxPolicyModel } from '../policy/onnx/index.js';
 import { aggregateEval, formatMeanStd, type EvalEpisode, type GroupStats } from '../rl/eval.js';
 import { getTemplate, TASKS } from '../tasks/registry.js';
 import { instantiate, type TaskInstance } from '../tasks/instance.js';
@@ -19,7 +19,7 @@ import { assertNever } from '../util/errors.js';
 import { intArg, parseFlags, UsageError } from './args.js';
 import { pct, progressBar, table } from './format.js';
 import { embeddedDevice, type Io } from './main.js';
-import { onnxPolicyPath, policyFor } from './policies.js';
+import { loadOnnxPolicyArg, onnxPolicyPath, policyFor } from './policies.js';
 import { openDb } from './data-dir.js';
 import { evalCompareCommand } from './eval-compare.js';
 
@@ -56,15 +56,9 @@ export type EvalPolicy =
 /** Resolves --policy; a missing or corrupt checkpoint or ONNX model is a usage error naming the file. */
 export async function resolveEvalPolicy(arg: string): Promise<EvalPolicy> {
   if (arg === 'oracle' || arg === 'random') return { kind: arg };
-  const onnx = onnxPolicyPath(arg);
-  if (onnx !== null) {
-    try {
-      const model = await OnnxPolicyModel.load(resolve(onnx));
-      return { kind: 'onnx', path: model.path, sha256: model.sha256, model };
-    } catch (e) {
-      if (e instanceof OnnxPolicyFileError || e instanceof OnnxPolicyDimsError || e instanceof OnnxRuntimeUnavailableError) throw new UsageError(e.message, { cause: e });
-      throw e;
-    }
+  if (onnxPolicyPath(arg) !== null) {
+    const model = await loadOnnxPolicyArg(arg);
+    return { kind: 'onnx', path: model.path, sha256: model.sha256, model };
   }
   const path = resolve(arg);
   let bytes: Buffer;

@@ -58,7 +58,7 @@ const HELP = `awb — Android Agent Workbench
 Usage:
   awb tasks list [--app APP] [--json]          the task templates
   awb tasks show TEMPLATE [--seed S] [--json]  one instance: instruction, parameters, subgoals
-  awb run --task TEMPLATE [--seed S] [--policy oracle|random|vlm|human|replay] [--from EPISODE [--replay-steps K]]
+  awb run --task TEMPLATE [--seed S] [--policy oracle|random|vlm|human|replay|onnx:FILE] [--from EPISODE [--replay-steps K]]
           [--max-steps N] [--screenshots DIR] [--db PATH] [--no-record] [--subgoals] [--json]
                                                one episode on the embedded SimDroid, recorded
           --policy vlm: --endpoint NAME | --base-url URL --model M [--format androidworld|ui-tars|mobilerl|qwen-mobile-use]

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { OraclePolicy } from '../episode/policies/oracle.js';
 import { RandomPolicy } from '../episode/policies/random.js';
@@ -10,6 +11,7 @@ import { VLM_FORMAT_IDS } from '../policy/vlm/format.js';
 import { EndpointProfiles } from '../policy/vlm/profiles.js';
 import { VlmPolicy } from '../policy/vlm/policy.js';
 import { VlmPolicySettings, type VlmPolicySettingsInput } from '../policy/vlm/settings.js';
+import { OnnxPolicyDimsError, OnnxPolicyFileError, OnnxPolicyModel, OnnxRuntimeUnavailableError } from '../policy/onnx/index.js';
 import { UsageError, type Options } from './args.js';
 import { dataDir } from './data-dir.js';
 
@@ -34,6 +36,25 @@ export function policyFor(name: SuitePolicy, instance: TaskInstance): Policy {
 
 export function policySpec(name: SuitePolicy): PolicySpec {
   return { name };
+}
+
+/** `awb run --policy`: a named policy, or `onnx:FILE` (an exported builtin policy scored in ONNX Runtime). */
+export const RunPolicyArg = z.union([RunPolicy, z.templateLiteral(['onnx:', z.string().min(1)])], {
+  error: `expected ${RunPolicy.options.join(', ')} or onnx:FILE`,
+});
+
+export function isOnnxPolicyArg(p: string): p is `onnx:${string}` {
+  return p.startsWith('onnx:');
+}
+
+/** Loads `onnx:FILE` (or FILE.onnx) for a command; a bad model file is a usage error naming it. */
+export async function loadOnnxPolicyArg(arg: string): Promise<OnnxPolicyModel> {
+  try {
+    return await OnnxPolicyModel.load(resolve(onnxPolicyPath(arg) ?? arg));
+  } catch (e) {
+    if (e instanceof OnnxPolicyFileError || e instanceof OnnxPolicyDimsError || e instanceof OnnxRuntimeUnavailableError) throw new UsageError(e.message, { cause: e });
+    throw e;
+  }
 }
 
 /** `--policy onnx:FILE`, or a path ending in .onnx: a builtin policy scored in ONNX Runtime (core/policy/onnx). The path, else null. */

@@ -14,14 +14,15 @@ import { requireSimDroid, SubgoalStoreRecorder } from './subgoal-recorder.js';
 import { intArg, parseFlags, UsageError } from './args.js';
 import { openDevice, type Io } from './main.js';
 import { targetFlags, TargetValues, targetOf } from './devices.js';
-import { policyFor, refuseStrayVlmFlags, RunPolicy, storableVlmSettings, vlmFlagOptions, VlmFlagValues, vlmPolicy, vlmSettingsFromFlags } from './policies.js';
+import { isOnnxPolicyArg, loadOnnxPolicyArg, policyFor, refuseStrayVlmFlags, RunPolicyArg, storableVlmSettings, vlmFlagOptions, VlmFlagValues, vlmPolicy, vlmSettingsFromFlags } from './policies.js';
+import { OnnxPolicy, type OnnxPolicyModel } from '../policy/onnx/index.js';
 import { openDb } from './data-dir.js';
 import { screenText } from './screen-text.js';
 
 const Flags = z.object({
   task: z.string({ error: '--task is required' }),
   seed: intArg('--seed').default(0),
-  policy: RunPolicy.default('oracle'),
+  policy: RunPolicyArg.default('oracle'),
   from: intArg('--from').pipe(z.number().min(1)).optional(),
   'replay-steps': intArg('--replay-steps').optional(),
   json: z.boolean().optional(),
@@ -39,7 +40,8 @@ const Flags = z.object({
  * `awb run --task T --seed S --policy P`: one episode on the embedded SimDroid, recorded in the
  * trajectory store. `--policy human` reads one JSON action per line from the terminal, showing the
  * screen's elements; `--policy replay --from EPISODE` re-executes a recorded episode (or its first
- * --replay-steps steps, then hands over to the oracle). `--subgoals` also records SimDroid's
+ * --replay-steps steps, then hands over to the oracle); `--policy onnx:FILE` is an exported builtin policy scored
+ * in ONNX Runtime (greedy; the run config records the file's path and sha256). `--subgoals` also records SimDroid's
  * ground-truth subgoal progress per step (for the reward framework's accuracy checks, docs/rewards.md),
  * with the episode's end; on the embedded SimDroid or one served over adb (`--device`), not on
  * another device.
@@ -59,6 +61,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
   const store = record || values.policy === 'replay' ? openDb(values.db) : null;
   const target = openDevice(values.device, targetOf(values));
   const device = target.device;
+  let onnx: OnnxPolicyModel | null = null;
   try {
     if (values.subgoals && values.device) await requireSimDroid(device);
     let policy: Policy;
@@ -93,10 +96,11 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
         policy = vlmPolicy(vlm!);
         break;
       default:
-        policy = policyFor(values.policy, instance);
+        if (isOnnxPolicyArg(values.policy)) policy = new OnnxPolicy(onnx = await loadOnnxPolicyArg(values.policy));
+        else policy = policyFor(values.policy, instance);
     }
 
-    const runId = record ? createRun(store!.db, { kind: 'single', name: `${instance.template.id} #${instance.seed} ${values.policy}`, config: { task: instance.template.id, seed: instance.seed, policy: values.policy, ...(vlm ? { vlm: storableVlmSettings(vlm, values.endpoint) } : {}) } }).id : null;
+    const runId = record ? createRun(store!.db, { kind: 'single', name: `${instance.template.id} #${instance.seed} ${values.policy}`, config: { task: instance.template.id, seed: instance.seed, policy: values.policy, ...(vlm ? { vlm: storableVlmSettings(vlm, values.endpoint) } : {}), ...(onnx ? { onnx: { path: onnx.path, sha256: onnx.sha256 } } : {}) } }).id : null;
     const tracker = values.subgoals ? new SubgoalTracker(device, instance) : null;
     // With --subgoals (which needs a recording) the progress is written in the transaction that ends the episode.
     const recorder = runId === null ? undefined : tracker ? new SubgoalStoreRecorder(store!.db, runId, { kind: 'tracker', tracker }) : new StoreRecorder(store!.db, runId);
@@ -128,6 +132,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
   } finally {
     target.close();
     store?.db.close();
+    await onnx?.close();
   }
 }
 

@@ -3,6 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../core/cli/main.js';
+import { runEpisode } from '../../core/episode/runner.js';
+import { BuiltinPolicy } from '../../core/policy/builtin.js';
+import { instantiate } from '../../core/tasks/instance.js';
+import { getTemplate } from '../../core/tasks/registry.js';
+import { SimDroid } from '../../emulators/simdroid/simdroid.js';
 import { saveCheckpoint } from '../../core/policy/checkpoint.js';
 import { exportPolicyOnnx } from '../../core/policy/onnx/index.js';
 import { listEpisodes, listRuns, loadTrajectory, openStoreReadonly, type RunId } from '../../core/store/index.js';
@@ -119,4 +124,39 @@ describe('awb eval --policy MODEL.onnx', () => {
     expect(await main(['eval', '--policy', junk, '--limit', '1', '--parallel', '2', '--db', join(dir, 'p.db')], j.io)).toBe(2);
     expect(j.err.join('\n')).toContain(`Bad ONNX policy ${junk}`);
   }, 120_000);
+});
+
+describe('awb run --policy onnx:FILE', () => {
+  it('plays one greedy episode with the model, recorded with its path and hash; a bad model is a usage error', async () => {
+    const model = join(dir, 'run.onnx');
+    exportPolicyOnnx(model, trainedIshModel('onnx-cli'));
+    const db = join(dir, 'run.db');
+    const a = capture();
+    expect(await main(['run', '--task', 'ContactsAddContact', '--seed', '3', '--policy', `onnx:${model}`, '--max-steps', '6', '--db', db, '--json'], a.io)).toBe(0);
+    const r = JSON.parse(a.out.at(-1)!);
+    const ro = openStoreReadonly(db);
+    try {
+      const run = listRuns(ro)[0]!;
+      expect(run.config).toMatchObject({ policy: `onnx:${model}`, onnx: { path: model } });
+      expect((run.config as { onnx: { sha256: string } }).onnx.sha256).toMatch(/^[0-9a-f]{64}$/);
+      const steps = loadTrajectory(ro, r.episode).steps;
+      expect(steps.length).toBeGreaterThan(0);
+      // The same actions as the TypeScript builtin policy with the same parameters.
+      const d = new SimDroid();
+      try {
+        const ts = await runEpisode({ device: d, instance: instantiate(getTemplate('ContactsAddContact'), 3), policy: new BuiltinPolicy(trainedIshModel('onnx-cli')), maxSteps: 6 });
+        expect(steps.map((s) => s.raw)).toEqual(ts.steps.map((s) => s.raw));
+      } finally {
+        d.close();
+      }
+    } finally {
+      ro.close();
+    }
+    const bad = capture();
+    expect(await main(['run', '--task', 'ContactsAddContact', '--policy', `onnx:${join(dir, 'nope.onnx')}`, '--no-record'], bad.io)).toBe(2);
+    expect(bad.err.join('\n')).toMatch(/Bad ONNX policy .*nope\.onnx: cannot read/);
+    const empty = capture();
+    expect(await main(['run', '--task', 'ContactsAddContact', '--policy', 'onnx:', '--no-record'], empty.io)).toBe(2);
+    expect(empty.err.join('\n')).toMatch(/--policy: expected oracle, random, vlm, human, replay or onnx:FILE/);
+  }, 60_000);
 });
