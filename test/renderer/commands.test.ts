@@ -29,18 +29,18 @@ function session(state: SessionInfo['state']): SessionInfo {
 }
 
 describe('commands', () => {
-  it('map debugger keys and Ctrl/Cmd+1..7 to their commands, and nothing else', () => {
+  it('map debugger keys and Ctrl/Cmd+1..8 to their commands, and nothing else', () => {
     expect(commandForKey(key('F10'))?.name).toBe('session-step');
     expect(commandForKey(key('F8'))?.name).toBe('session-run');
     expect(commandForKey(key('F8', { shiftKey: true }))?.name).toBe('session-pause');
     expect(commandForKey(key('F5', { shiftKey: true }))?.name).toBe('session-stop');
     expect(commandForKey(key('F5', { shiftKey: true, ctrlKey: true }))?.name).toBe('session-reset');
-    expect(['1', '2', '3', '4', '5', '6', '7'].map((n) => commandForKey(key(n, { ctrlKey: true }))?.name))
-      .toEqual(['go-devices', 'go-live', 'go-agent', 'go-trajectories', 'go-settings', 'go-training', 'go-adaptation']);
+    expect(['1', '2', '3', '4', '5', '6', '7', '8'].map((n) => commandForKey(key(n, { ctrlKey: true }))?.name))
+      .toEqual(['go-devices', 'go-live', 'go-agent', 'go-trajectories', 'go-settings', 'go-training', 'go-adaptation', 'go-jobs']);
     expect(commandForKey(key('3', { metaKey: true }))?.name).toBe('go-agent');
     // A layout where the digit row gives other characters still matches by code.
     expect(commandForKey({ ...key('3', { ctrlKey: true }), key: '"' })?.name).toBe('go-agent');
-    for (const k of [key('F5'), key('1'), key('8', { ctrlKey: true }), key('F10', { shiftKey: true }), key('F10', { ctrlKey: true }), key('1', { ctrlKey: true, altKey: true })]) {
+    for (const k of [key('F5'), key('1'), key('9', { ctrlKey: true }), key('F10', { shiftKey: true }), key('F10', { ctrlKey: true }), key('1', { ctrlKey: true, altKey: true })]) {
       expect(commandForKey(k)).toBeNull();
     }
   });
