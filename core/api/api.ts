@@ -169,7 +169,7 @@ export interface WorkbenchApi {
   /** Adaptation jobs' state changes, progress (runAdaptation's events: evaluation episodes, demonstrations, SFT epochs, GRPO iterations) and reports. */
   onAdaptation(input: NoInput, listener: Listener<AdaptationEvent>): Unsubscribe;
 
-  // Remote jobs on trainer services (core/jobs, docs/jobs.md, docs/ui.md "Jobs")
+  // Remote jobs on trainer services (core/jobs, docs/jobs.md)
   /** Trainer profiles (name, URL, whether a token is set; tokens never leave <data folder>/trainers.json). */
   listTrainers(input?: NoInput): Promise<PublicTrainerProfile[]>;
   /** Adds or replaces a profile; the token is written to trainers.json (mode 0600) only. */

@@ -12,7 +12,7 @@ import { WorkbenchError } from '../../util/errors.js';
 import type { PublicTrainerProfile, RemoteJobEvent, RemoteJobInfo, RemoteJobSubmit } from '../jobs/types.js';
 
 /**
- * The workbench's remote jobs (docs/ui.md "Jobs"): submissions from the Jobs view, one background
+ * The workbench's remote jobs (docs/jobs.md "In the workbench"): submissions from the Jobs view, one background
  * follower per unfinished job streaming its events to onRemoteJob listeners (and into the store), and
  * downloads / registration. The store and data folder are read per call: the data folder can move.
  */
