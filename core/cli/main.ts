@@ -63,7 +63,8 @@ Usage:
                                                one episode on the embedded SimDroid, recorded
           --policy vlm: --endpoint NAME | --base-url URL --model M [--format androidworld|ui-tars|mobilerl|qwen-mobile-use]
           [--coordinates screen|image|relative-1000|smart-resize] [--api-key-env VAR] [--temperature T] [--max-tokens N]
-          [--timeout-ms MS] [--retries N] [--max-concurrency N] [--history K] [--tree on|off]   (docs/policy-vlm.md)
+          [--timeout-ms MS] [--retries N] [--max-concurrency N] [--history K] [--history-style summary|turns]
+          [--history-images N] [--tree on|off]   (docs/policy-vlm.md)
   awb suite run [--split unseen-instance|unseen-template|unseen-app|all] [--part train|test|adapt]
                 [--policy oracle|random|vlm (+ the vlm flags)] [--parallel N] [--limit N] [--screenshots none|half|full] [--name NAME] [--subgoals] [--json]
   awb suite run --resume RUN_ID                every instance of a split part, recorded; resume a killed run

@@ -70,7 +70,7 @@ export const vlmFlagOptions: Options = {
   endpoint: { type: 'string' }, 'base-url': { type: 'string' }, model: { type: 'string' }, format: { type: 'string' },
   coordinates: { type: 'string' }, 'api-key-env': { type: 'string' }, temperature: { type: 'string' }, 'max-tokens': { type: 'string' },
   'timeout-ms': { type: 'string' }, retries: { type: 'string' }, 'max-concurrency': { type: 'string' }, history: { type: 'string' },
-  tree: { type: 'string' },
+  tree: { type: 'string' }, 'history-style': { type: 'string' }, 'history-images': { type: 'string' },
 };
 
 const num = (flag: string) => z.string().transform((s, ctx) => {
@@ -97,11 +97,13 @@ export const VlmFlagValues = {
   'max-concurrency': num('--max-concurrency').optional(),
   history: num('--history').optional(),
   tree: z.enum(['on', 'off']).optional(),
+  'history-style': z.enum(['summary', 'turns']).optional(),
+  'history-images': num('--history-images').optional(),
 };
 type VlmFlags = { [K in keyof typeof VlmFlagValues]?: z.infer<(typeof VlmFlagValues)[K]> };
 
 export const VLM_USAGE = '--policy vlm (--endpoint NAME | --base-url URL --model M) [--format androidworld|ui-tars|mobilerl|qwen-mobile-use] [--coordinates screen|image|relative-1000|smart-resize]\n'
-  + '              [--api-key-env VAR] [--temperature T] [--max-tokens N] [--timeout-ms MS] [--retries N] [--max-concurrency N] [--history K] [--tree on|off]';
+  + '              [--api-key-env VAR] [--temperature T] [--max-tokens N] [--timeout-ms MS] [--retries N] [--max-concurrency N] [--history K] [--history-style summary|turns] [--history-images N] [--tree on|off]';
 
 const VLM_FLAG_NAMES = Object.keys(VlmFlagValues);
 
@@ -142,6 +144,8 @@ export function vlmSettingsFromFlags(v: VlmFlags, profiles: EndpointProfiles = E
   if (v['max-tokens'] !== undefined) merged.maxTokens = v['max-tokens'];
   if (v.history !== undefined) merged.historySteps = v.history;
   if (v.tree) merged.accessibilityTree = v.tree === 'on';
+  if (v['history-style']) merged.historyStyle = v['history-style'];
+  if (v['history-images'] !== undefined) merged.historyImages = v['history-images'];
   const r = VlmPolicySettings.safeParse(merged);
   if (!r.success) throw new UsageError(`VLM settings: ${r.error.issues.map((i) => `${i.path.join('.') || '(settings)'}: ${i.message}`).join('; ')}`);
   return r.data;

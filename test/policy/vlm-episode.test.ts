@@ -162,4 +162,25 @@ describe('VlmPolicy drives a SimDroid episode through a local fake endpoint', ()
     expect(imageUrls(fake.requests[0]!)).toEqual([]);
     expect(fake.requests[0]!.body.messages[1].content[0].text).toMatch(/UI elements on the screen:\n\[\d+\] /);
   });
+
+  it("historyStyle 'turns' sends earlier completions as assistant turns, the latest with their screenshots", async () => {
+    const device = simdroid();
+    const instance = instantiate(getTemplate('ClockStopwatchRun'), 0);
+    fake = await oracleEndpoint(device, instance, 'ui-tars');
+    const policy = new VlmPolicy({ ...settingsFor(fake.url, 'ui-tars'), historyStyle: 'turns', historyImages: 1, historySteps: 2 });
+    const result = await runEpisode({ device, instance, policy, screenshots: 'half' });
+    expect(result.status).toBe('success');
+    expect(fake.requests.length).toBeGreaterThanOrEqual(3);
+    const third = fake.requests[2]!.body.messages as Array<{ role: string; content: any }>;
+    // system, (user, assistant) for steps 1 and 2, then the current user turn.
+    expect(third.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user', 'assistant', 'user']);
+    expect(third[2]!.content).toBe(result.steps[0]!.thought);
+    expect(third[4]!.content).toBe(result.steps[1]!.thought);
+    const images = (m: { content: any }) => (Array.isArray(m.content) ? m.content.filter((p: { type: string }) => p.type === 'image_url').length : 0);
+    expect(third.map(images)).toEqual([0, 0, 0, 1, 0, 1]);
+    expect(third[5]!.content[0].text).not.toMatch(/Previous steps/);
+    // Only the last historySteps steps are sent.
+    const last = fake.requests.at(-1)!.body.messages as unknown[];
+    expect(last.length).toBeLessThanOrEqual(6);
+  });
 });

@@ -7,7 +7,7 @@ import { VlmFormatError } from './errors.js';
 import type { ActionFormat, ParseContext, PromptContext } from './format.js';
 import { vlmFormat } from './formats/index.js';
 import { modelFrame, pngSize, type GeometryContext } from './geometry.js';
-import { buildMessages } from './prompt.js';
+import { buildMessages, type PastTurn } from './prompt.js';
 import { VlmPolicySettings, type VlmPolicySettingsInput } from './settings.js';
 
 /** The screenshot setting is on but the runner observes without screenshots (`screenshots: 'none'`). */
@@ -57,6 +57,8 @@ export class VlmPolicy implements Policy {
   readonly client: VlmClient;
   private expectsAnswer: boolean | undefined;
   private exchanges: VlmExchange[] = [];
+  /** This episode's completions (and screenshots) by step index, for turns history. */
+  private memory = new Map<number, PastTurn>();
 
   constructor(settings: VlmPolicySettingsInput, deps: ChatClientDeps & { env?: NodeJS.ProcessEnv; onExchange?: (x: VlmExchange) => void } = {}) {
     this.settings = VlmPolicySettings.parse(settings);
@@ -70,6 +72,7 @@ export class VlmPolicy implements Policy {
 
   start(ctx: { instruction: string; instance?: TaskInstance }): void {
     this.expectsAnswer = ctx.instance ? ctx.instance.template.kind === 'information_retrieval' : undefined;
+    this.memory = new Map();
   }
 
   /** The exchanges since the last call, oldest first. */
@@ -98,9 +101,14 @@ export class VlmPolicy implements Policy {
     const prompt: PromptContext = {
       screen: obs.screen, coordinates: geometry.coordinates, frame: modelFrame(geometry), withScreenshot: s.screenshot, withElements,
     };
-    const messages = buildMessages(this.format, prompt, obs, ctx, { withScreenshot: s.screenshot, withElements, historySteps: s.historySteps });
+    const messages = buildMessages(this.format, prompt, obs, ctx, {
+      withScreenshot: s.screenshot, withElements, historySteps: s.historySteps, historyStyle: s.historyStyle, historyImages: s.historyImages,
+    }, this.memory);
     const reply = await this.client.complete(messages, { temperature: s.temperature, max_tokens: s.maxTokens, ...s.extraBody });
     const parseCtx: ParseContext = { ...geometry, obs, expectsAnswer: this.expectsAnswer };
+    // Screenshots are kept only as far back as they are resent.
+    this.memory.set(ctx.step, { completion: reply.text, ...(s.historyImages > 0 ? { screenshot: obs.screenshot } : {}) });
+    for (const k of this.memory.keys()) if (k < ctx.step - s.historySteps) this.memory.delete(k);
     const base = { step: ctx.step, completion: reply.text, attempts: reply.attempts, latencyMs: reply.latencyMs, queuedMs: reply.queuedMs };
     try {
       const parsed = this.format.parse(reply.text, parseCtx);

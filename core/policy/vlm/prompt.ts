@@ -3,6 +3,7 @@ import { appByPackage } from '../../device/app-catalog.js';
 import type { PolicyContext } from '../../episode/policy.js';
 import type { StepRecord } from '../../episode/record.js';
 import { formatBounds } from '../../ui/ui-tree.js';
+import { assertNever } from '../../util/errors.js';
 import type { ActionFormat, PromptContext } from './format.js';
 
 /** OpenAI chat-completions content parts (the subset vLLM and SGLang accept for VLMs). */
@@ -51,17 +52,24 @@ export interface PromptOptions {
   withScreenshot: boolean;
   withElements: boolean;
   historySteps: number;
+  /** 'summary': one text line per earlier step; 'turns': earlier steps as user/assistant turns (UI-TARS, Qwen agents). */
+  historyStyle: 'summary' | 'turns';
+  /** With 'turns': how many of the latest earlier turns carry their screenshot. */
+  historyImages: number;
 }
 
-/** system prompt + one user turn: task, history, current app, elements (optional), screenshot (optional). */
-export function buildMessages(format: ActionFormat, prompt: PromptContext, obs: Observation, ctx: PolicyContext, o: PromptOptions): ChatMessage[] {
+/** What the policy remembers of its own earlier steps in this episode (turns history). */
+export interface PastTurn {
+  completion: string;
+  screenshot?: Uint8Array | undefined;
+}
+
+function currentTurn(obs: Observation, ctx: PolicyContext, o: PromptOptions, past: string[]): ContentPart[] {
   const app = appByPackage(obs.foreground.package)?.name ?? obs.foreground.package;
-  const past = historyLines(ctx.history, o.historySteps);
   const text = [
     `Task: ${ctx.instruction}`,
     '',
-    past.length ? `Previous steps:\n${past.join('\n')}` : 'Previous steps: none (this is the first step).',
-    '',
+    ...(o.historyStyle === 'summary' ? [past.length ? `Previous steps:\n${past.join('\n')}` : 'Previous steps: none (this is the first step).', ''] : []),
     `Current app: ${app || 'unknown'}`,
     ...(o.withElements ? ['', 'UI elements on the screen:', elementsText(obs)] : []),
     '',
@@ -69,8 +77,43 @@ export function buildMessages(format: ActionFormat, prompt: PromptContext, obs: 
   ].join('\n');
   const content: ContentPart[] = [{ type: 'text', text }];
   if (o.withScreenshot && obs.screenshot) content.push({ type: 'image_url', image_url: { url: pngDataUrl(obs.screenshot) } });
-  return [
-    { role: 'system', content: format.systemPrompt(prompt) },
-    { role: 'user', content },
-  ];
+  return content;
+}
+
+/**
+ * Earlier steps as turns: a user turn (the step's screenshot for the latest `historyImages`) and the
+ * assistant's completion as the model wrote it. A step the policy did not write (a person's override,
+ * a replayed prefix) is told in words instead, so the model is not shown text it never produced.
+ */
+function pastTurns(ctx: PolicyContext, o: PromptOptions, memory: ReadonlyMap<number, PastTurn>): ChatMessage[] {
+  const steps = o.historySteps === 0 ? [] : ctx.history.slice(-o.historySteps);
+  const out: ChatMessage[] = [];
+  steps.forEach((s, k) => {
+    const mine = s.overridden ? undefined : memory.get(s.index);
+    const withImage = o.withScreenshot && mine?.screenshot && k >= steps.length - o.historyImages;
+    const user: ContentPart[] = [{ type: 'text', text: `Step ${s.index + 1}.` }];
+    if (withImage) user.push({ type: 'image_url', image_url: { url: pngDataUrl(mine.screenshot!) } });
+    out.push({ role: 'user', content: user });
+    const [line] = historyLines([s], 1);
+    out.push({ role: 'assistant', content: mine ? mine.completion : `(${line})` });
+    if (mine && s.error) out.push({ role: 'user', content: `That step failed: ${s.error.name}: ${s.error.message.slice(0, 160)}` });
+  });
+  return out;
+}
+
+/**
+ * The request's messages: the format's system prompt, then either one user turn (task, history as
+ * lines, current app, elements, screenshot) or, with historyStyle 'turns', the earlier steps as
+ * user/assistant turns before the current one.
+ */
+export function buildMessages(format: ActionFormat, prompt: PromptContext, obs: Observation, ctx: PolicyContext, o: PromptOptions, memory: ReadonlyMap<number, PastTurn> = new Map()): ChatMessage[] {
+  const system: ChatMessage = { role: 'system', content: format.systemPrompt(prompt) };
+  switch (o.historyStyle) {
+    case 'summary':
+      return [system, { role: 'user', content: currentTurn(obs, ctx, o, historyLines(ctx.history, o.historySteps)) }];
+    case 'turns':
+      return [system, ...pastTurns(ctx, o, memory), { role: 'user', content: currentTurn(obs, ctx, o, []) }];
+    default:
+      return assertNever(o.historyStyle, 'history style');
+  }
 }
