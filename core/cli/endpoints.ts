@@ -13,7 +13,8 @@ import { vlmFlagOptions, VlmFlagValues, vlmSettingsFromFlags, VLM_USAGE } from '
 
 const USAGE = [
   'awb endpoints add NAME (--base-url URL --model M | --endpoint EXISTING) [--api-key-env VAR | --api-key-stdin] [--format F] [--coordinates C]',
-  '                  [--temperature T] [--max-tokens N] [--timeout-ms MS] [--retries N] [--max-concurrency N] [--history K] [--tree on|off]',
+  '                  [--temperature T] [--max-tokens N] [--timeout-ms MS] [--retries N] [--max-concurrency N] [--history K]',
+  '                  [--history-style summary|turns] [--history-images N] [--tree on|off]',
   'awb endpoints list [--json]',
   'awb endpoints remove NAME',
   'awb endpoints test NAME [--task TEMPLATE] [--seed S] [--json]',
@@ -47,6 +48,10 @@ export async function endpointsCommand(argv: string[], io: Io): Promise<number> 
     }
     case 'test':
       return test(rest, io);
+    case '--help':
+    case '-h':
+      io.out(`Usage:\n${USAGE}`);
+      return 0;
     default:
       throw new UsageError(USAGE);
   }
