@@ -59,6 +59,7 @@ export class VlmPolicy implements Policy {
   private exchanges: VlmExchange[] = [];
   /** This episode's completions (and screenshots) by step index, for turns history. */
   private memory = new Map<number, PastTurn>();
+  private readonly onExchange: ((x: VlmExchange) => void) | undefined;
 
   constructor(settings: VlmPolicySettingsInput, deps: ChatClientDeps & { env?: NodeJS.ProcessEnv; onExchange?: (x: VlmExchange) => void } = {}) {
     this.settings = VlmPolicySettings.parse(settings);
@@ -67,8 +68,6 @@ export class VlmPolicy implements Policy {
     this.name = this.settings.name ?? `vlm:${this.settings.endpoint.model}`;
     this.onExchange = deps.onExchange;
   }
-
-  private readonly onExchange: ((x: VlmExchange) => void) | undefined;
 
   start(ctx: { instruction: string; instance?: TaskInstance }): void {
     this.expectsAnswer = ctx.instance ? ctx.instance.template.kind === 'information_retrieval' : undefined;
@@ -106,7 +105,7 @@ export class VlmPolicy implements Policy {
     }, this.memory);
     const reply = await this.client.complete(messages, { temperature: s.temperature, max_tokens: s.maxTokens, ...s.extraBody });
     const parseCtx: ParseContext = { ...geometry, obs, expectsAnswer: this.expectsAnswer };
-    // Screenshots are kept only as far back as they are resent.
+    // The memory reaches back historySteps steps; it keeps screenshots only when some are resent.
     this.memory.set(ctx.step, { completion: reply.text, ...(s.historyImages > 0 ? { screenshot: obs.screenshot } : {}) });
     for (const k of this.memory.keys()) if (k < ctx.step - s.historySteps) this.memory.delete(k);
     const base = { step: ctx.step, completion: reply.text, attempts: reply.attempts, latencyMs: reply.latencyMs, queuedMs: reply.queuedMs };
