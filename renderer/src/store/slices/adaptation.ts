@@ -4,6 +4,7 @@ import type { AdaptationDescription, AdaptationEvent, AdaptationReport, AdapterI
 import type { AppState } from '../index.js';
 import { applyProgress, defaultForm, emptyForm, emptyRun, requestFromForm, type AdaptForm, type AdaptRun } from './adaptation-model.js';
 import { issuesOf, upsertJob } from './training.js';
+import { sharedWatch } from '../shared-watch.js';
 
 /**
  * The Adaptation view's state: the description (apps, defaults, config fields), the form, each
@@ -56,8 +57,6 @@ export function shownAdaptJob(s: Pick<AppState, 'trainingJobs' | 'adaptJobId'>):
 }
 
 export const createAdaptationSlice = (api: WorkbenchApi): StateCreator<AppState, [], [], AdaptationSlice> => (set, get) => {
-  let watchers = 0;
-  let unsubscribe: (() => void) | null = null;
 
   /** An ended job's report, when this page has not heard it (opened after it ended). */
   const fetchReport = async (jobId: string) => {
@@ -124,18 +123,7 @@ export const createAdaptationSlice = (api: WorkbenchApi): StateCreator<AppState,
       await Promise.all([app ? get().setAdaptApp(app) : undefined, shown ? get().showAdaptation(shown.id) : undefined]);
     },
 
-    watchAdaptation: () => {
-      if (watchers++ === 0) unsubscribe = api.onAdaptation({}, onEvent);
-      let stopped = false;
-      return () => {
-        if (stopped) return;
-        stopped = true;
-        if (--watchers === 0) {
-          unsubscribe?.();
-          unsubscribe = null;
-        }
-      };
-    },
+    watchAdaptation: sharedWatch(() => api.onAdaptation({}, onEvent)),
 
     setAdaptApp: async (app) => {
       const changed = app !== get().adaptForm.app;

@@ -2,6 +2,7 @@ import type { StateCreator } from 'zustand';
 import type { WorkbenchApi } from '../../../../core/api/api.js';
 import type { AvdList, DeviceList, DeviceSummary } from '../../../../core/api/types.js';
 import type { AppState } from '../index.js';
+import { sharedWatch } from '../shared-watch.js';
 
 /** A value typed in a form that the server would refuse anyway; caught here to name the field. */
 export class DeviceFormError extends Error {
@@ -34,8 +35,6 @@ function parsePort(text: string | undefined, what: string): number | undefined {
 }
 
 export const createDevicesSlice = (api: WorkbenchApi): StateCreator<AppState, [], [], DevicesSlice> => (set, get) => {
-  let watchers = 0;
-  let unsubscribe: (() => void) | null = null;
   // A listing that started before a newer one must not overwrite it.
   let listSeq = 0;
 
@@ -63,24 +62,14 @@ export const createDevicesSlice = (api: WorkbenchApi): StateCreator<AppState, []
     devicesLoaded: false,
     avds: null,
 
-    watchDevices: () => {
-      if (watchers++ === 0) {
-        unsubscribe = api.onDevices({}, (list) => {
-          listSeq++;
-          apply(list);
-        });
-        void get().refreshDevices();
-      }
-      let stopped = false;
-      return () => {
-        if (stopped) return;
-        stopped = true;
-        if (--watchers === 0) {
-          unsubscribe?.();
-          unsubscribe = null;
-        }
-      };
-    },
+    watchDevices: sharedWatch(() => {
+      const close = api.onDevices({}, (list) => {
+        listSeq++;
+        apply(list);
+      });
+      void get().refreshDevices();
+      return close;
+    }),
 
     refreshDevices: async () => {
       const seq = ++listSeq;

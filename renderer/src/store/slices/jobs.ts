@@ -4,6 +4,7 @@ import type {
   IterationMetricsRow, PublicTrainerProfile, RemoteJobEvent, RemoteJobInfo, RemoteJobSubmit,
 } from '../../../../core/api/types.js';
 import type { AppState } from '../index.js';
+import { sharedWatch } from '../shared-watch.js';
 
 /**
  * The Jobs view's state: trainer profiles (no tokens), the store's remote-job records (kept current
@@ -81,8 +82,6 @@ export function metricNames(stream: JobStream | undefined): string[] {
 export const isRemoteJobActive = (j: Pick<RemoteJobInfo, 'status'>): boolean => j.status === 'submitting' || j.status === 'queued' || j.status === 'running';
 
 export const createJobsSlice = (api: WorkbenchApi): StateCreator<AppState, [], [], JobsSlice> => (set, get) => {
-  let watchers = 0;
-  let unsubscribe: (() => void) | null = null;
   const onEvent = (e: RemoteJobEvent) => set((s) => applyRemoteJobEvent(s, e));
   const replace = (job: RemoteJobInfo | undefined) => {
     if (job) set((s) => ({ remoteJobs: upsertRemoteJob(s.remoteJobs, job) }));
@@ -99,18 +98,7 @@ export const createJobsSlice = (api: WorkbenchApi): StateCreator<AppState, [], [
       if (r) set({ trainers: r.trainers, remoteJobs: r.jobs });
     },
 
-    watchJobs: () => {
-      if (watchers++ === 0) unsubscribe = api.onRemoteJob({}, onEvent);
-      let stopped = false;
-      return () => {
-        if (stopped) return;
-        stopped = true;
-        if (--watchers === 0) {
-          unsubscribe?.();
-          unsubscribe = null;
-        }
-      };
-    },
+    watchJobs: sharedWatch(() => api.onRemoteJob({}, onEvent)),
 
     showRemoteJob: async (id) => {
       set({ shownRemoteJob: id });

@@ -4,6 +4,7 @@ import type {
   CheckpointInfo, IterationMetricsRow, JobInfo, TrainConfigDescription, TrainerKind, TrainingEvent, TrainingResume, TrainingRunInfo,
 } from '../../../../core/api/types.js';
 import type { AppState } from '../index.js';
+import { sharedWatch } from '../shared-watch.js';
 
 /**
  * The Training view's state: the trainers' form descriptions, this workbench's jobs of every kind
@@ -88,8 +89,6 @@ export function issuesOf(e: unknown): Record<string, string> {
 }
 
 export const createTrainingSlice = (api: WorkbenchApi): StateCreator<AppState, [], [], TrainingSlice> => (set, get) => {
-  let watchers = 0;
-  let unsubscribe: (() => void) | null = null;
 
   const onEvent = (e: TrainingEvent) => {
     const job = e.job;
@@ -146,18 +145,7 @@ export const createTrainingSlice = (api: WorkbenchApi): StateCreator<AppState, [
       if (show !== null) await s.showRun(show);
     },
 
-    watchTraining: () => {
-      if (watchers++ === 0) unsubscribe = api.onTraining({}, onEvent);
-      let stopped = false;
-      return () => {
-        if (stopped) return;
-        stopped = true;
-        if (--watchers === 0) {
-          unsubscribe?.();
-          unsubscribe = null;
-        }
-      };
-    },
+    watchTraining: sharedWatch(() => api.onTraining({}, onEvent)),
 
     startTraining: async (config) => {
       set({ trainingBusy: true, trainingErrors: {} });
