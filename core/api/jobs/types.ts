@@ -1,5 +1,5 @@
 import type { PublicTrainerProfile } from '../../jobs/profiles.js';
-import type { DownloadedArtifact, RemoteJobStatus } from '../../store/remote-jobs.js';
+import type { RemoteJob, RemoteJobStatus } from '../../store/remote-jobs.js';
 
 /**
  * The plain data of remote trainer jobs for the API and the Jobs view (core/jobs does the work;
@@ -12,27 +12,8 @@ export type { PublicTrainerProfile, RemoteJobStatus };
 export const REMOTE_SUBMIT_KINDS = ['builtin-sft', 'builtin-grpo'] as const;
 export type RemoteSubmitKind = (typeof REMOTE_SUBMIT_KINDS)[number];
 
-export interface RemoteJobInfo {
-  /** The local record's id. */
-  id: number;
-  trainer: string;
-  /** The service's job id (null while the submission is unanswered). */
-  remoteId: string | null;
-  kind: string;
-  name: string | null;
-  status: RemoteJobStatus;
-  datasetSha256: string;
-  datasetSize: number;
-  config: Record<string, unknown>;
-  error: { code: string; message: string } | null;
-  createdAt: number;
-  finishedAt: number | null;
-  lastSeq: number;
-  /** Downloaded artifacts (under <data folder>/jobs/<trainer>/<remote id>/). */
-  artifacts: DownloadedArtifact[];
-  /** Where the trained builtin policy was registered, if it was. */
-  policyPath: string | null;
-}
+/** A job as the API shows it: the store's record (core/store/remote-jobs.ts) with a plain id, without its idempotency key. */
+export type RemoteJobInfo = Omit<RemoteJob, 'id' | 'idempotencyKey'> & { id: number };
 
 export interface RemoteJobSubmit {
   trainer: string;
