@@ -49,11 +49,19 @@ class Torchrun(unittest.TestCase):
         one = helpers.make_job_dir(tempfile.mkdtemp(), "builtin-grpo", config, bundle)
         run_job(one, "file")
         self.assertEqual(jobdir.read_job(one)["status"], "succeeded")
-        two = helpers.make_job_dir(tempfile.mkdtemp(), "builtin-grpo", config, bundle)
-        cmd = [c if c != "stdout" else "file" for c in job_command(two, 2)]
         env = {**job_env(), "OMP_NUM_THREADS": "1"}
-        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
-        job = jobdir.read_job(two)
+        # gloo over loopback TCP on a loaded 2-core machine occasionally loses a connection while setting up or
+        # tearing down ("Connection reset by peer"): such a run is retried once, saying so; any other failure fails.
+        for attempt in (1, 2):
+            two = helpers.make_job_dir(tempfile.mkdtemp(), "builtin-grpo", config, bundle)
+            cmd = [c if c != "stdout" else "file" for c in job_command(two, 2)]
+            proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=180)
+            job = jobdir.read_job(two)
+            transient = job["status"] == "failed" and "gloo" in (job.get("error") or {}).get("message", "")
+            if attempt == 1 and transient:
+                print(f"torchrun test: retrying after a gloo transport error: {job['error']['message']}", file=sys.stderr)
+                continue
+            break
         self.assertEqual(job["status"], "succeeded", f"{job['error']}\n{proc.stderr[-2000:]}")
         self.assertTrue(any("world size 2" in e.get("message", "") for e in jobdir.read_events(two)))
         np.testing.assert_allclose(self._params(two), self._params(one), rtol=0, atol=1e-6)
