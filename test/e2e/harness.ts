@@ -64,3 +64,14 @@ export async function openBrowser(viewport = { width: 1440, height: 960 }): Prom
     },
   };
 }
+
+/** A browser on the served workbench, connected: a page error fails the test that caused it. */
+export async function openWorkbench(serve: ServeProcess): Promise<Browser> {
+  const browser = await openBrowser();
+  browser.page.on('pageerror', (e) => {
+    throw e;
+  });
+  await browser.page.goto(serve.url);
+  await browser.page.locator('.connection.open').waitFor({ timeout: 15_000 });
+  return browser;
+}

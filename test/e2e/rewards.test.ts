@@ -13,7 +13,7 @@ import { createRun, getTree, loadTrajectory, openStore, type EpisodeId } from '.
 import { createRng } from '../../core/util/rng.js';
 import { SimDroid } from '../../emulators/simdroid/simdroid.js';
 import { recordEpisode } from '../store/helpers.js';
-import { openBrowser, startServe, type Browser, type ServeProcess } from './harness.js';
+import { startServe, type Browser, type ServeProcess, openWorkbench } from './harness.js';
 
 /**
  * The replay viewer's Rewards panel in Chromium against `awb serve`: a data folder with two oracle
@@ -51,13 +51,8 @@ describe('the Rewards panel end to end', () => {
       db.close();
     }
     serve = await startServe({ home });
-    browser = await openBrowser();
+    browser = await openWorkbench(serve);
     page = browser.page;
-    page.on('pageerror', (e) => {
-      throw e;
-    });
-    await page.goto(serve.url);
-    await page.locator('.connection.open').waitFor({ timeout: 15_000 });
   }, 120_000);
 
   afterAll(async () => {

@@ -3,7 +3,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
-import { openBrowser, startServe, type Browser, type ServeProcess } from './harness.js';
+import { startServe, type Browser, type ServeProcess, openWorkbench } from './harness.js';
 
 /**
  * The researcher's path through the workbench, in Chromium against `awb serve`: the device, its
@@ -59,13 +59,8 @@ describe('workbench end to end in Chromium', () => {
 
   beforeAll(async () => {
     serve = await startServe();
-    browser = await openBrowser();
+    browser = await openWorkbench(serve);
     page = browser.page;
-    page.on('pageerror', (e) => {
-      throw e;
-    });
-    await page.goto(serve.url);
-    await page.locator('.connection.open').waitFor({ timeout: 15_000 });
   });
 
   afterAll(async () => {
