@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Literal, Optional
 
 ErrorCode = Literal[
-    "unauthorized", "not_found", "bad_request", "conflict", "checksum_mismatch", "unsupported_kind", "internal",
+    "unauthorized", "not_found", "bad_request", "conflict", "checksum_mismatch", "unsupported_kind", "unprocessable", "internal",
 ]
 
 _STATUS: dict[str, int] = {
@@ -15,6 +15,7 @@ _STATUS: dict[str, int] = {
     "conflict": 409,
     "checksum_mismatch": 422,
     "unsupported_kind": 422,
+    "unprocessable": 422,  # a well-formed submission naming something unusable (config.resumeFrom)
     "internal": 500,
 }
 

@@ -104,6 +104,12 @@ def scan_artifacts(job_dir: str) -> list[dict]:
     return sorted(out, key=lambda a: a["name"])
 
 
+def keeps_artifacts(status: str, error: Optional[dict] = None) -> bool:
+    """A succeeded job lists its artifacts; so does one whose only failure was publishing its finished adapter (the
+    adapter is complete and can be published again by hand). Other failed or cancelled jobs list none."""
+    return status == "succeeded" or (status == "failed" and (error or {}).get("code") == "publish_failed")
+
+
 def cancel_requested(job_dir: str) -> bool:
     return os.path.exists(os.path.join(job_dir, CANCEL_FILE))
 

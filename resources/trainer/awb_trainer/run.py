@@ -24,6 +24,8 @@ MODULES = {
 def _error_code(e: BaseException) -> str:
     if isinstance(e, (BundleError, ConfigError)):
         return "bad_request"
+    if type(e).__name__ == "PublishError":  # jobs/vlm_publish.py, not imported here: it is a vlm-only module
+        return "publish_failed"
     return "internal"
 
 
@@ -36,7 +38,7 @@ def run_job(job_dir: str, events: EventsMode) -> int:
     try:
         kind = parse_kind(record["kind"])
         record["config"] = parse_config(kind, record.get("config"))
-        missing = missing_for(kind)
+        missing = missing_for(kind, record["config"])
         if missing is not None:
             raise RuntimeError(f"this machine cannot run {kind}: {missing}")
         from .jobs.torch_util import Distributed  # torch is imported only once the kind is known to be runnable
@@ -79,5 +81,5 @@ def _file_record(job_dir: str, ctx: JobContext, status: str, error: Optional[dic
     else:
         rec["finishedAt"] = jobdir.now_ms()
         rec["error"] = error
-        rec["artifacts"] = jobdir.scan_artifacts(job_dir) if status == "succeeded" else []
+        rec["artifacts"] = jobdir.scan_artifacts(job_dir) if jobdir.keeps_artifacts(status, error) else []
     jobdir.write_job(job_dir, rec)

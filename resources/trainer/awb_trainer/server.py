@@ -15,8 +15,9 @@ from typing import Any, Optional
 
 from . import PROTOCOL_VERSION, SERVICE, jobdir
 from .errors import ApiError, ConfigError
-from .jobs import available_kinds, missing_for, torch_info
+from .jobs import available_kinds, missing_for, torch_info, vlm_models
 from .jobs.config import parse_config, parse_kind
+from .jobs.vlm_resume import resume_adapter_dir
 from .runner import Runner
 from .store import JobStore
 from .uploads import UploadStore, check_sha
@@ -125,7 +126,8 @@ class Handler(BaseHTTPRequestHandler):
     # -- health and uploads ----------------------------------------------------------------------------------
 
     def _health(self) -> None:
-        self._send_json(200, {"service": SERVICE, "version": PROTOCOL_VERSION, **torch_info(), "kinds": available_kinds()})
+        self._send_json(200, {"service": SERVICE, "version": PROTOCOL_VERSION, **torch_info(), "kinds": available_kinds(),
+                                   "vlmModels": vlm_models()})
 
     def _upload_headers(self, offset: int, complete: bool) -> dict[str, str]:
         return {"Upload-Offset": str(offset), "Upload-Complete": "?1" if complete else "?0", "Cache-Control": "no-store"}
@@ -176,9 +178,15 @@ class Handler(BaseHTTPRequestHandler):
             config = parse_config(kind, body.get("config"))
         except ConfigError as e:
             raise ApiError("bad_request", str(e), field=e.field) from e
-        missing = missing_for(kind)
+        missing = missing_for(kind, config)
         if missing is not None:
-            raise ApiError("unsupported_kind", f"this trainer cannot run {kind}: {missing}", field="kind")
+            field = "kind" if missing_for(kind) is not None else "config.model"
+            raise ApiError("unsupported_kind", f"this trainer cannot run {kind}: {missing}", field=field)
+        if config.get("resumeFrom"):
+            try:
+                resume_adapter_dir(self.service.jobs.root, config)
+            except ConfigError as e:
+                raise ApiError("unprocessable", str(e), field=e.field) from e
         dataset = body.get("dataset")
         if not isinstance(dataset, str):
             raise ApiError("bad_request", f"dataset must be a sha256, got {dataset!r}", field="dataset")

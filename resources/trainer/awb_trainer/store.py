@@ -134,7 +134,7 @@ class JobStore:
             rec["status"] = status
             rec["error"] = error
             rec["finishedAt"] = jobdir.now_ms()
-            rec["artifacts"] = jobdir.scan_artifacts(self.dir(job_id)) if status == "succeeded" else []
+            rec["artifacts"] = jobdir.scan_artifacts(self.dir(job_id)) if jobdir.keeps_artifacts(status, error) else []
             self._append(job_id, jobdir.status_event(status, error))
             jobdir.write_job(self.dir(job_id), rec)
             return dict(rec)

@@ -167,3 +167,24 @@ def start_service(workdir: str, gpus: int = 1):
     from awb_trainer.server import RunningService, TrainerService
 
     return RunningService(TrainerService(workdir, TOKEN, gpus=gpus, log=False)).start()
+
+
+def vlm_episode(uid: str, answers: list[str], advantage: Optional[float] = None, instruction: str = "Press OK",
+                messages: Optional[list] = None, template: str = "T", seed: int = 1) -> dict:
+    """An episodes.jsonl line of the store's export format: one step per answer, each with a screenshot."""
+    steps = [{"index": i, "screenshot": "screenshots/s.png", "action": None, "raw": a, "description": f"step {i}",
+              **({"messages": messages} if messages is not None else {})} for i, a in enumerate(answers)]
+    ep: dict = {"uid": uid, "template": template, "seed": seed, "instruction": instruction, "steps": steps}
+    if advantage is not None:
+        ep["advantage"] = advantage
+    return ep
+
+
+def vlm_bundle(kind: str, episodes: list[dict]) -> bytes:
+    """A vlm bundle; the screenshot is a few bytes, not an image (awb-tiny-lm never decodes it)."""
+    manifest = {"format": "awb-bundle", "version": 1, "kind": kind, "createdAt": 0, "counts": {"episodes": len(episodes)}}
+    return make_tar({
+        "manifest.json": json.dumps(manifest).encode(),
+        "episodes.jsonl": "".join(json.dumps(e) + "\n" for e in episodes).encode(),
+        "screenshots/s.png": b"\x89PNG not decoded by awb-tiny-lm",
+    })

@@ -1,5 +1,5 @@
-"""VLM kinds: where transformers/peft are missing the service refuses them (unsupported_kind) and health omits
-them; the LoRA training itself runs only where the packages import (skipped here with the reason)."""
+"""VLM kinds: configs, samples and advantages; where transformers/peft are missing only awb-tiny-lm is accepted
+(test_vlm_tiny.py trains it); the Hugging Face LoRA training runs only where the packages import (skipped here)."""
 
 from __future__ import annotations
 
@@ -14,12 +14,12 @@ from tests import helpers
 def _missing() -> "str | None":
     from awb_trainer.jobs import missing_for
 
-    return missing_for("vlm-sft")
+    return missing_for("vlm-sft", {"model": "Qwen/Qwen2.5-VL-3B-Instruct"})
 
 
 MISSING = _missing()
 if MISSING:
-    print(f"skipping VLM LoRA training tests: {MISSING}", file=sys.stderr)
+    print(f"skipping Hugging Face VLM LoRA training tests: {MISSING}", file=sys.stderr)
 
 
 class VlmKinds(unittest.TestCase):
@@ -37,29 +37,66 @@ class VlmKinds(unittest.TestCase):
         self.assertEqual(e.exception.field, "config.lora.rank")
 
     def test_advantages_fall_back_to_group_normalised_outcomes(self) -> None:
-        from awb_trainer.jobs.vlm import _advantages
+        from awb_trainer.jobs.vlm_samples import fill_advantages
 
         rows = [{"episode": e, "group": ("T", 1), "reward": r, "advantage": None} for e, r in (("a", 1.0), ("b", 0.0), ("c", 0.0))]
         rows.append({"episode": "d", "group": ("T", 2), "reward": 1.0, "advantage": None})
         rows.append({"episode": "e", "group": ("T", 2), "reward": float("nan"), "advantage": 0.25})
-        _advantages(rows)
+        fill_advantages(rows)
         std = (((1 - 1 / 3) ** 2 + 2 * (1 / 3) ** 2) / 2) ** 0.5
         self.assertAlmostEqual(rows[0]["advantage"], (2 / 3) / (std + 1e-4))
         self.assertAlmostEqual(rows[1]["advantage"], (-1 / 3) / (std + 1e-4))
         self.assertEqual((rows[3]["advantage"], rows[4]["advantage"]), (0.0, 0.25))  # one valid reward in the group; given value kept
 
-    @unittest.skipIf(MISSING is None, "transformers and peft import here: the refusal path does not apply")
-    def test_the_service_refuses_vlm_jobs_and_health_omits_them_without_transformers_and_peft(self) -> None:
+    def test_config_takes_resume_from_and_health_lists_the_vlm_models(self) -> None:
+        from awb_trainer.jobs import vlm_models
+        from awb_trainer.jobs.config import parse_config
+
+        self.assertIsNone(parse_config("vlm-sft", {"model": "awb-tiny-lm"})["resumeFrom"])
+        self.assertEqual(parse_config("vlm-grpo", {"model": "awb-tiny-lm", "resumeFrom": "000001-ab"})["resumeFrom"], "000001-ab")
+        self.assertEqual(vlm_models(), "any" if MISSING is None else ["awb-tiny-lm"])
+
+    def test_samples_take_the_recorded_chat_when_a_step_has_one_else_build_it(self) -> None:
+        from awb_trainer.bundle import Bundle
+        from awb_trainer.errors import BundleError
+        from awb_trainer.jobs.vlm_samples import samples
+
+        chat = [{"role": "system", "content": "You are a phone agent."},
+                {"role": "user", "content": [{"type": "image"}, {"type": "text", "text": "Task: Press OK"}]}]
+        eps = [helpers.vlm_episode("a", ["tap(3)"], advantage=0.5, messages=chat), helpers.vlm_episode("b", ["back()", "home()"])]
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "b.tar")
+            with open(path, "wb") as f:
+                f.write(helpers.vlm_bundle("vlm-grpo", eps))
+            with Bundle(path) as b:
+                rows = samples(b)
+            self.assertEqual([r["target"] for r in rows], ["tap(3)", "back()", "home()"])
+            self.assertEqual(rows[0]["messages"], chat)
+            self.assertEqual((rows[0]["advantage"], rows[1]["advantage"]), (0.5, None))
+            self.assertIn("Previous actions:\n- step 0", rows[2]["messages"][0]["content"][1]["text"])
+            for bad, where in (([{"role": "tool", "content": "x"}], "messages[0]"),
+                               ([{"role": "user", "content": [{"type": "image_url", "image_url": "u"}]}], "messages[0].content[0]"),
+                               ([{"role": "user", "content": [{"type": "image"}, {"type": "image"}]}], "step 0")):
+                with open(path, "wb") as f:
+                    f.write(helpers.vlm_bundle("vlm-grpo", [helpers.vlm_episode("a", ["tap(3)"], messages=bad)]))
+                with Bundle(path) as b, self.assertRaises(BundleError) as e:
+                    samples(b)
+                self.assertIn(where, e.exception.member)
+
+    @unittest.skipIf(MISSING is None, "transformers and peft import here: every model is accepted")
+    def test_the_service_refuses_other_models_than_awb_tiny_lm_without_transformers_and_peft(self) -> None:
         with tempfile.TemporaryDirectory() as tmp:
             svc = helpers.start_service(tmp)
             try:
                 c = helpers.Client(svc.url)
                 _, health = c.json("GET", "/v1/health")
-                self.assertNotIn("vlm-sft", health["kinds"])
-                sha = c.upload(helpers.builtin_bundle("builtin-sft"))
+                self.assertIn("vlm-sft", health["kinds"])
+                self.assertEqual(health["vlmModels"], ["awb-tiny-lm"])
+                sha = c.upload(helpers.vlm_bundle("vlm-sft", [helpers.vlm_episode("e1", ["tap"])]))
                 status, body = c.submit("vlm-sft", sha, {"model": "Qwen/Qwen2.5-VL-3B-Instruct"})
-                self.assertEqual((status, body["error"]["code"], body["error"]["field"]), (422, "unsupported_kind", "kind"))
+                self.assertEqual((status, body["error"]["code"], body["error"]["field"]), (422, "unsupported_kind", "config.model"))
                 self.assertIn("transformers", body["error"]["message"])
+                self.assertIn("awb-tiny-lm", body["error"]["message"])
             finally:
                 svc.stop()
 
@@ -81,11 +118,18 @@ class VlmKinds(unittest.TestCase):
         bundle = helpers.make_tar({
             "manifest.json": json.dumps({"format": "awb-bundle", "version": 1, "kind": "vlm-sft", "createdAt": 0, "counts": {}}).encode(),
             "episodes.jsonl": (json.dumps(ep) + "\n").encode(), "screenshots/a.png": png.getvalue()})
-        d = helpers.make_job_dir(tempfile.mkdtemp(), "vlm-sft", {"model": os.environ["AWB_TINY_VLM"], "lora": {"r": 2}, "batchSize": 1}, bundle)
+        root = tempfile.mkdtemp()
+        config = {"model": os.environ["AWB_TINY_VLM"], "lora": {"r": 2}, "batchSize": 1}
+        d = helpers.make_job_dir(root, "vlm-sft", config, bundle)
         run_job(d, "file")
         job = jobdir.read_job(d)
         self.assertEqual(job["status"], "succeeded", job["error"])
         self.assertTrue({"adapter/adapter_model.safetensors", "adapter/adapter_config.json"} <= {a["name"] for a in job["artifacts"]})
+        # the second job continues the first one's adapter through peft.PeftModel.from_pretrained(is_trainable=True)
+        d2 = helpers.make_job_dir(root, "vlm-sft", {**config, "resumeFrom": job["id"]}, bundle, job_id="000002-test")
+        run_job(d2, "file")
+        self.assertEqual(jobdir.read_job(d2)["status"], "succeeded", jobdir.read_job(d2)["error"])
+
 
 if __name__ == "__main__":
     unittest.main()

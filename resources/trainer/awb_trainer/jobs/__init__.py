@@ -20,15 +20,28 @@ def _importable(*modules: str) -> Optional[str]:
     return None
 
 
-def missing_for(kind: JobKind) -> Optional[str]:
-    """Why this machine cannot run `kind`, or None when it can."""
-    if kind in ("vlm-sft", "vlm-grpo"):
-        return _importable("torch", "transformers", "peft")
+TINY_VLM = "awb-tiny-lm"  # the torch-only test model of tiny_lm.py
+VLM_KINDS = ("vlm-sft", "vlm-grpo")
+
+
+def missing_for(kind: JobKind, config: Optional[dict] = None) -> Optional[str]:
+    """Why this machine cannot run `kind` (with `config`, for the vlm kinds: its model), or None when it can.
+    Without a config a vlm kind counts as runnable when awb-tiny-lm is, i.e. where torch imports."""
+    if kind in VLM_KINDS and config is not None and config.get("model") != TINY_VLM:
+        why = _importable("torch", "transformers", "peft")
+        return None if why is None else f"model {config.get('model')!r} needs transformers and peft ({why}); only {TINY_VLM} runs without them"
     return _importable("torch")
 
 
 def available_kinds() -> list[str]:
     return [k for k in KINDS if missing_for(k) is None]
+
+
+def vlm_models() -> "list[str] | str":
+    """health.vlmModels: "any" where transformers + peft import, else the built-in models ([] without torch)."""
+    if _importable("torch", "transformers", "peft") is None:
+        return "any"
+    return [TINY_VLM] if _importable("torch") is None else []
 
 
 def torch_info() -> dict:

@@ -1,175 +1,150 @@
-"""vlm-sft / vlm-grpo: LoRA fine-tuning of a Hugging Face vision-language model (Qwen2.5-VL, UI-TARS, GLM-4.1V…)
-on the store's export (episodes.jsonl + screenshots/). Needs transformers and peft (and Pillow, which transformers'
-image processors use); they are imported here only, and health.kinds lists these kinds only where they import.
+"""vlm-sft / vlm-grpo: LoRA fine-tuning of a policy model on the store's export (episodes.jsonl + screenshots/).
 
-One sample per recorded step: the screenshot, the instruction and the last actions as a chat prompt; the target is
+Two backends share this loop and differ only in "load the model (fresh LoRA or a saved adapter), encode a sample,
+score its answer tokens, disable the adapter for the reference, save the adapter":
+- `model: "awb-tiny-lm"`: tiny_lm.py, a torch-only byte-level LM that ignores the image (a plumbing model, no agent);
+- any other model id or path: vlm_hf.py, a Hugging Face VLM with a peft LoRA (needs transformers + peft + Pillow).
+
+One sample per recorded step with an answer (vlm_samples.py). The prompt is the step's `messages` — the chat the
+policy was sent, its screenshot as an image part — when the workbench recorded it, else a chat built from the
+instruction and the last actions; GRPO's ratio is only right under the prompt that produced the answer. The target is
 what the policy answered (`raw`, else the parsed action as JSON).
-- vlm-sft: mean token cross-entropy of the target (prompt tokens masked with -100).
-- vlm-grpo: the clipped surrogate + k3 KL of grpo_loss.py per target token, aggregated token-mean (DAPO); log π_old
-  is the adapter's before the update (on-policy batch), log π_ref the base model (adapter disabled). The advantage is
-  the episode's `advantage` field when the workbench wrote one, else the trajectory-level group advantage of the
-  outcome reward with episodes grouped by (template, seed) (core/rl/grpo.ts defaults: group std, sample, eps 1e-4).
-The adapter is saved with peft's save_pretrained (adapter_model.safetensors + adapter_config.json); with
-config.publish it is loaded into a vLLM server through POST /v1/load_lora_adapter.
+- vlm-sft: per sample the mean token cross-entropy of the answer, averaged over the minibatch (LoRA dropout on).
+- vlm-grpo: the clipped surrogate + k3 KL of grpo_loss.py per answer token, aggregated token-mean over the
+  minibatch (DAPO, Yu et al. 2025, §3.3). log π_old is scored once, before the first update, with the adapter the job
+  starts from — the policy that produced the rollouts when config.resumeFrom names the adapter vLLM served; log π_ref
+  is the base model (adapter disabled). Dropout is off throughout, so π_θ = π_old at the start. The advantage is the
+  episode's `advantage` (written by the workbench) when present, else the group advantage of vlm_samples.py.
+The adapter is written in peft's layout (adapter/adapter_config.json + adapter/adapter_model.safetensors); with
+config.publish it is loaded into vLLM and published.json records the new version (vlm_publish.py).
 """
 
 from __future__ import annotations
 
-import io
-import json
-import math
+import hashlib
 import os
-import urllib.request
-from typing import Any
+from typing import Any, ContextManager, Optional, Protocol
 
 import torch
 
 from ..bundle import Bundle
-from ..errors import BundleError
 from .context import JobContext
 from .grpo_loss import LossOptions, batch_loss
 from .torch_util import Distributed, clip_grad_norm
+from .vlm_publish import publish_adapter
+from .vlm_resume import resume_adapter_dir
+from .vlm_samples import fill_advantages, samples as read_samples
 
-HISTORY = 5
-
-
-def _load(model_id: str, lora: dict, device: torch.device) -> tuple[Any, Any]:
-    import peft
-    import transformers
-
-    processor = transformers.AutoProcessor.from_pretrained(model_id)
-    auto = getattr(transformers, "AutoModelForImageTextToText", None) or transformers.AutoModelForVision2Seq
-    dtype = torch.bfloat16 if device.type == "cuda" else torch.float32
-    model = auto.from_pretrained(model_id, torch_dtype=dtype).to(device)
-    config = peft.LoraConfig(r=lora["r"], lora_alpha=lora["alpha"], lora_dropout=lora["dropout"],
-                             target_modules=lora["targetModules"], task_type="CAUSAL_LM")
-    return processor, peft.get_peft_model(model, config)
+TINY_MODEL = "awb-tiny-lm"  # tiny_lm.MODEL_ID, repeated so that choosing a backend does not import it
 
 
-def _samples(bundle: Bundle) -> list[dict]:
-    """One dict per step that has a screenshot and a target: image bytes, prompt parts, target text, episode key."""
-    out = []
-    for line, ep in bundle.jsonl("episodes.jsonl"):
-        history: list[str] = []
-        for step in ep.get("steps") or []:
-            target = step.get("raw") if isinstance(step.get("raw"), str) else (json.dumps(step["action"]) if step.get("action") else None)
-            shot = step.get("screenshot")
-            if target and shot:
-                out.append({"image": bundle.read(shot), "instruction": ep.get("instruction", ""), "history": history[-HISTORY:],
-                            "target": target, "episode": ep.get("uid", f"line {line}"), "group": (ep.get("template"), ep.get("seed")),
-                            "reward": _outcome(ep), "advantage": ep.get("advantage")})
-            history.append(step.get("description") or json.dumps(step.get("action")))
-    if not out:
-        raise BundleError("episodes.jsonl", "no step has both a screenshot and an answer to learn from")
-    return out
+class Backend(Protocol):
+    module: torch.nn.Module  # the model with its LoRA layers (wrapped in DDP by the loop when distributed)
+
+    def trainable(self) -> list[torch.nn.Parameter]: ...
+
+    def encode(self, sample: dict) -> Any: ...
+
+    def token_log_probs(self, net: Any, enc: Any) -> torch.Tensor:
+        """1-D log π(answer token | prompt, earlier answer tokens) over the answer's tokens, through `net`."""
+        ...
+
+    def reference(self) -> ContextManager: ...
+
+    def save_adapter(self, out_dir: str) -> None: ...
 
 
-def _outcome(ep: dict) -> float:
-    steps = ep.get("steps") or []
-    value = ((steps[-1].get("rewards") or {}).get("outcome") or {}).get("value") if steps else None
-    return float(value) if isinstance(value, (int, float)) else math.nan
+def load_backend(config: dict, device: torch.device, resume_dir: Optional[str] = None) -> Backend:
+    if config["model"] == TINY_MODEL:
+        from .tiny_lm import TinyBackend
 
+        return TinyBackend(config["lora"], config["seed"], device, resume_dir)
+    from .vlm_hf import HfBackend
 
-def _advantages(samples: list[dict]) -> None:
-    """Â = (R − μ_g) / (σ_g + 1e-4) over the episodes of a group (sample std; NaN rewards and zero-std groups → 0)."""
-    groups: dict[Any, dict[str, float]] = {}
-    for s in samples:
-        groups.setdefault(s["group"], {})[s["episode"]] = s["reward"]
-    stats = {}
-    for g, eps in groups.items():
-        vals = [v for v in eps.values() if math.isfinite(v)]
-        mean = sum(vals) / len(vals) if vals else 0.0
-        std = math.sqrt(sum((v - mean) ** 2 for v in vals) / (len(vals) - 1)) if len(vals) > 1 else 0.0
-        stats[g] = (mean, std, len(vals) < 2 or all(v == vals[0] for v in vals))
-    for s in samples:
-        if isinstance(s["advantage"], (int, float)):
-            continue
-        mean, std, degenerate = stats[s["group"]]
-        s["advantage"] = 0.0 if degenerate or not math.isfinite(s["reward"]) else (s["reward"] - mean) / (std + 1e-4)
-
-
-def _encode(processor: Any, sample: dict, device: torch.device) -> tuple[dict, torch.Tensor]:
-    """Model inputs of prompt + target, and labels with the prompt masked."""
-    from PIL import Image
-
-    history = "\n".join(f"- {h}" for h in sample["history"]) or "(none)"
-    messages = [{"role": "user", "content": [
-        {"type": "image"},
-        {"type": "text", "text": f"Task: {sample['instruction']}\nPrevious actions:\n{history}\nWhat is the next action?"}]}]
-    prompt = processor.apply_chat_template(messages, add_generation_prompt=True)
-    image = Image.open(io.BytesIO(sample["image"])).convert("RGB")
-    prompt_len = processor(text=[prompt], images=[image], return_tensors="pt")["input_ids"].shape[1]
-    inputs = processor(text=[prompt + sample["target"]], images=[image], return_tensors="pt")
-    labels = inputs["input_ids"].clone()
-    labels[:, :prompt_len] = -100
-    return {k: v.to(device) for k, v in inputs.items()}, labels.to(device)
-
-
-def _token_log_probs(model: Any, inputs: dict, labels: torch.Tensor) -> torch.Tensor:
-    """log π(target token) for every unmasked label position (next-token shift)."""
-    logits = model(**inputs).logits[:, :-1].float()
-    target = labels[:, 1:]
-    mask = target != -100
-    lp = torch.log_softmax(logits, dim=-1).gather(-1, target.clamp(min=0).unsqueeze(-1)).squeeze(-1)
-    return lp[mask]
+    return HfBackend(config["model"], config["lora"], device, resume_dir)
 
 
 def train(ctx: JobContext, bundle: Bundle, dist: Distributed) -> None:
     c = ctx.config
-    samples = _samples(bundle)
-    processor, model = _load(c["model"], c["lora"], dist.device)
-    net = torch.nn.parallel.DistributedDataParallel(model, device_ids=[dist.device.index] if dist.device.type == "cuda" else None) if dist.enabled else model
-    params = [p for p in model.parameters() if p.requires_grad]
+    rows = read_samples(bundle)
+    resume_dir = resume_adapter_dir(os.path.dirname(os.path.abspath(ctx.dir)), c) if c.get("resumeFrom") else None
+    torch.manual_seed(c["seed"])  # LoRA dropout masks
+    backend = load_backend(c, dist.device, resume_dir)
+    module = backend.module
+    net = torch.nn.parallel.DistributedDataParallel(module, device_ids=[dist.device.index] if dist.device.type == "cuda" else None) if dist.enabled else module
+    params = backend.trainable()
     opt = torch.optim.AdamW(params, lr=c["learningRate"])
     gen = torch.Generator().manual_seed(c["seed"])
     grpo = ctx.kind == "vlm-grpo"
+    ctx.log(f"{ctx.kind}: {len(rows)} steps, model {c['model']}, LoRA r={c['lora']['r']}, trainable {sum(p.numel() for p in params)}")
+    if resume_dir is not None:
+        ctx.log(f"starting from job {c['resumeFrom']}'s adapter (adapter_model.safetensors sha256 {_sha256(os.path.join(resume_dir, 'adapter_model.safetensors'))})")
     if grpo:
-        _advantages(samples)
+        fill_advantages(rows)
         opts = LossOptions(clip_eps=c["clipEps"], clip_eps_high=c["clipEpsHigh"] or c["clipEps"], kl_beta=c["klBeta"],
                            max_log_ratio=c["maxLogRatio"], aggregation="step-mean", max_steps=None)
-    ctx.log(f"{ctx.kind}: {len(samples)} steps, model {c['model']}, LoRA r={c['lora']['r']}, trainable {sum(p.numel() for p in params)}")
+        module.eval()
+        _score_old_and_ref(backend, rows, opts.kl_beta > 0)
+    else:
+        module.train()
     step = 0
     for epoch in range(1, c["epochs"] + 1):
-        order = torch.randperm(len(samples), generator=gen).tolist()
+        order = torch.randperm(len(rows), generator=gen).tolist()
         for b in range(0, len(order), c["batchSize"]):
             ctx.check_cancel()
-            mb = [samples[i] for i in dist.shard(order[b:b + c["batchSize"]])]
+            mb = [rows[i] for i in dist.shard(order[b:b + c["batchSize"]])]
             opt.zero_grad(set_to_none=True)
-            total = 0.0
-            for s in mb:
-                inputs, labels = _encode(processor, s, dist.device)
-                if not grpo:
-                    loss = net(**inputs, labels=labels).loss / len(mb)
-                else:
-                    with torch.no_grad():
-                        old = _token_log_probs(model, inputs, labels)
-                        with model.disable_adapter():
-                            ref = _token_log_probs(model, inputs, labels) if opts.kl_beta > 0 else None
-                    new = _token_log_probs(net, inputs, labels)
-                    adv = torch.full_like(new, float(s["advantage"]))
-                    loss, _ = batch_loss(new, old, ref, adv, [len(new)], opts)
-                    loss = loss / len(mb)
-                loss.backward()
-                total += float(loss.detach())
-            norm = clip_grad_norm(params, c["maxGradNorm"] or None)
+            metrics = _grpo_minibatch(backend, net, mb, opts) if grpo else _sft_minibatch(backend, net, mb)
+            metrics["optim/grad_norm"] = clip_grad_norm(params, c["maxGradNorm"] or None)
             opt.step()
             step += 1
-            ctx.metric(step, {"loss/" + ("grpo" if grpo else "sft"): total, "optim/grad_norm": norm, "epoch": float(epoch)})
+            ctx.metric(step, {**metrics, "epoch": float(epoch)})
     if ctx.is_main:
-        out = ctx.artifact("adapter/adapter_config.json")
-        model.save_pretrained(os.path.dirname(out), safe_serialization=True)
+        adapter_dir = os.path.dirname(ctx.artifact("adapter/adapter_config.json"))
+        backend.save_adapter(adapter_dir)
         if c["publish"]:
-            _publish(ctx, c["publish"], os.path.dirname(out))
+            publish_adapter(ctx, c["publish"], adapter_dir)
 
 
-def _publish(ctx: JobContext, publish: dict, adapter_dir: str) -> None:
-    """vLLM's dynamic LoRA loading (POST /v1/load_lora_adapter; the server runs with VLLM_ALLOW_RUNTIME_LORA_UPDATING=1
-    and must see adapter_dir, e.g. on a shared disk). The adapter is named <name>-<job id>, a new version per job."""
-    name = f"{publish['name']}-{ctx.record['id']}"
-    headers = {"Content-Type": "application/json"}
-    if publish.get("apiKeyEnv"):
-        headers["Authorization"] = f"Bearer {os.environ[publish['apiKeyEnv']]}"
-    body = json.dumps({"lora_name": name, "lora_path": os.path.abspath(adapter_dir)}).encode()
-    req = urllib.request.Request(publish["baseUrl"].rstrip("/") + "/v1/load_lora_adapter", data=body, headers=headers, method="POST")
-    with urllib.request.urlopen(req, timeout=120) as resp:
-        ctx.log(f"published adapter {name} to {publish['baseUrl']} ({resp.status})")
+def _score_old_and_ref(backend: Backend, rows: list[dict], with_ref: bool) -> None:
+    """log π_old (the starting adapter) and, with a KL term, log π_ref (no adapter) of every sample's answer tokens."""
+    with torch.no_grad():
+        for s in rows:
+            enc = backend.encode(s)
+            s["old"] = backend.token_log_probs(backend.module, enc).detach()
+            if with_ref:
+                with backend.reference():
+                    s["ref"] = backend.token_log_probs(backend.module, enc).detach()
+
+
+def _sft_minibatch(backend: Backend, net: Any, mb: list[dict]) -> dict[str, float]:
+    total = 0.0
+    for s in mb:
+        lp = backend.token_log_probs(net, backend.encode(s))
+        loss = -lp.mean() / len(mb)
+        loss.backward()
+        total += float(loss.detach())
+    return {"loss/sft": total}
+
+
+def _grpo_minibatch(backend: Backend, net: Any, mb: list[dict], opts: LossOptions) -> dict[str, float]:
+    tokens = sum(len(s["old"]) for s in mb)
+    total, clipped, kl, ratio = 0.0, 0.0, 0.0, 0.0
+    for s in mb:
+        new = backend.token_log_probs(net, backend.encode(s))
+        if len(new) != len(s["old"]):
+            raise RuntimeError(f"episode {s['episode']}: {len(new)} answer tokens now, {len(s['old'])} when π_old was scored")
+        adv = torch.full_like(new, float(s["advantage"]))
+        loss, stats = batch_loss(new, s["old"], s.get("ref"), adv, [len(new)], opts, totals=(tokens, len(mb)))
+        loss.backward()
+        total += float(loss.detach())
+        clipped, kl, ratio = clipped + stats.clipped, kl + stats.kl_sum, ratio + stats.ratio_sum
+    return {"loss/grpo": total, "grpo/clip_frac": clipped / tokens, "grpo/kl": kl / tokens, "grpo/ratio": ratio / tokens}
+
+
+def _sha256(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()

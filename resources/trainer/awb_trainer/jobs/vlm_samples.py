@@ -1,0 +1,116 @@
+"""The vlm kinds' training samples: one per recorded step of episodes.jsonl (the store's export format) that has an
+answer, with the chat the policy was prompted with and the episode's advantage."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Optional
+
+from ..bundle import Bundle
+from ..errors import BundleError
+
+HISTORY = 5
+ROLES = ("system", "user", "assistant")
+
+
+def default_messages(instruction: str, history: list[str]) -> list[dict]:
+    """The chat built when a step does not carry the one the policy saw: screenshot, task and the last actions."""
+    past = "\n".join(f"- {h}" for h in history) or "(none)"
+    return [{"role": "user", "content": [
+        {"type": "image"},
+        {"type": "text", "text": f"Task: {instruction}\nPrevious actions:\n{past}\nWhat is the next action?"}]}]
+
+
+def check_messages(raw: Any, where: str) -> list[dict]:
+    """A step's `messages`: [{role: system|user|assistant, content: string | [{type: text, text} | {type: image}]}]."""
+    if not isinstance(raw, list) or not raw:
+        raise BundleError(where, f"messages must be a non-empty list, got {raw!r:.200}")
+    out = []
+    for i, m in enumerate(raw):
+        at = f"{where} messages[{i}]"
+        if not isinstance(m, dict) or m.get("role") not in ROLES:
+            raise BundleError(at, f"must be an object with role {'|'.join(ROLES)}, got {m!r:.200}")
+        content = m.get("content")
+        if isinstance(content, str):
+            out.append({"role": m["role"], "content": content})
+            continue
+        if not isinstance(content, list):
+            raise BundleError(at, f"content must be a string or a list of parts, got {content!r:.200}")
+        parts = []
+        for j, part in enumerate(content):
+            if isinstance(part, dict) and part.get("type") == "image":
+                parts.append({"type": "image"})
+            elif isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):
+                parts.append({"type": "text", "text": part["text"]})
+            else:
+                raise BundleError(f"{at}.content[{j}]", f"must be {{type: text, text: string}} or {{type: image}}, got {part!r:.200}")
+        out.append({"role": m["role"], "content": parts})
+    return out
+
+
+def image_parts(messages: list[dict]) -> int:
+    return sum(1 for m in messages if isinstance(m["content"], list) for p in m["content"] if p["type"] == "image")
+
+
+def samples(bundle: Bundle) -> list[dict]:
+    """One dict per step with an answer: messages, target, image bytes (None when the chat has no image part),
+    episode key, group (template, seed), outcome reward and the episode's advantage (None when absent)."""
+    out = []
+    for line, ep in bundle.jsonl("episodes.jsonl"):
+        where = f"episodes.jsonl:{line}"
+        if not isinstance(ep, dict):
+            raise BundleError(where, f"expected an object, got {type(ep).__name__}")
+        advantage = _advantage(ep.get("advantage"), where)
+        history: list[str] = []
+        for i, step in enumerate(ep.get("steps") or []):
+            target = step.get("raw") if isinstance(step.get("raw"), str) else (json.dumps(step["action"]) if step.get("action") else None)
+            if step.get("messages") is not None:
+                messages = check_messages(step["messages"], f"{where} step {i}")
+            else:
+                messages = default_messages(ep.get("instruction", ""), history[-HISTORY:])
+            images = image_parts(messages)
+            if images > 1:
+                raise BundleError(f"{where} step {i}", f"messages hold {images} image parts; a step has one screenshot")
+            shot = step.get("screenshot")
+            if target and (shot or images == 0):
+                out.append({"messages": messages, "target": target, "images": images, "image": bundle.read(shot) if images else None,
+                             "episode": ep.get("uid", f"line {line}"), "group": (ep.get("template"), ep.get("seed")),
+                             "reward": _outcome(ep), "advantage": advantage})
+            history.append(step.get("description") or json.dumps(step.get("action")))
+    if not out:
+        raise BundleError("episodes.jsonl", "no step has an answer (raw or action) and the screenshot its chat shows")
+    return out
+
+
+def _advantage(v: Any, where: str) -> Optional[float]:
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        raise BundleError(where, f"advantage must be a finite number or absent, got {v!r}")
+    return float(v)
+
+
+def _outcome(ep: dict) -> float:
+    steps = ep.get("steps") or []
+    value = ((steps[-1].get("rewards") or {}).get("outcome") or {}).get("value") if steps else None
+    return float(value) if isinstance(value, (int, float)) else math.nan
+
+
+def fill_advantages(rows: list[dict]) -> None:
+    """Â = (R − μ_g) / (σ_g + 1e-4) over the episodes of a group (sample std; NaN rewards and zero-std groups → 0),
+    for rows whose episode carries no advantage of its own (core/rl/grpo.ts defaults: group std, sample, eps 1e-4)."""
+    groups: dict[Any, dict[str, float]] = {}
+    for s in rows:
+        groups.setdefault(s["group"], {})[s["episode"]] = s["reward"]
+    stats = {}
+    for g, eps in groups.items():
+        vals = [v for v in eps.values() if math.isfinite(v)]
+        mean = sum(vals) / len(vals) if vals else 0.0
+        std = math.sqrt(sum((v - mean) ** 2 for v in vals) / (len(vals) - 1)) if len(vals) > 1 else 0.0
+        stats[g] = (mean, std, len(vals) < 2 or all(v == vals[0] for v in vals))
+    for s in rows:
+        if isinstance(s["advantage"], (int, float)):
+            continue
+        mean, std, degenerate = stats[s["group"]]
+        s["advantage"] = 0.0 if degenerate or not math.isfinite(s["reward"]) else (s["reward"] - mean) / (std + 1e-4)
