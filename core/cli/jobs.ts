@@ -6,18 +6,21 @@ import { parseFlags, UsageError } from './args.js';
 import { dataDir } from './data-dir.js';
 import { table } from './format.js';
 import { eventLine, withRemoteJobs } from './jobs-common.js';
+import { registerCommand, REGISTER_USAGE } from './jobs-register.js';
+import { grpoCommand, GRPO_USAGE } from './jobs-grpo.js';
 import { submitCommand, SUBMIT_USAGE } from './jobs-submit.js';
 import type { Io } from './main.js';
 
 export const JOBS_USAGE = `awb jobs trainers add NAME --url URL (--token-file FILE | --token T | $AWB_TRAINER_TOKEN)
 awb jobs trainers list [--json] | awb jobs trainers remove NAME
 ${SUBMIT_USAGE}
+${GRPO_USAGE}
 awb jobs list [--trainer NAME] [--json]
 awb jobs status JOB [--json]                    JOB: the local id (awb jobs list) or the service's job id
 awb jobs logs JOB [--follow] [--json]           events so far (--follow: live until the job ends)
 awb jobs cancel JOB
 awb jobs download JOB [--artifact NAME]... [--json]
-awb jobs register JOB                           copy its policy.json to <data folder>/policies/ (awb eval --policy PATH)`;
+${REGISTER_USAGE}`;
 
 const Common = { db: { type: 'string' }, json: { type: 'boolean' } } as const;
 const CommonValues = z.object({ db: z.string().optional(), json: z.boolean().optional() });
@@ -75,6 +78,8 @@ export async function jobsCommand(argv: string[], io: Io): Promise<number> {
       return trainersCommand(rest, io);
     case 'submit':
       return submitCommand(rest, io);
+    case 'grpo':
+      return grpoCommand(rest, io);
     case 'list': {
       const { values } = parseFlags(rest, { ...Common, trainer: { type: 'string' } }, CommonValues.extend({ trainer: z.string().optional() }));
       return withRemoteJobs(values.db, async (jobs) => {
@@ -132,15 +137,8 @@ export async function jobsCommand(argv: string[], io: Io): Promise<number> {
         return 0;
       });
     }
-    case 'register': {
-      const { values, positionals } = parseFlags(rest, Common, CommonValues);
-      const ref = one(positionals, 'awb jobs register JOB');
-      return withRemoteJobs(values.db, async (jobs) => {
-        const row = jobs.registerPolicy(ref);
-        io.out(values.json ? JSON.stringify({ policy: row.policyPath }) : `registered ${row.policyPath} (awb eval --policy ${row.policyPath})`);
-        return 0;
-      });
-    }
+    case 'register':
+      return registerCommand(rest, io);
     default:
       throw new UsageError(`Usage:\n${JOBS_USAGE}`);
   }

@@ -125,7 +125,7 @@ const USER_ERRORS = new Set([
   'RewardConfigError', 'RewardUnavailableError',
   'EndpointProfileError', 'UnknownVlmFormatError', 'MissingApiKeyError', 'VlmEndpointError',
   'TrainerHttpError', 'TrainerUnreachableError', 'TrainerProtocolError', 'ArtifactChecksumError', 'ArtifactNotFoundError', 'TrainerProfileError',
-  'RemoteJobNotFoundError', 'RemoteJobStateError', 'BundleError', 'JobConfigError',
+  'RemoteJobNotFoundError', 'RemoteJobStateError', 'BundleError', 'JobConfigError', 'RewardModelRejectedError',
 ]);
 
 /** Runs the CLI; returns the exit code. Errors with a user-facing message print it and exit 2 or 1. */

@@ -2,17 +2,15 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { RewardEpisode } from '../rewards/component.js';
 import { LABEL_SOURCES, type LabelSource } from '../rewards/progrm/annotate.js';
-import { collectEpisodes } from '../rewards/progrm/collect.js';
 import { keyStepError, modelEstimator, type KeyStepErrorReport } from '../rewards/progrm/evaluate.js';
-import { fitProgRm, saveProgRm } from '../rewards/progrm/fit.js';
+import { collectFitEpisodes, fitProgRm, labellableEpisodes, saveProgRm } from '../rewards/progrm/fit.js';
 import { DEFAULT_PROGRM_CHECKPOINT } from '../rewards/progrm/index.js';
 import { parseProgressTrainConfig, ProgressTrainConfigError } from '../rewards/progrm/train.js';
-import { createRng } from '../util/rng.js';
 import { parseFlags, UsageError } from './args.js';
 import { dataDir } from './data-dir.js';
 import { embeddedDevice, type Io } from './main.js';
 import {
-  COMMON_FIT_FLAGS, CommonFitValues, finiteOrNull, FIT_USAGE, fitPlan, fmt, probabilityList, readTrainConfig, withProgress,
+  COMMON_FIT_FLAGS, CommonFitValues, finiteOrNull, FIT_USAGE, fitPlan, fmt, probabilityList, progressLines, readTrainConfig,
 } from './rewards-fit.js';
 
 /** The bench's training perturbations (bench/progrm.ts): the oracle, and 20% / 40% random steps. */
@@ -49,27 +47,20 @@ export async function fitProgRmCommand(argv: string[], io: Io): Promise<number> 
   const plan = fitPlan(v, join(dataDir(), DEFAULT_PROGRM_CHECKPOINT));
   io.err(`ProgRM (${source}): ${plan.train.length} instances of ${plan.split}/${plan.part} x perturbations ${perturbations.join(',')}; ${plan.heldOut.length} held out`);
 
-  // collect: one collectEpisodes call per instance gives the same episodes as one call for all
-  // (its RNG forks by instance and perturbation), with a progress line in between.
-  const rng = createRng(`progrm-fit/collect/${v.seed}`);
-  let trainEps: RewardEpisode[] = [];
-  const testEps: RewardEpisode[] = [];
+  // collect (core/rewards/progrm/fit.ts, shared with awb jobs submit --kind progrm)
+  let trainEps: RewardEpisode[];
+  let testEps: RewardEpisode[];
   const device = embeddedDevice();
   try {
-    await withProgress(io, 'collect', plan.train, async (inst) => {
-      trainEps.push(...await collectEpisodes(device, [inst], { perturbations, rng: rng.fork('train') }));
-    });
-    await withProgress(io, 'collect held-out', plan.heldOut, async (inst) => {
-      testEps.push(...await collectEpisodes(device, [inst], { perturbations, rng: rng.fork('test') }));
-    });
+    trainEps = await collectFitEpisodes(device, plan.train, { perturbations, seed: v.seed, part: 'train' }, progressLines(io, 'collect', plan.train.length));
+    testEps = await collectFitEpisodes(device, plan.heldOut, { perturbations, seed: v.seed, part: 'test' }, progressLines(io, 'collect held-out', plan.heldOut.length));
   } finally {
     device.close();
   }
   if (source === 'env') {
-    // ProgRM_Env labels need ground-truth subgoals; a template without any has nothing to label.
-    const without = trainEps.filter((e) => !e.subgoalNames?.length);
-    if (without.length) io.err(`--source env: ${without.length} episodes of templates without ground-truth subgoals left out (${[...new Set(without.map((e) => e.templateId))].join(', ')})`);
-    trainEps = trainEps.filter((e) => e.subgoalNames?.length);
+    const { kept, leftOut } = labellableEpisodes(source, trainEps);
+    if (leftOut.length) io.err(`--source env: ${leftOut.length} episodes of templates without ground-truth subgoals left out (${[...new Set(leftOut.map((e) => e.templateId))].join(', ')})`);
+    trainEps = kept;
     if (trainEps.length === 0) throw new UsageError('--source env: none of these templates has ground-truth subgoals');
   }
 

@@ -1,25 +1,16 @@
 import { join } from 'node:path';
-import { BuiltinJudge, createJudgeModel, DEFAULT_JUDGE_HIDDEN, JudgeConfigError, parseJudgeTrainConfig, saveJudge, trainJudge, type LabelledStep } from '../rewards/shepherd/builtin.js';
-import { collectLabelledSteps, type LabelledSet } from '../rewards/shepherd/collect.js';
+import { BuiltinJudge, DEFAULT_JUDGE_HIDDEN, JudgeConfigError, parseJudgeTrainConfig, saveJudge, trainJudge, type LabelledStep } from '../rewards/shepherd/builtin.js';
+import type { LabelledSet } from '../rewards/shepherd/collect.js';
 import { judgeAccuracy, type JudgeAccuracy } from '../rewards/shepherd/evaluate.js';
+import { collectJudgeFitSteps, createFitJudgeModel } from '../rewards/shepherd/fit.js';
 import { DEFAULT_JUDGE_CHECKPOINT } from '../rewards/shepherd/index.js';
-import { DEFAULT_ENCODER } from '../policy/encoder.js';
-import { createRng } from '../util/rng.js';
 import { intArg, parseFlags, UsageError } from './args.js';
 import { dataDir } from './data-dir.js';
 import { embeddedDevice, type Io } from './main.js';
-import { COMMON_FIT_FLAGS, CommonFitValues, FIT_USAGE, fitPlan, fmt, readTrainConfig, withProgress } from './rewards-fit.js';
+import { COMMON_FIT_FLAGS, CommonFitValues, FIT_USAGE, fitPlan, fmt, progressLines, readTrainConfig } from './rewards-fit.js';
 
 const Flags = { ...COMMON_FIT_FLAGS, deviations: { type: 'string' } } as const;
 const Values = CommonFitValues.extend({ deviations: intArg('--deviations').optional() });
-
-/** Adds one instance's labelled set to the running one. */
-function merge(into: LabelledSet, add: LabelledSet): void {
-  into.steps.push(...add.steps);
-  into.episodes += add.episodes;
-  into.oracleFailures += add.oracleFailures;
-  into.noAlternative += add.noAlternative;
-}
 
 const balance = (steps: readonly LabelledStep[]) => ({ steps: steps.length, positives: steps.filter((s) => s.label === 1).length });
 
@@ -38,22 +29,21 @@ export async function fitShepherdCommand(argv: string[], io: Io): Promise<number
   const hidden = v.hidden ?? DEFAULT_JUDGE_HIDDEN;
   io.err(`GUI-Shepherd judge: ${plan.train.length} instances of ${plan.split}/${plan.part}; ${plan.heldOut.length} held out`);
 
-  // collect: per instance, for a progress line; the RNG forks by instance, so the steps are those of one call for all
-  const rng = createRng(`shepherd-fit/collect/${v.seed}`);
-  const opts = (label: string) => ({ rng: rng.fork(label), ...(v.deviations === undefined ? {} : { deviationsPerEpisode: v.deviations }) });
-  const train: LabelledSet = { steps: [], episodes: 0, oracleFailures: 0, noAlternative: 0 };
-  const test: LabelledSet = { steps: [], episodes: 0, oracleFailures: 0, noAlternative: 0 };
+  // collect (core/rewards/shepherd/fit.ts, shared with awb jobs submit --kind prm)
+  const collect = (part: 'train' | 'test') => ({ seed: v.seed, part, ...(v.deviations === undefined ? {} : { deviations: v.deviations }) });
+  let train: LabelledSet;
+  let test: LabelledSet;
   const device = embeddedDevice();
   try {
-    await withProgress(io, 'collect', plan.train, async (inst) => merge(train, await collectLabelledSteps(device, [inst], opts('train'))));
-    await withProgress(io, 'collect held-out', plan.heldOut, async (inst) => merge(test, await collectLabelledSteps(device, [inst], opts('test'))));
+    train = await collectJudgeFitSteps(device, plan.train, collect('train'), progressLines(io, 'collect', plan.train.length));
+    test = await collectJudgeFitSteps(device, plan.heldOut, collect('test'), progressLines(io, 'collect held-out', plan.heldOut.length));
   } finally {
     device.close();
   }
   if (train.steps.length === 0) throw new UsageError('No labelled steps: the oracle took no step on these instances');
 
   // update
-  const model = createJudgeModel(createRng(`shepherd-fit/model/${v.seed}`), DEFAULT_ENCODER, hidden);
+  const model = createFitJudgeModel(v.seed, hidden);
   const metrics = trainJudge(model, train.steps, config, (m) => {
     io.err(`epoch ${m.epoch}/${config.epochs}  loss/bce ${m['loss/bce'].toFixed(4)}  acc/train ${(m['acc/train'] * 100).toFixed(1)}%`);
   });

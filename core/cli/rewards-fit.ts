@@ -162,16 +162,16 @@ export function readTrainConfig<T>(file: string | undefined, parse: (input: unkn
   }
 }
 
-/** Runs `each` over the items, reporting on stderr about twenty times (and at the end). */
-export async function withProgress<T>(io: Io, label: string, items: readonly T[], each: (item: T) => Promise<void>): Promise<void> {
-  const every = Math.max(1, Math.ceil(items.length / 20));
+/**
+ * A progress callback for a collection over `total` instances: a line on stderr about twenty times
+ * (and at the end), with the seconds since the callback was made.
+ */
+export function progressLines(io: Io, label: string, total: number): (done: number) => void {
+  const every = Math.max(1, Math.ceil(total / 20));
   const t0 = performance.now();
-  for (let i = 0; i < items.length; i++) {
-    await each(items[i]!);
-    if ((i + 1) % every === 0 || i + 1 === items.length) {
-      io.err(`${label}: ${i + 1}/${items.length} instances (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
-    }
-  }
+  return (done) => {
+    if (done % every === 0 || done === total) io.err(`${label}: ${done}/${total} instances (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+  };
 }
 
 /** A number for a terminal line: 3 decimals, or n/a when undefined (no key steps, nothing judged). */

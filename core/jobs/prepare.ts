@@ -13,6 +13,7 @@ import { assertNever } from '../util/errors.js';
 import { createRng } from '../util/rng.js';
 import { writeBundle, type Bundle } from './bundle.js';
 import { BundleError } from './errors.js';
+import { prepareRewardBundle, type RewardBundleSettings } from './prepare-rewards.js';
 import type { JobKind } from './protocol.js';
 import { collectGrpoSteps, collectSftSteps, type BundleStep } from './steps.js';
 
@@ -21,7 +22,8 @@ import { collectGrpoSteps, collectSftSteps, type BundleStep } from './steps.js';
  * task instances (a split part, or the instances of stored episodes) and a starting checkpoint.
  * builtin-sft collects the oracle's demonstrations on an embedded SimDroid; builtin-grpo rolls out
  * one GRPO iteration's groups with the starting policy and computes the advantages here — the
- * trainer only runs the update (docs/jobs.md).
+ * trainer only runs the update; progrm / prm collect what `awb rewards fit` trains on
+ * (prepare-rewards.ts) and start from a fresh seeded reward model (docs/jobs.md).
  */
 export interface PrepareOptions {
   kind: JobKind;
@@ -37,6 +39,10 @@ export interface PrepareOptions {
   init?: string;
   seed: number;
   grpo?: { groupSize: number; temperature: number; maxSteps: number };
+  /** progrm / prm: the collection's and the model's settings (`awb rewards fit` flags). */
+  rewards?: RewardBundleSettings;
+  /** Called after each instance's collection (progress lines). */
+  onInstance?: (done: number, total: number) => void;
 }
 
 export interface Prepared {
@@ -44,6 +50,8 @@ export interface Prepared {
   instances: number;
   /** For GRPO: groups skipped for zero reward std (no signal). */
   skippedGroups: number;
+  /** What the user should know about the data (progrm / prm: episodes left out, sample counts). */
+  notes: string[];
 }
 
 function instancesOf(o: PrepareOptions): TaskInstance[] {
@@ -98,17 +106,32 @@ export async function prepareBundle(o: PrepareOptions): Promise<Prepared> {
         device.close();
       }
       const bundle = writeBundle({ kind: o.kind, file: o.file, createdAt: o.createdAt, steps, initPolicy: text, ...(o.episodes ? { episodes: o.episodes } : {}) });
-      return { bundle, instances: instances.length, skippedGroups };
+      return { bundle, instances: instances.length, skippedGroups, notes: [] };
     }
     case 'vlm-sft':
     case 'vlm-grpo': {
       if (!o.episodes) throw new BundleError(o.kind, 'needs --episodes (the screenshots it learns from)');
-      return { bundle: writeBundle({ kind: o.kind, file: o.file, createdAt: o.createdAt, episodes: o.episodes }), instances: o.episodes.ids.length, skippedGroups: 0 };
+      return { bundle: writeBundle({ kind: o.kind, file: o.file, createdAt: o.createdAt, episodes: o.episodes }), instances: o.episodes.ids.length, skippedGroups: 0, notes: [] };
     }
     case 'progrm':
-    case 'prm':
-      // Their samples come from the reward fitters (awb rewards fit); not wired to jobs yet.
-      throw new BundleError(o.kind, 'bundles for progrm / prm are not built by awb jobs submit yet (writeBundle accepts samples)');
+    case 'prm': {
+      // The local fit's rules: its instances are a split part's (never stored episodes), and never the test part it is scored on.
+      if (o.episodes) throw new BundleError(o.kind, 'learns from oracle and perturbed episodes it collects on a split part (--from-split), not from stored episodes');
+      if (o.init) throw new BundleError(o.kind, 'starts from a fresh model seeded by --seed; --init is for the builtin policy kinds');
+      if (o.split?.part === 'test') throw new BundleError(o.kind, `--from-split ${o.split.split}:test: reward models are scored on the test part; fit on train (default) or adapt`);
+      const instances = instancesOf(o);
+      if (!instances.length) throw new BundleError(o.kind, 'no task instances selected');
+      const device = new SimDroid({ serial: 'simdroid-jobs' });
+      try {
+        const r = await prepareRewardBundle({
+          kind: o.kind, file: o.file, createdAt: o.createdAt, device, instances, seed: o.seed, settings: o.rewards ?? {},
+          ...(o.onInstance ? { onInstance: (done: number) => o.onInstance!(done, instances.length) } : {}),
+        });
+        return { bundle: r.bundle, instances: instances.length, skippedGroups: 0, notes: r.notes };
+      } finally {
+        device.close();
+      }
+    }
     default:
       return assertNever(o.kind, 'job kind');
   }

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { Device } from '../../device/device.js';
+import type { TaskInstance } from '../../tasks/instance.js';
 import { createRng } from '../../util/rng.js';
 import type { RewardEpisode } from '../component.js';
 import {
@@ -6,8 +8,9 @@ import {
   type LabelSource, type Recipe,
 } from './annotate.js';
 import { loadProgressModel, saveProgressModel } from './checkpoint.js';
+import { collectEpisodes } from './collect.js';
 import { createProgressModel, type ProgressModel } from './model.js';
-import { progressSamples, trainProgressModel, type ProgressEpochMetrics, type ProgressTrainConfig } from './train.js';
+import { progressSamples, trainProgressModel, type ProgressEpochMetrics, type ProgressSample, type ProgressTrainConfig } from './train.js';
 
 /**
  * Episodes in, a ready progress model out: annotate (LCS, ground truth or outcome), train, and keep
@@ -23,6 +26,40 @@ export const AnnotateSettingsSchema = z.strictObject({
 });
 export type AnnotateSettings = z.infer<typeof AnnotateSettingsSchema>;
 
+/**
+ * The episodes a fit learns from ('train') or is scored on ('test'), as `awb rewards fit progrm`
+ * and `awb jobs submit --kind progrm` collect them: each instance once per perturbation level on
+ * `device`, the perturbations' randomness forked from `progrm-fit/collect/<seed>/<part>` by instance
+ * and level (so one instance at a time gives the same episodes as all at once). `onInstance` is
+ * called after each instance with the count done, for progress lines.
+ */
+export interface FitCollectOptions {
+  perturbations: readonly number[];
+  seed: number;
+  part: 'train' | 'test';
+}
+
+export async function collectFitEpisodes(
+  device: Device, instances: readonly TaskInstance[], o: FitCollectOptions, onInstance?: (done: number) => void,
+): Promise<RewardEpisode[]> {
+  const rng = createRng(`progrm-fit/collect/${o.seed}`);
+  const out: RewardEpisode[] = [];
+  for (let i = 0; i < instances.length; i++) {
+    out.push(...await collectEpisodes(device, [instances[i]!], { perturbations: o.perturbations, rng: rng.fork(o.part) }));
+    onInstance?.(i + 1);
+  }
+  return out;
+}
+
+/**
+ * The episodes a label source can label: ProgRM_Env labels need ground-truth subgoals, so with
+ * --source env an episode of a template without any is left out (the other sources keep all).
+ */
+export function labellableEpisodes(source: LabelSource, episodes: readonly RewardEpisode[]): { kept: RewardEpisode[]; leftOut: RewardEpisode[] } {
+  if (source !== 'env') return { kept: [...episodes], leftOut: [] };
+  return { kept: episodes.filter((e) => e.subgoalNames?.length), leftOut: episodes.filter((e) => !e.subgoalNames?.length) };
+}
+
 export interface FitOptions {
   source: LabelSource;
   config: ProgressTrainConfig;
@@ -33,30 +70,49 @@ export interface FitOptions {
   annotate?: Partial<AnnotateSettings>;
 }
 
-export interface FitResult {
+/**
+ * What training starts from: the seeded fresh model, the labelled episodes, their samples (the
+ * features the reward computes at scoring time, model.ts episodeFeatures, with their labels) and
+ * the recipe library. The local fit trains on it here; a remote progrm job gets the same samples
+ * and this model as init/model.json (core/jobs/prepare-rewards.ts).
+ */
+export interface ProgRmTrainingSet {
   source: LabelSource;
   model: ProgressModel;
   /** The recipe library built from the successful episodes (always built, whatever the label source). */
   library: Map<string, Recipe[]>;
   annotate: AnnotateSettings;
   annotated: AnnotatedEpisode[];
-  metrics: ProgressEpochMetrics[];
+  samples: ProgressSample[];
 }
 
-export function fitProgRm(episodes: readonly RewardEpisode[], opts: FitOptions, onEpoch?: (m: ProgressEpochMetrics) => void): FitResult {
+export function progRmTrainingSet(episodes: readonly RewardEpisode[], opts: Omit<FitOptions, 'config'>): ProgRmTrainingSet {
   const model = createProgressModel(createRng(`progrm-fit/${opts.seed}`), opts.hidden === undefined ? {} : { hidden: opts.hidden });
   const annotate = AnnotateSettingsSchema.parse(opts.annotate ?? {});
   const full: AnnotateOptions = { ...annotate, encoder: model.encoder };
   const annotated = annotateEpisodes(episodes, opts.source, full);
-  const metrics = trainProgressModel(model, progressSamples(model, annotated), opts.config, onEpoch);
+  const samples = progressSamples(model, annotated);
   const library = buildRecipeLibrary(episodes, full);
-  return { source: opts.source, model, library, annotate, annotated, metrics };
+  return { source: opts.source, model, library, annotate, annotated, samples };
+}
+
+export interface FitResult extends ProgRmTrainingSet {
+  metrics: ProgressEpochMetrics[];
+}
+
+export function fitProgRm(episodes: readonly RewardEpisode[], opts: FitOptions, onEpoch?: (m: ProgressEpochMetrics) => void): FitResult {
+  const set = progRmTrainingSet(episodes, opts);
+  const metrics = trainProgressModel(set.model, set.samples, opts.config, onEpoch);
+  return { ...set, metrics };
+}
+
+/** The checkpoint meta that lets loadProgRm rebuild the reward's explanations: label source, annotation settings, recipe library. */
+export function progRmMeta(set: Pick<ProgRmTrainingSet, 'source' | 'annotate' | 'library'>, meta: Record<string, unknown> = {}): Record<string, unknown> {
+  return { ...meta, source: set.source, annotate: set.annotate, library: libraryToJson(set.library) };
 }
 
 export function saveProgRm(path: string, fit: FitResult, meta: Record<string, unknown> = {}): void {
-  saveProgressModel(path, fit.model, {
-    ...meta, source: fit.source, annotate: fit.annotate, library: libraryToJson(fit.library), final: fit.metrics.at(-1) ?? null,
-  });
+  saveProgressModel(path, fit.model, { ...progRmMeta(fit, meta), final: fit.metrics.at(-1) ?? null });
 }
 
 /** A checkpoint with the library and annotation settings its meta holds (an empty library when it has none). */
