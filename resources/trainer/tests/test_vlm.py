@@ -101,7 +101,7 @@ class VlmKinds(unittest.TestCase):
                 svc.stop()
 
     @unittest.skipIf(MISSING is not None or not os.environ.get("AWB_TINY_VLM"),
-                     f"VLM LoRA training needs transformers and peft ({MISSING or 'present'}) and a small local model in AWB_TINY_VLM")
+                     f"Hugging Face VLM LoRA training needs a small local model in AWB_TINY_VLM and {MISSING or 'transformers + peft (present)'}")
     def test_lora_sft_writes_a_peft_adapter(self) -> None:
         import io
         import json

@@ -130,6 +130,13 @@ class TinyVlm(unittest.TestCase):
             first = json.loads(f.readline())
         self.assertEqual(first["grpo/ratio"], 1.0)  # π_old is the starting adapter: the first update starts on-policy
         self.assertIn("grpo/clip_frac", first)
+        # with a KL term the reference is the base model (LoRA off): 0 while B = 0, then > 0 once the adapter moved
+        job = _run(self.root, "vlm-grpo", {"learningRate": 0.01, "epochs": 3, "batchSize": 2, "klBeta": 0.5},
+                   _answers_bundle("vlm-grpo", (1.0, -1.0)), "000002-kl")
+        self.assertEqual(job["status"], "succeeded", job["error"])
+        kl = [json.loads(line)["grpo/kl"] for line in _read(os.path.join(self.root, job["id"], "artifacts", "metrics.jsonl")).splitlines()]
+        self.assertEqual(kl[0], 0.0)
+        self.assertGreater(kl[-1], 0.0)
 
     def test_resume_from_starts_from_the_previous_jobs_adapter(self) -> None:
         from awb_trainer.jobs import vlm
