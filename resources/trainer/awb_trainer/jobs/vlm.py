@@ -28,6 +28,7 @@ from typing import Any, ContextManager, Optional, Protocol
 import torch
 
 from ..bundle import Bundle
+from ..errors import BundleError
 from .context import JobContext
 from .grpo_loss import LossOptions, batch_loss
 from .torch_util import Distributed, clip_grad_norm
@@ -84,7 +85,7 @@ def train(ctx: JobContext, bundle: Bundle, dist: Distributed) -> None:
         opts = LossOptions(clip_eps=c["clipEps"], clip_eps_high=c["clipEpsHigh"] or c["clipEps"], kl_beta=c["klBeta"],
                            max_log_ratio=c["maxLogRatio"], aggregation="step-mean", max_steps=None)
         module.eval()
-        _score_old_and_ref(backend, rows, opts.kl_beta > 0)
+        _score_old_and_ref(ctx, backend, rows, opts.kl_beta > 0)
     else:
         module.train()
     step = 0
@@ -106,12 +107,13 @@ def train(ctx: JobContext, bundle: Bundle, dist: Distributed) -> None:
             publish_adapter(ctx, c["publish"], adapter_dir)
 
 
-def _score_old_and_ref(backend: Backend, rows: list[dict], with_ref: bool) -> None:
+def _score_old_and_ref(ctx: JobContext, backend: Backend, rows: list[dict], with_ref: bool) -> None:
     """log π_old (the starting adapter) and, with a KL term, log π_ref (no adapter) of every sample's answer tokens."""
     with torch.no_grad():
         for s in rows:
+            ctx.check_cancel()  # a pass over the whole bundle: as long as an epoch
             enc = backend.encode(s)
-            s["old"] = backend.token_log_probs(backend.module, enc).detach()
+            s["old"] = _answer_log_probs(backend, backend.module, enc, s)
             if with_ref:
                 with backend.reference():
                     s["ref"] = backend.token_log_probs(backend.module, enc).detach()
@@ -120,7 +122,7 @@ def _score_old_and_ref(backend: Backend, rows: list[dict], with_ref: bool) -> No
 def _sft_minibatch(backend: Backend, net: Any, mb: list[dict]) -> dict[str, float]:
     total = 0.0
     for s in mb:
-        lp = backend.token_log_probs(net, backend.encode(s))
+        lp = _answer_log_probs(backend, net, backend.encode(s), s)
         loss = -lp.mean() / len(mb)
         loss.backward()
         total += float(loss.detach())
@@ -140,6 +142,13 @@ def _grpo_minibatch(backend: Backend, net: Any, mb: list[dict], opts: LossOption
         total += float(loss.detach())
         clipped, kl, ratio = clipped + stats.clipped, kl + stats.kl_sum, ratio + stats.ratio_sum
     return {"loss/grpo": total, "grpo/clip_frac": clipped / tokens, "grpo/kl": kl / tokens, "grpo/ratio": ratio / tokens}
+
+
+def _answer_log_probs(backend: Backend, net: Any, enc: Any, s: dict) -> torch.Tensor:
+    lp = backend.token_log_probs(net, enc)
+    if lp.numel() == 0:
+        raise BundleError(f"episodes.jsonl episode {s['episode']}", f"the answer {s['target']!r:.100} encodes to no tokens after the prompt")
+    return lp
 
 
 def _sha256(path: str) -> str:
