@@ -2,12 +2,13 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  app, BrowserWindow, dialog, ipcMain, Menu, protocol, session, shell, utilityProcess,
+  app, BrowserWindow, dialog, ipcMain, Menu, protocol, safeStorage, session, shell, utilityProcess,
   type IpcMainEvent, type MenuItemConstructorOptions,
 } from 'electron';
 import { parseFromHost } from '../core/api/ipc-channel.js';
 import { hostRuntime, startHost, type HostProcess } from './host-process.js';
 import { createRelay } from './relay.js';
+import { appDataDir, SafeStorageSecretStore, serveSecrets } from './secret-store.js';
 import { APP_SCHEME, APP_URL, guardContents, hardenSession, isAppUrl, rendererResponder } from './security.js';
 
 /**
@@ -100,9 +101,11 @@ function start(): void {
   const h = host = startHost({
     runtime: hostRuntime(process.env, app.isPackaged),
     entry: HOST_ENTRY,
-    env: process.env,
+    // AWB_SECRETS=parent: the host asks this process for endpoint keys (safeStorage exists only here).
+    env: { ...process.env, AWB_SECRETS: 'parent' },
     utilityFork: (modulePath, args, options) => utilityProcess.fork(modulePath, args, options),
   });
+  serveSecrets(SafeStorageSecretStore.inDataDir(appDataDir(), safeStorage), h, log);
   h.onMessage((raw) => {
     const m = parseFromHost(raw);
     if (m && 'fatal' in m) fail('The workbench could not start', m.fatal);

@@ -10,6 +10,7 @@ import type {
 import type { AdapterInfo, AdaptationDescription, AdaptationEvent, AdaptationReport, AdaptationStart } from './adaptation/types.js';
 import type { RewardBreakdown } from '../rewards/compose.js';
 import type { PublicTrainerProfile, RemoteJobEvent, RemoteJobInfo, RemoteJobSubmit } from './jobs/types.js';
+import type { EndpointInfo, EndpointSave, EndpointTestResult } from './endpoints/types.js';
 
 /**
  * The workbench's one API: declared here, implemented once (core/api/workbench), served by two
@@ -95,7 +96,18 @@ export interface WorkbenchApi {
   // Tasks and policies
   listTasks(input?: NoInput): Promise<TaskSummary[]>;
   describeTask(input: { templateId: string; seed: number }): Promise<TaskInstanceView>;
+  /** The built-in policies, the VLM endpoint profiles (`vlm:<name>`) and the policy files registered in <data folder>/policies (`checkpoint:<file>`). */
   listPolicies(input?: NoInput): Promise<PolicyInfo[]>;
+
+  // VLM endpoint profiles (docs/policy-vlm.md "Endpoint profiles"): a key goes in, never out
+  /** The profiles in <data folder>/endpoints.json, by name, with whether a key is stored (`hasKey`), never the key. */
+  listEndpoints(input?: NoInput): Promise<EndpointInfo[]>;
+  /** Adds or replaces a profile (settings validated: EndpointSettingsError lists each field); `apiKey` omitted keeps the stored key, null forgets it. */
+  saveEndpoint(input: EndpointSave): Promise<EndpointInfo[]>;
+  /** Removes a profile and its stored key. */
+  removeEndpoint(input: { name: string }): Promise<EndpointInfo[]>;
+  /** One real request (as `awb endpoints test`) on a task's first screen: latency and the model's answer, or the error with any key redacted. */
+  testEndpoint(input: { name: string; templateId?: string; seed?: number }): Promise<EndpointTestResult>;
 
   // Step-through sessions
   startSession(input: SessionStart): Promise<SessionInfo>;

@@ -3,6 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { dataDir, dbPath } from '../cli/data-dir.js';
 import { connectionChannel, parseToHost, type FromHost, type ToHost } from './ipc-channel.js';
 import { serveApi } from './serve-api.js';
+import { RelayedSecretStore, type SecretsToHost } from './secrets-relay.js';
 import { createWorkbench, type Workbench, type WorkbenchOptions } from './workbench/index.js';
 
 /**
@@ -65,6 +66,8 @@ export interface HostOptions {
   exit: (code: number) => void;
   /** A close that hangs longer than this still exits (no orphan host). */
   closeTimeoutMs?: number;
+  /** The app's endpoint keys from the main process (any time, also while the workbench starts). */
+  onSecrets?: (m: SecretsToHost) => void;
 }
 
 /** Serves the workbench to the parent until it disconnects or asks for shutdown. */
@@ -72,7 +75,7 @@ export function runHost(opts: HostOptions): { stopped: Promise<number>; stop(rea
   const { link, log } = opts;
   const closeTimeoutMs = opts.closeTimeoutMs ?? 10_000;
   const conns = new Map<number, ReturnType<typeof connectionChannel>>();
-  const queued: ToHost[] = [];
+  const queued: Array<Exclude<ToHost, SecretsToHost>> = [];
   let workbench: Workbench | null = null;
   let stopping = false;
   let finished = false;
@@ -107,7 +110,7 @@ export function runHost(opts: HostOptions): { stopped: Promise<number>; stop(rea
     if (workbench) void closeAndFinish(workbench);
   };
 
-  const handle = (m: ToHost, wb: Workbench) => {
+  const handle = (m: Exclude<ToHost, SecretsToHost>, wb: Workbench) => {
     if ('shutdown' in m) return stop('shutdown requested');
     if ('close' in m) {
       conns.get(m.conn)?.close();
@@ -128,6 +131,11 @@ export function runHost(opts: HostOptions): { stopped: Promise<number>; stop(rea
     const m = parseToHost(raw);
     if (!m) return log('dropped a message that is not a host envelope');
     if ('shutdown' in m) return stop('shutdown requested');
+    if ('secrets' in m || 'secretAck' in m) {
+      if (opts.onSecrets) opts.onSecrets(m);
+      else log('dropped endpoint keys: this host keeps them in the data folder');
+      return;
+    }
     if (workbench) handle(m, workbench);
     else queued.push(m); // served once the workbench is up
   });
@@ -180,11 +188,18 @@ export async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
+  // The app (electron/main.ts) keeps endpoint keys with safeStorage in its main process: this host asks it for them.
+  const secrets = process.env.AWB_SECRETS === 'parent' ? new RelayedSecretStore((m) => link.post(m), log) : null;
   const host = runHost({
     link,
-    start: async () => createWorkbench(optionsFromEnv(process.env, log)),
+    start: async () => {
+      if (!secrets) return createWorkbench(optionsFromEnv(process.env, log));
+      await secrets.ready();
+      return createWorkbench({ ...optionsFromEnv(process.env, log), secrets });
+    },
     log,
     exit: (code) => process.exit(code),
+    ...(secrets ? { onSecrets: (m: SecretsToHost) => secrets.receive(m) } : {}),
   });
   // Electron's utilityProcess.kill() and a terminal's Ctrl-C: close the store cleanly first.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => host.stop(signal));

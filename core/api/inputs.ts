@@ -4,7 +4,7 @@ import { KEYS } from '../device/device.js';
 import { EpisodeFilterSchema } from '../store/queries.js';
 import type { ApiEvent, ApiMethod, InputOf } from './api.js';
 import { SettingsPatchSchema } from './settings.js';
-import { SESSION_POLICIES, VLM_SESSION_POLICY } from './types.js';
+import { CHECKPOINT_SESSION_POLICY, SESSION_POLICIES, VLM_SESSION_POLICY } from './types.js';
 import { TRAINER_KINDS } from './training/types.js';
 import { ADAPTER_KINDS, MAX_ADAPTER_RANK } from '../policy/adapter.js';
 import { HOME_MODES } from '../policy/adapter-policy.js';
@@ -54,6 +54,9 @@ const AdaptationStartSchema = z.strictObject({
   config: z.unknown().optional(),
 });
 
+/** An endpoint profile's name, as core/policy/vlm/profiles.ts accepts it (and `vlm:<name>` session policies). */
+const endpointName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'letters, digits, ".", "_" and "-", starting with a letter or digit (at most 64)');
+
 const BreakpointSchema = z.strictObject({ id: z.string().min(1).max(100), enabled: z.boolean(), spec: BreakpointSpec });
 const sessionId = z.string().min(1).max(100);
 
@@ -77,12 +80,27 @@ export const API_INPUTS: Schemas = {
   listPolicies: none,
   startSession: z.strictObject({
     serial, templateId: z.string().min(1).optional(), seed: z.int().min(0).optional(), instruction: z.string().trim().min(1).max(2000).optional(),
-    policy: z.union([z.enum(SESSION_POLICIES), z.templateLiteral(['vlm:', z.string()]).refine((p) => VLM_SESSION_POLICY.test(p), { message: 'a VLM policy is vlm:<endpoint profile name>' })]),
+    policy: z.union([
+      z.enum(SESSION_POLICIES),
+      z.templateLiteral(['vlm:', z.string()]).refine((p) => VLM_SESSION_POLICY.test(p), { message: 'a VLM policy is vlm:<endpoint profile name>' }),
+      z.templateLiteral(['checkpoint:', z.string()]).refine((p) => CHECKPOINT_SESSION_POLICY.test(p), {
+        message: 'a registered policy is checkpoint:<file name>.json|.onnx, a file directly in <data folder>/policies',
+      }),
+    ]),
     maxSteps: z.int().min(1).max(500).optional(), breakpoints: z.array(BreakpointSchema).max(100).optional(), run: z.boolean().optional(),
     from: z.strictObject({ episodeId, steps: z.int().min(0).max(500) }).optional(),
     screenshots: z.enum(['none', 'half', 'full']).optional(),
   }).refine((s) => (s.templateId === undefined) !== (s.instruction === undefined), { message: 'give either templateId (with seed) or a free-form instruction', path: ['templateId'] })
     .refine((s) => s.instruction === undefined || (s.from === undefined && s.policy !== 'oracle'), { message: 'a free-form instruction has no oracle and nothing to replay', path: ['instruction'] }),
+  listEndpoints: none,
+  saveEndpoint: z.strictObject({
+    name: endpointName,
+    // The settings are the VLM policy's to validate (core/policy/vlm/settings.ts), each problem at its field.
+    settings: z.unknown(),
+    apiKey: z.string().trim().min(1, 'an empty key: give null to forget the stored one').max(8192).nullable().optional(),
+  }),
+  removeEndpoint: z.strictObject({ name: endpointName }),
+  testEndpoint: z.strictObject({ name: endpointName, templateId: z.string().min(1).max(200).optional(), seed: z.int().min(0).max(2 ** 31 - 1).optional() }),
   getSession: z.strictObject({ sessionId }),
   listSessions: none,
   controlSession: z.strictObject({ sessionId, command: z.enum(['step', 'run', 'pause', 'stop']) }),

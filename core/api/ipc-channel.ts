@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import type { Unsubscribe } from './api.js';
 import type { BridgeMessage, Channel } from './bridge.js';
+import { parseSecretsFromHost, parseSecretsToHost, type SecretsFromHost, type SecretsToHost } from './secrets-relay.js';
 
 /**
  * The wire between a parent (Electron's main process, or any Node process) and the API host
@@ -16,14 +17,18 @@ export type ToHost =
   /** The window went away or reloaded: drop its subscriptions. */
   | { conn: number; close: true }
   /** Close the workbench (stop devices, close the store) and exit. */
-  | { shutdown: true };
+  | { shutdown: true }
+  /** The app's endpoint keys and write acknowledgements from the main process (secrets-relay.ts). */
+  | SecretsToHost;
 
 export type FromHost =
   | { conn: number; msg: BridgeMessage }
   /** The workbench is up; messages sent earlier were queued and are now served. */
   | { ready: true }
   /** The workbench could not start (the host exits after this). */
-  | { fatal: string };
+  | { fatal: string }
+  /** The app's endpoint keys: asked for, written (secrets-relay.ts). */
+  | SecretsFromHost;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
 const isId = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
@@ -49,7 +54,7 @@ function isBridgeReply(m: unknown): m is BridgeMessage {
 export function parseToHost(m: unknown): ToHost | null {
   if (!isObject(m)) return null;
   if (m.shutdown === true) return { shutdown: true };
-  if (!isId(m.conn)) return null;
+  if (!isId(m.conn)) return parseSecretsToHost(m);
   if (m.close === true) return { conn: m.conn, close: true };
   return isBridgeRequest(m.msg) ? { conn: m.conn, msg: m.msg } : null;
 }
@@ -58,7 +63,8 @@ export function parseFromHost(m: unknown): FromHost | null {
   if (!isObject(m)) return null;
   if (m.ready === true) return { ready: true };
   if (typeof m.fatal === 'string') return { fatal: m.fatal };
-  return isId(m.conn) && isBridgeReply(m.msg) ? { conn: m.conn, msg: m.msg } : null;
+  if (!isId(m.conn)) return parseSecretsFromHost(m);
+  return isBridgeReply(m.msg) ? { conn: m.conn, msg: m.msg } : null;
 }
 
 /**

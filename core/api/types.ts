@@ -24,6 +24,7 @@ export type {
   AdaptMethod, AdaptProgress, AdaptRegime, AppEvalResult, HomeMode, TemplateDelta, TemplateRate,
 } from './adaptation/types.js';
 
+export type { EndpointInfo, EndpointSave, EndpointSettings, EndpointTestResult } from './endpoints/types.js';
 export type { PublicTrainerProfile, RemoteJobEvent, RemoteJobInfo, RemoteJobStatus, RemoteJobSubmit, RemoteSubmitKind } from './jobs/types.js';
 export { REMOTE_SUBMIT_KINDS } from './jobs/types.js';
 export type DeviceKind = 'simdroid' | 'emulator' | 'device';
@@ -115,7 +116,14 @@ export const SESSION_POLICIES = ['oracle', 'random', 'manual'] as const;
 /** A VLM endpoint profile (`awb endpoints add`, docs/policy-vlm.md) as a session policy: `vlm:<profile name>`. */
 export type VlmSessionPolicy = `vlm:${string}`;
 export const VLM_SESSION_POLICY = /^vlm:[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-export type SessionPolicy = (typeof SESSION_POLICIES)[number] | VlmSessionPolicy;
+/**
+ * A builtin policy file registered in `<data folder>/policies/` (`awb jobs register`, or copied there), run greedily:
+ * `checkpoint:<file name>`, a checkpoint (.json) or its ONNX export (.onnx). Only files directly in that folder.
+ */
+export type CheckpointSessionPolicy = `checkpoint:${string}`;
+export const CHECKPOINT_FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.(json|onnx)$/;
+export const CHECKPOINT_SESSION_POLICY = /^checkpoint:[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.(json|onnx)$/;
+export type SessionPolicy = (typeof SESSION_POLICIES)[number] | VlmSessionPolicy | CheckpointSessionPolicy;
 
 /** An action's element on screen, for drawing it. */
 export interface ActionTarget {

@@ -179,6 +179,8 @@ vi.mock('electron', () => ({
       },
     },
   },
+  // No keychain here: the host still starts (it asks main for endpoint keys first); storing a key would be refused.
+  safeStorage: { isEncryptionAvailable: () => false, encryptString: () => Buffer.alloc(0), decryptString: () => '' },
   shell: { openExternal: (url: string) => E.state.opened.push(url) },
   dialog: { showErrorBox: (title: string, detail: string) => E.state.errors.push(`${title}: ${detail}`) },
   Menu: { buildFromTemplate: (t: unknown) => ({ template: t }), setApplicationMenu: () => {} },

@@ -21,8 +21,10 @@ import { describeAdaptation } from '../adaptation/describe.js';
 import { listAdapters } from '../adaptation/adapters.js';
 import { EpisodeRewards } from './rewards.js';
 import { RemoteJobsHost, type RemoteJobsHostDeps } from './remote-jobs.js';
-import { EndpointProfiles } from '../../policy/vlm/profiles.js';
+import type { SecretStore } from '../../policy/vlm/profiles.js';
 import { VlmPolicy } from '../../policy/vlm/policy.js';
+import { EndpointsHost } from './endpoints.js';
+import { checkpointPolicy, listCheckpointPolicies } from './policy-files.js';
 
 export interface WorkbenchOptions {
   /** The workbench's home: settings.json, and the default data folder. */
@@ -36,6 +38,12 @@ export interface WorkbenchOptions {
   log?: (message: string) => void;
   /** The job client per trainer profile (tests: short timeouts); default TrainerClient with its defaults. */
   trainerClient?: RemoteJobsHostDeps['clientFor'];
+  /**
+   * Where endpoint profiles' API keys are kept. The app gives one backed by Electron's safeStorage
+   * (electron/secret-store.ts, through its main process); default (the CLI, `awb serve`):
+   * `<data folder>/secrets.json`, mode 0600.
+   */
+  secrets?: SecretStore;
 }
 
 export interface Workbench extends WorkbenchApi {
@@ -50,10 +58,10 @@ const POLICIES: PolicyInfo[] = [
 ];
 
 /** The data folder's VLM endpoint profiles as session policies (`vlm:<profile>`); the keys stay where they are. */
-function vlmPolicies(dataDir: string): PolicyInfo[] {
-  return EndpointProfiles.inDataDir(dataDir).list().map((p) => ({
+function vlmPolicies(endpoints: EndpointsHost): PolicyInfo[] {
+  return endpoints.list().map((p) => ({
     name: `vlm:${p.name}` as const,
-    description: `VLM endpoint ${p.name}: ${p.settings.endpoint.model} at ${p.settings.endpoint.baseUrl}, ${p.settings.format} format`,
+    description: `VLM endpoint ${p.name}: ${p.model} at ${p.baseUrl}, ${p.format} format`,
   }));
 }
 
@@ -99,9 +107,11 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
     adbPort: opts.adb === false ? false : opts.adb ?? settings.adbPort,
     sessionOf: (serial) => holder.sessions?.sessionOf(serial) ?? null,
   });
+  const endpoints = new EndpointsHost({ dataDir: () => settings.dataDir, ...(opts.secrets ? { secrets: opts.secrets } : {}) });
   const sessions = holder.sessions = new SessionManager({
     db: () => db, devices, onDeviceUse: () => void devices.changed(), log,
-    vlmPolicy: (profile) => new VlmPolicy({ ...EndpointProfiles.inDataDir(settings.dataDir).resolve(profile), name: `vlm:${profile}` }),
+    vlmPolicy: (profile) => new VlmPolicy({ ...endpoints.profiles().resolve(profile), name: `vlm:${profile}` }),
+    checkpointPolicy: (file) => checkpointPolicy(settings.dataDir, file),
   });
   if (opts.embeddedDevice ?? true) await devices.startSimDroid();
   const training = new TrainingManager({ dataDir: () => settings.dataDir, db: () => db, log });
@@ -164,7 +174,12 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
       const inst = instantiate(t, seed);
       return { templateId, seed, instruction: inst.instruction, params: inst.params, subgoals: t.subgoals(inst.params).map((s) => s.name) };
     },
-    listPolicies: async () => [...POLICIES, ...vlmPolicies(settings.dataDir)],
+    listPolicies: async () => [...POLICIES, ...vlmPolicies(endpoints), ...listCheckpointPolicies(settings.dataDir)],
+
+    listEndpoints: async () => endpoints.list(),
+    saveEndpoint: (input) => endpoints.save(input),
+    removeEndpoint: ({ name }) => endpoints.remove(name),
+    testEndpoint: ({ name, templateId, seed }) => activity(`Testing endpoint ${name}`, () => endpoints.test(name, templateId, seed)),
 
     startSession: (input: SessionStart) => sessions.start(input, { screenshots: settings.screenshots, maxSteps: settings.maxSteps }),
     getSession: async ({ sessionId }) => sessions.get(sessionId),

@@ -13,7 +13,7 @@ import { createRun, finishRun, loadTrajectory, StoreRecorder, type EpisodeId, ty
 import { assertNever } from '../../util/errors.js';
 import type { SessionCommand, SessionStart } from '../api.js';
 import type { DeviceRegistry } from './devices.js';
-import type { ProposalInfo, SessionEvent, SessionInfo, SessionPolicy, SessionStepInfo, VlmSessionPolicy } from '../types.js';
+import type { CheckpointSessionPolicy, ProposalInfo, SessionEvent, SessionInfo, SessionPolicy, SessionStepInfo, VlmSessionPolicy } from '../types.js';
 
 export class SessionNotFoundError extends Error {
   override name = 'SessionNotFoundError';
@@ -62,13 +62,25 @@ function uniqueIds(breakpoints: readonly Breakpoint[]): void {
 
 /** Makes the policy of a `vlm:<profile>` session from the data folder's endpoint profiles. */
 export type VlmPolicyFactory = (profile: string) => Policy;
+/** Makes the policy of a `checkpoint:<file>` session from a file registered in the data folder's policies/. */
+export type CheckpointPolicyFactory = (file: string) => Promise<Policy>;
 
 const isVlm = (name: SessionPolicy): name is VlmSessionPolicy => name.startsWith('vlm:');
+const isCheckpoint = (name: SessionPolicy): name is CheckpointSessionPolicy => name.startsWith('checkpoint:');
 
-function policyOf(name: SessionPolicy, instance: TaskInstance, vlm: VlmPolicyFactory | undefined): Policy {
+interface PolicyFactories {
+  vlm?: VlmPolicyFactory | undefined;
+  checkpoint?: CheckpointPolicyFactory | undefined;
+}
+
+async function policyOf(name: SessionPolicy, instance: TaskInstance, make: PolicyFactories): Promise<Policy> {
   if (isVlm(name)) {
-    if (!vlm) throw new SessionStateError('(new)', `start a ${name} session`, 'without VLM endpoint profiles');
-    return vlm(name.slice('vlm:'.length));
+    if (!make.vlm) throw new SessionStateError('(new)', `start a ${name} session`, 'without VLM endpoint profiles');
+    return make.vlm(name.slice('vlm:'.length));
+  }
+  if (isCheckpoint(name)) {
+    if (!make.checkpoint) throw new SessionStateError('(new)', `start a ${name} session`, 'without registered policy files');
+    return make.checkpoint(name.slice('checkpoint:'.length));
   }
   switch (name) {
     case 'oracle':
@@ -116,7 +128,10 @@ const KEEP_FINISHED = 20;
 export class SessionManager {
   private readonly sessions = new Map<string, Entry>();
 
-  constructor(private readonly deps: { db(): WritableDB; devices: DeviceRegistry; onDeviceUse(): void; log(m: string): void; vlmPolicy?: VlmPolicyFactory }) {}
+  constructor(private readonly deps: {
+    db(): WritableDB; devices: DeviceRegistry; onDeviceUse(): void; log(m: string): void;
+    vlmPolicy?: VlmPolicyFactory; checkpointPolicy?: CheckpointPolicyFactory;
+  }) {}
 
   sessionOf(serial: string): string | null {
     for (const s of this.sessions.values()) if (s.info.serial === serial && s.info.state !== 'finished') return s.info.id;
@@ -129,7 +144,7 @@ export class SessionManager {
     if (busy) throw new DeviceBusyError(input.serial, busy);
     const device = await this.deps.devices.require(input.serial);
     const instance: TaskInstance = input.instruction !== undefined ? freeFormInstance(input.instruction) : instantiate(getTemplate(input.templateId!), input.seed ?? 0);
-    let policy = policyOf(input.policy, instance, this.deps.vlmPolicy);
+    let policy = await policyOf(input.policy, instance, { vlm: this.deps.vlmPolicy, checkpoint: this.deps.checkpointPolicy });
     if (input.from) {
       const t = loadTrajectory(this.deps.db(), input.from.episodeId as EpisodeId);
       if (t.instance.templateId !== instance.template.id || t.instance.seed !== instance.seed) {
