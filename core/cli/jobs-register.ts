@@ -26,7 +26,7 @@ export async function registerCommand(argv: string[], io: Io): Promise<number> {
         return 0;
       }
       io.out(`registered ${r.path}`);
-      io.out(`score with it: a reward config (awb rewards compute --config FILE, a training run's reward config) with the component`);
+      io.out('score with it: this component in a reward config (awb rewards compute --config FILE: {"components": [...]}) or in a training config\'s rewards.components');
       io.out(`  ${JSON.stringify(r.component)}`);
       return 0;
     }
