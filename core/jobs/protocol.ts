@@ -15,7 +15,8 @@ export const FINAL_STATUSES: ReadonlySet<JobStatus> = new Set(['succeeded', 'fai
 export const isFinalStatus = (s: JobStatus): boolean => FINAL_STATUSES.has(s);
 
 export const ERROR_CODES = [
-  'unauthorized', 'not_found', 'bad_request', 'conflict', 'checksum_mismatch', 'unsupported_kind', 'internal', 'interrupted',
+  'unauthorized', 'not_found', 'bad_request', 'conflict', 'checksum_mismatch', 'unsupported_kind', 'unprocessable', 'internal', 'interrupted',
+  'publish_failed',
 ] as const;
 
 export const ErrorBodySchema = z.object({
@@ -30,6 +31,8 @@ export const HealthSchema = z.object({
   cuda: z.boolean(),
   devices: z.array(z.string()),
   kinds: z.array(z.string()),
+  /** Which models the vlm kinds accept: any (transformers + peft import) or only the listed test models. */
+  vlmModels: z.union([z.literal('any'), z.array(z.string())]).optional(),
 });
 export type Health = z.infer<typeof HealthSchema>;
 
