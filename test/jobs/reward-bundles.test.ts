@@ -192,19 +192,29 @@ describe('registering a progrm / prm model.json', () => {
     expect(() => registerRewardModel(jobs, home, 'j-sft')).toThrow(/is a builtin-sft job, not progrm or prm/);
   });
 
-  it('awb jobs register: a rejected model.json exits 2 with the named error', async () => {
+  it('awb jobs register prints the registered file and its reward config component; a rejected model.json exits 2 with the named error', async () => {
     const dbFile = join(tmp.dir(), 'store.db');
     const fileDb = openStore(dbFile);
-    try {
-      const row = insertRemoteJob(fileDb, { trainer: 'box', idempotencyKey: 'k', kind: 'prm', name: null, datasetSha256: 'a'.repeat(64), datasetSize: 1, config: {}, createdAt: 0 });
+    const record = (remoteId: string, text: string) => {
+      const row = insertRemoteJob(fileDb, { trainer: 'box', idempotencyKey: remoteId, kind: 'prm', name: null, datasetSha256: 'a'.repeat(64), datasetSize: 1, config: {}, createdAt: 0 });
       const path = join(tmp.dir(), 'model.json');
-      writeFileSync(path, '{"format":"awb-shepherd-judge","version":1}');
-      updateRemoteJob(fileDb, row.id, { remoteId: 'j-cli', status: 'succeeded', artifacts: [{ name: 'model.json', path, sha256: 'b'.repeat(64), size: 1 }] });
+      writeFileSync(path, text);
+      updateRemoteJob(fileDb, row.id, { remoteId, status: 'succeeded', artifacts: [{ name: 'model.json', path, sha256: 'b'.repeat(64), size: 1 }] });
+    };
+    try {
+      record('j-cli', '{"format":"awb-shepherd-judge","version":1}');
+      record('j-ok', serializeJudge(createFitJudgeModel(1)));
     } finally {
       fileDb.close();
     }
     const r = await run('jobs', 'register', 'j-cli', '--db', dbFile);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/^awb: Remote job j-cli \(prm\): .*model\.json is not a model the shepherd judge can load/);
+    const ok = await run('jobs', 'register', 'j-ok', '--db', dbFile);
+    expect(ok.code, ok.err).toBe(0);
+    const file = join(home, 'shepherd', 'box-j-ok.json');
+    expect(ok.out.split('\n')[0]).toBe(`registered ${file}`);
+    expect(ok.out).toContain(JSON.stringify({ kind: 'shepherd', weight: 1, options: { judge: { kind: 'builtin', checkpoint: join('shepherd', 'box-j-ok.json') } } }));
+    expect((await run('jobs', 'list', '--db', dbFile)).out).toContain(file);
   });
 });
