@@ -42,6 +42,11 @@ export interface BundleInput {
   createdAt: number;
   /** Stored episodes to include (episodes.jsonl; screenshots for VLM kinds). */
   episodes?: { db: ReadableDB; ids: readonly EpisodeId[] };
+  /**
+   * Rewrites each exported episode line before it goes into the tar (called with the line's episode
+   * id, in `episodes.ids` order): the online GRPO loop adds `advantage` and the steps' `messages`.
+   */
+  annotateEpisode?: (line: Record<string, unknown>, id: EpisodeId) => Record<string, unknown>;
   /** Builtin kinds: steps.jsonl. */
   steps?: readonly BundleStep[];
   /** Builtin kinds: the starting checkpoint's text (init/policy.json); checked before writing. */
@@ -108,7 +113,13 @@ export function writeBundle(input: BundleInput): Bundle {
     // manifest first, so a reader learns the kind before the data.
     tar.add('manifest.json', `${JSON.stringify(manifestAt(), null, 2)}\n`);
     if (exportDir) {
-      tar.add(EPISODES_FILE, readFileSync(join(exportDir, EPISODES_FILE)));
+      const exported = readFileSync(join(exportDir, EPISODES_FILE));
+      const annotate = input.annotateEpisode;
+      const ids = input.episodes!.ids;
+      // exportEpisodes writes one line per id, in the order given.
+      tar.add(EPISODES_FILE, annotate
+        ? exported.toString('utf8').split('\n').filter(Boolean).map((l, i) => `${JSON.stringify(annotate(JSON.parse(l) as Record<string, unknown>, ids[i]!))}\n`).join('')
+        : exported);
       if (screenshots) for (const f of readdirSync(join(exportDir, SCREENSHOT_DIR)).sort()) tar.add(`${SCREENSHOT_DIR}/${f}`, readFileSync(join(exportDir, SCREENSHOT_DIR, f)));
     }
     if (input.steps) tar.add('steps.jsonl', jsonl(input.steps));

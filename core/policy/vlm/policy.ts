@@ -7,7 +7,7 @@ import { VlmFormatError } from './errors.js';
 import type { ActionFormat, ParseContext, PromptContext } from './format.js';
 import { vlmFormat } from './formats/index.js';
 import { modelFrame, pngSize, type GeometryContext } from './geometry.js';
-import { buildMessages, type PastTurn } from './prompt.js';
+import { buildMessages, type ChatMessage, type PastTurn } from './prompt.js';
 import { VlmPolicySettings, type VlmPolicySettingsInput } from './settings.js';
 
 /** The screenshot setting is on but the runner observes without screenshots (`screenshots: 'none'`). */
@@ -60,13 +60,21 @@ export class VlmPolicy implements Policy {
   /** This episode's completions (and screenshots) by step index, for turns history. */
   private memory = new Map<number, PastTurn>();
   private readonly onExchange: ((x: VlmExchange) => void) | undefined;
+  private readonly onRequest: ((step: number, messages: readonly ChatMessage[]) => void) | undefined;
 
-  constructor(settings: VlmPolicySettingsInput, deps: ChatClientDeps & { env?: NodeJS.ProcessEnv; onExchange?: (x: VlmExchange) => void } = {}) {
+  /**
+   * `onRequest` sees each step's messages exactly as they are sent (screenshots as data URLs): the
+   * online GRPO loop keeps them so the trainer scores the completion under the prompt the model saw.
+   */
+  constructor(settings: VlmPolicySettingsInput, deps: ChatClientDeps & {
+    env?: NodeJS.ProcessEnv; onExchange?: (x: VlmExchange) => void; onRequest?: (step: number, messages: readonly ChatMessage[]) => void;
+  } = {}) {
     this.settings = VlmPolicySettings.parse(settings);
     this.format = vlmFormat(this.settings.format);
     this.client = new VlmClient(this.settings.endpoint, deps);
     this.name = this.settings.name ?? `vlm:${this.settings.endpoint.model}`;
     this.onExchange = deps.onExchange;
+    this.onRequest = deps.onRequest;
   }
 
   start(ctx: { instruction: string; instance?: TaskInstance }): void {
@@ -103,6 +111,7 @@ export class VlmPolicy implements Policy {
     const messages = buildMessages(this.format, prompt, obs, ctx, {
       withScreenshot: s.screenshot, withElements, historySteps: s.historySteps, historyStyle: s.historyStyle, historyImages: s.historyImages,
     }, this.memory);
+    this.onRequest?.(ctx.step, messages);
     const reply = await this.client.complete(messages, { temperature: s.temperature, max_tokens: s.maxTokens, ...s.extraBody });
     const parseCtx: ParseContext = { ...geometry, obs, expectsAnswer: this.expectsAnswer };
     // The memory reaches back historySteps steps; it keeps screenshots only when some are resent.

@@ -1,0 +1,172 @@
+import { SimDroid } from '../../emulators/simdroid/simdroid.js';
+import { runEpisode } from '../episode/runner.js';
+import { resolveApiKey } from '../policy/vlm/client.js';
+import { VlmPolicy } from '../policy/vlm/policy.js';
+import type { ChatMessage } from '../policy/vlm/prompt.js';
+import { DEFAULT_ADVANTAGE_OPTIONS, groupAdvantages } from '../rl/grpo.js';
+import { outcomeReward } from '../rl/rollout.js';
+import type { WritableDB } from '../store/db.js';
+import type { EpisodeId, RunId } from '../store/ids.js';
+import { StoreRecorder } from '../store/recorder.js';
+import type { RemoteJob } from '../store/remote-jobs.js';
+import { createRng } from '../util/rng.js';
+import { RemoteJobStateError } from './errors.js';
+import { OnlineGrpoConfigError } from './online-errors.js';
+import { readPublished, servingRoot, waitUntilServed } from './online-publish.js';
+import type { Collected, OnlineDriver, OnlineGrpoOptions, ScoredRollout, VlmOnlinePolicy } from './online-types.js';
+import type { RemoteJobs } from './remote.js';
+
+/**
+ * A served VLM in the online loop. Rollouts: one VlmPolicy per episode asking the endpoint for the
+ * current model (the base model, then `<name>-<job id>` of the last job), at the loop's temperature,
+ * with a request `seed` derived from the run seed (vLLM, SGLang and OpenAI honour it), recorded into
+ * the training run with screenshots. The bundle is the store's export of the episodes of groups
+ * with a reward spread, each line with its `advantage` (core/rl/grpo.ts groupAdvantages, the
+ * defaults of local GRPO) and each step with `raw` = the completion text and `messages` = the chat
+ * the policy sent (screenshots as `{"type":"image"}`). The job config asks the trainer to continue
+ * from the previous job's adapter and to publish the new one to the endpoint; after the job the
+ * loop reads published.json, waits until GET /v1/models lists the adapter, and asks for it next.
+ */
+
+/** The request seed of one rollout: from the run seed, iteration, group and rollout (no Math.random). */
+export function rolloutRequestSeed(seed: number, iteration: number, group: number, rollout: number): number {
+  return createRng(`online-grpo/${seed}/${iteration}/${group}/${rollout}/request`).int(0, 2 ** 31 - 1);
+}
+
+/** The messages as a trainer replays them: image parts become `{"type":"image"}` (the step's screenshot is in the bundle). */
+export function trainerMessages(messages: readonly ChatMessage[]): unknown[] {
+  return messages.map((m) => ({
+    role: m.role,
+    content: typeof m.content === 'string' ? m.content : m.content.map((p) => (p.type === 'image_url' ? { type: 'image' } : p)),
+  }));
+}
+
+/** Fields of the trainer config the loop sets itself. */
+const OWNED = ['model', 'resumeFrom'] as const;
+
+/**
+ * The user's trainer config overrides for vlm-grpo, checked: `model` and `resumeFrom` are the loop's,
+ * and of `publish` only `apiKeyEnv` may be given (a variable on the trainer machine, never a key).
+ */
+export function vlmConfigOverrides(config: Record<string, unknown>): { overrides: Record<string, unknown>; publishKeyEnv: string | undefined } {
+  const { publish, ...overrides } = config;
+  for (const k of OWNED) if (k in overrides) throw new OnlineGrpoConfigError(`config.${k}`, overrides[k], 'is set by the loop (--base-model; the previous job)');
+  if (publish === undefined) return { overrides, publishKeyEnv: undefined };
+  const ok = typeof publish === 'object' && publish !== null && !Array.isArray(publish) && Object.keys(publish).every((k) => k === 'apiKeyEnv')
+    && typeof (publish as { apiKeyEnv?: unknown }).apiKeyEnv === 'string';
+  if (!ok) throw new OnlineGrpoConfigError('config.publish', publish, 'only {"apiKeyEnv": "VAR"} may be given (an env var on the trainer machine); baseUrl and name are the loop\'s');
+  return { overrides, publishKeyEnv: (publish as { apiKeyEnv: string }).apiKeyEnv };
+}
+
+export class VlmOnlineDriver implements OnlineDriver {
+  readonly jobKind = 'vlm-grpo';
+  private model: string;
+  private readonly root: string;
+  private readonly publishName: string;
+  private readonly overrides: Record<string, unknown>;
+  private readonly publishKeyEnv: string | undefined;
+  private readonly devices: SimDroid[];
+
+  constructor(
+    private readonly o: OnlineGrpoOptions, private readonly p: VlmOnlinePolicy, private readonly jobs: RemoteJobs,
+    private readonly run: { db: WritableDB; id: RunId }, private readonly deps: { fetch?: typeof fetch; sleep?: (ms: number, signal?: AbortSignal) => Promise<void> } = {},
+  ) {
+    // runOnlineGrpo checked the options (temperature > 0, the overrides) before the run was created.
+    const { overrides, publishKeyEnv } = vlmConfigOverrides(o.config ?? {});
+    this.publishKeyEnv = publishKeyEnv;
+    this.overrides = overrides;
+    this.model = p.settings.endpoint.model;
+    this.root = servingRoot(p.settings.endpoint.baseUrl);
+    this.publishName = p.publishName ?? `awb-online-${run.id}`;
+    this.devices = Array.from({ length: o.devices ?? 1 }, (_, k) => new SimDroid({ serial: `simdroid-online-${k}` }));
+  }
+
+  get current(): string {
+    return this.model;
+  }
+
+  async collect(iteration: number, signal?: AbortSignal): Promise<Collected> {
+    const o = this.o;
+    const s = this.p.settings;
+    const todo = o.instances.flatMap((instance, g) => Array.from({ length: o.groupSize }, (_, r) => ({ instance, g, r })));
+    const done: Array<ScoredRollout & { episode: EpisodeId | null; messages: Map<number, unknown[]> }> = new Array(todo.length);
+    let next = 0;
+    const t0 = performance.now();
+    // Devices take the next rollout as soon as they are free; the endpoint's semaphore bounds the requests.
+    const worker = async (device: SimDroid) => {
+      while (next < todo.length) {
+        signal?.throwIfAborted();
+        const k = next++;
+        const { instance, g, r } = todo[k]!;
+        const messages = new Map<number, unknown[]>();
+        const policy = new VlmPolicy({
+          ...s, temperature: o.temperature, endpoint: { ...s.endpoint, model: this.model },
+          extraBody: { seed: rolloutRequestSeed(o.seed, iteration, g, r), ...s.extraBody },
+        }, { ...(this.deps.fetch ? { fetch: this.deps.fetch } : {}), onRequest: (step, m) => messages.set(step, trainerMessages(m)) });
+        const recorder = new StoreRecorder(this.run.db, this.run.id);
+        const result = await runEpisode({ device, instance, policy, maxSteps: o.maxSteps, screenshots: this.p.screenshots ?? 'half', recorder });
+        done[k] = { group: g, rollout: r, result, reward: outcomeReward(result), episode: recorder.episodeId, messages };
+      }
+    };
+    await Promise.all(this.devices.map(worker));
+    const rolloutS = (performance.now() - t0) / 1000;
+
+    // advantages: trajectory-level, per group, local GRPO's defaults (zero-std groups skipped)
+    const rewards = o.instances.map((_, g) => done.filter((d) => d.group === g).map((d) => d.reward));
+    const { advantages, groups } = groupAdvantages(rewards, DEFAULT_ADVANTAGE_OPTIONS);
+    const byEpisode = new Map<EpisodeId, { advantage: number; messages: Map<number, unknown[]> }>();
+    for (const d of done) {
+      // Unscorable episodes (an endpoint or device failure) say nothing about the policy: not trained on.
+      if (groups[d.group]!.skipped || !Number.isFinite(d.reward) || d.episode === null) continue;
+      byEpisode.set(d.episode, { advantage: advantages[d.group]![d.rollout]!, messages: d.messages });
+    }
+    const ids = [...byEpisode.keys()];
+    const batchSteps = done.filter((d) => d.episode !== null && byEpisode.has(d.episode)).reduce((n, d) => n + d.result.steps.length, 0);
+    const formatErrors = done.reduce((n, d) => n + d.result.steps.filter((st) => st.error?.name === 'ActionParseError').length, 0);
+    return {
+      rollouts: done, groups, batchEpisodes: ids.length, batchSteps, rolloutS, extra: { 'rollout/format_errors': formatErrors },
+      bundle: ids.length ? {
+        kind: 'vlm-grpo', episodes: { db: this.run.db, ids },
+        annotateEpisode: (line, id) => {
+          const e = byEpisode.get(id)!;
+          const steps = (line.steps as Array<Record<string, unknown>>).map((st) => {
+            const own = st.overridden !== true && typeof st.thought === 'string';
+            const m = e.messages.get(st.index as number);
+            // raw: the completion as the model wrote it (the store keeps the parsed action there).
+            return { ...st, ...(own ? { raw: st.thought } : {}), ...(own && m ? { messages: m } : {}) };
+          });
+          return { ...line, advantage: e.advantage, steps };
+        },
+      } : null,
+    };
+  }
+
+  jobConfig(previous: RemoteJob | null): Record<string, unknown> {
+    return {
+      ...this.overrides, model: this.p.baseModel, resumeFrom: previous?.remoteId ?? null,
+      publish: { baseUrl: this.root, name: this.publishName, ...(this.publishKeyEnv ? { apiKeyEnv: this.publishKeyEnv } : {}) },
+    };
+  }
+
+  async switchTo(iteration: number, job: RemoteJob, signal?: AbortSignal): Promise<string> {
+    const row = await this.jobs.download(String(job.id), { names: ['published.json'], ...(signal ? { signal } : {}) });
+    const art = row.artifacts.find((a) => a.name === 'published.json');
+    if (!art || !job.remoteId) throw new RemoteJobStateError(String(job.id), 'published.json was not downloaded');
+    const published = readPublished(art.path, iteration, job.remoteId, `${this.publishName}-${job.remoteId}`);
+    await waitUntilServed(this.root, published.name, {
+      iteration, apiKey: resolveApiKey(this.p.settings.endpoint), ...(this.p.servedTries ? { tries: this.p.servedTries } : {}),
+      ...(this.p.servedDelayMs !== undefined ? { delayMs: this.p.servedDelayMs } : {}),
+      ...(this.deps.fetch ? { fetch: this.deps.fetch } : {}), ...(this.deps.sleep ? { sleep: this.deps.sleep } : {}), ...(signal ? { signal } : {}),
+    });
+    this.model = published.name;
+    return this.model;
+  }
+
+  finish(): string {
+    return this.model;
+  }
+
+  close(): void {
+    for (const d of this.devices) d.close();
+  }
+}

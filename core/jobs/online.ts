@@ -1,0 +1,214 @@
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { VlmPolicySettings } from '../policy/vlm/settings.js';
+import { createRun, finishRun } from '../store/runs.js';
+import type { RunId } from '../store/ids.js';
+import type { RemoteJob } from '../store/remote-jobs.js';
+import { putIterationMetrics } from '../store/training.js';
+import { assertNever } from '../util/errors.js';
+import { writeBundle } from './bundle.js';
+import { BuiltinOnlineDriver } from './online-builtin.js';
+import { OnlineGrpoConfigError, OnlineGrpoJobError } from './online-errors.js';
+import {
+  ONLINE_METRIC, TRAINER_METRIC_PREFIX, type Collected, type OnlineDriver, type OnlineGrpoHooks, type OnlineGrpoOptions, type OnlineIteration,
+} from './online-types.js';
+import { vlmConfigOverrides, VlmOnlineDriver } from './online-vlm.js';
+import { parseJobConfig } from './protocol.js';
+import type { RemoteJobs } from './remote.js';
+
+export * from './online-types.js';
+export { rolloutRequestSeed, trainerMessages } from './online-vlm.js';
+
+/**
+ * Online GRPO against a remote trainer (docs/online-grpo.md). Iterations k = 1..N, each:
+ *   rollout   G episodes per task instance with the CURRENT policy (builtin checkpoint or served VLM)
+ *   score     outcome reward from the task checker (a VLM format error ends the episode a failure;
+ *             an episode ended by an error is unscorable, NaN)
+ *   advantage group-relative, core/rl/grpo.ts with local GRPO's defaults; zero-std groups skipped
+ *             and counted; an iteration with no group left submits nothing and goes on
+ *   remote    bundle → resumable upload → idempotent submit (a normal remote_jobs record) → follow
+ *   switch    builtin: download policy.json, load it; vlm: published.json, wait for /v1/models, ask for it
+ *   log       one row of iteration metrics in the run (kind 'training') the Training view charts
+ * A failed or cancelled job stops the loop with OnlineGrpoJobError; any error ends the run
+ * 'interrupted' and writes no metrics for the iteration it happened in. No resume after a crash.
+ */
+
+export interface OnlineGrpoDeps {
+  jobs: RemoteJobs;
+  dataDir: string;
+  now?: () => number;
+  /** For the VLM's endpoint calls and GET /v1/models (tests). */
+  fetch?: typeof fetch;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+export interface OnlineGrpoResult {
+  runId: RunId;
+  iterations: OnlineIteration[];
+  /** Iterations that submitted nothing (no group had a reward spread). */
+  skippedIterations: number;
+  /** builtin: the registered checkpoint (or the start when no job ran); vlm: the served model name last switched to. */
+  finalPolicy: string;
+}
+
+const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+
+/** The VLM settings as the run records them: never the key. */
+function storableSettings(s: VlmPolicySettings): Record<string, unknown> {
+  const { apiKey: _key, ...endpoint } = s.endpoint;
+  return { ...s, endpoint };
+}
+
+function check(o: OnlineGrpoOptions): void {
+  const int = (field: string, v: number, min: number) => {
+    if (!Number.isInteger(v) || v < min) throw new OnlineGrpoConfigError(field, v, `must be an integer ≥ ${min}`);
+  };
+  int('iterations', o.iterations, 1);
+  int('groupSize', o.groupSize, 2);
+  int('maxSteps', o.maxSteps, 1);
+  int('devices', o.devices ?? 1, 1);
+  if (!(o.temperature > 0)) throw new OnlineGrpoConfigError('temperature', o.temperature, 'must be > 0 (a group of identical rollouts has no spread)');
+  if (!o.instances.length) throw new OnlineGrpoConfigError('instances', o.source, 'selects no task instance');
+  // The trainer config is checked here too, so a bad override leaves no run behind.
+  const p = o.policy;
+  switch (p.kind) {
+    case 'builtin': parseJobConfig('builtin-grpo', o.config ?? {}); break;
+    case 'vlm':
+      vlmConfigOverrides(o.config ?? {});
+      if (!p.baseModel.trim()) throw new OnlineGrpoConfigError('baseModel', p.baseModel, 'the trainer needs the base model the endpoint serves');
+      break;
+    default: assertNever(p, 'online policy');
+  }
+}
+
+function runConfig(o: OnlineGrpoOptions): Record<string, unknown> {
+  const p = o.policy;
+  const policy = p.kind === 'builtin'
+    ? { kind: 'builtin', init: p.init ?? null }
+    : { kind: 'vlm', profile: p.profile ?? null, baseModel: p.baseModel, publishName: p.publishName ?? null, settings: storableSettings(p.settings) };
+  return {
+    loop: 'online-grpo', trainer: o.trainer, policy, iterations: o.iterations, source: o.source, instances: o.instances.length,
+    groupSize: o.groupSize, temperature: o.temperature, maxSteps: o.maxSteps, seed: o.seed, devices: o.devices ?? 1, trainerConfig: o.config ?? {},
+  };
+}
+
+function rolloutMetrics(c: Collected): Record<string, number> {
+  const rewards = c.rollouts.map((r) => r.reward);
+  return {
+    [ONLINE_METRIC.success]: mean(c.rollouts.map((r) => (r.result.success ? 1 : 0))),
+    [ONLINE_METRIC.rewardMean]: mean(rewards.filter((r) => Number.isFinite(r))),
+    [ONLINE_METRIC.groupsSkipped]: c.groups.filter((g) => g.skipped).length,
+    [ONLINE_METRIC.envErrors]: c.rollouts.filter((r) => r.result.status === 'error').length,
+    [ONLINE_METRIC.episodeLength]: mean(c.rollouts.map((r) => r.result.steps.length)),
+    [ONLINE_METRIC.rolloutS]: c.rolloutS,
+    [ONLINE_METRIC.batchEpisodes]: c.batchEpisodes,
+    [ONLINE_METRIC.batchSteps]: c.batchSteps,
+    ...c.extra,
+  };
+}
+
+/** Runs the loop; see the module comment. */
+export async function runOnlineGrpo(o: OnlineGrpoOptions, deps: OnlineGrpoDeps, hooks: OnlineGrpoHooks = {}): Promise<OnlineGrpoResult> {
+  check(o);
+  const { jobs } = deps;
+  const now = deps.now ?? Date.now;
+  const log = (line: string) => hooks.onLog?.(line);
+  const signal = hooks.signal;
+  jobs.profiles.get(o.trainer); // an unknown trainer is refused before any rollout
+  const db = jobs.db;
+  const run = createRun(db, { kind: 'training', name: o.name ?? `online-grpo ${o.policy.kind} ${o.trainer}`, config: runConfig(o) });
+  let driver: OnlineDriver | null = null;
+  let inFlight: RemoteJob | null = null;
+  const bundleDir = join(deps.dataDir, 'jobs', 'bundles');
+  const iterations: OnlineIteration[] = [];
+  let skippedIterations = 0;
+  let last: RemoteJob | null = null;
+  try {
+    const p = o.policy;
+    switch (p.kind) {
+      case 'builtin': driver = new BuiltinOnlineDriver(o, p, jobs, { db, id: run.id }); break;
+      case 'vlm': driver = new VlmOnlineDriver(o, p, jobs, { db, id: run.id }, { ...(deps.fetch ? { fetch: deps.fetch } : {}), ...(deps.sleep ? { sleep: deps.sleep } : {}) }); break;
+      default: assertNever(p, 'online policy');
+    }
+    mkdirSync(bundleDir, { recursive: true });
+    for (let k = 1; k <= o.iterations; k++) {
+      signal?.throwIfAborted();
+      const t0 = performance.now();
+
+      // rollout, score, advantages (the driver)
+      const c = await driver.collect(k, signal);
+      const metrics = rolloutMetrics(c);
+      log(`iteration ${k}: ${c.rollouts.length} rollouts with ${driver.current}, success ${(100 * metrics[ONLINE_METRIC.success]!).toFixed(0)}%, ${metrics[ONLINE_METRIC.groupsSkipped]} of ${c.groups.length} groups without a reward spread`);
+      if (!c.bundle) {
+        skippedIterations++;
+        log(`iteration ${k}: every group had zero reward std; nothing submitted, the policy stays ${driver.current}`);
+        metrics[ONLINE_METRIC.submitted] = 0;
+        metrics[ONLINE_METRIC.iterationS] = (performance.now() - t0) / 1000;
+        putIterationMetrics(db, run.id, k, metrics);
+        const it: OnlineIteration = { iteration: k, metrics, job: null, policy: driver.current };
+        iterations.push(it);
+        hooks.onIteration?.(it);
+        continue;
+      }
+
+      // remote: bundle → upload + idempotent submit → follow
+      const file = join(bundleDir, `online-${run.id}-${k}-${process.pid}.tar`);
+      try {
+        const bundle = writeBundle({ ...c.bundle, file, createdAt: now() });
+        const tUp = performance.now();
+        const submitted = await jobs.submit({
+          trainer: o.trainer, kind: driver.jobKind, bundle, config: driver.jobConfig(last), name: `${run.name} #${k} (run ${run.id})`, ...(signal ? { signal } : {}),
+        });
+        inFlight = submitted.job;
+        metrics[ONLINE_METRIC.uploadS] = (performance.now() - tUp) / 1000;
+        log(`iteration ${k}: job ${submitted.job.remoteId} (local ${submitted.job.id}) submitted, bundle ${bundle.size} bytes`);
+      } finally {
+        rmSync(file, { force: true });
+      }
+      const trainerMetrics: Record<string, number> = {};
+      for await (const ev of jobs.follow(String(inFlight.id), signal ? { signal } : {})) {
+        if (ev.type === 'metric') for (const [name, v] of Object.entries(ev.metrics)) if (Number.isFinite(v)) trainerMetrics[`${TRAINER_METRIC_PREFIX}${name}`] = v;
+      }
+      const { row, job } = await jobs.refresh(String(inFlight.id), signal);
+      if (job.status !== 'succeeded') throw new OnlineGrpoJobError(k, row.id, job.id, job.status, job.error);
+      inFlight = null;
+      if (job.startedAt !== null) metrics[ONLINE_METRIC.queueS] = Math.max(0, job.startedAt - job.createdAt) / 1000;
+      if (job.startedAt !== null && job.finishedAt !== null) metrics[ONLINE_METRIC.trainS] = Math.max(0, job.finishedAt - job.startedAt) / 1000;
+
+      // switch: the job's output becomes the policy of the next rollouts
+      const tSw = performance.now();
+      const policy = await driver.switchTo(k, row, signal);
+      metrics[ONLINE_METRIC.switchS] = (performance.now() - tSw) / 1000;
+      last = row;
+      log(`iteration ${k}: job ${job.id} succeeded; the policy is now ${policy}`);
+
+      // log
+      Object.assign(metrics, trainerMetrics, { [ONLINE_METRIC.submitted]: 1, [ONLINE_METRIC.job]: row.id, [ONLINE_METRIC.iterationS]: (performance.now() - t0) / 1000 });
+      putIterationMetrics(db, run.id, k, metrics);
+      const it: OnlineIteration = { iteration: k, metrics, job: { localId: row.id, remoteId: job.id }, policy };
+      iterations.push(it);
+      hooks.onIteration?.(it);
+    }
+    const finalPolicy = driver.finish(last);
+    finishRun(db, run.id, 'finished');
+    return { runId: run.id, iterations, skippedIterations, finalPolicy };
+  } catch (e) {
+    // A stop while a job trains: it would train for nothing, so it is cancelled (best effort).
+    if (signal?.aborted && inFlight) {
+      try {
+        await jobs.cancel(String(inFlight.id));
+        log(`cancelled job ${inFlight.remoteId ?? inFlight.id} of the stopped loop`);
+      } catch (ce) {
+        log(`could not cancel job ${inFlight.remoteId ?? inFlight.id}: ${(ce as Error).message}`);
+      }
+    }
+    try {
+      finishRun(db, run.id, 'interrupted');
+    } catch (fe) {
+      log(`could not mark run ${run.id} interrupted: ${(fe as Error).message}`); // the original error says more
+    }
+    throw e;
+  } finally {
+    driver?.close();
+  }
+}

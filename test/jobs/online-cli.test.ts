@@ -1,0 +1,79 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../core/cli/main.js';
+import { startFakeTrainer, type FakeTrainer } from '../helpers/fake-trainer.js';
+import { TOKEN } from './fixture.js';
+
+/** `awb jobs grpo`: its usage, refusals of bad input, and an iteration without signal, against the TypeScript fake trainer. */
+const home = mkdtempSync(join(tmpdir(), 'awb-online-cli-'));
+const db = join(home, 'store.db');
+const saved = process.env.AWB_HOME;
+let fake: FakeTrainer;
+
+beforeAll(async () => {
+  process.env.AWB_HOME = home;
+  fake = await startFakeTrainer({ token: TOKEN });
+});
+afterAll(async () => {
+  await fake.close();
+  if (saved === undefined) delete process.env.AWB_HOME;
+  else process.env.AWB_HOME = saved;
+  rmSync(home, { recursive: true, force: true });
+});
+
+async function run(...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(argv, { out: (l) => out.push(l), err: (l) => err.push(l) });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+describe('awb jobs grpo', () => {
+  it('--help prints its usage; awb jobs lists it', async () => {
+    expect(await run('jobs', 'grpo', '--help')).toMatchObject({ code: 0, out: expect.stringMatching(/awb jobs grpo --trainer NAME --iterations N \[--policy builtin\|vlm\]/) });
+    expect((await run('jobs', 'bogus')).err).toMatch(/awb jobs grpo --trainer NAME/);
+  });
+
+  it('refuses bad input with exit 2, naming the bad value, before any rollout', async () => {
+    writeFileSync(join(home, 'token'), TOKEN);
+    expect((await run('jobs', 'trainers', 'add', 'box', '--url', fake.url, '--token-file', join(home, 'token'))).code).toBe(0);
+    const base = ['jobs', 'grpo', '--trainer', 'box', '--db', db];
+    expect(await run(...base, '--iterations', '0')).toMatchObject({ code: 2, err: expect.stringMatching(/--iterations/) });
+    expect(await run(...base, '--iterations', 'two')).toMatchObject({ code: 2, err: expect.stringMatching(/--iterations must be a non-negative integer/) });
+    expect(await run(...base, '--iterations', '1', '--policy', 'magic')).toMatchObject({ code: 2, err: expect.stringMatching(/--policy.*"magic"|--policy/) });
+    expect(await run(...base, '--iterations', '1', '--temperature', '0')).toMatchObject({ code: 2, err: expect.stringMatching(/--temperature/) });
+    expect(await run(...base, '--iterations', '1', '--group-size', '1')).toMatchObject({ code: 2, err: expect.stringMatching(/--group-size/) });
+    expect(await run(...base, '--iterations', '1', '--from-split', 'nowhere:train')).toMatchObject({ code: 2, err: expect.stringMatching(/Unknown split "nowhere"/) });
+    expect(await run(...base, '--iterations', '1', '--policy', 'vlm', '--base-model', 'm')).toMatchObject({ code: 2, err: expect.stringMatching(/needs --endpoint PROFILE/) });
+    expect(await run(...base, '--iterations', '1', '--policy', 'vlm', '--endpoint', 'nope', '--base-model', 'm')).toMatchObject({ code: 2, err: expect.stringMatching(/"nope"/) });
+    expect(await run(...base, '--iterations', '1', '--policy', 'vlm', '--endpoint', 'e', '--init', 'x.json')).toMatchObject({ code: 2, err: expect.stringMatching(/--init is for --policy builtin/) });
+    expect(await run(...base, '--iterations', '1', '--endpoint', 'e')).toMatchObject({ code: 2, err: expect.stringMatching(/--endpoint and --base-model are for --policy vlm/) });
+    const bad = join(home, 'bad.json');
+    writeFileSync(bad, JSON.stringify({ clipEps: 7 }));
+    expect(await run(...base, '--iterations', '1', '--config', bad)).toMatchObject({ code: 2, err: expect.stringMatching(/Invalid builtin-grpo job config: clipEps/) });
+    expect((await run('endpoints', 'add', 'e', '--base-url', 'http://127.0.0.1:9/v1', '--model', 'served-vlm')).code).toBe(0);
+    const owned = join(home, 'owned.json');
+    writeFileSync(owned, JSON.stringify({ resumeFrom: 'job-7' }));
+    expect(await run(...base, '--iterations', '1', '--policy', 'vlm', '--endpoint', 'e', '--base-model', 'm', '--config', owned))
+      .toMatchObject({ code: 2, err: expect.stringMatching(/Online GRPO config.resumeFrom "job-7": is set by the loop/) });
+    writeFileSync(owned, JSON.stringify({ publish: { baseUrl: 'http://elsewhere' } }));
+    expect(await run(...base, '--iterations', '1', '--policy', 'vlm', '--endpoint', 'e', '--base-model', 'm', '--config', owned))
+      .toMatchObject({ code: 2, err: expect.stringMatching(/config.publish .*only \{"apiKeyEnv": "VAR"\}/) });
+    expect(await run(...base, '--iterations', '1', '--policy', 'vlm', '--endpoint', 'e', '--base-model', 'm', '--temperature', '0')).toMatchObject({ code: 2, err: expect.stringMatching(/--temperature/) });
+    expect(await run('jobs', 'grpo', '--trainer', 'nope', '--iterations', '1', '--db', db)).toMatchObject({ code: 2, err: expect.stringMatching(/Trainer profile "nope": not found/) });
+    expect(fake.jobs.size).toBe(0);
+  });
+
+  it('an iteration whose groups all have zero reward std submits nothing, says so on its line, and the run finishes', async () => {
+    // A fresh builtin policy, two short rollouts of one instance: both fail, so the group has no spread.
+    const r = await run('jobs', 'grpo', '--trainer', 'box', '--iterations', '1', '--limit', '1', '--group-size', '2', '--max-steps', '2', '--seed', '1', '--db', db);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/^iteration 1\/1: success 0%, reward 0\.000, 1 group\(s\) skipped; nothing submitted \(no reward spread\), policy stays fresh \(seed 1\)$/m);
+    expect(r.out).toMatch(/^run \d+ finished: 0 job\(s\), 1 iteration\(s\) skipped; final policy fresh \(seed 1\)$/m);
+    expect(fake.jobs.size).toBe(0);
+    const list = JSON.parse((await run('jobs', 'list', '--json', '--db', db)).out) as unknown[];
+    expect(list).toEqual([]);
+  });
+});
