@@ -85,7 +85,7 @@ Usage:
   awb jobs submit --trainer NAME --kind builtin-sft|builtin-grpo|… [--config FILE] [--from-split S[:P] | --episodes IDS] [--init CKPT] [--follow]
                                                bundle the data, upload (resumable), submit (idempotent) (awb jobs --help)
   awb jobs list|status|logs [--follow]|cancel|download|register JOB
-                                               follow, cancel, fetch artifacts, register a trained policy under <data folder>/policies/
+                                               follow, cancel, fetch artifacts, register a trained policy or reward model in the data folder
   awb endpoints add NAME --base-url URL --model M [--format F] [--api-key-env VAR | --api-key-stdin] [vlm flags]
                                                a named VLM endpoint profile (<data folder>/endpoints.json; keys apart)
   awb endpoints list [--json] | remove NAME | test NAME [--task T] [--seed S]

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { RewardEpisode } from '../rewards/component.js';
 import { LABEL_SOURCES, type LabelSource } from '../rewards/progrm/annotate.js';
 import { keyStepError, modelEstimator, type KeyStepErrorReport } from '../rewards/progrm/evaluate.js';
-import { collectFitEpisodes, fitProgRm, labellableEpisodes, saveProgRm } from '../rewards/progrm/fit.js';
+import { collectFitEpisodes, DEFAULT_FIT_PERTURBATIONS, fitProgRm, labellableEpisodes, saveProgRm } from '../rewards/progrm/fit.js';
 import { DEFAULT_PROGRM_CHECKPOINT } from '../rewards/progrm/index.js';
 import { parseProgressTrainConfig, ProgressTrainConfigError } from '../rewards/progrm/train.js';
 import { parseFlags, UsageError } from './args.js';
@@ -12,9 +12,6 @@ import { embeddedDevice, type Io } from './main.js';
 import {
   COMMON_FIT_FLAGS, CommonFitValues, finiteOrNull, FIT_USAGE, fitPlan, fmt, probabilityList, progressLines, readTrainConfig,
 } from './rewards-fit.js';
-
-/** The bench's training perturbations (bench/progrm.ts): the oracle, and 20% / 40% random steps. */
-const DEFAULT_PERTURBATIONS = [0, 0.2, 0.4];
 
 const Flags = { ...COMMON_FIT_FLAGS, source: { type: 'string' }, perturbations: { type: 'string' } } as const;
 const Values = CommonFitValues.extend({
@@ -41,7 +38,7 @@ export async function fitProgRmCommand(argv: string[], io: Io): Promise<number> 
   const { values: v, positionals } = parseFlags(argv, Flags, Values);
   if (positionals.length) throw new UsageError(`Unexpected ${JSON.stringify(positionals[0])}.\n${FIT_USAGE}`);
   const source: LabelSource = v.source;
-  const perturbations = v.perturbations === undefined ? DEFAULT_PERTURBATIONS : probabilityList('--perturbations', v.perturbations);
+  const perturbations = v.perturbations === undefined ? DEFAULT_FIT_PERTURBATIONS : probabilityList('--perturbations', v.perturbations);
   if (v.hidden === 0) throw new UsageError('--hidden: the progress head needs at least 1 hidden unit');
   const config = readTrainConfig(v.config, parseProgressTrainConfig, (e) => (e instanceof ProgressTrainConfigError ? e.problems : undefined));
   const plan = fitPlan(v, join(dataDir(), DEFAULT_PROGRM_CHECKPOINT));

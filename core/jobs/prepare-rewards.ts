@@ -1,6 +1,6 @@
 import type { Device } from '../device/device.js';
 import { serializeProgressModel } from '../rewards/progrm/checkpoint.js';
-import { collectFitEpisodes, labellableEpisodes, progRmMeta, progRmTrainingSet } from '../rewards/progrm/fit.js';
+import { collectFitEpisodes, DEFAULT_FIT_PERTURBATIONS, labellableEpisodes, progRmMeta, progRmTrainingSet } from '../rewards/progrm/fit.js';
 import type { LabelSource } from '../rewards/progrm/annotate.js';
 import { featureMatrix, serializeJudge } from '../rewards/shepherd/builtin.js';
 import { collectJudgeFitSteps, createFitJudgeModel } from '../rewards/shepherd/fit.js';
@@ -21,9 +21,6 @@ import { encodeFeatures } from './steps.js';
 export const REWARD_JOB_KINDS = ['progrm', 'prm'] as const;
 export type RewardJobKind = (typeof REWARD_JOB_KINDS)[number];
 export const isRewardJobKind = (k: string): k is RewardJobKind => (REWARD_JOB_KINDS as readonly string[]).includes(k);
-
-/** The bench's and `awb rewards fit progrm`'s training perturbations: the oracle, and 20% / 40% random steps. */
-export const DEFAULT_FIT_PERTURBATIONS: readonly number[] = [0, 0.2, 0.4];
 
 export interface RewardBundleSettings {
   /** progrm: label source (default lcs, ProgRM_LCS). */

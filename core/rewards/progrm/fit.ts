@@ -26,6 +26,9 @@ export const AnnotateSettingsSchema = z.strictObject({
 });
 export type AnnotateSettings = z.infer<typeof AnnotateSettingsSchema>;
 
+/** The bench's training perturbations (bench/progrm.ts): the oracle, and 20% / 40% random steps. */
+export const DEFAULT_FIT_PERTURBATIONS: readonly number[] = [0, 0.2, 0.4];
+
 /**
  * The episodes a fit learns from ('train') or is scored on ('test'), as `awb rewards fit progrm`
  * and `awb jobs submit --kind progrm` collect them: each instance once per perturbation level on
@@ -34,6 +37,7 @@ export type AnnotateSettings = z.infer<typeof AnnotateSettingsSchema>;
  * called after each instance with the count done, for progress lines.
  */
 export interface FitCollectOptions {
+  /** Each instance runs once per entry (DEFAULT_FIT_PERTURBATIONS unless told). */
   perturbations: readonly number[];
   seed: number;
   part: 'train' | 'test';
