@@ -113,6 +113,10 @@ export async function grpoCommand(argv: string[], io: Io): Promise<number> {
       else io.out(`run ${result.runId} finished: ${result.iterations.filter((i) => i.job).length} job(s), ${result.skippedIterations} iteration(s) skipped; final policy ${result.finalPolicy}`);
       return 0;
     } catch (e) {
+      if (abort.signal.aborted) {
+        io.err(`awb: ${(e as Error).message}; the training run is marked interrupted`);
+        return 130;
+      }
       if (e instanceof OnlineGrpoConfigError) throw new UsageError(e.message);
       if (e instanceof OnlineGrpoJobError || e instanceof AdapterNotServedError || e instanceof PublishedAdapterError) {
         io.err(`awb: ${e.message}`);

@@ -24,6 +24,14 @@ export class OnlineGrpoJobError extends WorkbenchError {
   }
 }
 
+/** The loop was stopped (its AbortSignal) during an iteration; a job in flight was cancelled. */
+export class OnlineGrpoStoppedError extends WorkbenchError {
+  override name = 'OnlineGrpoStoppedError';
+  constructor(readonly iteration: number, readonly jobId: string | null, readonly reason: string) {
+    super(`Online GRPO stopped in iteration ${iteration}${jobId ? ` (job ${jobId} cancelled)` : ''}: ${reason}`);
+  }
+}
+
 /** The job's published.json is missing a field or names another adapter than the one asked for. */
 export class PublishedAdapterError extends WorkbenchError {
   override name = 'PublishedAdapterError';

@@ -8,7 +8,7 @@ import { putIterationMetrics } from '../store/training.js';
 import { assertNever } from '../util/errors.js';
 import { writeBundle } from './bundle.js';
 import { BuiltinOnlineDriver } from './online-builtin.js';
-import { OnlineGrpoConfigError, OnlineGrpoJobError } from './online-errors.js';
+import { OnlineGrpoConfigError, OnlineGrpoJobError, OnlineGrpoStoppedError } from './online-errors.js';
 import {
   ONLINE_METRIC, TRAINER_METRIC_PREFIX, type Collected, type OnlineDriver, type OnlineGrpoHooks, type OnlineGrpoOptions, type OnlineIteration,
 } from './online-types.js';
@@ -123,6 +123,7 @@ export async function runOnlineGrpo(o: OnlineGrpoOptions, deps: OnlineGrpoDeps, 
   const iterations: OnlineIteration[] = [];
   let skippedIterations = 0;
   let last: RemoteJob | null = null;
+  let k = 0;
   try {
     const p = o.policy;
     switch (p.kind) {
@@ -131,7 +132,7 @@ export async function runOnlineGrpo(o: OnlineGrpoOptions, deps: OnlineGrpoDeps, 
       default: assertNever(p, 'online policy');
     }
     mkdirSync(bundleDir, { recursive: true });
-    for (let k = 1; k <= o.iterations; k++) {
+    for (k = 1; k <= o.iterations; k++) {
       signal?.throwIfAborted();
       const t0 = performance.now();
 
@@ -194,20 +195,26 @@ export async function runOnlineGrpo(o: OnlineGrpoOptions, deps: OnlineGrpoDeps, 
     return { runId: run.id, iterations, skippedIterations, finalPolicy };
   } catch (e) {
     // A stop while a job trains: it would train for nothing, so it is cancelled (best effort).
-    if (signal?.aborted && inFlight) {
-      try {
-        await jobs.cancel(String(inFlight.id));
-        log(`cancelled job ${inFlight.remoteId ?? inFlight.id} of the stopped loop`);
-      } catch (ce) {
-        log(`could not cancel job ${inFlight.remoteId ?? inFlight.id}: ${(ce as Error).message}`);
+    let stopped: OnlineGrpoStoppedError | null = null;
+    if (signal?.aborted) {
+      let cancelled: string | null = null;
+      if (inFlight) {
+        try {
+          cancelled = (await jobs.cancel(String(inFlight.id))).remoteId;
+          log(`cancelled job ${cancelled} of the stopped loop`);
+        } catch (ce) {
+          log(`could not cancel job ${inFlight.remoteId ?? inFlight.id}: ${(ce as Error).message}`);
+        }
       }
+      const reason = signal.reason instanceof Error ? signal.reason.message : String(signal.reason);
+      stopped = new OnlineGrpoStoppedError(Math.min(Math.max(1, k), o.iterations), cancelled, reason);
     }
     try {
       finishRun(db, run.id, 'interrupted');
     } catch (fe) {
       log(`could not mark run ${run.id} interrupted: ${(fe as Error).message}`); // the original error says more
     }
-    throw e;
+    throw stopped ?? e;
   } finally {
     driver?.close();
   }

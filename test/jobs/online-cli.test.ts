@@ -3,21 +3,38 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../core/cli/main.js';
+import { runOnlineGrpo } from '../../core/jobs/online.js';
+import { OnlineGrpoStoppedError } from '../../core/jobs/online-errors.js';
+import { TrainerProfiles } from '../../core/jobs/profiles.js';
+import { RemoteJobs } from '../../core/jobs/remote.js';
+import { openStore } from '../../core/store/db.js';
+import { getRun } from '../../core/store/runs.js';
+import { listIterationMetrics } from '../../core/store/training.js';
+import { SimDroid } from '../../emulators/simdroid/simdroid.js';
+import { GRPO_POOL, sftWarmStart } from '../helpers/grpo-fixture.js';
+import { fastClient } from './fixture.js';
 import { startFakeTrainer, type FakeTrainer } from '../helpers/fake-trainer.js';
 import { TOKEN } from './fixture.js';
 
-/** `awb jobs grpo`: its usage, refusals of bad input, and an iteration without signal, against the TypeScript fake trainer. */
+/**
+ * `awb jobs grpo`: its usage, refusals of bad input, an iteration without signal, and a stop while a
+ * job trains, against the TypeScript fake trainer (test/helpers/fake-trainer.ts: no Python needed).
+ */
 const home = mkdtempSync(join(tmpdir(), 'awb-online-cli-'));
 const db = join(home, 'store.db');
 const saved = process.env.AWB_HOME;
 let fake: FakeTrainer;
+/** A trainer whose epochs take a while, so a job is still running when the loop is stopped. */
+let slow: FakeTrainer;
 
 beforeAll(async () => {
   process.env.AWB_HOME = home;
   fake = await startFakeTrainer({ token: TOKEN });
+  slow = await startFakeTrainer({ token: TOKEN, epochDelayMs: 50 });
 });
 afterAll(async () => {
   await fake.close();
+  await slow.close();
   if (saved === undefined) delete process.env.AWB_HOME;
   else process.env.AWB_HOME = saved;
   rmSync(home, { recursive: true, force: true });
@@ -76,4 +93,32 @@ describe('awb jobs grpo', () => {
     const list = JSON.parse((await run('jobs', 'list', '--json', '--db', db)).out) as unknown[];
     expect(list).toEqual([]);
   });
+
+  it('a stop while the job trains cancels it on the trainer, ends the run interrupted, and writes no metrics for that iteration', async () => {
+    const dataDir = mkdtempSync(join(home, 'stop-'));
+    const profiles = new TrainerProfiles(dataDir);
+    profiles.put({ name: 'slow', baseUrl: slow.url, token: TOKEN });
+    const store = openStore(':memory:');
+    const device = new SimDroid({ serial: 'simdroid-online-stop' });
+    try {
+      const init = await sftWarmStart(device, dataDir);
+      const jobs = new RemoteJobs({ db: store, dataDir, profiles, clientFor: (p) => fastClient(p.baseUrl) });
+      const stop = new AbortController();
+      const err = await runOnlineGrpo({
+        trainer: 'slow', iterations: 2, instances: GRPO_POOL, source: 'GRPO_POOL', groupSize: 4, temperature: 1, maxSteps: 8, seed: 3,
+        config: { epochs: 200 }, policy: { kind: 'builtin', init },
+      }, { jobs, dataDir }, { signal: stop.signal, onLog: (l) => { if (/job \S+ \(local \d+\) submitted/.test(l)) setTimeout(() => stop.abort(new Error('stop requested')), 50); } })
+        .catch((e: unknown) => e);
+      const [row] = jobs.list('slow');
+      expect(err).toBeInstanceOf(OnlineGrpoStoppedError);
+      expect(err).toMatchObject({ iteration: 1, jobId: row!.remoteId, message: `Online GRPO stopped in iteration 1 (job ${row!.remoteId} cancelled): stop requested` });
+      await expect.poll(() => slow.jobs.get(row!.remoteId!)?.status, { timeout: 5000 }).toBe('cancelled');
+      const runs = store.prepare("SELECT id FROM runs WHERE kind = 'training'").all() as Array<{ id: number }>;
+      expect(getRun(store, runs[0]!.id as never).status).toBe('interrupted');
+      expect(listIterationMetrics(store, runs[0]!.id as never)).toEqual([]);
+    } finally {
+      device.close();
+      store.close();
+    }
+  }, 60_000);
 });

@@ -1,0 +1,70 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { AdapterNotServedError, PublishedAdapterError } from '../../core/jobs/online-errors.js';
+import { readPublished, servingRoot, waitUntilServed } from '../../core/jobs/online-publish.js';
+import { trainerMessages } from '../../core/jobs/online.js';
+
+/** The serving half of an online VLM iteration, with a scripted fetch (no server). */
+const dir = mkdtempSync(join(tmpdir(), 'awb-online-publish-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A fetch answering GET /v1/models from a script, one entry per call (the last repeats). */
+function scripted(answers: Array<{ status: number; body: string } | Error>) {
+  const calls: Array<{ url: string; auth: string | undefined }> = [];
+  const fetchImpl = (async (url: string, init?: RequestInit) => {
+    calls.push({ url, auth: (init?.headers as Record<string, string> | undefined)?.authorization });
+    const a = answers[Math.min(calls.length - 1, answers.length - 1)]!;
+    if (a instanceof Error) throw a;
+    return new Response(a.body, { status: a.status });
+  }) as typeof fetch;
+  return { fetchImpl, calls };
+}
+const models = (...ids: string[]) => ({ status: 200, body: JSON.stringify({ object: 'list', data: ids.map((id) => ({ id })) }) });
+const noSleep = async () => {};
+
+describe('online GRPO: publish and switch helpers', () => {
+  it('servingRoot drops the OpenAI /v1 suffix (the trainer and /v1/models hang off the server root)', () => {
+    expect(servingRoot('http://gpu:8000/v1')).toBe('http://gpu:8000');
+    expect(servingRoot('http://gpu:8000/v1/')).toBe('http://gpu:8000');
+    expect(servingRoot('http://gpu:8000/prefix/v1')).toBe('http://gpu:8000/prefix');
+    expect(servingRoot('http://gpu:8000')).toBe('http://gpu:8000');
+  });
+
+  it('waitUntilServed returns once /v1/models lists the adapter, tolerating a lagging list and a 503; the key goes only in the header', async () => {
+    const { fetchImpl, calls } = scripted([{ status: 503, body: 'warming up sk-k' }, models('base'), models('base', 'wb-7')]);
+    const listed = await waitUntilServed('http://gpu:8000', 'wb-7', { iteration: 2, apiKey: 'sk-k', fetch: fetchImpl, sleep: noSleep });
+    expect(listed).toEqual(['base', 'wb-7']);
+    expect(calls).toEqual(Array.from({ length: 3 }, () => ({ url: 'http://gpu:8000/v1/models', auth: 'Bearer sk-k' })));
+  });
+
+  it('an adapter never listed is AdapterNotServedError with the iteration, the name, what was listed; the key redacted', async () => {
+    const { fetchImpl } = scripted([models('base')]);
+    const err = await waitUntilServed('http://gpu:8000', 'wb-9', { iteration: 3, tries: 3, fetch: fetchImpl, sleep: noSleep }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AdapterNotServedError);
+    expect((err as Error).message).toBe('Online GRPO iteration 3: http://gpu:8000/v1/models did not list adapter "wb-9" after 3 tries (it lists "base")');
+    const down = scripted([{ status: 401, body: 'bad key sk-secret' }]);
+    const e2 = await waitUntilServed('http://gpu:8000', 'wb-9', { iteration: 1, tries: 2, apiKey: 'sk-secret', fetch: down.fetchImpl, sleep: noSleep }).catch((e: unknown) => e);
+    expect((e2 as Error).message).toMatch(/after 2 tries; last: HTTP 401: bad key \[redacted\]$/);
+    expect((e2 as Error).message).not.toContain('sk-secret');
+  });
+
+  it('readPublished checks the record and the adapter name', () => {
+    const file = join(dir, 'published.json');
+    const ok = { name: 'wb-000003-ab', baseUrl: 'http://gpu:8000', adapterPath: '/shared/jobs/000003-ab/artifacts/adapter', job: '000003-ab', model: 'awb-tiny-lm' };
+    writeFileSync(file, JSON.stringify(ok));
+    expect(readPublished(file, 1, '000003-ab', 'wb-000003-ab')).toEqual(ok);
+    expect(() => readPublished(file, 1, '000003-ab', 'wb-other')).toThrow(PublishedAdapterError);
+    writeFileSync(file, JSON.stringify({ ...ok, adapterPath: undefined }));
+    expect(() => readPublished(file, 1, '000003-ab', 'wb-000003-ab')).toThrow(/published.json is not \{name, baseUrl, adapterPath, job, model\}: adapterPath/);
+  });
+
+  it('trainerMessages keeps the chat and turns every image part into {"type": "image"}', () => {
+    const out = trainerMessages([
+      { role: 'system', content: 'format rules' },
+      { role: 'user', content: [{ type: 'text', text: 'Task: x' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] },
+    ]);
+    expect(out).toEqual([{ role: 'system', content: 'format rules' }, { role: 'user', content: [{ type: 'text', text: 'Task: x' }, { type: 'image' }] }]);
+  });
+});
