@@ -13,6 +13,7 @@ import { goSettings } from './go-settings.js';
 import { goTraining } from './go-training.js';
 import { goAdaptation } from './go-adaptation.js';
 import { goJobs } from './go-jobs.js';
+import { endpointAdd } from './endpoint-add.js';
 
 export type { Command, CommandName, KeyLike } from './types.js';
 
@@ -31,6 +32,7 @@ export const COMMANDS: Record<CommandName, Command> = {
   'go-training': goTraining,
   'go-adaptation': goAdaptation,
   'go-jobs': goJobs,
+  'endpoint-add': endpointAdd,
 };
 
 export function canRun(name: CommandName, store: AppStore): boolean {

@@ -7,7 +7,8 @@ import type { AppState, AppStore } from '../store/index.js';
  */
 export type CommandName =
   | 'session-step' | 'session-run' | 'session-pause' | 'session-stop' | 'session-reset'
-  | 'go-devices' | 'go-live' | 'go-agent' | 'go-trajectories' | 'go-settings' | 'go-training' | 'go-adaptation' | 'go-jobs';
+  | 'go-devices' | 'go-live' | 'go-agent' | 'go-trajectories' | 'go-settings' | 'go-training' | 'go-adaptation' | 'go-jobs'
+  | 'endpoint-add';
 
 /** The parts of a KeyboardEvent a keyTest reads (tests pass plain objects). */
 export type KeyLike = Pick<KeyboardEvent, 'key' | 'code' | 'ctrlKey' | 'metaKey' | 'shiftKey' | 'altKey'>;

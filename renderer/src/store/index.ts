@@ -11,12 +11,13 @@ import { createTrainingSlice, type TrainingSlice } from './slices/training.js';
 import { createAdaptationSlice, type AdaptationSlice } from './slices/adaptation.js';
 import { createRewardsSlice, type RewardsSlice } from './slices/rewards.js';
 import { createJobsSlice, type JobsSlice } from './slices/jobs.js';
+import { createEndpointsSlice, type EndpointsSlice } from './slices/endpoints.js';
 
 /**
  * One zustand store of typed slices (one per domain). It is created around an API object, so tests
  * build it with the real workbench over an in-memory channel (or a fake) and no React.
  */
-export type AppState = UiSlice & DevicesSlice & LiveSlice & SessionSlice & TrajectoriesSlice & SettingsSlice & TrainingSlice & AdaptationSlice & RewardsSlice & JobsSlice;
+export type AppState = UiSlice & DevicesSlice & LiveSlice & SessionSlice & TrajectoriesSlice & SettingsSlice & TrainingSlice & AdaptationSlice & RewardsSlice & JobsSlice & EndpointsSlice;
 export type AppStore = StoreApi<AppState> & { api: WorkbenchApi };
 
 export function createAppStore(api: WorkbenchApi): AppStore {
@@ -31,6 +32,7 @@ export function createAppStore(api: WorkbenchApi): AppStore {
     ...createAdaptationSlice(api)(...a),
     ...createRewardsSlice(api)(...a),
     ...createJobsSlice(api)(...a),
+    ...createEndpointsSlice(api)(...a),
   }));
   return Object.assign(store, { api });
 }

@@ -3,7 +3,7 @@ import { useShallow } from 'zustand/react/shallow';
 import type { SessionPolicy, TaskSummary } from '../../../../core/api/types.js';
 import { useApp } from '../../store/index.js';
 import type { TaskFilter } from '../../store/slices/session.js';
-import { formProblem } from './session-start.js';
+import { formProblem, groupPolicies, POLICY_GROUP_LABELS } from './session-start.js';
 
 const DIFFICULTIES: ReadonlyArray<TaskFilter['difficulty']> = ['', 'easy', 'medium', 'hard'];
 
@@ -57,7 +57,11 @@ export function SessionSetup() {
         <label>Seed <input className="agent-num" inputMode="numeric" value={form.seed} onChange={(e) => act.setForm({ seed: e.target.value })} data-testid="seed-input" /></label>
         <label>Policy{' '}
           <select value={form.policy} onChange={(e) => act.setForm({ policy: e.target.value as SessionPolicy })} data-testid="policy-select">
-            {(policies.length ? policies : [{ name: form.policy, description: '' }]).map((p) => <option key={p.name} value={p.name} title={p.description}>{p.name}</option>)}
+            {groupPolicies(policies.length ? policies : [{ name: form.policy, description: '' }]).map((g) => (
+              <optgroup key={g.group} label={POLICY_GROUP_LABELS[g.group]}>
+                {g.policies.map((p) => <option key={p.name} value={p.name} title={p.description}>{p.name}</option>)}
+              </optgroup>
+            ))}
           </select>
         </label>
         <label>Device{' '}

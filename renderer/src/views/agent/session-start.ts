@@ -37,6 +37,27 @@ export class SessionWaitError extends Error {
 
 const POLICIES: readonly SessionPolicy[] = ['oracle', 'random', 'manual'];
 
+/** The policy picker's groups: built-in, VLM endpoint profiles (`vlm:`), registered policy files (`checkpoint:`). */
+export type PolicyGroup = 'builtin' | 'vlm' | 'checkpoint';
+export const POLICY_GROUP_LABELS: Record<PolicyGroup, string> = {
+  builtin: 'Built-in',
+  vlm: 'VLM endpoints (Settings)',
+  checkpoint: 'Registered policies (<data folder>/policies, greedy)',
+};
+
+export function policyGroup(name: SessionPolicy): PolicyGroup {
+  if (name.startsWith('vlm:')) return 'vlm';
+  if (name.startsWith('checkpoint:')) return 'checkpoint';
+  return 'builtin';
+}
+
+/** The policies in their groups, in the groups' order, empty groups left out. */
+export function groupPolicies<P extends { name: SessionPolicy }>(policies: readonly P[]): Array<{ group: PolicyGroup; policies: P[] }> {
+  return (Object.keys(POLICY_GROUP_LABELS) as PolicyGroup[])
+    .map((group) => ({ group, policies: policies.filter((p) => policyGroup(p.name) === group) }))
+    .filter((g) => g.policies.length > 0);
+}
+
 /** What is wrong with the form (the first problem), or null; `only` checks just those fields. */
 export function formProblem(f: AgentForm, only?: ReadonlyArray<keyof AgentForm>): SessionFormError | null {
   const check = (k: keyof AgentForm) => !only || only.includes(k);
@@ -66,7 +87,7 @@ export function sessionStartOf(form: AgentForm | null, serial: string, breakpoin
   }
   if (!info) throw new SessionFormError('Nothing to start: no form and no session');
   const then = info.policy.split('+').pop() as SessionPolicy;
-  const policy = POLICIES.includes(then) || then.startsWith('vlm:') ? then : 'manual';
+  const policy = POLICIES.includes(then) || then.startsWith('vlm:') || then.startsWith('checkpoint:') ? then : 'manual';
   if (info.templateId === FREE_FORM_ID) return { serial, instruction: info.instruction, policy: policy === 'oracle' ? 'manual' : policy, breakpoints };
   return { serial, templateId: info.templateId, seed: info.seed, policy, breakpoints };
 }

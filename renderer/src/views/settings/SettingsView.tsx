@@ -2,12 +2,23 @@ import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import type { SettingField } from '../../../../core/api/settings.js';
 import { appStore, useApp } from '../../store/index.js';
 import { formValues, patchFromForm, type FormValues } from './form.js';
+import { EndpointsPanel } from './EndpointsPanel.js';
+
+/** The workbench's settings, then its VLM endpoint profiles. */
+export function SettingsView() {
+  return (
+    <div className="settings-page">
+      <SettingsForm />
+      <EndpointsPanel />
+    </div>
+  );
+}
 
 /**
  * The settings form, generated from the server's description of the Settings schema: a label per
  * field (its description), an input by kind; the server validates and its issues show by field.
  */
-export function SettingsView() {
+function SettingsForm() {
   const settings = useApp((s) => s.settings);
   const fields = useApp((s) => s.settingsFields);
   const loaded = useApp((s) => s.settingsLoaded);
