@@ -1,0 +1,92 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WorkbenchApi } from '../../core/api/api.js';
+import { channelPair, connectApi } from '../../core/api/bridge.js';
+import { serveApi } from '../../core/api/serve-api.js';
+import { createWorkbench, type Workbench } from '../../core/api/workbench/index.js';
+import { createAppStore, type AppStore } from '../../renderer/src/store/index.js';
+import { errorsByField, keyStatus, newDraft, saveInputOf } from '../../renderer/src/views/settings/endpoint-form.js';
+import { groupPolicies, sessionStartOf } from '../../renderer/src/views/agent/session-start.js';
+
+describe('the endpoint form and the endpoints slice against the real workbench (over the bridge)', () => {
+  const KEY = 'sk-renderer-endpoints-SECRET-5';
+  let dir: string;
+  let workbench: Workbench;
+  let store: AppStore;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'awb-endpoints-slice-'));
+    workbench = await createWorkbench({ dataDir: dir, adb: false, embeddedDevice: false });
+    const [client, server] = channelPair();
+    serveApi(workbench, server);
+    store = createAppStore(connectApi<WorkbenchApi>(client));
+  });
+  afterAll(async () => {
+    await workbench.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('saveInputOf converts numbers where they parse, keeps stored fields the form does not show, and sends the key change', () => {
+    const d = { ...newDraft(), name: ' p ', model: 'm', temperature: '0.3', maxTokens: 'lots', coordinates: 'screen' as const };
+    expect(saveInputOf(d)).toEqual({
+      name: 'p',
+      settings: {
+        endpoint: { baseUrl: 'http://127.0.0.1:8000/v1', model: 'm', timeoutMs: 60000, maxConcurrency: 4 },
+        format: 'androidworld', temperature: 0.3, maxTokens: 'lots', historySteps: 4, coordinates: 'screen',
+      },
+    });
+    const base = { endpoint: { baseUrl: 'u', model: 'm', timeoutMs: 1, retries: 7, backoffMs: 1, maxBackoffMs: 1, maxConcurrency: 1 }, extraBody: { top_p: 0.9 } };
+    const edited = saveInputOf({ ...d, base: base as never, keyChange: 'clear' });
+    expect(edited.apiKey).toBeNull();
+    expect(edited.settings).toMatchObject({ extraBody: { top_p: 0.9 }, endpoint: { retries: 7 } });
+    expect(saveInputOf({ ...d, keyChange: 'set', apiKey: 'k1' }).apiKey).toBe('k1');
+    expect('apiKey' in saveInputOf(d)).toBe(false);
+  });
+
+  it('errorsByField puts the server\'s paths at the form\'s fields (both the settings\' own and the input\'s)', () => {
+    expect(errorsByField({ 'endpoint.baseUrl': 'bad url', 'settings.temperature': 'too hot', apiKey: 'no', extraBody: 'odd' }))
+      .toEqual({ baseUrl: 'bad url', temperature: 'too hot', apiKey: 'no', '': 'extraBody: odd' });
+    expect([keyStatus({ hasKey: true, apiKeyEnv: null }), keyStatus({ hasKey: false, apiKeyEnv: 'K' }), keyStatus({ hasKey: false, apiKeyEnv: null })])
+      .toEqual(['key set', 'key from $K', 'no key']);
+  });
+
+  it('adds a profile with a key, shows it as set, refuses a bad field by field, and refreshes the Agent view\'s policies', async () => {
+    const st = () => store.getState();
+    await st().loadEndpoints();
+    expect(st().endpoints).toEqual([]);
+    st().editEndpoint(null);
+    st().setEndpointDraft({ name: 'lab', model: 'qwen', apiKey: KEY, keyChange: 'set', maxTokens: '0' });
+    expect(await st().saveEndpointDraft()).toBe(false);
+    expect(errorsByField(st().endpointErrors).maxTokens).toMatch(/got 0/);
+    expect(st().endpointDraft).not.toBeNull();
+    st().setEndpointDraft({ maxTokens: '256' });
+    expect(st().endpointErrors).toEqual({});
+    expect(await st().saveEndpointDraft()).toBe(true);
+    expect(st().endpointDraft).toBeNull();
+    expect(st().endpoints).toEqual([expect.objectContaining({ name: 'lab', hasKey: true })]);
+    expect(JSON.stringify(st().endpoints)).not.toContain(KEY);
+    expect(st().agentPolicies.map((p) => p.name)).toContain('vlm:lab');
+    expect(JSON.parse(readFileSync(join(dir, 'secrets.json'), 'utf8'))).toEqual({ lab: KEY });
+
+    // Edit: the draft starts without a key and keeps the stored one unless told.
+    st().editEndpoint('lab');
+    expect(st().endpointDraft).toMatchObject({ original: 'lab', apiKey: '', keyChange: 'keep', hasKey: true, maxTokens: '256' });
+    expect(await st().saveEndpointDraft()).toBe(true);
+    expect(st().endpoints[0]!.hasKey).toBe(true);
+
+    await st().removeEndpoint('lab');
+    expect(st().endpoints).toEqual([]);
+    expect(st().agentPolicies.map((p) => p.name)).not.toContain('vlm:lab');
+  });
+
+  it('the Agent view groups policies and Reset keeps a checkpoint: policy', () => {
+    const groups = groupPolicies([{ name: 'checkpoint:a.json' }, { name: 'oracle' }, { name: 'vlm:x' }, { name: 'manual' }]);
+    expect(groups.map((g) => [g.group, g.policies.map((p) => p.name)])).toEqual([
+      ['builtin', ['oracle', 'manual']], ['vlm', ['vlm:x']], ['checkpoint', ['checkpoint:a.json']],
+    ]);
+    const info = { templateId: 'SystemWifiTurnOn', seed: 2, instruction: 'Turn wifi on', policy: 'checkpoint:a.json' } as never;
+    expect(sessionStartOf(null, 's', [], info)).toMatchObject({ policy: 'checkpoint:a.json', templateId: 'SystemWifiTurnOn', seed: 2 });
+  });
+});
