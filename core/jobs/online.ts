@@ -87,7 +87,7 @@ function runConfig(o: OnlineGrpoOptions): Record<string, unknown> {
     ? { kind: 'builtin', init: p.init ?? null }
     : { kind: 'vlm', profile: p.profile ?? null, baseModel: p.baseModel, publishName: p.publishName ?? null, settings: storableSettings(p.settings) };
   return {
-    loop: 'online-grpo', trainer: o.trainer, policy, iterations: o.iterations, source: o.source, instances: o.instances.length,
+    loop: 'online-grpo', remoteTrainer: o.trainer, policy, iterations: o.iterations, source: o.source, instances: o.instances.length,
     groupSize: o.groupSize, temperature: o.temperature, maxSteps: o.maxSteps, seed: o.seed, devices: o.devices ?? 1, trainerConfig: o.config ?? {},
   };
 }

@@ -73,7 +73,7 @@ describe.skipIf(skip !== null)('online GRPO, builtin policy, against the real tr
 
     // one metrics row per iteration in one training run, which finished
     const run = getRun(db, result.runId);
-    expect(run).toMatchObject({ kind: 'training', status: 'finished', config: { loop: 'online-grpo', trainer: 'local', policy: { kind: 'builtin', init } } });
+    expect(run).toMatchObject({ kind: 'training', status: 'finished', config: { loop: 'online-grpo', remoteTrainer: 'local', policy: { kind: 'builtin', init } } });
     const metrics = listIterationMetrics(db, result.runId);
     expect(metrics.map((m) => m.iteration)).toEqual([1, 2]);
     for (const [k, m] of metrics.entries()) {
