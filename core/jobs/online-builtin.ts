@@ -10,7 +10,7 @@ import { StoreRecorder } from '../store/recorder.js';
 import type { RemoteJob } from '../store/remote-jobs.js';
 import { createRng } from '../util/rng.js';
 import { RemoteJobStateError } from './errors.js';
-import type { BuiltinOnlinePolicy, Collected, OnlineDriver, OnlineGrpoOptions } from './online-types.js';
+import { trainerSeed, type BuiltinOnlinePolicy, type Collected, type OnlineDriver, type OnlineGrpoOptions } from './online-types.js';
 import { parseJobConfig } from './protocol.js';
 import type { RemoteJobs } from './remote.js';
 import { grpoSteps } from './steps.js';
@@ -74,8 +74,8 @@ export class BuiltinOnlineDriver implements OnlineDriver {
     };
   }
 
-  jobConfig(): Record<string, unknown> {
-    return this.config;
+  jobConfig(iteration: number): Record<string, unknown> {
+    return { ...this.config, seed: this.o.config?.seed ?? trainerSeed(this.o.seed, iteration) };
   }
 
   async switchTo(_iteration: number, job: RemoteJob, signal?: AbortSignal): Promise<string> {

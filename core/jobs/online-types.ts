@@ -3,10 +3,11 @@ import type { VlmPolicySettings } from '../policy/vlm/settings.js';
 import type { GroupStats } from '../rl/grpo.js';
 import type { RemoteJob } from '../store/remote-jobs.js';
 import type { TaskInstance } from '../tasks/instance.js';
+import { createRng } from '../util/rng.js';
 import type { BundleInput } from './bundle.js';
 
 /**
- * Types shared by the online GRPO loop (online.ts) and its two policy drivers (online-builtin.ts,
+ * Types (and the trainer seed) shared by the online GRPO loop (online.ts) and its two policy drivers (online-builtin.ts,
  * online-vlm.ts): the options, the per-iteration record, the metric names, and the driver seam.
  */
 
@@ -61,6 +62,14 @@ export interface OnlineGrpoOptions {
   /** Training run name (default "online-grpo <policy> <trainer>"). */
   name?: string;
   policy: OnlinePolicy;
+}
+
+/**
+ * The trainer's `seed` (minibatch order, LoRA dropout) of iteration k when the overrides give none:
+ * drawn from the run seed, so updates do not all shuffle alike and a rerun repeats them.
+ */
+export function trainerSeed(seed: number, iteration: number): number {
+  return createRng(`online-grpo/${seed}/${iteration}/trainer`).int(0, 2 ** 31 - 1);
 }
 
 /** Metric names of one iteration (the Training view charts them by name). */
@@ -134,8 +143,8 @@ export interface OnlineDriver {
   /** What the current policy is (checkpoint path, served model). */
   readonly current: string;
   collect(iteration: number, signal?: AbortSignal): Promise<Collected>;
-  /** The job config, given the previous iteration's job (null for the first job). */
-  jobConfig(previous: RemoteJob | null): Record<string, unknown>;
+  /** The job config of iteration k, given the previous job (null for the first job). */
+  jobConfig(iteration: number, previous: RemoteJob | null): Record<string, unknown>;
   /** After a succeeded job: fetch what it produced and make it the current policy; returns `current`. */
   switchTo(iteration: number, job: RemoteJob, signal?: AbortSignal): Promise<string>;
   /** After the last iteration: the final policy (builtin registers its checkpoint). */

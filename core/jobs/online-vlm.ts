@@ -13,7 +13,7 @@ import { createRng } from '../util/rng.js';
 import { RemoteJobStateError } from './errors.js';
 import { OnlineGrpoConfigError } from './online-errors.js';
 import { readPublished, servingRoot, waitUntilServed } from './online-publish.js';
-import type { Collected, OnlineDriver, OnlineGrpoOptions, ScoredRollout, VlmOnlinePolicy } from './online-types.js';
+import { trainerSeed, type Collected, type OnlineDriver, type OnlineGrpoOptions, type ScoredRollout, type VlmOnlinePolicy } from './online-types.js';
 import type { RemoteJobs } from './remote.js';
 
 /**
@@ -141,9 +141,9 @@ export class VlmOnlineDriver implements OnlineDriver {
     };
   }
 
-  jobConfig(previous: RemoteJob | null): Record<string, unknown> {
+  jobConfig(iteration: number, previous: RemoteJob | null): Record<string, unknown> {
     return {
-      ...this.overrides, model: this.p.baseModel, resumeFrom: previous?.remoteId ?? null,
+      seed: trainerSeed(this.o.seed, iteration), ...this.overrides, model: this.p.baseModel, resumeFrom: previous?.remoteId ?? null,
       publish: { baseUrl: this.root, name: this.publishName, ...(this.publishKeyEnv ? { apiKeyEnv: this.publishKeyEnv } : {}) },
     };
   }

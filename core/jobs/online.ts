@@ -19,6 +19,7 @@ import type { RemoteJobs } from './remote.js';
 export * from './online-types.js';
 export { rolloutRequestSeed, trainerMessages } from './online-vlm.js';
 
+
 /**
  * Online GRPO against a remote trainer (docs/online-grpo.md). Iterations k = 1..N, each:
  *   rollout   G episodes per task instance with the CURRENT policy (builtin checkpoint or served VLM)
@@ -158,7 +159,7 @@ export async function runOnlineGrpo(o: OnlineGrpoOptions, deps: OnlineGrpoDeps, 
         const bundle = writeBundle({ ...c.bundle, file, createdAt: now() });
         const tUp = performance.now();
         const submitted = await jobs.submit({
-          trainer: o.trainer, kind: driver.jobKind, bundle, config: driver.jobConfig(last), name: `${run.name} #${k} (run ${run.id})`, ...(signal ? { signal } : {}),
+          trainer: o.trainer, kind: driver.jobKind, bundle, config: driver.jobConfig(k, last), name: `${run.name} #${k} (run ${run.id})`, ...(signal ? { signal } : {}),
         });
         inFlight = submitted.job;
         metrics[ONLINE_METRIC.uploadS] = (performance.now() - tUp) / 1000;

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimDroid } from '../../emulators/simdroid/simdroid.js';
-import { ONLINE_METRIC, runOnlineGrpo } from '../../core/jobs/online.js';
+import { ONLINE_METRIC, runOnlineGrpo, trainerSeed } from '../../core/jobs/online.js';
 import { TrainerProfiles } from '../../core/jobs/profiles.js';
 import { RemoteJobs } from '../../core/jobs/remote.js';
 import { readTar } from '../../core/jobs/tar.js';
@@ -55,7 +55,7 @@ describe.skipIf(skip !== null)('online GRPO, builtin policy, against the real tr
     const lines: string[] = [];
     const result = await runOnlineGrpo({
       trainer: 'local', iterations: 2, instances: GRPO_POOL, source: 'GRPO_POOL', groupSize: 4, temperature: 1, maxSteps: 8, seed: 3,
-      config: { epochs: 2, minibatchSize: 16, learningRate: 0.02, klBeta: 0, seed: 0 }, policy: { kind: 'builtin', init },
+      config: { epochs: 2, minibatchSize: 16, learningRate: 0.02, klBeta: 0 }, policy: { kind: 'builtin', init },
     }, { jobs, dataDir }, { onLog: (l) => lines.push(l) });
 
     // two normal remote job records, both succeeded, with the run's iteration in their names
@@ -63,6 +63,9 @@ describe.skipIf(skip !== null)('online GRPO, builtin policy, against the real tr
     expect(rows.map((r) => [r.kind, r.status]), lines.join('\n')).toEqual([['builtin-grpo', 'succeeded'], ['builtin-grpo', 'succeeded']]);
     expect(rows.map((r) => r.name)).toEqual([expect.stringMatching(/#1 \(run \d+\)$/), expect.stringMatching(/#2 \(run \d+\)$/)]);
     expect(result.iterations.map((i) => i.job?.remoteId)).toEqual(rows.map((r) => r.remoteId));
+    // the builtin-grpo config with the overrides; no seed given, so each update's shuffle seed is drawn from the run seed
+    expect(rows.map((r) => r.config)).toEqual([1, 2].map((k) => expect.objectContaining({ epochs: 2, minibatchSize: 16, klBeta: 0, clipEps: 0.2, seed: trainerSeed(3, k) })));
+    expect(trainerSeed(3, 1)).not.toBe(trainerSeed(3, 2));
 
     // the bundles as the service received them: iteration 1 starts from the warm start, iteration 2 from job 1's policy.json
     const bundleOf = (sha: string) => readTar(readFileSync(join(workdir, 'service', 'uploads', sha)));
