@@ -77,6 +77,10 @@ function check(o: OnlineGrpoOptions): void {
     case 'vlm':
       vlmConfigOverrides(o.config ?? {});
       if (!p.baseModel.trim()) throw new OnlineGrpoConfigError('baseModel', p.baseModel, 'the trainer needs the base model the endpoint serves');
+      // The trainer scores a step under its messages with one image, the step's screenshot (trainer-protocol.md).
+      if (p.settings.screenshot && p.settings.historyStyle === 'turns' && p.settings.historyImages > 0) {
+        throw new OnlineGrpoConfigError('historyImages', p.settings.historyImages, 'must be 0 for online GRPO: the trainer takes one image per step (the step\'s screenshot), and earlier turns\' screenshots would be more');
+      }
       break;
     default: assertNever(p, 'online policy');
   }
@@ -108,6 +112,17 @@ function rolloutMetrics(c: Collected): Record<string, number> {
   };
 }
 
+/** Asks the trainer whether it can run the loop's jobs at all, before the first rollout is paid for. */
+async function preflight(o: OnlineGrpoOptions, jobs: RemoteJobs, signal?: AbortSignal): Promise<void> {
+  const kind = o.policy.kind === 'builtin' ? 'builtin-grpo' : 'vlm-grpo';
+  const health = await jobs.client(o.trainer).health(signal);
+  if (!health.kinds.includes(kind)) throw new OnlineGrpoConfigError('trainer', o.trainer, `cannot run ${kind} jobs (it runs ${health.kinds.join(', ') || 'nothing'})`);
+  const models = health.vlmModels;
+  if (o.policy.kind === 'vlm' && Array.isArray(models) && !models.includes(o.policy.baseModel)) {
+    throw new OnlineGrpoConfigError('baseModel', o.policy.baseModel, `is not a model trainer ${o.trainer} can load (it can: ${models.join(', ')}; transformers and peft are missing there)`);
+  }
+}
+
 /** Runs the loop; see the module comment. */
 export async function runOnlineGrpo(o: OnlineGrpoOptions, deps: OnlineGrpoDeps, hooks: OnlineGrpoHooks = {}): Promise<OnlineGrpoResult> {
   check(o);
@@ -116,6 +131,7 @@ export async function runOnlineGrpo(o: OnlineGrpoOptions, deps: OnlineGrpoDeps, 
   const log = (line: string) => hooks.onLog?.(line);
   const signal = hooks.signal;
   jobs.profiles.get(o.trainer); // an unknown trainer is refused before any rollout
+  await preflight(o, jobs, signal);
   const db = jobs.db;
   const run = createRun(db, { kind: 'training', name: o.name ?? `online-grpo ${o.policy.kind} ${o.trainer}`, config: runConfig(o) });
   let driver: OnlineDriver | null = null;

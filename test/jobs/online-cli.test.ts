@@ -79,6 +79,12 @@ describe('awb jobs grpo', () => {
     expect(await run(...base, '--iterations', '1', '--policy', 'vlm', '--endpoint', 'e', '--base-model', 'm', '--config', owned))
       .toMatchObject({ code: 2, err: expect.stringMatching(/config.publish .*only \{"apiKeyEnv": "VAR"\}/) });
     expect(await run(...base, '--iterations', '1', '--policy', 'vlm', '--endpoint', 'e', '--base-model', 'm', '--temperature', '0')).toMatchObject({ code: 2, err: expect.stringMatching(/--temperature/) });
+    expect((await run('endpoints', 'add', 'turns', '--base-url', 'http://127.0.0.1:9/v1', '--model', 'served-vlm', '--history-style', 'turns', '--history-images', '2')).code).toBe(0);
+    expect(await run(...base, '--iterations', '1', '--policy', 'vlm', '--endpoint', 'turns', '--base-model', 'm'))
+      .toMatchObject({ code: 2, err: expect.stringMatching(/Online GRPO historyImages 2: must be 0 for online GRPO/) });
+    // the fake trainer runs builtin kinds only: refused after asking its health, before any rollout
+    expect(await run(...base, '--iterations', '1', '--policy', 'vlm', '--endpoint', 'e', '--base-model', 'm'))
+      .toMatchObject({ code: 2, err: expect.stringMatching(/Online GRPO trainer "box": cannot run vlm-grpo jobs \(it runs builtin-sft, builtin-grpo\)/) });
     expect(await run('jobs', 'grpo', '--trainer', 'nope', '--iterations', '1', '--db', db)).toMatchObject({ code: 2, err: expect.stringMatching(/Trainer profile "nope": not found/) });
     expect(fake.jobs.size).toBe(0);
   });

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SimDroid } from '../../emulators/simdroid/simdroid.js';
 import { OraclePolicy } from '../../core/episode/policies/oracle.js';
 import { runEpisode } from '../../core/episode/runner.js';
-import { OnlineGrpoJobError } from '../../core/jobs/online-errors.js';
+import { OnlineGrpoConfigError, OnlineGrpoJobError } from '../../core/jobs/online-errors.js';
 import { ONLINE_METRIC, rolloutRequestSeed, runOnlineGrpo, type OnlineGrpoOptions } from '../../core/jobs/online.js';
 import { TrainerProfiles } from '../../core/jobs/profiles.js';
 import { RemoteJobs } from '../../core/jobs/remote.js';
@@ -187,6 +187,21 @@ describe.skipIf(skip !== null)('online GRPO, VLM policy, against a fake vLLM ser
     }
     for (const file of [dbPath, `${dbPath}-wal`]) if (existsSync(file)) expect(readFileSync(file).includes(KEY)).toBe(false);
   }, 90_000);
+
+  it('a base model the trainer cannot load (no transformers there) is refused from its health before any rollout or run', async () => {
+    const f = await vllm();
+    const db = openStore(':memory:');
+    try {
+      const o = options(f, 0, 1);
+      const err = await runOnlineGrpo({ ...o, policy: { ...o.policy, baseModel: 'Qwen/Qwen2.5-VL-3B-Instruct' } as OnlineGrpoOptions['policy'] }, { jobs: setup(tmp.dir(), db), dataDir: tmp.dir() }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(OnlineGrpoConfigError);
+      expect((err as Error).message).toMatch(/baseModel "Qwen\/Qwen2.5-VL-3B-Instruct": is not a model trainer local can load \(it can: awb-tiny-lm/);
+      expect(f.requests).toEqual([]);
+      expect(db.prepare('SELECT count(*) AS n FROM runs').get()).toEqual({ n: 0 });
+    } finally {
+      db.close();
+    }
+  });
 
   it('a publish that vLLM refuses (HTTP 400) fails the job: the loop stops with OnlineGrpoJobError naming iteration 1 and the job, the run interrupted', async () => {
     const f = await vllm();
