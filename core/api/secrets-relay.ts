@@ -73,7 +73,6 @@ export function parseSecretsFromHost(m: unknown): SecretsFromHost | null {
 
 interface Pending {
   name: string;
-  previous: string | undefined;
   done: Promise<void>;
   settle(error: string | null): void;
 }
@@ -149,7 +148,7 @@ export class RelayedSecretStore implements SettlingSecretStore {
     });
     // A failure is reported by settled(); this keeps an unobserved one from being an unhandled rejection.
     done.catch(() => {});
-    this.pending.set(id, { name, previous, done, settle });
+    this.pending.set(id, { name, done, settle });
     this.post({ secretWrite: { id, name, secret } });
   }
 
