@@ -125,7 +125,7 @@ export class RelayedSecretStore implements SettlingSecretStore {
   }
 
   delete(name: string): void {
-    if (!this.entries.has(name)) return;
+    // Sent even when nothing is held here: main may keep a key it could not decrypt for us, which goes too.
     this.write(name, null);
   }
 
