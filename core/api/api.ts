@@ -196,7 +196,8 @@ export interface WorkbenchApi {
   followRemoteJob(input: { id: number }): Promise<void>;
   /** Downloads a succeeded job's artifacts (all, or `names`), sha256-verified, under <data folder>/jobs/. */
   downloadArtifacts(input: { id: number; names?: string[] }): Promise<RemoteJobInfo>;
-  /** Copies a downloaded policy.json to <data folder>/policies/<trainer>-<remote id>.json (awb eval --policy). */
+  /** Registers a downloaded result: builtin kinds' policy.json → <data folder>/policies/<trainer>-<remote id>.json (awb eval --policy, the
+   *  Agent view's checkpoint:<file>); progrm / prm's model.json → <data folder>/progrm|shepherd/<trainer>-<remote id>.json (a reward config's checkpoint). */
   registerPolicy(input: { id: number }): Promise<RemoteJobInfo>;
   /** Record changes, and the log lines and metrics of followed jobs. */
   onRemoteJob(input: NoInput, listener: Listener<RemoteJobEvent>): Unsubscribe;

@@ -7,6 +7,7 @@ import { BundleError, RemoteJobStateError } from '../../core/jobs/errors.js';
 import { prepareBundle } from '../../core/jobs/prepare.js';
 import { registerRewardModel, RewardModelRejectedError } from '../../core/jobs/register-reward.js';
 import { RemoteJobs } from '../../core/jobs/remote.js';
+import { RemoteJobsHost } from '../../core/api/workbench/remote-jobs.js';
 import { decodeFeatures } from '../../core/jobs/steps.js';
 import { readTar } from '../../core/jobs/tar.js';
 import { deserializeProgressModel, serializeProgressModel } from '../../core/rewards/progrm/checkpoint.js';
@@ -169,6 +170,16 @@ describe('registering a progrm / prm model.json', () => {
     expect(s.path).toBe(join(home, 'shepherd', 'box-j-j1.json'));
     expect(s.component).toEqual({ kind: 'shepherd', weight: 1, options: { judge: { kind: 'builtin', checkpoint: join('shepherd', 'box-j-j1.json') } } });
     expect(b.id).not.toBe(a.id);
+  });
+
+  it('the workbench API registers a progrm / prm job\'s model the same way (the Jobs view\'s Register button), and a builtin job\'s policy still as a policy', () => {
+    const host = new RemoteJobsHost({ db: () => db, dataDir: () => home, log: () => {} });
+    const a = downloaded('prm', 'j-api', serializeJudge(createFitJudgeModel(0, 0)));
+    const info = host.registerPolicy(a.id as number);
+    expect(info.policyPath).toBe(join(home, 'shepherd', 'box-j-api.json'));
+    expect(loadJudge(info.policyPath!).model).toBeTruthy();
+    const b = downloaded('builtin-sft', 'j-api-sft', '{}');
+    expect(() => host.registerPolicy(b.id as number)).toThrow(/policy\.json/);
   });
 
   it('refuses (RewardModelRejectedError, nothing copied) a file the component loader rejects, and a job without model.json', () => {

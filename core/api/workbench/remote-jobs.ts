@@ -2,6 +2,8 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { isAbsolute, join, normalize, resolve } from 'node:path';
 import { prepareBundle } from '../../jobs/prepare.js';
 import { parseJobConfig } from '../../jobs/protocol.js';
+import { isRewardJobKind } from '../../jobs/prepare-rewards.js';
+import { registerRewardModel } from '../../jobs/register-reward.js';
 import { publicProfile, TrainerProfiles } from '../../jobs/profiles.js';
 import { RemoteJobs, type RemoteJobsDeps } from '../../jobs/remote.js';
 import type { WritableDB } from '../../store/db.js';
@@ -150,8 +152,12 @@ export class RemoteJobsHost {
     return info;
   }
 
+  /** A builtin job's policy.json into policies/, a progrm / prm job's model.json beside the reward models (register-reward.ts). */
   registerPolicy(id: number): RemoteJobInfo {
-    const info = toInfo(this.jobs().registerPolicy(String(id)));
+    const jobs = this.jobs();
+    const ref = String(id);
+    const row = isRewardJobKind(jobs.resolve(ref).kind) ? registerRewardModel(jobs, this.deps.dataDir(), ref).job : jobs.registerPolicy(ref);
+    const info = toInfo(row);
     this.emit({ type: 'job', job: info });
     return info;
   }

@@ -16,7 +16,8 @@ export function JobDetail() {
   }, [stream?.logs.length]);
   if (id === null || !job) return <div className="panel muted">Select a job to see its log and metrics.</div>;
   const st = appStore().getState();
-  const downloaded = job.artifacts.some((a) => a.name === 'policy.json');
+  const rewardModel = job.kind === 'progrm' || job.kind === 'prm';
+  const downloaded = job.artifacts.some((a) => a.name === (rewardModel ? 'model.json' : 'policy.json'));
   return (
     <div className="panel" data-testid="job-detail">
       <h3>Job {job.id} · {job.trainer} {job.remoteId ?? ''} · {job.kind} · <span data-testid="job-status">{job.status}</span></h3>
@@ -24,8 +25,8 @@ export function JobDetail() {
       <div className="row">
         <button type="button" disabled={!isRemoteJobActive(job) || !job.remoteId} onClick={() => void st.cancelRemoteJob(job.id)}>Cancel</button>
         <button type="button" disabled={job.status !== 'succeeded'} onClick={() => void st.downloadRemoteArtifacts(job.id)}>Download artifacts</button>
-        <button type="button" disabled={!downloaded} onClick={() => void st.registerRemotePolicy(job.id)}>Register policy</button>
-        {job.policyPath ? <span className="mono" title={`awb eval --policy ${job.policyPath}`}>{job.policyPath}</span> : null}
+        <button type="button" disabled={!downloaded} onClick={() => void st.registerRemotePolicy(job.id)}>{rewardModel ? 'Register reward model' : 'Register policy'}</button>
+        {job.policyPath ? <span className="mono" title={rewardModel ? 'a reward config\'s checkpoint (docs/jobs.md "Reward models")' : `awb eval --policy ${job.policyPath}`}>{job.policyPath}</span> : null}
       </div>
       {job.artifacts.length ? <div className="muted">Downloaded: {job.artifacts.map((a) => `${a.name} (${a.size} bytes)`).join(', ')}</div> : null}
       <div className="chart-grid" data-testid="job-charts">
