@@ -138,6 +138,28 @@ class TinyVlm(unittest.TestCase):
         self.assertEqual(kl[0], 0.0)
         self.assertGreater(kl[-1], 0.0)
 
+    def test_a_batch_of_zero_advantages_leaves_the_adapter_as_it_started_unless_weight_decay_is_asked_for(self) -> None:
+        from awb_trainer.jobs.safetensors_io import load_file
+
+        def weights(job: dict) -> dict:
+            self.assertEqual(job["status"], "succeeded", job["error"])
+            return load_file(os.path.join(self.adapter(job), "adapter_model.safetensors"))[0]
+
+        flat = weights(_run(self.root, "vlm-grpo", {"learningRate": 0.01, "epochs": 2, "batchSize": 2}, _answers_bundle("vlm-grpo", (0.0, 0.0)), "000001-flat"))
+        decayed = weights(_run(self.root, "vlm-grpo", {"learningRate": 0.01, "epochs": 2, "batchSize": 2, "weightDecay": 0.5},
+                               _answers_bundle("vlm-grpo", (0.0, 0.0)), "000002-decay"))
+        import torch
+
+        from awb_trainer.jobs.tiny_lm import TinyBackend
+
+        start = TinyBackend(LORA, 0, torch.device("cpu")).adapter_tensors()  # the job's seed 0: its initial A, B = 0
+        key = "base_model.model.layers.0.self_attn.q_proj.lora_A.weight"
+        self.assertTrue(torch.equal(flat[key], start[key]))  # no gradient, no decay: A as it started
+        self.assertLess(float(decayed[key].norm()), float(start[key].norm()) * 0.9999)  # decay alone shrinks it
+        for name, t in flat.items():
+            if name.endswith("lora_B.weight"):
+                self.assertEqual(float(t.abs().max()), 0.0, name)
+
     def test_resume_from_starts_from_the_previous_jobs_adapter(self) -> None:
         from awb_trainer.jobs import vlm
         from awb_trainer.jobs.safetensors_io import load_file

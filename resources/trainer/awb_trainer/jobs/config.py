@@ -92,6 +92,7 @@ _VLM_COMMON = [
     Field("batchSize", _int(1, 4096), 4),
     Field("learningRate", _num(0, 1, lo_open=True), 1e-5),
     Field("maxGradNorm", _num(0, 1e6), 1.0),
+    Field("weightDecay", _num(0, 1), 0.0),  # AdamW's decoupled decay; 0 so a zero-advantage batch leaves the adapter as it is
     Field("resumeFrom", _opt(_text), None),  # a succeeded vlm job of this service whose adapter/ the job starts from
     Field("publish", _opt(_object([Field("baseUrl", _text), Field("name", _text), Field("apiKeyEnv", _opt(_text), None)])), None),
     _SEED,

@@ -74,7 +74,7 @@ def train(ctx: JobContext, bundle: Bundle, dist: Distributed) -> None:
     module = backend.module
     net = torch.nn.parallel.DistributedDataParallel(module, device_ids=[dist.device.index] if dist.device.type == "cuda" else None) if dist.enabled else module
     params = backend.trainable()
-    opt = torch.optim.AdamW(params, lr=c["learningRate"])
+    opt = torch.optim.AdamW(params, lr=c["learningRate"], weight_decay=c["weightDecay"])
     gen = torch.Generator().manual_seed(c["seed"])
     grpo = ctx.kind == "vlm-grpo"
     ctx.log(f"{ctx.kind}: {len(rows)} steps, model {c['model']}, LoRA r={c['lora']['r']}, trainable {sum(p.numel() for p in params)}")
