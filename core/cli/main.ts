@@ -84,6 +84,8 @@ Usage:
   awb jobs trainers add|list|remove            remote trainer services (URL + token in <data folder>/trainers.json)
   awb jobs submit --trainer NAME --kind builtin-sft|builtin-grpo|… [--config FILE] [--from-split S[:P] | --episodes IDS] [--init CKPT] [--follow]
                                                bundle the data, upload (resumable), submit (idempotent) (awb jobs --help)
+  awb jobs grpo --trainer NAME --iterations N [--policy builtin|vlm --endpoint P --base-model M] [--from-split S[:P]] [--group-size G]
+                                               online GRPO: roll out, score, send the batch, switch to the trained policy or adapter, repeat
   awb jobs list|status|logs [--follow]|cancel|download|register JOB
                                                follow, cancel, fetch artifacts, register a trained policy or reward model in the data folder
   awb endpoints add NAME --base-url URL --model M [--format F] [--api-key-env VAR | --api-key-stdin] [vlm flags]
