@@ -9,7 +9,7 @@ import type {
 } from './training/types.js';
 import type { AdapterInfo, AdaptationDescription, AdaptationEvent, AdaptationReport, AdaptationStart } from './adaptation/types.js';
 import type { RewardBreakdown } from '../rewards/compose.js';
-import type { PublicTrainerProfile, RemoteJobEvent, RemoteJobInfo, RemoteJobSubmit } from './jobs/types.js';
+import type { OnlineGrpoRunInfo, OnlineGrpoStart, PublicTrainerProfile, RemoteJobEvent, RemoteJobInfo, RemoteJobSubmit } from './jobs/types.js';
 import type { EndpointInfo, EndpointSave, EndpointTestResult } from './endpoints/types.js';
 
 /**
@@ -199,7 +199,18 @@ export interface WorkbenchApi {
   /** Registers a downloaded result: builtin kinds' policy.json → <data folder>/policies/<trainer>-<remote id>.json (awb eval --policy, the
    *  Agent view's checkpoint:<file>); progrm / prm's model.json → <data folder>/progrm|shepherd/<trainer>-<remote id>.json (a reward config's checkpoint). */
   registerPolicy(input: { id: number }): Promise<RemoteJobInfo>;
-  /** Record changes, and the log lines and metrics of followed jobs. */
+  /**
+   * Online GRPO (docs/online-grpo.md "In the workbench"): checks the request, asks the trainer, creates the training run
+   * and returns it at once; the iterations run in the background of the API host (an activity; `online` events on
+   * onRemoteJob; each iteration's job a normal record). One loop at a time. A VLM policy names an endpoint profile:
+   * its key is read in the workbench, never sent through the API.
+   */
+  startOnlineGrpo(input: OnlineGrpoStart): Promise<OnlineGrpoRunInfo>;
+  /** Aborts the loop: the job in flight is cancelled, the run ends interrupted ('stopping', then 'stopped'). */
+  stopOnlineGrpo(input: { runId: number }): Promise<OnlineGrpoRunInfo>;
+  /** This workbench's online GRPO loops (running and ended), newest first. */
+  listOnlineGrpo(input?: NoInput): Promise<OnlineGrpoRunInfo[]>;
+  /** Record changes, the log lines and metrics of followed jobs, and online GRPO loops' state. */
   onRemoteJob(input: NoInput, listener: Listener<RemoteJobEvent>): Unsubscribe;
 }
 

@@ -4,7 +4,7 @@ import { KEYS } from '../device/device.js';
 import { EpisodeFilterSchema } from '../store/queries.js';
 import type { ApiEvent, ApiMethod, InputOf } from './api.js';
 import { SettingsPatchSchema } from './settings.js';
-import { CHECKPOINT_SESSION_POLICY, SESSION_POLICIES, VLM_SESSION_POLICY } from './types.js';
+import { CHECKPOINT_FILE_NAME, CHECKPOINT_SESSION_POLICY, SESSION_POLICIES, VLM_SESSION_POLICY } from './types.js';
 import { TRAINER_KINDS } from './training/types.js';
 import { ADAPTER_KINDS, MAX_ADAPTER_RANK } from '../policy/adapter.js';
 import { HOME_MODES } from '../policy/adapter-policy.js';
@@ -165,6 +165,20 @@ export const API_INPUTS: Schemas = {
   followRemoteJob: z.strictObject({ id: z.int().positive() }),
   downloadArtifacts: z.strictObject({ id: z.int().positive(), names: z.array(z.string().min(1).max(500)).min(1).max(100).optional() }),
   registerPolicy: z.strictObject({ id: z.int().positive() }),
+  startOnlineGrpo: z.strictObject({
+    trainer: z.string().min(1).max(64),
+    policy: z.discriminatedUnion('kind', [
+      z.strictObject({ kind: z.literal('builtin'), init: z.string().regex(CHECKPOINT_FILE_NAME, 'the bare name of a checkpoint file in <data folder>/policies').optional() }),
+      z.strictObject({ kind: z.literal('vlm'), endpoint: endpointName, baseModel: z.string().trim().min(1, 'the model the trainer loads and the endpoint serves').max(200) }),
+    ]),
+    split: z.string().min(1).max(100).optional(), part: z.string().min(1).max(20).optional(), limit: z.int().min(1).max(100_000).optional(),
+    iterations: z.int().min(1).max(10_000), groupSize: z.int().min(2).max(64).optional(), temperature: z.number().positive().max(2).optional(),
+    maxSteps: z.int().min(1).max(500).optional(), seed: z.int().min(0).max(2 ** 31 - 1).optional(),
+    // The overrides are the job kind's to validate (core/jobs/protocol.ts, online-vlm.ts), each problem at its field.
+    config: z.record(z.string(), z.unknown()).optional(), name: z.string().min(1).max(200).optional(),
+  }),
+  stopOnlineGrpo: z.strictObject({ runId: z.int().positive() }),
+  listOnlineGrpo: none,
   onRemoteJob: z.strictObject({}),
 };
 

@@ -108,6 +108,8 @@ export interface OnlineIteration {
 }
 
 export interface OnlineGrpoHooks {
+  /** The training run was created (after the checks and the trainer's preflight, before the first rollout): the workbench links to it at once. */
+  onRun?: (runId: number) => void;
   onIteration?: (it: OnlineIteration) => void;
   /** Progress lines (rollouts done, job submitted, switched…). */
   onLog?: (line: string) => void;

@@ -142,6 +142,7 @@ export async function runOnlineGrpo(o: OnlineGrpoOptions, deps: OnlineGrpoDeps, 
   let last: RemoteJob | null = null;
   let k = 0;
   try {
+    hooks.onRun?.(run.id);
     const p = o.policy;
     switch (p.kind) {
       case 'builtin': driver = new BuiltinOnlineDriver(o, p, jobs, { db, id: run.id }); break;

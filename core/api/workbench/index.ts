@@ -25,6 +25,7 @@ import type { SecretStore } from '../../policy/vlm/profiles.js';
 import { VlmPolicy } from '../../policy/vlm/policy.js';
 import { EndpointsHost } from './endpoints.js';
 import { checkpointPolicy, listCheckpointPolicies } from './policy-files.js';
+import { OnlineGrpoHost, type OnlineGrpoHostDeps } from './online-grpo.js';
 
 export interface WorkbenchOptions {
   /** The workbench's home: settings.json, and the default data folder. */
@@ -38,6 +39,8 @@ export interface WorkbenchOptions {
   log?: (message: string) => void;
   /** The job client per trainer profile (tests: short timeouts); default TrainerClient with its defaults. */
   trainerClient?: RemoteJobsHostDeps['clientFor'];
+  /** Tests: online GRPO's endpoint calls and waits (a fake vLLM server on loopback is reached with the real fetch). */
+  onlineGrpo?: Pick<OnlineGrpoHostDeps, 'fetch' | 'sleep'>;
   /**
    * Where endpoint profiles' API keys are kept. The app gives one backed by Electron's safeStorage
    * (electron/secret-store.ts, through its main process); default (the CLI, `awb serve`):
@@ -117,6 +120,11 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
   const training = new TrainingManager({ dataDir: () => settings.dataDir, db: () => db, log });
   const rewards = new EpisodeRewards({ db: () => db, dataDir: () => settings.dataDir });
   const remoteJobs = new RemoteJobsHost({ db: () => db, dataDir: () => settings.dataDir, log, ...(opts.trainerClient ? { clientFor: opts.trainerClient } : {}) });
+  const onlineGrpo = new OnlineGrpoHost({
+    db: () => db, dataDir: () => settings.dataDir, log, ...(opts.trainerClient ? { clientFor: opts.trainerClient } : {}), ...opts.onlineGrpo,
+    endpoints: () => endpoints.profiles(),
+    activity: { id: () => `a${++activitySeq}`, emit: (a) => activityListeners.forEach((l) => l({ ...a })) },
+  });
 
   /**
    * A new data folder: the store there is opened (created and migrated if new) before the old one
@@ -128,6 +136,8 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
     if (running.length) throw new DataDirBusyError(next, `session ${running[0]!.id} is recording`);
     const job = training.active();
     if (job) throw new DataDirBusyError(next, `${job.kind === 'adapt' ? 'adaptation' : 'training'} job ${job.id} is ${job.state}`);
+    const online = onlineGrpo.active();
+    if (online) throw new DataDirBusyError(next, `online GRPO run ${online.runId} is ${online.state}`);
     mkdirSync(next, { recursive: true });
     const opened = openStore(storePath(next));
     db.close();
@@ -251,9 +261,20 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
     followRemoteJob: async ({ id }) => remoteJobs.follow(id),
     downloadArtifacts: ({ id, names }) => activity(`Downloading the artifacts of remote job ${id}`, () => remoteJobs.download(id, names)),
     registerPolicy: async ({ id }) => remoteJobs.registerPolicy(id),
-    onRemoteJob: (_input, listener) => remoteJobs.subscribe(listener),
+    startOnlineGrpo: (input) => onlineGrpo.start(input),
+    stopOnlineGrpo: async ({ runId }) => onlineGrpo.stop(runId),
+    listOnlineGrpo: async () => onlineGrpo.list(),
+    onRemoteJob: (_input, listener) => {
+      const offJobs = remoteJobs.subscribe(listener);
+      const offOnline = onlineGrpo.subscribe(listener);
+      return () => {
+        offJobs();
+        offOnline();
+      };
+    },
 
     close: async () => {
+      await onlineGrpo.close();
       remoteJobs.close();
       await training.close();
       await sessions.close();
