@@ -3,8 +3,10 @@ import type { WorkbenchApi } from '../../../../core/api/api.js';
 import type {
   IterationMetricsRow, PublicTrainerProfile, RemoteJobEvent, RemoteJobInfo, RemoteJobSubmit,
 } from '../../../../core/api/types.js';
+import type { OnlineGrpoRunInfo, OnlineGrpoStart } from '../../../../core/api/jobs/types.js';
 import type { AppState } from '../index.js';
 import { sharedWatch } from '../shared-watch.js';
+import { issuesOf } from './training.js';
 
 /**
  * The Jobs view's state: trainer profiles (no tokens), the store's remote-job records (kept current
@@ -32,6 +34,11 @@ export interface JobsSlice {
   jobStreams: Record<number, JobStream>;
   shownRemoteJob: number | null;
   jobsBusy: boolean;
+  /** This workbench's online GRPO loops, newest first (kept current by onRemoteJob's `online` events). */
+  onlineRuns: OnlineGrpoRunInfo[];
+  /** The last start's refusals by field path ('' for one without a field). */
+  onlineErrors: Record<string, string>;
+  onlineBusy: boolean;
   loadJobs(): Promise<void>;
   /** onRemoteJob updates (ref-counted); returns the stop function. */
   watchJobs(): () => void;
@@ -43,6 +50,11 @@ export interface JobsSlice {
   registerRemotePolicy(id: number): Promise<void>;
   saveTrainer(p: { name: string; baseUrl: string; token: string }): Promise<boolean>;
   removeTrainer(name: string): Promise<void>;
+  /** Starts an online GRPO loop; a refusal lands in onlineErrors at its field. */
+  startOnlineGrpo(input: OnlineGrpoStart): Promise<OnlineGrpoRunInfo | undefined>;
+  stopOnlineGrpo(runId: number): Promise<void>;
+  /** Shows the loop's training run in the Training view. */
+  openOnlineRun(runId: number): Promise<void>;
 }
 
 /** Lines kept per job: the tail the view shows (the full log stays on the service). */
@@ -55,9 +67,16 @@ export function upsertRemoteJob(jobs: readonly RemoteJobInfo[], job: RemoteJobIn
   return jobs.some((j) => j.id === job.id) ? jobs.map((j) => (j.id === job.id ? job : j)) : [job, ...jobs];
 }
 
-/** Applies one event to the jobs and streams (pure: the slice and its tests share it). */
+/** The list with `run` replacing its older state, or added first (newest first). */
+export function upsertOnlineRun(runs: readonly OnlineGrpoRunInfo[], run: OnlineGrpoRunInfo): OnlineGrpoRunInfo[] {
+  return runs.some((r) => r.runId === run.runId) ? runs.map((r) => (r.runId === run.runId ? run : r)) : [run, ...runs];
+}
+
+/** Applies one event to the jobs and streams (pure: the slice and its tests share it); `online` events are upsertOnlineRun's. */
 export function applyRemoteJobEvent(s: Pick<JobsSlice, 'remoteJobs' | 'jobStreams'>, e: RemoteJobEvent): Pick<JobsSlice, 'remoteJobs' | 'jobStreams'> {
   switch (e.type) {
+    case 'online':
+      return s;
     case 'job':
       return { remoteJobs: upsertRemoteJob(s.remoteJobs, e.job), jobStreams: s.jobStreams };
     case 'log':
@@ -82,7 +101,7 @@ export function metricNames(stream: JobStream | undefined): string[] {
 export const isRemoteJobActive = (j: Pick<RemoteJobInfo, 'status'>): boolean => j.status === 'submitting' || j.status === 'queued' || j.status === 'running';
 
 export const createJobsSlice = (api: WorkbenchApi): StateCreator<AppState, [], [], JobsSlice> => (set, get) => {
-  const onEvent = (e: RemoteJobEvent) => set((s) => applyRemoteJobEvent(s, e));
+  const onEvent = (e: RemoteJobEvent) => set((s) => (e.type === 'online' ? { onlineRuns: upsertOnlineRun(s.onlineRuns, e.run) } : applyRemoteJobEvent(s, e)));
   const replace = (job: RemoteJobInfo | undefined) => {
     if (job) set((s) => ({ remoteJobs: upsertRemoteJob(s.remoteJobs, job) }));
   };
@@ -92,10 +111,16 @@ export const createJobsSlice = (api: WorkbenchApi): StateCreator<AppState, [], [
     jobStreams: {},
     shownRemoteJob: null,
     jobsBusy: false,
+    onlineRuns: [],
+    onlineErrors: {},
+    onlineBusy: false,
 
     loadJobs: async () => {
-      const r = await get().attempt('Load remote jobs', async () => ({ trainers: await api.listTrainers({}), jobs: await api.listRemoteJobs({}) }));
-      if (r) set({ trainers: r.trainers, remoteJobs: r.jobs });
+      const r = await get().attempt('Load remote jobs', async () => ({
+        trainers: await api.listTrainers({}), jobs: await api.listRemoteJobs({}), online: await api.listOnlineGrpo({}),
+      }));
+      // An event may have arrived meanwhile: it is newer than the listing.
+      if (r) set((s) => ({ trainers: r.trainers, remoteJobs: r.jobs, onlineRuns: r.online.map((x) => s.onlineRuns.find((y) => y.runId === x.runId) ?? x) }));
     },
 
     watchJobs: sharedWatch(() => api.onRemoteJob({}, onEvent)),
@@ -127,6 +152,29 @@ export const createJobsSlice = (api: WorkbenchApi): StateCreator<AppState, [], [
       if (list) set({ trainers: list });
       return list !== undefined;
     },
+    startOnlineGrpo: async (input) => {
+      set({ onlineBusy: true, onlineErrors: {} });
+      const run = await get().attempt('Start online GRPO', async () => {
+        try {
+          return await api.startOnlineGrpo(input);
+        } catch (e) {
+          set({ onlineErrors: issuesOf(e) });
+          throw e;
+        }
+      });
+      set((s) => ({ onlineBusy: false, ...(run ? { onlineRuns: upsertOnlineRun(s.onlineRuns, s.onlineRuns.find((r) => r.runId === run.runId) ?? run) } : {}) }));
+      return run;
+    },
+    stopOnlineGrpo: async (runId) => {
+      const run = await get().attempt('Stop online GRPO', () => api.stopOnlineGrpo({ runId }));
+      if (run) set((s) => ({ onlineRuns: upsertOnlineRun(s.onlineRuns, run) }));
+    },
+    openOnlineRun: async (runId) => {
+      get().setView('training');
+      await get().refreshTrainingRuns();
+      await get().showRun(runId);
+    },
+
     removeTrainer: async (name) => {
       const list = await get().attempt(`Remove trainer ${name}`, () => api.removeTrainer({ name }));
       if (list) set({ trainers: list });

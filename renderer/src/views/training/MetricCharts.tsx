@@ -1,8 +1,15 @@
+import type { IterationMetricsRow } from '../../../../core/api/types.js';
 import { useApp } from '../../store/index.js';
 import { isTrainingJob } from '../../store/slices/training.js';
 import { MetricChart } from './MetricChart.js';
 
 const NO_ROWS: never[] = [];
+
+function metricsOf(rows: readonly IterationMetricsRow[]): Array<{ metric: string; label: string }> {
+  const names = new Set<string>();
+  for (const r of rows) for (const k of Object.keys(r.metrics)) names.add(k);
+  return [...names].map((m) => ({ metric: m, label: m }));
+}
 
 /** The shown run's metrics, one small chart each (the trainer's chart list, from the server). */
 export function MetricCharts() {
@@ -12,7 +19,8 @@ export function MetricCharts() {
   const jobKind = useApp((s) => s.trainingJobs.filter(isTrainingJob).find((j) => j.runId !== null && j.runId === s.chartRunId)?.kind ?? null);
   const descriptions = useApp((s) => s.trainDescriptions);
   const kind = run?.trainer ?? jobKind ?? 'grpo';
-  const charts = descriptions[kind]?.charts ?? [];
+  // A run of no local trainer (online GRPO against a remote one, docs/online-grpo.md) has its own metric names: each gets a chart.
+  const charts = run && run.trainer === null && jobKind === null ? metricsOf(rows) : descriptions[kind]?.charts ?? [];
   if (runId === null) return <div className="panel muted">No run to chart yet.</div>;
   return (
     <div className="training-charts" data-testid="training-charts" data-run={runId}>
