@@ -280,7 +280,7 @@ export class OnlineGrpoHost {
       changed();
     }, (e: unknown) => {
       const err = e as Error;
-      if (!running) return refused(this.refusal(err, clean));
+      if (!running) return refused(this.refusal(err, input.config ?? {}, clean));
       const message = clean(`${err.name}: ${err.message}`);
       Object.assign(running.info, { state: err instanceof OnlineGrpoStoppedError ? 'stopped' : 'failed', finishedAt: Date.now(), error: message });
       running.info.log = [...running.info.log, message].slice(-ONLINE_LOG_TAIL);
@@ -311,9 +311,9 @@ export class OnlineGrpoHost {
   }
 
   /** A refusal before the run existed, as the form shows it: at its field, without the key. */
-  private refusal(e: Error, clean: (s: string) => string): Error {
+  private refusal(e: Error, config: Record<string, unknown>, clean: (s: string) => string): Error {
     if (e instanceof OnlineGrpoConfigError) return new OnlineGrpoInputError(e.field === 'instances' ? 'limit' : e.field, e.value, clean(e.message));
-    if (e instanceof JobConfigError) return new OnlineGrpoInputError('config', null, clean(e.message), configIssues(e));
+    if (e instanceof JobConfigError) return new OnlineGrpoInputError('config', config, clean(e.problems.join('; ')), configIssues(e));
     e.message = clean(e.message);
     return e;
   }

@@ -53,6 +53,8 @@ export interface JobsSlice {
   /** Starts an online GRPO loop; a refusal lands in onlineErrors at its field. */
   startOnlineGrpo(input: OnlineGrpoStart): Promise<OnlineGrpoRunInfo | undefined>;
   stopOnlineGrpo(runId: number): Promise<void>;
+  /** The form's choices: endpoint profiles, and the registered checkpoints among the policies (the Agent view's list). */
+  loadOnlineChoices(): Promise<void>;
   /** Shows the loop's training run in the Training view. */
   openOnlineRun(runId: number): Promise<void>;
 }
@@ -168,6 +170,10 @@ export const createJobsSlice = (api: WorkbenchApi): StateCreator<AppState, [], [
     stopOnlineGrpo: async (runId) => {
       const run = await get().attempt('Stop online GRPO', () => api.stopOnlineGrpo({ runId }));
       if (run) set((s) => ({ onlineRuns: upsertOnlineRun(s.onlineRuns, run) }));
+    },
+    loadOnlineChoices: async () => {
+      const [, policies] = await Promise.all([get().loadEndpoints(), get().attempt('List policies', () => api.listPolicies({}))]);
+      if (policies) set({ agentPolicies: policies });
     },
     openOnlineRun: async (runId) => {
       get().setView('training');

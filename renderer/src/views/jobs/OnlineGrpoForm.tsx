@@ -6,13 +6,17 @@ import { errorsByField, initChoices, iterationLine, ONLINE_FORM_INITIAL, onlineR
 // The renderer imports only types from core: the kinds are listed here, checked against the API's type.
 const KINDS = { builtin: 'Builtin policy (rollouts here, policy.json back)', vlm: 'Served VLM (endpoint profile, LoRA adapter published)' } satisfies Record<OnlinePolicyKindName, string>;
 
+// The Jobs view's left column is narrow (styles.css .training-view): rows wrap instead of spilling into the table.
+const WRAP = { flexWrap: 'wrap', minWidth: 0 } as const;
+const FIT = { maxWidth: '100%', minWidth: 0 } as const;
+
 /** One loop: its state, Stop, a link to its training run, a line per iteration and the log tail. */
 function OnlineRun({ run }: { run: OnlineGrpoRunInfo }) {
   const st = appStore().getState();
   const live = run.state === 'running' || run.state === 'stopping';
   return (
     <div className="panel" data-testid={`online-run-${run.runId}`}>
-      <div className="row">
+      <div className="row" style={WRAP}>
         <strong>{run.name}</strong>
         <span data-testid="online-run-state">{run.state}</span>
         <span className="muted">{run.done.length}/{run.iterations} iterations · policy <span className="mono">{run.policy}</span></span>
@@ -20,11 +24,11 @@ function OnlineRun({ run }: { run: OnlineGrpoRunInfo }) {
         <button type="button" className="link" data-testid="online-run-link" onClick={() => void st.openOnlineRun(run.runId)}>Training run {run.runId}</button>
       </div>
       {run.error ? <div className="error" data-testid="online-run-error">{run.error}</div> : null}
-      <ol className="mono" data-testid="online-iterations" style={{ margin: 0 }}>
+      <ol className="mono" data-testid="online-iterations" style={{ margin: 0, overflowWrap: 'anywhere' }}>
         {run.done.map((it) => <li key={it.iteration} data-testid={`online-iteration-${it.iteration}`}>{iterationLine(run, it)}</li>)}
       </ol>
       {live || run.log.length ? (
-        <pre className="mono muted" data-testid="online-log" style={{ maxHeight: 160, overflow: 'auto', margin: 0 }}>{run.log.slice(-20).join('\n')}</pre>
+        <pre className="mono muted" data-testid="online-log" style={{ maxHeight: 160, overflow: 'auto', margin: 0, whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>{run.log.slice(-20).join('\n')}</pre>
       ) : null}
     </div>
   );
@@ -44,21 +48,20 @@ export function OnlineGrpoForm() {
   const serverErrors = useApp((s) => s.onlineErrors);
   const [f, setF] = useState<OnlineFormState>(ONLINE_FORM_INITIAL);
   const [tried, setTried] = useState(false);
-  // Profiles and registered checkpoints are loaded with the endpoints (which also lists the policies).
-  useEffect(() => void appStore().getState().loadEndpoints(), []);
+  useEffect(() => void appStore().getState().loadOnlineChoices(), []);
   const form: OnlineFormState = { ...f, trainer: f.trainer || trainers[0]?.name || '', endpoint: f.endpoint || endpoints[0]?.name || '' };
   const converted = onlineRequest(form);
   const local: Partial<Record<keyof OnlineFormState, string>> = tried && 'errors' in converted ? converted.errors : {};
   const remote = errorsByField(serverErrors);
   const set = (patch: Partial<OnlineFormState>) => setF({ ...f, ...patch });
   const row = (key: keyof OnlineFormState, label: string, input: ReactNode) => (
-    <label className="row" key={key}>
+    <label className="row" key={key} style={WRAP}>
       {label}{input}
       {local[key] ?? remote[key] ? <span className="error" data-testid={`online-error-${key}`}>{local[key] ?? remote[key]}</span> : null}
     </label>
   );
   const text = (key: keyof OnlineFormState, label: string, placeholder = '') => row(key, label, (
-    <input aria-label={`Online ${label}`} data-testid={`online-field-${key}`} placeholder={placeholder} value={form[key]} onChange={(e) => set({ [key]: e.target.value })} />
+    <input style={FIT} aria-label={`Online ${label}`} data-testid={`online-field-${key}`} placeholder={placeholder} value={form[key]} onChange={(e) => set({ [key]: e.target.value })} />
   ));
   const start = () => {
     setTried(true);
@@ -69,24 +72,24 @@ export function OnlineGrpoForm() {
     <div className="panel" data-testid="online-grpo">
       <h3>Online GRPO</h3>
       {row('trainer', 'Trainer', (
-        <select aria-label="Online trainer" data-testid="online-field-trainer" value={form.trainer} onChange={(e) => set({ trainer: e.target.value })}>
+        <select style={FIT} aria-label="Online trainer" data-testid="online-field-trainer" value={form.trainer} onChange={(e) => set({ trainer: e.target.value })}>
           {trainers.map((t) => <option key={t.name} value={t.name}>{t.name}</option>)}
         </select>
       ))}
       {row('kind', 'Policy', (
-        <select aria-label="Online policy kind" data-testid="online-field-kind" value={form.kind} onChange={(e) => set({ kind: e.target.value as OnlinePolicyKindName })}>
+        <select style={FIT} aria-label="Online policy kind" data-testid="online-field-kind" value={form.kind} onChange={(e) => set({ kind: e.target.value as OnlinePolicyKindName })}>
           {Object.entries(KINDS).map(([k, label]) => <option key={k} value={k}>{label}</option>)}
         </select>
       ))}
       {form.kind === 'builtin' ? row('init', 'Start from', (
-        <select aria-label="Online start checkpoint" data-testid="online-field-init" value={form.init} onChange={(e) => set({ init: e.target.value })}>
+        <select style={FIT} aria-label="Online start checkpoint" data-testid="online-field-init" value={form.init} onChange={(e) => set({ init: e.target.value })}>
           <option value="">a fresh model (from the seed)</option>
           {initChoices(policies).map((n) => <option key={n} value={n}>checkpoint:{n}</option>)}
         </select>
       )) : (
         <>
           {row('endpoint', 'Endpoint', (
-            <select aria-label="Online endpoint" data-testid="online-field-endpoint" value={form.endpoint} onChange={(e) => set({ endpoint: e.target.value })}>
+            <select style={FIT} aria-label="Online endpoint" data-testid="online-field-endpoint" value={form.endpoint} onChange={(e) => set({ endpoint: e.target.value })}>
               {endpoints.map((p) => <option key={p.name} value={p.name}>{p.name} ({p.model})</option>)}
             </select>
           ))}

@@ -25,7 +25,7 @@ export function TrainersPanel() {
         </tbody>
       </table>
       {trainers.length === 0 ? <div className="muted">No trainer yet: start one with python3 -m awb_trainer serve and add it here.</div> : null}
-      <div className="row">
+      <div className="row" style={{ flexWrap: 'wrap' }}>
         <input aria-label="Trainer name" placeholder="name" value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} />
         <input aria-label="Trainer URL" placeholder="http://host:8470" value={form.baseUrl} onChange={(e) => setForm({ ...form, baseUrl: e.target.value })} />
         <input aria-label="Trainer token" type="password" placeholder="token" value={form.token} onChange={(e) => setForm({ ...form, token: e.target.value })} />
