@@ -92,6 +92,9 @@ describe.skipIf(skip !== null)('Online GRPO in the Jobs view (awb serve, real tr
     await row.waitFor({ timeout: 10_000 });
     expect(await row.innerText()).toMatch(/local\s.*builtin-grpo\s.*#1 \(run \d+\)\s+succeeded/);
 
+    // the loop's final checkpoint, registered in <data folder>/policies, is offered as the next loop's start
+    await form.getByTestId('online-field-init').locator('option', { hasText: /^checkpoint:local-\S+\.json$/ }).waitFor({ state: 'attached', timeout: 10_000 });
+
     await form.getByTestId('online-run-link').click();
     const charts = page.getByTestId('training-charts');
     await charts.waitFor({ timeout: 10_000 });

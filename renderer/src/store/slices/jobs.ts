@@ -103,7 +103,11 @@ export function metricNames(stream: JobStream | undefined): string[] {
 export const isRemoteJobActive = (j: Pick<RemoteJobInfo, 'status'>): boolean => j.status === 'submitting' || j.status === 'queued' || j.status === 'running';
 
 export const createJobsSlice = (api: WorkbenchApi): StateCreator<AppState, [], [], JobsSlice> => (set, get) => {
-  const onEvent = (e: RemoteJobEvent) => set((s) => (e.type === 'online' ? { onlineRuns: upsertOnlineRun(s.onlineRuns, e.run) } : applyRemoteJobEvent(s, e)));
+  const onEvent = (e: RemoteJobEvent) => {
+    set((s) => (e.type === 'online' ? { onlineRuns: upsertOnlineRun(s.onlineRuns, e.run) } : applyRemoteJobEvent(s, e)));
+    // A finished builtin loop registered its last checkpoint: offer it as the next loop's start.
+    if (e.type === 'online' && e.run.state === 'finished' && e.run.policyKind === 'builtin') void get().loadOnlineChoices();
+  };
   const replace = (job: RemoteJobInfo | undefined) => {
     if (job) set((s) => ({ remoteJobs: upsertRemoteJob(s.remoteJobs, job) }));
   };
