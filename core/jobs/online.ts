@@ -219,7 +219,8 @@ export async function runOnlineGrpo(o: OnlineGrpoOptions, deps: OnlineGrpoDeps, 
       if (inFlight) {
         try {
           cancelled = (await jobs.cancel(String(inFlight.id))).remoteId;
-          log(`cancelled job ${cancelled} of the stopped loop`);
+          // The trainer stops a running job at its next step boundary; the local record says so once someone follows it.
+          log(`asked the trainer to cancel job ${cancelled} of the stopped loop (a running job stops at its next step boundary; awb jobs status ${inFlight.id} shows its end)`);
         } catch (ce) {
           log(`could not cancel job ${inFlight.remoteId ?? inFlight.id}: ${(ce as Error).message}`);
         }
