@@ -1,10 +1,8 @@
 import { z } from 'zod';
-import { observe } from '../device/observation.js';
 import { instantiate } from '../tasks/instance.js';
 import { getTemplate } from '../tasks/registry.js';
-import { resetForTask } from '../episode/runner.js';
 import { EndpointProfiles } from '../policy/vlm/profiles.js';
-import { VlmPolicy, type VlmExchange } from '../policy/vlm/policy.js';
+import { probeEndpoint } from '../policy/vlm/probe.js';
 import { intArg, parseFlags, UsageError } from './args.js';
 import { dataDir } from './data-dir.js';
 import { table } from './format.js';
@@ -109,17 +107,15 @@ async function test(argv: string[], io: Io): Promise<number> {
   const settings = profilesHere().resolve(positionals[0]!);
   const instance = instantiate(getTemplate(values.task), values.seed);
   const device = embeddedDevice();
-  let exchange: VlmExchange | undefined;
+  let probe: Awaited<ReturnType<typeof probeEndpoint>>;
   try {
-    await resetForTask(device, instance);
-    const obs = await observe(device, { screenshot: settings.screenshot, scale: 0.5 });
-    const policy = new VlmPolicy(settings, { onExchange: (x) => (exchange = x) });
-    policy.start({ instruction: instance.instruction, instance });
-    await policy.act(obs, { instruction: instance.instruction, step: 0, history: [], instance });
+    probe = await probeEndpoint(settings, device, instance);
   } finally {
     device.close();
   }
-  const x = exchange!;
+  if (probe.error) throw probe.error;
+  const x = probe.exchange;
+  if (!x) throw new Error(`endpoint ${positionals[0]}: the policy made no request`);
   const summary = {
     endpoint: positionals[0], latencyMs: Math.round(x.latencyMs), attempts: x.attempts, completion: x.completion,
     ...('action' in x.outcome ? { action: x.outcome.action } : { formatError: x.outcome.error }),

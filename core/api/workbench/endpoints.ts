@@ -1,11 +1,9 @@
 import { join } from 'node:path';
 import { SimDroid } from '../../../emulators/simdroid/simdroid.js';
-import { observe } from '../../device/observation.js';
-import { resetForTask } from '../../episode/runner.js';
 import { instantiate } from '../../tasks/instance.js';
 import { getTemplate } from '../../tasks/registry.js';
 import { EndpointProfiles, type EndpointProfile, type SecretStore } from '../../policy/vlm/profiles.js';
-import { VlmPolicy, type VlmExchange } from '../../policy/vlm/policy.js';
+import { probeEndpoint } from '../../policy/vlm/probe.js';
 import { VlmPolicySettings } from '../../policy/vlm/settings.js';
 import { WorkbenchError } from '../../util/errors.js';
 import { redact } from '../../llm/redact.js';
@@ -120,25 +118,19 @@ export class EndpointsHost {
     const key = settings.endpoint.apiKey ?? (settings.endpoint.apiKeyEnv ? process.env[settings.endpoint.apiKeyEnv] : undefined);
     const instance = instantiate(getTemplate(templateId), seed);
     const device = new SimDroid({ serial: 'simdroid-endpoint-test' });
-    let exchange: VlmExchange | undefined;
+    let probe: Awaited<ReturnType<typeof probeEndpoint>>;
     try {
-      await resetForTask(device, instance);
-      const obs = await observe(device, { screenshot: settings.screenshot, scale: 0.5 });
-      const policy = new VlmPolicy(settings, { onExchange: (x) => (exchange = x) });
-      policy.start({ instruction: instance.instruction, instance });
-      await policy.act(obs, { instruction: instance.instruction, step: 0, history: [], instance });
-    } catch (e) {
-      // The VLM client redacts its own errors already; this also covers any other error on the way (a key is never shown).
-      if (!exchange) {
-        const err = e instanceof Error ? e : new Error(String(e));
-        return { ok: false, endpoint: name, error: { name: err.name, message: redact(err.message, [key]) } };
-      }
-      // An exchange happened: the model answered and the failure is the policy's verdict on it, reported below.
+      probe = await probeEndpoint(settings, device, instance);
     } finally {
       device.close();
     }
-    if (!exchange) return { ok: false, endpoint: name, error: { name: 'EndpointTestError', message: 'the policy made no request' } };
-    const x = exchange;
+    if (probe.error) {
+      // The VLM client redacts its own errors already; this also covers any other error on the way (a key is never shown).
+      const err = probe.error instanceof Error ? probe.error : new Error(String(probe.error));
+      return { ok: false, endpoint: name, error: { name: err.name, message: redact(err.message, [key]) } };
+    }
+    const x = probe.exchange;
+    if (!x) return { ok: false, endpoint: name, error: { name: 'EndpointTestError', message: 'the policy made no request' } };
     return {
       ok: true, endpoint: name, instruction: instance.instruction, latencyMs: Math.round(x.latencyMs), attempts: x.attempts,
       completion: redact(x.completion.slice(0, COMPLETION_CHARS), [key]),
