@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../core/cli/main.js';
+import { runCli as awb } from '../helpers/cli.js';
 import { requireSimDroid } from '../../core/cli/subgoal-recorder.js';
 import { UsageError } from '../../core/cli/args.js';
 import type { Device } from '../../core/device/device.js';
@@ -10,13 +10,6 @@ import { instantiate } from '../../core/tasks/instance.js';
 import { getTemplate } from '../../core/tasks/registry.js';
 import { tempDir } from '../store/helpers.js';
 import { adbRig } from '../device/adb-env.js';
-
-async function awb(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, { out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
 
 // Recordings go to a temp store, never the user's ~/.awb.
 const tmp = tempDir('awb-subgoals-cli-');

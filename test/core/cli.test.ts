@@ -3,14 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../core/cli/main.js';
+import { runCli as awb } from '../helpers/cli.js';
 import { TASKS } from '../../core/tasks/registry.js';
-
-async function awb(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, { out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
 
 // Recordings go to a fresh data folder, never the user's ~/.awb; temp folders are removed after.
 const temps: string[] = [];

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../core/cli/main.js';
+import { runCli as run } from '../helpers/cli.js';
 import { loadCheckpoint } from '../../core/policy/checkpoint.js';
 import { startFakeTrainer, type FakeTrainer } from '../helpers/fake-trainer.js';
 import { TOKEN } from './fixture.js';
@@ -22,13 +22,6 @@ afterAll(async () => {
   else process.env.AWB_HOME = saved;
   rmSync(home, { recursive: true, force: true });
 });
-
-async function run(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, { out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
 
 describe('awb jobs', () => {
   it('trainers add|list|remove keep the token in trainers.json and never print it', async () => {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../core/cli/main.js';
+import { runCli as run } from '../helpers/cli.js';
 import { runOnlineGrpo } from '../../core/jobs/online.js';
 import { OnlineGrpoStoppedError } from '../../core/jobs/online-errors.js';
 import { TrainerProfiles } from '../../core/jobs/profiles.js';
@@ -39,13 +39,6 @@ afterAll(async () => {
   else process.env.AWB_HOME = saved;
   rmSync(home, { recursive: true, force: true });
 });
-
-async function run(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, { out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
 
 describe('awb jobs grpo', () => {
   it('--help prints its usage; awb jobs lists it', async () => {

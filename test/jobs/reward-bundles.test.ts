@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimDroid } from '../../emulators/simdroid/simdroid.js';
-import { main } from '../../core/cli/main.js';
+import { runCli as run } from '../helpers/cli.js';
 import { BundleError, RemoteJobStateError } from '../../core/jobs/errors.js';
 import { prepareBundle } from '../../core/jobs/prepare.js';
 import { registerRewardModel, RewardModelRejectedError } from '../../core/jobs/register-reward.js';
@@ -40,13 +40,6 @@ afterAll(() => {
   else process.env.AWB_HOME = saved;
   tmp.cleanup();
 });
-
-async function run(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, { out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
 
 // The first two instances of unseen-instance/train are one template at two seeds: `--limit 2` for the job,
 // `--templates T --seeds a,b` for the local fit.

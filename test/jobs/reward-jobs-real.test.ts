@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../core/cli/main.js';
+import { runCli as run } from '../helpers/cli.js';
 import { decodeFeatures } from '../../core/jobs/steps.js';
 import { readTar } from '../../core/jobs/tar.js';
 import { deserializeProgressModel } from '../../core/rewards/progrm/checkpoint.js';
@@ -32,13 +32,6 @@ let service: RealTrainer;
 let work: string;
 let home: string;
 let db: string;
-
-async function run(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, { out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
 
 /** σ(model(x)) per sample row, by the trainer's loader and torch (float64, as it trains). */
 function torchPredictions(model: string, format: string, samples: string): number[] {

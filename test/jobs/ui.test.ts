@@ -1,17 +1,14 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WorkbenchApi } from '../../core/api/api.js';
-import { channelPair, connectApi } from '../../core/api/bridge.js';
-import { serveApi } from '../../core/api/serve-api.js';
 import type { RemoteJobInfo } from '../../core/api/types.js';
-import { createWorkbench, type Workbench } from '../../core/api/workbench/index.js';
+import type { Workbench } from '../../core/api/workbench/index.js';
 import { loadCheckpoint } from '../../core/policy/checkpoint.js';
 import { commandForKey } from '../../renderer/src/commands/index.js';
-import { createAppStore, type AppStore } from '../../renderer/src/store/index.js';
+import type { AppStore } from '../../renderer/src/store/index.js';
 import { applyRemoteJobEvent, metricNames } from '../../renderer/src/store/slices/jobs.js';
 import { submitRequest, type SubmitFormState } from '../../renderer/src/views/jobs/submit-form.js';
+import { bridgedWorkbench, type BridgedWorkbench } from '../helpers/bridged-workbench.js';
 import { startFakeTrainer, type FakeTrainer } from '../helpers/fake-trainer.js';
 import { fastClient, TOKEN } from './fixture.js';
 
@@ -24,6 +21,7 @@ async function until(what: string, cond: () => boolean, ms = 30_000): Promise<vo
 }
 
 describe('the jobs slice against the real workbench and the fake trainer', () => {
+  let bridged: BridgedWorkbench;
   let dir: string;
   let fake: FakeTrainer;
   let workbench: Workbench;
@@ -31,19 +29,15 @@ describe('the jobs slice against the real workbench and the fake trainer', () =>
   let unwatch: () => void;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'awb-jobs-ui-'));
     fake = await startFakeTrainer({ token: TOKEN, epochDelayMs: 10 });
-    workbench = await createWorkbench({ dataDir: dir, adb: false, embeddedDevice: false, trainerClient: (p) => fastClient(p.baseUrl) });
-    const [client, server] = channelPair();
-    serveApi(workbench, server);
-    store = createAppStore(connectApi<WorkbenchApi>(client));
+    bridged = await bridgedWorkbench('awb-jobs-ui-', { trainerClient: (p) => fastClient(p.baseUrl) });
+    ({ dir, workbench, store } = bridged);
     unwatch = store.getState().watchJobs();
   });
   afterAll(async () => {
     unwatch();
-    await workbench.close();
+    await bridged.close();
     await fake.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('saves a trainer: the list shows name and URL only, the token is in trainers.json', async () => {

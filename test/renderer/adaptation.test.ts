@@ -1,12 +1,7 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WorkbenchApi } from '../../core/api/api.js';
-import { channelPair, connectApi } from '../../core/api/bridge.js';
-import { serveApi } from '../../core/api/serve-api.js';
 import type { AdaptationReport, AppEvalResult } from '../../core/api/types.js';
-import { createWorkbench, type Workbench } from '../../core/api/workbench/index.js';
 import { createModel } from '../../core/policy/builtin.js';
 import { saveCheckpoint } from '../../core/policy/checkpoint.js';
 import { createRng } from '../../core/util/rng.js';
@@ -14,6 +9,7 @@ import { createAppStore, type AppStore } from '../../renderer/src/store/index.js
 import { applyProgress, emptyRun, parseSeeds, requestFromForm } from '../../renderer/src/store/slices/adaptation-model.js';
 import { shownAdaptJob } from '../../renderer/src/store/slices/adaptation.js';
 import { barColumns, barRows, formatPoints } from '../../renderer/src/views/adaptation/bars.js';
+import { bridgedWorkbench, type BridgedWorkbench } from '../helpers/bridged-workbench.js';
 
 async function until(what: string, cond: () => boolean, ms = 30_000): Promise<void> {
   const end = Date.now() + ms;
@@ -24,28 +20,24 @@ async function until(what: string, cond: () => boolean, ms = 30_000): Promise<vo
 }
 
 describe('the adaptation slice against the real workbench', () => {
-  let dir: string;
-  let workbench: Workbench;
+  let bridged: BridgedWorkbench;
   let store: AppStore;
   let policy: string;
   const unwatch: Array<() => void> = [];
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'awb-adapt-slice-'));
-    policy = join(dir, 'checkpoints', 'base', 'policy.json');
-    mkdirSync(join(dir, 'checkpoints', 'base'), { recursive: true });
-    saveCheckpoint(policy, createModel(createRng('adapt-slice/base')));
-    workbench = await createWorkbench({ dataDir: dir, adb: false, embeddedDevice: false });
-    const [client, server] = channelPair();
-    serveApi(workbench, server);
-    store = createAppStore(connectApi<WorkbenchApi>(client));
+    bridged = await bridgedWorkbench('awb-adapt-slice-', {}, (dir) => {
+      policy = join(dir, 'checkpoints', 'base', 'policy.json');
+      mkdirSync(join(dir, 'checkpoints', 'base'), { recursive: true });
+      saveCheckpoint(policy, createModel(createRng('adapt-slice/base')));
+    });
+    ({ store } = bridged);
     unwatch.push(store.getState().watchTraining(), store.getState().watchAdaptation());
   });
 
   afterAll(async () => {
     for (const u of unwatch) u();
-    await workbench.close();
-    rmSync(dir, { recursive: true, force: true });
+    await bridged.close();
   });
 
   it('loads the description and fills the form: a held-out app first, the newest checkpoint, the defaults', async () => {

@@ -1,12 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WorkbenchApi } from '../../core/api/api.js';
-import { channelPair, connectApi } from '../../core/api/bridge.js';
-import { serveApi } from '../../core/api/serve-api.js';
-import { createWorkbench, type Workbench } from '../../core/api/workbench/index.js';
 import { createAppStore, type AppStore } from '../../renderer/src/store/index.js';
+import { bridgedWorkbench, type BridgedWorkbench } from '../helpers/bridged-workbench.js';
 
 async function until(cond: () => boolean, ms = 5000): Promise<void> {
   const end = Date.now() + ms;
@@ -17,24 +11,19 @@ async function until(cond: () => boolean, ms = 5000): Promise<void> {
 }
 
 describe('the devices slice against the real workbench', () => {
-  let dir: string;
-  let workbench: Workbench;
+  let bridged: BridgedWorkbench;
   let store: AppStore;
   let stopWatching: () => void;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'awb-devices-'));
-    workbench = await createWorkbench({ dataDir: dir, adb: false });
-    const [client, server] = channelPair();
-    serveApi(workbench, server);
-    store = createAppStore(connectApi<WorkbenchApi>(client));
+    bridged = await bridgedWorkbench('awb-devices-', { embeddedDevice: true });
+    ({ store } = bridged);
     stopWatching = store.getState().watchDevices();
   });
 
   afterAll(async () => {
     stopWatching();
-    await workbench.close();
-    rmSync(dir, { recursive: true, force: true });
+    await bridged.close();
   });
 
   it('lists the devices at once, shows adb being off as a notice, and selects the first online device', async () => {

@@ -1,32 +1,22 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WorkbenchApi } from '../../core/api/api.js';
-import { channelPair, connectApi } from '../../core/api/bridge.js';
-import { serveApi } from '../../core/api/serve-api.js';
-import { createWorkbench, type Workbench } from '../../core/api/workbench/index.js';
-import { createAppStore, type AppStore } from '../../renderer/src/store/index.js';
+import type { AppStore } from '../../renderer/src/store/index.js';
+import { bridgedWorkbench, type BridgedWorkbench } from '../helpers/bridged-workbench.js';
 import { errorsByField, keyStatus, newDraft, saveInputOf } from '../../renderer/src/views/settings/endpoint-form.js';
 import { groupPolicies, sessionStartOf } from '../../renderer/src/views/agent/session-start.js';
 
 describe('the endpoint form and the endpoints slice against the real workbench (over the bridge)', () => {
   const KEY = 'sk-renderer-endpoints-SECRET-5';
+  let bridged: BridgedWorkbench;
   let dir: string;
-  let workbench: Workbench;
   let store: AppStore;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'awb-endpoints-slice-'));
-    workbench = await createWorkbench({ dataDir: dir, adb: false, embeddedDevice: false });
-    const [client, server] = channelPair();
-    serveApi(workbench, server);
-    store = createAppStore(connectApi<WorkbenchApi>(client));
+    bridged = await bridgedWorkbench('awb-endpoints-slice-');
+    ({ dir, store } = bridged);
   });
-  afterAll(async () => {
-    await workbench.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => bridged.close());
 
   it('saveInputOf converts numbers where they parse, keeps stored fields the form does not show, and sends the key change', () => {
     const d = { ...newDraft(), name: ' p ', model: 'm', temperature: '0.3', maxTokens: 'lots', coordinates: 'screen' as const };

@@ -1,14 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WorkbenchApi } from '../../core/api/api.js';
-import { channelPair, connectApi } from '../../core/api/bridge.js';
-import { serveApi } from '../../core/api/serve-api.js';
-import { createWorkbench, type Workbench } from '../../core/api/workbench/index.js';
 import { boundsCenter, findFirst, flattenUiTree, hitTest } from '../../core/ui/ui-tree.js';
 import type { UiTree } from '../../core/api/types.js';
-import { createAppStore, type AppStore } from '../../renderer/src/store/index.js';
+import type { AppStore } from '../../renderer/src/store/index.js';
+import { bridgedWorkbench, type BridgedWorkbench } from '../helpers/bridged-workbench.js';
 import { childrenOf, flattenTree, hitTestTree } from '../../renderer/src/views/live/tree-model.js';
 import { classifyGesture, keyToInput } from '../../renderer/src/views/live/gestures.js';
 
@@ -23,23 +17,16 @@ async function until(cond: () => boolean, ms = 5000): Promise<void> {
 const LAUNCHER = 'com.google.android.apps.nexuslauncher';
 
 describe('the live slice against the real workbench', () => {
-  let dir: string;
-  let workbench: Workbench;
+  let bridged: BridgedWorkbench;
   let store: AppStore;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'awb-live-'));
-    workbench = await createWorkbench({ dataDir: dir, adb: false });
-    const [client, server] = channelPair();
-    serveApi(workbench, server);
-    store = createAppStore(connectApi<WorkbenchApi>(client));
+    bridged = await bridgedWorkbench('awb-live-', { embeddedDevice: true });
+    ({ store } = bridged);
     store.getState().selectDevice('simdroid-1');
   });
 
-  afterAll(async () => {
-    await workbench.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => bridged.close());
 
   it('reads the screen and its tree, numbered as actions number elements', async () => {
     await store.getState().refreshTree();

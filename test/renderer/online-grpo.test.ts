@@ -1,13 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WorkbenchApi } from '../../core/api/api.js';
-import { channelPair, connectApi } from '../../core/api/bridge.js';
 import type { OnlineGrpoRunInfo } from '../../core/api/jobs/types.js';
-import { serveApi } from '../../core/api/serve-api.js';
-import { createWorkbench, type Workbench } from '../../core/api/workbench/index.js';
-import { createAppStore, type AppStore } from '../../renderer/src/store/index.js';
+import type { AppStore } from '../../renderer/src/store/index.js';
+import { bridgedWorkbench, type BridgedWorkbench } from '../helpers/bridged-workbench.js';
 import { upsertOnlineRun } from '../../renderer/src/store/slices/jobs.js';
 import { errorsByField, initChoices, iterationLine, ONLINE_FORM_INITIAL, onlineRequest } from '../../renderer/src/views/jobs/online-form.js';
 
@@ -59,23 +55,17 @@ describe('the Online GRPO form and the jobs slice\'s online part', () => {
 });
 
 describe('the jobs slice\'s startOnlineGrpo against the real workbench (over the bridge, no trainer reachable)', () => {
-  let dir: string;
-  let workbench: Workbench;
+  let bridged: BridgedWorkbench;
   let store: AppStore;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'awb-online-slice-'));
-    mkdirSync(join(dir, 'policies'));
-    writeFileSync(join(dir, 'policies', 'm.onnx'), 'not really onnx');
-    workbench = await createWorkbench({ dataDir: dir, adb: false, embeddedDevice: false });
-    const [client, server] = channelPair();
-    serveApi(workbench, server);
-    store = createAppStore(connectApi<WorkbenchApi>(client));
+    bridged = await bridgedWorkbench('awb-online-slice-', {}, (dir) => {
+      mkdirSync(join(dir, 'policies'));
+      writeFileSync(join(dir, 'policies', 'm.onnx'), 'not really onnx');
+    });
+    ({ store } = bridged);
   });
-  afterAll(async () => {
-    await workbench.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => bridged.close());
 
   it('a refusal lands at its field (the input schema\'s and the workbench\'s), nothing is added, and the form is not busy', async () => {
     const st = () => store.getState();

@@ -1,29 +1,21 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WorkbenchApi } from '../../core/api/api.js';
-import { channelPair, connectApi } from '../../core/api/bridge.js';
-import { serveApi } from '../../core/api/serve-api.js';
-import { createWorkbench, type Workbench } from '../../core/api/workbench/index.js';
+import type { Workbench } from '../../core/api/workbench/index.js';
 import { createRun, type EpisodeId } from '../../core/store/index.js';
-import { createAppStore, type AppStore } from '../../renderer/src/store/index.js';
+import type { AppStore } from '../../renderer/src/store/index.js';
 import { configFromChoice, NoRewardKindError, PANEL_KINDS } from '../../renderer/src/store/slices/rewards.js';
 import { curvePoints, formatReward, pathOf, rewardTable } from '../../renderer/src/views/trajectories/rewards-model.js';
 import { recordSynthetic } from '../store/helpers.js';
+import { bridgedWorkbench, type BridgedWorkbench } from '../helpers/bridged-workbench.js';
 
 describe('the rewards slice against the real workbench', () => {
-  let dir: string;
+  let bridged: BridgedWorkbench;
   let workbench: Workbench;
   let store: AppStore;
   const ids = {} as Record<'short' | 'long' | 'broken', EpisodeId>;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'awb-rewards-slice-'));
-    workbench = await createWorkbench({ dataDir: dir, adb: false, embeddedDevice: false });
-    const [client, server] = channelPair();
-    serveApi(workbench, server);
-    store = createAppStore(connectApi<WorkbenchApi>(client));
+    bridged = await bridgedWorkbench('awb-rewards-slice-');
+    ({ workbench, store } = bridged);
     const run = createRun(workbench.db, { name: 'slice', kind: 'single', config: {} }).id;
     const at = Date.now();
     ids.short = recordSynthetic(workbench.db, run, { templateId: 'SystemWifiTurnOn', seed: 1, steps: 2, startedAt: at });
@@ -31,10 +23,7 @@ describe('the rewards slice against the real workbench', () => {
     ids.broken = recordSynthetic(workbench.db, run, { templateId: 'SystemWifiTurnOn', seed: 2, steps: 2, status: 'error', startedAt: at + 2 });
   });
 
-  afterAll(async () => {
-    await workbench.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => bridged.close());
 
   it('loads the stored rewards: outcome on the last step only, nothing invented elsewhere', async () => {
     await store.getState().loadEpisodeRewards(ids.long);

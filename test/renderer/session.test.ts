@@ -1,35 +1,26 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { WorkbenchApi } from '../../core/api/api.js';
-import { channelPair, connectApi } from '../../core/api/bridge.js';
-import { serveApi } from '../../core/api/serve-api.js';
-import { createWorkbench, type Workbench } from '../../core/api/workbench/index.js';
+import type { Workbench } from '../../core/api/workbench/index.js';
 import { flattenUiTree } from '../../core/ui/ui-tree.js';
-import { createAppStore, type AppStore } from '../../renderer/src/store/index.js';
+import type { AppStore } from '../../renderer/src/store/index.js';
 import { flattenTree, hitTest } from '../../renderer/src/views/agent/hit-test.js';
 import { specFrom } from '../../renderer/src/views/agent/breakpoints.js';
+import { bridgedWorkbench, type BridgedWorkbench } from '../helpers/bridged-workbench.js';
 
 /** The Agent view's slice against the real workbench in memory (the embedded SimDroid simdroid-1). */
 describe('session slice', () => {
-  let dir: string;
+  let bridged: BridgedWorkbench;
   let wb: Workbench;
   let store: AppStore;
   const TASK = 'SystemDarkThemeTurnOn'; // the oracle needs 4 steps: open Settings, Display, Dark theme, complete
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'awb-session-slice-'));
-    wb = await createWorkbench({ dataDir: dir, adb: false });
-    const [client, server] = channelPair();
-    serveApi(wb, server);
-    store = createAppStore(connectApi<WorkbenchApi>(client));
+    bridged = await bridgedWorkbench('awb-session-slice-', { embeddedDevice: true });
+    ({ workbench: wb, store } = bridged);
     await store.getState().loadAgent();
   });
   afterAll(async () => {
     store.getState().closeSession();
-    await wb.close();
-    rmSync(dir, { recursive: true, force: true });
+    await bridged.close();
   });
 
   const s = () => store.getState();

@@ -1,32 +1,22 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WorkbenchApi } from '../../core/api/api.js';
-import { channelPair, connectApi } from '../../core/api/bridge.js';
-import { serveApi } from '../../core/api/serve-api.js';
 import { SettingsSchema } from '../../core/api/settings.js';
-import { createWorkbench, type Workbench } from '../../core/api/workbench/index.js';
 import { createAppStore, type AppStore } from '../../renderer/src/store/index.js';
+import { bridgedWorkbench, type BridgedWorkbench } from '../helpers/bridged-workbench.js';
 import { formValues, patchFromForm } from '../../renderer/src/views/settings/form.js';
 
 describe('the settings slice against the real workbench', () => {
+  let bridged: BridgedWorkbench;
   let dir: string;
-  let workbench: Workbench;
   let store: AppStore;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'awb-settings-'));
-    workbench = await createWorkbench({ dataDir: dir, adb: false, embeddedDevice: false });
-    const [client, server] = channelPair();
-    serveApi(workbench, server);
-    store = createAppStore(connectApi<WorkbenchApi>(client));
+    bridged = await bridgedWorkbench('awb-settings-');
+    ({ dir, store } = bridged);
   });
 
-  afterAll(async () => {
-    await workbench.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => bridged.close());
 
   it('loads the settings and one form field per schema field, labelled by its description', async () => {
     await store.getState().loadSettings();

@@ -1,13 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WorkbenchApi } from '../../core/api/api.js';
-import { channelPair, connectApi } from '../../core/api/bridge.js';
-import { serveApi } from '../../core/api/serve-api.js';
 import type { ConfigField } from '../../core/api/types.js';
-import { createWorkbench, type Workbench } from '../../core/api/workbench/index.js';
 import { createAppStore, type AppStore } from '../../renderer/src/store/index.js';
+import { bridgedWorkbench, type BridgedWorkbench } from '../helpers/bridged-workbench.js';
 import { currentJob, mergeMetrics } from '../../renderer/src/store/slices/training.js';
 import { seriesOf } from '../../renderer/src/views/training/chart-data.js';
 import { applyPreset, configFromForm, defaultFormValues, fieldValue, groupFields } from '../../renderer/src/views/training/config-form.js';
@@ -21,24 +15,19 @@ async function until(what: string, cond: () => boolean, ms = 30_000): Promise<vo
 }
 
 describe('the training slice against the real workbench', () => {
-  let dir: string;
-  let workbench: Workbench;
+  let bridged: BridgedWorkbench;
   let store: AppStore;
   let unwatch: () => void;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'awb-training-slice-'));
-    workbench = await createWorkbench({ dataDir: dir, adb: false, embeddedDevice: false });
-    const [client, server] = channelPair();
-    serveApi(workbench, server);
-    store = createAppStore(connectApi<WorkbenchApi>(client));
+    bridged = await bridgedWorkbench('awb-training-slice-');
+    ({ store } = bridged);
     unwatch = store.getState().watchTraining();
   });
 
   afterAll(async () => {
     unwatch();
-    await workbench.close();
-    rmSync(dir, { recursive: true, force: true });
+    await bridged.close();
   });
 
   it('loads both trainers’ forms; an empty store has no runs, checkpoints or chart', async () => {
