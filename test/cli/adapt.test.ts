@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,6 +26,7 @@ beforeAll(() => {
 afterAll(() => {
   if (saved === undefined) delete process.env.AWB_HOME;
   else process.env.AWB_HOME = saved;
+  rmSync(home, { recursive: true, force: true });
 });
 
 async function run(...argv: string[]) {

@@ -1,14 +1,17 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { evalTemplates } from '../../core/cli/eval.js';
 import { main } from '../../core/cli/main.js';
 import { createModel } from '../../core/policy/builtin.js';
 import { saveCheckpoint } from '../../core/policy/checkpoint.js';
 import { createRun, listEpisodes, listRuns, openStore, openStoreReadonly, type RunId } from '../../core/store/index.js';
 import { createRng } from '../../core/util/rng.js';
+import { scratch } from '../helpers/scratch.js';
+
+const tmp = scratch('awb-eval-');
+afterAll(tmp.cleanup);
 
 const capture = () => {
   const out: string[] = [];
@@ -36,7 +39,7 @@ describe('evalTemplates', () => {
 
 describe('awb eval', () => {
   it('records one suite run per seed naming the policy, and reports mean ± std as JSON', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'awb-eval-'));
+    const dir = tmp.dir();
     const db = join(dir, 't.db');
     const c = capture();
     expect(await main(['eval', '--policy', 'oracle', '--split', 'unseen-instance', '--limit', '3', '--seeds', '30,7', '--db', db, '--json'], c.io)).toBe(0);
@@ -63,7 +66,7 @@ describe('awb eval', () => {
   }, 60_000);
 
   it('runs a checkpoint in worker threads with the same outcomes as in-process, hashing its contents', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'awb-eval-'));
+    const dir = tmp.dir();
     const file = checkpoint(dir);
     const sha = createHash('sha256').update(readFileSync(file)).digest('hex');
     const args = ['eval', '--policy', file, '--split', 'unseen-template', '--limit', '4', '--seeds', '30,7', '--json'];
@@ -86,7 +89,7 @@ describe('awb eval', () => {
   }, 60_000);
 
   it('prints a table with one row per group and n/a std for a single seed', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'awb-eval-'));
+    const dir = tmp.dir();
     const c = capture();
     expect(await main(['eval', '--policy', 'random', '--split', 'unseen-template,unseen-app', '--limit', '3', '--seeds', '1', '--db', join(dir, 't.db')], c.io)).toBe(0);
     const text = c.out.join('\n');
@@ -98,7 +101,7 @@ describe('awb eval', () => {
   }, 60_000);
 
   it('compares stored eval runs: one row per checkpoint hash, the same report as awb eval gave', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'awb-eval-'));
+    const dir = tmp.dir();
     const db = join(dir, 't.db');
     const file = checkpoint(dir);
     const reports = [];
@@ -140,7 +143,7 @@ describe('awb eval', () => {
     [['--policy', 'oracle', '--seeds', '30,7,30'], /--seeds: a seed is listed twice/],
     [['--split', 'all'], /--policy is required/],
   ])('refuses %j with exit code 2', async (args, message) => {
-    const dir = mkdtempSync(join(tmpdir(), 'awb-eval-'));
+    const dir = tmp.dir();
     const corrupt = join(dir, 'corrupt.json');
     const good = JSON.parse(readFileSync(checkpoint(dir), 'utf8'));
     writeFileSync(corrupt, JSON.stringify({ ...good, params: { ...good.params, count: 3 } }));

@@ -1,13 +1,16 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { demonstrationInstances, parseTrainSftConfig, trainSftCommand, TrainSftConfigError } from '../../core/cli/train-sft.js';
 import { main } from '../../core/cli/main.js';
 import { loadCheckpoint } from '../../core/policy/checkpoint.js';
 import { instanceKey } from '../../core/tasks/instance.js';
 import { splitInstances } from '../../core/tasks/splits.js';
 import { TASKS } from '../../core/tasks/registry.js';
+import { scratch } from '../helpers/scratch.js';
+
+const tmp = scratch('awb-sft-');
+afterAll(tmp.cleanup);
 
 const capture = () => {
   const out: string[] = [];
@@ -51,7 +54,7 @@ describe('parseTrainSftConfig', () => {
 
 describe('awb train sft', () => {
   it('trains on a tiny config, writes a checkpoint that loads, and awb eval runs it', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'awb-sft-'));
+    const dir = tmp.dir();
     const cfg = join(dir, 'sft.json');
     writeFileSync(cfg, JSON.stringify({ templates: ['AudioRecorderRecordAudio', 'CalendarAddEvent'], seeds: [1, 2], sft: { epochs: 2 } }));
     const c = capture();
@@ -71,7 +74,7 @@ describe('awb train sft', () => {
   }, 60_000);
 
   it('rejects a bad config file with exit code 2 and every problem', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'awb-sft-'));
+    const dir = tmp.dir();
     const cfg = join(dir, 'bad.json');
     writeFileSync(cfg, JSON.stringify({ part: 'nope', hidden: -1 }));
     const c = capture();

@@ -1,5 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Device } from '../../core/device/device.js';
 import { createModel } from '../../core/policy/builtin.js';
@@ -17,20 +15,6 @@ import { createRng } from '../../core/util/rng.js';
  */
 export const GRPO_POOL = ['SystemWifiTurnOn', 'ClockStopwatchRun'].flatMap((id) => [0, 1].map((seed) => instantiate(getTemplate(id), seed)));
 
-/** Temp dirs removed by `cleanup`. */
-export function tempDirs(prefix: string): { tmp: () => string; cleanup: () => void } {
-  const dirs: string[] = [];
-  return {
-    tmp: () => {
-      const dir = mkdtempSync(join(tmpdir(), prefix));
-      dirs.push(dir);
-      return dir;
-    },
-    cleanup: () => {
-      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
 
 /** Trains the warm start on `device` and writes it to `dir`/sft.json; returns the path. */
 export async function sftWarmStart(device: Device, dir: string): Promise<string> {

@@ -1,5 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeBundle, type Bundle } from '../../core/jobs/bundle.js';
 import { encodeFeatures, type BundleStep } from '../../core/jobs/steps.js';
@@ -10,20 +8,7 @@ import { createRng } from '../../core/util/rng.js';
 
 export const TOKEN = 'test-token-5f1c0ffee';
 
-/** A temporary folder per test file. */
-export function scratch(prefix: string): { dir: () => string; cleanup: () => void } {
-  const made: string[] = [];
-  return {
-    dir: () => {
-      const d = mkdtempSync(join(tmpdir(), prefix));
-      made.push(d);
-      return d;
-    },
-    cleanup: () => {
-      for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
-    },
-  };
-}
+export { scratch } from '../helpers/scratch.js';
 
 /**
  * Synthetic builtin-policy steps (features drawn from a seeded RNG, the chosen index fixed per step):

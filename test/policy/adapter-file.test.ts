@@ -1,7 +1,6 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ScorerAdapter } from '../../core/policy/adapter.js';
 import {
   AdapterBaseMismatchError, adapterDir, AdapterFileError, adapterPath, appSlug, deserializeAdapter, DuplicateAdapterError, loadAdapter, loadAdapters,
@@ -10,6 +9,10 @@ import {
 import { createModel } from '../../core/policy/builtin.js';
 import { saveCheckpoint } from '../../core/policy/checkpoint.js';
 import { createRng } from '../../core/util/rng.js';
+import { scratch } from '../helpers/scratch.js';
+
+const tmp = scratch('awb-adapters-');
+afterAll(tmp.cleanup);
 
 const SHA_A = 'a'.repeat(64);
 const SHA_B = 'b'.repeat(64);
@@ -73,7 +76,7 @@ describe('adapter files', () => {
   });
 
   it('are stored per app under the base sha prefix and loaded by package', () => {
-    const root = mkdtempSync(join(tmpdir(), 'awb-adapters-'));
+    const root = tmp.dir();
     expect(appSlug('Simple SMS Messenger')).toBe('simple-sms-messenger');
     expect(adapterPath(root, SHA_A, 'Audio Recorder')).toBe(join(root, 'aaaaaaaaaaaa', 'audio-recorder.json'));
     expect(loadAdapters(root, SHA_A).size).toBe(0);
@@ -94,7 +97,7 @@ describe('adapter files', () => {
   });
 
   it('name a base by the sha256 of its checkpoint bytes', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'awb-base-'));
+    const dir = tmp.dir('awb-base-');
     mkdirSync(dir, { recursive: true });
     const path = join(dir, 'policy.json');
     saveCheckpoint(path, createModel(createRng('file/base')));

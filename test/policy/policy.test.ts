@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TASKS } from '../../core/tasks/registry.js';
@@ -13,6 +12,10 @@ import { featureDim, featurize, SCALAR_FEATURES } from '../../core/policy/featur
 import { buildCandidates } from '../../core/policy/candidates.js';
 import { createRng } from '../../core/util/rng.js';
 import { device } from '../helpers/simdroid.js';
+import { scratch } from '../helpers/scratch.js';
+
+const tmp = scratch('awb-ckpt-');
+afterAll(tmp.cleanup);
 
 const d = device();
 afterAll(() => d.close());
@@ -93,7 +96,7 @@ describe('checkpoints', () => {
     const model = createModel(createRng('ckpt'));
     model.net.params[0] = 1.2345678e-30;
     model.net.params[1] = -0;
-    const dir = mkdtempSync(join(tmpdir(), 'awb-ckpt-'));
+    const dir = tmp.dir();
     const path = join(dir, 'policy.json');
     saveCheckpoint(path, model, { epoch: 3 });
     const { model: back, meta } = loadCheckpoint(path);
@@ -119,7 +122,7 @@ describe('checkpoints', () => {
     const nan = Buffer.from(good.params.base64, 'base64');
     nan.writeFloatLE(NaN, 8);
     expect(() => deserializeCheckpoint(bad((f) => { f.params.base64 = nan.toString('base64'); }))).toThrow(/parameter 2 is NaN/);
-    const dir = mkdtempSync(join(tmpdir(), 'awb-ckpt-'));
+    const dir = tmp.dir();
     expect(() => loadCheckpoint(join(dir, 'absent.json'))).toThrow(CheckpointError);
     writeFileSync(join(dir, 'empty.json'), '');
     expect(() => loadCheckpoint(join(dir, 'empty.json'))).toThrow(CheckpointError);

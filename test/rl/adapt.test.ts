@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScorerAdapter } from '../../core/policy/adapter.js';
@@ -14,6 +13,7 @@ import { TASKS } from '../../core/tasks/registry.js';
 import { splitInstances } from '../../core/tasks/splits.js';
 import { createRng } from '../../core/util/rng.js';
 import type { SimDroid } from '../../emulators/simdroid/simdroid.js';
+import { scratch } from '../helpers/scratch.js';
 import { device } from '../helpers/simdroid.js';
 
 /**
@@ -27,7 +27,9 @@ const GRPO = { iterations: 2, instancesPerIteration: 2, rolloutsPerInstance: 4, 
 
 const devices: SimDroid[] = [device({ serial: 'adapt-test-0' }), device({ serial: 'adapt-test-1' })];
 afterAll(() => devices.forEach((d) => d.close()));
-const dir = mkdtempSync(join(tmpdir(), 'awb-adapt-'));
+const tmp = scratch('awb-adapt-');
+afterAll(tmp.cleanup);
+const dir = tmp.dir();
 const basePath = join(dir, 'policy.json');
 let base: BasePolicy;
 

@@ -5,12 +5,13 @@ import { type TrainConfigInput } from '../../core/rl/config.js';
 import { METRIC, trainGrpo, TrainingDivergedError, type IterationMetrics } from '../../core/rl/train-grpo.js';
 import { getRun, listEpisodes, openStore } from '../../core/store/index.js';
 import { device } from '../helpers/simdroid.js';
-import { GRPO_POOL, grpoTestConfig, sftWarmStart, tempDirs } from '../helpers/grpo-fixture.js';
+import { GRPO_POOL, grpoTestConfig, sftWarmStart } from '../helpers/grpo-fixture.js';
+import { scratch } from '../helpers/scratch.js';
 import { canCountThreads, osThreads, threadBaseline, threadsSettleTo } from './rollout-threads.js';
 
 // The resume test of train-grpo.test.ts with rollouts on worker threads, against the in-process run.
 const d = device();
-const { tmp, cleanup } = tempDirs('awb-grpo-workers-');
+const { dir: tmp, cleanup } = scratch('awb-grpo-workers-');
 afterAll(() => {
   d.close();
   cleanup();

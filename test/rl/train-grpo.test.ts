@@ -11,11 +11,12 @@ import { getRun, listRuns } from '../../core/store/runs.js';
 import { listIterationMetrics } from '../../core/store/training.js';
 import { Adam } from '../../core/policy/network.js';
 import { device } from '../helpers/simdroid.js';
-import { GRPO_POOL, grpoTestConfig, sftWarmStart, tempDirs } from '../helpers/grpo-fixture.js';
+import { GRPO_POOL, grpoTestConfig, sftWarmStart } from '../helpers/grpo-fixture.js';
+import { scratch } from '../helpers/scratch.js';
 import { main } from '../../core/cli/main.js';
 
 const d = device();
-const { tmp, cleanup } = tempDirs('awb-grpo-');
+const { dir: tmp, cleanup } = scratch('awb-grpo-');
 afterAll(() => {
   d.close();
   cleanup();

@@ -12,11 +12,12 @@ import { METRIC, trainGrpo } from '../../core/rl/train-grpo.js';
 import { REWARD_METRIC, TrainingRewards } from '../../core/rl/train-rewards.js';
 import { listEpisodes, loadTrajectory, openStore } from '../../core/store/index.js';
 import { createRng } from '../../core/util/rng.js';
-import { GRPO_POOL, grpoTestConfig, sftWarmStart, tempDirs } from '../helpers/grpo-fixture.js';
+import { GRPO_POOL, grpoTestConfig, sftWarmStart } from '../helpers/grpo-fixture.js';
+import { scratch } from '../helpers/scratch.js';
 import { device } from '../helpers/simdroid.js';
 
 const d = device();
-const { tmp, cleanup } = tempDirs('awb-grpo-rewards-');
+const { dir: tmp, cleanup } = scratch('awb-grpo-rewards-');
 afterAll(() => {
   d.close();
   cleanup();
