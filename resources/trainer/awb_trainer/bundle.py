@@ -9,6 +9,7 @@ import json
 import math
 import os
 import tarfile
+import threading
 from dataclasses import dataclass
 from typing import Any, Iterator, Optional
 
@@ -112,11 +113,21 @@ class Bundle:
                 raise BundleError(f"{name}:{i}", f"not JSON ({e})") from e
 
     def extract(self, name: str, dest_dir: str) -> str:
-        """Writes one member to dest_dir under its base name (init/policy.json → dest_dir/policy.json)."""
+        """Writes one member to dest_dir under its base name (init/policy.json → dest_dir/policy.json).
+
+        Atomically (a per-process temporary file, then os.replace): under torchrun every rank extracts the same member
+        into the same job directory, and a plain open("wb") let one rank read the file while another had just
+        truncated it (an empty init/policy.json, the rank failed, and its peer saw gloo's "connection reset")."""
         os.makedirs(dest_dir, exist_ok=True)
         out = os.path.join(dest_dir, os.path.basename(name))
-        with open(out, "wb") as f:
-            f.write(self.read(name))
+        tmp = f"{out}.{os.getpid()}.{threading.get_ident()}.tmp"
+        try:
+            with open(tmp, "wb") as f:
+                f.write(self.read(name))
+            os.replace(tmp, out)
+        finally:
+            if os.path.exists(tmp):
+                os.remove(tmp)
         return out
 
     def manifest(self, kind: str) -> dict:

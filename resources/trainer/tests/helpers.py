@@ -16,6 +16,16 @@ from typing import Any, Optional
 
 import numpy as np
 
+
+# Every test's scratch folders live under one root that is removed when the test process exits (TemporaryDirectory's
+# finalizer), so a run leaves nothing in the system temp folder even where a test cannot clean up after itself.
+_SCRATCH = tempfile.TemporaryDirectory(prefix="awb-trainer-tests-")
+
+
+def scratch_dir() -> str:
+    """A fresh folder for one test's job directories; removed with the others at exit."""
+    return tempfile.mkdtemp(dir=_SCRATCH.name)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)

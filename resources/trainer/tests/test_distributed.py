@@ -32,6 +32,11 @@ if MISSING:
 
 @unittest.skipIf(MISSING is not None, MISSING or "")
 class Torchrun(unittest.TestCase):
+    def _tmp(self) -> str:
+        d = tempfile.TemporaryDirectory()
+        self.addCleanup(d.cleanup)
+        return d.name
+
     def _params(self, d: str) -> np.ndarray:
         from awb_trainer import policy
 
@@ -46,22 +51,14 @@ class Torchrun(unittest.TestCase):
         # 7 episodes in minibatches of 2: the last minibatch leaves rank 1 without an episode
         config = {"epochs": 2, "minibatchSize": 8, "klBeta": 0.1, "aggregation": "episode-mean", "learningRate": 0.01}
         bundle = helpers.builtin_bundle("builtin-grpo", episodes=7)
-        one = helpers.make_job_dir(tempfile.mkdtemp(), "builtin-grpo", config, bundle)
+        one = helpers.make_job_dir(self._tmp(), "builtin-grpo", config, bundle)
         run_job(one, "file")
         self.assertEqual(jobdir.read_job(one)["status"], "succeeded")
-        env = {**job_env(), "OMP_NUM_THREADS": "1"}
-        # gloo over loopback TCP on a loaded 2-core machine occasionally loses a connection while setting up or
-        # tearing down ("Connection reset by peer"): such a run is retried once, saying so; any other failure fails.
-        for attempt in (1, 2):
-            two = helpers.make_job_dir(tempfile.mkdtemp(), "builtin-grpo", config, bundle)
-            cmd = [c if c != "stdout" else "file" for c in job_command(two, 2)]
-            proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=180)
-            job = jobdir.read_job(two)
-            transient = job["status"] == "failed" and "gloo" in (job.get("error") or {}).get("message", "")
-            if attempt == 1 and transient:
-                print(f"torchrun test: retrying after a gloo transport error: {job['error']['message']}", file=sys.stderr)
-                continue
-            break
+        env = {**job_env(), "OMP_NUM_THREADS": "1", "TMPDIR": self._tmp()}  # torchrun's torchelastic_* logs go there, not /tmp
+        two = helpers.make_job_dir(self._tmp(), "builtin-grpo", config, bundle)
+        cmd = [c if c != "stdout" else "file" for c in job_command(two, 2)]
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=180)
+        job = jobdir.read_job(two)
         self.assertEqual(job["status"], "succeeded", f"{job['error']}\n{proc.stderr[-2000:]}")
         self.assertTrue(any("world size 2" in e.get("message", "") for e in jobdir.read_events(two)))
         np.testing.assert_allclose(self._params(two), self._params(one), rtol=0, atol=1e-6)

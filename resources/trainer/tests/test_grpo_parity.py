@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 import unittest
 
 import numpy as np
@@ -77,7 +76,7 @@ class GrpoParity(unittest.TestCase):
         bundle = helpers.make_tar({
             "manifest.json": json.dumps({"format": "awb-bundle", "version": 1, "kind": "builtin-grpo", "createdAt": 0, "counts": {}}).encode(),
             "steps.jsonl": "".join(json.dumps(r) + "\n" for r in rows).encode(), "init/policy.json": init})
-        d = helpers.make_job_dir(tempfile.mkdtemp(), "builtin-grpo", {"epochs": 2, "minibatchSize": 4, "klBeta": 0.1, "learningRate": 0.01}, bundle)
+        d = helpers.make_job_dir(helpers.scratch_dir(), "builtin-grpo", {"epochs": 2, "minibatchSize": 4, "klBeta": 0.1, "learningRate": 0.01}, bundle)
         run_job(d, "file")
         job = jobdir.read_job(d)
         self.assertEqual(job["status"], "succeeded", job["error"])

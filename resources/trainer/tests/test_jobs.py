@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import unittest
 
 import numpy as np
@@ -16,7 +15,7 @@ def run(kind: str, config: dict, bundle: bytes) -> tuple[dict, list[dict], str]:
     from awb_trainer import jobdir
     from awb_trainer.run import run_job
 
-    tmp = tempfile.mkdtemp()
+    tmp = helpers.scratch_dir()
     d = helpers.make_job_dir(tmp, kind, config, bundle)
     run_job(d, "file")
     return jobdir.read_job(d), jobdir.read_events(d), d
@@ -90,7 +89,7 @@ class BuiltinJobs(unittest.TestCase):
         from awb_trainer import jobdir
         from awb_trainer.run import run_job
 
-        d = helpers.make_job_dir(tempfile.mkdtemp(), "builtin-sft", {"epochs": 5}, helpers.builtin_bundle("builtin-sft"))
+        d = helpers.make_job_dir(helpers.scratch_dir(), "builtin-sft", {"epochs": 5}, helpers.builtin_bundle("builtin-sft"))
         open(os.path.join(d, "cancel"), "w").close()
         self.assertEqual(run_job(d, "file"), 0)
         job = jobdir.read_job(d)

@@ -7,7 +7,6 @@ import json
 import shlex
 import subprocess
 import sys
-import tempfile
 import threading
 import unittest
 import zipfile
@@ -56,7 +55,7 @@ class RaySubmit(unittest.TestCase):
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), FakeRay)
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
         self.address = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.job = helpers.make_job_dir(tempfile.mkdtemp(), "builtin-sft", {"epochs": 1}, helpers.builtin_bundle("builtin-sft"))
+        self.job = helpers.make_job_dir(helpers.scratch_dir(), "builtin-sft", {"epochs": 1}, helpers.builtin_bundle("builtin-sft"))
 
     def tearDown(self) -> None:
         self.httpd.shutdown()

@@ -118,7 +118,7 @@ class VlmKinds(unittest.TestCase):
         bundle = helpers.make_tar({
             "manifest.json": json.dumps({"format": "awb-bundle", "version": 1, "kind": "vlm-sft", "createdAt": 0, "counts": {}}).encode(),
             "episodes.jsonl": (json.dumps(ep) + "\n").encode(), "screenshots/a.png": png.getvalue()})
-        root = tempfile.mkdtemp()
+        root = helpers.scratch_dir()
         config = {"model": os.environ["AWB_TINY_VLM"], "lora": {"r": 2}, "batchSize": 1}
         d = helpers.make_job_dir(root, "vlm-sft", config, bundle)
         run_job(d, "file")
