@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSy
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { SecretStore } from '../core/policy/vlm/profiles.js';
-import { parseSecretsFromHost, type SecretsSnapshot, type SecretsToHost } from '../core/api/secrets-relay.js';
+import { parseSecretsFromHost, SecretStoreUnavailableError, type SecretsSnapshot, type SecretsToHost } from '../core/api/secrets-relay.js';
 
 /**
  * The app's endpoint keys, encrypted with Electron's safeStorage (the OS keychain: Keychain on
@@ -13,7 +13,7 @@ import { parseSecretsFromHost, type SecretsSnapshot, type SecretsToHost } from '
  *
  * Where encryption is not available (no keyring on Linux, or only Chromium's `basic_text` backend,
  * whose key is a constant: ciphertext anyone can decrypt), storing a key is refused with
- * SafeStorageUnavailableError: there is no silent plaintext fallback. The CLI's plain
+ * SecretStoreUnavailableError (the error the API host raises too): there is no silent plaintext fallback. The CLI's plain
  * `<data folder>/secrets.json` is not read (no migration): its keys stay the CLI's; add the key
  * again in the app (docs/policy-vlm.md "API keys").
  *
@@ -25,13 +25,6 @@ export interface SafeStorageLike {
   decryptString(encrypted: Buffer): string;
   /** Linux only in Electron: 'basic_text' means a hard-coded key, refused like no encryption. */
   getSelectedStorageBackend?(): string;
-}
-
-export class SafeStorageUnavailableError extends Error {
-  override name = 'SafeStorageUnavailableError';
-  constructor(readonly profile: string, reason: string) {
-    super(`Cannot store the key of endpoint ${JSON.stringify(profile)}: ${reason}`);
-  }
 }
 
 export class SafeSecretsFileError extends Error {
@@ -93,7 +86,7 @@ export class SafeStorageSecretStore implements SecretStore {
 
   set(name: string, secret: string): void {
     const reason = this.unavailableReason();
-    if (reason) throw new SafeStorageUnavailableError(name, reason);
+    if (reason) throw new SecretStoreUnavailableError(name, reason);
     this.write({ ...this.read(), [name]: this.safe.encryptString(secret).toString('base64') });
   }
 

@@ -58,7 +58,7 @@ describe('SafeStorageSecretStore with a fake safeStorage', () => {
   it('refuses to store a key when encryption is unavailable, or only basic_text, and writes nothing', () => {
     for (const safe of [fakeSafeStorage({ available: false }), fakeSafeStorage({ backend: 'basic_text' })]) {
       const store = SafeStorageSecretStore.inDataDir(dir, safe);
-      expect(() => store.set('prod', KEY)).toThrow(expect.objectContaining({ name: 'SafeStorageUnavailableError', profile: 'prod' }));
+      expect(() => store.set('prod', KEY)).toThrow(expect.objectContaining({ name: 'SecretStoreUnavailableError', profile: 'prod' }));
       expect(safe.calls).toBe(0);
       expect(existsSync(join(dir, 'secrets.safe.json'))).toBe(false);
       expect(store.snapshot()).toMatchObject({ available: false, entries: {}, error: expect.any(String) });
