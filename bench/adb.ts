@@ -14,7 +14,7 @@ import { SimDroid } from '../emulators/simdroid/simdroid.js';
 import { SimDroidFrameSource } from '../emulators/simdroid/frames.js';
 import { AdbServer } from '../core/device/adb/server.js';
 import type { Device } from '../core/device/device.js';
-import { boundsCenter, findFirst } from '../core/ui/ui-tree.js';
+import { boundsCenter, findFirst } from '../core/a11y/ui-tree.js';
 import { observe } from '../core/device/observation.js';
 import { FRAME_BUFFER_TUNABLES } from '../core/cli/emulator.js';
 import { fmt, stats } from './stats.js';

@@ -11,7 +11,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { prepareBundle } from '../core/jobs/prepare.js';
+import { prepareBundle } from '../core/remote-jobs/prepare.js';
 import { createRng } from '../core/util/rng.js';
 import { fastClient, syntheticBundle, TOKEN } from '../test/jobs/fixture.js';
 import { realTrainerAvailability, startRealTrainer } from '../test/jobs/real-service.js';

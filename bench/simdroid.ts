@@ -5,7 +5,7 @@
  */
 import { SimDroid } from '../emulators/simdroid/simdroid.js';
 import { BOOT_SNAPSHOT } from '../core/device/device.js';
-import { boundsCenter, findFirst, flattenUiTree } from '../core/ui/ui-tree.js';
+import { boundsCenter, findFirst, flattenUiTree } from '../core/a11y/ui-tree.js';
 import { TASKS } from '../core/tasks/registry.js';
 import { instantiate } from '../core/tasks/instance.js';
 import { runEpisode } from '../core/episode/runner.js';

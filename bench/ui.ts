@@ -17,7 +17,7 @@ import { connectApi, type BridgeMessage, type Channel } from '../core/api/bridge
 import { decodeMessage, encodeMessage } from '../core/api/codec.js';
 import { createRun, openStore } from '../core/store/index.js';
 import { TASKS } from '../core/tasks/registry.js';
-import { boundsCenter, flattenUiTree, findFirst } from '../core/ui/ui-tree.js';
+import { boundsCenter, flattenUiTree, findFirst } from '../core/a11y/ui-tree.js';
 import { openBrowser, startServe } from '../test/e2e/harness.js';
 import { captureEpisodes, replay } from './store.js';
 import { fmt, stats } from './stats.js';

@@ -1,6 +1,6 @@
 import { fork } from 'node:child_process';
 import type { UtilityProcess } from 'electron';
-import type { ToHost } from '../core/api/ipc-channel.js';
+import type { ToHost } from '../core/api/ipc/channel.js';
 
 /**
  * Starts the API host (core/api/host.ts) next to the main process, so rollouts, SimDroid rendering

@@ -5,7 +5,7 @@ import {
   app, BrowserWindow, dialog, ipcMain, Menu, protocol, safeStorage, session, shell, utilityProcess,
   type IpcMainEvent, type MenuItemConstructorOptions,
 } from 'electron';
-import { parseFromHost } from '../core/api/ipc-channel.js';
+import { parseFromHost } from '../core/api/ipc/channel.js';
 import { hostRuntime, startHost, type HostProcess } from './host-process.js';
 import { createRelay } from './relay.js';
 import { appDataDir, SafeStorageSecretStore, serveSecrets } from './secret-store.js';
@@ -29,7 +29,7 @@ function appRoot(from: string): string {
 const ROOT = appRoot(HERE);
 const RENDERER_DIR = join(ROOT, 'dist', 'renderer');
 const PRELOAD = join(HERE, 'preload.cjs');
-const HOST_ENTRY = join(ROOT, 'core', 'api', 'host-entry.mjs');
+const HOST_ENTRY = join(ROOT, 'core', 'workbench', 'host-entry.mjs');
 const log = (m: string) => process.stderr.write(`awb main: ${m}\n`);
 
 // Before `ready`: the app's scheme is a standard, secure origin (CSP 'self', module scripts, fetch).

@@ -1,4 +1,4 @@
-import { isBridgeRequest, parseFromHost, type ToHost } from '../core/api/ipc-channel.js';
+import { isBridgeRequest, parseFromHost, type ToHost } from '../core/api/ipc/channel.js';
 
 /**
  * The main process's whole share of the API: one generic relay between renderer windows and the

@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSy
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { SecretStore } from '../core/policy/vlm/profiles.js';
-import { parseSecretsFromHost, SecretStoreUnavailableError, type SecretsSnapshot, type SecretsToHost } from '../core/api/secrets-relay.js';
+import { parseSecretsFromHost, SecretStoreUnavailableError, type SecretsSnapshot, type SecretsToHost } from '../core/api/ipc/secrets-relay.js';
 
 /**
  * The app's endpoint keys, encrypted with Electron's safeStorage (the OS keychain: Keychain on

@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep } from 'node:path';
-import { CSP } from '../core/server/serve.js';
+import { CSP } from '../core/api/ws/server.js';
 
 /**
  * The window's walls: the renderer is served from a privileged `awb://app/` scheme (not file://, so

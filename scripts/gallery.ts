@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { createCanvas, loadImage } from '@napi-rs/canvas';
 import { SimDroid } from '../emulators/simdroid/simdroid.js';
-import { boundsCenter, findFirst, flattenUiTree, type UiSelector } from '../core/ui/ui-tree.js';
+import { boundsCenter, findFirst, flattenUiTree, type UiSelector } from '../core/a11y/ui-tree.js';
 
 const d = new SimDroid({ seed: 1 });
 const tap = (sel: UiSelector) => {

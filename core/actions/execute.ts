@@ -1,7 +1,7 @@
 import type { Device, InputEvent } from '../device/device.js';
 import { focusedField, type Observation } from '../device/observation.js';
 import { requireApp } from '../device/app-catalog.js';
-import { boundsCenter } from '../ui/ui-tree.js';
+import { boundsCenter } from '../a11y/ui-tree.js';
 import { assertNever } from '../util/errors.js';
 import type { Action } from './schema.js';
 import { elementAt, scrollRegion, targetPoint, validateAgainst } from './target.js';

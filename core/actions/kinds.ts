@@ -2,7 +2,7 @@ import type { Rng } from '../util/rng.js';
 import type { Observation } from '../device/observation.js';
 import { focusedField } from '../device/observation.js';
 import { APP_CATALOG, appByPackage } from '../device/app-catalog.js';
-import { clickableAncestor, elementLabel, type UiElement } from '../ui/ui-tree.js';
+import { clickableAncestor, elementLabel, type UiElement } from '../a11y/ui-tree.js';
 import { DIRECTIONS, type Action, type ActionOf, type ActionType } from './schema.js';
 import { actionElement, elementAt } from './target.js';
 

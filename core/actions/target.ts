@@ -1,5 +1,5 @@
 import type { Observation } from '../device/observation.js';
-import { boundsArea, boundsCenter, hitTest, type Bounds, type UiElement } from '../ui/ui-tree.js';
+import { boundsArea, boundsCenter, hitTest, type Bounds, type UiElement } from '../a11y/ui-tree.js';
 import type { Action } from './schema.js';
 
 export class ElementIndexError extends Error {

@@ -6,11 +6,11 @@ import type {
 import type { SettingField, Settings } from './settings.js';
 import type {
   CheckpointInfo, IterationMetricsRow, JobInfo, TrainConfigDescription, TrainerKind, TrainingEvent, TrainingResume, TrainingRunInfo, TrainingStart,
-} from './training/types.js';
-import type { AdapterInfo, AdaptationDescription, AdaptationEvent, AdaptationReport, AdaptationStart } from './adaptation/types.js';
+} from './training-types.js';
+import type { AdapterInfo, AdaptationDescription, AdaptationEvent, AdaptationReport, AdaptationStart } from './adaptation-types.js';
 import type { RewardBreakdown } from '../rewards/compose.js';
-import type { OnlineGrpoRunInfo, OnlineGrpoStart, PublicTrainerProfile, RemoteJobEvent, RemoteJobInfo, RemoteJobSubmit } from './jobs/types.js';
-import type { EndpointInfo, EndpointSave, EndpointTestResult } from './endpoints/types.js';
+import type { OnlineGrpoRunInfo, OnlineGrpoStart, PublicTrainerProfile, RemoteJobEvent, RemoteJobInfo, RemoteJobSubmit } from './job-types.js';
+import type { EndpointInfo, EndpointSave, EndpointTestResult } from './endpoint-types.js';
 
 /**
  * The workbench's one API: declared here, implemented once (core/api/workbench), served by two

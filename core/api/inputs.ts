@@ -5,11 +5,11 @@ import { EpisodeFilterSchema } from '../store/queries.js';
 import type { ApiEvent, ApiMethod, InputOf } from './api.js';
 import { SettingsPatchSchema } from './settings.js';
 import { CHECKPOINT_FILE_NAME, CHECKPOINT_SESSION_POLICY, SESSION_POLICIES, VLM_SESSION_POLICY } from './types.js';
-import { TRAINER_KINDS } from './training/types.js';
+import { TRAINER_KINDS } from './training-types.js';
 import { ADAPTER_KINDS, MAX_ADAPTER_RANK } from '../policy/adapter.js';
 import { HOME_MODES } from '../policy/adapter-policy.js';
 import { ADAPT_METHODS } from '../rl/adapt-config.js';
-import { REMOTE_SUBMIT_KINDS } from './jobs/types.js';
+import { REMOTE_SUBMIT_KINDS } from './job-types.js';
 
 /**
  * The input schema of every API member: the bridge validates each call and subscription against it

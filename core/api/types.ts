@@ -2,7 +2,7 @@ import type { Breakpoint } from '../episode/breakpoints.js';
 import type { ControllerState } from '../episode/controller.js';
 import type { EpisodeStatus, StepError, StepRecord, Termination } from '../episode/record.js';
 import type { ForegroundApp, InputEvent, ScreenInfo } from '../device/device.js';
-import type { Bounds, UiTree } from '../ui/ui-tree.js';
+import type { Bounds, UiTree } from '../a11y/ui-tree.js';
 import type { Difficulty } from '../tasks/task.js';
 
 /**
@@ -12,21 +12,21 @@ import type { Difficulty } from '../tasks/task.js';
 export type { Breakpoint, BreakpointSpec } from '../episode/breakpoints.js';
 export type { ControllerState } from '../episode/controller.js';
 export type { InputEvent, KeyName, ScreenInfo, ForegroundApp } from '../device/device.js';
-export type { Bounds, UiNode, UiTree } from '../ui/ui-tree.js';
+export type { Bounds, UiNode, UiTree } from '../a11y/ui-tree.js';
 export type { EpisodeFilter, EpisodePage, EpisodeSummary, StatusCounts, StoredEpisodeStatus, Trajectory, StoredStep, Reward, RunSummary } from '../store/index.js';
 
 export type {
   CheckpointInfo, ChartSpec, ConfigField, ConfigPreset, IterationMetricsRow, JobCheckpoint, JobInfo, JobKind, JobState, TrainConfigDescription, TrainerKind,
   TrainingEvent, TrainingResume, TrainingRunInfo, TrainingStart,
-} from './training/types.js';
+} from './training-types.js';
 export type {
   AdaptableApp, AdaptationDefaults, AdaptationDescription, AdaptationEvent, AdaptationReport, AdaptationStart, AdapterInfo, AdapterKind,
   AdaptMethod, AdaptProgress, AdaptRegime, AppEvalResult, HomeMode, TemplateDelta, TemplateRate,
-} from './adaptation/types.js';
+} from './adaptation-types.js';
 
-export type { CoordinateSpace, EndpointInfo, EndpointSave, EndpointSettings, EndpointTestResult, VlmFormatId } from './endpoints/types.js';
-export type { PublicTrainerProfile, RemoteJobEvent, RemoteJobInfo, RemoteJobStatus, RemoteJobSubmit, RemoteSubmitKind } from './jobs/types.js';
-export { REMOTE_SUBMIT_KINDS } from './jobs/types.js';
+export type { CoordinateSpace, EndpointInfo, EndpointSave, EndpointSettings, EndpointTestResult, VlmFormatId } from './endpoint-types.js';
+export type { PublicTrainerProfile, RemoteJobEvent, RemoteJobInfo, RemoteJobStatus, RemoteJobSubmit, RemoteSubmitKind } from './job-types.js';
+export { REMOTE_SUBMIT_KINDS } from './job-types.js';
 export type DeviceKind = 'simdroid' | 'emulator' | 'device';
 export type DeviceTransport = 'embedded' | 'adb';
 

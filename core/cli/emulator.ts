@@ -7,7 +7,7 @@ import { startEmulatorHost } from '../../emulators/simdroid/host.js';
 import { intArg, parseFlags, UsageError } from './args.js';
 import { table } from './format.js';
 import type { Io } from './main.js';
-import { dataDir } from './data-dir.js';
+import { dataDir } from '../util/data-dir.js';
 
 /**
  * `awb emulator start|stop|list`: SimDroid instances serving ADB and the emulator console, each in

@@ -4,7 +4,7 @@ import { getTemplate } from '../tasks/registry.js';
 import { EndpointProfiles } from '../policy/vlm/profiles.js';
 import { probeEndpoint } from '../policy/vlm/probe.js';
 import { intArg, parseFlags, UsageError } from './args.js';
-import { dataDir } from './data-dir.js';
+import { dataDir } from '../util/data-dir.js';
 import { table } from './format.js';
 import { embeddedDevice, type Io } from './main.js';
 import { vlmFlagOptions, VlmFlagValues, vlmSettingsFromFlags, VLM_USAGE } from './policies.js';

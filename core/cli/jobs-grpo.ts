@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { AdapterNotServedError, OnlineGrpoConfigError, OnlineGrpoJobError, PublishedAdapterError } from '../jobs/online-errors.js';
-import { ONLINE_METRIC, runOnlineGrpo, type OnlineIteration, type OnlinePolicy } from '../jobs/online.js';
+import { AdapterNotServedError, OnlineGrpoConfigError, OnlineGrpoJobError, PublishedAdapterError } from '../remote-jobs/online-errors.js';
+import { ONLINE_METRIC, runOnlineGrpo, type OnlineIteration, type OnlinePolicy } from '../remote-jobs/online.js';
 import { TASKS } from '../tasks/registry.js';
 import { parsePart, parseSplit, splitInstances } from '../tasks/splits.js';
 import { intArg, parseFlags, UsageError } from './args.js';
-import { dataDir } from './data-dir.js';
+import { dataDir } from '../util/data-dir.js';
 import { withRemoteJobs } from './jobs-common.js';
 import type { Io } from './main.js';
 import { vlmSettingsFromFlags } from './policies.js';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { isRewardJobKind } from '../jobs/prepare-rewards.js';
-import { registerRewardModel } from '../jobs/register-reward.js';
+import { isRewardJobKind } from '../remote-jobs/prepare-rewards.js';
+import { registerRewardModel } from '../remote-jobs/register-reward.js';
 import { parseFlags, UsageError } from './args.js';
-import { dataDir } from './data-dir.js';
+import { dataDir } from '../util/data-dir.js';
 import { withRemoteJobs } from './jobs-common.js';
 import type { Io } from './main.js';
 

@@ -1,14 +1,14 @@
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { prepareBundle } from '../jobs/prepare.js';
-import { isRewardJobKind, type RewardBundleSettings } from '../jobs/prepare-rewards.js';
-import { isJobKind, JOB_KINDS, parseJobConfig, type JobKind } from '../jobs/protocol.js';
+import { prepareBundle } from '../remote-jobs/prepare.js';
+import { isRewardJobKind, type RewardBundleSettings } from '../remote-jobs/prepare-rewards.js';
+import { isJobKind, JOB_KINDS, parseJobConfig, type JobKind } from '../remote-jobs/protocol.js';
 import { LABEL_SOURCES } from '../rewards/progrm/annotate.js';
 import type { EpisodeId } from '../store/ids.js';
 import { parsePart, parseSplit } from '../tasks/splits.js';
 import { intArg, parseFlags, UsageError } from './args.js';
-import { dataDir } from './data-dir.js';
+import { dataDir } from '../util/data-dir.js';
 import { eventLine, withRemoteJobs } from './jobs-common.js';
 import type { Io } from './main.js';
 import { probabilityList, progressLines } from './rewards-fit.js';

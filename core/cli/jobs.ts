@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { publicProfile, TrainerProfiles } from '../jobs/profiles.js';
+import { publicProfile, TrainerProfiles } from '../remote-jobs/profiles.js';
 import type { RemoteJob } from '../store/remote-jobs.js';
 import { parseFlags, UsageError } from './args.js';
-import { dataDir } from './data-dir.js';
+import { dataDir } from '../util/data-dir.js';
 import { table } from './format.js';
 import { eventLine, withRemoteJobs } from './jobs-common.js';
 import { registerCommand, REGISTER_USAGE } from './jobs-register.js';

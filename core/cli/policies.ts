@@ -13,7 +13,7 @@ import { VlmPolicy } from '../policy/vlm/policy.js';
 import { VlmPolicySettings, type VlmPolicySettingsInput } from '../policy/vlm/settings.js';
 import { OnnxPolicyDimsError, OnnxPolicyFileError, OnnxPolicyModel, OnnxRuntimeUnavailableError } from '../policy/onnx/index.js';
 import { UsageError, type Options } from './args.js';
-import { dataDir } from './data-dir.js';
+import { dataDir } from '../util/data-dir.js';
 
 /** Policies a suite can run unattended (in worker threads too). */
 export const SUITE_POLICIES = ['oracle', 'random'] as const;

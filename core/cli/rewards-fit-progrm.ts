@@ -7,7 +7,7 @@ import { collectFitEpisodes, DEFAULT_FIT_PERTURBATIONS, fitProgRm, labellableEpi
 import { DEFAULT_PROGRM_CHECKPOINT } from '../rewards/progrm/index.js';
 import { parseProgressTrainConfig, ProgressTrainConfigError } from '../rewards/progrm/train.js';
 import { parseFlags, UsageError } from './args.js';
-import { dataDir } from './data-dir.js';
+import { dataDir } from '../util/data-dir.js';
 import { embeddedDevice, type Io } from './main.js';
 import {
   COMMON_FIT_FLAGS, CommonFitValues, finiteOrNull, FIT_USAGE, fitPlan, fmt, probabilityList, progressLines, readTrainConfig,

@@ -5,7 +5,7 @@ import { judgeAccuracy, type JudgeAccuracy } from '../rewards/shepherd/evaluate.
 import { collectJudgeFitSteps, createFitJudgeModel } from '../rewards/shepherd/fit.js';
 import { DEFAULT_JUDGE_CHECKPOINT } from '../rewards/shepherd/index.js';
 import { intArg, parseFlags, UsageError } from './args.js';
-import { dataDir } from './data-dir.js';
+import { dataDir } from '../util/data-dir.js';
 import { embeddedDevice, type Io } from './main.js';
 import { COMMON_FIT_FLAGS, CommonFitValues, FIT_USAGE, fitPlan, fmt, progressLines, readTrainConfig } from './rewards-fit.js';
 

@@ -1,9 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { createWorkbench } from '../api/workbench/index.js';
-import { serve } from '../server/serve.js';
+import { createWorkbench } from '../workbench/index.js';
+import { serve } from '../api/ws/server.js';
 import { intArg, parseFlags } from './args.js';
-import { dataDir, dbPath } from './data-dir.js';
+import { dataDir, dbPath } from '../util/data-dir.js';
 import type { Io } from './main.js';
 
 /** The built renderer, next to the sources (vite builds renderer/ into dist/renderer). */

@@ -10,7 +10,7 @@ import { instanceKey, instantiate, type TaskInstance } from '../tasks/instance.j
 import { PARTS, SPLITS, splitInstances, splitTemplates } from '../tasks/splits.js';
 import { createRng } from '../util/rng.js';
 import { parseFlags, UsageError } from './args.js';
-import { dataDir } from './data-dir.js';
+import { dataDir } from '../util/data-dir.js';
 import { embeddedDevice, type Io } from './main.js';
 
 const USAGE = 'awb train sft --config FILE.json [--out DIR] [--json]';

@@ -1,4 +1,4 @@
-import type { UiTree } from '../ui/ui-tree.js';
+import type { UiTree } from '../a11y/ui-tree.js';
 
 /**
  * The device as the rest of the workbench sees it. SimDroid implements it in-process; an ADB-backed

@@ -1,5 +1,5 @@
 import type { Device, ForegroundApp, ScreenInfo } from './device.js';
-import { flattenUiTree, type UiElement, type UiTree } from '../ui/ui-tree.js';
+import { flattenUiTree, type UiElement, type UiTree } from '../a11y/ui-tree.js';
 
 /** What an agent sees at one step. `elements` is the tree in document order: action indices point into it. */
 export interface Observation {

@@ -1,5 +1,5 @@
 import type { Device } from './device.js';
-import { serializeUiTree, type UiTree } from '../ui/ui-tree.js';
+import { serializeUiTree, type UiTree } from '../a11y/ui-tree.js';
 
 /**
  * Waiting until the screen stops changing after an action, as AndroidWorld does: an optional

@@ -2,7 +2,7 @@ import { parseAction, type Action } from '../actions/schema.js';
 import { describeAction } from '../actions/kinds.js';
 import { actionElement } from '../actions/target.js';
 import type { Observation } from '../device/observation.js';
-import { elementLabel, type Bounds } from '../ui/ui-tree.js';
+import { elementLabel, type Bounds } from '../a11y/ui-tree.js';
 import { hits, type Breakpoint } from './breakpoints.js';
 import { runEpisode, type RunEpisodeOptions, type StepProposal } from './runner.js';
 import type { EpisodeResult, StepRecord } from './record.js';

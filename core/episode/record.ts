@@ -1,6 +1,6 @@
 import type { Action } from '../actions/schema.js';
 import type { ForegroundApp, ScreenInfo } from '../device/device.js';
-import type { Bounds } from '../ui/ui-tree.js';
+import type { Bounds } from '../a11y/ui-tree.js';
 import type { EpisodeOutcome } from '../tasks/task.js';
 
 /**

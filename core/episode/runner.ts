@@ -5,7 +5,7 @@ import { ActionParseError, parseAction, isTerminal, type Action } from '../actio
 import { describeAction } from '../actions/kinds.js';
 import { AppLaunchError, performPlan, planInput } from '../actions/execute.js';
 import { actionElement } from '../actions/target.js';
-import { elementLabel, serializeUiTree } from '../ui/ui-tree.js';
+import { elementLabel, serializeUiTree } from '../a11y/ui-tree.js';
 import type { TaskInstance } from '../tasks/instance.js';
 import type { EpisodeOutcome } from '../tasks/task.js';
 import type { Policy, PolicyDecision } from './policy.js';

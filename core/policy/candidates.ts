@@ -1,7 +1,7 @@
 import type { Action } from '../actions/schema.js';
 import { APP_CATALOG, findApp } from '../device/app-catalog.js';
 import { focusedField, type Observation } from '../device/observation.js';
-import { elementLabel, type UiElement } from '../ui/ui-tree.js';
+import { elementLabel, type UiElement } from '../a11y/ui-tree.js';
 import { assertNever } from '../util/errors.js';
 import { asksForCount, extractValues, isQuestion } from './extract.js';
 

@@ -9,7 +9,7 @@ import { matchCandidate } from '../policy/candidates.js';
 import { getTree, loadTrajectory, type EpisodeId, type ReadableDB, type StoredStep, type Trajectory } from '../store/index.js';
 import { FREE_FORM_ID } from '../tasks/free-form.js';
 import type { TaskInstance } from '../tasks/instance.js';
-import { flattenUiTree, parseUiTree } from '../ui/ui-tree.js';
+import { flattenUiTree, parseUiTree } from '../a11y/ui-tree.js';
 import { WorkbenchError } from '../util/errors.js';
 import type { Demonstration } from './sft.js';
 

@@ -1,6 +1,6 @@
 import type { Action } from '../actions/schema.js';
 import type { Candidate, StepRecord, StepTimings } from '../episode/record.js';
-import type { Bounds } from '../ui/ui-tree.js';
+import type { Bounds } from '../a11y/ui-tree.js';
 import { prepare, type ReadableDB, type WritableDB } from './db.js';
 import type { EpisodeId } from './ids.js';
 import { fromJson, toJson } from './json.js';

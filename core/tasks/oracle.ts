@@ -3,7 +3,7 @@ import type { Observation } from '../device/observation.js';
 import { focusedField } from '../device/observation.js';
 import {
   clickableAncestor, elementLabel, findAll, findFirst, type UiElement, type UiSelector,
-} from '../ui/ui-tree.js';
+} from '../a11y/ui-tree.js';
 
 export class OracleError extends Error {
   override name = 'OracleError';

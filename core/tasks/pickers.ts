@@ -1,6 +1,6 @@
 import type { Action } from '../actions/schema.js';
 import { OracleError, screenSummary, type OracleUi } from './oracle.js';
-import { monthName, type DateParts } from './data/dates.js';
+import { monthName, type DateParts } from '../seed-data/dates.js';
 import { monthNumber } from '../util/calendar-names.js';
 
 /**

@@ -1,6 +1,6 @@
 import { BOOT_SNAPSHOT, type Device, type ForegroundApp, type InputEvent, type ScreenInfo, type ScreenshotOptions, type ShellResult, type SnapshotCapable } from '../../core/device/device.js';
-import type { UiTree } from '../../core/ui/ui-tree.js';
-import { serializeUiTree } from '../../core/ui/ui-tree.js';
+import type { UiTree } from '../../core/a11y/ui-tree.js';
+import { serializeUiTree } from '../../core/a11y/ui-tree.js';
 import { createRng, assertSeed } from '../../core/util/rng.js';
 import { assertNever } from '../../core/util/errors.js';
 import type { AppDef, AppEnv, SystemServices } from './runtime/app.js';

@@ -6,7 +6,7 @@ import type { WorkbenchApi } from '../../core/api/api.js';
 import { channelPair, connectApi } from '../../core/api/bridge.js';
 import { serveApi } from '../../core/api/serve-api.js';
 import type { AdaptationEvent, AdaptationStart, JobInfo, JobState, TrainingEvent } from '../../core/api/types.js';
-import { createWorkbench, type Workbench } from '../../core/api/workbench/index.js';
+import { createWorkbench, type Workbench } from '../../core/workbench/index.js';
 import { loadAdapter } from '../../core/policy/adapter-file.js';
 import { createModel } from '../../core/policy/builtin.js';
 import { saveCheckpoint } from '../../core/policy/checkpoint.js';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkbenchApi } from '../../core/api/api.js';
 import { channelPair, connectApi, RemoteError, type Channel } from '../../core/api/bridge.js';
 import { serveApi } from '../../core/api/serve-api.js';
-import { createWorkbench, type Workbench } from '../../core/api/workbench/index.js';
+import { createWorkbench, type Workbench } from '../../core/workbench/index.js';
 import type { FrameView } from '../../core/api/types.js';
 
 describe('the generic bridge over the real workbench', () => {

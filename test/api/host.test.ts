@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { WorkbenchApi } from '../../core/api/api.js';
 import { connectApi, RemoteError } from '../../core/api/bridge.js';
-import { runHost, type ParentLink } from '../../core/api/host.js';
-import { hostChannel, parseFromHost, type FromHost } from '../../core/api/ipc-channel.js';
-import type { Workbench } from '../../core/api/workbench/index.js';
+import { runHost, type ParentLink } from '../../core/workbench/host.js';
+import { hostChannel, parseFromHost, type FromHost } from '../../core/api/ipc/channel.js';
+import type { Workbench } from '../../core/workbench/index.js';
 import type { FrameView } from '../../core/api/types.js';
-import { boundsCenter, flattenUiTree } from '../../core/ui/ui-tree.js';
+import { boundsCenter, flattenUiTree } from '../../core/a11y/ui-tree.js';
 
 /** The API host in its own Node process, driven over real IPC the way Electron's main drives it. */
 const HOST = join(process.cwd(), 'core', 'api', 'host.ts');

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { decodeMessage, encodeMessage } from '../../core/api/codec.js';
-import { createWorkbench, type Workbench } from '../../core/api/workbench/index.js';
-import { serve, TokenError, type RunningServer } from '../../core/server/serve.js';
+import { createWorkbench, type Workbench } from '../../core/workbench/index.js';
+import { serve, TokenError, type RunningServer } from '../../core/api/ws/server.js';
 
 const TOKEN = 'test-token-0123456789abcdef';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWorkbench, type Workbench } from '../../core/api/workbench/index.js';
+import { createWorkbench, type Workbench } from '../../core/workbench/index.js';
 import type { SessionEvent, SessionInfo } from '../../core/api/types.js';
 
 /** SessionManager through the workbench object (no transport): the pending override, breakpoint events, failures. */

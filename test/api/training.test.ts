@@ -6,7 +6,7 @@ import type { WorkbenchApi } from '../../core/api/api.js';
 import { channelPair, connectApi } from '../../core/api/bridge.js';
 import { serveApi } from '../../core/api/serve-api.js';
 import type { JobInfo, JobState, TrainingEvent } from '../../core/api/types.js';
-import { createWorkbench, type Workbench } from '../../core/api/workbench/index.js';
+import { createWorkbench, type Workbench } from '../../core/workbench/index.js';
 import { trainConfigFields } from '../../core/rl/config.js';
 
 /**

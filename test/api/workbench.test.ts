@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createWorkbench, type Workbench } from '../../core/api/workbench/index.js';
-import { SettingsFileError } from '../../core/api/workbench/settings-file.js';
+import { createWorkbench, type Workbench } from '../../core/workbench/index.js';
+import { SettingsFileError } from '../../core/workbench/settings-file.js';
 import type { SessionEvent } from '../../core/api/types.js';
 
 let dir: string;

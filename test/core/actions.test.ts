@@ -5,7 +5,7 @@ import { executeAction, NoFocusedFieldError, NotEditableError, planInput } from 
 import { ElementIndexError, OutOfScreenError } from '../../core/actions/target.js';
 import { UnknownAppError } from '../../core/device/app-catalog.js';
 import { observe } from '../../core/device/observation.js';
-import { findFirst } from '../../core/ui/ui-tree.js';
+import { findFirst } from '../../core/a11y/ui-tree.js';
 import { createRng } from '../../core/util/rng.js';
 import { device, tap } from '../helpers/simdroid.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   flattenUiTree, hitTest, parseUiTree, serializeUiTree, UiXmlError, elementLabel, type UiTree,
-} from '../../core/ui/ui-tree.js';
+} from '../../core/a11y/ui-tree.js';
 import { device, tap } from '../helpers/simdroid.js';
 
 const SAMPLE = `<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0"><node index="0" text="" resource-id="" class="android.widget.FrameLayout" package="com.example" content-desc="" checkable="false" checked="false" clickable="false" enabled="true" focusable="false" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[0,0][1080,2400]"><node NAF="true" index="0" text="" resource-id="com.example:id/go" class="android.widget.ImageButton" package="com.example" content-desc="" checkable="false" checked="false" clickable="true" enabled="true" focusable="true" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[10,10][110,110]" /><node index="1" text="Tom &amp; Jerry &quot;&lt;3&quot;&#10;line 2" resource-id="" class="android.widget.TextView" package="com.example" content-desc="" checkable="false" checked="true" clickable="false" enabled="true" focusable="false" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[0,200][1080,300]" /></node></hierarchy>`;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BOOT_SNAPSHOT, isSnapshotCapable, type Device, type SnapshotCapable } from '../../core/device/device.js';
 import { observe } from '../../core/device/observation.js';
 import { executeAction } from '../../core/actions/execute.js';
-import { findFirst } from '../../core/ui/ui-tree.js';
+import { findFirst } from '../../core/a11y/ui-tree.js';
 import { runEpisode } from '../../core/episode/runner.js';
 import { OraclePolicy } from '../../core/episode/policies/oracle.js';
 import { instantiate } from '../../core/tasks/instance.js';

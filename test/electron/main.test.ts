@@ -4,7 +4,7 @@ import { basename, join } from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { API_INPUTS } from '../../core/api/inputs.js';
-import { CSP } from '../../core/server/serve.js';
+import { CSP } from '../../core/api/ws/server.js';
 
 /**
  * electron/main.ts: its window options read from the source, then the whole main process run

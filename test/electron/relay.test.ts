@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { BridgeMessage } from '../../core/api/bridge.js';
-import { parseFromHost, type ToHost } from '../../core/api/ipc-channel.js';
+import { parseFromHost, type ToHost } from '../../core/api/ipc/channel.js';
 import { startHost, type HostProcess } from '../../electron/host-process.js';
 import { createRelay, IPC, type RelayContents, type RelayEvent } from '../../electron/relay.js';
 
@@ -154,7 +154,7 @@ describe('relay + a real API host (electron/host-process.ts, node runtime)', () 
   it('answers two windows through the relay, PNG bytes included', async () => {
     const h = host = startHost({
       runtime: 'node',
-      entry: join(process.cwd(), 'core', 'api', 'host-entry.mjs'),
+      entry: join(process.cwd(), 'core', 'workbench', 'host-entry.mjs'),
       env: { ...process.env, AWB_HOME: home, AWB_NO_ADB: '1', AWB_NODE: process.execPath },
       utilityFork: () => {
         throw new Error('not in Electron');

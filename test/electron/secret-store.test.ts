@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SafeStorageSecretStore, serveSecrets, type SafeStorageLike, type SecretsHost } from '../../electron/secret-store.js';
-import { RelayedSecretStore, type SecretsFromHost } from '../../core/api/secrets-relay.js';
-import { parseFromHost, parseToHost } from '../../core/api/ipc-channel.js';
-import { createWorkbench } from '../../core/api/workbench/index.js';
+import { RelayedSecretStore, type SecretsFromHost } from '../../core/api/ipc/secrets-relay.js';
+import { parseFromHost, parseToHost } from '../../core/api/ipc/channel.js';
+import { createWorkbench } from '../../core/workbench/index.js';
 
 /**
  * electron/secret-store.ts with a fake safeStorage (Electron's binary is not available here): a

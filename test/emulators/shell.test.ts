@@ -1,7 +1,7 @@
 import { describe, expect, it, afterAll } from 'vitest';
 import { device, find, sh } from '../helpers/simdroid.js';
 import { CONTACTS_DB } from '../../emulators/simdroid/system/providers.js';
-import { parseUiTree } from '../../core/ui/ui-tree.js';
+import { parseUiTree } from '../../core/a11y/ui-tree.js';
 
 const d = device();
 afterAll(() => d.close());

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { WorkbenchApi } from '../../core/api/api.js';
 import { channelPair, connectApi } from '../../core/api/bridge.js';
 import { serveApi } from '../../core/api/serve-api.js';
-import { createWorkbench, type Workbench, type WorkbenchOptions } from '../../core/api/workbench/index.js';
+import { createWorkbench, type Workbench, type WorkbenchOptions } from '../../core/workbench/index.js';
 import { createAppStore, type AppStore } from '../../renderer/src/store/index.js';
 
 /** A real workbench in a fresh temp data folder, and the renderer's store talking to it over the in-memory bridge. */

@@ -1,5 +1,5 @@
 import { SimDroid, type SimDroidOptions } from '../../emulators/simdroid/simdroid.js';
-import { boundsCenter, findFirst, flattenUiTree, type UiElement, type UiSelector } from '../../core/ui/ui-tree.js';
+import { boundsCenter, findFirst, flattenUiTree, type UiElement, type UiSelector } from '../../core/a11y/ui-tree.js';
 
 /** Test helpers that drive SimDroid in-process the way a person would: find by text, tap, type. */
 export function device(opts: SimDroidOptions = {}): SimDroid {

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRng, type Rng } from '../../core/util/rng.js';
-import { DataType, modelBytes, node, tensor, valueInfo, type ProtoWriter } from '../../core/util/onnx-proto.js';
+import { DataType, modelBytes, node, tensor, valueInfo, type ProtoWriter } from '../../core/policy/onnx/proto.js';
 
 /**
  * A tiny BERT-shaped sentence encoder in the Hugging Face folder layout (config.json, tokenizer.json,

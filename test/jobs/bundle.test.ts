@@ -1,11 +1,11 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeBundle } from '../../core/jobs/bundle.js';
-import { BundleError } from '../../core/jobs/errors.js';
-import { prepareBundle } from '../../core/jobs/prepare.js';
-import { decodeFeatures, grpoSteps, type BundleStep } from '../../core/jobs/steps.js';
-import { readTar } from '../../core/jobs/tar.js';
+import { writeBundle } from '../../core/remote-jobs/bundle.js';
+import { BundleError } from '../../core/remote-jobs/errors.js';
+import { prepareBundle } from '../../core/remote-jobs/prepare.js';
+import { decodeFeatures, grpoSteps, type BundleStep } from '../../core/remote-jobs/steps.js';
+import { readTar } from '../../core/remote-jobs/tar.js';
 import { createModel } from '../../core/policy/builtin.js';
 import { deserializeCheckpoint, serializeCheckpoint } from '../../core/policy/checkpoint.js';
 import { DEFAULT_ADVANTAGE_OPTIONS, episodeStepAdvantages } from '../../core/rl/grpo.js';

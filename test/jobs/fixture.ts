@@ -1,7 +1,7 @@
 import { join } from 'node:path';
-import { writeBundle, type Bundle } from '../../core/jobs/bundle.js';
-import { encodeFeatures, type BundleStep } from '../../core/jobs/steps.js';
-import { TrainerClient } from '../../core/jobs/client.js';
+import { writeBundle, type Bundle } from '../../core/remote-jobs/bundle.js';
+import { encodeFeatures, type BundleStep } from '../../core/remote-jobs/steps.js';
+import { TrainerClient } from '../../core/remote-jobs/client.js';
 import { createModel, type PolicyModel } from '../../core/policy/builtin.js';
 import { serializeCheckpoint } from '../../core/policy/checkpoint.js';
 import { createRng } from '../../core/util/rng.js';

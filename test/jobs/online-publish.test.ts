@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { AdapterNotServedError, PublishedAdapterError } from '../../core/jobs/online-errors.js';
-import { readPublished, servingRoot, waitUntilServed } from '../../core/jobs/online-publish.js';
-import { trainerMessages } from '../../core/jobs/online.js';
+import { AdapterNotServedError, PublishedAdapterError } from '../../core/remote-jobs/online-errors.js';
+import { readPublished, servingRoot, waitUntilServed } from '../../core/remote-jobs/online-publish.js';
+import { trainerMessages } from '../../core/remote-jobs/online.js';
 
 /** The serving half of an online VLM iteration, with a scripted fetch (no server). */
 const dir = mkdtempSync(join(tmpdir(), 'awb-online-publish-'));

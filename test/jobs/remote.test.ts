@@ -1,9 +1,9 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RemoteJobNotFoundError, RemoteJobStateError } from '../../core/jobs/errors.js';
-import { RemoteJobs } from '../../core/jobs/remote.js';
-import { TrainerProfiles } from '../../core/jobs/profiles.js';
+import { RemoteJobNotFoundError, RemoteJobStateError } from '../../core/remote-jobs/errors.js';
+import { RemoteJobs } from '../../core/remote-jobs/remote.js';
+import { TrainerProfiles } from '../../core/remote-jobs/profiles.js';
 import { loadCheckpoint } from '../../core/policy/checkpoint.js';
 import { openStore, type WritableDB } from '../../core/store/db.js';
 import { schemaVersion } from '../../core/store/migrate.js';

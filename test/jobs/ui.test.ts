@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RemoteJobInfo } from '../../core/api/types.js';
-import type { Workbench } from '../../core/api/workbench/index.js';
+import type { Workbench } from '../../core/workbench/index.js';
 import { loadCheckpoint } from '../../core/policy/checkpoint.js';
 import { commandForKey } from '../../renderer/src/commands/index.js';
 import type { AppStore } from '../../renderer/src/store/index.js';

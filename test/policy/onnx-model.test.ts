@@ -13,7 +13,7 @@ import {
 } from '../../core/policy/onnx/index.js';
 import { instantiate } from '../../core/tasks/instance.js';
 import { getTemplate } from '../../core/tasks/registry.js';
-import { DataType, modelBytes, node, ProtoDecodeError, readModelInfo, valueInfo } from '../../core/util/onnx-proto.js';
+import { DataType, modelBytes, node, ProtoDecodeError, readModelInfo, valueInfo } from '../../core/policy/onnx/proto.js';
 import { createRng } from '../../core/util/rng.js';
 import { trainedIshModel } from './onnx-fixtures.js';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWorkbench, type Workbench } from '../../core/api/workbench/index.js';
+import { createWorkbench, type Workbench } from '../../core/workbench/index.js';
 import { parseInput } from '../../core/api/inputs.js';
 import { EndpointProfiles } from '../../core/policy/vlm/index.js';
 import { startFakeChat, replyChat, type FakeChat } from '../helpers/fake-chat.js';

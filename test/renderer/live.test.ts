@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { boundsCenter, findFirst, flattenUiTree, hitTest } from '../../core/ui/ui-tree.js';
+import { boundsCenter, findFirst, flattenUiTree, hitTest } from '../../core/a11y/ui-tree.js';
 import type { UiTree } from '../../core/api/types.js';
 import type { AppStore } from '../../renderer/src/store/index.js';
 import { bridgedWorkbench, type BridgedWorkbench } from '../helpers/bridged-workbench.js';

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OnlineGrpoRunInfo } from '../../core/api/jobs/types.js';
+import type { OnlineGrpoRunInfo } from '../../core/api/job-types.js';
 import type { AppStore } from '../../renderer/src/store/index.js';
 import { bridgedWorkbench, type BridgedWorkbench } from '../helpers/bridged-workbench.js';
 import { upsertOnlineRun } from '../../renderer/src/store/slices/jobs.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredStep, Trajectory } from '../../core/api/types.js';
 import { actionMarker, deviceSize, pngSize, stepOverlay, summarizeAction } from '../../renderer/src/views/trajectories/overlay.js';
-import { parseUiTree } from '../../core/ui/ui-tree.js';
+import { parseUiTree } from '../../core/a11y/ui-tree.js';
 import { nodeLabel, prettyXml, treeFromUi } from '../../renderer/src/views/trajectories/tree-model.js';
 
 // The tree as getTree delivers it: parsed by core.

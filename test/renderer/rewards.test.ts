@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Workbench } from '../../core/api/workbench/index.js';
+import type { Workbench } from '../../core/workbench/index.js';
 import { createRun, type EpisodeId } from '../../core/store/index.js';
 import type { AppStore } from '../../renderer/src/store/index.js';
 import { configFromChoice, NoRewardKindError, PANEL_KINDS } from '../../renderer/src/store/slices/rewards.js';

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Workbench } from '../../core/api/workbench/index.js';
-import { flattenUiTree } from '../../core/ui/ui-tree.js';
+import type { Workbench } from '../../core/workbench/index.js';
+import { flattenUiTree } from '../../core/a11y/ui-tree.js';
 import type { AppStore } from '../../renderer/src/store/index.js';
 import { flattenTree, hitTest } from '../../renderer/src/views/agent/hit-test.js';
 import { specFrom } from '../../renderer/src/views/agent/breakpoints.js';

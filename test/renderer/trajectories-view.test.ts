@@ -3,7 +3,7 @@ import { act, createElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkbenchApi } from '../../core/api/api.js';
-import { parseUiTree } from '../../core/ui/ui-tree.js';
+import { parseUiTree } from '../../core/a11y/ui-tree.js';
 import type { EpisodeFilter, EpisodePage, EpisodeSummary, StoredStep, Trajectory } from '../../core/api/types.js';
 import { createAppStore, setAppStore, type AppStore } from '../../renderer/src/store/index.js';
 import { TrajectoriesView } from '../../renderer/src/views/trajectories/TrajectoriesView.js';

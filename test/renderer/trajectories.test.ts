@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkbenchApi } from '../../core/api/api.js';
 import { channelPair, connectApi } from '../../core/api/bridge.js';
 import { serveApi } from '../../core/api/serve-api.js';
-import { createWorkbench, type Workbench } from '../../core/api/workbench/index.js';
+import { createWorkbench, type Workbench } from '../../core/workbench/index.js';
 import { runEpisode } from '../../core/episode/runner.js';
 import { OraclePolicy } from '../../core/episode/policies/oracle.js';
 import { RandomPolicy } from '../../core/episode/policies/random.js';

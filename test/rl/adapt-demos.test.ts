@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseAction } from '../../core/actions/schema.js';
-import { boundsCenter } from '../../core/ui/ui-tree.js';
+import { boundsCenter } from '../../core/a11y/ui-tree.js';
 import { OraclePolicy } from '../../core/episode/policies/oracle.js';
 import { RandomPolicy } from '../../core/episode/policies/random.js';
 import type { Policy } from '../../core/episode/policy.js';

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { instantiate } from '../../core/tasks/instance.js';
 import { resetForTask } from '../../core/episode/runner.js';
 import type { TaskTemplate } from '../../core/tasks/task.js';
-import { msOf } from '../../core/tasks/data/dates.js';
+import { msOf } from '../../core/seed-data/dates.js';
 import { sqlExec } from '../../core/tasks/validators/sqlite.js';
 import { addEvent, EVENTS_DB, listEvents, type EventInput, type StoredEvent } from '../../core/tasks/families/calendar/calendar-db.js';
 import { AddAllDayEvent, AddEvent, AddEventWithLocation } from '../../core/tasks/families/calendar/add.js';

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { resetForTask } from '../../core/episode/runner.js';
-import { dollars, EXPENSE_CATEGORY_IDS, type ExpenseDraft } from '../../core/tasks/data/expenses.js';
+import { dollars, EXPENSE_CATEGORY_IDS, type ExpenseDraft } from '../../core/seed-data/expenses.js';
 import { AddMultiple, AddSingle } from '../../core/tasks/families/expense/add.js';
 import { DeleteDuplicates, DeleteMultiple, DeleteSingle } from '../../core/tasks/families/expense/delete.js';
 import { EditAmount } from '../../core/tasks/families/expense/edit.js';

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { resetForTask } from '../../core/episode/runner.js';
-import type { RecipeDraft } from '../../core/tasks/data/recipes.js';
+import type { RecipeDraft } from '../../core/seed-data/recipes.js';
 import { AddRecipe } from '../../core/tasks/families/recipes/add.js';
 import { DeleteDuplicateRecipes, DeleteMultipleRecipes, DeleteSingleRecipe } from '../../core/tasks/families/recipes/delete.js';
 import { EditServings, MarkFavourite } from '../../core/tasks/families/recipes/edit.js';

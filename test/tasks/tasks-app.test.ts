@@ -8,7 +8,7 @@ import { CompleteAllDueToday, CompleteTask, DeleteCompletedTasks, DeleteTask, Re
 import { DueTodayQuestion, HighPriorityQuestion, IncompleteCountQuestion } from '../../core/tasks/families/tasks/questions.js';
 import { TASKS_APP_TASKS } from '../../core/tasks/families/tasks/index.js';
 import { addTask, TASKS_DB } from '../../core/tasks/families/tasks/tasks-db.js';
-import { TODO_TITLES } from '../../core/tasks/data/todos.js';
+import { TODO_TITLES } from '../../core/seed-data/todos.js';
 import { device, find, sh, tap, typeInto } from '../helpers/simdroid.js';
 
 /** Each Tasks checker accepts the right end state and rejects near misses. */

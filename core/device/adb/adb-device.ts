@@ -5,7 +5,7 @@ import {
 } from '../device.js';
 import { shellCommand, shellQuote } from '../shell-quote.js';
 import type { SettleOptions } from '../stable.js';
-import { parseUiTree, type UiTree } from '../../ui/ui-tree.js';
+import { parseUiTree, type UiTree } from '../../a11y/ui-tree.js';
 import { assertNever } from '../../util/errors.js';
 import { consoleCommand } from './console-client.js';
 import { exec, shellV1, shellV2 } from './transport.js';

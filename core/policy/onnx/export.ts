@@ -1,5 +1,5 @@
 import { renameSync, writeFileSync } from 'node:fs';
-import { DataType, modelBytes, node, tensor, valueInfo } from '../../util/onnx-proto.js';
+import { DataType, modelBytes, node, tensor, valueInfo } from './proto.js';
 import type { PolicyModel } from '../builtin.js';
 import type { ScorerNetwork } from '../network.js';
 import { IO_NAMES, policyMetadataProps } from './metadata.js';

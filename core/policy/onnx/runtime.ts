@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type * as Ort from 'onnxruntime-node';
-import { ProtoDecodeError, readModelInfo, type ModelInfo } from '../../util/onnx-proto.js';
+import { ProtoDecodeError, readModelInfo, type ModelInfo } from './proto.js';
 import { createEncoder, type TextEncoder } from '../encoder.js';
 import type { NetworkDims } from '../network.js';
 import { OnnxInputShapeError, OnnxPolicyDimsError, OnnxPolicyFileError, OnnxRuntimeUnavailableError, reasonOf } from './errors.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ActionParseError, parseAction, type Action } from '../../actions/schema.js';
 import type { Observation } from '../../device/observation.js';
-import { boundsCenter, hitTest, type Bounds } from '../../ui/ui-tree.js';
+import { boundsCenter, hitTest, type Bounds } from '../../a11y/ui-tree.js';
 import { VlmFormatError } from './errors.js';
 import { type CoordinateSpace, type GeometryContext, toScreen } from './geometry.js';
 

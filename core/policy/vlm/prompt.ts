@@ -2,7 +2,7 @@ import type { Observation } from '../../device/observation.js';
 import { appByPackage } from '../../device/app-catalog.js';
 import type { PolicyContext } from '../../episode/policy.js';
 import type { StepRecord } from '../../episode/record.js';
-import { formatBounds } from '../../ui/ui-tree.js';
+import { formatBounds } from '../../a11y/ui-tree.js';
 import { assertNever } from '../../util/errors.js';
 import type { ActionFormat, PromptContext } from './format.js';
 

@@ -1,7 +1,7 @@
 import type { Action } from '../../actions/schema.js';
 import type { ForegroundApp } from '../../device/device.js';
 import type { Observation } from '../../device/observation.js';
-import { flattenUiTree, parseUiTree, type UiElement } from '../../ui/ui-tree.js';
+import { flattenUiTree, parseUiTree, type UiElement } from '../../a11y/ui-tree.js';
 import { assertNever } from '../../util/errors.js';
 import type { RewardEpisode, RewardStep } from '../component.js';
 

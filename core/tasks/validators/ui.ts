@@ -1,5 +1,5 @@
 import type { Observation } from '../../device/observation.js';
-import { findFirst, type UiSelector } from '../../ui/ui-tree.js';
+import { findFirst, type UiSelector } from '../../a11y/ui-tree.js';
 
 /** Subgoal checks over the screen: which app and activity, and what is shown. */
 export function inActivity(obs: Observation, pkg: string, activity?: string): boolean {

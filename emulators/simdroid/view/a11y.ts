@@ -1,4 +1,4 @@
-import type { UiNode, UiTree } from '../../../core/ui/ui-tree.js';
+import type { UiNode, UiTree } from '../../../core/a11y/ui-tree.js';
 import type { LaidNode, ViewState } from './layout.js';
 import { W, type ViewSpec } from './spec.js';
 import type { Frame } from '../runtime/frame.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { BOOT_SNAPSHOT } from '../../../core/device/device.js';
-import { randomRecipe, RECIPE_BASES, type RecipeDraft } from '../../../core/tasks/data/recipes.js';
+import { randomRecipe, RECIPE_BASES, type RecipeDraft } from '../../../core/seed-data/recipes.js';
 import { resetRecipes } from '../../../core/tasks/families/recipes/recipes-db.js';
 import { createRng } from '../../../core/util/rng.js';
 import { device, elements, find, get, scroll, sh, tap, texts, typeInto } from '../../helpers/simdroid.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { BOOT_SNAPSHOT } from '../../../core/device/device.js';
 import { device, elements, find, get, scroll, sh, tap, texts, typeInto } from '../../helpers/simdroid.js';
-import type { UiSelector } from '../../../core/ui/ui-tree.js';
+import type { UiSelector } from '../../../core/a11y/ui-tree.js';
 
 /** Simple Calendar Pro in SimDroid, driven like a person: month grid, day view, list, editor. */
 const PKG = 'com.simplemobiletools.calendar.pro';

@@ -1,6 +1,6 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { BOOT_SNAPSHOT } from '../../../core/device/device.js';
-import { randomExpenses, type ExpenseDraft } from '../../../core/tasks/data/expenses.js';
+import { randomExpenses, type ExpenseDraft } from '../../../core/seed-data/expenses.js';
 import { resetExpenses } from '../../../core/tasks/families/expense/expense-db.js';
 import { createRng } from '../../../core/util/rng.js';
 import { device, elements, find, get, longPress, scroll, sh, tap, texts, typeInto } from '../../helpers/simdroid.js';

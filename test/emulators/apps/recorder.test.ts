@@ -1,6 +1,6 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { BOOT_SNAPSHOT } from '../../../core/device/device.js';
-import { boundsCenter } from '../../../core/ui/ui-tree.js';
+import { boundsCenter } from '../../../core/a11y/ui-tree.js';
 import { device, elements, find, get, longPress, sh, tap, typeInto } from '../../helpers/simdroid.js';
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTask, type Subgoal, type TaskTemplate } from '../../task.js';
-import { dateParts, isoDate, msOf, time12, type DateParts } from '../../data/dates.js';
-import { EVENT_LOCATIONS, EVENT_NOTES, eventTitles } from '../../data/events.js';
+import { dateParts, isoDate, msOf, time12, type DateParts } from '../../../seed-data/dates.js';
+import { EVENT_LOCATIONS, EVENT_NOTES, eventTitles } from '../../../seed-data/events.js';
 import type { Rng } from '../../../util/rng.js';
 import { fieldHolds } from '../../validators/ui.js';
 import { addEvents, clearEvents, listEvents, type StoredEvent } from './calendar-db.js';

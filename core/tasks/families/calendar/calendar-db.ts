@@ -1,5 +1,5 @@
 import type { Device } from '../../../device/device.js';
-import { DEVICE_NOW } from '../../data/dates.js';
+import { DEVICE_NOW } from '../../../seed-data/dates.js';
 import { sqlExec, sqlInsert, sqlObjects } from '../../validators/sqlite.js';
 
 /**

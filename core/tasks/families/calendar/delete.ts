@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTask, type Subgoal, type TaskTemplate } from '../../task.js';
-import { dateParts } from '../../data/dates.js';
+import { dateParts } from '../../../seed-data/dates.js';
 import { addEvents, clearEvents, listEvents } from './calendar-db.js';
 import {
   calendarOpen, DateSchema, dayAround, dayOpen, dayText, EventSchema, eventOpen, isEvent, openCalendar, openDay,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTask, type TaskTemplate } from '../../task.js';
-import { dateParts, msOf, time12 } from '../../data/dates.js';
-import { eventTitles } from '../../data/events.js';
+import { dateParts, msOf, time12 } from '../../../seed-data/dates.js';
+import { eventTitles } from '../../../seed-data/events.js';
 import { fieldHolds } from '../../validators/ui.js';
 import { addEvents, clearEvents, listEvents } from './calendar-db.js';
 import {

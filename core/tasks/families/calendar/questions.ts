@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTask, type Difficulty, type TaskTag, type TaskTemplate } from '../../task.js';
-import { dateParts, DAY_MS, DEVICE_NOW, msOf, type DateParts } from '../../data/dates.js';
-import { eventTitles } from '../../data/events.js';
+import { dateParts, DAY_MS, DEVICE_NOW, msOf, type DateParts } from '../../../seed-data/dates.js';
+import { eventTitles } from '../../../seed-data/events.js';
 import { answerListMatches, answersMatch } from '../../validators/answers.js';
 import { onScreen } from '../../validators/ui.js';
 import type { Rng } from '../../../util/rng.js';

@@ -1,6 +1,6 @@
 import type { Rng } from '../../../util/rng.js';
-import { msOf, type DateParts } from '../../data/dates.js';
-import { eventTitles } from '../../data/events.js';
+import { msOf, type DateParts } from '../../../seed-data/dates.js';
+import { eventTitles } from '../../../seed-data/events.js';
 import { allDayEvent, dayAround, MINUTE_MS, sameDay, shiftDay, timedEvent, type EventParam } from './common.js';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEVICE_NOW } from '../../data/dates.js';
+import { DEVICE_NOW } from '../../../seed-data/dates.js';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { countAnswerMatches, timeAnswerMatches } from './answers.js';
 import { AlarmSpec, DAY_BITS, clockOpen, openClockTab, randomAlarms, setAlarms, tabSelected } from './common.js';

@@ -2,11 +2,11 @@ import { DAY_NAMES } from '../../../util/calendar-names.js';
 import { z } from 'zod';
 import type { Action } from '../../../actions/schema.js';
 import type { Device } from '../../../device/device.js';
-import type { UiElement, UiSelector } from '../../../ui/ui-tree.js';
+import type { UiElement, UiSelector } from '../../../a11y/ui-tree.js';
 import type { Rng } from '../../../util/rng.js';
 import { OracleError, launch, screenSummary, type OracleUi } from '../../oracle.js';
 import type { Subgoal } from '../../task.js';
-import { time12 } from '../../data/dates.js';
+import { time12 } from '../../../seed-data/dates.js';
 import { sqlExec, sqlInsert, sqlObjects } from '../../validators/sqlite.js';
 import { inActivity, onScreen } from '../../validators/ui.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Device } from '../../../device/device.js';
-import { DEVICE_NOW } from '../../data/dates.js';
+import { DEVICE_NOW } from '../../../seed-data/dates.js';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { sqlExec, sqlInsert, sqlObjects, sqlSelect } from '../../validators/sqlite.js';
 import { ALARMS_DB, clockOpen, openClockTab, tabSelected } from './common.js';

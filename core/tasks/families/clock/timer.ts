@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Action } from '../../../actions/schema.js';
 import type { Device } from '../../../device/device.js';
-import { flattenUiTree } from '../../../ui/ui-tree.js';
+import { flattenUiTree } from '../../../a11y/ui-tree.js';
 import type { OracleUi } from '../../oracle.js';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { sqlExec, sqlInsert, sqlObjects } from '../../validators/sqlite.js';

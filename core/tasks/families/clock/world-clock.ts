@@ -3,7 +3,7 @@ import type { Action } from '../../../actions/schema.js';
 import { shellOk, type Device } from '../../../device/device.js';
 import { scrollTo, type OracleUi } from '../../oracle.js';
 import { defineTask, type Subgoal, type TaskTemplate } from '../../task.js';
-import { WORLD_CITIES, cityId, type WorldCity } from '../../data/world-cities.js';
+import { WORLD_CITIES, cityId, type WorldCity } from '../../../seed-data/world-cities.js';
 import { sqlExec, sqlInsert, sqlObjects } from '../../validators/sqlite.js';
 import { inActivity } from '../../validators/ui.js';
 import { ALARMS_DB, CITY_SELECTION, CLOCK_PKG, clockOpen, openClockTab, tabSelected } from './common.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { emailFor } from '../../data/people.js';
-import { randomCompanies } from '../../data/companies.js';
+import { emailFor } from '../../../seed-data/people.js';
+import { randomCompanies } from '../../../seed-data/companies.js';
 import { launch } from '../../oracle.js';
 import { defineTask, type Subgoal, type TaskTemplate } from '../../task.js';
 import { hasExactly, listContacts, normalizeName, withName, type ContactRecord } from './contacts-db.js';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { Action } from '../../../actions/schema.js';
-import type { UiElement } from '../../../ui/ui-tree.js';
+import type { UiElement } from '../../../a11y/ui-tree.js';
 import type { Rng } from '../../../util/rng.js';
-import { FIRST_NAMES, LAST_NAMES, randomPhone } from '../../data/people.js';
+import { FIRST_NAMES, LAST_NAMES, randomPhone } from '../../../seed-data/people.js';
 import { launch, scrollTo, type OracleUi } from '../../oracle.js';
 import type { Subgoal } from '../../task.js';
 import { fieldHolds, inActivity } from '../../validators/ui.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Action } from '../../../actions/schema.js';
-import type { UiElement } from '../../../ui/ui-tree.js';
+import type { UiElement } from '../../../a11y/ui-tree.js';
 import { launch, OracleError, screenSummary, type OracleUi } from '../../oracle.js';
 import { defineTask, type Subgoal, type TaskTemplate } from '../../task.js';
 import { onScreen } from '../../validators/ui.js';

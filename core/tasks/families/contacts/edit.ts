@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { randomPhone } from '../../data/people.js';
+import { randomPhone } from '../../../seed-data/people.js';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { hasExactly, listContacts, normalizePhone, withName } from './contacts-db.js';
 import { contactOpen, contactsOpen, drawPeople, editorOpen, openContact, PersonSchema, seedContacts, typed, writtenPhone } from './common.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { emailFor, FIRST_NAMES } from '../../data/people.js';
-import { randomCompanies } from '../../data/companies.js';
+import { emailFor, FIRST_NAMES } from '../../../seed-data/people.js';
+import { randomCompanies } from '../../../seed-data/companies.js';
 import { launch } from '../../oracle.js';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { answersMatch } from '../../validators/answers.js';

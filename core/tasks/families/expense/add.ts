@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { randomExpenses, type ExpenseDraft } from '../../data/expenses.js';
+import { randomExpenses, type ExpenseDraft } from '../../../seed-data/expenses.js';
 import { launch } from '../../oracle.js';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { addExpense, APP, entryOpen, expenseOpen, typed } from './common.js';

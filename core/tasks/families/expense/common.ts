@@ -1,6 +1,6 @@
 import type { Action } from '../../../actions/schema.js';
-import type { UiElement, UiNode } from '../../../ui/ui-tree.js';
-import type { ExpenseDraft } from '../../data/expenses.js';
+import type { UiElement, UiNode } from '../../../a11y/ui-tree.js';
+import type { ExpenseDraft } from '../../../seed-data/expenses.js';
 import { launch, OracleError, screenSummary, scrollTo, type OracleUi } from '../../oracle.js';
 import type { Subgoal } from '../../task.js';
 import { fieldHolds, inActivity, onScreen } from '../../validators/ui.js';

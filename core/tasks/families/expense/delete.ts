@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { randomExpenseTime, randomExpenses } from '../../data/expenses.js';
+import { randomExpenseTime, randomExpenses } from '../../../seed-data/expenses.js';
 import { OracleError, screenSummary } from '../../oracle.js';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { deleteFromDetail, detailOpen, expenseOpen, findExpense, logsOpen, openLogs, selectionMode, shownExpenses } from './common.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dollars, EXPENSE_CATEGORY_IDS, randomExpenses } from '../../data/expenses.js';
+import { dollars, EXPENSE_CATEGORY_IDS, randomExpenses } from '../../../seed-data/expenses.js';
 import { scrollTo } from '../../oracle.js';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { detailOpen, expenseOpen, findExpense, logsOpen, openLogs, typed } from './common.js';

@@ -1,6 +1,6 @@
 import type { Device } from '../../../device/device.js';
 import { withoutMatches } from '../../validators/records.js';
-import { EXPENSE_CATEGORY_IDS, type ExpenseDraft } from '../../data/expenses.js';
+import { EXPENSE_CATEGORY_IDS, type ExpenseDraft } from '../../../seed-data/expenses.js';
 import { sqlExec, sqlInsert, sqlNumber, sqlObjects, sqlText } from '../../validators/sqlite.js';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dollars, EXPENSE_CATEGORY_NAMES, type ExpenseDraft } from '../../data/expenses.js';
+import { dollars, EXPENSE_CATEGORY_NAMES, type ExpenseDraft } from '../../../seed-data/expenses.js';
 
 /** The zod shape of an expense draft, and how instructions spell one out. */
 export const Draft = z.object({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EXPENSE_CATEGORY_NAMES, randomExpense, randomExpenses, type ExpenseDraft } from '../../data/expenses.js';
+import { EXPENSE_CATEGORY_NAMES, randomExpense, randomExpenses, type ExpenseDraft } from '../../../seed-data/expenses.js';
 import { launch } from '../../oracle.js';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { answersMatch } from '../../validators/answers.js';

@@ -4,13 +4,13 @@ import type { Device } from '../../../device/device.js';
 import { shellOk } from '../../../device/device.js';
 import type { Observation } from '../../../device/observation.js';
 import { shellCommand } from '../../../device/shell-quote.js';
-import { findAll, type UiElement, type UiNode } from '../../../ui/ui-tree.js';
+import { findAll, type UiElement, type UiNode } from '../../../a11y/ui-tree.js';
 import { launch, scrollTo, type OracleUi } from '../../oracle.js';
 import type { Subgoal } from '../../task.js';
 import { clearDir, SDCARD, writeText } from '../../validators/files.js';
 import { inActivity } from '../../validators/ui.js';
 import type { Rng } from '../../../util/rng.js';
-import { distinctSizes, randomFileNames, type FileKind } from '../../data/file-names.js';
+import { distinctSizes, randomFileNames, type FileKind } from '../../../seed-data/file-names.js';
 
 /**
  * Shared pieces of the Files (DocumentsUI) templates: seeding folders with files of chosen sizes

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTask, type TaskTemplate } from '../../task.js';
-import { FOLDER_NAMES } from '../../data/file-names.js';
+import { FOLDER_NAMES } from '../../../seed-data/file-names.js';
 import { answersMatch, normalizeAnswer } from '../../validators/answers.js';
 import { onScreen } from '../../validators/ui.js';
 import {

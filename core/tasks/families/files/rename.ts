@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTask, type TaskTemplate } from '../../task.js';
-import { ADJECTIVES } from '../../data/text.js';
+import { ADJECTIVES } from '../../../seed-data/text.js';
 import { fieldHolds, onScreen } from '../../validators/ui.js';
 import {
   drawFiles, extensionOf, filesOpen, folderOpen, folderPath, holdsExactly, itemSelected, listDetailed, openFolder, seedFolder, select, stemOf,

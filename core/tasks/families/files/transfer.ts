@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTask, type Subgoal, type TaskTemplate } from '../../task.js';
-import { FOLDER_NAMES } from '../../data/file-names.js';
+import { FOLDER_NAMES } from '../../../seed-data/file-names.js';
 import { inActivity } from '../../validators/ui.js';
 import {
   drawFiles, filesOpen, folderOpen, folderShown, folderPath, holdsExactly, itemSelected, listDetailed, openFolder, seedFolder, select,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Action } from '../../../actions/schema.js';
-import type { UiElement, UiSelector } from '../../../ui/ui-tree.js';
+import type { UiElement, UiSelector } from '../../../a11y/ui-tree.js';
 import { launch, OracleError, scrollTo, screenSummary, type OracleUi } from '../../oracle.js';
 import type { Subgoal } from '../../task.js';
 import { inActivity, onScreen } from '../../validators/ui.js';

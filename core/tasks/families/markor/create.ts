@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTask, type TaskTemplate } from '../../task.js';
-import { FOLDER_NAMES, randomNoteNames, randomNoteText } from '../../data/notes.js';
+import { FOLDER_NAMES, randomNoteNames, randomNoteText } from '../../../seed-data/notes.js';
 import { fieldHolds } from '../../validators/ui.js';
 import {
   EDITOR, FAB, NEW_NAME, Note, documentOpen, markorOpen, newFileDialogOpen, openMarkor,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTask, type Subgoal, type TaskTemplate } from '../../task.js';
-import { randomNoteNames, randomNoteText } from '../../data/notes.js';
+import { randomNoteNames, randomNoteText } from '../../../seed-data/notes.js';
 import { onScreen } from '../../validators/ui.js';
 import { Note, markorOpen, openMarkor, selectEntry, selected } from './common.js';
 import { clearMarkor, listNotes, notebookTree, readNote, treeIs, treeOf, writeNote } from './markor-files.js';

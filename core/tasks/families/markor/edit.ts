@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTask, type TaskTemplate } from '../../task.js';
-import { randomNoteNames, randomNoteText, TODO_ITEMS } from '../../data/notes.js';
+import { randomNoteNames, randomNoteText, TODO_ITEMS } from '../../../seed-data/notes.js';
 import { fieldHolds, inActivity, onScreen } from '../../validators/ui.js';
 import { EDITOR, MAIN_ACTIVITY, MARKOR_PKG, Note, documentOpen, markorOpen, openEntry, openMarkor } from './common.js';
 import { clearMarkor, notebookTree, readNote, sameTypedText, treeIs, treeOf, writeNote } from './markor-files.js';

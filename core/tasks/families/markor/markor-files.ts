@@ -1,7 +1,7 @@
 import type { Device } from '../../../device/device.js';
 import { shellOk } from '../../../device/device.js';
 import { shellCommand } from '../../../device/shell-quote.js';
-import { DEVICE_NOW } from '../../data/dates.js';
+import { DEVICE_NOW } from '../../../seed-data/dates.js';
 import { clearDir, readText } from '../../validators/files.js';
 
 /**

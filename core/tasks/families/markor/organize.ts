@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTask, type TaskTemplate } from '../../task.js';
-import { FOLDER_NAMES, randomNoteNames, randomNoteText } from '../../data/notes.js';
+import { FOLDER_NAMES, randomNoteNames, randomNoteText } from '../../../seed-data/notes.js';
 import { fieldHolds, onScreen } from '../../validators/ui.js';
 import {
   Note, PICKER_LIST, entry, folderOpen, markorOpen, openEntry, openMarkor, scrollToIn, selectEntry, selected,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTask, type TaskTemplate } from '../../task.js';
-import { FOLDER_NAMES, NOTE_SENTENCES, TODO_ITEMS, randomNoteNames, randomNoteText } from '../../data/notes.js';
+import { FOLDER_NAMES, NOTE_SENTENCES, TODO_ITEMS, randomNoteNames, randomNoteText } from '../../../seed-data/notes.js';
 import { answersMatch } from '../../validators/answers.js';
 import { OracleError, screenSummary } from '../../oracle.js';
 import { EDITOR, Note, collectEntries, documentOpen, folderOpen, markorOpen, openEntry, openMarkor } from './common.js';

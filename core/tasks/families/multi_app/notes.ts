@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { launch } from '../../oracle.js';
-import { DAY_MS, DEVICE_NOW, dateParts, msOf, type DateParts } from '../../data/dates.js';
-import { randomTitles, randomSlug, randomParagraph } from '../../data/text.js';
-import { randomRecipes } from '../../data/recipes.js';
+import { DAY_MS, DEVICE_NOW, dateParts, msOf, type DateParts } from '../../../seed-data/dates.js';
+import { randomTitles, randomSlug, randomParagraph } from '../../../seed-data/text.js';
+import { randomRecipes } from '../../../seed-data/recipes.js';
 import { clearMarkor, notebookTree, readNote, treeIs, treeOf, writeNote } from '../markor/markor-files.js';
 import { EDITOR, FAB, NEW_NAME, Note, documentOpen, markorOpen, openEntry, openMarkor } from '../markor/common.js';
 import { addEvents, clearEvents } from '../calendar/calendar-db.js';

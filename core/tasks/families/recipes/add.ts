@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { randomRecipe, randomRecipes, RECIPE_BASES } from '../../data/recipes.js';
+import { randomRecipe, randomRecipes, RECIPE_BASES } from '../../../seed-data/recipes.js';
 import { launch } from '../../oracle.js';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { fieldHolds } from '../../validators/ui.js';

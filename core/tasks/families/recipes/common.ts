@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Action } from '../../../actions/schema.js';
-import type { UiElement } from '../../../ui/ui-tree.js';
-import type { RecipeDraft } from '../../data/recipes.js';
+import type { UiElement } from '../../../a11y/ui-tree.js';
+import type { RecipeDraft } from '../../../seed-data/recipes.js';
 import { launch, OracleError, screenSummary, scrollTo, type OracleUi } from '../../oracle.js';
 import type { Subgoal } from '../../task.js';
 import { inActivity, onScreen } from '../../validators/ui.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { randomRecipe, randomRecipes, RECIPE_BASES, RECIPE_DESCRIPTIONS } from '../../data/recipes.js';
+import { randomRecipe, randomRecipes, RECIPE_BASES, RECIPE_DESCRIPTIONS } from '../../../seed-data/recipes.js';
 import { launch } from '../../oracle.js';
 import { defineTask, type Subgoal, type TaskTemplate } from '../../task.js';
 import { onScreen } from '../../validators/ui.js';

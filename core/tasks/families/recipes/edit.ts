@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { randomRecipes, SERVINGS_OPTIONS } from '../../data/recipes.js';
+import { randomRecipes, SERVINGS_OPTIONS } from '../../../seed-data/recipes.js';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { fieldHolds } from '../../validators/ui.js';
 import { broccoliOpen, detailsOpen, editorOpen, fill, openRecipe, overflow, Recipe } from './common.js';

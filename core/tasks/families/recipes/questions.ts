@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { randomRecipes } from '../../data/recipes.js';
+import { randomRecipes } from '../../../seed-data/recipes.js';
 import { OracleError, screenSummary } from '../../oracle.js';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { answerListMatches } from '../../validators/answers.js';

@@ -1,6 +1,6 @@
 import type { Device } from '../../../device/device.js';
 import { withoutMatches } from '../../validators/records.js';
-import type { RecipeDraft } from '../../data/recipes.js';
+import type { RecipeDraft } from '../../../seed-data/recipes.js';
 import { sqlExec, sqlInsert, sqlNumber, sqlObjects, sqlText } from '../../validators/sqlite.js';
 
 /**

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import type { Action } from '../../../actions/schema.js';
 import type { Device } from '../../../device/device.js';
-import type { UiElement } from '../../../ui/ui-tree.js';
+import type { UiElement } from '../../../a11y/ui-tree.js';
 import { OracleError, scrollTo, screenSummary, type OracleUi } from '../../oracle.js';
 import { defineTask, type TaskTemplate } from '../../task.js';
-import { RECORDING_NAMES } from '../../data/file-names.js';
+import { RECORDING_NAMES } from '../../../seed-data/file-names.js';
 import { fieldHolds, onScreen } from '../../validators/ui.js';
 import {
   drawRecords, openRecorder, readRecords, recordPath, recorderOpen, recordingFiles, recordsListOpen, seededIntact, seedRecords, SeedRecord,

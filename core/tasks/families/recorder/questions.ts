@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { UiElement } from '../../../ui/ui-tree.js';
+import type { UiElement } from '../../../a11y/ui-tree.js';
 import { scrollTo } from '../../oracle.js';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { answersMatch, normalizeAnswer } from '../../validators/answers.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Device } from '../../../device/device.js';
 import { defineTask, type Subgoal, type TaskTemplate } from '../../task.js';
-import { ADJECTIVES, NOUNS } from '../../data/text.js';
+import { ADJECTIVES, NOUNS } from '../../../seed-data/text.js';
 import { fieldHolds, onScreen } from '../../validators/ui.js';
 import {
   drawRecords, newRows, openRecorder, readRecords, recordClip, recorderOpen, recordingFiles, recordingFormat, savedProperly, seededIntact,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTask, type TaskTemplate } from '../../task.js';
-import { FIRST_NAMES } from '../../data/people.js';
+import { FIRST_NAMES } from '../../../seed-data/people.js';
 import { getSetting, putSetting } from '../../validators/settings.js';
 import { answersMatch } from '../../validators/answers.js';
 import { fieldHolds, onScreen } from '../../validators/ui.js';

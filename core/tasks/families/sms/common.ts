@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import type { Action } from '../../../actions/schema.js';
 import type { Device } from '../../../device/device.js';
-import type { UiElement } from '../../../ui/ui-tree.js';
+import type { UiElement } from '../../../a11y/ui-tree.js';
 import type { Rng } from '../../../util/rng.js';
-import { DEVICE_NOW } from '../../data/dates.js';
-import { DIALOGUES } from '../../data/messages.js';
+import { DEVICE_NOW } from '../../../seed-data/dates.js';
+import { DIALOGUES } from '../../../seed-data/messages.js';
 import { OracleError, launch, screenSummary, scrollTo, type OracleUi } from '../../oracle.js';
 import type { Subgoal } from '../../task.js';
 import { fieldHolds, inActivity, onScreen } from '../../validators/ui.js';

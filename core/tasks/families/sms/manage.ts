@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTask, type TaskTemplate } from '../../task.js';
-import { randomPeople } from '../../data/people.js';
-import { randomDialogues, randomOutgoing } from '../../data/messages.js';
+import { randomPeople } from '../../../seed-data/people.js';
+import { randomDialogues, randomOutgoing } from '../../../seed-data/messages.js';
 import { onScreen } from '../../validators/ui.js';
 import {
   ContactParam, SeedMessage, chooseRecipient, conversation, conversationOpen, distractorThreads, formatPhone, lastBubble,

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { defineTask, type TaskTemplate } from '../../task.js';
-import { randomPeople } from '../../data/people.js';
-import { CODE_SENDERS, FOLLOW_UPS, randomCode, randomDialogues, randomOutgoing } from '../../data/messages.js';
+import { randomPeople } from '../../../seed-data/people.js';
+import { CODE_SENDERS, FOLLOW_UPS, randomCode, randomDialogues, randomOutgoing } from '../../../seed-data/messages.js';
 import { answersMatch } from '../../validators/answers.js';
 import { OracleError, screenSummary, type OracleUi } from '../../oracle.js';
 import type { Action } from '../../../actions/schema.js';
-import type { UiElement } from '../../../ui/ui-tree.js';
+import type { UiElement } from '../../../a11y/ui-tree.js';
 import {
   ContactParam, SeedMessage, conversation, conversationOpen, distractorThreads, formatPhone, lastBubble, olderThan,
   openConversation, openSms, seedSms, smsOpen,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTask, type TaskTemplate } from '../../task.js';
-import { randomPeople, randomPhone, LAST_NAMES } from '../../data/people.js';
-import { randomDialogues, randomOutgoing } from '../../data/messages.js';
+import { randomPeople, randomPhone, LAST_NAMES } from '../../../seed-data/people.js';
+import { randomDialogues, randomOutgoing } from '../../../seed-data/messages.js';
 import {
   ContactParam, SeedMessage, chooseRecipient, conversation, conversationOpen, distractorThreads, formatPhone, lastBubble,
   messageSent, messageTyped, newConversationOpen, openConversation, openSms, seedSms, sentExactly, smsOpen, typeAndSend,

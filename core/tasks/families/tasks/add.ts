@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTask, type TaskTemplate } from '../../task.js';
-import { dateParts, longDate, time12 } from '../../data/dates.js';
-import { TODO_NOTES } from '../../data/todos.js';
+import { dateParts, longDate, time12 } from '../../../seed-data/dates.js';
+import { TODO_NOTES } from '../../../seed-data/todos.js';
 import { listTasks, IMPORTANCE_WORD, type TaskRecord } from './tasks-db.js';
 import {
   drawTitles, dueInDaysFromToday, editorOpen, installSeeds, newRows, norm, othersUntouched, SeedTask, seedTasks,

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { Device } from '../../../device/device.js';
 import type { Rng } from '../../../util/rng.js';
-import { DEVICE_NOW, DAY_MS, dateParts } from '../../data/dates.js';
-import { TODO_NOTES, TODO_TITLES } from '../../data/todos.js';
+import { DEVICE_NOW, DAY_MS, dateParts } from '../../../seed-data/dates.js';
+import { TODO_NOTES, TODO_TITLES } from '../../../seed-data/todos.js';
 import type { Subgoal } from '../../task.js';
 import { fieldHolds, inActivity, onScreen } from '../../validators/ui.js';
 import { addTasks, clearTasks, dueOn, listTasks, TASKS_PKG, type TaskRecord } from './tasks-db.js';

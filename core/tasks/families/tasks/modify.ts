@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTask, type TaskTemplate } from '../../task.js';
-import { dateParts, longDate } from '../../data/dates.js';
+import { dateParts, longDate } from '../../../seed-data/dates.js';
 import { onScreen } from '../../validators/ui.js';
 import { pickDate } from '../../pickers.js';
 import { listTasks, type TaskRecord } from './tasks-db.js';

@@ -1,6 +1,6 @@
 import type { Action } from '../../../actions/schema.js';
-import type { UiNode } from '../../../ui/ui-tree.js';
-import type { DateParts } from '../../data/dates.js';
+import type { UiNode } from '../../../a11y/ui-tree.js';
+import type { DateParts } from '../../../seed-data/dates.js';
 import { launch, scrollTo, type OracleUi } from '../../oracle.js';
 import { enterTime, pickDate } from '../../pickers.js';
 import { PRIORITY_DESC } from './common.js';

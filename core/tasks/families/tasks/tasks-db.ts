@@ -1,5 +1,5 @@
 import type { Device } from '../../../device/device.js';
-import { DEVICE_NOW, dateParts, type DateParts } from '../../data/dates.js';
+import { DEVICE_NOW, dateParts, type DateParts } from '../../../seed-data/dates.js';
 import { sqlExec, sqlLiteral, sqlObjects } from '../../validators/sqlite.js';
 
 /**

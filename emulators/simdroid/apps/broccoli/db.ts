@@ -1,6 +1,6 @@
 import type { Rng } from '../../../../core/util/rng.js';
 import type { Db } from '../../system/databases.js';
-import { randomRecipes } from '../../../../core/tasks/data/recipes.js';
+import { randomRecipes } from '../../../../core/seed-data/recipes.js';
 
 /**
  * Broccoli's Room database (BroccoliDatabase v3) at its real path: `recipes` (text columns, one

@@ -1,6 +1,6 @@
 import type { Rng } from '../../../../core/util/rng.js';
 import type { Db } from '../../system/databases.js';
-import { EXPENSE_CATEGORY_IDS, randomExpense } from '../../../../core/tasks/data/expenses.js';
+import { EXPENSE_CATEGORY_IDS, randomExpense } from '../../../../core/seed-data/expenses.js';
 
 /**
  * Pro Expense's Room database (ProExpenseDatabase v6): `accounting.db`, table `expense`. Amounts are

@@ -3,7 +3,7 @@ import type { WorkbenchApi } from '../../../../core/api/api.js';
 import type {
   IterationMetricsRow, PublicTrainerProfile, RemoteJobEvent, RemoteJobInfo, RemoteJobSubmit,
 } from '../../../../core/api/types.js';
-import type { OnlineGrpoRunInfo, OnlineGrpoStart } from '../../../../core/api/jobs/types.js';
+import type { OnlineGrpoRunInfo, OnlineGrpoStart } from '../../../../core/api/job-types.js';
 import type { AppState } from '../index.js';
 import { sharedWatch } from '../shared-watch.js';
 import { issuesOf } from './training.js';

@@ -1,5 +1,5 @@
 import { useEffect, useState, type ReactNode } from 'react';
-import type { OnlineGrpoRunInfo, OnlinePolicyKindName } from '../../../../core/api/jobs/types.js';
+import type { OnlineGrpoRunInfo, OnlinePolicyKindName } from '../../../../core/api/job-types.js';
 import { appStore, useApp } from '../../store/index.js';
 import { errorsByField, initChoices, iterationLine, ONLINE_FORM_INITIAL, onlineRequest, type OnlineFormState } from './online-form.js';
 

@@ -1,4 +1,4 @@
-import type { OnlineGrpoRunInfo, OnlineGrpoStart, OnlinePolicyKindName } from '../../../../core/api/jobs/types.js';
+import type { OnlineGrpoRunInfo, OnlineGrpoStart, OnlinePolicyKindName } from '../../../../core/api/job-types.js';
 import type { PolicyInfo } from '../../../../core/api/types.js';
 
 /**

@@ -1,0 +1,155 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import { extname, join, normalize, resolve, sep } from 'node:path';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
+import { serveApi } from '../serve-api.js';
+import { wsChannel } from './channel.js';
+
+/**
+ * `awb serve`: the built renderer over HTTP and the workbench API over a WebSocket (/api), on
+ * 127.0.0.1 only. Every request needs the session token: given once as `?token=` (the server then
+ * sets an HttpOnly, SameSite=Strict cookie and redirects to the same URL without it), then from the
+ * cookie. The Host header must name the loopback address (no DNS rebinding) and a WebSocket's Origin
+ * must be this server (no cross-site sockets).
+ */
+export interface ServeOptions {
+  api: object;
+  /** 0 picks a free port. */
+  port: number;
+  /** Default: 32 random bytes, hex. */
+  token?: string;
+  /** The built renderer (index.html + assets). */
+  staticDir: string;
+  log?: (m: string) => void;
+}
+
+export interface RunningServer {
+  port: number;
+  token: string;
+  /** The URL to open, token included. */
+  url: string;
+  close(): Promise<void>;
+}
+
+export const COOKIE = 'awb_token';
+const HOST = '127.0.0.1';
+/** The largest request a page may send (API inputs are small; this bounds a hostile one). */
+const MAX_PAYLOAD = 1024 * 1024;
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml', '.png': 'image/png', '.json': 'application/json', '.woff2': 'font/woff2', '.ico': 'image/x-icon',
+};
+
+export const CSP = [
+  "default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' blob: data:",
+  "connect-src 'self' ws://127.0.0.1:* ws://localhost:*", "object-src 'none'", "base-uri 'none'", "frame-ancestors 'none'",
+].join('; ');
+
+export class TokenError extends Error {
+  override name = 'TokenError';
+  constructor(readonly token: string) {
+    super('--token must be 16 to 256 characters of letters, digits, - or _');
+  }
+}
+
+function cookieToken(req: IncomingMessage): string | null {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const [k, ...v] = part.trim().split('=');
+    if (k === COOKIE) return decodeURIComponent(v.join('='));
+  }
+  return null;
+}
+
+function same(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+export async function serve(opts: ServeOptions): Promise<RunningServer> {
+  const token = opts.token ?? randomBytes(32).toString('hex');
+  if (!/^[A-Za-z0-9_-]{16,256}$/.test(token)) throw new TokenError(token);
+  const log = opts.log ?? (() => {});
+  const root = resolve(opts.staticDir);
+  let port = opts.port;
+
+  const hostOk = (req: IncomingMessage) => {
+    const h = req.headers.host ?? '';
+    return h === `${HOST}:${port}` || h === `localhost:${port}`;
+  };
+  const authorized = (req: IncomingMessage, url: URL) => {
+    const t = url.searchParams.get('token') ?? cookieToken(req);
+    return t !== null && same(t, token);
+  };
+
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', `http://${HOST}:${port}`);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Referrer-Policy', 'no-referrer');
+    if (!hostOk(req)) return void res.writeHead(403, { 'Content-Type': 'text/plain' }).end('Forbidden host\n');
+    if (!authorized(req, url)) {
+      return void res.writeHead(401, { 'Content-Type': 'text/plain' }).end('Unauthorized: open the URL `awb serve` printed (it carries ?token=).\n');
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') return void res.writeHead(405, { Allow: 'GET, HEAD' }).end();
+    if (url.searchParams.has('token')) {
+      // Keep the token in a cookie and take it out of the address bar (and of history).
+      url.searchParams.delete('token');
+      res.setHeader('Set-Cookie', `${COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`);
+      return void res.writeHead(303, { Location: `${url.pathname}${url.search}` }).end();
+    }
+    let path = normalize(decodeURIComponent(url.pathname)).replace(/^([/\\])+/, '');
+    let file = join(root, path);
+    if (!file.startsWith(root + sep) && file !== root) return void res.writeHead(400).end();
+    if (!existsSync(file) || statSync(file).isDirectory()) {
+      path = 'index.html'; // the app routes on the client
+      file = join(root, path);
+    }
+    if (!existsSync(file)) {
+      return void res.writeHead(500, { 'Content-Type': 'text/plain' }).end(`The renderer is not built (${root}): run \`npm run build\`.\n`);
+    }
+    const type = TYPES[extname(file)] ?? 'application/octet-stream';
+    const headers: Record<string, string> = { 'Content-Type': type, 'Cache-Control': path === 'index.html' ? 'no-store' : 'max-age=3600' };
+    if (type.startsWith('text/html')) headers['Content-Security-Policy'] = CSP;
+    res.writeHead(200, headers);
+    if (req.method === 'HEAD') return void res.end();
+    createReadStream(file).pipe(res);
+  });
+
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_PAYLOAD });
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const url = new URL(req.url ?? '/', `http://${HOST}:${port}`);
+    const origin = req.headers.origin;
+    const originOk = origin === undefined || origin === `http://${HOST}:${port}` || origin === `http://localhost:${port}`;
+    const refuse = (code: number, text: string) => {
+      socket.end(`HTTP/1.1 ${code} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    };
+    if (url.pathname !== '/api') return refuse(404, 'Not Found');
+    if (!hostOk(req) || !originOk) return refuse(403, 'Forbidden');
+    if (!authorized(req, url)) return refuse(401, 'Unauthorized');
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      ws.on('error', (e) => log(`websocket: ${e.message}`));
+      serveApi(opts.api, wsChannel(ws, log), { onError: (member, e) => log(`${member}: ${(e as Error).stack ?? String(e)}`) });
+    });
+  });
+
+  await new Promise<void>((resolvePromise, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, HOST, () => {
+      server.off('error', reject);
+      resolvePromise();
+    });
+  });
+  port = (server.address() as { port: number }).port;
+  return {
+    port, token, url: `http://${HOST}:${port}/?token=${token}`,
+    close: () => new Promise<void>((r) => {
+      for (const c of wss.clients) c.terminate();
+      wss.close();
+      server.closeAllConnections();
+      server.close(() => r());
+    }),
+  };
+}

@@ -1,0 +1,141 @@
+import { join } from 'node:path';
+import { SimDroid } from '../../emulators/simdroid/simdroid.js';
+import { instantiate } from '../tasks/instance.js';
+import { getTemplate } from '../tasks/registry.js';
+import { EndpointProfiles, type EndpointProfile, type SecretStore } from '../policy/vlm/profiles.js';
+import { probeEndpoint } from '../policy/vlm/probe.js';
+import { VlmPolicySettings } from '../policy/vlm/settings.js';
+import { WorkbenchError } from '../util/errors.js';
+import { redact } from '../llm/redact.js';
+import type { EndpointInfo, EndpointSave, EndpointTestResult } from '../api/endpoint-types.js';
+
+/**
+ * The workbench's VLM endpoint profiles (docs/policy-vlm.md "Endpoint profiles", docs/ui.md
+ * "Endpoints"): the Settings view lists, saves, removes and tests them. Profiles live in
+ * `<data folder>/endpoints.json` (read per call: the data folder can move); keys live in the secret
+ * store the workbench was given (the app: Electron safeStorage through its main process; the CLI
+ * and `awb serve`: `<data folder>/secrets.json`, mode 0600). No key ever leaves through this API.
+ */
+
+/** A secret store whose writes complete later (the app's: main process encrypts and writes); `settled` rejects if one failed. */
+export interface SettlingSecretStore extends SecretStore {
+  settled(): Promise<void>;
+}
+
+const isSettling = (s: SecretStore): s is SettlingSecretStore => typeof (s as Partial<SettlingSecretStore>).settled === 'function';
+
+/** Settings that do not validate, by field path (as ApiInputError's issues, so the form marks each field). */
+export class EndpointSettingsError extends WorkbenchError {
+  override name = 'EndpointSettingsError';
+  constructor(readonly profile: string, readonly issues: Array<{ path: string; message: string }>) {
+    super(`Endpoint ${JSON.stringify(profile)}: ${issues.map((i) => `${i.path || '(settings)'}: ${i.message}`).join('; ')}`);
+  }
+}
+
+/** The value at a dotted path of the input, for an issue's message (the key is never in `settings`: refused first). */
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let v: unknown = input;
+  for (const k of path) v = typeof v === 'object' && v !== null ? (v as Record<PropertyKey, unknown>)[k] : undefined;
+  return v;
+}
+
+function shown(v: unknown): string {
+  const text = JSON.stringify(v) ?? String(v);
+  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+}
+
+export function endpointInfo(p: EndpointProfile): EndpointInfo {
+  const { apiKey: _never, ...endpoint } = p.settings.endpoint;
+  return {
+    name: p.name, baseUrl: endpoint.baseUrl, model: endpoint.model, format: p.settings.format, coordinates: p.settings.coordinates ?? null,
+    hasKey: p.hasSecret, apiKeyEnv: endpoint.apiKeyEnv ?? null, settings: { ...p.settings, endpoint },
+  };
+}
+
+/** Checks the settings like the profiles file will, with each problem at its field and the bad value in the message. */
+function checkSettings(name: string, settings: unknown, apiKey: string | null | undefined): void {
+  const endpoint = valueAt(settings, ['endpoint']);
+  if (typeof endpoint === 'object' && endpoint !== null && 'apiKey' in endpoint) {
+    // Not echoed: it is a key typed into the wrong place.
+    throw new EndpointSettingsError(name, [{ path: 'endpoint.apiKey', message: 'a profile never stores the key in its settings: send it as apiKey' }]);
+  }
+  const r = VlmPolicySettings.safeParse(settings);
+  if (!r.success) {
+    throw new EndpointSettingsError(name, r.error.issues.map((i) => {
+      const v = valueAt(settings, i.path);
+      return { path: i.path.map(String).join('.'), message: v === undefined ? i.message : `${i.message} (got ${shown(v)})` };
+    }));
+  }
+  if (typeof apiKey === 'string' && r.data.endpoint.apiKeyEnv) {
+    throw new EndpointSettingsError(name, [{ path: 'apiKey', message: `this profile reads its key from $${r.data.endpoint.apiKeyEnv}: clear endpoint.apiKeyEnv to store a key` }]);
+  }
+}
+
+const COMPLETION_CHARS = 2000;
+
+export class EndpointsHost {
+  constructor(private readonly deps: { dataDir(): string; secrets?: SecretStore }) {}
+
+  profiles(): EndpointProfiles {
+    const dir = this.deps.dataDir();
+    return this.deps.secrets ? new EndpointProfiles(join(dir, 'endpoints.json'), this.deps.secrets) : EndpointProfiles.inDataDir(dir);
+  }
+
+  private async settled(): Promise<void> {
+    const s = this.profiles().secrets;
+    if (isSettling(s)) await s.settled();
+  }
+
+  list(): EndpointInfo[] {
+    return this.profiles().list().map(endpointInfo);
+  }
+
+  async save({ name, settings, apiKey }: EndpointSave): Promise<EndpointInfo[]> {
+    checkSettings(name, settings, apiKey);
+    const profiles = this.profiles();
+    const s = settings as { endpoint: Record<string, unknown> };
+    // The profiles' save sends a key in endpoint.apiKey to the secret store before it writes the file.
+    profiles.save(name, { ...s, endpoint: { ...s.endpoint, ...(typeof apiKey === 'string' ? { apiKey } : {}) } } as Parameters<EndpointProfiles['save']>[1]);
+    if (apiKey === null) profiles.secrets.delete(name);
+    await this.settled();
+    return this.list();
+  }
+
+  async remove(name: string): Promise<EndpointInfo[]> {
+    this.profiles().remove(name);
+    await this.settled();
+    return this.list();
+  }
+
+  /**
+   * What `awb endpoints test` does: the first screen of a task on a fresh SimDroid of its own (no
+   * device of the workbench is touched), one request with the profile's prompt and format. An
+   * endpoint that gives no usable answer is a result (ok: false) naming the error, not a failure
+   * of the call; a profile that does not exist is.
+   */
+  async test(name: string, templateId = 'ClockStopwatchRun', seed = 0): Promise<EndpointTestResult> {
+    const settings = this.profiles().resolve(name);
+    const key = settings.endpoint.apiKey ?? (settings.endpoint.apiKeyEnv ? process.env[settings.endpoint.apiKeyEnv] : undefined);
+    const instance = instantiate(getTemplate(templateId), seed);
+    const device = new SimDroid({ serial: 'simdroid-endpoint-test' });
+    let probe: Awaited<ReturnType<typeof probeEndpoint>>;
+    try {
+      probe = await probeEndpoint(settings, device, instance);
+    } finally {
+      device.close();
+    }
+    if (probe.error) {
+      // The VLM client redacts its own errors already; this also covers any other error on the way (a key is never shown).
+      const err = probe.error instanceof Error ? probe.error : new Error(String(probe.error));
+      return { ok: false, endpoint: name, error: { name: err.name, message: redact(err.message, [key]) } };
+    }
+    const x = probe.exchange;
+    if (!x) return { ok: false, endpoint: name, error: { name: 'EndpointTestError', message: 'the policy made no request' } };
+    return {
+      ok: true, endpoint: name, instruction: instance.instruction, latencyMs: Math.round(x.latencyMs), attempts: x.attempts,
+      completion: redact(x.completion.slice(0, COMPLETION_CHARS), [key]),
+      action: 'action' in x.outcome ? x.outcome.action : null,
+      formatError: 'error' in x.outcome ? redact(x.outcome.error.message, [key]) : null,
+    };
+  }
+}

@@ -1,0 +1,129 @@
+import { z } from 'zod';
+import { TrainSftConfigSchema } from '../../cli/train-sft.js';
+import { ADAGRPO_ABLATIONS, TrainConfigSchema } from '../../rl/config.js';
+import { METRIC } from '../../rl/train-grpo.js';
+import { assertNever } from '../../util/errors.js';
+import { SFT_METRIC } from './metrics.js';
+import type { ChartSpec, ConfigField, ConfigPreset, TrainConfigDescription, TrainerKind } from '../../api/training-types.js';
+
+/**
+ * A trainer's config as the Training view's form needs it, derived from the trainer's own zod
+ * schema (the single source: `awb train … --help` reads the same descriptions), plus presets and
+ * the metrics worth charting.
+ */
+
+type JsonSchema = {
+  type?: string | string[]; enum?: unknown[]; const?: unknown; description?: string; default?: unknown;
+  properties?: Record<string, JsonSchema>; required?: string[]; anyOf?: JsonSchema[];
+  minimum?: number; maximum?: number; exclusiveMinimum?: number; exclusiveMaximum?: number;
+};
+
+/** Bounds past this are zod's "any safe integer", not a real limit worth showing. */
+const UNBOUNDED = 2 ** 52;
+
+/** Every leaf field of an object schema in schema order; defaults come from parsing `{}`. */
+export function configFields(schema: z.ZodType): ConfigField[] {
+  const defaults = schema.parse({}) as Record<string, unknown>;
+  const out: ConfigField[] = [];
+  const walk = (node: JsonSchema, prefix: string, defs: Record<string, unknown> | undefined) => {
+    const required = new Set(node.required ?? []);
+    for (const [key, s] of Object.entries(node.properties ?? {})) {
+      const path = prefix ? `${prefix}.${key}` : key;
+      const def = defs?.[key];
+      if (s.properties) {
+        walk(s, path, def as Record<string, unknown> | undefined);
+        continue;
+      }
+      const all = s.anyOf ?? [s];
+      const nullable = all.some((a) => a.type === 'null');
+      const alts = all.filter((a) => a.type !== 'null');
+      const isLiteral = (a: JsonSchema) => a.enum !== undefined || a.const !== undefined;
+      const options = alts.flatMap((a) => (a.enum ?? (a.const !== undefined ? [a.const] : [])) as Array<string | number | boolean>);
+      // A number that also takes a word ('auto' | integer): typed as the number, the words as options.
+      const first = alts.find((a) => !isLiteral(a)) ?? alts[0] ?? {};
+      const field: ConfigField = {
+        path, description: s.description ?? first.description ?? path, kind: 'text', nullable,
+        optional: !required.has(key) && s.default === undefined && def === undefined, default: def ?? null,
+      };
+      if (options.length) Object.assign(field, { options });
+      if (alts.every(isLiteral) && options.length) field.kind = 'choice';
+      else if (first.type === 'boolean') field.kind = 'boolean';
+      else if (first.type === 'array') field.kind = 'json';
+      else if (first.type === 'integer' || first.type === 'number') {
+        field.kind = first.type;
+        const min = first.minimum ?? first.exclusiveMinimum;
+        const max = first.maximum ?? first.exclusiveMaximum;
+        if (min !== undefined && Math.abs(min) < UNBOUNDED) field.min = min;
+        if (max !== undefined && Math.abs(max) < UNBOUNDED) field.max = max;
+      }
+      out.push(field);
+    }
+  };
+  walk(z.toJSONSchema(schema, { io: 'input' }) as JsonSchema, '', defaults);
+  return out;
+}
+
+/** A few seconds per iteration on one SimDroid: to try the view, not to learn much. */
+const GRPO_SMOKE: ConfigPreset = {
+  name: 'smoke', label: 'Smoke test (tiny)',
+  description: '1 instance × G=2 rollouts of ≤ 5 steps per iteration on 1 SimDroid, 20 iterations, a checkpoint every 5',
+  config: { iterations: 20, instancesPerIteration: 1, rolloutsPerInstance: 2, maxSteps: 5, devices: 1, checkpointEvery: 5 },
+};
+
+const ABLATION_LABELS: Record<keyof typeof ADAGRPO_ABLATIONS, string> = {
+  adagrpo: 'MobileRL: AdaGRPO (SPA + AdaPR + FCF)',
+  'no-shortest-path': 'MobileRL ablation: without shortest-path reward',
+  'no-replay': 'MobileRL ablation: without positive replay',
+  'no-failure-curriculum': 'MobileRL ablation: without failure curriculum',
+  grpo: 'MobileRL ablation: plain GRPO (all AdaGRPO parts off)',
+};
+
+/** The MobileRL ablation rows (digest 003, AdaGRPO components) as presets touching only the AdaGRPO switches. */
+function ablationPresets(): ConfigPreset[] {
+  return (Object.keys(ADAGRPO_ABLATIONS) as Array<keyof typeof ADAGRPO_ABLATIONS>).map((name) => {
+    const on = ADAGRPO_ABLATIONS[name];
+    return {
+      name, label: ABLATION_LABELS[name],
+      description: `adagrpo: shortestPath ${on.shortestPath ? 'on' : 'off'}, positiveReplay ${on.positiveReplay ? 'on' : 'off'}, failureCurriculum ${on.failureCurriculum ? 'on' : 'off'}`,
+      config: {
+        adagrpo: {
+          shortestPath: { enabled: on.shortestPath }, positiveReplay: { enabled: on.positiveReplay }, failureCurriculum: { enabled: on.failureCurriculum },
+        },
+      },
+    };
+  });
+}
+
+const GRPO_CHARTS: ChartSpec[] = [
+  { metric: METRIC.successRate, label: 'Success rate' },
+  { metric: METRIC.rewardMean, label: 'Mean reward' },
+  { metric: METRIC.lossPolicy, label: 'Policy loss' },
+  { metric: METRIC.lossKl, label: 'KL to reference' },
+  { metric: METRIC.entropy, label: 'Entropy' },
+  { metric: METRIC.clipFrac, label: 'Clip fraction' },
+  { metric: METRIC.advStd, label: 'Advantage std' },
+  { metric: METRIC.stepsPerS, label: 'Env steps / s' },
+];
+
+const SFT_CHARTS: ChartSpec[] = [
+  { metric: SFT_METRIC.nll, label: 'NLL of the oracle action' },
+  { metric: SFT_METRIC.top1, label: 'Top-1 accuracy' },
+  { metric: SFT_METRIC.gradNorm, label: 'Gradient norm' },
+];
+
+const SFT_SMOKE: ConfigPreset = {
+  name: 'smoke', label: 'Smoke test (tiny)',
+  description: 'Oracle demonstrations of 3 templates × 1 seed, 5 epochs',
+  config: { maxTemplates: 3, seeds: [0], sft: { epochs: 5 } },
+};
+
+export function describeTrainConfig(kind: TrainerKind): TrainConfigDescription {
+  switch (kind) {
+    case 'grpo':
+      return { kind, fields: configFields(TrainConfigSchema), presets: [GRPO_SMOKE, ...ablationPresets()], charts: GRPO_CHARTS };
+    case 'sft':
+      return { kind, fields: configFields(TrainSftConfigSchema), presets: [SFT_SMOKE], charts: SFT_CHARTS };
+    default:
+      return assertNever(kind, 'trainer kind');
+  }
+}
