@@ -10,7 +10,8 @@ import { runAdaptation, type AdaptationReport, type AdaptProgress } from '../rl/
 import { METRIC } from '../rl/train-grpo.js';
 import { SPLIT_DATA } from '../tasks/splits.js';
 import { intArg, parseFlags, UsageError } from './args.js';
-import { dataDir, openDb } from '../util/data-dir.js';
+import { dataDir } from '../util/data-dir.js';
+import { openDb } from './open-db.js';
 import { pct, progressBar, table, type Progress } from './format.js';
 import type { Io } from './main.js';
 

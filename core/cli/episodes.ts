@@ -6,7 +6,7 @@ import {
 import { intArg, parseFlags, UsageError } from './args.js';
 import { table } from './format.js';
 import type { Io } from './main.js';
-import { openDb } from '../util/data-dir.js';
+import { openDb } from './open-db.js';
 
 const USAGE = `awb episodes list [--template T] [--app A] [--status success|failure|error|interrupted] [--run R] [--policy P]
                   [--search TEXT] [--limit N] [--offset N] [--oldest] [--db PATH] [--json]

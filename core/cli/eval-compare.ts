@@ -6,7 +6,7 @@ import { getRun, listEpisodes, type ReadableDB, type Run, type RunId } from '../
 import { parseFlags, UsageError } from './args.js';
 import { table } from './format.js';
 import type { Io } from './main.js';
-import { openDb } from '../util/data-dir.js';
+import { openDb } from './open-db.js';
 import { evalTemplates } from './eval.js';
 
 const USAGE = 'awb eval compare RUN_ID... [--db PATH] [--json]';

@@ -20,7 +20,7 @@ import { intArg, parseFlags, UsageError } from './args.js';
 import { pct, progressBar, table } from './format.js';
 import { embeddedDevice, type Io } from './main.js';
 import { loadOnnxPolicyArg, onnxPolicyPath, policyFor } from './policies.js';
-import { openDb } from '../util/data-dir.js';
+import { openDb } from './open-db.js';
 import { evalCompareCommand } from './eval-compare.js';
 
 const USAGE = 'awb eval --policy CHECKPOINT|MODEL.onnx|oracle|random [--split unseen-instance|unseen-template|unseen-app|all[,…]] [--part test|train|adapt]\n'

@@ -1,6 +1,7 @@
 import type { JobEvent } from '../remote-jobs/protocol.js';
 import { RemoteJobs } from '../remote-jobs/remote.js';
-import { dataDir, openDb } from '../util/data-dir.js';
+import { dataDir } from '../util/data-dir.js';
+import { openDb } from './open-db.js';
 
 /** Opens the store and the remote-jobs service for one command; closes the store after. */
 export async function withRemoteJobs<T>(dbFlag: string | undefined, fn: (jobs: RemoteJobs) => Promise<T>): Promise<T> {

@@ -7,7 +7,8 @@ import { getScreenshot, getTree, loadTrajectory, putRewardValues, type EpisodeId
 import { inTransaction } from '../store/db.js';
 import { canonicalJson } from '../store/json.js';
 import { parseFlags, UsageError } from './args.js';
-import { dataDir, openDb } from '../util/data-dir.js';
+import { dataDir } from '../util/data-dir.js';
+import { openDb } from './open-db.js';
 import { table } from './format.js';
 import type { Io } from './main.js';
 import { FIT_USAGE } from './rewards-fit.js';

@@ -16,7 +16,7 @@ import { openDevice, type Io } from './main.js';
 import { targetFlags, TargetValues, targetOf } from './devices.js';
 import { isOnnxPolicyArg, loadOnnxPolicyArg, policyFor, refuseStrayVlmFlags, RunPolicyArg, storableVlmSettings, vlmFlagOptions, VlmFlagValues, vlmPolicy, vlmSettingsFromFlags } from './policies.js';
 import { OnnxPolicy, type OnnxPolicyModel } from '../policy/onnx/index.js';
-import { openDb } from '../util/data-dir.js';
+import { openDb } from './open-db.js';
 import { screenText } from './screen-text.js';
 
 const Flags = z.object({

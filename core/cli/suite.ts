@@ -14,7 +14,7 @@ import { embeddedDevice, type Io } from './main.js';
 import { policyFor, policySpec, refuseStrayVlmFlags, storableVlmSettings, SUITE_POLICIES, vlmFlagOptions, VlmFlagValues, vlmPolicy, vlmSettingsForResume, vlmSettingsFromFlags, VLM_USAGE } from './policies.js';
 import type { VlmPolicySettings } from '../policy/vlm/settings.js';
 import { SimDroid } from '../../emulators/simdroid/simdroid.js';
-import { openDb } from '../util/data-dir.js';
+import { openDb } from './open-db.js';
 import { adbDevice, targetFlags, TargetValues, targetOf } from './devices.js';
 
 const USAGE = 'awb suite run --split unseen-instance|unseen-template|unseen-app|all --part train|test|adapt --policy oracle|random|vlm\n'

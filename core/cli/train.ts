@@ -5,7 +5,8 @@ import { parseTrainConfig, trainConfigHelp, TrainConfigError, type TrainConfig }
 import { trainerFile } from '../rl/grpo-checkpoint.js';
 import { METRIC, trainGrpo, type IterationMetrics } from '../rl/train-grpo.js';
 import { parseFlags, UsageError } from './args.js';
-import { dataDir, openDb } from '../util/data-dir.js';
+import { dataDir } from '../util/data-dir.js';
+import { openDb } from './open-db.js';
 import type { Io } from './main.js';
 import { trainSftCommand } from './train-sft.js';
 

@@ -1,7 +1,5 @@
-import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { openStore, type WritableDB } from '../store/index.js';
+import { join, resolve } from 'node:path';
 
 /**
  * Where the trajectory store lives: `--db PATH`, else $AWB_DB, else <data folder>/trajectories.db
@@ -15,10 +13,4 @@ export function dbPath(flag: string | undefined): string {
   if (flag) return resolve(flag);
   if (process.env.AWB_DB) return resolve(process.env.AWB_DB);
   return join(dataDir(), 'trajectories.db');
-}
-
-export function openDb(flag: string | undefined): { db: WritableDB; path: string } {
-  const path = dbPath(flag);
-  mkdirSync(dirname(path), { recursive: true });
-  return { db: openStore(path), path };
 }

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { SimDroid } from '../../emulators/simdroid/simdroid.js';
 import { instantiate } from '../tasks/instance.js';
 import { getTemplate } from '../tasks/registry.js';
-import { EndpointProfiles, type EndpointProfile, type SecretStore } from '../policy/vlm/profiles.js';
+import { EndpointProfiles, type EndpointProfile, type SecretStore, type SettlingSecretStore } from '../policy/vlm/profiles.js';
 import { probeEndpoint } from '../policy/vlm/probe.js';
 import { VlmPolicySettings } from '../policy/vlm/settings.js';
 import { WorkbenchError } from '../util/errors.js';
@@ -17,10 +17,6 @@ import type { EndpointInfo, EndpointSave, EndpointTestResult } from '../api/endp
  * and `awb serve`: `<data folder>/secrets.json`, mode 0600). No key ever leaves through this API.
  */
 
-/** A secret store whose writes complete later (the app's: main process encrypts and writes); `settled` rejects if one failed. */
-export interface SettlingSecretStore extends SecretStore {
-  settled(): Promise<void>;
-}
 
 const isSettling = (s: SecretStore): s is SettlingSecretStore => typeof (s as Partial<SettlingSecretStore>).settled === 'function';
 

@@ -1,4 +1,4 @@
-import type { SettlingSecretStore } from '../../workbench/endpoints.js';
+import type { SettlingSecretStore } from '../../policy/vlm/profiles.js';
 
 /**
  * The app's endpoint keys, seen from the API host process. Electron's safeStorage exists only in the

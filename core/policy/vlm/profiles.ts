@@ -19,6 +19,11 @@ export interface SecretStore {
   delete(name: string): void;
 }
 
+/** A secret store whose writes complete later (the app's: main process encrypts and writes); `settled` rejects if one failed. */
+export interface SettlingSecretStore extends SecretStore {
+  settled(): Promise<void>;
+}
+
 const NAME = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'letters, digits, ".", "_" and "-", starting with a letter or digit');
 
 /** A stored profile: the policy settings without `endpoint.apiKey`. */
