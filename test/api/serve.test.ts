@@ -23,6 +23,18 @@ function get(port: number, path: string, headers: Record<string, string> = {}): 
   });
 }
 
+/** A request written byte for byte (as `curl --path-as-is` or a hostile local process sends it); resolves with the status line, or the error. */
+function raw(port: number, head: string): Promise<string> {
+  return new Promise((resolve) => {
+    const s = connect({ host: '127.0.0.1', port });
+    let got = '';
+    s.on('data', (c: Buffer) => (got += c.toString('latin1')));
+    s.on('close', () => resolve(got.split('\r\n')[0] ?? ''));
+    s.on('error', (e) => resolve(`error: ${e.message}`));
+    s.write(`${head}\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`);
+  });
+}
+
 function openSocket(port: number, opts: { token?: string; cookie?: string; origin?: string } = {}): Promise<WebSocket> {
   const headers: Record<string, string> = {};
   if (opts.cookie) headers.Cookie = opts.cookie;
@@ -94,6 +106,23 @@ describe('awb serve: token, loopback only, validated input', () => {
   it('does not serve outside the renderer folder', async () => {
     const r = await get(server.port, `/..%2f..%2fdata%2fsettings.json?token=${TOKEN}`);
     expect(r.status).not.toBe(200);
+  });
+
+  // Issue 16, D1: each of these ended the process with "URIError: URI malformed" before it was fixed.
+  it('answers malformed cookies, paths and request targets with 400 and keeps serving', async () => {
+    expect(await raw(server.port, 'GET / HTTP/1.1\r\nCookie: awb_token=%E0%A4%A')).toBe('HTTP/1.1 400 Bad Request');
+    expect(await raw(server.port, 'GET / HTTP/1.1\r\nCookie: awb_token=%')).toBe('HTTP/1.1 400 Bad Request');
+    expect(await raw(server.port, `GET /%E0%A4%A HTTP/1.1\r\nCookie: awb_token=${TOKEN}`)).toBe('HTTP/1.1 400 Bad Request');
+    expect(await raw(server.port, 'GET http://[::1 HTTP/1.1')).toMatch(/^HTTP\/1\.1 400 /);
+    expect(await raw(server.port, `GET //evil.example/?token=${TOKEN} HTTP/1.1`)).toBe('HTTP/1.1 400 Bad Request');
+    // The WebSocket upgrade's cookie, too.
+    const upgrade = 'GET /api HTTP/1.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==';
+    expect(await raw(server.port, `${upgrade}\r\nCookie: awb_token=%`)).toBe('HTTP/1.1 400 Bad Request');
+    // Still up, still serving the page and the API.
+    expect((await get(server.port, '/', { Cookie: `awb_token=${TOKEN}` })).status).toBe(200);
+    const ws = await openSocket(server.port, { token: TOKEN });
+    expect((await call(ws, 1, 'listPolicies', {})).t).toBe('ret');
+    ws.close();
   });
 
   it('refuses WebSockets without the token, with a wrong one, or from another origin', async () => {

@@ -55,10 +55,37 @@ export class TokenError extends Error {
   }
 }
 
+/** Input a request can carry that no valid client sends (a malformed percent-escape, an unparsable target): answered 400. */
+class MalformedRequestError extends Error {
+  override name = 'MalformedRequestError';
+  constructor(readonly what: string, readonly value: string) {
+    super(`malformed ${what}: ${JSON.stringify(value.slice(0, 200))}`);
+  }
+}
+
+function decode(what: string, value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    throw new MalformedRequestError(what, value);
+  }
+}
+
+function requestUrl(req: IncomingMessage, port: number): URL {
+  const target = req.url ?? '/';
+  // Only origin-form targets ("/path?query"): an absolute or authority form would put another host in the URL.
+  if (!target.startsWith('/') || target.startsWith('//')) throw new MalformedRequestError('request target', target);
+  try {
+    return new URL(target, `http://${HOST}:${port}`);
+  } catch {
+    throw new MalformedRequestError('request target', target);
+  }
+}
+
 function cookieToken(req: IncomingMessage): string | null {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const [k, ...v] = part.trim().split('=');
-    if (k === COOKIE) return decodeURIComponent(v.join('='));
+    if (k === COOKIE) return decode('cookie', v.join('='));
   }
   return null;
 }
@@ -85,8 +112,21 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
     return t !== null && same(t, token);
   };
 
+  // No request may end the server (and with it every session and training job): bad input is a 400,
+  // anything else unexpected a 500, and the server goes on.
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const url = new URL(req.url ?? '/', `http://${HOST}:${port}`);
+    try {
+      answer(req, res);
+    } catch (e) {
+      const malformed = e instanceof MalformedRequestError;
+      if (!malformed) log(`request ${JSON.stringify(req.url)}: ${(e as Error).stack ?? String(e)}`);
+      if (res.headersSent) return void res.destroy();
+      res.writeHead(malformed ? 400 : 500, { 'Content-Type': 'text/plain' }).end(malformed ? 'Bad Request\n' : 'Internal Server Error\n');
+    }
+  });
+
+  const answer = (req: IncomingMessage, res: ServerResponse) => {
+    const url = requestUrl(req, port);
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Referrer-Policy', 'no-referrer');
     if (!hostOk(req)) return void res.writeHead(403, { 'Content-Type': 'text/plain' }).end('Forbidden host\n');
@@ -100,7 +140,7 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
       res.setHeader('Set-Cookie', `${COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`);
       return void res.writeHead(303, { Location: `${url.pathname}${url.search}` }).end();
     }
-    let path = normalize(decodeURIComponent(url.pathname)).replace(/^([/\\])+/, '');
+    let path = normalize(decode('path', url.pathname)).replace(/^([/\\])+/, '');
     let file = join(root, path);
     if (!file.startsWith(root + sep) && file !== root) return void res.writeHead(400).end();
     if (!existsSync(file) || statSync(file).isDirectory()) {
@@ -115,20 +155,28 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
     if (type.startsWith('text/html')) headers['Content-Security-Policy'] = CSP;
     res.writeHead(200, headers);
     if (req.method === 'HEAD') return void res.end();
-    createReadStream(file).pipe(res);
-  });
+    createReadStream(file).on('error', () => res.destroy()).pipe(res);
+  };
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_PAYLOAD });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const url = new URL(req.url ?? '/', `http://${HOST}:${port}`);
-    const origin = req.headers.origin;
-    const originOk = origin === undefined || origin === `http://${HOST}:${port}` || origin === `http://localhost:${port}`;
     const refuse = (code: number, text: string) => {
       socket.end(`HTTP/1.1 ${code} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     };
+    let url: URL;
+    let ok: boolean;
+    try {
+      url = requestUrl(req, port);
+      ok = url.pathname === '/api' && authorized(req, url);
+    } catch (e) {
+      if (e instanceof MalformedRequestError) return refuse(400, 'Bad Request');
+      throw e;
+    }
+    const origin = req.headers.origin;
+    const originOk = origin === undefined || origin === `http://${HOST}:${port}` || origin === `http://localhost:${port}`;
     if (url.pathname !== '/api') return refuse(404, 'Not Found');
     if (!hostOk(req) || !originOk) return refuse(403, 'Forbidden');
-    if (!authorized(req, url)) return refuse(401, 'Unauthorized');
+    if (!ok) return refuse(401, 'Unauthorized');
     wss.handleUpgrade(req, socket, head, (ws) => {
       ws.on('error', (e) => log(`websocket: ${e.message}`));
       serveApi(opts.api, wsChannel(ws, log), { onError: (member, e) => log(`${member}: ${(e as Error).stack ?? String(e)}`) });
