@@ -189,9 +189,17 @@ export class ApiInputError extends Error {
   }
 }
 
+/**
+ * Whether `name` is a member of the API contract. Own properties only: "constructor", "toString" or
+ * "__proto__" sent by a client are names of Object's prototype, not API members.
+ */
+export function isApiMember(name: string): boolean {
+  return Object.hasOwn(API_INPUTS, name);
+}
+
 /** Validates one member's input; throws ApiInputError listing every problem. */
 export function parseInput(member: string, input: unknown): unknown {
-  const schema = (API_INPUTS as Record<string, z.ZodType | undefined>)[member];
+  const schema = isApiMember(member) ? (API_INPUTS as Record<string, z.ZodType>)[member] : undefined;
   if (!schema) throw new ApiInputError(member, [{ path: '', message: 'no such API member' }]);
   const r = schema.safeParse(input);
   if (!r.success) throw new ApiInputError(member, r.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })));

@@ -1,6 +1,6 @@
 import { isEventName, type Unsubscribe } from './api.js';
 import type { BridgeMessage, Channel, RemoteErrorData } from './bridge.js';
-import { parseInput } from './inputs.js';
+import { isApiMember, parseInput } from './inputs.js';
 
 /** Events whose payloads may be dropped under backpressure: a newer frame supersedes an old one. */
 const LOSSY_EVENTS = new Set(['onFrame']);
@@ -39,7 +39,7 @@ export function serveApi(api: object, channel: Channel, opts: { onError?: (membe
       case 'call': {
         void (async () => {
           try {
-            if (isEventName(msg.m) || typeof impl[msg.m] !== 'function') throw Object.assign(new Error(`No API method ${JSON.stringify(msg.m)}`), { name: 'ApiMethodError' });
+            if (isEventName(msg.m) || !isApiMember(msg.m) || typeof impl[msg.m] !== 'function') throw Object.assign(new Error(`No API method ${JSON.stringify(msg.m)}`), { name: 'ApiMethodError' });
             const input = parseInput(msg.m, msg.a);
             const fn = impl[msg.m] as (input: unknown) => Promise<unknown>;
             reply({ t: 'ret', id: msg.id, v: await fn.call(api, input) });
@@ -52,7 +52,7 @@ export function serveApi(api: object, channel: Channel, opts: { onError?: (membe
       }
       case 'sub': {
         try {
-          if (!isEventName(msg.m) || typeof impl[msg.m] !== 'function') throw Object.assign(new Error(`No API event ${JSON.stringify(msg.m)}`), { name: 'ApiMethodError' });
+          if (!isEventName(msg.m) || !isApiMember(msg.m) || typeof impl[msg.m] !== 'function') throw Object.assign(new Error(`No API event ${JSON.stringify(msg.m)}`), { name: 'ApiMethodError' });
           const input = parseInput(msg.m, msg.a);
           const lossy = LOSSY_EVENTS.has(msg.m);
           const subscribe = impl[msg.m] as (input: unknown, l: (v: unknown) => void) => Unsubscribe;

@@ -55,6 +55,22 @@ describe('the generic bridge over the real workbench', () => {
     await expect((api as unknown as { nosuch(): Promise<void> }).nosuch()).rejects.toMatchObject({ name: 'ApiMethodError' });
   });
 
+  // Issue 16: these answered "TypeError: schema.safeParse is not a function" (looked up on Object's prototype).
+  it("answers names of Object's prototype as unknown API members", async () => {
+    const [a, b] = channelPair();
+    serveApi(workbench, b);
+    const replies = new Map<number, { t: string; e?: { name: string; message: string } }>();
+    a.onMessage((m) => void (m.t !== 'ev' && replies.set((m as { id: number }).id, m as never)));
+    const names = ['constructor', 'toString', 'hasOwnProperty', '__proto__', 'valueOf', 'onconstructor'];
+    names.forEach((m, id) => a.send({ t: 'call', id, m, a: {} }));
+    names.forEach((m, id) => a.send({ t: 'sub', id: 100 + id, m: m.startsWith('on') ? m : `on${m}`, a: {} }));
+    await until(() => replies.size === names.length * 2);
+    for (const [id, r] of replies) {
+      expect(r.t, String(id)).toBe('err');
+      expect(r.e!.name, `${id}: ${r.e!.message}`).toBe('ApiMethodError');
+    }
+  });
+
   it('delivers events to subscribers and stops after unsubscribe', async () => {
     const frames: FrameView[] = [];
     const off = api.onFrame({ serial: 'simdroid-1', scale: 0.5 }, (f) => frames.push(f));
