@@ -11,23 +11,30 @@ import sys
 import threading
 from typing import Optional
 
+from .atomic import write_atomic
+
+
+MIN_TOKEN = 16
+
 
 def _token(workdir: str, token_file: Optional[str]) -> str:
-    if token_file:
-        with open(token_file, "r", encoding="utf-8") as f:
-            token = f.read().strip()
-        if len(token) < 16:
-            raise SystemExit(f"awb-trainer: the token in {token_file} is shorter than 16 characters")
-        return token
-    path = os.path.join(workdir, "token")
-    if os.path.exists(path):
+    """The bearer token: --token-file's, else DIR/token, generated (0600, written atomically) on first start.
+
+    A token shorter than MIN_TOKEN characters is refused wherever it comes from: an empty DIR/token (say, from a crash
+    between creating and writing it by an older version) would otherwise let `Authorization: Bearer ` through.
+    """
+    path = token_file or os.path.join(workdir, "token")
+    if token_file or os.path.exists(path):
         with open(path, "r", encoding="utf-8") as f:
+            token = f.read().strip()
+        if len(token) < MIN_TOKEN:
+            hint = "" if token_file else " (delete it to have a new one generated)"
+            raise SystemExit(f"awb-trainer: the token in {path} is shorter than {MIN_TOKEN} characters{hint}")
+        if not token_file:
             print(f"awb-trainer: using the token in {path}", file=sys.stderr)
-            return f.read().strip()
+        return token
     token = secrets.token_urlsafe(32)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w") as f:
-        f.write(token + "\n")
+    write_atomic(path, token + "\n", mode=0o600)
     print(f"awb-trainer: token (saved in {path}, mode 0600): {token}", file=sys.stderr)
     return token
 

@@ -11,6 +11,8 @@ import os
 import time
 from typing import Any, Optional
 
+from .atomic import write_atomic
+
 JOB_FILE = "job.json"
 EVENTS_FILE = "events.jsonl"
 DATASET_FILE = "dataset.tar"
@@ -36,11 +38,7 @@ def read_job(job_dir: str) -> dict:
 
 
 def write_job(job_dir: str, record: dict) -> None:
-    path = os.path.join(job_dir, JOB_FILE)
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(record, f, indent=1, sort_keys=True)
-    os.replace(tmp, path)
+    write_atomic(os.path.join(job_dir, JOB_FILE), json.dumps(record, indent=1, sort_keys=True))
 
 
 def read_events(job_dir: str, after: int = 0) -> list[dict]:

@@ -46,6 +46,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from .atomic import write_atomic
+
 CHECKPOINT_FORMAT = "awb-builtin-policy"
 CHECKPOINT_VERSION = 1
 ONNX_FORMAT = "awb-builtin-policy-onnx"
@@ -206,11 +208,6 @@ def load_checkpoint(path: str) -> Tuple[BuiltinScorer, Dict[str, Any]]:
     return model, meta
 
 
-def _atomic_write(path: str, data: bytes) -> None:
-    tmp = f"{path}.tmp"
-    with open(tmp, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
 
 
 def save_checkpoint(model: BuiltinScorer, path: str, meta: Optional[Dict[str, Any]] = None) -> None:
@@ -226,7 +223,7 @@ def save_checkpoint(model: BuiltinScorer, path: str, meta: Optional[Dict[str, An
         "params": encode_float32(flat),
         "meta": dict(meta or {}),
     }
-    _atomic_write(path, json.dumps(doc, separators=(",", ":")).encode("utf-8"))
+    write_atomic(path, json.dumps(doc, separators=(",", ":")).encode("utf-8"))
 
 
 # --- ONNX metadata: ModelProto.metadata_props (field 14) is a repeated StringStringEntryProto {key = 1, value = 2}.
@@ -288,7 +285,7 @@ def export_onnx(model: BuiltinScorer, path: str, encoder_config: Optional[Dict[s
         raise OnnxExportError(path, f"{type(e).__name__}: {e}") from e
     finally:
         model.train(was_training)
-    _atomic_write(path, buf.getvalue() + metadata_props_bytes(onnx_metadata(model, encoder_config, meta)))
+    write_atomic(path, buf.getvalue() + metadata_props_bytes(onnx_metadata(model, encoder_config, meta)))
 
 
 # --- command line ---

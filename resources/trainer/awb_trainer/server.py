@@ -32,6 +32,8 @@ class TrainerService:
 
     def __init__(self, workdir: str, token: str, gpus: int = 1, max_upload_bytes: int = 1 << 40, log: bool = True):
         self.workdir = workdir
+        if len(token) < 16:  # an empty or short token must never mean "no authentication"
+            raise ValueError("the bearer token must be at least 16 characters")
         self._token = token.encode("utf-8")
         self.gpus = gpus
         self.log = log

@@ -11,6 +11,7 @@ import re
 import threading
 from typing import BinaryIO, Optional
 
+from .atomic import write_atomic
 from .errors import ApiError
 
 SHA_RE = re.compile(r"^[0-9a-f]{64}$")
@@ -85,8 +86,7 @@ class UploadStore:
             if start != offset:
                 raise ApiError("conflict", f"chunk starts at {start}, the upload is at offset {offset}", headers={"Upload-Offset": str(offset)})
             if declared is None:
-                with open(self._meta(sha), "w", encoding="utf-8") as f:
-                    json.dump({"total": total}, f)
+                write_atomic(self._meta(sha), json.dumps({"total": total}))
             self._busy.add(sha)
         try:
             with open(self._part(sha), "ab") as f:
@@ -111,6 +111,10 @@ class UploadStore:
             with open(self._meta(sha), "r", encoding="utf-8") as f:
                 return int(json.load(f)["total"])
         except FileNotFoundError:
+            return None
+        except (ValueError, KeyError, TypeError):
+            # Unreadable (an empty file left by a version that wrote it in place): no declaration, as if absent; the
+            # next chunk declares the total again and the offset check still guards the bytes already kept.
             return None
 
     def _finish(self, sha: str, total: int) -> int:

@@ -35,6 +35,27 @@ class ServeCli(unittest.TestCase):
             self.assertEqual(proc.returncode, 0)
             self.assertEqual(err.count(token), 1)  # printed once, at generation; request lines never carry it
 
+    def test_serve_refuses_an_empty_or_short_token_file_in_the_workdir(self) -> None:
+        # Issue 16, D10: an empty DIR/token let `Authorization: Bearer ` (empty) through with 200.
+        for content in ("", "\n", "short-token\n"):
+            with self.subTest(content=content), tempfile.TemporaryDirectory() as work:
+                with open(os.path.join(work, "token"), "w") as f:
+                    f.write(content)
+                proc = subprocess.run([sys.executable, "-m", "awb_trainer", "serve", "--port", "0", "--workdir", work, "--quiet"],
+                                      cwd=helpers.ROOT, capture_output=True, text=True, timeout=60)
+                self.assertNotEqual(proc.returncode, 0)
+                self.assertEqual(proc.stdout, "")  # never listened
+                self.assertIn("shorter than 16 characters", proc.stderr)
+                self.assertIn("delete it", proc.stderr)
+                self.assertNotIn("Traceback", proc.stderr)
+
+    def test_the_service_refuses_a_short_token(self) -> None:
+        from awb_trainer.server import TrainerService
+        with tempfile.TemporaryDirectory() as work:
+            for token in ("", "x" * 15):
+                with self.assertRaises(ValueError):
+                    TrainerService(work, token, log=False)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -58,6 +58,17 @@ class Uploads(ServiceTest):
         self.assertEqual(status, 200)
         return headers
 
+    def test_an_empty_upload_record_left_behind_does_not_block_the_upload(self) -> None:
+        # Issue 16: an empty uploads/<sha>.json (written in place by an older version, then a crash) made every PUT of
+        # that sha a permanent 500 JSONDecodeError. It is now written atomically, and an unreadable one is no declaration.
+        data = os.urandom(3000)
+        sha = hashlib.sha256(data).hexdigest()
+        with open(os.path.join(self.tmp.name, "uploads", sha + ".json"), "w"):
+            pass
+        self.assertEqual(self.put(sha, data[:1000], 0, len(data))[0], 200)
+        self.assertEqual(self.put(sha, data[1000:], 1000, len(data))[0], 201)
+        self.assertEqual(os.listdir(os.path.join(self.tmp.name, "uploads")), [sha])  # complete: record and part gone, no temporary left
+
     def test_chunks_advance_the_offset_and_the_last_one_completes_with_201(self) -> None:
         data = os.urandom(10_000)
         sha = hashlib.sha256(data).hexdigest()
