@@ -6,10 +6,14 @@ import { assertNever } from '../util/errors.js';
 import type { Action } from './schema.js';
 import { elementAt, scrollRegion, targetPoint, validateAgainst } from './target.js';
 
+/** Text quoted in an error message: a policy can emit 100 KB of it, which the terminal and the store need not repeat. */
+const QUOTED_MAX = 80;
+
 export class NoFocusedFieldError extends Error {
   override name = 'NoFocusedFieldError';
   constructor(readonly text: string) {
-    super(`Cannot type ${JSON.stringify(text)}: no text field is focused and no element index was given`);
+    const quoted = text.length <= QUOTED_MAX ? JSON.stringify(text) : `${JSON.stringify(text.slice(0, QUOTED_MAX))}… (${text.length} characters)`;
+    super(`Cannot type ${quoted}: no text field is focused and no element index was given`);
   }
 }
 

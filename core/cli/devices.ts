@@ -34,7 +34,8 @@ export function adbDevice(serial: string, via: AdbTarget): AdbDevice {
 }
 
 export async function devicesCommand(argv: string[], io: Io): Promise<number> {
-  const [sub = 'list', ...rest] = argv;
+  // `awb devices --json` lists, as `awb devices` does: a flag first is not a subcommand.
+  const [sub = 'list', ...rest] = argv[0]?.startsWith('-') ? ['list', ...argv] : argv;
   const { values, positionals } = parseFlags(rest, AdbFlags, AdbValues);
   const server = adbServer(values['adb-port']);
   switch (sub) {

@@ -89,6 +89,12 @@ describe('actions on a screen', () => {
       await expect(executeAction(d, action, obs)).rejects.toBeInstanceOf(type);
     }
     expect(d.uiXml()).toBe(before);
+    // Issue 16: the message quoted all of a 100 KB text (in the terminal and in the episode's error_message).
+    const long = await executeAction(d, { action_type: 'input_text', text: 'x'.repeat(100_000) }, obs).catch((e: Error) => e);
+    expect(long).toBeInstanceOf(NoFocusedFieldError);
+    expect((long as Error).message.length).toBeLessThan(250);
+    expect((long as Error).message).toContain('(100000 characters)');
+    expect((long as NoFocusedFieldError).text.length).toBe(100_000);
     d.close();
   });
 
