@@ -1,9 +1,11 @@
 // Layering is enforced here, not in a README: a path tells where a file runs.
-//   core/, emulators/  : the domain and SimDroid; no electron, react, renderer or electron-shell imports
+//   core/, emulators/  : the domain and SimDroid; no electron, react, renderer or electron-shell imports;
+//                        inside them, folders import only from lower layers (eslint/layers.js, docs/architecture.md)
 //   renderer/          : imports core's types only (it talks to the typed API through a bridge)
 //   electron/          : main + preload; may import core
 // Nothing in core or emulators reads Math.random(): seeds and RNGs are passed in.
 import tseslint from 'typescript-eslint';
+import layers from './eslint/layers.js';
 
 const UI_AND_SHELL = [
   { group: ['electron', 'electron/*'], message: 'core/ and emulators/ must not import electron.' },
@@ -27,6 +29,12 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': ['error', { patterns: UI_AND_SHELL }],
       'no-restricted-properties': ['error', { object: 'Math', property: 'random', message: 'Pass a seeded Rng (core/util/rng.ts) instead.' }],
     },
+  },
+  {
+    // .mjs too: the worker and host entries import their TypeScript modules.
+    files: ['core/**/*.{ts,mjs,js}', 'emulators/**/*.{ts,mjs,js}'],
+    plugins: { layers },
+    rules: { 'layers/layer-order': 'error' },
   },
   {
     files: ['renderer/**/*.ts', 'renderer/**/*.tsx'],

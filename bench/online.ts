@@ -1,7 +1,7 @@
 /**
  * Online GRPO against a remote trainer (issue 8): where an iteration's time goes.
  *   npm run bench -- online
- * The builtin policy's loop (core/jobs/online.ts) against the real trainer service on loopback:
+ * The builtin policy's loop (core/remote-jobs/online.ts) against the real trainer service on loopback:
  * 4 task instances (GRPO_POOL, SFT warm start) × G = 4 rollouts on one embedded SimDroid, one builtin-grpo job per iteration,
  * the returned policy.json loaded for the next. Per iteration: rollouts, upload + submit,
  * the service's run time (startedAt → finishedAt), waiting in its queue, switching (download +

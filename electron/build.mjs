@@ -2,7 +2,7 @@
 //   - main and the core modules it imports → dist/electron/… as ES modules (type-checked first);
 //   - the preload → dist/electron/electron/preload.cjs as one CommonJS script, because a sandboxed
 //     preload is not an ES module and may require nothing but 'electron'.
-// The API host is not compiled: Electron runs core/api/host-entry.mjs, which loads the TypeScript
+// The API host is not compiled: Electron runs core/workbench/host-entry.mjs, which loads the TypeScript
 // sources through tsx, as the `awb` CLI does.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';

@@ -3,7 +3,7 @@ import type { UtilityProcess } from 'electron';
 import type { ToHost } from '../core/api/ipc/channel.js';
 
 /**
- * Starts the API host (core/api/host.ts) next to the main process, so rollouts, SimDroid rendering
+ * Starts the API host (core/workbench/host.ts) next to the main process, so rollouts, SimDroid rendering
  * and SQLite never run on the main thread.
  *
  * - 'electron' (the default when packaged): Electron's utilityProcess, running Electron's own Node.
@@ -37,7 +37,7 @@ export function hostRuntime(env: NodeJS.ProcessEnv, packaged: boolean): HostRunt
 
 export interface StartHostOptions {
   runtime: HostRuntime;
-  /** core/api/host-entry.mjs (registers tsx, then runs host.ts). */
+  /** core/workbench/host-entry.mjs (registers tsx, then runs host.ts). */
   entry: string;
   env: NodeJS.ProcessEnv;
   /** Electron's utilityProcess.fork (injected: this module must load without Electron in tests). */

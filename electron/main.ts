@@ -13,7 +13,7 @@ import { APP_SCHEME, APP_URL, guardContents, hardenSession, isAppUrl, rendererRe
 
 /**
  * The Electron main process, kept thin: it opens windows on the built renderer, starts the API host
- * process (core/api/host.ts) and relays bridge messages between them (relay.ts). It runs no API
+ * process (core/workbench/host.ts) and relays bridge messages between them (relay.ts). It runs no API
  * method itself. Compiled by electron/build.mjs to dist/electron/electron/main.js.
  */
 const HERE = dirname(fileURLToPath(import.meta.url));

@@ -9,7 +9,7 @@ import { parseSecretsFromHost, SecretStoreUnavailableError, type SecretsSnapshot
  * macOS, DPAPI on Windows, the Secret Service / KWallet on Linux) and kept as base64 ciphertext in
  * `<data folder>/secrets.safe.json` (mode 0600, written atomically). It runs in the main process,
  * where safeStorage lives; the workbench in the API host reads and writes it through
- * core/api/secrets-relay.ts (`serveSecrets` below).
+ * core/api/ipc/secrets-relay.ts (`serveSecrets` below).
  *
  * Where encryption is not available (no keyring on Linux, or only Chromium's `basic_text` backend,
  * whose key is a constant: ciphertext anyone can decrypt), storing a key is refused with
@@ -34,7 +34,7 @@ export class SafeSecretsFileError extends Error {
   }
 }
 
-/** The app's data folder, as core/cli/data-dir.ts computes it (not imported: it loads the SQLite store into main). */
+/** The app's data folder, as core/util/data-dir.ts computes it (not imported: it loads the SQLite store into main). */
 export function appDataDir(env: NodeJS.ProcessEnv = process.env): string {
   return env.AWB_HOME ? resolve(env.AWB_HOME) : join(homedir(), '.awb');
 }
@@ -131,7 +131,7 @@ export interface SecretsHost {
 }
 
 /**
- * Serves the store to the API host (core/api/secrets-relay.ts): the decrypted keys when it asks,
+ * Serves the store to the API host (core/api/ipc/secrets-relay.ts): the decrypted keys when it asks,
  * and each write it sends, acknowledged with the error's message if it failed. Never logs a key.
  */
 export function serveSecrets(store: SafeStorageSecretStore, host: SecretsHost, log: (m: string) => void = () => {}): () => void {

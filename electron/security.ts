@@ -12,7 +12,7 @@ export const APP_HOST = 'app';
 export const APP_URL = `${APP_SCHEME}://${APP_HOST}/index.html`;
 
 /**
- * `awb serve`'s policy (core/server/serve.ts), with one change: the page reaches the API through
+ * `awb serve`'s policy (core/api/ws/server.ts), with one change: the page reaches the API through
  * the preload, never a socket, so it may connect to nothing but its own origin.
  */
 export const ELECTRON_CSP = CSP.split('; ')

@@ -8,7 +8,7 @@ import type { ConfigField, JobInfo } from './training-types.js';
 /**
  * The plain data of per-app adaptation in the workbench API (the renderer imports these types
  * only). An adaptation is a background job of kind 'adapt' in the same job manager and worker as
- * training (core/api/workbench/training.ts): one job of any kind at a time.
+ * training (core/workbench/training/jobs.ts): one job of any kind at a time.
  */
 export type { AdaptationReport, AdaptProgress } from '../rl/adapt.js';
 export type { AppEvalResult, TemplateDelta, TemplateRate } from '../rl/adapt-eval.js';

@@ -13,7 +13,7 @@ import type { OnlineGrpoRunInfo, OnlineGrpoStart, PublicTrainerProfile, RemoteJo
 import type { EndpointInfo, EndpointSave, EndpointTestResult } from './endpoint-types.js';
 
 /**
- * The workbench's one API: declared here, implemented once (core/api/workbench), served by two
+ * The workbench's one API: declared here, implemented once (core/workbench), served by two
  * transports (Electron IPC and `awb serve`'s WebSocket) through one generic bridge
  * (core/api/bridge.ts). Every method takes one input object, validated at the boundary by its zod
  * schema in API_INPUTS, and returns a promise. Members named `onX` are events: they take an input
@@ -181,7 +181,7 @@ export interface WorkbenchApi {
   /** Adaptation jobs' state changes, progress (runAdaptation's events: evaluation episodes, demonstrations, SFT epochs, GRPO iterations) and reports. */
   onAdaptation(input: NoInput, listener: Listener<AdaptationEvent>): Unsubscribe;
 
-  // Remote jobs on trainer services (core/jobs, docs/jobs.md)
+  // Remote jobs on trainer services (core/remote-jobs, docs/jobs.md)
   /** Trainer profiles (name, URL, whether a token is set; tokens never leave <data folder>/trainers.json). */
   listTrainers(input?: NoInput): Promise<PublicTrainerProfile[]>;
   /** Adds or replaces a profile; the token is written to trainers.json (mode 0600) only. */

@@ -154,7 +154,7 @@ export const API_INPUTS: Schemas = {
   listRemoteJobs: none,
   submitRemoteJob: z.strictObject({
     trainer: z.string().min(1).max(64), kind: z.enum(REMOTE_SUBMIT_KINDS),
-    // The config is the job kind's to validate (core/jobs/protocol.ts), listing every problem.
+    // The config is the job kind's to validate (core/remote-jobs/protocol.ts), listing every problem.
     config: z.unknown().optional(), name: z.string().min(1).max(200).optional(),
     split: z.string().min(1).max(100).optional(), part: z.string().min(1).max(20).optional(),
     episodeIds: z.array(episodeId).min(1).max(100_000).refine(distinct, 'an episode is listed twice').optional(),
@@ -174,7 +174,7 @@ export const API_INPUTS: Schemas = {
     split: z.string().min(1).max(100).optional(), part: z.string().min(1).max(20).optional(), limit: z.int().min(1).max(100_000).optional(),
     iterations: z.int().min(1).max(10_000), groupSize: z.int().min(2).max(64).optional(), temperature: z.number().positive().max(2).optional(),
     maxSteps: z.int().min(1).max(500).optional(), seed: z.int().min(0).max(2 ** 31 - 1).optional(),
-    // The overrides are the job kind's to validate (core/jobs/protocol.ts, online-vlm.ts), each problem at its field.
+    // The overrides are the job kind's to validate (core/remote-jobs/protocol.ts, online-vlm.ts), each problem at its field.
     config: z.record(z.string(), z.unknown()).optional(), name: z.string().min(1).max(200).optional(),
   }),
   stopOnlineGrpo: z.strictObject({ runId: z.int().positive() }),

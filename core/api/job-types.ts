@@ -2,7 +2,7 @@ import type { PublicTrainerProfile } from '../remote-jobs/profiles.js';
 import type { RemoteJob, RemoteJobStatus } from '../store/remote-jobs.js';
 
 /**
- * The plain data of remote trainer jobs for the API and the Jobs view (core/jobs does the work;
+ * The plain data of remote trainer jobs for the API and the Jobs view (core/remote-jobs does the work;
  * docs/jobs.md). Tokens never appear here: a trainer profile is shown as name + URL + whether a
  * token is set.
  */
@@ -18,7 +18,7 @@ export type RemoteJobInfo = Omit<RemoteJob, 'id' | 'idempotencyKey'> & { id: num
 export interface RemoteJobSubmit {
   trainer: string;
   kind: RemoteSubmitKind;
-  /** The kind's config (docs/trainer-protocol.md); validated with core/jobs/protocol.ts, listing every problem. */
+  /** The kind's config (docs/trainer-protocol.md); validated with core/remote-jobs/protocol.ts, listing every problem. */
   config?: unknown;
   name?: string;
   /** Task instances: a split part (default unseen-instance / train) … */

@@ -77,7 +77,7 @@ function iterationLine(it: OnlineIteration, n: number): string {
   return `${head}; job ${it.job.localId} (${it.job.remoteId}) in ${(m[ONLINE_METRIC.iterationS] ?? 0).toFixed(1)} s → ${it.policy}`;
 }
 
-/** `awb jobs grpo`: the online GRPO loop against a remote trainer (core/jobs/online.ts). */
+/** `awb jobs grpo`: the online GRPO loop against a remote trainer (core/remote-jobs/online.ts). */
 export async function grpoCommand(argv: string[], io: Io): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
     io.out(`Usage:\n${GRPO_USAGE}`);

@@ -11,7 +11,7 @@ export const REGISTER_USAGE = `awb jobs register JOB                           b
 
 /**
  * `awb jobs register JOB`: a builtin policy into <data folder>/policies/, a progrm / prm model beside
- * the reward components' default checkpoints (core/jobs/register-reward.ts), printing the reward
+ * the reward components' default checkpoints (core/remote-jobs/register-reward.ts), printing the reward
  * config entry that scores with it.
  */
 export async function registerCommand(argv: string[], io: Io): Promise<number> {

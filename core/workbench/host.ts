@@ -9,10 +9,10 @@ import { createWorkbench, type Workbench, type WorkbenchOptions } from './index.
 /**
  * The API host: the workbench (SimDroid rendering, rollouts, SQLite) in a process of its own, so
  * none of that work runs on Electron's main thread. It serves one bridge connection per renderer
- * window over its parent channel (envelopes in ipc-channel.ts) and exits when the parent goes away.
+ * window over its parent channel (envelopes in core/api/ipc/channel.ts) and exits when the parent goes away.
  *
- * Started as `child_process.fork('core/api/host.ts', { execArgv: ['--import', 'tsx'],
- * serialization: 'advanced' })` under Node, or through core/api/host-entry.mjs by Electron's
+ * Started as `child_process.fork('core/workbench/host.ts', { execArgv: ['--import', 'tsx'],
+ * serialization: 'advanced' })` under Node, or through core/workbench/host-entry.mjs by Electron's
  * `utilityProcess.fork` (whose child talks through `process.parentPort`); detected at run time.
  */
 export interface ParentLink {

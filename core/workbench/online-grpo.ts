@@ -18,7 +18,7 @@ import { toInfo } from './remote-jobs.js';
 
 /**
  * Online GRPO started from the workbench (docs/online-grpo.md "In the workbench"): `runOnlineGrpo`
- * (core/jobs/online.ts) in the background of the API host process, one loop at a time. Its state,
+ * (core/remote-jobs/online.ts) in the background of the API host process, one loop at a time. Its state,
  * iterations and log lines go to onRemoteJob listeners as `online` events, its iteration jobs as
  * ordinary `job` / `log` / `metric` events (so the Jobs table shows each), and its progress as an
  * activity (done / total = iterations). The endpoint key is resolved here from the profile and

@@ -75,7 +75,7 @@ async function changeScreen(api: WorkbenchApi, serial: string): Promise<void> {
   await api.sendInput({ serial, event: { kind: 'tap', ...boundsCenter(target.node.bounds) } });
 }
 
-describe('API host process (core/api/host.ts)', () => {
+describe('API host process (core/workbench/host.ts)', () => {
   let home: string;
   let child: ChildProcess;
   let stderr: () => string;

@@ -11,7 +11,7 @@ import { createWorkbench } from '../../core/workbench/index.js';
  * electron/secret-store.ts with a fake safeStorage (Electron's binary is not available here): a
  * reversible byte scramble behind a marker, so ciphertext differs from the key and a foreign blob
  * fails to decrypt, as with the OS keychain. Then the relay to the API host's RelayedSecretStore
- * over an in-memory pair of envelopes (the real ones: parsed as ipc-channel.ts parses them).
+ * over an in-memory pair of envelopes (the real ones: parsed as core/api/ipc/channel.ts parses them).
  */
 function fakeSafeStorage(opts: { available?: boolean; backend?: string } = {}): SafeStorageLike & { calls: number } {
   const MARK = Buffer.from('FAKE1');

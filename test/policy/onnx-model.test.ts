@@ -31,7 +31,7 @@ function file(name: string, bytes: Uint8Array): string {
 
 const ENC16 = { kind: 'hashed-ngram', dim: 16, charN: 3 } as const;
 
-describe('onnx-proto reader', () => {
+describe('ONNX protobuf reader (core/policy/onnx/proto.ts)', () => {
   it('reads back the header and metadata the writer put in, including long and non-ASCII values', () => {
     const meta = { a: 'x'.repeat(500), 'awb.ü': 'naïve', empty: '' };
     const bytes = modelBytes({ name: 'g', nodes: [node('Identity', ['x'], ['y'])], initializers: [], inputs: [valueInfo('x', DataType.FLOAT, [2])], outputs: [valueInfo('y', DataType.FLOAT, [2])] }, { opset: 17, producer: 'me', metadata: meta });

@@ -2,9 +2,9 @@ import type { SettlingSecretStore } from '../../policy/vlm/profiles.js';
 
 /**
  * The app's endpoint keys, seen from the API host process. Electron's safeStorage exists only in the
- * main process, while the workbench runs in the host (core/api/host.ts), so the host keeps the keys
+ * main process, while the workbench runs in the host (core/workbench/host.ts), so the host keeps the keys
  * the main process decrypted for it in memory and sends every change back to be encrypted and
- * written there (electron/secret-store.ts). The messages (in ipc-channel.ts's envelopes):
+ * written there (electron/secret-store.ts). The messages (in channel.ts's envelopes):
  *
  *   host → main  { secretsWanted: true }                          once, when the host starts
  *   main → host  { secrets: { available, entries, error? } }       the decrypted keys by profile name

@@ -78,7 +78,7 @@ export interface FitOptions {
  * What training starts from: the seeded fresh model, the labelled episodes, their samples (the
  * features the reward computes at scoring time, model.ts episodeFeatures, with their labels) and
  * the recipe library. The local fit trains on it here; a remote progrm job gets the same samples
- * and this model as init/model.json (core/jobs/prepare-rewards.ts).
+ * and this model as init/model.json (core/remote-jobs/prepare-rewards.ts).
  */
 export interface ProgRmTrainingSet {
   source: LabelSource;

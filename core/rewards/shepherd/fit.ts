@@ -10,7 +10,7 @@ import { collectLabelledSteps, type LabelledSet } from './collect.js';
  * is fitted on ('train') or scored on ('test'), and the seeded fresh judge training starts from.
  * The local fit trains it in TypeScript (builtin.ts trainJudge); a remote prm job gets the same
  * steps' features (builtin.ts featureMatrix, the judge's view at scoring time) and this model as
- * init/model.json (core/jobs/prepare-rewards.ts).
+ * init/model.json (core/remote-jobs/prepare-rewards.ts).
  */
 export interface JudgeFitCollectOptions {
   seed: number;

@@ -1,7 +1,7 @@
 import type { WritableDB } from '../db.js';
 
 /**
- * Jobs submitted to remote trainer services (issue 8, core/jobs). A row is written with the
+ * Jobs submitted to remote trainer services (issue 8, core/remote-jobs). A row is written with the
  * client-generated idempotency key BEFORE the job is posted (status 'submitting', no remote id), so
  * a retry after a crash or a dropped connection posts the same key and the service answers with the
  * job it already has: a network drop never duplicates a job.

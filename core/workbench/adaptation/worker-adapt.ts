@@ -3,7 +3,7 @@ import type { ReadableDB } from '../../store/index.js';
 import { CONTROL, type FromTrainingWorker, type WorkerJob } from '../training/protocol.js';
 
 /**
- * The worker side of an adaptation job (core/api/training/worker.ts runs it): runAdaptation with the
+ * The worker side of an adaptation job (core/workbench/training/worker.ts runs it): runAdaptation with the
  * store for recorded demonstrations, every progress event posted as it is, and the report posted
  * before 'done'. A stop is read from the shared control word at each progress event (an evaluation
  * episode, an SFT epoch, a GRPO iteration), so it takes effect there; runAdaptation then reports

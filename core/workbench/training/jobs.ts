@@ -20,7 +20,7 @@ import { JobKindError, TrainingBusyError, TrainingConfigError, TrainingJobNotFou
 
 /**
  * Background jobs: training (GRPO, SFT) and per-app adaptation, one job of any kind at a time, each
- * in a worker thread (core/api/training/worker.ts) so the API host stays responsive while it runs.
+ * in a worker thread (core/workbench/training/worker.ts) so the API host stays responsive while it runs.
  * The worker writes a training run's metrics through its own store connection (SQLite WAL: readers
  * run beside it, writers take turns within the busy timeout; a training run writes one small
  * transaction per iteration), and posts each iteration here to be streamed as onTraining events;

@@ -15,8 +15,8 @@ import { SFT_METRIC } from './metrics.js';
 import { CONTROL, JOB_FILE, type FromTrainingWorker, type JobFile, type WorkerData, type WorkerJob } from './protocol.js';
 
 /**
- * The training worker (one per job, started by core/api/workbench/training.ts): runs trainGrpo,
- * SFT or a per-app adaptation (core/api/adaptation/worker-adapt.ts), writes the run's metrics to the store through its own connection (WAL; the workbench's
+ * The training worker (one per job, started by core/workbench/training/jobs.ts): runs trainGrpo,
+ * SFT or a per-app adaptation (core/workbench/adaptation/worker-adapt.ts), writes the run's metrics to the store through its own connection (WAL; the workbench's
  * connection reads them), posts each iteration and state change, and obeys the shared control
  * word between iterations.
  */

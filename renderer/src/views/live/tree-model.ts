@@ -3,7 +3,7 @@ import type { Bounds, UiNode, UiTree } from '../../../../core/api/types.js';
 /**
  * The inspector's view of a UiTree. The renderer may not import core's runtime code, so the two
  * small functions it needs are written again here, to the letter: `flattenTree` numbers nodes as
- * core/ui/ui-tree.ts `flattenUiTree` does (pre-order: the ordinal is the element index actions
+ * core/a11y/ui-tree.ts `flattenUiTree` does (pre-order: the ordinal is the element index actions
  * use), and `hitTestTree` finds the node a touch lands on as its `hitTest` does. A test checks
  * both against core's on a real SimDroid tree.
  */
