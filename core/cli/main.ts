@@ -122,7 +122,7 @@ export function commandHelp(cmd: string): string {
 
 const USER_ERRORS = new Set([
   'UsageError', 'UnknownTemplateError', 'SeedError', 'SplitError', 'TaskParamsError', 'PoolError', 'EpisodeNotFoundError',
-  'RunNotFoundError', 'ImportLineError', 'ImportManifestError', 'ImportAssetError', 'StoreVersionFromFutureError',
+  'RunNotFoundError', 'ImportLineError', 'ImportManifestError', 'ImportAssetError', 'StoreVersionFromFutureError', 'StoreFileError', 'StoreNeedsMigrationError',
   'AdbConnectError', 'SdkNotFoundError', 'BootTimeoutError', 'DeviceOfflineError', 'ConsoleError', 'EmulatorPortError', 'EmulatorPortInUseError', 'TokenError', 'SettingsFileError', 'TrainingDivergedError', 'TrainingPoolError', 'TrainerCheckpointError',
   'RewardConfigError', 'RewardUnavailableError',
   'EndpointProfileError', 'UnknownVlmFormatError', 'MissingApiKeyError', 'VlmEndpointError',
@@ -182,6 +182,12 @@ export async function main(argv: string[], io: Io = consoleIo()): Promise<number
       return 0;
     }
     const err = e as Error;
+    // Damage SQLite finds later than opening (a page read mid-command) is the file's fault, not a bug: one line too.
+    const code = (err as { code?: unknown }).code;
+    if (err.name === 'SqliteError' && typeof code === 'string' && (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB')) {
+      io.err(`awb: the trajectory store is damaged (${code}): ${err.message}`);
+      return 1;
+    }
     const known = USER_ERRORS.has(err.name);
     io.err(`awb: ${known ? err.message : err.stack ?? err.message}`);
     return known ? 2 : 1;

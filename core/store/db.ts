@@ -1,6 +1,7 @@
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { migrate, schemaVersion, LATEST_VERSION } from './migrate.js';
-import { StoreNeedsMigrationError, StoreVersionFromFutureError } from './errors.js';
+import { StoreFileError, StoreNeedsMigrationError, StoreVersionFromFutureError } from './errors.js';
 
 /**
  * Branded connections (Signal's ReadableDB / WritableDB): a repository function that writes says
@@ -27,8 +28,11 @@ const WAL_AUTOCHECKPOINT_PAGES = 4000;
  * power loss can drop the last few), at a fraction of FULL's fsync cost.
  */
 export function openStore(path: string): WritableDB {
+  if (path !== ':memory:') checkStoreFile(path);
   const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
   try {
+    // Read before anything writes (journal_mode = WAL rewrites the header): damage SQLite sees here is refused untouched.
+    readSchema(db, path);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
@@ -44,14 +48,58 @@ export function openStore(path: string): WritableDB {
 
 /** Opens an existing store read-only (a viewer, a poller beside a live writer); never migrates it. */
 export function openStoreReadonly(path: string): ReadableDB {
+  checkStoreFile(path);
   const db = new Database(path, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
   try {
+    readSchema(db, path);
     const found = schemaVersion(db);
     if (found > LATEST_VERSION) throw new StoreVersionFromFutureError(path, found, LATEST_VERSION);
     if (found < LATEST_VERSION) throw new StoreNeedsMigrationError(path, found, LATEST_VERSION);
     return brandReadable(db);
   } catch (e) {
     db.close();
+    throw e;
+  }
+}
+
+const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
+const HEADER_BYTES = 100;
+
+/**
+ * Refuses, before SQLite opens it, a path that cannot be a store: a folder, or a file without SQLite's 16-byte header
+ * string (sqlite.org/fileformat.html §1.3). A missing or empty file is a new store. A truncated database passes here:
+ * SQLite itself refuses one whose header counts more pages than the file and its WAL hold (readSchema).
+ */
+function checkStoreFile(path: string): void {
+  let st;
+  try {
+    st = statSync(path);
+  } catch {
+    return; // missing: SQLite creates it (or, read-only, reports it)
+  }
+  if (st.isDirectory()) throw new StoreFileError(path, 'is a folder, not a trajectory store');
+  if (!st.isFile()) throw new StoreFileError(path, 'is not a regular file');
+  if (st.size === 0) return;
+  const head = Buffer.alloc(HEADER_BYTES);
+  const fd = openSync(path, 'r');
+  let got: number;
+  try {
+    got = readSync(fd, head, 0, HEADER_BYTES, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (got < HEADER_BYTES || !head.subarray(0, SQLITE_MAGIC.length).equals(SQLITE_MAGIC)) {
+    throw new StoreFileError(path, `is not an SQLite database (${st.size} bytes, no SQLite header)`);
+  }
+}
+
+/** Reads the schema (every page of sqlite_master): a damaged or truncated database fails here, before any write. */
+function readSchema(db: Database.Database, path: string): void {
+  try {
+    db.prepare('SELECT count(*) FROM sqlite_master').pluck().get();
+  } catch (e) {
+    const code = (e as { code?: string }).code ?? '';
+    if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') throw new StoreFileError(path, `is damaged (${(e as Error).message})`);
     throw e;
   }
 }

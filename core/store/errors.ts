@@ -16,6 +16,17 @@ export class StoreNeedsMigrationError extends Error {
   }
 }
 
+/**
+ * The file at a store's path is not a usable SQLite database (a folder, another kind of file, a truncated or damaged
+ * database). Raised before anything is written to it.
+ */
+export class StoreFileError extends Error {
+  override name = 'StoreFileError';
+  constructor(readonly path: string, readonly problem: string) {
+    super(`${path}: ${problem}; not opened, nothing written (point --db or $AWB_DB at a trajectory store, or at a new file)`);
+  }
+}
+
 /** The migration list itself is wrong (a programming error caught by the runner and a test). */
 export class MigrationListError extends Error {
   override name = 'MigrationListError';
