@@ -23,42 +23,46 @@ export interface ImportSummary {
 }
 
 /**
- * Reads an export directory into the store. Every line and every file it names is checked first
- * (zod, hashes), so a bad export adds nothing; then each new episode is written in its own
- * transaction into one new run of kind 'import'. Episodes are matched by uid: importing the same
- * directory twice adds nothing the second time.
+ * Reads an export directory into the store, all or nothing (docs/trajectory-format.md). Every line and every file it
+ * names is checked first (zod, hashes, PNG headers, UTF-8 trees), so a bad export adds nothing; then the new episodes
+ * and their run of kind 'import' are written in one transaction, so a failure part-way leaves no episode and no run
+ * behind. Episodes are matched by uid: importing the same directory twice adds nothing the second time.
  */
 export async function importEpisodes(db: WritableDB, dir: string, opts: { name?: string } = {}): Promise<ImportSummary> {
   const manifest = readManifest(dir);
   const file = join(dir, EPISODES_FILE);
 
   const verified = new Set<string>();
+  const episodes: EpisodeLine[] = [];
   for await (const [no, ep] of episodeLines(file)) {
     for (const ref of assetRefs(ep)) {
       if (verified.has(ref)) continue;
       verifyAsset(dir, file, no, ref);
       verified.add(ref);
     }
+    episodes.push(ep);
   }
 
-  let run: Run | null = null;
-  const imported: EpisodeId[] = [];
-  let skipped = 0;
-  for await (const [, ep] of episodeLines(file)) {
-    if (episodeIdByUid(db, ep.uid) !== null) {
-      skipped++;
-      continue;
+  // Synchronous from here on: no other writer of this connection can interleave with the transaction.
+  return inTransaction(db, () => {
+    let run: Run | null = null;
+    const imported: EpisodeId[] = [];
+    let skipped = 0;
+    for (const ep of episodes) {
+      if (episodeIdByUid(db, ep.uid) !== null) {
+        skipped++;
+        continue;
+      }
+      run ??= createRun(db, {
+        kind: 'import', name: opts.name ?? `import ${basename(resolve(dir))}`,
+        config: { source: resolve(dir), exported_at: manifest.exported_at, format_version: manifest.version },
+      });
+      imported.push(insertEpisodeLine(db, run.id, ep, dir));
     }
-    run ??= createRun(db, {
-      kind: 'import', name: opts.name ?? `import ${basename(resolve(dir))}`,
-      config: { source: resolve(dir), exported_at: manifest.exported_at, format_version: manifest.version },
-    });
-    const runId = run.id;
-    imported.push(inTransaction(db, () => insertEpisodeLine(db, runId, ep, dir)));
-  }
-  if (!run) return { run: null, imported, skipped };
-  finishRun(db, run.id);
-  return { run: getRun(db, run.id), imported, skipped };
+    if (!run) return { run: null, imported, skipped };
+    finishRun(db, run.id);
+    return { run: getRun(db, run.id), imported, skipped };
+  });
 }
 
 function readManifest(dir: string): Manifest {
@@ -117,8 +121,18 @@ function verifyAsset(dir: string, file: string, line: number, ref: string): void
       if (!(e instanceof ScreenshotFormatError)) throw e;
       throw new ImportAssetError(file, line, ref, e.reason);
     }
+  } else {
+    // A tree is stored as text and named by the hash of its UTF-8 bytes: bytes that are not UTF-8 would be
+    // re-encoded on the way in and stored under another hash than the step names.
+    try {
+      UTF8.decode(bytes);
+    } catch {
+      throw new ImportAssetError(file, line, ref, 'is not valid UTF-8 text');
+    }
   }
 }
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Stores a verified asset unless the store has it already (then the file is not even read). */
 function storeAsset(db: WritableDB, dir: string, ref: string | null): string | null {

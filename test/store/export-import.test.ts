@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -238,6 +239,38 @@ describe('import', () => {
     writeFileSync(join(altered, 'trees', tree), '<hierarchy rotation="0"/>');
     expect(await caught(importEpisodes(target, altered))).toMatchObject({ name: 'ImportAssetError', asset: `trees/${tree}`, reason: expect.stringContaining('hash') });
     expect(target.prepare('SELECT count(*) FROM episodes').pluck().get()).toBe(0);
+    target.close();
+  });
+
+  // Issue 16, D2: a tree of invalid UTF-8 named by the hash of its raw bytes passed the checks, was re-encoded on the
+  // way in (stored under another hash), and the import failed on a FOREIGN KEY after committing earlier episodes.
+  it('refuses a tree that is not UTF-8 even when its name is the hash of its bytes, importing nothing', async () => {
+    const bad = Buffer.concat([Buffer.from('<hierarchy rotation="0"><node text="'), Buffer.from([0xe0, 0xa4]), Buffer.from('"/></hierarchy>')]);
+    const sha = createHash('sha256').update(bad).digest('hex');
+    const dir = editedExport('non-utf8-tree', (lines) => lines.map((line, k) => {
+      if (k !== 2) return line;
+      const ep = JSON.parse(line) as { steps: Array<{ tree: string | null }> };
+      ep.steps[0]!.tree = `trees/${sha}.xml`;
+      return JSON.stringify(ep);
+    }));
+    writeFileSync(join(dir, 'trees', `${sha}.xml`), bad);
+    const target = freshStore();
+    expect(await caught(importEpisodes(target, dir))).toMatchObject({ name: 'ImportAssetError', asset: `trees/${sha}.xml`, reason: expect.stringContaining('UTF-8') });
+    expect(target.prepare('SELECT count(*) FROM episodes').pluck().get()).toBe(0);
+    expect(listRuns(target).filter((r) => r.kind === 'import')).toEqual([]);
+    target.close();
+  });
+
+  it('is all or nothing when writing fails part-way: no episode and no run left behind', async () => {
+    const target = freshStore();
+    // SQLite refuses the third episode: the two before it and the run must go with it.
+    target.exec("CREATE TRIGGER third_fails BEFORE INSERT ON episodes WHEN (SELECT count(*) FROM episodes) >= 2 BEGIN SELECT RAISE(ABORT, 'disk full, say'); END");
+    expect(await caught(importEpisodes(target, exportDir))).toMatchObject({ message: expect.stringContaining('disk full') });
+    expect(target.prepare('SELECT count(*) FROM episodes').pluck().get()).toBe(0);
+    expect(target.prepare('SELECT count(*) FROM steps').pluck().get()).toBe(0);
+    expect(listRuns(target)).toEqual([]);
+    target.exec('DROP TRIGGER third_fails');
+    expect((await importEpisodes(target, exportDir)).imported).toHaveLength(recorded.length);
     target.close();
   });
 
