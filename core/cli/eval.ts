@@ -3,15 +3,15 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { runEpisode } from '../episode/runner.js';
-import { runPool, type PolicySpec, type RolloutJob } from '../episode/parallel/pool.js';
-import type { Policy } from '../episode/policy.js';
+import { runPool, type RolloutJob } from '../episode/parallel/pool.js';
 import type { EpisodeResult } from '../episode/record.js';
-import { BuiltinPolicy, type PolicyModel } from '../policy/builtin.js';
+import type { PolicyModel } from '../policy/builtin.js';
 import { CheckpointError, deserializeCheckpoint } from '../policy/checkpoint.js';
-import { OnnxPolicy, type OnnxPolicyModel } from '../policy/onnx/index.js';
+import type { OnnxPolicyModel } from '../policy/onnx/index.js';
+import { createPolicy, PolicyModels, taskOf, type PolicySpec } from '../policy/registry.js';
 import { aggregateEval, formatMeanStd, type EvalEpisode, type GroupStats } from '../rl/eval.js';
 import { getTemplate, TASKS } from '../tasks/registry.js';
-import { instantiate, type TaskInstance } from '../tasks/instance.js';
+import { instantiate } from '../tasks/instance.js';
 import { parsePart, parseSplit, SPLIT_DATA, splitTemplates, type SplitName, type SplitPart } from '../tasks/splits.js';
 import type { TaskTemplate } from '../tasks/task.js';
 import { createRun, finishRun, StoreRecorder, type RunId } from '../store/index.js';
@@ -19,7 +19,7 @@ import { assertNever } from '../util/errors.js';
 import { intArg, parseFlags, UsageError } from './args.js';
 import { pct, progressBar, table } from './format.js';
 import { embeddedDevice, type Io } from './main.js';
-import { loadOnnxPolicyArg, onnxPolicyPath, policyFor } from './policies.js';
+import { loadOnnxPolicyArg, onnxPolicyPath } from './policies.js';
 import { openDb } from './open-db.js';
 import { evalCompareCommand } from './eval-compare.js';
 
@@ -93,20 +93,7 @@ function policyConfig(p: EvalPolicy): Record<string, unknown> {
   }
 }
 
-function newPolicy(p: EvalPolicy, instance: TaskInstance): Policy {
-  switch (p.kind) {
-    case 'oracle':
-    case 'random':
-      return policyFor(p.kind, instance);
-    case 'builtin':
-      return new BuiltinPolicy(p.model);
-    case 'onnx':
-      return new OnnxPolicy(p.model);
-    default:
-      return assertNever(p, 'eval policy');
-  }
-}
-
+/** The policy's registry spec: what the workers load from its path, and what the in-process loop makes with the model read here. */
 function specOf(p: EvalPolicy): PolicySpec {
   switch (p.kind) {
     case 'oracle':
@@ -201,12 +188,14 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
     const started = Date.now();
     try {
       if (values.parallel === 1) {
+        const spec = specOf(policy);
+        const models = policy.kind === 'builtin' || policy.kind === 'onnx' ? new PolicyModels().keep(policy.path, policy.model) : new PolicyModels();
         const device = embeddedDevice();
         try {
           for (const seed of seeds) {
             for (const { template } of templates) {
               const instance = instantiate(template, seed);
-              const result = await runEpisode({ device, instance, policy: newPolicy(policy, instance), recorder: new StoreRecorder(db, runOf.get(seed)!), screenshots: values.screenshots });
+              const result = await runEpisode({ device, instance, policy: createPolicy(spec, { task: taskOf(instance), models }), recorder: new StoreRecorder(db, runOf.get(seed)!), screenshots: values.screenshots });
               record(seed, template.id, result);
               progress.tick(`${seed}/${template.id}`);
             }

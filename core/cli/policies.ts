@@ -1,42 +1,22 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { OraclePolicy } from '../episode/policies/oracle.js';
-import { RandomPolicy } from '../episode/policies/random.js';
-import type { Policy } from '../episode/policy.js';
-import type { PolicySpec } from '../episode/parallel/protocol.js';
-import type { TaskInstance } from '../tasks/instance.js';
-import { createRng } from '../util/rng.js';
 import { COORDINATE_SPACES } from '../policy/vlm/geometry.js';
 import { VLM_FORMAT_IDS } from '../policy/vlm/format.js';
 import { EndpointProfiles } from '../policy/vlm/profiles.js';
-import { VlmPolicy } from '../policy/vlm/policy.js';
 import { VlmPolicySettings, type VlmPolicySettingsInput } from '../policy/vlm/settings.js';
+import type { PolicyName } from '../policy/registry.js';
 import { OnnxPolicyDimsError, OnnxPolicyFileError, OnnxPolicyModel, OnnxRuntimeUnavailableError } from '../policy/onnx/index.js';
 import { UsageError, type Options } from './args.js';
 import { dataDir } from '../util/data-dir.js';
 
-/** Policies a suite can run unattended (in worker threads too). */
-export const SUITE_POLICIES = ['oracle', 'random'] as const;
+/** Policies a suite can run unattended (in worker threads too); each is a registry kind (core/policy/registry.ts). */
+export const SUITE_POLICIES = ['oracle', 'random'] as const satisfies readonly PolicyName[];
 export const SuitePolicy = z.enum(SUITE_POLICIES);
 export type SuitePolicy = z.infer<typeof SuitePolicy>;
 
 /** Policies `awb run` offers: the suite ones, a VLM endpoint, a person at the terminal, or a recorded episode replayed. */
 export const RunPolicy = z.enum([...SUITE_POLICIES, 'vlm', 'human', 'replay']);
 export type RunPolicy = z.infer<typeof RunPolicy>;
-
-/** A fresh policy for one episode; the random agent's stream is keyed by the instance, so runs reproduce. */
-export function policyFor(name: SuitePolicy, instance: TaskInstance): Policy {
-  switch (name) {
-    case 'oracle':
-      return new OraclePolicy();
-    case 'random':
-      return new RandomPolicy(createRng(`random/${instance.template.id}/${instance.seed}`));
-  }
-}
-
-export function policySpec(name: SuitePolicy): PolicySpec {
-  return { name };
-}
 
 /** `awb run --policy`: a named policy, or `onnx:FILE` (an exported builtin policy scored in ONNX Runtime). */
 export const RunPolicyArg = z.union([RunPolicy, z.templateLiteral(['onnx:', z.string().min(1)])], {
@@ -155,10 +135,6 @@ export function vlmSettingsFromFlags(v: VlmFlags, profiles: EndpointProfiles = E
 export function storableVlmSettings(s: VlmPolicySettings, profile?: string): Record<string, unknown> {
   const { apiKey: _key, ...endpoint } = s.endpoint;
   return { ...s, endpoint, ...(profile ? { profile } : {}) };
-}
-
-export function vlmPolicy(settings: VlmPolicySettings): Policy {
-  return new VlmPolicy(settings);
 }
 
 /**

@@ -4,7 +4,6 @@ import { z } from 'zod';
 import { runEpisode } from '../episode/runner.js';
 import type { Policy } from '../episode/policy.js';
 import { HumanPolicy } from '../episode/policies/human.js';
-import { ReplayPolicy } from '../episode/policies/replay.js';
 import type { EpisodeResult } from '../episode/record.js';
 import { instantiate } from '../tasks/instance.js';
 import { getTemplate } from '../tasks/registry.js';
@@ -14,8 +13,9 @@ import { requireSimDroid, SubgoalStoreRecorder } from './subgoal-recorder.js';
 import { intArg, parseFlags, UsageError } from './args.js';
 import { openDevice, type Io } from './main.js';
 import { targetFlags, TargetValues, targetOf } from './devices.js';
-import { isOnnxPolicyArg, loadOnnxPolicyArg, policyFor, refuseStrayVlmFlags, RunPolicyArg, storableVlmSettings, vlmFlagOptions, VlmFlagValues, vlmPolicy, vlmSettingsFromFlags } from './policies.js';
-import { OnnxPolicy, type OnnxPolicyModel } from '../policy/onnx/index.js';
+import { isOnnxPolicyArg, loadOnnxPolicyArg, refuseStrayVlmFlags, RunPolicyArg, storableVlmSettings, vlmFlagOptions, VlmFlagValues, vlmSettingsFromFlags } from './policies.js';
+import type { OnnxPolicyModel } from '../policy/onnx/index.js';
+import { createPolicy, PolicyModels, taskOf } from '../policy/registry.js';
 import { openDb } from './open-db.js';
 import { screenText } from './screen-text.js';
 
@@ -66,6 +66,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     if (values.subgoals && values.device) await requireSimDroid(device);
     let policy: Policy;
     let human: HumanPolicy | null = null;
+    const task = taskOf(instance);
     switch (values.policy) {
       case 'human': {
         const readLine = io.readLine;
@@ -89,15 +90,17 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
         }
         const actions = t.steps.map((s) => s.raw);
         const k = values['replay-steps'];
-        policy = k === undefined ? new ReplayPolicy(actions) : new ReplayPolicy(actions.slice(0, k), policyFor('oracle', instance));
+        policy = createPolicy(k === undefined ? { name: 'replay', actions } : { name: 'replay', actions: actions.slice(0, k), then: { name: 'oracle' } }, { task });
         break;
       }
       case 'vlm':
-        policy = vlmPolicy(vlm!);
+        policy = createPolicy({ name: 'vlm', settings: vlm! }, { task });
         break;
       default:
-        if (isOnnxPolicyArg(values.policy)) policy = new OnnxPolicy(onnx = await loadOnnxPolicyArg(values.policy));
-        else policy = policyFor(values.policy, instance);
+        if (isOnnxPolicyArg(values.policy)) {
+          onnx = await loadOnnxPolicyArg(values.policy);
+          policy = createPolicy({ name: 'onnx', model: onnx.path }, { task, models: new PolicyModels().keep(onnx.path, onnx) });
+        } else policy = createPolicy({ name: values.policy }, { task });
     }
 
     const runId = record ? createRun(store!.db, { kind: 'single', name: `${instance.template.id} #${instance.seed} ${values.policy}`, config: { task: instance.template.id, seed: instance.seed, policy: values.policy, ...(vlm ? { vlm: storableVlmSettings(vlm, values.endpoint) } : {}), ...(onnx ? { onnx: { path: onnx.path, sha256: onnx.sha256 } } : {}) } }).id : null;

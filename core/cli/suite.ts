@@ -11,7 +11,8 @@ import { SubgoalStoreRecorder } from './subgoal-recorder.js';
 import { intArg, parseFlags, UsageError } from './args.js';
 import { pct, progressBar, table } from './format.js';
 import { embeddedDevice, type Io } from './main.js';
-import { policyFor, policySpec, refuseStrayVlmFlags, storableVlmSettings, SUITE_POLICIES, vlmFlagOptions, VlmFlagValues, vlmPolicy, vlmSettingsForResume, vlmSettingsFromFlags, VLM_USAGE } from './policies.js';
+import { refuseStrayVlmFlags, storableVlmSettings, SUITE_POLICIES, vlmFlagOptions, VlmFlagValues, vlmSettingsForResume, vlmSettingsFromFlags, VLM_USAGE } from './policies.js';
+import { createPolicy, taskOf } from '../policy/registry.js';
 import type { VlmPolicySettings } from '../policy/vlm/settings.js';
 import { SimDroid } from '../../emulators/simdroid/simdroid.js';
 import { openDb } from './open-db.js';
@@ -113,7 +114,7 @@ export async function suiteCommand(argv: string[], io: Io): Promise<number> {
     let instances = splitInstances(TASKS, split, part);
     if (config.limit) instances = instances.slice(0, config.limit);
     const todo = instances.filter((i) => !skip.has(`${i.template.id}#${i.seed}`));
-    const policyOf = (i: (typeof todo)[number]) => (config.policy === 'vlm' ? vlmPolicy(vlm!) : policyFor(config.policy, i));
+    const policyOf = (i: (typeof todo)[number]) => createPolicy(config.policy === 'vlm' ? { name: 'vlm', settings: vlm! } : { name: config.policy }, { task: taskOf(i) });
 
     const started = Date.now();
     const total: Tally = { episodes: 0, successes: 0, errors: 0 };
@@ -190,7 +191,7 @@ export async function suiteCommand(argv: string[], io: Io): Promise<number> {
       } else {
         const workerPolicy = config.policy;
         const jobs: RolloutJob[] = todo.map((i) => ({
-          key: `${i.template.id}#${i.seed}`, templateId: i.template.id, seed: i.seed, policy: policySpec(workerPolicy), ...(config.subgoals ? { subgoals: true } : {}),
+          key: `${i.template.id}#${i.seed}`, templateId: i.template.id, seed: i.seed, policy: { name: workerPolicy }, ...(config.subgoals ? { subgoals: true } : {}),
         }));
         const byKey = new Map(todo.map((i) => [`${i.template.id}#${i.seed}`, i]));
         await runPool({

@@ -1,9 +1,9 @@
 import type { Device } from '../device/device.js';
 import type { EpisodeRecorder, EpisodeResult, EpisodeStart, ObservationRecord, StepRecord } from '../episode/record.js';
 import { runEpisode } from '../episode/runner.js';
-import { BuiltinPolicy, type PolicyModel, type PolicyStepRecord } from '../policy/builtin.js';
+import type { PolicyModel, PolicyStepRecord } from '../policy/builtin.js';
+import { samplingPolicy } from '../policy/registry.js';
 import type { TaskInstance } from '../tasks/instance.js';
-import { createRng } from '../util/rng.js';
 
 /** One rollout to run: which group (task instance) and which of its G episodes. */
 export interface RolloutJob {
@@ -87,7 +87,8 @@ export async function runRollouts(devices: readonly Device[], jobs: readonly Rol
     while (next < jobs.length) {
       const k = next++;
       const job = jobs[k]!;
-      const policy = new BuiltinPolicy(opts.model, { mode: 'sample', temperature: opts.temperature, rng: createRng(job.rngKey) }, { record: true, name: ROLLOUT_POLICY_NAME });
+      // The worker threads' 'builtin-sample' makes the same policy, so an episode is identical in either place.
+      const policy = samplingPolicy(opts.model, { temperature: opts.temperature, rngKey: job.rngKey, policyName: ROLLOUT_POLICY_NAME });
       const { recorder, capture } = rolloutRecorder(opts, job);
       const result = await runEpisode({
         device, instance: job.instance, policy, maxSteps: opts.maxSteps, onMalformed: 'continue', ...(recorder ? { recorder } : {}),

@@ -10,7 +10,7 @@ import {
 import { pngSize } from '../store/content.js';
 import type { SessionStart, WorkbenchApi } from '../api/api.js';
 import { type Settings, SettingsSchema, settingsFields } from '../api/settings.js';
-import type { Activity, PolicyInfo } from '../api/types.js';
+import { SESSION_POLICIES, type Activity, type PolicyInfo } from '../api/types.js';
 import { DeviceRegistry } from './devices.js';
 import { SessionManager } from './sessions.js';
 import { SettingsFile } from './settings-file.js';
@@ -22,9 +22,9 @@ import { listAdapters } from './adaptation/adapters.js';
 import { EpisodeRewards } from './rewards.js';
 import { RemoteJobsHost, type RemoteJobsHostDeps } from './remote-jobs.js';
 import type { SecretStore } from '../policy/vlm/profiles.js';
-import { VlmPolicy } from '../policy/vlm/policy.js';
+import { POLICY_DESCRIPTIONS } from '../policy/registry.js';
 import { EndpointsHost } from './endpoints.js';
-import { checkpointPolicy, listCheckpointPolicies } from './policy-files.js';
+import { checkpointSpec, listCheckpointPolicies } from './policy-files.js';
 import { OnlineGrpoHost, type OnlineGrpoHostDeps } from './online-grpo.js';
 
 export interface WorkbenchOptions {
@@ -54,11 +54,7 @@ export interface Workbench extends WorkbenchApi {
   readonly db: WritableDB;
 }
 
-const POLICIES: PolicyInfo[] = [
-  { name: 'oracle', description: "The task's scripted solution, one action per step from the live screen" },
-  { name: 'random', description: 'Uniformly random actions over the screen (a baseline)' },
-  { name: 'manual', description: 'You choose every action: click an element or pick one, then Step' },
-];
+const POLICIES: PolicyInfo[] = SESSION_POLICIES.map((name) => ({ name, description: POLICY_DESCRIPTIONS[name] }));
 
 /** The data folder's VLM endpoint profiles as session policies (`vlm:<profile>`); the keys stay where they are. */
 function vlmPolicies(endpoints: EndpointsHost): PolicyInfo[] {
@@ -113,8 +109,8 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
   const endpoints = new EndpointsHost({ dataDir: () => settings.dataDir, ...(opts.secrets ? { secrets: opts.secrets } : {}) });
   const sessions = holder.sessions = new SessionManager({
     db: () => db, devices, onDeviceUse: () => void devices.changed(), log,
-    vlmPolicy: (profile) => new VlmPolicy({ ...endpoints.profiles().resolve(profile), name: `vlm:${profile}` }),
-    checkpointPolicy: (file) => checkpointPolicy(settings.dataDir, file),
+    vlmPolicy: (profile) => ({ name: 'vlm', settings: { ...endpoints.profiles().resolve(profile), name: `vlm:${profile}` } }),
+    checkpointPolicy: (file) => checkpointSpec(settings.dataDir, file),
   });
   if (opts.embeddedDevice ?? true) await devices.startSimDroid();
   const training = new TrainingManager({ dataDir: () => settings.dataDir, db: () => db, log });

@@ -1,9 +1,6 @@
 import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { BuiltinPolicy } from '../policy/builtin.js';
-import { loadCheckpoint } from '../policy/checkpoint.js';
-import { OnnxPolicy, OnnxPolicyModel } from '../policy/onnx/index.js';
-import type { Policy } from '../episode/policy.js';
+import type { PolicySpec } from '../policy/registry.js';
 import { WorkbenchError } from '../util/errors.js';
 import { CHECKPOINT_FILE_NAME, type CheckpointSessionPolicy, type PolicyInfo } from '../api/types.js';
 
@@ -60,10 +57,9 @@ export function checkpointPath(dataDir: string, file: string): string {
   return path;
 }
 
-/** The builtin policy of a registered file, greedy (evaluation, as `awb eval --policy FILE`). */
-export async function checkpointPolicy(dataDir: string, file: string): Promise<Policy> {
+/** The builtin policy of a registered file, greedy (evaluation, as `awb eval --policy FILE`), named `checkpoint:<file>`. */
+export function checkpointSpec(dataDir: string, file: string): PolicySpec {
   const path = checkpointPath(dataDir, file);
-  const name = `checkpoint:${file}`;
-  if (file.endsWith('.onnx')) return new OnnxPolicy(await OnnxPolicyModel.load(path), { mode: 'greedy' }, { name });
-  return new BuiltinPolicy(loadCheckpoint(path).model, { mode: 'greedy' }, { name });
+  const policyName = `checkpoint:${file}`;
+  return file.endsWith('.onnx') ? { name: 'onnx', model: path, policyName } : { name: 'builtin', checkpoint: path, policyName };
 }

@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { EpisodeController, type ProposalView } from '../episode/controller.js';
 import type { Breakpoint } from '../episode/breakpoints.js';
-import type { Policy } from '../episode/policy.js';
-import { ManualPolicy } from '../episode/policies/manual.js';
 import { ReplayPolicy } from '../episode/policies/replay.js';
 import { errorOf, type EpisodeResult, type StepRecord } from '../episode/record.js';
-import { policyFor } from '../cli/policies.js';
+import { createPolicy, loadPolicyModels, PolicyModels, taskOf, type PolicySpec } from '../policy/registry.js';
 import { instantiate, type TaskInstance } from '../tasks/instance.js';
 import { getTemplate } from '../tasks/registry.js';
 import { freeFormInstance } from '../tasks/free-form.js';
@@ -60,34 +58,34 @@ function uniqueIds(breakpoints: readonly Breakpoint[]): void {
   if (new Set(ids).size !== ids.length) throw new DuplicateBreakpointError(ids);
 }
 
-/** Makes the policy of a `vlm:<profile>` session from the data folder's endpoint profiles. */
-export type VlmPolicyFactory = (profile: string) => Policy;
-/** Makes the policy of a `checkpoint:<file>` session from a file registered in the data folder's policies/. */
-export type CheckpointPolicyFactory = (file: string) => Promise<Policy>;
+/** The policy of a `vlm:<profile>` session, from the data folder's endpoint profiles. */
+export type VlmPolicySpecOf = (profile: string) => PolicySpec;
+/** The policy of a `checkpoint:<file>` session, a file registered in the data folder's policies/. */
+export type CheckpointPolicySpecOf = (file: string) => PolicySpec;
 
 const isVlm = (name: SessionPolicy): name is VlmSessionPolicy => name.startsWith('vlm:');
 const isCheckpoint = (name: SessionPolicy): name is CheckpointSessionPolicy => name.startsWith('checkpoint:');
 
-interface PolicyFactories {
-  vlm?: VlmPolicyFactory | undefined;
-  checkpoint?: CheckpointPolicyFactory | undefined;
+interface PolicySpecsOf {
+  vlm?: VlmPolicySpecOf | undefined;
+  checkpoint?: CheckpointPolicySpecOf | undefined;
 }
 
-async function policyOf(name: SessionPolicy, instance: TaskInstance, make: PolicyFactories): Promise<Policy> {
+/** The registry spec of a session's policy name. */
+function specOf(name: SessionPolicy, specs: PolicySpecsOf): PolicySpec {
   if (isVlm(name)) {
-    if (!make.vlm) throw new SessionStateError('(new)', `start a ${name} session`, 'without VLM endpoint profiles');
-    return make.vlm(name.slice('vlm:'.length));
+    if (!specs.vlm) throw new SessionStateError('(new)', `start a ${name} session`, 'without VLM endpoint profiles');
+    return specs.vlm(name.slice('vlm:'.length));
   }
   if (isCheckpoint(name)) {
-    if (!make.checkpoint) throw new SessionStateError('(new)', `start a ${name} session`, 'without registered policy files');
-    return make.checkpoint(name.slice('checkpoint:'.length));
+    if (!specs.checkpoint) throw new SessionStateError('(new)', `start a ${name} session`, 'without registered policy files');
+    return specs.checkpoint(name.slice('checkpoint:'.length));
   }
   switch (name) {
     case 'oracle':
     case 'random':
-      return policyFor(name, instance);
     case 'manual':
-      return new ManualPolicy();
+      return { name };
     default:
       return assertNever(name, 'policy');
   }
@@ -130,7 +128,7 @@ export class SessionManager {
 
   constructor(private readonly deps: {
     db(): WritableDB; devices: DeviceRegistry; onDeviceUse(): void; log(m: string): void;
-    vlmPolicy?: VlmPolicyFactory; checkpointPolicy?: CheckpointPolicyFactory;
+    vlmPolicy?: VlmPolicySpecOf; checkpointPolicy?: CheckpointPolicySpecOf;
   }) {}
 
   sessionOf(serial: string): string | null {
@@ -144,7 +142,11 @@ export class SessionManager {
     if (busy) throw new DeviceBusyError(input.serial, busy);
     const device = await this.deps.devices.require(input.serial);
     const instance: TaskInstance = input.instruction !== undefined ? freeFormInstance(input.instruction) : instantiate(getTemplate(input.templateId!), input.seed ?? 0);
-    let policy = await policyOf(input.policy, instance, { vlm: this.deps.vlmPolicy, checkpoint: this.deps.checkpointPolicy });
+    const spec = specOf(input.policy, { vlm: this.deps.vlmPolicy, checkpoint: this.deps.checkpointPolicy });
+    // Model files load now: a bad one refuses the session rather than failing its first step.
+    const models = new PolicyModels();
+    await loadPolicyModels(spec, models);
+    let policy = createPolicy(spec, { task: taskOf(instance), models });
     if (input.from) {
       const t = loadTrajectory(this.deps.db(), input.from.episodeId as EpisodeId);
       if (t.instance.templateId !== instance.template.id || t.instance.seed !== instance.seed) {

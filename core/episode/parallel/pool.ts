@@ -3,7 +3,7 @@ import type { EpisodeResult, EpisodeStart, StepError, StepRecord } from '../reco
 import type { ScreenshotMode } from '../runner.js';
 import type { EpisodeExtras, FromWorker, PoolRecorder, RolloutJob, ToWorker, WorkerConfig } from './protocol.js';
 
-export type { EpisodeExtras, PolicySpec, PoolRecorder, RolloutJob } from './protocol.js';
+export type { EpisodeExtras, PoolRecorder, RolloutJob } from './protocol.js';
 
 /**
  * Parallel rollouts over N SimDroid devices in worker threads, first come first served (the

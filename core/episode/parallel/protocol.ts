@@ -1,27 +1,16 @@
 import type { PolicyStepRecord } from '../../policy/builtin.js';
 import type { EncoderConfig } from '../../policy/encoder.js';
 import type { NetworkDims } from '../../policy/network.js';
+import type { PolicySpec } from '../../policy/registry.js';
 import type { SubgoalProgress } from '../../store/reward-annotations.js';
 import type { EpisodeRecorder, EpisodeResult, EpisodeStart, ObservationRecord, StepRecord } from '../record.js';
 import type { ScreenshotMode } from '../runner.js';
 
 /**
  * Messages between the rollout pool (main thread) and its workers (one SimDroid each). Everything
- * is structured-clone data; screenshots travel as bytes.
+ * is structured-clone data; screenshots travel as bytes. A job's policy is a registry spec
+ * (core/policy/registry.ts).
  */
-export type PolicySpec =
-  | { name: 'oracle' }
-  | { name: 'random' }
-  | { name: 'replay'; actions: unknown[] }
-  /** The builtin policy, greedy, loaded from a checkpoint file by each worker (once per path). */
-  | { name: 'builtin'; checkpoint: string }
-  /** The builtin policy, greedy, scored in ONNX Runtime from an exported model file (core/policy/onnx), loaded once per path by each worker. */
-  | { name: 'onnx'; model: string }
-  /**
-   * The builtin policy sampling with the parameters of the last 'model' message (GRPO rollouts),
-   * its RNG named by rngKey; the episode's per-step training records come back with its 'end'.
-   */
-  | { name: 'builtin-sample'; temperature: number; rngKey: string; policyName: string };
 
 export interface RolloutJob {
   /** Unique within a pool run; results and records are keyed by it. */

@@ -2,21 +2,15 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { SimDroid } from '../../../emulators/simdroid/simdroid.js';
 import { getTemplate } from '../../tasks/registry.js';
 import { instantiate } from '../../tasks/instance.js';
-import { createRng } from '../../util/rng.js';
 import { runEpisode } from '../runner.js';
-import { OraclePolicy } from '../policies/oracle.js';
-import { RandomPolicy } from '../policies/random.js';
-import { ReplayPolicy } from '../policies/replay.js';
 import { BuiltinPolicy, type PolicyModel } from '../../policy/builtin.js';
-import { loadCheckpoint } from '../../policy/checkpoint.js';
 import { createEncoder, type TextEncoder } from '../../policy/encoder.js';
 import { ScorerNetwork } from '../../policy/network.js';
-import { OnnxPolicyModel, pendingOnnxPolicy } from '../../policy/onnx/index.js';
-import type { Policy } from '../policy.js';
+import { createPolicy, PolicyModels } from '../../policy/registry.js';
 import { errorOf, type EpisodeRecorder } from '../record.js';
 import { assertNever } from '../../util/errors.js';
 import { SubgoalTracker } from '../../rewards/episode.js';
-import type { FromWorker, PolicySpec, RolloutJob, ToWorker, WorkerConfig, WorkerModel } from './protocol.js';
+import type { FromWorker, RolloutJob, ToWorker, WorkerConfig, WorkerModel } from './protocol.js';
 
 /** A rollout worker: one SimDroid, one episode at a time, every record posted to the pool as it happens. */
 const config = workerData as WorkerConfig;
@@ -24,9 +18,8 @@ const port = parentPort!;
 const device = new SimDroid({ serial: config.serial, seed: config.deviceSeed });
 const post = (m: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
 
-const models = new Map<string, PolicyModel>();
-/** ONNX models by path, each loading once (ONNX Runtime sessions are created asynchronously). */
-const onnxModels = new Map<string, Promise<OnnxPolicyModel>>();
+/** Checkpoint and ONNX models by path, each loading once for all this worker's jobs. */
+const models = new PolicyModels();
 
 /** The model of 'builtin-sample' jobs (the last 'model' message). */
 let sampleModel: PolicyModel | null = null;
@@ -47,45 +40,19 @@ function setModel(m: WorkerModel): void {
   sampleModel = { encoder, net: new ScorerNetwork(m.dims, m.params) };
 }
 
-function policyFor(spec: PolicySpec, job: RolloutJob): Policy {
-  switch (spec.name) {
-    case 'oracle':
-      return new OraclePolicy();
-    case 'random':
-      // Keyed by the task instance, so the same job gives the same episode on any worker.
-      return new RandomPolicy(createRng(`random/${job.templateId}/${job.seed}`));
-    case 'replay':
-      return new ReplayPolicy(spec.actions);
-    case 'builtin': {
-      // A bad checkpoint throws here, inside run(): the job is reported as failed.
-      let model = models.get(spec.checkpoint);
-      if (!model) {
-        model = loadCheckpoint(spec.checkpoint).model;
-        models.set(spec.checkpoint, model);
-      }
-      return new BuiltinPolicy(model);
-    }
-    case 'onnx': {
-      let model = onnxModels.get(spec.model);
-      if (!model) {
-        model = OnnxPolicyModel.load(spec.model);
-        onnxModels.set(spec.model, model);
-      }
-      return pendingOnnxPolicy(model);
-    }
-    case 'builtin-sample':
-      if (!sampleModel) throw new NoWorkerModelError(job.key);
-      // The same construction as core/rl/rollout.ts runRollouts, so an episode is identical in either place.
-      return new BuiltinPolicy(sampleModel, { mode: 'sample', temperature: spec.temperature, rng: createRng(spec.rngKey) }, { record: true, name: spec.policyName });
-    default:
-      return assertNever(spec, 'policy spec');
-  }
-}
+/** A bad checkpoint throws inside run(): the job is reported as failed. */
+const policyFor = (job: RolloutJob) => createPolicy(job.policy, {
+  task: job, models,
+  sampleModel: () => {
+    if (!sampleModel) throw new NoWorkerModelError(job.key);
+    return sampleModel;
+  },
+});
 
 async function run(job: RolloutJob, forward: WorkerConfig['forward']): Promise<void> {
   try {
     const instance = instantiate(getTemplate(job.templateId), job.seed);
-    const policy = policyFor(job.policy, job);
+    const policy = policyFor(job);
     // Ground truth is read from this worker's SimDroid after each step, as the in-process loop does;
     // it travels with the records, so without them there is nobody to take it.
     const tracker = job.subgoals && forward === 'records' ? new SubgoalTracker(device, instance) : null;

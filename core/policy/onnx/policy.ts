@@ -47,12 +47,12 @@ export class OnnxPolicy implements Policy {
  * asynchronously, while its Policy objects are made synchronously per job. A file that fails to
  * load fails the first act() of each episode that uses it.
  */
-export function pendingOnnxPolicy(model: Promise<OnnxPolicyModel>, selection?: Selection): Policy {
+export function pendingOnnxPolicy(model: Promise<OnnxPolicyModel>, selection?: Selection, name?: string): Policy {
   let ready: OnnxPolicy | null = null;
   return {
-    name: 'onnx',
+    name: name ?? 'onnx',
     act: async (obs, ctx) => {
-      ready ??= new OnnxPolicy(await model, selection);
+      ready ??= new OnnxPolicy(await model, selection, name ? { name } : {});
       return ready.act(obs, ctx);
     },
   };

@@ -1,0 +1,195 @@
+import { z } from 'zod';
+import { ManualPolicy } from '../episode/policies/manual.js';
+import { OraclePolicy } from '../episode/policies/oracle.js';
+import { RandomPolicy } from '../episode/policies/random.js';
+import { ReplayPolicy } from '../episode/policies/replay.js';
+import type { Policy } from '../episode/policy.js';
+import type { TaskInstance } from '../tasks/instance.js';
+import { assertNever } from '../util/errors.js';
+import { createRng } from '../util/rng.js';
+import { BuiltinPolicy, type PolicyModel } from './builtin.js';
+import { loadCheckpoint } from './checkpoint.js';
+import { OnnxPolicy, OnnxPolicyModel, pendingOnnxPolicy } from './onnx/index.js';
+import { VlmPolicy } from './vlm/policy.js';
+import { VlmPolicySettings } from './vlm/settings.js';
+
+/**
+ * The policies by name, with their options: what `awb run|suite|eval --policy`, a rollout worker's
+ * job and a workbench session choose from. A spec is plain data, so it crosses to a worker thread;
+ * createPolicy makes a fresh Policy for one episode from it.
+ *
+ * `awb run --policy human` is not here: a person at the terminal is wired to the CLI's own I/O.
+ */
+export type PolicySpec =
+  /** The task's scripted solution. */
+  | { name: 'oracle' }
+  /** Random actions, the stream keyed by the task instance so an episode reproduces anywhere. */
+  | { name: 'random' }
+  /** A person in the step-through view overrides every step. */
+  | { name: 'manual' }
+  /** Recorded actions re-executed, then `then` takes over (or the episode ends). */
+  | { name: 'replay'; actions: unknown[]; then?: PolicySpec }
+  /** The builtin policy, greedy, from a checkpoint file; `policyName` names it in records (default 'builtin'). */
+  | { name: 'builtin'; checkpoint: string; policyName?: string }
+  /** The builtin policy, greedy, scored in ONNX Runtime from an exported model file (core/policy/onnx); default name 'onnx'. */
+  | { name: 'onnx'; model: string; policyName?: string }
+  /**
+   * The builtin policy sampling with parameters its caller holds (PolicyInputs.sampleModel: GRPO
+   * rollouts), its RNG named by rngKey, recording each step for a trainer.
+   */
+  | { name: 'builtin-sample'; temperature: number; rngKey: string; policyName: string }
+  /** A VLM served by an OpenAI-compatible endpoint (core/policy/vlm). */
+  | { name: 'vlm'; settings: VlmPolicySettings };
+
+export type PolicyName = PolicySpec['name'];
+
+/** The option schemas, one per kind: a spec read from outside (a file, a message) is checked with this. */
+export const PolicySpecSchema: z.ZodType<PolicySpec> = z.lazy(() => z.discriminatedUnion('name', [
+  z.strictObject({ name: z.literal('oracle') }),
+  z.strictObject({ name: z.literal('random') }),
+  z.strictObject({ name: z.literal('manual') }),
+  z.strictObject({ name: z.literal('replay'), actions: z.array(z.unknown()), then: PolicySpecSchema.optional() }),
+  z.strictObject({ name: z.literal('builtin'), checkpoint: z.string().min(1), policyName: z.string().min(1).optional() }),
+  z.strictObject({ name: z.literal('onnx'), model: z.string().min(1), policyName: z.string().min(1).optional() }),
+  z.strictObject({ name: z.literal('builtin-sample'), temperature: z.number().positive(), rngKey: z.string(), policyName: z.string().min(1) }),
+  z.strictObject({ name: z.literal('vlm'), settings: VlmPolicySettings }),
+]));
+
+/** The kinds in a sentence each (the workbench lists its session policies with these). */
+export const POLICY_DESCRIPTIONS: Record<PolicyName, string> = {
+  oracle: "The task's scripted solution, one action per step from the live screen",
+  random: 'Uniformly random actions over the screen (a baseline)',
+  manual: 'You choose every action: click an element or pick one, then Step',
+  replay: 'A recorded episode re-executed, then another policy or the end',
+  builtin: 'The builtin policy from a checkpoint file, greedy',
+  onnx: 'The builtin policy exported to ONNX, scored in ONNX Runtime, greedy',
+  'builtin-sample': 'The builtin policy sampling with temperature (rollouts for training)',
+  vlm: 'A VLM served by an OpenAI-compatible endpoint',
+};
+
+/** A 'builtin-sample' spec, but the caller gave no model to sample with. */
+export class MissingSampleModelError extends Error {
+  override name = 'MissingSampleModelError';
+  constructor(readonly spec: PolicySpec) {
+    super(`Policy ${JSON.stringify(spec)} samples with its caller's model, and none was given`);
+  }
+}
+
+/**
+ * Checkpoint and ONNX models by path, each loaded once: a rollout worker keeps one for all its jobs;
+ * a command that loaded (and hashed) a file itself hands the model over with keep().
+ */
+export class PolicyModels {
+  private readonly checkpoints = new Map<string, PolicyModel>();
+  private readonly onnxLoading = new Map<string, Promise<OnnxPolicyModel>>();
+  private readonly onnxLoaded = new Map<string, OnnxPolicyModel>();
+
+  keep(path: string, model: PolicyModel | OnnxPolicyModel): this {
+    if (model instanceof OnnxPolicyModel) {
+      this.onnxLoaded.set(path, model);
+      this.onnxLoading.set(path, Promise.resolve(model));
+    } else this.checkpoints.set(path, model);
+    return this;
+  }
+
+  /** The checkpoint's model; a bad file throws CheckpointError (and is tried again next time). */
+  checkpoint(path: string): PolicyModel {
+    let model = this.checkpoints.get(path);
+    if (!model) {
+      model = loadCheckpoint(path).model;
+      this.checkpoints.set(path, model);
+    }
+    return model;
+  }
+
+  /** The ONNX model, loading (ONNX Runtime sessions are created asynchronously). */
+  onnx(path: string): Promise<OnnxPolicyModel> {
+    let model = this.onnxLoading.get(path);
+    if (!model) {
+      model = OnnxPolicyModel.load(path);
+      model.then((m) => this.onnxLoaded.set(path, m), () => {});
+      this.onnxLoading.set(path, model);
+    }
+    return model;
+  }
+
+  /** The ONNX model if it has finished loading. */
+  onnxIfLoaded(path: string): OnnxPolicyModel | undefined {
+    return this.onnxLoaded.get(path);
+  }
+}
+
+/** What a policy is made from besides its spec. */
+export interface PolicyInputs {
+  /** The episode's task instance: the random policy's stream is keyed by it. */
+  task: { templateId: string; seed: number };
+  /** Where 'builtin' and 'onnx' find their model files; default: loaded afresh. */
+  models?: PolicyModels;
+  /** The parameters 'builtin-sample' samples with (it may throw: a worker not sent any yet). */
+  sampleModel?: () => PolicyModel;
+}
+
+export const taskOf = (instance: TaskInstance): PolicyInputs['task'] => ({ templateId: instance.template.id, seed: instance.seed });
+
+/** The builtin policy sampling for a trainer: one construction, so an episode is the same in a worker thread or in process. */
+export function samplingPolicy(model: PolicyModel, opts: { temperature: number; rngKey: string; policyName: string }): BuiltinPolicy {
+  return new BuiltinPolicy(model, { mode: 'sample', temperature: opts.temperature, rng: createRng(opts.rngKey) }, { record: true, name: opts.policyName });
+}
+
+/**
+ * A fresh policy for one episode. A checkpoint loads here (a bad file throws CheckpointError); an
+ * ONNX model not yet loaded is waited for by the first act(), and a file that fails to load fails
+ * that act (loadPolicyModels first, to have it throw before the episode).
+ */
+export function createPolicy(spec: PolicySpec, inputs: PolicyInputs): Policy {
+  const models = inputs.models ?? new PolicyModels();
+  const named = (policyName: string | undefined) => (policyName ? { name: policyName } : {});
+  switch (spec.name) {
+    case 'oracle':
+      return new OraclePolicy();
+    case 'random':
+      return new RandomPolicy(createRng(`random/${inputs.task.templateId}/${inputs.task.seed}`));
+    case 'manual':
+      return new ManualPolicy();
+    case 'replay':
+      return new ReplayPolicy(spec.actions, spec.then ? createPolicy(spec.then, { ...inputs, models }) : undefined);
+    case 'builtin':
+      return new BuiltinPolicy(models.checkpoint(spec.checkpoint), { mode: 'greedy' }, named(spec.policyName));
+    case 'onnx': {
+      const loaded = models.onnxIfLoaded(spec.model);
+      if (loaded) return new OnnxPolicy(loaded, { mode: 'greedy' }, named(spec.policyName));
+      return pendingOnnxPolicy(models.onnx(spec.model), { mode: 'greedy' }, spec.policyName);
+    }
+    case 'builtin-sample': {
+      if (!inputs.sampleModel) throw new MissingSampleModelError(spec);
+      return samplingPolicy(inputs.sampleModel(), spec);
+    }
+    case 'vlm':
+      return new VlmPolicy(spec.settings);
+    default:
+      return assertNever(spec, 'policy spec');
+  }
+}
+
+/** Loads the model files a spec names into `models`, so a bad file throws here rather than in an episode. */
+export async function loadPolicyModels(spec: PolicySpec, models: PolicyModels): Promise<void> {
+  switch (spec.name) {
+    case 'builtin':
+      models.checkpoint(spec.checkpoint);
+      return;
+    case 'onnx':
+      await models.onnx(spec.model);
+      return;
+    case 'replay':
+      if (spec.then) await loadPolicyModels(spec.then, models);
+      return;
+    case 'oracle':
+    case 'random':
+    case 'manual':
+    case 'builtin-sample':
+    case 'vlm':
+      return;
+    default:
+      return assertNever(spec, 'policy spec');
+  }
+}
