@@ -1,9 +1,9 @@
 import { closeSync, createWriteStream, openSync, readSync, renameSync, rmSync, statSync, createReadStream } from 'node:fs';
-import { createHash } from 'node:crypto';
+import { createHash, randomInt } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { z } from 'zod';
 import { abortableSleep } from '../llm/chat-client.js';
-import { ArtifactChecksumError, TrainerHttpError, TrainerProtocolError, TrainerUnreachableError } from './errors.js';
+import { ArtifactChecksumError, TrainerHttpError, TrainerProtocolError, TrainerUnreachableError, UploadStalledError } from './errors.js';
 import { header, httpRequest, openRequest, readBody, retryableStatus, TransportError, type HttpResult, type HttpSpec } from './http.js';
 import {
   ErrorBodySchema, HealthSchema, isFinalStatus, JobEventSchema, JobListSchema, JobSchema,
@@ -15,7 +15,8 @@ import {
  * failures and 408/429/5xx with exponential backoff (backoffMs · 2^k, capped); other statuses are
  * TrainerHttpError at once. Retrying is safe everywhere: reads are reads, uploads continue from the
  * server's offset, submissions carry the caller's idempotency key, cancel is idempotent. Backoff has
- * no jitter: one workbench talks to one trainer, there is no herd to spread.
+ * "equal jitter" (half the delay fixed, half random): retries of parallel uploads, or of a client and
+ * its own stalled connection, do not stay in step.
  */
 
 export const DEFAULT_CHUNK_BYTES = 4 * 1024 * 1024;
@@ -32,7 +33,14 @@ export interface TrainerClientOptions {
   chunkBytes?: number;
   /** Idle timeout of an event stream: a quiet job is reconnected after this (default 120 s). */
   streamIdleMs?: number;
+  /**
+   * An upload gives up after this much backoff without the server's offset moving (default 180 s): longer than the
+   * trainer takes to release a chunk whose client vanished (its --upload-read-timeout, 30 s), bounded all the same.
+   */
+  uploadStallMs?: number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Uniform in [0, 1) for the backoff's jitter (default: node:crypto). */
+  random?: () => number;
 }
 
 export interface SubmitRequest {
@@ -68,7 +76,9 @@ export class TrainerClient {
   private readonly maxBackoffMs: number;
   readonly chunkBytes: number;
   private readonly streamIdleMs: number;
+  private readonly uploadStallMs: number;
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  private readonly random: () => number;
 
   constructor(o: TrainerClientOptions) {
     this.baseUrl = o.baseUrl.replace(/\/+$/, '');
@@ -79,11 +89,16 @@ export class TrainerClient {
     this.maxBackoffMs = o.maxBackoffMs ?? 10_000;
     this.chunkBytes = o.chunkBytes ?? DEFAULT_CHUNK_BYTES;
     this.streamIdleMs = o.streamIdleMs ?? 120_000;
+    this.uploadStallMs = o.uploadStallMs ?? 180_000;
     this.sleep = o.sleep ?? abortableSleep;
+    this.random = o.random ?? (() => randomInt(0, 2 ** 32) / 2 ** 32);
   }
 
-  private backoff(failures: number, signal?: AbortSignal): Promise<void> {
-    return this.sleep(Math.min(this.maxBackoffMs, this.backoffMs * 2 ** Math.max(0, failures - 1)), signal);
+  /** Sleeps min(max, base·2^(k−1)) · (½ + ½u) after the k-th failure in a row; returns the milliseconds slept. */
+  private async backoff(failures: number, signal?: AbortSignal): Promise<number> {
+    const ms = Math.round(Math.min(this.maxBackoffMs, this.backoffMs * 2 ** Math.max(0, failures - 1)) * (0.5 + 0.5 * this.random()));
+    await this.sleep(ms, signal);
+    return ms;
   }
 
   private httpError(spec: Pick<HttpSpec, 'method' | 'path'>, r: HttpResult, jobId: string | null): TrainerHttpError {
@@ -160,13 +175,28 @@ export class TrainerClient {
     let failures = 0;
     let reconnects = 0;
     let resumedFrom: number | null = null;
+    // Bounded by backoff slept without progress, not by attempts: a trainer still holding a vanished connection's
+    // chunk answers 409 until it releases it, and a flaky link may fail many times while the upload still advances.
+    let stalledMs = 0;
+    let lastOffset = -1;
     const fd = openSync(file, 'r');
+    const wait = async (reason: string, unreachable: boolean) => {
+      stalledMs += await this.backoff(++failures, opts.signal);
+      if (stalledMs <= this.uploadStallMs) return;
+      if (unreachable) throw new TrainerUnreachableError(this.baseUrl, 'PUT', path, failures, reason);
+      throw new UploadStalledError(this.baseUrl, sha256, Math.max(0, lastOffset), size, stalledMs, reason);
+    };
     try {
       for (;;) {
         const st = await this.uploadStatus(sha256, opts.signal);
         resumedFrom ??= st.offset;
         opts.onProgress?.(st.offset, size);
         if (st.complete) return { size, resumedFrom, reconnects };
+        if (st.offset !== lastOffset) {
+          lastOffset = st.offset;
+          stalledMs = 0;
+          failures = 0;
+        }
         if (st.offset > size) throw new TrainerProtocolError(this.baseUrl, path, `server holds ${st.offset} bytes of a ${size}-byte file`);
         const end = Math.min(size, st.offset + this.chunkBytes);
         const chunk = Buffer.alloc(end - st.offset);
@@ -180,24 +210,23 @@ export class TrainerClient {
         } catch (e) {
           if (!(e instanceof TransportError)) throw e;
           reconnects++;
-          if (++failures > this.retries) throw new TrainerUnreachableError(this.baseUrl, 'PUT', path, failures, e.reason);
-          await this.backoff(failures, opts.signal);
+          await wait(e.reason, true);
           continue;
         }
         if (r.status === 201) {
           opts.onProgress?.(size, size);
           return { size, resumedFrom, reconnects };
         }
-        if (r.status >= 200 && r.status < 300) {
-          failures = 0;
+        if (r.status >= 200 && r.status < 300) continue;
+        const err = this.httpError({ method: 'PUT', path }, r, null);
+        // 409: the trainer is still receiving this upload on another connection (wait, with jitter, for its release),
+        // or our offset was stale (a retried chunk that did arrive): HEAD tells the truth next round.
+        if (r.status === 409) {
+          await wait(`${r.status} ${err.code}: ${err.serverMessage}`, false);
           continue;
         }
-        // 409: our offset was stale (a retry of a chunk that did arrive); HEAD tells the truth next round.
-        if (r.status === 409) continue;
-        const err = this.httpError({ method: 'PUT', path }, r, null);
         if (!retryableStatus(r.status)) throw err;
-        if (++failures > this.retries) throw new TrainerUnreachableError(this.baseUrl, 'PUT', path, failures, err.message);
-        await this.backoff(failures, opts.signal);
+        await wait(err.message, true);
       }
     } finally {
       closeSync(fd);

@@ -24,6 +24,18 @@ export class TrainerUnreachableError extends WorkbenchError {
   }
 }
 
+/**
+ * An upload made no progress for the client's whole stall budget while the trainer answered (typically 409: it still
+ * receives this bundle on a connection whose client vanished, and has not released it yet).
+ */
+export class UploadStalledError extends WorkbenchError {
+  override name = 'UploadStalledError';
+  constructor(readonly baseUrl: string, readonly sha256: string, readonly offset: number, readonly size: number, readonly stalledMs: number, readonly causeMessage: string) {
+    super(`Upload of ${sha256.slice(0, 12)}… to ${baseUrl} made no progress for ${Math.round(stalledMs / 1000)} s at ${offset} of ${size} bytes; `
+      + `the trainer is up but answered: ${causeMessage}. Try again later (it resumes from ${offset})`);
+  }
+}
+
 /** The service answered with something that is not the protocol (wrong JSON shape, not JSON). */
 export class TrainerProtocolError extends WorkbenchError {
   override name = 'TrainerProtocolError';

@@ -26,10 +26,10 @@ export interface RealTrainer {
   stop(): Promise<void>;
 }
 
-export async function startRealTrainer(workdir: string, token: string, timeoutMs = 30_000): Promise<RealTrainer> {
+export async function startRealTrainer(workdir: string, token: string, timeoutMs = 30_000, extraArgs: string[] = []): Promise<RealTrainer> {
   const tokenFile = join(workdir, 'token.txt');
   writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
-  const child = spawn(PYTHON, ['-m', 'awb_trainer', 'serve', '--host', '127.0.0.1', '--port', '0', '--workdir', join(workdir, 'service'), '--token-file', tokenFile, '--quiet'], {
+  const child = spawn(PYTHON, ['-m', 'awb_trainer', 'serve', '--host', '127.0.0.1', '--port', '0', '--workdir', join(workdir, 'service'), '--token-file', tokenFile, '--quiet', ...extraArgs], {
     cwd: TRAINER_ROOT, env: { ...process.env, PYTHONPATH: TRAINER_ROOT, PYTHONDONTWRITEBYTECODE: '1', PYTHONUNBUFFERED: '1' }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

@@ -44,7 +44,8 @@ def _serve(args: argparse.Namespace) -> int:
 
     os.makedirs(args.workdir, exist_ok=True)
     service = TrainerService(args.workdir, _token(args.workdir, args.token_file), gpus=args.gpus,
-                             max_upload_bytes=int(args.max_upload_gib * (1 << 30)), log=not args.quiet)
+                             max_upload_bytes=int(args.max_upload_gib * (1 << 30)), log=not args.quiet,
+                             upload_read_timeout=args.upload_read_timeout)
     running = RunningService(service, args.host, args.port).start()
     print(f"awb-trainer listening on {running.url}", flush=True)
     done = threading.Event()
@@ -92,6 +93,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     s.add_argument("--token-file", help="file holding the bearer token (default: DIR/token, generated on first start)")
     s.add_argument("--gpus", type=int, default=1, help="processes per job; > 1 runs jobs under torchrun")
     s.add_argument("--max-upload-gib", type=float, default=1024.0, help="largest accepted dataset bundle")
+    s.add_argument("--upload-read-timeout", type=float, default=30.0,
+                   help="seconds without upload bytes before a chunk is released (kept so far, 408); default 30")
     s.add_argument("--quiet", action="store_true", help="no request log on stderr")
     r = sub.add_parser("run", help="run one job directory (job.json + dataset.tar) to its end")
     r.add_argument("--job", required=True)

@@ -30,8 +30,12 @@ RANGE_RE = re.compile(r"^bytes=(\d*)-(\d*)$")
 class TrainerService:
     """Everything the handlers share: the token, the stores, the queue."""
 
-    def __init__(self, workdir: str, token: str, gpus: int = 1, max_upload_bytes: int = 1 << 40, log: bool = True):
+    def __init__(self, workdir: str, token: str, gpus: int = 1, max_upload_bytes: int = 1 << 40, log: bool = True,
+                 upload_read_timeout: float = 30.0):
         self.workdir = workdir
+        # An upload chunk whose bytes stop arriving for this long is released (kept up to there, the connection
+        # closed): a client whose side vanished without a FIN must not hold the upload for the socket's 120 s.
+        self.upload_read_timeout = upload_read_timeout
         if len(token) < 16:  # an empty or short token must never mean "no authentication"
             raise ValueError("the bearer token must be at least 16 characters")
         self._token = token.encode("utf-8")
@@ -89,7 +93,12 @@ class Handler(BaseHTTPRequestHandler):
             query = urllib.parse.parse_qs(url.query)
             self._route(parts, query)
         except ApiError as e:
-            self._send_json(e.status, e.body(), e.headers)
+            if e.status == 408:
+                self.log_message("%s", e.message)
+            try:
+                self._send_json(e.status, e.body(), e.headers)
+            except (BrokenPipeError, ConnectionResetError, TimeoutError):
+                self.close_connection = True  # the client is gone (a stalled upload): nobody to answer
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
         except Exception as e:  # an unexpected bug answers 500 with its type, never a dropped connection
@@ -141,11 +150,15 @@ class Handler(BaseHTTPRequestHandler):
     def _upload_put(self, sha: str) -> None:
         length = self.headers.get("Content-Length")
         self._body_read = True  # UploadStore reads it, or raises before reading (then the connection closes)
+        self.connection.settimeout(self.service.upload_read_timeout)
         try:
-            offset, complete = self.service.uploads.put(sha, self.headers.get("Content-Range"), int(length) if length and length.isdigit() else None, self.rfile)
+            offset, complete = self.service.uploads.put(sha, self.headers.get("Content-Range"), int(length) if length and length.isdigit() else None, self.rfile,
+                                                        stall_seconds=self.service.upload_read_timeout)
         except ApiError:
             self._body_read = False
             raise
+        finally:
+            self.connection.settimeout(self.timeout)
         status = 201 if complete else 200
         self._send_json(status, {"offset": offset, "complete": complete}, self._upload_headers(offset, complete))
 

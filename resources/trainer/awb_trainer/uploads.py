@@ -63,8 +63,10 @@ class UploadStore:
     def _meta(self, sha: str) -> str:
         return os.path.join(self.root, sha + ".json")
 
-    def put(self, sha: str, content_range: Optional[str], content_length: Optional[int], body: BinaryIO) -> tuple[int, bool]:
-        """Appends one chunk; returns (offset, complete). Raises conflict, bad_request or checksum_mismatch."""
+    def put(self, sha: str, content_range: Optional[str], content_length: Optional[int], body: BinaryIO,
+            stall_seconds: Optional[float] = None) -> tuple[int, bool]:
+        """Appends one chunk; returns (offset, complete). Raises conflict, bad_request or checksum_mismatch, and 408 when
+        the body stops arriving (the body's reads time out after `stall_seconds`): the bytes that came are kept."""
         start, end, total = parse_content_range(content_range)
         length = end - start + 1
         if content_length is None or content_length != length:
@@ -91,14 +93,22 @@ class UploadStore:
         try:
             with open(self._part(sha), "ab") as f:
                 remaining = length
+                stalled = False
                 while remaining > 0:
-                    data = body.read(min(READ_CHUNK, remaining))
+                    try:
+                        data = body.read(min(READ_CHUNK, remaining))
+                    except (TimeoutError, ConnectionError):
+                        stalled = True
+                        break
                     if not data:
                         break  # the client went away: keep what arrived, the next HEAD reports it
                     f.write(data)
                     f.flush()
                     remaining -= len(data)
             offset = os.path.getsize(self._part(sha))
+            if stalled:
+                raise ApiError("bad_request", f"upload {sha[:12]}… stalled: no bytes for {stall_seconds:g} s; kept {offset} of {total} bytes, "
+                               f"continue from Upload-Offset", status=408, headers={"Upload-Offset": str(offset)})
             if offset < total:
                 return offset, False
             return self._finish(sha, total), True

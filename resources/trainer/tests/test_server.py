@@ -58,6 +58,40 @@ class Uploads(ServiceTest):
         self.assertEqual(status, 200)
         return headers
 
+    def test_a_stalled_chunk_is_released_after_the_read_timeout_keeping_what_arrived(self) -> None:
+        # Issue 16, D9: a client whose side vanished without closing held the upload for the socket's 120 s, every other
+        # PUT answered 409 meanwhile, and the release logged "internal error: TimeoutError" with a traceback.
+        import socket
+        import time
+        from awb_trainer.server import RunningService, TrainerService
+        svc = RunningService(TrainerService(self.tmp.name + "-stall", TOKEN, log=False, upload_read_timeout=1.0)).start()
+        try:
+            client = Client(svc.url)
+            data = os.urandom(5000)
+            sha = hashlib.sha256(data).hexdigest()
+            stalled = socket.create_connection(("127.0.0.1", svc.port))
+            stalled.sendall((f"PUT /v1/uploads/{sha} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n"
+                             f"Content-Range: bytes 0-4999/5000\r\nContent-Length: 5000\r\n\r\n").encode() + data[:1200])
+            time.sleep(0.3)
+            put = lambda start: client.request("PUT", f"/v1/uploads/{sha}", data[start:], {"Content-Range": f"bytes {start}-4999/5000"})
+            self.assertEqual(put(1200)[0], 409)  # still being received
+            deadline = time.monotonic() + 10
+            while True:
+                status, headers, _ = client.request("HEAD", f"/v1/uploads/{sha}")
+                if time.monotonic() > deadline or put(int(headers["upload-offset"]))[0] != 409:
+                    break
+                time.sleep(0.2)
+            self.assertEqual(client.request("HEAD", f"/v1/uploads/{sha}")[1]["upload-complete"], "?1")
+            with open(os.path.join(self.tmp.name + "-stall", "uploads", sha), "rb") as f:
+                self.assertEqual(f.read(), data)
+            stalled.settimeout(5)
+            self.assertTrue(stalled.recv(4096).startswith(b"HTTP/1.1 408"))  # told why, then closed
+            stalled.close()
+        finally:
+            svc.stop()
+            import shutil
+            shutil.rmtree(self.tmp.name + "-stall", ignore_errors=True)
+
     def test_an_empty_upload_record_left_behind_does_not_block_the_upload(self) -> None:
         # Issue 16: an empty uploads/<sha>.json (written in place by an older version, then a crash) made every PUT of
         # that sha a permanent 500 JSONDecodeError. It is now written atomically, and an unreadable one is no declaration.
