@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { OraclePolicy } from '../episode/policies/oracle.js';
 import { RandomPolicy } from '../episode/policies/random.js';
 import type { Policy } from '../episode/policy.js';
-import type { PolicySpec } from '../episode/parallel/protocol.js';
+import type { PolicySpec } from '../rollout/threads/protocol.js';
 import type { TaskInstance } from '../tasks/instance.js';
 import { createRng } from '../util/rng.js';
 import { COORDINATE_SPACES } from '../policy/vlm/geometry.js';

@@ -1,19 +1,19 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { SimDroid } from '../../../emulators/simdroid/simdroid.js';
+import { openSimDroid } from '../../devices/provider.js';
 import { getTemplate } from '../../tasks/registry.js';
 import { instantiate } from '../../tasks/instance.js';
 import { createRng } from '../../util/rng.js';
-import { runEpisode } from '../runner.js';
-import { OraclePolicy } from '../policies/oracle.js';
-import { RandomPolicy } from '../policies/random.js';
-import { ReplayPolicy } from '../policies/replay.js';
+import { runEpisode } from '../../episode/runner.js';
+import { OraclePolicy } from '../../episode/policies/oracle.js';
+import { RandomPolicy } from '../../episode/policies/random.js';
+import { ReplayPolicy } from '../../episode/policies/replay.js';
 import { BuiltinPolicy, type PolicyModel } from '../../policy/builtin.js';
 import { loadCheckpoint } from '../../policy/checkpoint.js';
 import { createEncoder, type TextEncoder } from '../../policy/encoder.js';
 import { ScorerNetwork } from '../../policy/network.js';
 import { OnnxPolicyModel, pendingOnnxPolicy } from '../../policy/onnx/index.js';
-import type { Policy } from '../policy.js';
-import { errorOf, type EpisodeRecorder } from '../record.js';
+import type { Policy } from '../../episode/policy.js';
+import { errorOf, type EpisodeRecorder } from '../../episode/record.js';
 import { assertNever } from '../../util/errors.js';
 import { SubgoalTracker } from '../../rewards/episode.js';
 import type { FromWorker, PolicySpec, RolloutJob, ToWorker, WorkerConfig, WorkerModel } from './protocol.js';
@@ -21,7 +21,7 @@ import type { FromWorker, PolicySpec, RolloutJob, ToWorker, WorkerConfig, Worker
 /** A rollout worker: one SimDroid, one episode at a time, every record posted to the pool as it happens. */
 const config = workerData as WorkerConfig;
 const port = parentPort!;
-const device = new SimDroid({ serial: config.serial, seed: config.deviceSeed });
+const device = openSimDroid({ serial: config.serial, seed: config.deviceSeed });
 const post = (m: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
 
 const models = new Map<string, PolicyModel>();
@@ -75,7 +75,7 @@ function policyFor(spec: PolicySpec, job: RolloutJob): Policy {
     }
     case 'builtin-sample':
       if (!sampleModel) throw new NoWorkerModelError(job.key);
-      // The same construction as core/rl/rollout.ts runRollouts, so an episode is identical in either place.
+      // The same construction as core/rollout/rollouts.ts runRollouts, so an episode is identical in either place.
       return new BuiltinPolicy(sampleModel, { mode: 'sample', temperature: spec.temperature, rng: createRng(spec.rngKey) }, { record: true, name: spec.policyName });
     default:
       return assertNever(spec, 'policy spec');
@@ -124,10 +124,6 @@ async function run(job: RolloutJob, forward: WorkerConfig['forward']): Promise<v
 
 port.on('message', (m: ToWorker) => {
   switch (m.type) {
-    case 'exit':
-      device.close();
-      port.close();
-      return;
     case 'model':
       setModel(m.model);
       return;

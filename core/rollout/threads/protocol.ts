@@ -2,12 +2,13 @@ import type { PolicyStepRecord } from '../../policy/builtin.js';
 import type { EncoderConfig } from '../../policy/encoder.js';
 import type { NetworkDims } from '../../policy/network.js';
 import type { SubgoalProgress } from '../../store/reward-annotations.js';
-import type { EpisodeRecorder, EpisodeResult, EpisodeStart, ObservationRecord, StepRecord } from '../record.js';
-import type { ScreenshotMode } from '../runner.js';
+import type { EpisodeRecorder, EpisodeResult, EpisodeStart, ObservationRecord, StepRecord } from '../../episode/record.js';
+import type { ScreenshotMode } from '../../episode/runner.js';
 
 /**
  * Messages between the rollout pool (main thread) and its workers (one SimDroid each). Everything
- * is structured-clone data; screenshots travel as bytes.
+ * is structured-clone data; screenshots travel as bytes. The pool ends a worker by terminating its
+ * thread (pool.ts close), so there is no exit message.
  */
 export type PolicySpec =
   | { name: 'oracle' }
@@ -76,8 +77,7 @@ export type ToWorker =
   /** `forward` overrides the worker config's for this job (a persistent pool runs with and without a recorder). */
   | { type: 'job'; job: RolloutJob; forward?: WorkerConfig['forward'] }
   /** Replaces the model 'builtin-sample' jobs use; episodes already running keep theirs. */
-  | { type: 'model'; model: WorkerModel }
-  | { type: 'exit' };
+  | { type: 'model'; model: WorkerModel };
 
 export type FromWorker =
   | { type: 'ready' }
