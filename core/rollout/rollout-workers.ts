@@ -70,7 +70,7 @@ export class RolloutWorkerPool {
     const pool = await WorkerPool.start({
       workers: opts.workers,
       ...(opts.entry ? { entry: opts.entry } : {}),
-      // Device seed 0 for all, as the in-process path's `new SimDroid()`: the boot content is then the same everywhere.
+      // Device seed 0 for all, as the in-process path's SimDroids (openSimDroids): the boot content is then the same everywhere.
       config: (i) => ({ serial: `simdroid-grpo-w${i}`, deviceSeed: 0, screenshots: 'none', onMalformed: 'continue', forward: 'results' }),
     });
     return new RolloutWorkerPool(pool);
