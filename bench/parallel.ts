@@ -3,7 +3,7 @@
  * SimDroid devices in worker threads, random policy (every episode runs its full step budget).
  *   npm run bench -- parallel
  */
-import { runPool, type RolloutJob } from '../core/episode/parallel/pool.js';
+import { runPool, type RolloutJob } from '../core/rollout/threads/run-pool.js';
 import { TASKS } from '../core/tasks/registry.js';
 
 export async function benchParallel(): Promise<Record<string, unknown>> {

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { AdbServer } from '../device/adb/server.js';
-import type { AdbDevice } from '../device/adb/adb-device.js';
 import { launchAvd, listAvds } from '../device/adb/avd.js';
+import { openAdbServer, type AdbTarget } from '../devices/provider.js';
 import { intArg, parseFlags, UsageError } from './args.js';
 import { table } from './format.js';
 import type { Io } from './main.js';
@@ -13,31 +12,17 @@ import type { Io } from './main.js';
 const AdbFlags = { 'adb-port': { type: 'string' }, json: { type: 'boolean' } } as const;
 const AdbValues = z.object({ 'adb-port': intArg('--adb-port').optional(), json: z.boolean().optional() });
 
-export function adbServer(port: number | undefined): AdbServer {
-  return new AdbServer(port !== undefined ? { port } : {});
-}
-
-/** How `--device SERIAL` is reached: the adb server's port and the emulator console's auth token. */
-export interface AdbTarget {
-  adbPort?: number | undefined;
-  consoleToken?: string | undefined;
-}
-
-/** The flags run and suite share to reach a device behind adb. */
+/** The flags run and suite share to reach a device behind adb (core/devices/provider.ts opens it). */
 export const targetFlags = { 'adb-port': { type: 'string' }, 'console-token': { type: 'string' } } as const;
 export const TargetValues = { 'adb-port': intArg('--adb-port').optional(), 'console-token': z.string().min(1).optional() };
 export const targetOf = (v: { 'adb-port'?: number | undefined; 'console-token'?: string | undefined }): AdbTarget =>
   ({ adbPort: v['adb-port'], consoleToken: v['console-token'] });
 
-export function adbDevice(serial: string, via: AdbTarget): AdbDevice {
-  return adbServer(via.adbPort).device(serial, via.consoleToken ? { consoleTokenPath: via.consoleToken } : {});
-}
-
 export async function devicesCommand(argv: string[], io: Io): Promise<number> {
   // `awb devices --json` lists, as `awb devices` does: a flag first is not a subcommand.
   const [sub = 'list', ...rest] = argv[0]?.startsWith('-') ? ['list', ...argv] : argv;
   const { values, positionals } = parseFlags(rest, AdbFlags, AdbValues);
-  const server = adbServer(values['adb-port']);
+  const server = openAdbServer(values['adb-port']);
   switch (sub) {
     case 'list': {
       const list = await server.devices();
@@ -79,7 +64,7 @@ export async function avdCommand(argv: string[], io: Io): Promise<number> {
       }));
       const name = positionals[0];
       if (!name) throw new UsageError('awb avd launch NAME [--port EVEN_PORT] [--grpc PORT] [--window] [--adb-port P]');
-      const avd = await launchAvd({ name, port: values.port, server: adbServer(values['adb-port']), headless: !values.window, ...(values.grpc ? { grpcPort: values.grpc } : {}) });
+      const avd = await launchAvd({ name, port: values.port, server: openAdbServer(values['adb-port']), headless: !values.window, ...(values.grpc ? { grpcPort: values.grpc } : {}) });
       io.out(values.json ? JSON.stringify({ serial: avd.serial, pid: avd.process.pid }) : `${name} booted as ${avd.serial} (pid ${avd.process.pid}); it keeps running after this command.`);
       avd.process.unref();
       return 0;

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { runEpisode } from '../episode/runner.js';
-import { runPool, type RolloutJob } from '../episode/parallel/pool.js';
+import { runPool, type RolloutJob } from '../rollout/threads/run-pool.js';
 import type { EpisodeResult } from '../episode/record.js';
 import type { PolicyModel } from '../policy/builtin.js';
 import { CheckpointError, deserializeCheckpoint } from '../policy/checkpoint.js';

@@ -1,7 +1,8 @@
 import { createInterface } from 'node:readline';
-import { SimDroid } from '../../emulators/simdroid/simdroid.js';
+import type { SimDroid } from '../../emulators/simdroid/simdroid.js';
+import { openAdbDevice, openSimDroid, type AdbTarget } from '../devices/provider.js';
 import type { Device } from '../device/device.js';
-import { adbDevice, avdCommand, devicesCommand, type AdbTarget } from './devices.js';
+import { avdCommand, devicesCommand } from './devices.js';
 import { emulatorCommand } from './emulator.js';
 import { HelpRequested, UsageError } from './args.js';
 import { tasksCommand } from './tasks.js';
@@ -41,7 +42,7 @@ function consoleIo(): Io {
 
 /** The embedded default device: an in-process SimDroid. */
 export function embeddedDevice(): SimDroid {
-  return new SimDroid({ serial: 'simdroid-embedded' });
+  return openSimDroid({ serial: 'simdroid-embedded' });
 }
 
 /** `--device SERIAL` (through the adb server) or the embedded SimDroid, with how to let go of it. */
@@ -50,7 +51,7 @@ export function openDevice(serial: string | undefined, via: AdbTarget = {}): { d
     const d = embeddedDevice();
     return { device: d, close: () => d.close() };
   }
-  return { device: adbDevice(serial, via), close: () => {} };
+  return { device: openAdbDevice(serial, via), close: () => {} };
 }
 
 const HELP = `awb — Android Agent Workbench

@@ -1,6 +1,6 @@
 import type { Device } from '../device/device.js';
 import type { EpisodeResult, EpisodeStart, ObservationRecord, StepRecord } from '../episode/record.js';
-import type { EpisodeExtras, PoolRecorder } from '../episode/parallel/protocol.js';
+import type { EpisodeExtras, PoolRecorder } from '../rollout/threads/protocol.js';
 import { inTransaction, type WritableDB } from '../store/db.js';
 import { putSubgoalProgress, StoreRecorder, type EpisodeId, type RunId, type SubgoalProgress } from '../store/index.js';
 import type { SubgoalTracker } from '../rewards/episode.js';

@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { openAdbDevice, openSimDroids } from '../devices/provider.js';
 import { runEpisode } from '../episode/runner.js';
-import { runPool, type RolloutJob } from '../episode/parallel/pool.js';
-import { runOnDevices } from '../episode/device-pool.js';
+import { runPool, type RolloutJob } from '../rollout/threads/run-pool.js';
+import { runOnDevices } from '../rollout/device-pool.js';
 import type { EpisodeResult, StepError } from '../episode/record.js';
 import { getTemplate, TASKS } from '../tasks/registry.js';
 import { parsePart, parseSplit, splitInstances } from '../tasks/splits.js';
@@ -14,9 +15,8 @@ import { embeddedDevice, type Io } from './main.js';
 import { refuseStrayVlmFlags, storableVlmSettings, SUITE_POLICIES, vlmFlagOptions, VlmFlagValues, vlmSettingsForResume, vlmSettingsFromFlags, VLM_USAGE } from './policies.js';
 import { createPolicy, taskOf } from '../policy/registry.js';
 import type { VlmPolicySettings } from '../policy/vlm/settings.js';
-import { SimDroid } from '../../emulators/simdroid/simdroid.js';
 import { openDb } from './open-db.js';
-import { adbDevice, targetFlags, TargetValues, targetOf } from './devices.js';
+import { targetFlags, TargetValues, targetOf } from './devices.js';
 
 const USAGE = 'awb suite run --split unseen-instance|unseen-template|unseen-app|all --part train|test|adapt --policy oracle|random|vlm\n'
   + `              ${VLM_USAGE}\n`
@@ -145,7 +145,7 @@ export async function suiteCommand(argv: string[], io: Io): Promise<number> {
     try {
       if (values.device) {
         // Devices behind adb: one in-process loop per device; a device that drops is reconnected.
-        const devices = values.device.map((serial) => adbDevice(serial, targetOf(values)));
+        const devices = values.device.map((serial) => openAdbDevice(serial, targetOf(values)));
         const { unrun } = await runOnDevices({
           devices, instances: todo, policy: policyOf, recorder: () => new StoreRecorder(db, runId), screenshots: config.screenshots,
           onEpisode: (instance, result, device) => {
@@ -175,7 +175,7 @@ export async function suiteCommand(argv: string[], io: Io): Promise<number> {
       } else if (config.policy === 'vlm') {
         // A VLM's steps are mostly waiting on the endpoint: N embedded SimDroids in this thread, all
         // policies sharing the endpoint's concurrency limit.
-        const devices = Array.from({ length: values.parallel }, (_, k) => new SimDroid({ serial: `simdroid-embedded-${k}` }));
+        const devices = openSimDroids(values.parallel, 'simdroid-embedded-');
         try {
           await runOnDevices({
             devices, instances: todo, policy: policyOf, recorder: () => new StoreRecorder(db, runId), screenshots: config.screenshots,

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { SimDroid } from '../../emulators/simdroid/simdroid.js';
+import type { SimDroid } from '../../emulators/simdroid/simdroid.js';
+import { openSimDroids } from '../devices/provider.js';
 import { createModel, type PolicyModel } from '../policy/builtin.js';
 import { deserializeCheckpoint, serializeCheckpoint } from '../policy/checkpoint.js';
 import { DEFAULT_ADVANTAGE_OPTIONS } from '../rl/grpo.js';
-import { runRollouts, type RolloutJob } from '../rl/rollout.js';
+import { runRollouts, type RolloutJob } from '../rollout/rollouts.js';
 import type { WritableDB } from '../store/db.js';
 import type { RunId } from '../store/ids.js';
 import { StoreRecorder } from '../store/recorder.js';
@@ -45,7 +46,7 @@ export class BuiltinOnlineDriver implements OnlineDriver {
       this.text = serializeCheckpoint(this.model, { init: 'fresh', seed: o.seed });
       this.label = `fresh (seed ${o.seed})`;
     }
-    this.devices = Array.from({ length: o.devices ?? 1 }, (_, k) => new SimDroid({ serial: `simdroid-online-${k}` }));
+    this.devices = openSimDroids(o.devices ?? 1, 'simdroid-online-');
   }
 
   get current(): string {

@@ -1,10 +1,11 @@
-import { SimDroid } from '../../emulators/simdroid/simdroid.js';
+import type { SimDroid } from '../../emulators/simdroid/simdroid.js';
+import { openSimDroids } from '../devices/provider.js';
 import { runEpisode } from '../episode/runner.js';
 import { resolveApiKey } from '../policy/vlm/client.js';
 import { VlmPolicy } from '../policy/vlm/policy.js';
 import type { ChatMessage } from '../policy/vlm/prompt.js';
 import { DEFAULT_ADVANTAGE_OPTIONS, groupAdvantages } from '../rl/grpo.js';
-import { outcomeReward } from '../rl/rollout.js';
+import { outcomeReward } from '../rollout/rollouts.js';
 import type { WritableDB } from '../store/db.js';
 import type { EpisodeId, RunId } from '../store/ids.js';
 import { StoreRecorder } from '../store/recorder.js';
@@ -78,7 +79,7 @@ export class VlmOnlineDriver implements OnlineDriver {
     this.model = p.settings.endpoint.model;
     this.root = servingRoot(p.settings.endpoint.baseUrl);
     this.publishName = p.publishName ?? `awb-online-${run.id}`;
-    this.devices = Array.from({ length: o.devices ?? 1 }, (_, k) => new SimDroid({ serial: `simdroid-online-${k}` }));
+    this.devices = openSimDroids(o.devices ?? 1, 'simdroid-online-');
   }
 
   get current(): string {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { SimDroid } from '../../emulators/simdroid/simdroid.js';
+import { openSimDroid } from '../devices/provider.js';
 import { createModel, type PolicyModel } from '../policy/builtin.js';
 import { deserializeCheckpoint, serializeCheckpoint } from '../policy/checkpoint.js';
 import { DEFAULT_ADVANTAGE_OPTIONS } from '../rl/grpo.js';
@@ -89,7 +89,7 @@ export async function prepareBundle(o: PrepareOptions): Promise<Prepared> {
       const instances = instancesOf(o);
       if (!instances.length) throw new BundleError(o.kind, 'no task instances selected');
       const { model, text } = initModel(o);
-      const device = new SimDroid({ serial: 'simdroid-jobs' });
+      const device = openSimDroid({ serial: 'simdroid-jobs' });
       let steps: BundleStep[];
       let skippedGroups = 0;
       try {
@@ -121,7 +121,7 @@ export async function prepareBundle(o: PrepareOptions): Promise<Prepared> {
       if (o.split?.part === 'test') throw new BundleError(o.kind, `--from-split ${o.split.split}:test: reward models are scored on the test part; fit on train (default) or adapt`);
       const instances = instancesOf(o);
       if (!instances.length) throw new BundleError(o.kind, 'no task instances selected');
-      const device = new SimDroid({ serial: 'simdroid-jobs' });
+      const device = openSimDroid({ serial: 'simdroid-jobs' });
       try {
         const r = await prepareRewardBundle({
           kind: o.kind, file: o.file, createdAt: o.createdAt, device, instances, seed: o.seed, settings: o.rewards ?? {},

@@ -2,7 +2,7 @@ import type { Device } from '../device/device.js';
 import type { PolicyModel } from '../policy/builtin.js';
 import type { ScorerNetwork } from '../policy/network.js';
 import { episodeStepAdvantages, type AdvantageMode, type AdvantageOptions, type GroupStats } from '../rl/grpo.js';
-import { runRollouts, type Rollout, type RolloutJob } from '../rl/rollout.js';
+import { runRollouts, type Rollout, type RolloutJob } from '../rollout/rollouts.js';
 import { collectDemonstrations } from '../rl/sft.js';
 import type { TaskInstance } from '../tasks/instance.js';
 

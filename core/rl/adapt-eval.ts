@@ -1,11 +1,12 @@
-import { SimDroid } from '../../emulators/simdroid/simdroid.js';
 import type { Device } from '../device/device.js';
+import { openSimDroids } from '../devices/provider.js';
 import { runEpisode } from '../episode/runner.js';
 import type { Policy } from '../episode/policy.js';
 import { AdaptedPolicy, type AdapterChoice, type HomeMode } from '../policy/adapter-policy.js';
 import { BuiltinPolicy, type PolicyModel } from '../policy/builtin.js';
 import type { TaskInstance } from '../tasks/instance.js';
 import { SPLIT_DATA } from '../tasks/splits.js';
+import { scheduleOnDevices } from '../rollout/in-process.js';
 import { appTestInstances, resolveAdaptApp, type AdaptTarget } from './adapt-instances.js';
 import { aggregateEval, type EvalEpisode, type SeedRate } from './eval.js';
 
@@ -93,17 +94,12 @@ export function compareEvals(before: AppEvalResult, after: AppEvalResult): Befor
 /** Greedy episodes of `makePolicy()` on the instances, first come first served over the devices; stops early on abort. */
 export async function evaluateInstances(instances: readonly TaskInstance[], makePolicy: () => Policy, regime: string, opts: AppEvalOptions): Promise<EvalEpisode[]> {
   const out: EvalEpisode[] = [];
-  let next = 0;
-  const worker = async (device: Device) => {
-    while (next < instances.length && !opts.signal?.aborted) {
-      const instance = instances[next++]!;
-      const result = await runEpisode({ device, instance, policy: makePolicy() });
-      const t = instance.template;
-      out.push({ seed: instance.seed, templateId: t.id, regimes: [regime], difficulty: t.difficulty, app: t.apps[0], success: result.success === true, error: result.status === 'error' });
-      opts.onEpisode?.({ done: out.length, total: instances.length, templateId: t.id, seed: instance.seed, success: result.success === true });
-    }
-  };
-  await Promise.all(opts.devices.map(worker));
+  await scheduleOnDevices(opts.devices, instances, (device) => async (instance) => {
+    const result = await runEpisode({ device, instance, policy: makePolicy() });
+    const t = instance.template;
+    out.push({ seed: instance.seed, templateId: t.id, regimes: [regime], difficulty: t.difficulty, app: t.apps[0], success: result.success === true, error: result.status === 'error' });
+    opts.onEpisode?.({ done: out.length, total: instances.length, templateId: t.id, seed: instance.seed, success: result.success === true });
+  }, opts.signal ? { signal: opts.signal } : {});
   // Device interleaving finishes episodes out of order: report them in instance order.
   const order = new Map(instances.map((i, k) => [`${i.template.id}/${i.seed}`, k]));
   return out.sort((a, b) => order.get(`${a.templateId}/${a.seed}`)! - order.get(`${b.templateId}/${b.seed}`)!);
@@ -135,7 +131,7 @@ export interface BeforeAfterOptions {
 /** Runs `fn` on the given devices, or on `count` in-process SimDroids closed afterwards. */
 export async function withDevices<T>(given: readonly Device[] | undefined, count: number, fn: (devices: readonly Device[]) => Promise<T>): Promise<T> {
   if (given?.length) return fn(given);
-  const own = Array.from({ length: count }, (_, i) => new SimDroid({ serial: `simdroid-adapt-${i}` }));
+  const own = openSimDroids(count, 'simdroid-adapt-');
   try {
     return await fn(own);
   } finally {

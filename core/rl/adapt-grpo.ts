@@ -10,7 +10,7 @@ import { WorkbenchError } from '../util/errors.js';
 import { createRng } from '../util/rng.js';
 import { adaptAdvantageOptions, adaptLearningRate, adaptLossOptions, type AdaptGrpoConfig } from './adapt-config.js';
 import { batchLoss, episodeStepAdvantages, LossInputError, type StepLossInput } from './grpo.js';
-import { outcomeReward, type RolloutJob } from './rollout.js';
+import { outcomeReward, type RolloutJob } from '../rollout/rollouts.js';
 import { METRIC, type IterationMetrics } from './train-grpo.js';
 
 /**
@@ -46,7 +46,7 @@ export interface AdaptedRolloutOptions {
 }
 
 /**
- * Runs the jobs first come first served on the devices, as core/rl/rollout.ts runRollouts does, but
+ * Runs the jobs first come first served on the devices, as core/rollout/rollouts.ts runRollouts does, but
  * with the adapted policy (which rollout.ts's BuiltinPolicy-only loop cannot take). Each job samples
  * with its own RNG, so results do not depend on which device ran it; they come back in job order.
  */

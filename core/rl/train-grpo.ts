@@ -1,5 +1,5 @@
 import type { Device } from '../device/device.js';
-import { SimDroid } from '../../emulators/simdroid/simdroid.js';
+import { openSimDroids } from '../devices/provider.js';
 import { createModel, type PolicyModel } from '../policy/builtin.js';
 import { loadCheckpoint } from '../policy/checkpoint.js';
 import { Adam, entropy, type AdamOptions } from '../policy/network.js';
@@ -17,8 +17,8 @@ import {
 import { advanceCurriculum, initialCurriculum, sampleIterationTasks } from './curriculum.js';
 import { batchLoss, episodeStepAdvantages, LossInputError, stepGroupAdvantages, type StepLossInput } from './grpo.js';
 import { loadTrainerCheckpoint, saveTrainerCheckpoint, type ReplayEpisode, type TrainerState } from './grpo-checkpoint.js';
-import { runRollouts, type RolloutJob, type RolloutOptions } from './rollout.js';
-import { resolveRolloutWorkers, RolloutWorkerPool } from './rollout-workers.js';
+import { runRollouts, type RolloutJob, type RolloutOptions } from '../rollout/rollouts.js';
+import { resolveRolloutWorkers, RolloutWorkerPool } from '../rollout/rollout-workers.js';
 import { REWARD_METRIC, storeRewardValues, TrainingRewards } from './train-rewards.js';
 
 /**
@@ -158,7 +158,7 @@ export async function trainGrpo(opts: TrainGrpoOptions): Promise<TrainGrpoResult
   const candidates = pool.map((instance) => ({ key: instanceKey(instance), difficulty: instance.template.difficulty, instance }));
   // Rollout devices: the caller's (in-process), else worker threads with a SimDroid each, else in-process SimDroids.
   const workerCount = opts.devices ? 0 : resolveRolloutWorkers(c.rolloutWorkers, c.devices);
-  const ownDevices = opts.devices || workerCount > 0 ? null : Array.from({ length: c.devices }, (_, i) => new SimDroid({ serial: `simdroid-grpo-${i}` }));
+  const ownDevices = opts.devices || workerCount > 0 ? null : openSimDroids(c.devices, 'simdroid-grpo-');
   const devices = opts.devices ?? ownDevices ?? [];
   let workers: RolloutWorkerPool | null = null;
   const db = opts.db;

@@ -9,7 +9,7 @@ import { putRewardValues } from '../store/reward-annotations.js';
 import { shortestPathRewards, type ShortestPathOptions } from './adagrpo.js';
 import type { TrainConfig } from './config.js';
 import { creditSteps, type RewardCredit } from './credit.js';
-import type { Rollout, RolloutJob } from './rollout.js';
+import type { Rollout, RolloutJob } from '../rollout/rollouts.js';
 import type { EpisodeRecorder } from '../episode/record.js';
 
 /**

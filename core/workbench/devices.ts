@@ -1,11 +1,12 @@
-import { SimDroid } from '../../emulators/simdroid/simdroid.js';
+import type { SimDroid } from '../../emulators/simdroid/simdroid.js';
 import { SimDroidFrameSource } from '../../emulators/simdroid/frames.js';
 import { startEmulatorHost, type EmulatorHost } from '../../emulators/simdroid/host.js';
 import type { Device } from '../device/device.js';
 import { PollingFrameSource, type FrameSource } from '../device/frames.js';
-import { AdbServer } from '../device/adb/server.js';
+import type { AdbServer } from '../device/adb/server.js';
 import type { AdbDevice } from '../device/adb/adb-device.js';
 import { launchAvd, listAvds, SdkNotFoundError } from '../device/adb/avd.js';
+import { openAdbDevice, openAdbServer, openSimDroid } from '../devices/provider.js';
 import { deviceKindOf } from '../store/catalog.js';
 import { pngSize } from '../store/content.js';
 import type { AvdList, DeviceList, DeviceSummary, FrameView } from '../api/types.js';
@@ -52,7 +53,7 @@ export class DeviceRegistry {
 
   private adb(): AdbServer {
     if (this.opts.adbPort === false) throw new AdbDisabledError();
-    this.adbServer ??= new AdbServer(this.opts.adbPort === null ? {} : { port: this.opts.adbPort });
+    this.adbServer ??= openAdbServer(this.opts.adbPort ?? undefined);
     return this.adbServer;
   }
 
@@ -101,7 +102,7 @@ export class DeviceRegistry {
     let d = this.adbDevices.get(serial);
     if (!d) {
       if (this.opts.adbPort === false) throw new DeviceNotFoundError(serial);
-      d = this.adb().device(serial);
+      d = openAdbDevice(serial, { server: this.adb() });
       this.adbDevices.set(serial, d);
     }
     return d;
@@ -117,7 +118,7 @@ export class DeviceRegistry {
 
   async startSimDroid(adbPort?: number): Promise<DeviceSummary> {
     const serial = `simdroid-${this.nextEmbedded++}`;
-    const device = new SimDroid({ serial });
+    const device = openSimDroid({ serial });
     let host: EmulatorHost | null = null;
     if (adbPort !== undefined) {
       try {

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { SimDroid } from '../../emulators/simdroid/simdroid.js';
+import { openSimDroid } from '../devices/provider.js';
 import { instantiate } from '../tasks/instance.js';
 import { getTemplate } from '../tasks/registry.js';
 import { EndpointProfiles, type EndpointProfile, type SecretStore, type SettlingSecretStore } from '../policy/vlm/profiles.js';
@@ -113,7 +113,7 @@ export class EndpointsHost {
     const settings = this.profiles().resolve(name);
     const key = settings.endpoint.apiKey ?? (settings.endpoint.apiKeyEnv ? process.env[settings.endpoint.apiKeyEnv] : undefined);
     const instance = instantiate(getTemplate(templateId), seed);
-    const device = new SimDroid({ serial: 'simdroid-endpoint-test' });
+    const device = openSimDroid({ serial: 'simdroid-endpoint-test' });
     let probe: Awaited<ReturnType<typeof probeEndpoint>>;
     try {
       probe = await probeEndpoint(settings, device, instance);

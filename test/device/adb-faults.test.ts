@@ -7,7 +7,7 @@ import { main } from '../../core/cli/main.js';
 import { openStoreReadonly } from '../../core/store/index.js';
 import { startEmulatorHost } from '../../emulators/simdroid/host.js';
 import { AdbServer } from '../../core/device/adb/server.js';
-import { runOnDevices } from '../../core/episode/device-pool.js';
+import { runOnDevices } from '../../core/rollout/device-pool.js';
 import { OraclePolicy } from '../../core/episode/policies/oracle.js';
 import { TASKS } from '../../core/tasks/registry.js';
 import { splitInstances } from '../../core/tasks/splits.js';

@@ -9,7 +9,7 @@ import { readTar } from '../../core/remote-jobs/tar.js';
 import { createModel } from '../../core/policy/builtin.js';
 import { deserializeCheckpoint, serializeCheckpoint } from '../../core/policy/checkpoint.js';
 import { DEFAULT_ADVANTAGE_OPTIONS, episodeStepAdvantages } from '../../core/rl/grpo.js';
-import type { Rollout } from '../../core/rl/rollout.js';
+import type { Rollout } from '../../core/rollout/rollouts.js';
 import { openStore } from '../../core/store/db.js';
 import { createRun } from '../../core/store/runs.js';
 import { instantiate } from '../../core/tasks/instance.js';

@@ -7,7 +7,7 @@ import { getRun, listEpisodes, openStore } from '../../core/store/index.js';
 import { device } from '../helpers/simdroid.js';
 import { GRPO_POOL, grpoTestConfig, sftWarmStart } from '../helpers/grpo-fixture.js';
 import { scratch } from '../helpers/scratch.js';
-import { canCountThreads, osThreads, threadBaseline, threadsSettleTo } from './rollout-threads.js';
+import { canCountThreads, osThreads, threadBaseline, threadsSettleTo } from '../rollout/rollout-threads.js';
 
 // The resume test of train-grpo.test.ts with rollouts on worker threads, against the in-process run.
 const d = device();

@@ -6,8 +6,8 @@ import { createJudgeModel, saveJudge } from '../../core/rewards/shepherd/builtin
 import { TrainConfigError, type TrainConfigInput } from '../../core/rl/config.js';
 import { creditSteps, returnsToGo } from '../../core/rl/credit.js';
 import { loadCheckpoint } from '../../core/policy/checkpoint.js';
-import { runRollouts, type RolloutJob } from '../../core/rl/rollout.js';
-import { RolloutWorkerPool } from '../../core/rl/rollout-workers.js';
+import { runRollouts, type RolloutJob } from '../../core/rollout/rollouts.js';
+import { RolloutWorkerPool } from '../../core/rollout/rollout-workers.js';
 import { METRIC, trainGrpo } from '../../core/rl/train-grpo.js';
 import { REWARD_METRIC, TrainingRewards } from '../../core/rl/train-rewards.js';
 import { listEpisodes, loadTrajectory, openStore } from '../../core/store/index.js';

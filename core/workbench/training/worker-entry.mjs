@@ -1,5 +1,5 @@
 // Worker threads start with Node's plain loader; register tsx so the TypeScript training worker
-// loads as the rest of the workbench does (as core/episode/parallel/worker-entry.mjs).
+// loads as the rest of the workbench does (as core/rollout/threads/worker-entry.mjs).
 import { register } from 'tsx/esm/api';
 
 register();

@@ -1,7 +1,7 @@
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
-import { SimDroid } from '../../../emulators/simdroid/simdroid.js';
+import { openSimDroid } from '../../devices/provider.js';
 import { createModel } from '../../policy/builtin.js';
 import { saveCheckpoint } from '../../policy/checkpoint.js';
 import { trainerFile } from '../../rl/grpo-checkpoint.js';
@@ -129,7 +129,7 @@ async function sft(j: Extract<WorkerJob, { kind: 'sft' }>, db: WritableDB): Prom
   };
   try {
     // rollout: oracle demonstrations, one instance at a time so pause and stop apply between them
-    const device = new SimDroid({ serial: 'simdroid-sft' });
+    const device = openSimDroid({ serial: 'simdroid-sft' });
     try {
       for (const [i, instance] of instances.entries()) {
         if (gate(0)) return end('aborted');

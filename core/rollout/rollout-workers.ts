@@ -1,17 +1,17 @@
 import { availableParallelism } from 'node:os';
 import type { EpisodeRecorder, EpisodeResult } from '../episode/record.js';
-import type { RolloutJob as WireJob } from '../episode/parallel/protocol.js';
-import { WorkerPool, type WorkerOutcome } from '../episode/parallel/workers.js';
+import type { RolloutJob as WireJob } from './threads/protocol.js';
+import { unfinishedResult, WorkerPool, type WorkerOutcome } from './threads/pool.js';
 import { BuiltinPolicy } from '../policy/builtin.js';
 import { instanceKey, instantiate, type TaskInstance } from '../tasks/instance.js';
 import { getTemplate } from '../tasks/registry.js';
 import { WorkbenchError } from '../util/errors.js';
 import { createRng } from '../util/rng.js';
-import { outcomeReward, ROLLOUT_POLICY_NAME, rolloutRecorder, type Rollout, type RolloutJob, type RolloutOptions, type TreeCapture } from './rollout.js';
+import { outcomeReward, ROLLOUT_POLICY_NAME, rolloutRecorder, type Rollout, type RolloutJob, type RolloutOptions, type TreeCapture } from './rollouts.js';
 
 /**
  * GRPO rollouts on SimDroids in worker threads: the same jobs, options and results as
- * `runRollouts` (rollout.ts), but each device runs in its own thread, so N devices use N cores.
+ * `runRollouts` (rollouts.ts), but each device runs in its own thread, so N devices use N cores.
  *
  * Per batch the policy parameters go to each worker once (a copy of the Float32Array plus the
  * encoder config and network dims); jobs are then handed out first come first served. A worker
@@ -70,7 +70,7 @@ export class RolloutWorkerPool {
     const pool = await WorkerPool.start({
       workers: opts.workers,
       ...(opts.entry ? { entry: opts.entry } : {}),
-      // Device seed 0 for all, as the in-process path's `new SimDroid()`: the boot content is then the same everywhere.
+      // Device seed 0 for all, as the in-process path's SimDroids (openSimDroids): the boot content is then the same everywhere.
       config: (i) => ({ serial: `simdroid-grpo-w${i}`, deviceSeed: 0, screenshots: 'none', onMalformed: 'continue', forward: 'results' }),
     });
     return new RolloutWorkerPool(pool);
@@ -107,7 +107,8 @@ export class RolloutWorkerPool {
         continue;
       }
       const result = failedResult(job.instance, o);
-      await rec?.recorder.end(result, { xml: '' });
+      // GRPO records every rollout: the pool ended the recordings it saw begin, this ends the others.
+      if (!o.start) await rec?.recorder.end(result, { xml: '' });
       out.push({ job, result, records: [], reward: outcomeReward(result), ...trees });
     }
     return out;
@@ -141,12 +142,6 @@ function checkRebuildable(instance: TaskInstance, checked: Map<string, string>):
 /** The result of a rollout whose worker failed: an environment error, with what reached this thread. */
 function failedResult(instance: TaskInstance, o: Extract<WorkerOutcome, { ok: false }>): EpisodeResult {
   const now = Date.now();
-  const startedAt = o.start?.startedAt ?? now;
-  return {
-    templateId: instance.template.id, seed: instance.seed, instruction: instance.instruction, policy: ROLLOUT_POLICY_NAME,
-    steps: o.steps, success: false, status: 'error',
-    outcome: { actions: o.steps.flatMap((s) => (s.action ? [s.action] : [])) },
-    terminatedBy: 'environment_error', error: o.error,
-    timings: { resetMs: 0, checkMs: 0, totalMs: now - startedAt }, startedAt, finishedAt: now,
-  };
+  const start = { templateId: instance.template.id, seed: instance.seed, instruction: instance.instruction, policy: ROLLOUT_POLICY_NAME, startedAt: o.start?.startedAt ?? now };
+  return unfinishedResult(start, o.steps, o.error, now);
 }

@@ -4,6 +4,7 @@ import { runEpisode } from '../episode/runner.js';
 import type { PolicyModel, PolicyStepRecord } from '../policy/builtin.js';
 import { samplingPolicy } from '../policy/registry.js';
 import type { TaskInstance } from '../tasks/instance.js';
+import { scheduleOnDevices } from './in-process.js';
 
 /** One rollout to run: which group (task instance) and which of its G episodes. */
 export interface RolloutJob {
@@ -73,29 +74,23 @@ export function outcomeReward(result: EpisodeResult): number {
 }
 
 /**
- * Runs every job on the devices, first come first served: each device takes the next job as soon
- * as its previous episode ends (Promise-based, in this thread; SimDroid runs in-process, so devices
- * interleave at await points rather than run in parallel — RolloutWorkerPool in rollout-workers.ts
- * runs the same rollouts on SimDroids in worker threads, with identical results).
- * Results come back in job order. Every rollout samples with its own RNG (job.rngKey), and the
- * model is not changed during rollouts, so the outcome does not depend on the device or the order.
+ * Runs every job on the devices, first come first served (the in-process scheduler of
+ * in-process.ts: SimDroids in this thread interleave at await points rather than run in parallel;
+ * RolloutWorkerPool in rollout-workers.ts runs the same rollouts on SimDroids in worker threads,
+ * with identical results). Results come back in job order. Every rollout samples with its own RNG
+ * (job.rngKey), and the model is not changed during rollouts, so the outcome does not depend on
+ * the device or the order.
  */
 export async function runRollouts(devices: readonly Device[], jobs: readonly RolloutJob[], opts: RolloutOptions): Promise<Rollout[]> {
   const out: Rollout[] = new Array(jobs.length);
-  let next = 0;
-  const worker = async (device: Device) => {
-    while (next < jobs.length) {
-      const k = next++;
-      const job = jobs[k]!;
-      // The worker threads' 'builtin-sample' makes the same policy, so an episode is identical in either place.
-      const policy = samplingPolicy(opts.model, { temperature: opts.temperature, rngKey: job.rngKey, policyName: ROLLOUT_POLICY_NAME });
-      const { recorder, capture } = rolloutRecorder(opts, job);
-      const result = await runEpisode({
-        device, instance: job.instance, policy, maxSteps: opts.maxSteps, onMalformed: 'continue', ...(recorder ? { recorder } : {}),
-      });
-      out[k] = { job, result, records: policy.takeRecords(), reward: outcomeReward(result), ...(capture ? { trees: capture.trees } : {}) };
-    }
-  };
-  await Promise.all(devices.map(worker));
+  await scheduleOnDevices(devices, jobs, (device) => async (job, k) => {
+    // The worker threads' 'builtin-sample' makes the same policy, so an episode is identical in either place.
+    const policy = samplingPolicy(opts.model, { temperature: opts.temperature, rngKey: job.rngKey, policyName: ROLLOUT_POLICY_NAME });
+    const { recorder, capture } = rolloutRecorder(opts, job);
+    const result = await runEpisode({
+      device, instance: job.instance, policy, maxSteps: opts.maxSteps, onMalformed: 'continue', ...(recorder ? { recorder } : {}),
+    });
+    out[k] = { job, result, records: policy.takeRecords(), reward: outcomeReward(result), ...(capture ? { trees: capture.trees } : {}) };
+  });
   return out;
 }

@@ -1,17 +1,25 @@
 import { Worker } from 'node:worker_threads';
 import type { PolicyStepRecord } from '../../policy/builtin.js';
 import { WorkbenchError } from '../../util/errors.js';
-import type { EpisodeRecorder, EpisodeResult, EpisodeStart, StepError, StepRecord } from '../record.js';
-import type { FromWorker, RolloutJob, ToWorker, WorkerConfig, WorkerModel } from './protocol.js';
+import type { EpisodeResult, EpisodeStart, StepError, StepRecord } from '../../episode/record.js';
+import type { EpisodeExtras, FromWorker, PoolRecorder, RolloutJob, ToWorker, WorkerConfig, WorkerModel } from './protocol.js';
 
 /**
- * A persistent pool of rollout workers (one SimDroid each) for callers that run many batches,
- * such as a training run: the workers start once, receive model parameters between batches, and
- * take each batch's jobs first come first served. `runPool` (pool.ts) is the one-shot variant for
- * a suite or an eval; both speak the protocol of protocol.ts to the same worker.ts.
+ * The worker-thread rollout scheduler: N SimDroids, each in a worker thread of its own, so
+ * CPU-bound rollouts use N cores (devices this thread can drive, such as adb devices, go through
+ * in-process.ts instead). Jobs go out first come first served (the AndroidWorld-Generalization
+ * rollout design, digest 004 §5.3): each worker takes the next job the moment it is free, so a
+ * slow episode never holds the others back. Records arrive on this thread, where a single writer
+ * (the trajectory store) keeps them.
  *
- * Failures: a worker that dies mid-episode (an uncaught error, `process.exit`, out of memory)
- * fails only that job (`crashed: true`) and a fresh worker takes its place. A worker that dies
+ * One pool serves both kinds of caller: a training run keeps it for many batches (start once,
+ * model parameters between batches), a suite or an eval opens it for one batch (run-pool.ts).
+ * Both speak the protocol of protocol.ts to the same worker.ts.
+ *
+ * Failures: a job that throws in its worker, or whose worker dies mid-episode (an uncaught error,
+ * `process.exit`, out of memory), fails only that job (`crashed: true` for a death); if its
+ * recorder saw the episode begin, the recording is ended there as an environment error, so the
+ * store never keeps it 'running'. A fresh worker takes a dead one's place. A worker that dies
  * before it is ready, or a recorder that throws, fails the batch with a named error; the pool is
  * then unusable and only `close()` remains.
  */
@@ -27,7 +35,7 @@ export interface WorkerRunOptions {
   /** 'records' posts every step to the main thread (needed by a recorder); 'results' only each episode's end. */
   forward: WorkerConfig['forward'];
   /** A recorder for each job, on the main thread (e.g. a trajectory-store recorder). */
-  recorder?: (job: RolloutJob) => EpisodeRecorder | undefined;
+  recorder?: (job: RolloutJob) => PoolRecorder | undefined;
   onEpisode?: (job: RolloutJob, outcome: WorkerOutcome) => void;
 }
 
@@ -64,9 +72,12 @@ interface Slot {
   /** Model version this worker last received. */
   modelVersion: number;
   job: RolloutJob | null;
-  recorder: EpisodeRecorder | undefined;
+  recorder: PoolRecorder | undefined;
+  /** What reached this thread of the current episode: to end its recording if it fails. */
   start: EpisodeStart | undefined;
   steps: StepRecord[];
+  ended: boolean;
+  subgoals: EpisodeExtras['subgoals'];
   /** Messages of one worker are handled in order, even when a recorder is async. */
   chain: Promise<unknown>;
   /** The message of its 'error' event, if it had one. */
@@ -89,18 +100,32 @@ export class WorkerPool {
   private batch: Batch | null = null;
   private failure: unknown = null;
   private closing: Promise<void> | null = null;
+  /** Resolves once every first worker has booted its device; rejects with WorkerStartError if one could not. */
+  readonly started: Promise<void>;
 
-  private constructor(private readonly opts: WorkerPoolOptions) {}
+  private constructor(private readonly opts: WorkerPoolOptions) {
+    const slots = Array.from({ length: opts.workers }, () => this.spawn());
+    this.started = Promise.all(slots.map((s) => s.started.promise)).then(() => {});
+    // A caller that runs at once (open) learns of a start failure through its batch.
+    this.started.catch(() => {});
+  }
 
-  /** Starts `workers` workers and waits until each has booted its device; on any failure, stops them all. */
-  static async start(opts: WorkerPoolOptions): Promise<WorkerPool> {
+  /**
+   * Starts `workers` workers without waiting for them: a batch run now goes out to each worker as
+   * soon as it is ready (a one-shot run). A worker that cannot start fails that batch.
+   */
+  static open(opts: WorkerPoolOptions): WorkerPool {
     if (!Number.isInteger(opts.workers) || opts.workers < 1 || opts.workers > 64) {
       throw new RangeError(`Worker pool size must be an integer from 1 to 64, got ${opts.workers}`);
     }
-    const pool = new WorkerPool(opts);
-    const slots = Array.from({ length: opts.workers }, () => pool.spawn());
+    return new WorkerPool(opts);
+  }
+
+  /** Starts `workers` workers and waits until each has booted its device; on any failure, stops them all. */
+  static async start(opts: WorkerPoolOptions): Promise<WorkerPool> {
+    const pool = WorkerPool.open(opts);
     try {
-      await Promise.all(slots.map((s) => s.started.promise));
+      await pool.started;
     } catch (e) {
       await pool.close();
       throw e;
@@ -143,8 +168,8 @@ export class WorkerPool {
       const batch = this.batch;
       this.batch = null;
       batch?.reject(new WorkerPoolStateError('closed'));
-      // terminate() rather than an 'exit' message: a SimDroid holds nothing outside its thread, and
-      // a worker in the middle of an episode stops at once instead of finishing it.
+      // terminate() rather than asking each worker to exit: a SimDroid holds nothing outside its
+      // thread, and a worker in the middle of an episode stops at once instead of finishing it.
       this.closing = Promise.all([...this.slots].map((s) => s.worker.terminate())).then(() => {
         this.slots.clear();
       });
@@ -160,12 +185,13 @@ export class WorkerPool {
       resolve = res;
       reject = rej;
     });
-    // A replacement's start failure reaches the batch through fail(); only start() awaits this promise.
+    // A replacement's start failure reaches the batch through fail(); only `started` awaits this promise.
     promise.catch(() => {});
     const started = { promise, resolve, reject };
     const slot: Slot = {
       serial: config.serial, worker: new Worker(this.opts.entry ?? ENTRY, { workerData: config }), ready: false, started,
-      modelVersion: 0, job: null, recorder: undefined, start: undefined, steps: [], chain: Promise.resolve(), crash: undefined,
+      modelVersion: 0, job: null, recorder: undefined, start: undefined, steps: [], ended: false, subgoals: undefined,
+      chain: Promise.resolve(), crash: undefined,
     };
     this.slots.add(slot);
     slot.worker.on('message', (m: FromWorker) => this.onMessage(slot, m));
@@ -194,11 +220,9 @@ export class WorkerPool {
           slot.ready = true;
           slot.started.resolve();
         }
-        this.apply(slot, () => {
+        this.apply(slot, async () => {
           // The worker always ends or fails a job before it is ready again; guard the contract anyway.
-          if (slot.job && !this.batch?.outcomes.has(slot.job.key)) {
-            this.complete(slot, { ok: false, error: { name: 'WorkerProtocolError', message: `worker ${slot.serial} was ready again without ending job ${slot.job.key}` }, crashed: false, ...this.partial(slot) });
-          }
+          if (slot.job) await this.failJob(slot, { name: 'WorkerProtocolError', message: `worker ${slot.serial} was ready again without ending job ${slot.job.key}` }, false);
           slot.job = null;
           slot.recorder = undefined;
           this.dispatch(slot);
@@ -208,6 +232,7 @@ export class WorkerPool {
       case 'begin':
         this.apply(slot, () => {
           slot.start = m.start;
+          if (m.subgoalNames) slot.subgoals = { names: m.subgoalNames, done: [] };
           return slot.recorder?.begin(m.start);
         });
         return;
@@ -215,43 +240,62 @@ export class WorkerPool {
         if (m.before.screenshot) m.before.screenshot = Buffer.from(m.before.screenshot);
         this.apply(slot, () => {
           slot.steps.push(m.step);
+          if (slot.subgoals && m.subgoalsDone !== undefined) slot.subgoals.done.push(m.subgoalsDone);
           return slot.recorder?.step(m.step, m.before);
         });
         return;
       case 'end':
         if (m.final.screenshot) m.final.screenshot = Buffer.from(m.final.screenshot);
         this.apply(slot, async () => {
-          await slot.recorder?.end(m.result, m.final);
+          slot.ended = true;
+          await slot.recorder?.end(m.result, m.final, this.extras(slot));
           this.complete(slot, { ok: true, result: m.result, records: m.records ?? [], device: slot.serial });
         });
         return;
       case 'failed':
-        this.apply(slot, () => this.complete(slot, { ok: false, error: m.error, crashed: false, ...this.partial(slot) }));
+        this.apply(slot, () => this.failJob(slot, m.error, false));
         return;
     }
   }
 
-  private onExit(slot: Slot, code: number): void {
-    this.slots.delete(slot);
-    if (this.closing) return;
+  private async onExit(slot: Slot, code: number): Promise<void> {
+    if (this.closing) {
+      this.slots.delete(slot);
+      return;
+    }
     const reason = slot.crash ?? `exited with code ${code}`;
     if (!slot.ready) {
+      this.slots.delete(slot);
       const e = new WorkerStartError(slot.serial, reason);
       slot.started.reject(e);
       this.fail(e);
       return;
     }
-    const job = slot.job;
-    if (job && !this.batch?.outcomes.has(job.key)) {
-      this.complete(slot, { ok: false, error: { name: 'WorkerCrash', message: `worker ${slot.serial} died mid-episode: ${reason}` }, crashed: true, ...this.partial(slot) });
-    }
+    // The slot stays in the pool until its job is failed, so the batch cannot finish without it.
+    await this.failJob(slot, { name: 'WorkerCrash', message: `worker ${slot.serial} died mid-episode: ${reason}` }, true);
+    this.slots.delete(slot);
     slot.job = null;
+    if (this.closing) return;
     if (!this.failure) this.spawn();
     this.maybeFinish();
   }
 
-  private partial(slot: Slot): { device: string; steps: StepRecord[]; start?: EpisodeStart } {
-    return { device: slot.serial, steps: slot.steps, ...(slot.start ? { start: slot.start } : {}) };
+  /**
+   * Fails the slot's job unless it already has an outcome. A recording that began is ended first,
+   * as an environment error with what reached this thread (as the runner ends one whose device failed).
+   */
+  private async failJob(slot: Slot, error: StepError, crashed: boolean): Promise<void> {
+    const job = slot.job;
+    if (!job || !this.batch || this.batch.outcomes.has(job.key)) return;
+    if (slot.recorder && slot.start && !slot.ended) {
+      slot.ended = true;
+      await slot.recorder.end(unfinishedResult(slot.start, slot.steps, error), { xml: '' }, this.extras(slot));
+    }
+    this.complete(slot, { ok: false, error, crashed, device: slot.serial, steps: slot.steps, ...(slot.start ? { start: slot.start } : {}) });
+  }
+
+  private extras(slot: Slot): EpisodeExtras {
+    return slot.subgoals ? { subgoals: slot.subgoals } : {};
   }
 
   private complete(slot: Slot, outcome: WorkerOutcome): void {
@@ -263,7 +307,8 @@ export class WorkerPool {
 
   private dispatch(slot: Slot): void {
     const batch = this.batch;
-    if (!batch || slot.job || this.closing) return;
+    // A worker that exited while a dispatch was queued behind its exit takes no job.
+    if (!batch || slot.job || this.closing || !this.slots.has(slot)) return;
     const job = batch.queue.shift();
     if (!job) return;
     if (this.model && slot.modelVersion !== this.modelVersion) {
@@ -273,6 +318,8 @@ export class WorkerPool {
     slot.job = job;
     slot.start = undefined;
     slot.steps = [];
+    slot.ended = false;
+    slot.subgoals = undefined;
     slot.recorder = batch.opts.recorder?.(job);
     this.post(slot, { type: 'job', job, forward: batch.opts.forward });
   }
@@ -288,4 +335,17 @@ export class WorkerPool {
     this.batch = null;
     batch.resolve(batch.outcomes);
   }
+}
+
+/** What an unfinished episode's result is built from: its start as the worker reported it, or the caller's stand-in. */
+export type UnfinishedStart = Pick<EpisodeStart, 'templateId' | 'seed' | 'instruction' | 'policy' | 'startedAt'>;
+
+/** The result of an episode its worker did not finish: an environment error, with the steps that reached this thread. */
+export function unfinishedResult(start: UnfinishedStart, steps: StepRecord[], error: StepError, now = Date.now()): EpisodeResult {
+  return {
+    templateId: start.templateId, seed: start.seed, instruction: start.instruction, policy: start.policy,
+    steps, success: false, status: 'error', outcome: { actions: steps.flatMap((s) => (s.action ? [s.action] : [])) },
+    terminatedBy: 'environment_error', error,
+    timings: { resetMs: 0, checkMs: 0, totalMs: now - start.startedAt }, startedAt: start.startedAt, finishedAt: now,
+  };
 }

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { runPool, PoolError, type RolloutJob } from '../../core/episode/parallel/pool.js';
+import { runPool, PoolError, type RolloutJob } from '../../core/rollout/threads/run-pool.js';
 import { runEpisode } from '../../core/episode/runner.js';
 import { OraclePolicy } from '../../core/episode/policies/oracle.js';
 import { SubgoalTracker } from '../../core/rewards/episode.js';

@@ -1,8 +1,9 @@
 import { isReconnectable, type Device } from '../device/device.js';
 import type { TaskInstance } from '../tasks/instance.js';
-import type { Policy } from './policy.js';
-import type { EpisodeRecorder, EpisodeResult } from './record.js';
-import { runEpisode, type ScreenshotMode } from './runner.js';
+import type { Policy } from '../episode/policy.js';
+import type { EpisodeRecorder, EpisodeResult } from '../episode/record.js';
+import { runEpisode, type ScreenshotMode } from '../episode/runner.js';
+import { scheduleOnDevices } from './in-process.js';
 
 /**
  * Episodes over devices that live outside this process (AVDs, SimDroid over adb), first come
@@ -36,11 +37,10 @@ export class DeviceKeepsFailingError extends Error {
 }
 
 export async function runOnDevices(o: DevicePoolOptions): Promise<{ results: Map<TaskInstance, EpisodeResult>; unrun: TaskInstance[] }> {
-  const queue = [...o.instances];
   const results = new Map<TaskInstance, EpisodeResult>();
-  const worker = async (device: Device) => {
+  const { unrun } = await scheduleOnDevices(o.devices, o.instances, (device) => {
     let streak = 0;
-    for (let instance = queue.shift(); instance; instance = queue.shift()) {
+    return async (instance) => {
       const recorder = o.recorder?.(instance);
       const result = await runEpisode({
         device, instance, policy: o.policy(instance), screenshots: o.screenshots ?? 'none', ...(recorder ? { recorder } : {}),
@@ -49,23 +49,20 @@ export async function runOnDevices(o: DevicePoolOptions): Promise<{ results: Map
       o.onEpisode?.(instance, result, device);
       if (result.terminatedBy !== 'environment_error') {
         streak = 0;
-        continue;
+        return;
       }
       if (++streak >= (o.maxConsecutiveErrors ?? 3)) {
         o.onDeviceLost?.(device, new DeviceKeepsFailingError(device.serial, streak, result.error?.message ?? ''));
-        return;
+        return 'retire';
       }
-      {
-        if (!isReconnectable(device)) continue;
-        try {
-          await (device as Device & { reconnect(timeoutMs?: number): Promise<void> }).reconnect(o.reconnectTimeoutMs ?? 30_000);
-        } catch (e) {
-          o.onDeviceLost?.(device, e as Error);
-          return;
-        }
+      if (!isReconnectable(device)) return;
+      try {
+        await (device as Device & { reconnect(timeoutMs?: number): Promise<void> }).reconnect(o.reconnectTimeoutMs ?? 30_000);
+      } catch (e) {
+        o.onDeviceLost?.(device, e as Error);
+        return 'retire';
       }
-    }
-  };
-  await Promise.all(o.devices.map(worker));
-  return { results, unrun: queue };
+    };
+  });
+  return { results, unrun };
 }

@@ -3,13 +3,14 @@ import type { EncoderConfig } from '../../policy/encoder.js';
 import type { NetworkDims } from '../../policy/network.js';
 import type { PolicySpec } from '../../policy/registry.js';
 import type { SubgoalProgress } from '../../store/reward-annotations.js';
-import type { EpisodeRecorder, EpisodeResult, EpisodeStart, ObservationRecord, StepRecord } from '../record.js';
-import type { ScreenshotMode } from '../runner.js';
+import type { EpisodeRecorder, EpisodeResult, EpisodeStart, ObservationRecord, StepRecord } from '../../episode/record.js';
+import type { ScreenshotMode } from '../../episode/runner.js';
 
 /**
  * Messages between the rollout pool (main thread) and its workers (one SimDroid each). Everything
  * is structured-clone data; screenshots travel as bytes. A job's policy is a registry spec
- * (core/policy/registry.ts).
+ * (core/policy/registry.ts). The pool ends a worker by terminating its thread (pool.ts close), so
+ * there is no exit message.
  */
 
 export interface RolloutJob {
@@ -65,8 +66,7 @@ export type ToWorker =
   /** `forward` overrides the worker config's for this job (a persistent pool runs with and without a recorder). */
   | { type: 'job'; job: RolloutJob; forward?: WorkerConfig['forward'] }
   /** Replaces the model 'builtin-sample' jobs use; episodes already running keep theirs. */
-  | { type: 'model'; model: WorkerModel }
-  | { type: 'exit' };
+  | { type: 'model'; model: WorkerModel };
 
 export type FromWorker =
   | { type: 'ready' }

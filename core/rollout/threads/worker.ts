@@ -1,13 +1,13 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { SimDroid } from '../../../emulators/simdroid/simdroid.js';
+import { openSimDroid } from '../../devices/provider.js';
 import { getTemplate } from '../../tasks/registry.js';
 import { instantiate } from '../../tasks/instance.js';
-import { runEpisode } from '../runner.js';
+import { runEpisode } from '../../episode/runner.js';
 import { BuiltinPolicy, type PolicyModel } from '../../policy/builtin.js';
 import { createEncoder, type TextEncoder } from '../../policy/encoder.js';
 import { ScorerNetwork } from '../../policy/network.js';
 import { createPolicy, PolicyModels } from '../../policy/registry.js';
-import { errorOf, type EpisodeRecorder } from '../record.js';
+import { errorOf, type EpisodeRecorder } from '../../episode/record.js';
 import { assertNever } from '../../util/errors.js';
 import { SubgoalTracker } from '../../rewards/episode.js';
 import type { FromWorker, RolloutJob, ToWorker, WorkerConfig, WorkerModel } from './protocol.js';
@@ -15,7 +15,7 @@ import type { FromWorker, RolloutJob, ToWorker, WorkerConfig, WorkerModel } from
 /** A rollout worker: one SimDroid, one episode at a time, every record posted to the pool as it happens. */
 const config = workerData as WorkerConfig;
 const port = parentPort!;
-const device = new SimDroid({ serial: config.serial, seed: config.deviceSeed });
+const device = openSimDroid({ serial: config.serial, seed: config.deviceSeed });
 const post = (m: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
 
 /** Checkpoint and ONNX models by path, each loading once for all this worker's jobs. */
@@ -91,10 +91,6 @@ async function run(job: RolloutJob, forward: WorkerConfig['forward']): Promise<v
 
 port.on('message', (m: ToWorker) => {
   switch (m.type) {
-    case 'exit':
-      device.close();
-      port.close();
-      return;
     case 'model':
       setModel(m.model);
       return;

@@ -1,4 +1,4 @@
-// A suite/eval pool worker that dies on purpose, for test/episode/parallel-recording.test.ts: a job
+// A suite/eval pool worker that dies on purpose, for test/rollout/parallel-recording.test.ts: a job
 // whose key ends in '/crash-throw' throws as it arrives (an uncaught error, before its episode
 // begins); one ending in '/crash-exit' exits the thread (code 7) right after posting its second step;
 // one ending in '/fail-after-begin' throws from the recorder's begin once 'begin' is posted, so the
@@ -19,4 +19,4 @@ parentPort.postMessage = (m, transfer) => {
   if (m.type === 'step' && m.step.index === 1 && exitKeys.has(m.key)) process.exit(7);
   if (m.type === 'begin' && m.key.endsWith('/fail-after-begin')) throw new Error('bug after begin');
 };
-await import('../../core/episode/parallel/worker.ts');
+await import('../../core/rollout/threads/worker.ts');

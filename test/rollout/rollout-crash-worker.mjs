@@ -1,4 +1,4 @@
-// A rollout worker that crashes on purpose, for test/rl/rollout-workers.test.ts: a job whose rngKey
+// A rollout worker that crashes on purpose, for test/rollout/rollout-workers.test.ts: a job whose rngKey
 // ends in '/crash-throw' throws as it arrives (an uncaught error in the worker); one ending in
 // '/crash-exit' exits the thread (code 7) right after posting its second step.
 import { parentPort } from 'node:worker_threads';
@@ -17,4 +17,4 @@ parentPort.postMessage = (m, transfer) => {
   post(m, transfer);
   if (m.type === 'step' && m.step.index === 1 && exitKeys.has(m.key)) process.exit(7);
 };
-await import('../../core/episode/parallel/worker.ts');
+await import('../../core/rollout/threads/worker.ts');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runPool, PoolError, type RolloutJob } from '../../core/episode/parallel/pool.js';
+import { runPool, PoolError, type RolloutJob } from '../../core/rollout/threads/run-pool.js';
 import type { EpisodeRecorder } from '../../core/episode/record.js';
 
 const job = (templateId: string, seed: number, policy: RolloutJob['policy'] = { name: 'oracle' }): RolloutJob => ({ key: `${templateId}#${seed}`, templateId, seed, policy });

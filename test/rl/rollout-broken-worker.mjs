@@ -1,2 +1,0 @@
-// A rollout worker that fails while loading, for test/rl/rollout-workers.test.ts.
-throw new Error('this worker cannot start');
