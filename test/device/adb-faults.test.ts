@@ -90,6 +90,29 @@ describe('adb faults', () => {
     expect(statuses.every((s) => s !== 'failure')).toBe(true);
   });
 
+  // Issue 16, D4: adb keeps a lost host:port transport as `offline`; `adb connect` then does nothing, and the
+  // restarted SimDroid was never reached again ("still offline after 30000 ms").
+  it('reconnects a host:port device restarted on the same port', async () => {
+    const rig = await adbRig();
+    rigs.push(rig);
+    expect((await rig.device.shell('echo before')).stdout.trim()).toBe('before');
+    const port = Number(rig.serial.split(':')[1]) - 1; // the console port; adbd listens on the next one
+    await rig.host.stop();
+    const deadline = Date.now() + 15_000;
+    while ((await rig.server.devices()).find((d) => d.serial === rig.serial)?.state === 'device' && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect((await rig.server.devices()).find((d) => d.serial === rig.serial)?.state).not.toBe('device');
+    const again = await startEmulatorHost({ port, authTokenPath: rig.tokenPath });
+    try {
+      await rig.device.reconnect(20_000);
+      expect((await rig.device.shell('echo after')).stdout.trim()).toBe('after');
+      expect((await rig.server.devices()).find((d) => d.serial === rig.serial)?.state).toBe('device');
+    } finally {
+      await again.stop();
+    }
+  });
+
   it('stops using a device whose episodes keep failing even though it reconnects', async () => {
     const rig = await adbRig();
     rigs.push(rig);

@@ -259,12 +259,30 @@ export class AdbDevice implements Device, SnapshotCapable, Reconnectable {
     await this.console(`avd snapshot del ${shellCommand(name)}`);
   }
 
-  /** After the link dropped: reconnect host:port devices and wait until the device is back. */
+  /**
+   * After the link dropped: reconnect host:port devices and wait until the device is back. adb keeps a host:port
+   * transport it lost as `offline`, and `adb connect` to it then does nothing ("already connected"); so, as a user
+   * would, disconnect an offline transport first, and try again until the device answers (it may be restarting).
+   */
   async reconnect(timeoutMs = 30_000): Promise<void> {
     this.tree = null;
     this.v2 = null;
-    if (/^[^:]+:\d+$/.test(this.serial)) await this.server.connect(this.serial, timeoutMs);
-    else await this.server.waitFor(this.serial, timeoutMs);
+    if (/^[^:]+:\d+$/.test(this.serial)) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const listed = (await this.server.devices()).find((d) => d.serial === this.serial);
+        if (listed && listed.state !== 'device') await this.server.disconnect(this.serial).catch(() => {});
+        try {
+          await this.server.connect(this.serial, Math.max(1000, Math.min(5000, deadline - Date.now())));
+          break;
+        } catch (e) {
+          if (Date.now() >= deadline) throw e;
+          await new Promise((r) => setTimeout(r, 250));
+        }
+      }
+    } else {
+      await this.server.waitFor(this.serial, timeoutMs);
+    }
     this.client = this.server.client.getDevice(this.serial);
   }
 }
