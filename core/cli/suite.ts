@@ -49,7 +49,11 @@ interface Tally {
   errors: number;
 }
 
-const rate = (t: Tally) => (t.episodes ? t.successes / t.episodes : 0);
+/**
+ * Successes over the episodes the agent finished: an environment error (the device or adb failed) is not the agent's
+ * failure, so it is reported apart (errors) and left out of the rate; the resume runs it again.
+ */
+const rate = (t: Tally) => (t.episodes - t.errors > 0 ? t.successes / (t.episodes - t.errors) : 0);
 
 /**
  * `awb suite run`: every instance of a split part on the embedded SimDroid (or N of them in worker
@@ -99,7 +103,10 @@ export async function suiteCommand(argv: string[], io: Io): Promise<number> {
         vlm = vlmSettingsForResume(config.vlm);
       }
       skip = new Set([...state.finished].map((i) => `${i.templateId}#${i.seed}`));
-      if (!values.json) io.out(`Resuming run ${runId} "${state.run.name}": ${state.finished.size} finished, ${state.interrupted.length} interrupted episode(s) will run again.`);
+      if (!values.json) {
+        const errored = state.errored.size ? `, ${state.errored.size} ended in an environment error` : '';
+        io.out(`Resuming run ${runId} "${state.run.name}": ${state.finished.size} finished${errored}, ${state.interrupted.length} interrupted episode(s); all but the finished will run again.`);
+      }
     } else {
       config = {
         split: values.split ?? 'unseen-instance', part: values.part ?? 'test', policy: values.policy ?? 'oracle', screenshots: values.screenshots,
@@ -134,6 +141,8 @@ export async function suiteCommand(argv: string[], io: Io): Promise<number> {
       if (result?.success) total.successes++;
       if (!result || result.status === 'error') total.errors++;
     };
+    // Episodes of this part that no device ran (every device lost): the run is then interrupted, not finished.
+    let notRun = 0;
     const progress = progressBar(todo.length);
     const interrupt = () => {
       progress.done();
@@ -155,6 +164,7 @@ export async function suiteCommand(argv: string[], io: Io): Promise<number> {
           },
           onDeviceLost: (device, e) => io.err(`awb: ${device.serial} is gone (${e.message}); the other devices go on`),
         });
+        notRun = unrun.length;
         if (unrun.length) io.err(`awb: ${unrun.length} episodes were not run: no device left; continue with --resume ${runId}`);
       } else if (values.parallel === 1) {
         const device = embeddedDevice();
@@ -208,7 +218,7 @@ export async function suiteCommand(argv: string[], io: Io): Promise<number> {
       process.removeListener('SIGINT', interrupt);
       progress.done();
     }
-    finishRun(db, runId, 'finished');
+    finishRun(db, runId, notRun ? 'interrupted' : 'finished');
 
     const wallSeconds = (Date.now() - started) / 1000;
     const summarise = (m: Map<string, Tally>) => Object.fromEntries([...m].sort().map(([k, t]) => [k, { ...t, successRate: rate(t) }]));
@@ -216,19 +226,22 @@ export async function suiteCommand(argv: string[], io: Io): Promise<number> {
     const summary = {
       run: runId, name: run.name, db: path, split, part, policy: config.policy, parallel: values.parallel, ...(config.subgoals ? { subgoals: true } : {}),
       episodes: total.episodes, successes: total.successes, errors: total.errors, successRate: rate(total),
-      skipped: instances.length - todo.length, byApp: summarise(byApp), byDifficulty: summarise(byDifficulty), wallSeconds,
+      skipped: instances.length - todo.length, ...(notRun ? { notRun, status: 'interrupted' } : {}), byApp: summarise(byApp), byDifficulty: summarise(byDifficulty), wallSeconds,
       ...(failures.length ? { failures } : {}),
     };
+    // A run with episodes left unrun is not done: exit non-zero so scripts do not take it for a result.
+    const code = notRun ? 1 : 0;
     if (values.json) {
       io.out(JSON.stringify(summary));
-      return 0;
+      return code;
     }
-    io.out(`Run ${runId} (${split}/${part}, ${config.policy}${values.parallel > 1 ? `, ${values.parallel} devices` : ''}): ${total.successes}/${total.episodes} succeeded (${pct(rate(total))})${total.errors ? `, ${total.errors} errors` : ''}${summary.skipped ? `, ${summary.skipped} skipped (already done)` : ''} in ${wallSeconds.toFixed(1)} s`);
+    const agentRan = total.episodes - total.errors;
+    io.out(`Run ${runId} (${split}/${part}, ${config.policy}${values.parallel > 1 ? `, ${values.parallel} devices` : ''}): ${total.successes}/${agentRan} succeeded (${pct(rate(total))})${total.errors ? `, ${total.errors} environment errors (not counted; --resume runs them again)` : ''}${summary.skipped ? `, ${summary.skipped} skipped (already done)` : ''}${notRun ? `, ${notRun} not run (interrupted; --resume ${runId})` : ''} in ${wallSeconds.toFixed(1)} s`);
     io.out(table([['APP', 'EPISODES', 'SUCCESS'], ...[...byApp].sort().map(([k, t]) => [k, String(t.episodes), pct(rate(t))])]));
     io.out(table([['DIFFICULTY', 'EPISODES', 'SUCCESS'], ...[...byDifficulty].sort().map(([k, t]) => [k, String(t.episodes), pct(rate(t))])]));
     for (const f of failures) io.out(`  ${f.key}: ${f.error.name}: ${f.error.message}`);
     io.out(`Recorded in ${path}; see \`awb episodes list --run ${runId}${values.db ? ` --db ${path}` : ''}\`.`);
-    return 0;
+    return code;
   } finally {
     db.close();
   }

@@ -121,8 +121,13 @@ export interface ResumeState {
   run: Run;
   /** Episodes that were running when the run stopped; now 'interrupted', their completed steps kept. */
   interrupted: EpisodeId[];
-  /** Instances with a finished episode (success, failure or error): a resumed suite skips them. */
+  /** Instances with an episode the agent finished (success or failure): a resumed suite skips them. */
   finished: InstanceSet;
+  /**
+   * Instances whose every attempt so far ended in an environment error (a device or adb failure, not the agent's
+   * doing): a resumed suite runs them again, and the errored attempts stay in the run with status 'error'.
+   */
+  errored: InstanceSet;
 }
 
 /**
@@ -137,11 +142,12 @@ export function resumeRun(db: WritableDB, runId: RunId): ResumeState {
       WHERE run_id = ? AND status = 'running' RETURNING id`).pluck().all(runId).map(asEpisodeId).sort((a, b) => a - b);
     prepare(db, `UPDATE runs SET status = 'running', finished_at = NULL WHERE id = ?`).run(runId);
     const finished = new InstanceSet();
-    for (const r of prepare<[number], { template_id: string; seed: number }>(db, `
-      SELECT DISTINCT i.template_id, i.seed FROM episodes e JOIN task_instances i ON i.id = e.instance_id
-      WHERE e.run_id = ? AND e.status IN ('success', 'failure', 'error')`).all(runId)) {
-      finished.add(r.template_id, r.seed);
+    const errored = new InstanceSet();
+    for (const r of prepare<[number], { template_id: string; seed: number; done: number }>(db, `
+      SELECT i.template_id, i.seed, max(e.status IN ('success', 'failure')) AS done FROM episodes e JOIN task_instances i ON i.id = e.instance_id
+      WHERE e.run_id = ? AND e.status IN ('success', 'failure', 'error') GROUP BY i.template_id, i.seed`).all(runId)) {
+      (r.done ? finished : errored).add(r.template_id, r.seed);
     }
-    return { run: getRun(db, runId), interrupted, finished };
+    return { run: getRun(db, runId), interrupted, finished, errored };
   });
 }

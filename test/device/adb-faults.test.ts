@@ -60,6 +60,50 @@ describe('adb faults', () => {
     expect(summary.failures[0].error.name).toBe('EnvironmentError');
     // The device is back on the (restarted) server.
     expect((await rig.server.devices()).find((d) => d.serial === rig.serial)?.state).toBe('device');
+
+    // Issue 16, D5: environment errors are not the agent's failures (the rate was successes over all episodes),
+    // and a resume runs them again (it took them as finished); the errored attempts stay in the run.
+    expect(summary.successRate).toBe(1);
+    const again: string[] = [];
+    const resumed = await main(['suite', 'run', '--resume', String(summary.run), '--device', rig.serial, '--adb-port', String(rig.server.port),
+      '--console-token', rig.tokenPath, '--db', db, '--json'], { out: (l) => again.push(l), err: (l) => errs.push(l) });
+    expect(resumed).toBe(0);
+    const second = JSON.parse(again.at(-1)!);
+    expect({ episodes: second.episodes, successes: second.successes, skipped: second.skipped })
+      .toEqual({ episodes: summary.errors, successes: summary.errors, skipped: 6 - summary.errors });
+    const ro = openStoreReadonly(db);
+    try {
+      const statuses = ro.prepare('SELECT status, count(*) AS n FROM episodes WHERE run_id = ? GROUP BY status ORDER BY status').all(summary.run);
+      expect(statuses).toEqual([{ status: 'error', n: summary.errors }, { status: 'success', n: 6 }]);
+    } finally {
+      ro.close();
+    }
+  });
+
+  // Issue 16, D6: it printed "N episodes were not run" but recorded the run as finished and exited 0.
+  it('records a run whose devices were all lost as interrupted and exits non-zero', async () => {
+    const rig = await adbRig();
+    rigs.push(rig);
+    const dir = mkdtempSync(join(tmpdir(), 'awb-faults-'));
+    temps.push(dir);
+    const db = join(dir, 'trajectories.db');
+    const out: string[] = [];
+    const errs: string[] = [];
+    // No console token: every reset is refused, so the pool gives the device up after a few episodes.
+    const code = await main(['suite', 'run', '--split', 'all', '--part', 'test', '--policy', 'oracle', '--limit', '6', '--screenshots', 'none',
+      '--device', rig.serial, '--adb-port', String(rig.server.port), '--console-token', join(dir, 'no-such-token'), '--db', db, '--json'],
+    { out: (l) => out.push(l), err: (l) => errs.push(l) });
+    expect(code).toBe(1);
+    const summary = JSON.parse(out.at(-1)!);
+    expect(summary.status).toBe('interrupted');
+    expect(summary.notRun).toBeGreaterThan(0);
+    expect(errs.join('\n')).toMatch(/episodes were not run: no device left; continue with --resume/);
+    const ro = openStoreReadonly(db);
+    try {
+      expect(ro.prepare('SELECT status FROM runs WHERE id = ?').pluck().get(summary.run)).toBe('interrupted');
+    } finally {
+      ro.close();
+    }
   });
 
   it('goes on with the other devices when one disappears for good', async () => {
