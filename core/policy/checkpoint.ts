@@ -1,10 +1,11 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { createEncoder, EncoderConfigSchema } from './encoder.js';
 import { featureDim } from './features.js';
 import { parameterCount, ScorerNetwork } from './network.js';
 import type { PolicyModel } from './builtin.js';
 import { decodeFloat32Params, encodeFloat32Params, Float32ParamsSchema } from '../util/float32-params.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 
 /**
  * A builtin-policy checkpoint is one JSON file:
@@ -74,9 +75,7 @@ export function deserializeCheckpoint(text: string, where = '<text>'): { model: 
 
 /** Writes atomically (a temporary file renamed over the target). */
 export function saveCheckpoint(path: string, model: PolicyModel, meta: Record<string, unknown> = {}): void {
-  const tmp = `${path}.tmp`;
-  writeFileSync(tmp, serializeCheckpoint(model, meta));
-  renameSync(tmp, path);
+  writeFileAtomic(path, serializeCheckpoint(model, meta));
 }
 
 export function loadCheckpoint(path: string): { model: PolicyModel; meta: Record<string, unknown> } {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { copyFileSync, mkdirSync, renameSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { loadCheckpoint } from '../policy/checkpoint.js';
 import type { WritableDB } from '../store/db.js';
@@ -12,6 +12,7 @@ import { TrainerClient, type UploadResult } from './client.js';
 import { ArtifactNotFoundError, RemoteJobNotFoundError, RemoteJobStateError } from './errors.js';
 import type { Job, JobEvent } from './protocol.js';
 import { TrainerProfiles, type TrainerProfile } from './profiles.js';
+import { copyFileAtomic } from '../util/atomic-write.js';
 
 /**
  * The workbench's side of remote jobs, shared by `awb jobs` and the workbench API: submit a bundle
@@ -195,8 +196,7 @@ export class RemoteJobs {
     loadCheckpoint(art.path);
     const dest = policyFile(this.deps.dataDir, row);
     mkdirSync(dirname(dest), { recursive: true });
-    copyFileSync(art.path, `${dest}.tmp`);
-    renameSync(`${dest}.tmp`, dest);
+    copyFileAtomic(art.path, dest);
     return updateRemoteJob(this.db, row.id, { policyPath: dest });
   }
 

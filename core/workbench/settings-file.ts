@@ -1,6 +1,7 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { defaultSettings, SettingsSchema, type Settings } from '../api/settings.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 
 export class SettingsFileError extends Error {
   override name = 'SettingsFileError';
@@ -40,8 +41,6 @@ export class SettingsFile {
 
   write(s: Settings): void {
     mkdirSync(dirname(this.path), { recursive: true });
-    const tmp = `${this.path}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify(s, null, 2)}\n`);
-    renameSync(tmp, this.path);
+    writeFileAtomic(this.path, `${JSON.stringify(s, null, 2)}\n`);
   }
 }

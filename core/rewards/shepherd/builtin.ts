@@ -1,4 +1,4 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { createEncoder, DEFAULT_ENCODER, EncoderConfigSchema, type EncoderConfig, type TextEncoder } from '../../policy/encoder.js';
 import { Adam } from '../../policy/network.js';
@@ -7,6 +7,7 @@ import { judgeFeatureDim, judgeFeatures } from './features.js';
 import type { JudgeInput, JudgeVerdict, StepJudge } from './judge.js';
 import { mlpParamCount, sigmoid, SigmoidMlp } from '../mlp.js';
 import { decodeFloat32Params, encodeFloat32Params, Float32ParamsSchema } from '../../util/float32-params.js';
+import { writeFileAtomic } from '../../util/atomic-write.js';
 
 /** A labelled step: the judge's input and whether the step was correct (1) or deviating (0). */
 export interface LabelledStep {
@@ -183,8 +184,7 @@ export function deserializeJudge(text: string, where = '<text>'): { model: Judge
 
 /** Writes atomically (a temporary file renamed over the target). */
 export function saveJudge(path: string, model: JudgeModel, meta: Record<string, unknown> = {}): void {
-  writeFileSync(`${path}.tmp`, serializeJudge(model, meta));
-  renameSync(`${path}.tmp`, path);
+  writeFileAtomic(path, serializeJudge(model, meta));
 }
 
 export function loadJudge(path: string): { model: JudgeModel; meta: Record<string, unknown> } {
