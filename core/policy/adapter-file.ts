@@ -8,6 +8,7 @@ import type { PolicyModel } from './builtin.js';
 import { CheckpointError, deserializeCheckpoint } from './checkpoint.js';
 import { decodeFloat32Params, encodeFloat32Params, Float32ParamsSchema } from '../util/float32-params.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
+import { issueLines } from '../util/zod-issues.js';
 
 /**
  * A per-app adapter file is one JSON object:
@@ -143,7 +144,7 @@ export function deserializeAdapter(text: string, where = '<text>', expect: Adapt
     throw new AdapterFileError(where, [`not JSON (${(e as Error).message})`]);
   }
   const r = AdapterFileSchema.safeParse(json);
-  if (!r.success) throw new AdapterFileError(where, r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`));
+  if (!r.success) throw new AdapterFileError(where, issueLines(r.error.issues, { root: '(root)' }));
   const f = r.data;
   const problems: string[] = [];
   const app = findApp(f.app);

@@ -6,6 +6,7 @@ import { parameterCount, ScorerNetwork } from './network.js';
 import type { PolicyModel } from './builtin.js';
 import { decodeFloat32Params, encodeFloat32Params, Float32ParamsSchema } from '../util/float32-params.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
+import { issueLines } from '../util/zod-issues.js';
 
 /**
  * A builtin-policy checkpoint is one JSON file:
@@ -60,7 +61,7 @@ export function deserializeCheckpoint(text: string, where = '<text>'): { model: 
     throw new CheckpointError(where, [`not JSON (${(e as Error).message})`]);
   }
   const r = CheckpointSchema.safeParse(json);
-  if (!r.success) throw new CheckpointError(where, r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`));
+  if (!r.success) throw new CheckpointError(where, issueLines(r.error.issues, { root: '(root)' }));
   const f = r.data;
   const problems: string[] = [];
   const wantInput = featureDim(f.encoder.dim);

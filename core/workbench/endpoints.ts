@@ -9,6 +9,7 @@ import { WorkbenchError } from '../util/errors.js';
 import { redact } from '../llm/redact.js';
 import type { EndpointInfo, EndpointSave, EndpointTestResult } from '../api/endpoint-types.js';
 
+import { formatIssues, issuePath } from '../util/zod-issues.js';
 /**
  * The workbench's VLM endpoint profiles (docs/policy-vlm.md "Endpoint profiles", docs/ui.md
  * "Endpoints"): the Settings view lists, saves, removes and tests them. Profiles live in
@@ -24,7 +25,7 @@ const isSettling = (s: SecretStore): s is SettlingSecretStore => typeof (s as Pa
 export class EndpointSettingsError extends WorkbenchError {
   override name = 'EndpointSettingsError';
   constructor(readonly profile: string, readonly issues: Array<{ path: string; message: string }>) {
-    super(`Endpoint ${JSON.stringify(profile)}: ${issues.map((i) => `${i.path || '(settings)'}: ${i.message}`).join('; ')}`);
+    super(`Endpoint ${JSON.stringify(profile)}: ${formatIssues(issues, { root: '(settings)' })}`);
   }
 }
 
@@ -59,7 +60,7 @@ function checkSettings(name: string, settings: unknown, apiKey: string | null | 
   if (!r.success) {
     throw new EndpointSettingsError(name, r.error.issues.map((i) => {
       const v = valueAt(settings, i.path);
-      return { path: i.path.map(String).join('.'), message: v === undefined ? i.message : `${i.message} (got ${shown(v)})` };
+      return { path: issuePath(i.path), message: v === undefined ? i.message : `${i.message} (got ${shown(v)})` };
     }));
   }
   if (typeof apiKey === 'string' && r.data.endpoint.apiKeyEnv) {

@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { defaultSettings, SettingsSchema, type Settings } from '../api/settings.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
+import { formatIssues } from '../util/zod-issues.js';
 
 export class SettingsFileError extends Error {
   override name = 'SettingsFileError';
@@ -35,7 +36,7 @@ export class SettingsFile {
       throw new SettingsFileError(this.path, `not JSON: ${(e as Error).message}`);
     }
     const r = SettingsSchema.safeParse({ ...defaultSettings(dataDir), ...(json as object) });
-    if (!r.success) throw new SettingsFileError(this.path, r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+    if (!r.success) throw new SettingsFileError(this.path, formatIssues(r.error.issues));
     return r.data;
   }
 

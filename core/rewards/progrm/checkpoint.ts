@@ -6,6 +6,7 @@ import { progressFeatureDim, type ProgressModel } from './model.js';
 import { mlpParamCount, SigmoidMlp } from '../mlp.js';
 import { decodeFloat32Params, encodeFloat32Params, Float32ParamsSchema } from '../../util/float32-params.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
+import { issueLines } from '../../util/zod-issues.js';
 
 /**
  * A progress-model checkpoint is one JSON file, like the policy's (core/policy/checkpoint.ts):
@@ -56,7 +57,7 @@ export function deserializeProgressModel(text: string, where = '<text>'): { mode
     throw new ProgRmCheckpointError(where, [`not JSON (${(e as Error).message})`]);
   }
   const r = ProgRmCheckpointSchema.safeParse(json);
-  if (!r.success) throw new ProgRmCheckpointError(where, r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`));
+  if (!r.success) throw new ProgRmCheckpointError(where, issueLines(r.error.issues, { root: '(root)' }));
   const f = r.data;
   const problems: string[] = [];
   const wantInput = progressFeatureDim(f.encoder.dim);

@@ -8,6 +8,7 @@ import type { JudgeInput, JudgeVerdict, StepJudge } from './judge.js';
 import { mlpParamCount, sigmoid, SigmoidMlp } from '../mlp.js';
 import { decodeFloat32Params, encodeFloat32Params, Float32ParamsSchema } from '../../util/float32-params.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
+import { issueLines } from '../../util/zod-issues.js';
 
 /** A labelled step: the judge's input and whether the step was correct (1) or deviating (0). */
 export interface LabelledStep {
@@ -65,7 +66,7 @@ export class JudgeConfigError extends Error {
 
 export function parseJudgeTrainConfig(input: unknown): JudgeTrainConfig {
   const r = JudgeTrainConfigSchema.safeParse(input ?? {});
-  if (!r.success) throw new JudgeConfigError(input, r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`));
+  if (!r.success) throw new JudgeConfigError(input, issueLines(r.error.issues, { root: '(root)' }));
   return r.data;
 }
 
@@ -169,7 +170,7 @@ export function deserializeJudge(text: string, where = '<text>'): { model: Judge
     throw new JudgeCheckpointError(where, [`not JSON (${(e as Error).message})`]);
   }
   const r = JudgeCheckpointSchema.safeParse(json);
-  if (!r.success) throw new JudgeCheckpointError(where, r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`));
+  if (!r.success) throw new JudgeCheckpointError(where, issueLines(r.error.issues, { root: '(root)' }));
   const f = r.data;
   const problems: string[] = [];
   const wantInput = judgeFeatureDim(f.encoder.dim);
