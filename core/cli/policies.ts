@@ -171,7 +171,7 @@ export function vlmSettingsForResume(stored: Record<string, unknown>, profiles: 
   const r = VlmPolicySettings.safeParse(rest);
   if (!r.success) throw new UsageError(`The run's recorded VLM settings do not read: ${formatIssues(r.error.issues)}`);
   if (typeof profile === 'string' && !r.data.endpoint.apiKeyEnv) {
-    const key = profiles.secrets.get(profile);
+    const key = profiles.key(profile);
     if (key) return { ...r.data, endpoint: { ...r.data.endpoint, apiKey: key } };
   }
   return r.data;

@@ -13,6 +13,7 @@ import { ArtifactNotFoundError, RemoteJobNotFoundError, RemoteJobStateError } fr
 import type { Job, JobEvent } from './protocol.js';
 import { TrainerProfiles, type TrainerProfile } from './profiles.js';
 import { copyFileAtomic } from '../util/atomic-write.js';
+import type { SecretStore } from '../util/secret-store.js';
 
 /**
  * The workbench's side of remote jobs, shared by `awb jobs` and the workbench API: submit a bundle
@@ -24,6 +25,8 @@ export interface RemoteJobsDeps {
   db: WritableDB;
   dataDir: string;
   profiles?: TrainerProfiles;
+  /** Where the trainers' tokens are kept (the app's keychain); default <dataDir>/secrets.json. Unused with `profiles`. */
+  secrets?: SecretStore;
   /** Builds the client of a profile (tests pass short timeouts). */
   clientFor?: (p: TrainerProfile) => TrainerClient;
   now?: () => number;
@@ -52,7 +55,7 @@ export class RemoteJobs {
   private readonly clients = new Map<string, TrainerClient>();
 
   constructor(private readonly deps: RemoteJobsDeps) {
-    this.profiles = deps.profiles ?? new TrainerProfiles(deps.dataDir);
+    this.profiles = deps.profiles ?? new TrainerProfiles(deps.dataDir, deps.secrets);
   }
 
   /** The store the records live in (a submit from stored episodes reads them here). */

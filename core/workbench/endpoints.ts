@@ -2,14 +2,15 @@ import { join } from 'node:path';
 import { SimDroid } from '../../emulators/simdroid/simdroid.js';
 import { instantiate } from '../tasks/instance.js';
 import { getTemplate } from '../tasks/registry.js';
-import { EndpointProfiles, type EndpointProfile, type SecretStore, type SettlingSecretStore } from '../policy/vlm/profiles.js';
+import { EndpointProfiles, type EndpointProfile } from '../policy/vlm/profiles.js';
+import { isSettling, type SecretStore } from '../util/secret-store.js';
 import { probeEndpoint } from '../policy/vlm/probe.js';
 import { VlmPolicySettings } from '../policy/vlm/settings.js';
 import { WorkbenchError } from '../util/errors.js';
 import { redact } from '../llm/redact.js';
 import type { EndpointInfo, EndpointSave, EndpointTestResult } from '../api/endpoint-types.js';
-
 import { formatIssues, issuePath } from '../util/zod-issues.js';
+
 /**
  * The workbench's VLM endpoint profiles (docs/policy-vlm.md "Endpoint profiles", docs/ui.md
  * "Endpoints"): the Settings view lists, saves, removes and tests them. Profiles live in
@@ -17,9 +18,6 @@ import { formatIssues, issuePath } from '../util/zod-issues.js';
  * store the workbench was given (the app: Electron safeStorage through its main process; the CLI
  * and `awb serve`: `<data folder>/secrets.json`, mode 0600). No key ever leaves through this API.
  */
-
-
-const isSettling = (s: SecretStore): s is SettlingSecretStore => typeof (s as Partial<SettlingSecretStore>).settled === 'function';
 
 /** Settings that do not validate, by field path (as ApiInputError's issues, so the form marks each field). */
 export class EndpointSettingsError extends WorkbenchError {
@@ -93,7 +91,7 @@ export class EndpointsHost {
     const s = settings as { endpoint: Record<string, unknown> };
     // The profiles' save sends a key in endpoint.apiKey to the secret store before it writes the file.
     profiles.save(name, { ...s, endpoint: { ...s.endpoint, ...(typeof apiKey === 'string' ? { apiKey } : {}) } } as Parameters<EndpointProfiles['save']>[1]);
-    if (apiKey === null) profiles.secrets.delete(name);
+    if (apiKey === null) profiles.forgetKey(name);
     await this.settled();
     return this.list();
   }
