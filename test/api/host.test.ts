@@ -12,7 +12,7 @@ import type { FrameView } from '../../core/api/types.js';
 import { boundsCenter, flattenUiTree } from '../../core/a11y/ui-tree.js';
 
 /** The API host in its own Node process, driven over real IPC the way Electron's main drives it. */
-const HOST = join(process.cwd(), 'core', 'api', 'host.ts');
+const HOST = join(process.cwd(), 'core', 'workbench', 'host.ts');
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
 function startHost(home: string): { child: ChildProcess; ready: Promise<void>; stderr: () => string } {
@@ -75,7 +75,7 @@ async function changeScreen(api: WorkbenchApi, serial: string): Promise<void> {
   await api.sendInput({ serial, event: { kind: 'tap', ...boundsCenter(target.node.bounds) } });
 }
 
-describe('API host process (core/api/host.ts)', () => {
+describe('API host process (core/workbench/host.ts)', () => {
   let home: string;
   let child: ChildProcess;
   let stderr: () => string;
