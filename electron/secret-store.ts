@@ -1,13 +1,14 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import type { SecretStore } from '../core/policy/vlm/profiles.js';
+import { describeSecret, type SecretStore } from '../core/util/secret-store.js';
+import { writeFileAtomic } from '../core/util/atomic-write.js';
 import { parseSecretsFromHost, SecretStoreUnavailableError, type SecretsSnapshot, type SecretsToHost } from '../core/api/ipc/secrets-relay.js';
 
 /**
- * The app's endpoint keys, encrypted with Electron's safeStorage (the OS keychain: Keychain on
- * macOS, DPAPI on Windows, the Secret Service / KWallet on Linux) and kept as base64 ciphertext in
- * `<data folder>/secrets.safe.json` (mode 0600, written atomically). It runs in the main process,
+ * The app's secrets (endpoint keys, trainer tokens), encrypted with Electron's safeStorage (the OS
+ * keychain: Keychain on macOS, DPAPI on Windows, the Secret Service / KWallet on Linux) and kept as
+ * base64 ciphertext in `<data folder>/secrets.safe.json` (mode 0600, written atomically). It runs in the main process,
  * where safeStorage lives; the workbench in the API host reads and writes it through
  * core/api/ipc/secrets-relay.ts (`serveSecrets` below).
  *
@@ -55,7 +56,7 @@ export class SafeStorageSecretStore implements SecretStore {
     return null;
   }
 
-  /** Profile name → base64 ciphertext. */
+  /** Secret name (core/util/secret-store.ts secretName) → base64 ciphertext. */
   private read(): Record<string, string> {
     if (!existsSync(this.path)) return {};
     let json: unknown;
@@ -73,10 +74,7 @@ export class SafeStorageSecretStore implements SecretStore {
 
   private write(keys: Record<string, string>): void {
     mkdirSync(dirname(this.path), { recursive: true });
-    const tmp = `${this.path}.tmp-${process.pid}`;
-    writeFileSync(tmp, `${JSON.stringify({ version: FILE_VERSION, keys }, null, 2)}\n`, { mode: 0o600 });
-    renameSync(tmp, this.path);
-    chmodSync(this.path, 0o600);
+    writeFileAtomic(this.path, `${JSON.stringify({ version: FILE_VERSION, keys }, null, 2)}\n`, { mode: 0o600 });
   }
 
   get(name: string): string | undefined {
@@ -146,7 +144,7 @@ export function serveSecrets(store: SafeStorageSecretStore, host: SecretsHost, l
       else store.set(name, secret);
     } catch (e) {
       error = `${(e as Error).name}: ${(e as Error).message}`;
-      log(`endpoint key of ${name}: ${error}`);
+      log(`${describeSecret(name)}: ${error}`);
     }
     host.postMessage({ secretAck: { id, error } });
   });

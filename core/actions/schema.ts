@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { issueLines } from '../util/zod-issues.js';
 
 /**
  * The workbench's action space, as JSON. It follows AndroidWorld's JSONAction (`action_type`,
@@ -85,7 +86,7 @@ export function parseAction(input: unknown): Action {
   if (!r.success) {
     throw new ActionParseError(
       input,
-      r.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)),
+      issueLines(r.error.issues, { root: null }),
     );
   }
   return r.data;

@@ -182,9 +182,9 @@ export interface WorkbenchApi {
   onAdaptation(input: NoInput, listener: Listener<AdaptationEvent>): Unsubscribe;
 
   // Remote jobs on trainer services (core/remote-jobs, docs/jobs.md)
-  /** Trainer profiles (name, URL, whether a token is set; tokens never leave <data folder>/trainers.json). */
+  /** Trainer profiles (name, URL, whether a token is set; a token never leaves the secret store, docs/jobs.md "Trainer profiles"). */
   listTrainers(input?: NoInput): Promise<PublicTrainerProfile[]>;
-  /** Adds or replaces a profile; the token is written to trainers.json (mode 0600) only. */
+  /** Adds or replaces a profile: name and URL in trainers.json, the token in the workbench's secret store only. */
   saveTrainer(input: { name: string; baseUrl: string; token: string }): Promise<PublicTrainerProfile[]>;
   removeTrainer(input: { name: string }): Promise<PublicTrainerProfile[]>;
   /** The store's remote-job records, newest first. */

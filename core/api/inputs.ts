@@ -10,6 +10,7 @@ import { ADAPTER_KINDS, MAX_ADAPTER_RANK } from '../policy/adapter.js';
 import { HOME_MODES } from '../policy/adapter-policy.js';
 import { ADAPT_METHODS } from '../rl/adapt-config.js';
 import { REMOTE_SUBMIT_KINDS } from './job-types.js';
+import { fieldIssues, formatIssues } from '../util/zod-issues.js';
 
 /**
  * The input schema of every API member: the bridge validates each call and subscription against it
@@ -185,7 +186,7 @@ export const API_INPUTS: Schemas = {
 export class ApiInputError extends Error {
   override name = 'ApiInputError';
   constructor(readonly member: string, readonly issues: Array<{ path: string; message: string }>) {
-    super(`${member}: invalid input: ${issues.map((i) => `${i.path || '(input)'}: ${i.message}`).join('; ')}`);
+    super(`${member}: invalid input: ${formatIssues(issues, { root: '(input)' })}`);
   }
 }
 
@@ -202,6 +203,6 @@ export function parseInput(member: string, input: unknown): unknown {
   const schema = isApiMember(member) ? (API_INPUTS as Record<string, z.ZodType>)[member] : undefined;
   if (!schema) throw new ApiInputError(member, [{ path: '', message: 'no such API member' }]);
   const r = schema.safeParse(input);
-  if (!r.success) throw new ApiInputError(member, r.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })));
+  if (!r.success) throw new ApiInputError(member, fieldIssues(r.error.issues));
   return r.data;
 }

@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { z } from 'zod';
+import { issueLines } from '../util/zod-issues.js';
 
 /** A bad command line: the message is for the user, the exit code is 2 (as most CLIs use). */
 export class UsageError extends Error {
@@ -24,7 +25,7 @@ export function parseFlags<S extends z.ZodType>(argv: string[], options: Options
   }
   const r = schema.safeParse(parsed.values);
   if (!r.success) {
-    throw new UsageError(r.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('\n'));
+    throw new UsageError(issueLines(r.error.issues).map((l) => `--${l}`).join('\n'));
   }
   return { values: r.data, positionals: parsed.positionals };
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { publicProfile, TrainerProfiles } from '../remote-jobs/profiles.js';
+import { TrainerProfiles } from '../remote-jobs/profiles.js';
 import type { RemoteJob } from '../store/remote-jobs.js';
 import { parseFlags, UsageError } from './args.js';
 import { dataDir } from '../util/data-dir.js';
@@ -53,7 +53,7 @@ async function trainersCommand(argv: string[], io: Io): Promise<number> {
     }
     case 'list': {
       const { values } = parseFlags(rest, { json: { type: 'boolean' } }, z.object({ json: z.boolean().optional() }));
-      const list = profiles.list().map(publicProfile);
+      const list = profiles.list();
       if (values.json) io.out(JSON.stringify(list));
       else io.out(list.length ? table([['NAME', 'URL'], ...list.map((p) => [p.name, p.baseUrl])]) : 'no trainers (awb jobs trainers add NAME --url URL --token-file FILE)');
       return 0;

@@ -126,7 +126,7 @@ const USER_ERRORS = new Set([
   'RunNotFoundError', 'ImportLineError', 'ImportManifestError', 'ImportAssetError', 'StoreVersionFromFutureError', 'StoreFileError', 'StoreNeedsMigrationError',
   'AdbConnectError', 'SdkNotFoundError', 'BootTimeoutError', 'DeviceOfflineError', 'ConsoleError', 'EmulatorPortError', 'EmulatorPortInUseError', 'TokenError', 'SettingsFileError', 'TrainingDivergedError', 'TrainingPoolError', 'TrainerCheckpointError',
   'RewardConfigError', 'RewardUnavailableError',
-  'EndpointProfileError', 'UnknownVlmFormatError', 'MissingApiKeyError', 'VlmEndpointError',
+  'EndpointProfileError', 'SecretsFileError', 'UnknownVlmFormatError', 'MissingApiKeyError', 'VlmEndpointError',
   'TrainerHttpError', 'TrainerUnreachableError', 'UploadStalledError', 'TrainerProtocolError', 'ArtifactChecksumError', 'ArtifactNotFoundError', 'TrainerProfileError',
   'RemoteJobNotFoundError', 'RemoteJobStateError', 'BundleError', 'JobConfigError', 'RewardModelRejectedError',
 ]);

@@ -8,6 +8,7 @@ import type { PolicyName } from '../policy/registry.js';
 import { OnnxPolicyDimsError, OnnxPolicyFileError, OnnxPolicyModel, OnnxRuntimeUnavailableError } from '../policy/onnx/index.js';
 import { UsageError, type Options } from './args.js';
 import { dataDir } from '../util/data-dir.js';
+import { formatIssues } from '../util/zod-issues.js';
 
 /** Policies a suite can run unattended (in worker threads too); each is a registry kind (core/policy/registry.ts). */
 export const SUITE_POLICIES = ['oracle', 'random'] as const satisfies readonly PolicyName[];
@@ -127,7 +128,7 @@ export function vlmSettingsFromFlags(v: VlmFlags, profiles: EndpointProfiles = E
   if (v['history-style']) merged.historyStyle = v['history-style'];
   if (v['history-images'] !== undefined) merged.historyImages = v['history-images'];
   const r = VlmPolicySettings.safeParse(merged);
-  if (!r.success) throw new UsageError(`VLM settings: ${r.error.issues.map((i) => `${i.path.join('.') || '(settings)'}: ${i.message}`).join('; ')}`);
+  if (!r.success) throw new UsageError(`VLM settings: ${formatIssues(r.error.issues, { root: '(settings)' })}`);
   return r.data;
 }
 
@@ -144,9 +145,9 @@ export function storableVlmSettings(s: VlmPolicySettings, profile?: string): Rec
 export function vlmSettingsForResume(stored: Record<string, unknown>, profiles: EndpointProfiles = EndpointProfiles.inDataDir(dataDir())): VlmPolicySettings {
   const { profile, ...rest } = stored;
   const r = VlmPolicySettings.safeParse(rest);
-  if (!r.success) throw new UsageError(`The run's recorded VLM settings do not read: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!r.success) throw new UsageError(`The run's recorded VLM settings do not read: ${formatIssues(r.error.issues)}`);
   if (typeof profile === 'string' && !r.data.endpoint.apiKeyEnv) {
-    const key = profiles.secrets.get(profile);
+    const key = profiles.key(profile);
     if (key) return { ...r.data, endpoint: { ...r.data.endpoint, apiKey: key } };
   }
   return r.data;

@@ -12,6 +12,7 @@ import { createRng } from '../util/rng.js';
 import { parseFlags, UsageError } from './args.js';
 import { dataDir } from '../util/data-dir.js';
 import { embeddedDevice, type Io } from './main.js';
+import { issueLines } from '../util/zod-issues.js';
 
 const USAGE = 'awb train sft --config FILE.json [--out DIR] [--json]';
 
@@ -42,7 +43,7 @@ export class TrainSftConfigError extends Error {
 /** Parses and checks a config, schema and template ids together, so one run lists every problem. */
 export function parseTrainSftConfig(input: unknown): TrainSftConfig {
   const r = TrainSftConfigSchema.safeParse(input ?? {});
-  const problems = r.success ? [] : r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+  const problems = r.success ? [] : issueLines(r.error.issues, { root: '(root)' });
   if (r.success && r.data.templates) {
     const inPart = new Set(splitTemplates(TASKS, r.data.split, r.data.part === 'adapt' ? 'test' : r.data.part).map((t) => t.id));
     for (const id of r.data.templates) {

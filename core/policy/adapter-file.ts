@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { APP_CATALOG, findApp } from '../device/app-catalog.js';
@@ -7,6 +7,8 @@ import { ADAPTER_KINDS, adapterParameterCount, MAX_ADAPTER_RANK, ScorerAdapter, 
 import type { PolicyModel } from './builtin.js';
 import { CheckpointError, deserializeCheckpoint } from './checkpoint.js';
 import { decodeFloat32Params, encodeFloat32Params, Float32ParamsSchema } from '../util/float32-params.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import { issueLines } from '../util/zod-issues.js';
 
 /**
  * A per-app adapter file is one JSON object:
@@ -142,7 +144,7 @@ export function deserializeAdapter(text: string, where = '<text>', expect: Adapt
     throw new AdapterFileError(where, [`not JSON (${(e as Error).message})`]);
   }
   const r = AdapterFileSchema.safeParse(json);
-  if (!r.success) throw new AdapterFileError(where, r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`));
+  if (!r.success) throw new AdapterFileError(where, issueLines(r.error.issues, { root: '(root)' }));
   const f = r.data;
   const problems: string[] = [];
   const app = findApp(f.app);
@@ -165,9 +167,7 @@ export function deserializeAdapter(text: string, where = '<text>', expect: Adapt
 /** Writes atomically (a temporary file renamed over the target), creating the folder. */
 export function saveAdapter(path: string, a: AppAdapter): void {
   mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.tmp`;
-  writeFileSync(tmp, serializeAdapter(a));
-  renameSync(tmp, path);
+  writeFileAtomic(path, serializeAdapter(a));
 }
 
 export function loadAdapter(path: string, expect: AdapterExpectation = {}): AppAdapter {

@@ -1,10 +1,12 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { createEncoder, EncoderConfigSchema } from './encoder.js';
 import { featureDim } from './features.js';
 import { parameterCount, ScorerNetwork } from './network.js';
 import type { PolicyModel } from './builtin.js';
 import { decodeFloat32Params, encodeFloat32Params, Float32ParamsSchema } from '../util/float32-params.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import { issueLines } from '../util/zod-issues.js';
 
 /**
  * A builtin-policy checkpoint is one JSON file:
@@ -59,7 +61,7 @@ export function deserializeCheckpoint(text: string, where = '<text>'): { model: 
     throw new CheckpointError(where, [`not JSON (${(e as Error).message})`]);
   }
   const r = CheckpointSchema.safeParse(json);
-  if (!r.success) throw new CheckpointError(where, r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`));
+  if (!r.success) throw new CheckpointError(where, issueLines(r.error.issues, { root: '(root)' }));
   const f = r.data;
   const problems: string[] = [];
   const wantInput = featureDim(f.encoder.dim);
@@ -74,9 +76,7 @@ export function deserializeCheckpoint(text: string, where = '<text>'): { model: 
 
 /** Writes atomically (a temporary file renamed over the target). */
 export function saveCheckpoint(path: string, model: PolicyModel, meta: Record<string, unknown> = {}): void {
-  const tmp = `${path}.tmp`;
-  writeFileSync(tmp, serializeCheckpoint(model, meta));
-  renameSync(tmp, path);
+  writeFileAtomic(path, serializeCheckpoint(model, meta));
 }
 
 export function loadCheckpoint(path: string): { model: PolicyModel; meta: Record<string, unknown> } {

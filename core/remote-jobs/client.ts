@@ -9,6 +9,7 @@ import {
   ErrorBodySchema, HealthSchema, isFinalStatus, JobEventSchema, JobListSchema, JobSchema,
   type Artifact, type Health, type Job, type JobEvent,
 } from './protocol.js';
+import { formatIssues } from '../util/zod-issues.js';
 
 /**
  * The client side of docs/trainer-protocol.md. Every call has an idle timeout and retries transport
@@ -145,7 +146,7 @@ export class TrainerClient {
       throw new TrainerProtocolError(this.baseUrl, path, `not JSON (${(e as Error).message})`);
     }
     const p = schema.safeParse(v);
-    if (!p.success) throw new TrainerProtocolError(this.baseUrl, path, p.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+    if (!p.success) throw new TrainerProtocolError(this.baseUrl, path, formatIssues(p.error.issues));
     return p.data;
   }
 

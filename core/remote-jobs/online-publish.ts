@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { abortableSleep } from '../llm/chat-client.js';
 import { redact } from '../llm/redact.js';
 import { AdapterNotServedError, PublishedAdapterError } from './online-errors.js';
+import { formatIssues } from '../util/zod-issues.js';
 
 /**
  * The serving side of an online VLM iteration: what the trainer reports it published
@@ -38,7 +39,7 @@ export function readPublished(path: string, iteration: number, jobId: string, ex
     throw new PublishedAdapterError(iteration, jobId, `does not read: ${(e as Error).message}`);
   }
   const r = PublishedSchema.safeParse(json);
-  if (!r.success) throw new PublishedAdapterError(iteration, jobId, `is not {name, baseUrl, adapterPath, job, model}: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!r.success) throw new PublishedAdapterError(iteration, jobId, `is not {name, baseUrl, adapterPath, job, model}: ${formatIssues(r.error.issues)}`);
   if (r.data.name !== expectedName) throw new PublishedAdapterError(iteration, jobId, `names adapter ${JSON.stringify(r.data.name)}, expected ${JSON.stringify(expectedName)}`);
   return r.data;
 }

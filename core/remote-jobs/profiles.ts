@@ -1,12 +1,16 @@
-import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { ProfileStore } from '../util/profile-store.js';
+import { PlainFileSecretStore, SECRETS_FILE, secretName, type SecretStore } from '../util/secret-store.js';
+import { formatIssues } from '../util/zod-issues.js';
 import { TrainerProfileError } from './errors.js';
 
 /**
- * Trainer profiles: name → base URL + bearer token, in <dataDir>/trainers.json (mode 0600, written
- * atomically). The token lives only here: never in the SQLite store, never in a log line or an error
- * message; `publicProfile` is what lists and the UI show.
+ * Trainer profiles: name → base URL in <dataDir>/trainers.json (mode 0600, written atomically), and
+ * the bearer token in the secret store, as endpoint keys are (docs/jobs.md "Trainer profiles"): the
+ * CLI's and `awb serve`'s <dataDir>/secrets.json (0600), the app's OS keychain. The token is never
+ * in the profiles file, the SQLite store, a log line or an error message; lists show whether one is
+ * set. A trainers.json from before keeps the token inline: it moves to the secret store on first read.
  */
 export const TRAINERS_FILE = 'trainers.json';
 
@@ -19,7 +23,11 @@ export const TrainerProfileSchema = z.strictObject({
 });
 export type TrainerProfile = z.infer<typeof TrainerProfileSchema>;
 
-const FileSchema = z.strictObject({ trainers: z.array(TrainerProfileSchema) });
+/** A profile as the file keeps it: the token only in a file written before tokens moved to the secret store. */
+const StoredTrainerSchema = TrainerProfileSchema.extend({ token: TrainerProfileSchema.shape.token.optional() });
+type StoredTrainer = z.infer<typeof StoredTrainerSchema>;
+
+const FileSchema = z.strictObject({ trainers: z.array(StoredTrainerSchema) });
 
 export interface PublicTrainerProfile {
   name: string;
@@ -28,63 +36,76 @@ export interface PublicTrainerProfile {
   hasToken: boolean;
 }
 
-export const publicProfile = (p: TrainerProfile): PublicTrainerProfile => ({ name: p.name, baseUrl: p.baseUrl, hasToken: p.token.length > 0 });
-
 export class TrainerProfiles {
   readonly path: string;
-  constructor(dataDir: string) {
-    this.path = join(dataDir, TRAINERS_FILE);
+  private readonly store: ProfileStore<StoredTrainer>;
+
+  /** `secrets`: where tokens are kept; default <dataDir>/secrets.json (the CLI's). */
+  constructor(dataDir: string, readonly secrets: SecretStore = new PlainFileSecretStore(join(dataDir, SECRETS_FILE))) {
+    const path = this.path = join(dataDir, TRAINERS_FILE);
+    this.store = new ProfileStore<StoredTrainer>(path, secrets, {
+      mode: 0o600,
+      secretName: (name) => secretName('trainer', name),
+      decode: (json) => {
+        // Issues name paths and messages only: zod's messages here never echo a token's value.
+        const r = FileSchema.safeParse(json);
+        if (!r.success) throw new TrainerProfileError(path, formatIssues(r.error.issues));
+        const byName = new Map<string, StoredTrainer>();
+        for (const t of r.data.trainers) if (!byName.has(t.name)) byName.set(t.name, t);
+        return byName;
+      },
+      encode: (trainers) => ({ trainers: [...trainers.values()].sort((a, b) => a.name.localeCompare(b.name)) }),
+      fileError: (problem, e) => new TrainerProfileError(path, problem === 'json' ? `not JSON: ${e.message}` : e.message),
+      inlineSecret: ({ token, ...rest }) => (token === undefined ? undefined : { secret: token, entry: rest }),
+    });
   }
 
-  list(): TrainerProfile[] {
-    let text: string;
-    try {
-      text = readFileSync(this.path, 'utf8');
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw new TrainerProfileError(this.path, (e as Error).message);
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (e) {
-      throw new TrainerProfileError(this.path, `not JSON: ${(e as Error).message}`);
-    }
-    // Issues name paths and messages only: zod's messages here never echo a token's value.
-    const r = FileSchema.safeParse(json);
-    if (!r.success) throw new TrainerProfileError(this.path, r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
-    return r.data.trainers;
+  /** Every profile: name, URL and whether its token is here (never the token). */
+  list(): PublicTrainerProfile[] {
+    return [...this.store.read().values()].map((t) => ({ name: t.name, baseUrl: t.baseUrl, hasToken: this.token(t) !== undefined }));
   }
 
+  /** The profile with its token, to talk to the service. */
   get(name: string): TrainerProfile {
-    const p = this.list().find((t) => t.name === name);
-    if (!p) {
-      const names = this.list().map((t) => t.name);
+    const trainers = this.store.read();
+    const t = trainers.get(name);
+    if (!t) {
+      const names = [...trainers.keys()];
       throw new TrainerProfileError(name, `not found${names.length ? ` (known: ${names.join(', ')})` : ' (add one with awb jobs trainers add)'}`);
     }
-    return p;
+    const token = this.token(t);
+    // The app and the CLI keep tokens apart (the OS keychain, secrets.json): a profile added in one has none in the other.
+    if (token === undefined) throw new TrainerProfileError(name, 'no token is stored for it here: add the profile again with its token (awb jobs trainers add, or Jobs → Trainers in the app)');
+    return { name: t.name, baseUrl: t.baseUrl, token };
   }
 
-  /** Adds or replaces a profile. */
+  /** Adds or replaces a profile: the token to the secret store first (a refused token saves nothing), then the file. */
   put(profile: TrainerProfile): void {
     const r = TrainerProfileSchema.safeParse(profile);
-    if (!r.success) throw new TrainerProfileError(String(profile.name), r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
-    this.write([...this.list().filter((t) => t.name !== r.data.name), r.data].sort((a, b) => a.name.localeCompare(b.name)));
+    if (!r.success) throw new TrainerProfileError(String(profile.name), formatIssues(r.error.issues));
+    const { token, ...entry } = r.data;
+    // Read first: an older file's inline token moves to the store on reading, and must not overwrite this one.
+    const trainers = this.store.read();
+    this.store.setSecret(entry.name, token);
+    trainers.set(entry.name, entry);
+    this.store.write(trainers);
   }
 
+  /** Removes a profile and its token; false when there is no such profile. */
   remove(name: string): boolean {
-    const all = this.list();
-    const rest = all.filter((t) => t.name !== name);
-    if (rest.length === all.length) return false;
-    this.write(rest);
+    const trainers = this.store.read();
+    if (!trainers.delete(name)) return false;
+    this.store.write(trainers);
+    this.store.deleteSecret(name);
     return true;
   }
 
-  private write(trainers: TrainerProfile[]): void {
-    mkdirSync(join(this.path, '..'), { recursive: true });
-    const tmp = `${this.path}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify({ trainers }, null, 2)}\n`, { mode: 0o600 });
-    chmodSync(tmp, 0o600);
-    renameSync(tmp, this.path);
+  /** Resolves once the secret store has written the tokens given so far (the app's writes complete later). */
+  settled(): Promise<void> {
+    return this.store.settled();
+  }
+
+  private token(t: StoredTrainer): string | undefined {
+    return this.store.secret(t.name) ?? t.token;
   }
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { issueLines } from '../util/zod-issues.js';
 
 /**
  * The wire types of docs/trainer-protocol.md (the remote trainer service). Responses are parsed
@@ -109,7 +110,7 @@ export function parseJobConfig(kind: JobKind, input: unknown): Record<string, un
     return input as Record<string, unknown>;
   }
   const r = schema.safeParse(input ?? {});
-  if (!r.success) throw new JobConfigError(kind, r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`));
+  if (!r.success) throw new JobConfigError(kind, issueLines(r.error.issues, { root: '(root)' }));
   return r.data;
 }
 

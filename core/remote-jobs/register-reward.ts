@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { loadProgRm } from '../rewards/progrm/fit.js';
 import { loadJudge } from '../rewards/shepherd/builtin.js';
@@ -7,6 +7,7 @@ import { assertNever, WorkbenchError } from '../util/errors.js';
 import { RemoteJobStateError } from './errors.js';
 import { isRewardJobKind, type RewardJobKind } from './prepare-rewards.js';
 import type { RemoteJobs } from './remote.js';
+import { copyFileAtomic } from '../util/atomic-write.js';
 
 /**
  * Registering a progrm / prm job's model.json where the reward components find it: checked with
@@ -80,12 +81,7 @@ export function registerRewardModel(jobs: RemoteJobs, dataDir: string, ref: stri
   const checkpoint = rewardModelRelPath(kind, row);
   const dest = join(dataDir, checkpoint);
   mkdirSync(dirname(dest), { recursive: true });
-  try {
-    copyFileSync(art.path, `${dest}.tmp`);
-    renameSync(`${dest}.tmp`, dest);
-  } finally {
-    rmSync(`${dest}.tmp`, { force: true });
-  }
+  copyFileAtomic(art.path, dest);
   // The store's "registered file" column (policy_path) holds it, so awb jobs list and the Jobs view show it.
   const job = updateRemoteJob(jobs.db, row.id, { policyPath: dest });
   return { job, kind, path: dest, checkpoint, component: rewardComponentEntry(kind, checkpoint) };

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { copyFileSync, mkdirSync, renameSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { loadCheckpoint } from '../policy/checkpoint.js';
 import type { WritableDB } from '../store/db.js';
@@ -12,6 +12,8 @@ import { TrainerClient, type UploadResult } from './client.js';
 import { ArtifactNotFoundError, RemoteJobNotFoundError, RemoteJobStateError } from './errors.js';
 import type { Job, JobEvent } from './protocol.js';
 import { TrainerProfiles, type TrainerProfile } from './profiles.js';
+import { copyFileAtomic } from '../util/atomic-write.js';
+import type { SecretStore } from '../util/secret-store.js';
 
 /**
  * The workbench's side of remote jobs, shared by `awb jobs` and the workbench API: submit a bundle
@@ -23,6 +25,8 @@ export interface RemoteJobsDeps {
   db: WritableDB;
   dataDir: string;
   profiles?: TrainerProfiles;
+  /** Where the trainers' tokens are kept (the app's keychain); default <dataDir>/secrets.json. Unused with `profiles`. */
+  secrets?: SecretStore;
   /** Builds the client of a profile (tests pass short timeouts). */
   clientFor?: (p: TrainerProfile) => TrainerClient;
   now?: () => number;
@@ -51,7 +55,7 @@ export class RemoteJobs {
   private readonly clients = new Map<string, TrainerClient>();
 
   constructor(private readonly deps: RemoteJobsDeps) {
-    this.profiles = deps.profiles ?? new TrainerProfiles(deps.dataDir);
+    this.profiles = deps.profiles ?? new TrainerProfiles(deps.dataDir, deps.secrets);
   }
 
   /** The store the records live in (a submit from stored episodes reads them here). */
@@ -195,8 +199,7 @@ export class RemoteJobs {
     loadCheckpoint(art.path);
     const dest = policyFile(this.deps.dataDir, row);
     mkdirSync(dirname(dest), { recursive: true });
-    copyFileSync(art.path, `${dest}.tmp`);
-    renameSync(`${dest}.tmp`, dest);
+    copyFileAtomic(art.path, dest);
     return updateRemoteJob(this.db, row.id, { policyPath: dest });
   }
 

@@ -3,6 +3,7 @@ import { WorkbenchError } from '../util/errors.js';
 import { checkRewardValues, REWARD_KINDS, RewardComponentError, type RewardComponent, type RewardEpisode, type RewardKind, type StepRewardValue } from './component.js';
 import type { RewardDetail } from './details.js';
 import { loadRewardModule, RewardUnavailableError, type RewardComponentModule, type RewardContext } from './registry.js';
+import { issueLines } from '../util/zod-issues.js';
 
 /**
  * Composing reward components: a config names the components and their weights (and options), it is
@@ -29,14 +30,11 @@ export class RewardConfigError extends WorkbenchError {
   }
 }
 
-const issueLines = (issues: readonly z.core.$ZodIssue[], prefix: (string | number)[] = []) =>
-  issues.map((i) => `${[...prefix, ...i.path].map(String).join('.') || '(root)'}: ${i.message}`);
-
 /** Validates a config's shape; throws RewardConfigError listing every problem. */
 export function parseRewardConfig(raw: unknown): RewardConfig {
   const r = RewardConfigSchema.safeParse(raw);
   // Checked on the raw input, so a repeated kind is listed beside the shape problems (zod skips refinements then).
-  const issues = [...(r.success ? [] : issueLines(r.error.issues)), ...duplicateKinds(raw)];
+  const issues = [...(r.success ? [] : issueLines(r.error.issues, { root: '(root)' })), ...duplicateKinds(raw)];
   if (issues.length || !r.success) throw new RewardConfigError(issues);
   return r.data;
 }
@@ -92,7 +90,7 @@ export async function prepareRewards(raw: unknown): Promise<PreparedRewards> {
     const module = (modules[i] as PromiseFulfilledResult<RewardComponentModule>).value;
     const r = module.options.safeParse(c.options ?? {});
     if (r.success) prepared.push({ kind: c.kind, weight: c.weight, module, options: r.data });
-    else issues.push(...issueLines(r.error.issues, ['components', i, 'options']).map((l) => `${l} (${c.kind})`));
+    else issues.push(...issueLines(r.error.issues, { root: '(root)', prefix: ['components', i, 'options'] }).map((l) => `${l} (${c.kind})`));
   });
   if (issues.length) throw new RewardConfigError(issues);
   return {

@@ -5,6 +5,7 @@ import { WorkbenchError } from '../util/errors.js';
 import { TrainConfigSchema } from './config.js';
 import type { AdvantageOptions, BatchLossOptions } from './grpo.js';
 import { SftConfigSchema } from './sft.js';
+import { issueLines } from '../util/zod-issues.js';
 
 /**
  * The hyper-parameters of one per-app adaptation (docs/adaptation.md): what is adapted, how many
@@ -69,7 +70,7 @@ export class AdaptConfigError extends WorkbenchError {
 /** Validates and fills defaults, listing every problem. */
 export function parseAdaptConfig(input: unknown): AdaptConfig {
   const r = AdaptConfigSchema.safeParse(input ?? {});
-  if (!r.success) throw new AdaptConfigError(r.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(config)'}: ${i.message}`));
+  if (!r.success) throw new AdaptConfigError(issueLines(r.error.issues, { root: '(config)' }));
   const c = r.data;
   if (c.grpo.loss.clipEpsHigh !== null && c.grpo.loss.clipEpsHigh < c.grpo.loss.clipEps) {
     throw new AdaptConfigError([`grpo.loss.clipEpsHigh: must be ≥ grpo.loss.clipEps (${c.grpo.loss.clipEps}), got ${c.grpo.loss.clipEpsHigh}`]);

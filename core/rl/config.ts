@@ -6,6 +6,7 @@ import type { FailureCurriculumOptions, PositiveReplayOptions, ShortestPathOptio
 import { REWARD_CREDITS } from './credit.js';
 import type { CurriculumOptions } from './curriculum.js';
 import type { AdvantageOptions, BatchLossOptions } from './grpo.js';
+import { issueLines } from '../util/zod-issues.js';
 
 /**
  * One typed config for a GRPO / AdaGRPO training run: the single source for validation, defaults,
@@ -179,7 +180,7 @@ export function parseTrainConfig(input: unknown): TrainConfig {
     }
   }
   const r = TrainConfigSchema.safeParse(value ?? {});
-  if (!r.success) throw new TrainConfigError(r.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(config)'}: ${i.message}`));
+  if (!r.success) throw new TrainConfigError(issueLines(r.error.issues, { root: '(config)' }));
   const problems = crossFieldProblems(r.data);
   if (problems.length) throw new TrainConfigError(problems);
   return r.data;

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deserializeCheckpoint, saveCheckpoint, serializeCheckpoint } from '../policy/checkpoint.js';
 import type { PolicyModel, PolicyStepRecord } from '../policy/builtin.js';
@@ -7,6 +7,7 @@ import { WorkbenchError } from '../util/errors.js';
 import type { FcfState, ReplayBuffer } from './adagrpo.js';
 import { parseTrainConfig, type TrainConfig } from './config.js';
 import type { CurriculumState } from './curriculum.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 
 /**
  * A GRPO run's checkpoint directory:
@@ -77,8 +78,7 @@ export function saveTrainerCheckpoint(dir: string, s: TrainerState): void {
     fcf: s.fcf, curriculum: s.curriculum, lastSuccessRate: s.lastSuccessRate,
   };
   const path = trainerFile(dir);
-  writeFileSync(`${path}.tmp`, JSON.stringify(json));
-  renameSync(`${path}.tmp`, path);
+  writeFileAtomic(path, JSON.stringify(json));
   saveCheckpoint(join(dir, 'policy.json'), s.model, meta);
 }
 

@@ -9,6 +9,7 @@ import { createRng } from '../util/rng.js';
 import { matchCandidate, type CandidateKind } from '../policy/candidates.js';
 import { stepInputs, type PolicyModel } from '../policy/builtin.js';
 import { Adam, type ScorerNetwork } from '../policy/network.js';
+import { issueLines } from '../util/zod-issues.js';
 
 /**
  * Supervised fine-tuning (behaviour cloning) of the builtin policy on oracle demonstrations: every
@@ -35,7 +36,7 @@ export class SftConfigError extends Error {
 
 export function parseSftConfig(input: unknown): SftConfig {
   const r = SftConfigSchema.safeParse(input ?? {});
-  if (!r.success) throw new SftConfigError(input, r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`));
+  if (!r.success) throw new SftConfigError(input, issueLines(r.error.issues, { root: '(root)' }));
   return r.data;
 }
 

@@ -1,5 +1,6 @@
-import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { fillFileAtomic, writeFileAtomic } from '../util/atomic-write.js';
 import { getScreenshot, getTree } from './content.js';
 import type { ReadableDB } from './db.js';
 import {
@@ -66,9 +67,7 @@ export function exportEpisodes(db: ReadableDB, selection: readonly EpisodeId[] |
   const shots = new Set<string>();
   const trees = new Set<string>();
   let steps = 0;
-  const partial = join(dir, `${EPISODES_FILE}.partial`);
-  const fd = openSync(partial, 'w');
-  try {
+  fillFileAtomic(join(dir, EPISODES_FILE), (fd) => {
     for (const id of ids) {
       const t = loadTrajectory(db, id);
       for (const sha of [...t.steps.map((s) => s.screenshot), t.final.screenshot]) {
@@ -88,14 +87,11 @@ export function exportEpisodes(db: ReadableDB, selection: readonly EpisodeId[] |
       steps += t.steps.length;
       writeSync(fd, `${JSON.stringify(trajectoryToLine(t))}\n`);
     }
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(partial, join(dir, EPISODES_FILE));
+  });
   const manifest: Manifest = {
     format: FORMAT_NAME, version: FORMAT_VERSION, exported_at: new Date().toISOString(),
     counts: { episodes: ids.length, steps, screenshots: shots.size, trees: trees.size },
   };
-  writeFileSync(join(dir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
+  writeFileAtomic(join(dir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
   return { dir, manifest };
 }

@@ -13,6 +13,7 @@ import { putRewardValues, putSubgoalProgress, type MaybeStepReward } from './rew
 import { writeReward } from './rewards.js';
 import { createRun, finishRun, getRun, type Run } from './runs.js';
 import { insertStep } from './steps.js';
+import { formatIssues, issueLines } from '../util/zod-issues.js';
 
 export interface ImportSummary {
   /** The run of kind 'import' the new episodes joined; null when there was nothing new. */
@@ -74,7 +75,7 @@ function readManifest(dir: string): Manifest {
     throw new ImportManifestError(file, `unreadable (${(e as Error).message}); is this an awb export directory?`);
   }
   const m = Manifest.safeParse(json);
-  if (!m.success) throw new ImportManifestError(file, m.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+  if (!m.success) throw new ImportManifestError(file, formatIssues(m.error.issues));
   if (m.data.version > FORMAT_VERSION) throw new ImportManifestError(file, `format version ${m.data.version} is newer than this build reads (${FORMAT_VERSION})`);
   return m.data;
 }
@@ -93,7 +94,7 @@ async function* episodeLines(file: string): AsyncGenerator<[number, EpisodeLine]
       throw new ImportLineError(file, no, [`not JSON (${(e as Error).message})`]);
     }
     const r = EpisodeLine.safeParse(json);
-    if (!r.success) throw new ImportLineError(file, no, r.error.issues.map((i) => `${i.path.join('.') || '(line)'}: ${i.message}`));
+    if (!r.success) throw new ImportLineError(file, no, issueLines(r.error.issues, { root: '(line)' }));
     yield [no, r.data];
   }
 }

@@ -1,5 +1,6 @@
 import { assertSeed, createRng } from '../util/rng.js';
 import { fillTemplate, type TaskTemplate } from './task.js';
+import { issueLines } from '../util/zod-issues.js';
 
 /** One concrete task: a template, the seed it was drawn with, its parameters and instruction. */
 export interface TaskInstance<P = unknown> {
@@ -25,7 +26,7 @@ export function instantiate<P>(template: TaskTemplate<P>, seed: number): TaskIns
   const raw = template.generate(createRng(`${template.id}:${seed}`));
   const parsed = template.params.safeParse(raw);
   if (!parsed.success) {
-    throw new TaskParamsError(template.id, seed, parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+    throw new TaskParamsError(template.id, seed, issueLines(parsed.error.issues));
   }
   const params = parsed.data;
   const instruction = template.instruction ? template.instruction(params) : fillTemplate(template.template, params as Record<string, unknown>);

@@ -2,12 +2,14 @@ import { join } from 'node:path';
 import { openSimDroid } from '../devices/provider.js';
 import { instantiate } from '../tasks/instance.js';
 import { getTemplate } from '../tasks/registry.js';
-import { EndpointProfiles, type EndpointProfile, type SecretStore, type SettlingSecretStore } from '../policy/vlm/profiles.js';
+import { EndpointProfiles, type EndpointProfile } from '../policy/vlm/profiles.js';
+import { isSettling, type SecretStore } from '../util/secret-store.js';
 import { probeEndpoint } from '../policy/vlm/probe.js';
 import { VlmPolicySettings } from '../policy/vlm/settings.js';
 import { WorkbenchError } from '../util/errors.js';
 import { redact } from '../llm/redact.js';
 import type { EndpointInfo, EndpointSave, EndpointTestResult } from '../api/endpoint-types.js';
+import { formatIssues, issuePath } from '../util/zod-issues.js';
 
 /**
  * The workbench's VLM endpoint profiles (docs/policy-vlm.md "Endpoint profiles", docs/ui.md
@@ -17,14 +19,11 @@ import type { EndpointInfo, EndpointSave, EndpointTestResult } from '../api/endp
  * and `awb serve`: `<data folder>/secrets.json`, mode 0600). No key ever leaves through this API.
  */
 
-
-const isSettling = (s: SecretStore): s is SettlingSecretStore => typeof (s as Partial<SettlingSecretStore>).settled === 'function';
-
 /** Settings that do not validate, by field path (as ApiInputError's issues, so the form marks each field). */
 export class EndpointSettingsError extends WorkbenchError {
   override name = 'EndpointSettingsError';
   constructor(readonly profile: string, readonly issues: Array<{ path: string; message: string }>) {
-    super(`Endpoint ${JSON.stringify(profile)}: ${issues.map((i) => `${i.path || '(settings)'}: ${i.message}`).join('; ')}`);
+    super(`Endpoint ${JSON.stringify(profile)}: ${formatIssues(issues, { root: '(settings)' })}`);
   }
 }
 
@@ -59,7 +58,7 @@ function checkSettings(name: string, settings: unknown, apiKey: string | null | 
   if (!r.success) {
     throw new EndpointSettingsError(name, r.error.issues.map((i) => {
       const v = valueAt(settings, i.path);
-      return { path: i.path.map(String).join('.'), message: v === undefined ? i.message : `${i.message} (got ${shown(v)})` };
+      return { path: issuePath(i.path), message: v === undefined ? i.message : `${i.message} (got ${shown(v)})` };
     }));
   }
   if (typeof apiKey === 'string' && r.data.endpoint.apiKeyEnv) {
@@ -92,7 +91,7 @@ export class EndpointsHost {
     const s = settings as { endpoint: Record<string, unknown> };
     // The profiles' save sends a key in endpoint.apiKey to the secret store before it writes the file.
     profiles.save(name, { ...s, endpoint: { ...s.endpoint, ...(typeof apiKey === 'string' ? { apiKey } : {}) } } as Parameters<EndpointProfiles['save']>[1]);
-    if (apiKey === null) profiles.secrets.delete(name);
+    if (apiKey === null) profiles.forgetKey(name);
     await this.settled();
     return this.list();
   }

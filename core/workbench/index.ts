@@ -21,7 +21,7 @@ import { describeAdaptation } from './adaptation/describe.js';
 import { listAdapters } from './adaptation/adapters.js';
 import { EpisodeRewards } from './rewards.js';
 import { RemoteJobsHost, type RemoteJobsHostDeps } from './remote-jobs.js';
-import type { SecretStore } from '../policy/vlm/profiles.js';
+import type { SecretStore } from '../util/secret-store.js';
 import { POLICY_DESCRIPTIONS } from '../policy/registry.js';
 import { EndpointsHost } from './endpoints.js';
 import { checkpointSpec, listCheckpointPolicies } from './policy-files.js';
@@ -42,9 +42,9 @@ export interface WorkbenchOptions {
   /** Tests: online GRPO's endpoint calls and waits (a fake vLLM server on loopback is reached with the real fetch). */
   onlineGrpo?: Pick<OnlineGrpoHostDeps, 'fetch' | 'sleep'>;
   /**
-   * Where endpoint profiles' API keys are kept. The app gives one backed by Electron's safeStorage
-   * (electron/secret-store.ts, through its main process); default (the CLI, `awb serve`):
-   * `<data folder>/secrets.json`, mode 0600.
+   * Where endpoint profiles' API keys and trainer profiles' tokens are kept. The app gives one backed
+   * by Electron's safeStorage (electron/secret-store.ts, through its main process); default (the
+   * CLI, `awb serve`): `<data folder>/secrets.json`, mode 0600.
    */
   secrets?: SecretStore;
 }
@@ -115,9 +115,10 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
   if (opts.embeddedDevice ?? true) await devices.startSimDroid();
   const training = new TrainingManager({ dataDir: () => settings.dataDir, db: () => db, log });
   const rewards = new EpisodeRewards({ db: () => db, dataDir: () => settings.dataDir });
-  const remoteJobs = new RemoteJobsHost({ db: () => db, dataDir: () => settings.dataDir, log, ...(opts.trainerClient ? { clientFor: opts.trainerClient } : {}) });
+  const trainerSecrets = opts.secrets ? { secrets: opts.secrets } : {};
+  const remoteJobs = new RemoteJobsHost({ db: () => db, dataDir: () => settings.dataDir, log, ...(opts.trainerClient ? { clientFor: opts.trainerClient } : {}), ...trainerSecrets });
   const onlineGrpo = new OnlineGrpoHost({
-    db: () => db, dataDir: () => settings.dataDir, log, ...(opts.trainerClient ? { clientFor: opts.trainerClient } : {}), ...opts.onlineGrpo,
+    db: () => db, dataDir: () => settings.dataDir, log, ...(opts.trainerClient ? { clientFor: opts.trainerClient } : {}), ...trainerSecrets, ...opts.onlineGrpo,
     endpoints: () => endpoints.profiles(),
     activity: { id: () => `a${++activitySeq}`, emit: (a) => activityListeners.forEach((l) => l({ ...a })) },
   });

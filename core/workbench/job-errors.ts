@@ -1,5 +1,6 @@
 import { WorkbenchError } from '../util/errors.js';
 import type { JobKind, JobState, TrainerKind } from '../api/training-types.js';
+import { parseIssueLine } from '../util/zod-issues.js';
 
 /** The named errors of the workbench's background jobs (training and adaptation). */
 export class TrainingConfigError extends WorkbenchError {
@@ -8,10 +9,7 @@ export class TrainingConfigError extends WorkbenchError {
   readonly issues: Array<{ path: string; message: string }>;
   constructor(readonly kind: TrainerKind, readonly problems: string[]) {
     super(`Invalid ${kind} config (${problems.length} problem${problems.length === 1 ? '' : 's'}): ${problems.join('; ')}`);
-    this.issues = problems.map((p) => {
-      const at = p.indexOf(': ');
-      return at > 0 ? { path: p.slice(0, at), message: p.slice(at + 2) } : { path: '', message: p };
-    });
+    this.issues = problems.map(parseIssueLine);
   }
 }
 

@@ -11,6 +11,7 @@ import type { RemoteJob } from '../store/remote-jobs.js';
 import { TASKS } from '../tasks/registry.js';
 import { parsePart, parseSplit, splitInstances } from '../tasks/splits.js';
 import { assertNever, WorkbenchError } from '../util/errors.js';
+import type { SecretStore } from '../util/secret-store.js';
 import type { Activity } from '../api/types.js';
 import type { OnlineGrpoIterationView, OnlineGrpoRunInfo, OnlineGrpoStart, RemoteJobEvent } from '../api/job-types.js';
 import { checkpointPath } from './policy-files.js';
@@ -35,6 +36,8 @@ export interface OnlineGrpoHostDeps {
   dataDir(): string;
   log(message: string): void;
   clientFor?: RemoteJobsDeps['clientFor'];
+  /** Where trainers' tokens are kept (the workbench's secret store); default <data folder>/secrets.json. */
+  secrets?: SecretStore;
   /** The data folder's endpoint profiles, with keys from the workbench's secret store. */
   endpoints(): EndpointProfiles;
   activity: { id(): string; emit(a: Activity): void };
@@ -221,7 +224,7 @@ export class OnlineGrpoHost {
       config: input.config ?? {}, policy, ...(input.name ? { name: input.name } : {}),
     };
     const jobs = new AnnouncingRemoteJobs(
-      { db: this.deps.db(), dataDir: this.deps.dataDir(), ...(this.deps.clientFor ? { clientFor: this.deps.clientFor } : {}) },
+      { db: this.deps.db(), dataDir: this.deps.dataDir(), ...(this.deps.clientFor ? { clientFor: this.deps.clientFor } : {}), ...(this.deps.secrets ? { secrets: this.deps.secrets } : {}) },
       (e) => this.emit(e),
     );
     try {

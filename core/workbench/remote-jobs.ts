@@ -4,13 +4,14 @@ import { prepareBundle } from '../remote-jobs/prepare.js';
 import { parseJobConfig } from '../remote-jobs/protocol.js';
 import { isRewardJobKind } from '../remote-jobs/prepare-rewards.js';
 import { registerRewardModel } from '../remote-jobs/register-reward.js';
-import { publicProfile, TrainerProfiles } from '../remote-jobs/profiles.js';
+import { TrainerProfiles } from '../remote-jobs/profiles.js';
 import { RemoteJobs, type RemoteJobsDeps } from '../remote-jobs/remote.js';
 import type { WritableDB } from '../store/db.js';
 import type { EpisodeId } from '../store/ids.js';
 import type { RemoteJob } from '../store/remote-jobs.js';
 import { parsePart, parseSplit } from '../tasks/splits.js';
 import { WorkbenchError } from '../util/errors.js';
+import type { SecretStore } from '../util/secret-store.js';
 import type { PublicTrainerProfile, RemoteJobEvent, RemoteJobInfo, RemoteJobSubmit } from '../api/job-types.js';
 
 /**
@@ -24,6 +25,8 @@ export interface RemoteJobsHostDeps {
   log(message: string): void;
   /** Tests give short client timeouts. */
   clientFor?: RemoteJobsDeps['clientFor'];
+  /** Where trainers' tokens are kept (the workbench's secret store); default <data folder>/secrets.json. */
+  secrets?: SecretStore;
 }
 
 export class RemoteJobInputError extends WorkbenchError {
@@ -42,7 +45,14 @@ export class RemoteJobsHost {
   constructor(private readonly deps: RemoteJobsHostDeps) {}
 
   private jobs(): RemoteJobs {
-    return new RemoteJobs({ db: this.deps.db(), dataDir: this.deps.dataDir(), ...(this.deps.clientFor ? { clientFor: this.deps.clientFor } : {}) });
+    return new RemoteJobs({
+      db: this.deps.db(), dataDir: this.deps.dataDir(),
+      ...(this.deps.clientFor ? { clientFor: this.deps.clientFor } : {}), ...(this.deps.secrets ? { secrets: this.deps.secrets } : {}),
+    });
+  }
+
+  private profiles(): TrainerProfiles {
+    return new TrainerProfiles(this.deps.dataDir(), this.deps.secrets);
   }
 
   private emit(e: RemoteJobEvent): void {
@@ -55,16 +65,21 @@ export class RemoteJobsHost {
   }
 
   trainers(): PublicTrainerProfile[] {
-    return new TrainerProfiles(this.deps.dataDir()).list().map(publicProfile);
+    return this.profiles().list();
   }
 
-  saveTrainer(p: { name: string; baseUrl: string; token: string }): PublicTrainerProfile[] {
-    new TrainerProfiles(this.deps.dataDir()).put(p);
+  /** Returns once the token is stored (the app's keychain writes later: a failed write rejects). */
+  async saveTrainer(p: { name: string; baseUrl: string; token: string }): Promise<PublicTrainerProfile[]> {
+    const profiles = this.profiles();
+    profiles.put(p);
+    await profiles.settled();
     return this.trainers();
   }
 
-  removeTrainer(name: string): PublicTrainerProfile[] {
-    new TrainerProfiles(this.deps.dataDir()).remove(name);
+  async removeTrainer(name: string): Promise<PublicTrainerProfile[]> {
+    const profiles = this.profiles();
+    profiles.remove(name);
+    await profiles.settled();
     return this.trainers();
   }
 

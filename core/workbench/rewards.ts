@@ -8,6 +8,7 @@ import { inTransaction, prepare } from '../store/db.js';
 import { putRewardValues } from '../store/reward-annotations.js';
 import { WorkbenchError } from '../util/errors.js';
 import type { EpisodeRewardsQuery, EpisodeRewardsView, StoredRewardValue } from '../api/api.js';
+import { parseIssueLine } from '../util/zod-issues.js';
 
 /**
  * The replay viewer's rewards (issue 7): what the store holds for an episode, and on request the
@@ -28,10 +29,7 @@ export class EpisodeRewardsConfigError extends WorkbenchError {
   readonly issues: Array<{ path: string; message: string }>;
   constructor(readonly lines: string[]) {
     super(`Invalid reward config:\n  ${lines.join('\n  ')}`);
-    this.issues = lines.map((l) => {
-      const at = l.indexOf(': ');
-      return at > 0 ? { path: l.slice(0, at), message: l.slice(at + 2) } : { path: '', message: l };
-    });
+    this.issues = lines.map(parseIssueLine);
   }
 }
 

@@ -1,6 +1,8 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { defaultSettings, SettingsSchema, type Settings } from '../api/settings.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import { formatIssues } from '../util/zod-issues.js';
 
 export class SettingsFileError extends Error {
   override name = 'SettingsFileError';
@@ -34,14 +36,12 @@ export class SettingsFile {
       throw new SettingsFileError(this.path, `not JSON: ${(e as Error).message}`);
     }
     const r = SettingsSchema.safeParse({ ...defaultSettings(dataDir), ...(json as object) });
-    if (!r.success) throw new SettingsFileError(this.path, r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+    if (!r.success) throw new SettingsFileError(this.path, formatIssues(r.error.issues));
     return r.data;
   }
 
   write(s: Settings): void {
     mkdirSync(dirname(this.path), { recursive: true });
-    const tmp = `${this.path}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify(s, null, 2)}\n`);
-    renameSync(tmp, this.path);
+    writeFileAtomic(this.path, `${JSON.stringify(s, null, 2)}\n`);
   }
 }

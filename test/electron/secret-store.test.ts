@@ -155,3 +155,50 @@ describe('the API host keeps endpoint keys in the app through the main process (
     }
   });
 });
+
+describe('trainer tokens in the app: the same secret store as endpoint keys (fake safeStorage)', () => {
+  const TOKEN = 'trainer-token-SECRET-4242';
+  const trainersFile = () => join(dir, 'trainers.json');
+
+  it('saveTrainer keeps the token there (no secrets.json, not in trainers.json), and an older trainers.json gives its token up to it', async () => {
+    writeFileSync(trainersFile(), JSON.stringify({ trainers: [{ name: 'old', baseUrl: 'http://127.0.0.1:9', token: 'old-token-SECRET' }] }), { mode: 0o600 });
+    const { relayed } = relayPair(fakeSafeStorage());
+    await relayed.ready(2_000);
+    const wb = await createWorkbench({ dataDir: dir, adb: false, embeddedDevice: false, secrets: relayed });
+    try {
+      expect(await wb.listTrainers({})).toEqual([{ name: 'old', baseUrl: 'http://127.0.0.1:9', hasToken: true }]);
+      await relayed.settled();
+      await new Promise((r) => setImmediate(r)); // the file is written again once main acknowledged the token
+      expect(readFileSync(trainersFile(), 'utf8')).not.toContain('old-token-SECRET');
+      expect(SafeStorageSecretStore.inDataDir(dir, fakeSafeStorage()).get('trainer:old')).toBe('old-token-SECRET');
+
+      const list = await wb.saveTrainer({ name: 'gpu', baseUrl: 'http://127.0.0.1:9', token: TOKEN });
+      expect(list).toEqual([{ name: 'gpu', baseUrl: 'http://127.0.0.1:9', hasToken: true }, { name: 'old', baseUrl: 'http://127.0.0.1:9', hasToken: true }]);
+      expect(SafeStorageSecretStore.inDataDir(dir, fakeSafeStorage()).get('trainer:gpu')).toBe(TOKEN);
+      expect(readFileSync(trainersFile(), 'utf8')).not.toContain(TOKEN);
+      expect(readFileSync(join(dir, 'secrets.safe.json'), 'utf8')).not.toContain(TOKEN);
+      expect(existsSync(join(dir, 'secrets.json'))).toBe(false);
+      expect(await wb.removeTrainer({ name: 'gpu' })).toEqual([{ name: 'old', baseUrl: 'http://127.0.0.1:9', hasToken: true }]);
+      expect(SafeStorageSecretStore.inDataDir(dir, fakeSafeStorage()).get('trainer:gpu')).toBeUndefined();
+    } finally {
+      await wb.close();
+    }
+  });
+
+  it('without a keychain: a new token is refused (the profile not saved), an older file keeps its token and works', async () => {
+    writeFileSync(trainersFile(), JSON.stringify({ trainers: [{ name: 'old', baseUrl: 'http://127.0.0.1:9', token: 'old-token-SECRET' }] }), { mode: 0o600 });
+    const { relayed } = relayPair(fakeSafeStorage({ available: false }));
+    await relayed.ready(2_000);
+    const wb = await createWorkbench({ dataDir: dir, adb: false, embeddedDevice: false, secrets: relayed });
+    try {
+      expect(await wb.listTrainers({})).toEqual([{ name: 'old', baseUrl: 'http://127.0.0.1:9', hasToken: true }]);
+      expect(readFileSync(trainersFile(), 'utf8')).toContain('old-token-SECRET');
+      await expect(wb.saveTrainer({ name: 'gpu', baseUrl: 'http://127.0.0.1:9', token: TOKEN }))
+        .rejects.toMatchObject({ name: 'SecretStoreUnavailableError', profile: 'gpu', message: expect.stringMatching(/^Cannot store the token of trainer "gpu": /) });
+      expect(await wb.listTrainers({})).toEqual([{ name: 'old', baseUrl: 'http://127.0.0.1:9', hasToken: true }]);
+      expect(readFileSync(trainersFile(), 'utf8')).not.toContain(TOKEN);
+    } finally {
+      await wb.close();
+    }
+  });
+});

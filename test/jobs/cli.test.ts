@@ -24,7 +24,7 @@ afterAll(async () => {
 });
 
 describe('awb jobs', () => {
-  it('trainers add|list|remove keep the token in trainers.json and never print it', async () => {
+  it('trainers add|list|remove keep the token in secrets.json (not trainers.json) and never print it', async () => {
     const tokenFile = join(home, 'token');
     writeFileSync(tokenFile, `${TOKEN}\n`);
     expect((await run('jobs', 'trainers', 'add', 'box', '--url', fake.url, '--token-file', tokenFile)).code).toBe(0);
@@ -33,7 +33,8 @@ describe('awb jobs', () => {
     expect(JSON.parse(list.out)).toEqual([{ name: 'box', baseUrl: fake.url, hasToken: true }, { name: 'gone', baseUrl: 'http://127.0.0.1:1', hasToken: true }]);
     expect(list.out).not.toContain(TOKEN);
     expect((await run('jobs', 'trainers', 'remove', 'gone')).code).toBe(0);
-    expect(JSON.parse(readFileSync(join(home, 'trainers.json'), 'utf8')).trainers).toEqual([{ name: 'box', baseUrl: fake.url, token: TOKEN }]);
+    expect(JSON.parse(readFileSync(join(home, 'trainers.json'), 'utf8')).trainers).toEqual([{ name: 'box', baseUrl: fake.url }]);
+    expect(JSON.parse(readFileSync(join(home, 'secrets.json'), 'utf8'))).toEqual({ 'trainer:box': TOKEN });
     expect(await run('jobs', 'trainers', 'add', 'bad name', '--url', fake.url, '--token', 'x')).toMatchObject({ code: 2 });
   });
 

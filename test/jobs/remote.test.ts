@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RemoteJobNotFoundError, RemoteJobStateError } from '../../core/remote-jobs/errors.js';
@@ -106,14 +106,17 @@ describe('RemoteJobs against the fake trainer', () => {
     expect(() => jobs.client('nope')).toThrow(/Trainer profile "nope": not found \(known: gpu\)/);
   });
 
-  it('the token is kept in trainers.json (0600) and nowhere in the store', async () => {
+  it('the token is kept in the secret store (secrets.json, 0600), not in trainers.json (0600) and nowhere in the store', async () => {
     const { bundle } = syntheticBundle(tmp.dir());
     await jobs.submit({ trainer: 'gpu', kind: 'builtin-sft', bundle, config: { epochs: 1 } });
     const file = join(dataDir, 'trainers.json');
     expect(statSync(file).mode & 0o777).toBe(0o600);
-    expect(readFileSync(file, 'utf8')).toContain(TOKEN);
+    expect(readFileSync(file, 'utf8')).not.toContain(TOKEN);
+    const secrets = join(dataDir, 'secrets.json');
+    expect(statSync(secrets).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(secrets, 'utf8'))).toEqual({ 'trainer:gpu': TOKEN });
     const dump = JSON.stringify(db.prepare('SELECT * FROM remote_jobs').all());
     expect(dump).not.toContain(TOKEN);
-    expect(existsSync(join(dataDir, 'trainers.json.tmp'))).toBe(false);
+    expect(readdirSync(dataDir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 });

@@ -40,11 +40,12 @@ describe('the jobs slice against the real workbench and the fake trainer', () =>
     await fake.close();
   });
 
-  it('saves a trainer: the list shows name and URL only, the token is in trainers.json', async () => {
+  it('saves a trainer: the list shows name and URL only, the token is in secrets.json, not trainers.json', async () => {
     expect(await store.getState().saveTrainer({ name: 'fake', baseUrl: fake.url, token: TOKEN })).toBe(true);
     expect(store.getState().trainers).toEqual([{ name: 'fake', baseUrl: fake.url, hasToken: true }]);
     expect(JSON.stringify(await workbench.listTrainers({}))).not.toContain(TOKEN);
-    expect(readFileSync(join(dir, 'trainers.json'), 'utf8')).toContain(TOKEN);
+    expect(readFileSync(join(dir, 'trainers.json'), 'utf8')).not.toContain(TOKEN);
+    expect(JSON.parse(readFileSync(join(dir, 'secrets.json'), 'utf8'))).toEqual({ 'trainer:fake': TOKEN });
   });
 
   it('submits an SFT job, streams its log and metrics live, then downloads and registers the policy', async () => {

@@ -1,13 +1,13 @@
-import type { SettlingSecretStore } from '../../policy/vlm/profiles.js';
+import { describeSecret, secretOwner, type SettlingSecretStore } from '../../util/secret-store.js';
 
 /**
- * The app's endpoint keys, seen from the API host process. Electron's safeStorage exists only in the
+ * The app's secrets (endpoint keys, trainer tokens), seen from the API host process. Electron's safeStorage exists only in the
  * main process, while the workbench runs in the host (core/workbench/host.ts), so the host keeps the keys
  * the main process decrypted for it in memory and sends every change back to be encrypted and
  * written there (electron/secret-store.ts). The messages (in channel.ts's envelopes):
  *
  *   host → main  { secretsWanted: true }                          once, when the host starts
- *   main → host  { secrets: { available, entries, error? } }       the decrypted keys by profile name
+ *   main → host  { secrets: { available, entries, error? } }       the decrypted keys by secret name (secretName)
  *   host → main  { secretWrite: { id, name, secret | null } }      set (a string) or delete (null)
  *   main → host  { secretAck: { id, error | null } }               written, or why not
  *
@@ -26,17 +26,23 @@ export interface SecretsSnapshot {
 export type SecretsFromHost = { secretsWanted: true } | { secretWrite: { id: number; name: string; secret: string | null } };
 export type SecretsToHost = { secrets: SecretsSnapshot } | { secretAck: { id: number; error: string | null } };
 
+/** `secretName`: the secret's name in the store (secretName in core/util/secret-store.ts); `profile`: whose it is. */
 export class SecretStoreUnavailableError extends Error {
   override name = 'SecretStoreUnavailableError';
-  constructor(readonly profile: string, reason: string) {
-    super(`Cannot store the key of endpoint ${JSON.stringify(profile)}: ${reason}`);
+  readonly profile: string;
+  constructor(readonly secretName: string, reason: string) {
+    super(`Cannot store ${describeSecret(secretName)}: ${reason}`);
+    this.profile = secretOwner(secretName).profile;
   }
 }
 
 export class SecretWriteError extends Error {
   override name = 'SecretWriteError';
-  constructor(readonly profile: string, reason: string) {
-    super(`The key of endpoint ${JSON.stringify(profile)} was not saved: ${reason}`);
+  readonly profile: string;
+  constructor(readonly secretName: string, reason: string) {
+    const what = describeSecret(secretName);
+    super(`${what[0]!.toUpperCase()}${what.slice(1)} was not saved: ${reason}`);
+    this.profile = secretOwner(secretName).profile;
   }
 }
 
@@ -46,6 +52,9 @@ export class SecretsRelayTimeoutError extends Error {
     super(`The app's main process did not send the endpoint keys within ${ms} ms`);
   }
 }
+
+/** A profile name (at most 64) with its kind's prefix (secretName: `trainer:`), and room to spare. */
+const MAX_SECRET_NAME = 128;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
 const isId = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
@@ -65,7 +74,7 @@ export function parseSecretsFromHost(m: unknown): SecretsFromHost | null {
   if (!isObject(m)) return null;
   if (m.secretsWanted === true) return { secretsWanted: true };
   const w = m.secretWrite;
-  if (isObject(w) && isId(w.id) && typeof w.name === 'string' && w.name.length > 0 && w.name.length <= 64 && (w.secret === null || typeof w.secret === 'string')) {
+  if (isObject(w) && isId(w.id) && typeof w.name === 'string' && w.name.length > 0 && w.name.length <= MAX_SECRET_NAME && (w.secret === null || typeof w.secret === 'string')) {
     return { secretWrite: { id: w.id, name: w.name, secret: w.secret } };
   }
   return null;

@@ -1,8 +1,8 @@
-import { renameSync, writeFileSync } from 'node:fs';
 import { DataType, modelBytes, node, tensor, valueInfo } from './proto.js';
 import type { PolicyModel } from '../builtin.js';
 import type { ScorerNetwork } from '../network.js';
 import { IO_NAMES, policyMetadataProps } from './metadata.js';
+import { writeFileAtomic } from '../../util/atomic-write.js';
 
 export const ONNX_OPSET = 13;
 
@@ -58,8 +58,6 @@ export function scorerOnnxBytes(net: ScorerNetwork, metadata: Readonly<Record<st
 /** Writes the export atomically (a temporary file renamed over the target); returns its size in bytes. */
 export function exportPolicyOnnx(path: string, model: PolicyModel, meta: Record<string, unknown> = {}): number {
   const bytes = policyOnnxBytes(model, meta);
-  const tmp = `${path}.tmp`;
-  writeFileSync(tmp, bytes);
-  renameSync(tmp, path);
+  writeFileAtomic(path, bytes);
   return bytes.length;
 }

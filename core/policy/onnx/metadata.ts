@@ -3,6 +3,7 @@ import { EncoderConfigSchema, type EncoderConfig } from '../encoder.js';
 import { featureDim } from '../features.js';
 import type { NetworkDims } from '../network.js';
 import { OnnxPolicyDimsError, OnnxPolicyFileError } from './errors.js';
+import { formatIssues } from '../../util/zod-issues.js';
 
 /**
  * An exported builtin policy describes itself in ModelProto.metadata_props, so a model file alone is
@@ -65,7 +66,7 @@ function parseJson<T>(props: Record<string, string>, key: string, schema: z.ZodT
   }
   const r = schema.safeParse(json);
   if (!r.success) {
-    problems.push(`metadata ${key}: ${r.error.issues.map((i) => `${i.path.join('.') || '(value)'}: ${i.message}`).join(', ')}`);
+    problems.push(`metadata ${key}: ${formatIssues(r.error.issues, { root: '(value)', separator: ', ' })}`);
     return null;
   }
   return r.data;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { WorkbenchError } from '../../util/errors.js';
 import type { RewardEpisode } from '../component.js';
 import { foldLcs, PROG_ACTION_TYPES, softLcs, softMatch, toProgAction, type ProgAction, type SoftMatchOptions } from './lcs.js';
+import { formatIssues } from '../../util/zod-issues.js';
 
 /**
  * ProgRM's LCS-based self-annotation (digest 001 §2.3.5–2.3.8; paper §2.2, Eqs. 3–4):
@@ -199,6 +200,6 @@ export function libraryToJson(library: ReadonlyMap<string, readonly Recipe[]>): 
 /** Parses a library written by libraryToJson; throws AnnotationError listing the problems. */
 export function libraryFromJson(json: unknown): Map<string, Recipe[]> {
   const r = RecipeLibrarySchema.safeParse(json);
-  if (!r.success) throw new AnnotationError(`bad recipe library: ${r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`, typeof json);
+  if (!r.success) throw new AnnotationError(`bad recipe library: ${formatIssues(r.error.issues, { root: '(root)' })}`, typeof json);
   return new Map(Object.entries(r.data));
 }

@@ -1,10 +1,12 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { createEncoder, EncoderConfigSchema } from '../../policy/encoder.js';
 import { WorkbenchError } from '../../util/errors.js';
 import { progressFeatureDim, type ProgressModel } from './model.js';
 import { mlpParamCount, SigmoidMlp } from '../mlp.js';
 import { decodeFloat32Params, encodeFloat32Params, Float32ParamsSchema } from '../../util/float32-params.js';
+import { writeFileAtomic } from '../../util/atomic-write.js';
+import { issueLines } from '../../util/zod-issues.js';
 
 /**
  * A progress-model checkpoint is one JSON file, like the policy's (core/policy/checkpoint.ts):
@@ -55,7 +57,7 @@ export function deserializeProgressModel(text: string, where = '<text>'): { mode
     throw new ProgRmCheckpointError(where, [`not JSON (${(e as Error).message})`]);
   }
   const r = ProgRmCheckpointSchema.safeParse(json);
-  if (!r.success) throw new ProgRmCheckpointError(where, r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`));
+  if (!r.success) throw new ProgRmCheckpointError(where, issueLines(r.error.issues, { root: '(root)' }));
   const f = r.data;
   const problems: string[] = [];
   const wantInput = progressFeatureDim(f.encoder.dim);
@@ -70,9 +72,7 @@ export function deserializeProgressModel(text: string, where = '<text>'): { mode
 
 /** Writes atomically (a temporary file renamed over the target). */
 export function saveProgressModel(path: string, model: ProgressModel, meta: Record<string, unknown> = {}): void {
-  const tmp = `${path}.tmp`;
-  writeFileSync(tmp, serializeProgressModel(model, meta));
-  renameSync(tmp, path);
+  writeFileAtomic(path, serializeProgressModel(model, meta));
 }
 
 export function loadProgressModel(path: string): { model: ProgressModel; meta: Record<string, unknown> } {

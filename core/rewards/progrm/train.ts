@@ -4,6 +4,7 @@ import { createRng } from '../../util/rng.js';
 import { WorkbenchError } from '../../util/errors.js';
 import type { AnnotatedEpisode } from './annotate.js';
 import { episodeFeatures, type ProgressModel } from './model.js';
+import { issueLines } from '../../util/zod-issues.js';
 
 /**
  * Training the progress model with BCE on soft labels (ProgRM Eq. 5):
@@ -30,7 +31,7 @@ export class ProgressTrainConfigError extends WorkbenchError {
 
 export function parseProgressTrainConfig(input: unknown): ProgressTrainConfig {
   const r = ProgressTrainConfigSchema.safeParse(input ?? {});
-  if (!r.success) throw new ProgressTrainConfigError(input, r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`));
+  if (!r.success) throw new ProgressTrainConfigError(input, issueLines(r.error.issues, { root: '(root)' }));
   return r.data;
 }
 

@@ -1,4 +1,4 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { createEncoder, DEFAULT_ENCODER, EncoderConfigSchema, type EncoderConfig, type TextEncoder } from '../../policy/encoder.js';
 import { Adam } from '../../policy/network.js';
@@ -7,6 +7,8 @@ import { judgeFeatureDim, judgeFeatures } from './features.js';
 import type { JudgeInput, JudgeVerdict, StepJudge } from './judge.js';
 import { mlpParamCount, sigmoid, SigmoidMlp } from '../mlp.js';
 import { decodeFloat32Params, encodeFloat32Params, Float32ParamsSchema } from '../../util/float32-params.js';
+import { writeFileAtomic } from '../../util/atomic-write.js';
+import { issueLines } from '../../util/zod-issues.js';
 
 /** A labelled step: the judge's input and whether the step was correct (1) or deviating (0). */
 export interface LabelledStep {
@@ -64,7 +66,7 @@ export class JudgeConfigError extends Error {
 
 export function parseJudgeTrainConfig(input: unknown): JudgeTrainConfig {
   const r = JudgeTrainConfigSchema.safeParse(input ?? {});
-  if (!r.success) throw new JudgeConfigError(input, r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`));
+  if (!r.success) throw new JudgeConfigError(input, issueLines(r.error.issues, { root: '(root)' }));
   return r.data;
 }
 
@@ -168,7 +170,7 @@ export function deserializeJudge(text: string, where = '<text>'): { model: Judge
     throw new JudgeCheckpointError(where, [`not JSON (${(e as Error).message})`]);
   }
   const r = JudgeCheckpointSchema.safeParse(json);
-  if (!r.success) throw new JudgeCheckpointError(where, r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`));
+  if (!r.success) throw new JudgeCheckpointError(where, issueLines(r.error.issues, { root: '(root)' }));
   const f = r.data;
   const problems: string[] = [];
   const wantInput = judgeFeatureDim(f.encoder.dim);
@@ -183,8 +185,7 @@ export function deserializeJudge(text: string, where = '<text>'): { model: Judge
 
 /** Writes atomically (a temporary file renamed over the target). */
 export function saveJudge(path: string, model: JudgeModel, meta: Record<string, unknown> = {}): void {
-  writeFileSync(`${path}.tmp`, serializeJudge(model, meta));
-  renameSync(`${path}.tmp`, path);
+  writeFileAtomic(path, serializeJudge(model, meta));
 }
 
 export function loadJudge(path: string): { model: JudgeModel; meta: Record<string, unknown> } {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ChatClient, chatEndpointFields, type ChatChoice, type ChatClientDeps } from '../../llm/chat-client.js';
 import type { JudgeInput, JudgeVerdict, StepJudge } from './judge.js';
 import { SHEPHERD_SYSTEM_PROMPT, shepherdUserText } from './vlm-prompt.js';
+import { issueLines } from '../../util/zod-issues.js';
 
 /**
  * A remote VLM as GUI-Shepherd's judge through an OpenAI-compatible chat endpoint
@@ -28,7 +29,7 @@ export class VlmJudgeConfigError extends Error {
 
 export function parseVlmJudgeConfig(input: unknown): VlmJudgeConfig {
   const r = VlmJudgeConfigSchema.safeParse(input ?? {});
-  if (!r.success) throw new VlmJudgeConfigError(input, r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`));
+  if (!r.success) throw new VlmJudgeConfigError(input, issueLines(r.error.issues, { root: '(root)' }));
   return r.data;
 }
 

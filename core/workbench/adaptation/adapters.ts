@@ -1,9 +1,10 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { appSlug, loadAdapter, sha256Hex } from '../../policy/adapter-file.js';
 import type { AdaptationReport } from '../../rl/adapt.js';
 import { listCheckpoints } from '../checkpoints.js';
 import type { AdapterInfo } from '../../api/adaptation-types.js';
+import { writeFileAtomic } from '../../util/atomic-write.js';
 
 /**
  * The stored adapters as the Adaptation view lists them, and the reports the workbench keeps of its
@@ -23,8 +24,7 @@ export function saveReport(dataDir: string, name: string, report: AdaptationRepo
   const dir = reportsDir(dataDir);
   mkdirSync(dir, { recursive: true });
   const path = join(dir, name);
-  writeFileSync(`${path}.tmp`, JSON.stringify(report, null, 1));
-  renameSync(`${path}.tmp`, path);
+  writeFileAtomic(path, JSON.stringify(report, null, 1));
   return path;
 }
 

@@ -10,6 +10,7 @@ import { SPLIT_DATA } from '../../tasks/splits.js';
 import { WorkbenchError } from '../../util/errors.js';
 import { CHECKPOINT_NAME, checkpointsDir } from '../checkpoints.js';
 import type { AdaptationStart } from '../../api/adaptation-types.js';
+import { formatIssues } from '../../util/zod-issues.js';
 
 /**
  * Checks a startAdaptation request before any worker starts, listing every problem at once by field
@@ -19,7 +20,7 @@ import type { AdaptationStart } from '../../api/adaptation-types.js';
 export class AdaptationInputError extends WorkbenchError {
   override name = 'AdaptationInputError';
   constructor(readonly issues: Array<{ path: string; message: string }>) {
-    super(`Invalid adaptation (${issues.length} problem${issues.length === 1 ? '' : 's'}): ${issues.map((i) => `${i.path || '(input)'}: ${i.message}`).join('; ')}`);
+    super(`Invalid adaptation (${issues.length} problem${issues.length === 1 ? '' : 's'}): ${formatIssues(issues, { root: '(input)' })}`);
   }
 }
 

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { appStore, useApp } from '../../store/index.js';
 
-/** Trainer profiles: name and URL; the token is sent once to the workbench, stored in trainers.json, never shown. */
+/** Trainer profiles: name and URL; the token is sent once to the workbench, kept in its secret store, never shown. */
 export function TrainersPanel() {
   const trainers = useApp((s) => s.trainers);
   const [form, setForm] = useState({ name: '', baseUrl: 'http://127.0.0.1:8470', token: '' });
