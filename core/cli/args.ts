@@ -21,7 +21,8 @@ export function parseFlags<S extends z.ZodType>(argv: string[], options: Options
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (e) {
-    throw new UsageError((e as Error).message.replace(/^TypeError \[[A-Z_]+\]: /, ''));
+    // Node's messages can run over several lines ("argument is ambiguous.\nDid you forget …"): one line here.
+    throw new UsageError((e as Error).message.replace(/^TypeError \[[A-Z_]+\]: /, '').replace(/\s*\n\s*/g, ' '));
   }
   const r = schema.safeParse(parsed.values);
   if (!r.success) {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import {
-  EpisodeFilterSchema, exportEpisodes, type EpisodeFilter, importEpisodes, listEpisodes, loadTrajectory, STORED_EPISODE_STATUSES, type EpisodeId,
+  EpisodeFilterSchema, exportEpisodes, type EpisodeFilter, getRun, importEpisodes, listEpisodes, loadTrajectory, STORED_EPISODE_STATUSES, type EpisodeId,
   type RunId,
 } from '../store/index.js';
 import { intArg, parseFlags, UsageError } from './args.js';
@@ -109,6 +109,7 @@ export async function episodesCommand(argv: string[], io: Io): Promise<number> {
       if (!ids.length && !filtered) throw new UsageError(`Nothing selected.\n${USAGE}`);
       const { db } = openDb(values.db);
       try {
+        if (values.run !== undefined) getRun(db, values.run as RunId); // RunNotFoundError, before a folder is made
         const summary = exportEpisodes(db, ids.length ? ids : filterOf(values), values.out);
         io.out(values.json ? JSON.stringify(summary) : `Exported ${summary.manifest.counts.episodes} episodes to ${summary.dir}`);
         return 0;

@@ -131,6 +131,11 @@ const USER_ERRORS = new Set([
   'RemoteJobNotFoundError', 'RemoteJobStateError', 'BundleError', 'JobConfigError', 'RewardModelRejectedError',
 ]);
 
+/** "Invalid config:\n  a: x\n  b: y" → "Invalid config: a: x; b: y". */
+export function oneLine(message: string): string {
+  return message.replace(/:\s*\n\s*/g, ': ').replace(/\s*\n\s*/g, '; ').trim();
+}
+
 /** Runs the CLI; returns the exit code. Errors with a user-facing message print it and exit 2 or 1. */
 export async function main(argv: string[], io: Io = consoleIo()): Promise<number> {
   const [cmd, ...rest] = argv;
@@ -175,7 +180,7 @@ export async function main(argv: string[], io: Io = consoleIo()): Promise<number
         io.out(HELP);
         return 0;
       default:
-        throw new UsageError(`Unknown command ${JSON.stringify(cmd)}.\n\n${HELP}`);
+        throw new UsageError(`Unknown command ${JSON.stringify(cmd)}; \`awb help\` lists the commands`);
     }
   } catch (e) {
     if (e instanceof HelpRequested) {
@@ -190,7 +195,10 @@ export async function main(argv: string[], io: Io = consoleIo()): Promise<number
       return 1;
     }
     const known = USER_ERRORS.has(err.name);
-    io.err(`awb: ${known ? err.message : err.stack ?? err.message}`);
+    // A usage error may carry the command's synopsis after its first line; any other error is said in one line
+    // (a config's problems listed one per line, for the UI, are joined here; a JSON parser quoting a file's text
+    // with its newlines is flattened).
+    io.err(`awb: ${!known ? err.stack ?? err.message : err.name === 'UsageError' ? err.message : oneLine(err.message)}`);
     return known ? 2 : 1;
   }
 }

@@ -67,6 +67,9 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     let policy: Policy;
     let human: HumanPolicy | null = null;
     const task = taskOf(instance);
+    if ((values.from !== undefined || values['replay-steps'] !== undefined) && values.policy !== 'replay') {
+      throw new UsageError('--from and --replay-steps are for --policy replay');
+    }
     switch (values.policy) {
       case 'human': {
         const readLine = io.readLine;

@@ -114,6 +114,9 @@ export async function suiteCommand(argv: string[], io: Io): Promise<number> {
         ...(values.subgoals ? { subgoals: true } : {}),
         ...(vlm ? { vlm: storableVlmSettings(vlm, values.endpoint) } : {}),
       };
+      // Checked before the run exists: a bad --split or --part must leave no run behind.
+      parseSplit(config.split);
+      parsePart(config.part);
       runId = createRun(db, { kind: 'suite', name: values.name ?? `${config.split}/${config.part} ${config.policy}`, config: { ...config, parallel: values.parallel } }).id;
     }
     const split = parseSplit(config.split);

@@ -58,7 +58,8 @@ export function deserializeCheckpoint(text: string, where = '<text>'): { model: 
   try {
     json = JSON.parse(text);
   } catch (e) {
-    throw new CheckpointError(where, [`not JSON (${(e as Error).message})`]);
+    // The parser quotes the text around the error, newlines included: one line for a message.
+    throw new CheckpointError(where, [`not JSON (${(e as Error).message.replace(/\s*\n\s*/g, ' ')})`]);
   }
   const r = CheckpointSchema.safeParse(json);
   if (!r.success) throw new CheckpointError(where, issueLines(r.error.issues, { root: '(root)' }));
