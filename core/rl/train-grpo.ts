@@ -10,7 +10,8 @@ import { instanceKey, type TaskInstance } from '../tasks/instance.js';
 import { splitInstances } from '../tasks/splits.js';
 import { WorkbenchError } from '../util/errors.js';
 import { createRng } from '../util/rng.js';
-import { emptyFcf, emptyReplayBuffer, fcfWeight, pruneNegatives, pushReplay, sampleReplay, shortestPathRewards, updateFcf } from './adagrpo.js';
+import { shortestPathRewards } from '../rewards/shortest-path.js';
+import { emptyFcf, emptyReplayBuffer, fcfWeight, pruneNegatives, pushReplay, sampleReplay, updateFcf } from './adagrpo.js';
 import {
   advantageOptions, curriculumOptions, failureCurriculumOptions, lossOptions, positiveReplayOptions, shortestPathOptions, type TrainConfig,
 } from './config.js';
