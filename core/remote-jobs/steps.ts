@@ -3,7 +3,7 @@ import type { PolicyModel } from '../policy/builtin.js';
 import type { ScorerNetwork } from '../policy/network.js';
 import { episodeStepAdvantages, type AdvantageMode, type AdvantageOptions, type GroupStats } from '../rl/grpo.js';
 import { runRollouts, type Rollout, type RolloutJob } from '../rl/rollout.js';
-import { collectDemonstrations } from '../rl/sft.js';
+import { collectDemonstrations } from '../rl/demonstrations.js';
 import type { TaskInstance } from '../tasks/instance.js';
 
 /**
@@ -40,7 +40,7 @@ export function decodeFeatures(s: string): Float32Array {
 }
 
 /**
- * SFT steps: the oracle's demonstrations on each instance (core/rl/sft.ts collectDemonstrations, one
+ * SFT steps: the oracle's demonstrations on each instance (core/rl/demonstrations.ts collectDemonstrations, one
  * instance at a time so each step knows its episode), with log π_init(chosen) at temperature 1 (the
  * trainer logs it as the starting NLL; the SFT loss does not use it).
  */
