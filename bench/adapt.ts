@@ -23,7 +23,7 @@ import { trainAdapterGrpo } from '../core/rl/adapt-grpo.js';
 import { pickShots, resolveAdaptApp } from '../core/rl/adapt-instances.js';
 import { runAdaptation, type AdaptationReport } from '../core/rl/adapt.js';
 import { behaviourClone, parseSftConfig, trainSft } from '../core/rl/sft.js';
-import { METRIC } from '../core/rl/train-grpo.js';
+import { METRIC } from '../core/rl/grpo-loop.js';
 import { TASKS } from '../core/tasks/registry.js';
 import { SPLIT_DATA, splitInstances, splitTemplates } from '../core/tasks/splits.js';
 import { instantiate, type TaskInstance } from '../core/tasks/instance.js';

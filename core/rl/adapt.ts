@@ -12,7 +12,7 @@ import { trainAdapterGrpo } from './adapt-grpo.js';
 import { appTestInstances, pickShots, resolveAdaptApp, type AdaptRegime, type AdaptTarget } from './adapt-instances.js';
 import { SPLIT_DATA } from '../tasks/splits.js';
 import { behaviourClone, type SftEpochMetrics } from './sft.js';
-import type { IterationMetrics } from './train-grpo.js';
+import type { IterationMetrics } from './grpo-loop.js';
 
 /**
  * Few-shot per-app adaptation (issue 6; AW-Gen §5.1 Q3, digest 004 §7.4): from a base policy, k

@@ -7,7 +7,7 @@ import { createModel } from '../../core/policy/builtin.js';
 import { saveCheckpoint } from '../../core/policy/checkpoint.js';
 import { beforeAfter } from '../../core/rl/adapt-eval.js';
 import { adaptToApp, runAdaptation, type AdaptProgress } from '../../core/rl/adapt.js';
-import { METRIC } from '../../core/rl/train-grpo.js';
+import { METRIC } from '../../core/rl/grpo-loop.js';
 import { collectDemonstrations } from '../../core/rl/demonstrations.js';
 import { parseSftConfig, trainSft } from '../../core/rl/sft.js';
 import { TASKS } from '../../core/tasks/registry.js';

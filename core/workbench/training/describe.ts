@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ADAGRPO_ABLATIONS, TrainConfigSchema } from '../../rl/config.js';
 import { SFT_METRIC } from '../../rl/sft.js';
-import { METRIC } from '../../rl/train-grpo.js';
+import { METRIC } from '../../rl/grpo-loop.js';
 import { TrainSftConfigSchema } from '../../rl/train-sft.js';
 import { assertNever } from '../../util/errors.js';
 import type { ChartSpec, ConfigField, ConfigPreset, TrainConfigDescription, TrainerKind } from '../../api/training-types.js';
