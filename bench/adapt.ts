@@ -18,13 +18,12 @@ import { loadBasePolicy } from '../core/policy/adapter-file.js';
 import { BuiltinPolicy, createModel } from '../core/policy/builtin.js';
 import { saveCheckpoint } from '../core/policy/checkpoint.js';
 import { parseAdaptConfig } from '../core/rl/adapt-config.js';
-import { collectAppDemonstrations } from '../core/rl/adapt-demos.js';
+import { collectDemonstrations } from '../core/rl/demonstrations.js';
 import { trainAdapterGrpo } from '../core/rl/adapt-grpo.js';
 import { pickShots, resolveAdaptApp } from '../core/rl/adapt-instances.js';
-import { trainAdapterSft } from '../core/rl/adapt-sft.js';
 import { runAdaptation, type AdaptationReport } from '../core/rl/adapt.js';
-import { collectDemonstrations, parseSftConfig, trainSft } from '../core/rl/sft.js';
-import { METRIC } from '../core/rl/train-grpo.js';
+import { behaviourClone, parseSftConfig, trainSft } from '../core/rl/sft.js';
+import { METRIC } from '../core/rl/grpo-loop.js';
 import { TASKS } from '../core/tasks/registry.js';
 import { SPLIT_DATA, splitInstances, splitTemplates } from '../core/tasks/splits.js';
 import { instantiate, type TaskInstance } from '../core/tasks/instance.js';
@@ -76,9 +75,9 @@ export async function benchAdapt(): Promise<Record<string, unknown>> {
     const config = parseAdaptConfig({});
     for (const spec of [{ kind: 'lowrank', rank: 4 }, { kind: 'head' }] as AdapterSpec[]) {
       const adapter = ScorerAdapter.init(spec, base.model.net.dims, createRng('bench-adapt/adapter'));
-      const set = await collectAppDemonstrations(devices[0]!, shots, base.model);
+      const set = await collectDemonstrations(devices[0]!, shots, base.model);
       const sftT0 = performance.now();
-      trainAdapterSft(base.model.net, adapter, set.demos, { ...config.sft, epochs: 5 });
+      behaviourClone({ kind: 'adapter', base: base.model.net, adapter }, set.demos, { ...config.sft, epochs: 5 });
       const sftEpochMs = (performance.now() - sftT0) / 5;
       const r = await trainAdapterGrpo({ base: base.model, adapter, target, instances: shots, config: { ...config.grpo, iterations: 6 }, seed: 0, home: 'task-app', devices });
       const per = r.history.map((m) => m.metrics[METRIC.iterationS]!);

@@ -5,7 +5,8 @@
  *   npm run bench -- grpo
  */
 import { batchLoss, broadcastToSteps, groupAdvantages, type StepLossInput } from '../core/rl/grpo.js';
-import { emptyFcf, emptyReplayBuffer, pushReplay, sampleReplay, shortestPathRewards, updateFcf, type ReplayCandidate } from '../core/rl/adagrpo.js';
+import { shortestPathRewards } from '../core/rewards/shortest-path.js';
+import { emptyFcf, emptyReplayBuffer, pushReplay, sampleReplay, updateFcf, type ReplayCandidate } from '../core/rl/adagrpo.js';
 import { createRng } from '../core/util/rng.js';
 import { fmt, stats, time } from './stats.js';
 

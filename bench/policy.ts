@@ -14,7 +14,8 @@ import type { Policy, PolicyContext } from '../core/episode/policy.js';
 import type { Observation } from '../core/device/observation.js';
 import { BuiltinPolicy, createModel, stepInputs } from '../core/policy/builtin.js';
 import { featureDim } from '../core/policy/features.js';
-import { collectDemonstrations, parseSftConfig, trainSft } from '../core/rl/sft.js';
+import { collectDemonstrations } from '../core/rl/demonstrations.js';
+import { parseSftConfig, trainSft } from '../core/rl/sft.js';
 import { createRng } from '../core/util/rng.js';
 import { fmt, stats, time } from './stats.js';
 

@@ -14,7 +14,8 @@ import { createRng, type Rng } from '../core/util/rng.js';
 import { ConsensusDistiller, hashedEmbedder, matchMilestones, MemoryMilestoneStore, MilestoneMemory, DEFAULT_ADMIRE_CONFIG } from '../core/rewards/admire/index.js';
 import { evaluateMilestoneMatching, type MatchAccuracy } from '../core/rewards/admire/accuracy.js';
 import { BuiltinPolicy, createModel } from '../core/policy/builtin.js';
-import { collectDemonstrations, parseSftConfig, trainSft } from '../core/rl/sft.js';
+import { collectDemonstrations } from '../core/rl/demonstrations.js';
+import { parseSftConfig, trainSft } from '../core/rl/sft.js';
 import { fmt, stats, time } from './stats.js';
 
 /** The oracle, but each step is replaced by a random action with probability ε (detours, failures). */

@@ -8,7 +8,8 @@
  */
 import { SimDroid } from '../emulators/simdroid/simdroid.js';
 import { BuiltinPolicy, createModel } from '../core/policy/builtin.js';
-import { collectDemonstrations, parseSftConfig, trainSft } from '../core/rl/sft.js';
+import { collectDemonstrations } from '../core/rl/demonstrations.js';
+import { parseSftConfig, trainSft } from '../core/rl/sft.js';
 import { TASKS } from '../core/tasks/registry.js';
 import { instantiate } from '../core/tasks/instance.js';
 import { splitInstances, splitTemplates } from '../core/tasks/splits.js';

@@ -7,7 +7,7 @@ import { ADAPT_METHODS, type AdaptConfigInput } from '../rl/adapt-config.js';
 import { ADAPTER_STEPS_FRAC } from '../rl/adapt-grpo.js';
 import { resolveAdaptApp } from '../rl/adapt-instances.js';
 import { runAdaptation, type AdaptationReport, type AdaptProgress } from '../rl/adapt.js';
-import { METRIC } from '../rl/train-grpo.js';
+import { METRIC } from '../rl/grpo-loop.js';
 import { SPLIT_DATA } from '../tasks/splits.js';
 import { intArg, parseFlags, UsageError } from './args.js';
 import { dataDir } from '../util/data-dir.js';

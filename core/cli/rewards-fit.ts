@@ -6,7 +6,7 @@ import { instanceKey, instantiate, type TaskInstance } from '../tasks/instance.j
 import { parsePart, parseSplit, SPLIT_DATA, splitTemplates, type SplitName, type SplitPart } from '../tasks/splits.js';
 import { intArg, type Options, UsageError } from './args.js';
 import type { Io } from './main.js';
-import { demonstrationInstances, parseTrainSftConfig, TrainSftConfigError } from './train-sft.js';
+import { demonstrationInstances, parseTrainSftConfig, TrainSftConfigError } from '../rl/train-sft.js';
 
 /**
  * What `awb rewards fit progrm` and `awb rewards fit shepherd` share: which task instances the

@@ -3,7 +3,6 @@ import type { SimDroid } from '../../emulators/simdroid/simdroid.js';
 import { openSimDroids } from '../devices/provider.js';
 import { createModel, type PolicyModel } from '../policy/builtin.js';
 import { deserializeCheckpoint, serializeCheckpoint } from '../policy/checkpoint.js';
-import { DEFAULT_ADVANTAGE_OPTIONS } from '../rl/grpo.js';
 import { runRollouts, type RolloutJob } from '../rollout/rollouts.js';
 import type { WritableDB } from '../store/db.js';
 import type { RunId } from '../store/ids.js';
@@ -11,16 +10,16 @@ import { StoreRecorder } from '../store/recorder.js';
 import type { RemoteJob } from '../store/remote-jobs.js';
 import { createRng } from '../util/rng.js';
 import { RemoteJobStateError } from './errors.js';
-import { trainerSeed, type BuiltinOnlinePolicy, type Collected, type OnlineDriver, type OnlineGrpoOptions } from './online-types.js';
+import { trainerSeed, type BuiltinOnlinePolicy, type OnlineDriver, type OnlineGrpoOptions, type OnlineRollouts } from './online-types.js';
 import { parseJobConfig } from './protocol.js';
 import type { RemoteJobs } from './remote.js';
-import { grpoSteps } from './steps.js';
+import { grpoBundleSteps } from './steps.js';
 
 /**
  * The builtin policy in the online loop: G rollouts per instance with the current model on
- * in-process SimDroids, the same steps.jsonl `awb jobs submit --kind builtin-grpo` sends (grpoSteps:
- * trajectory-level group advantages with core/rl/grpo.ts's defaults), init/policy.json = the current
- * checkpoint's text; after the job, its policy.json is downloaded, loaded and becomes the current
+ * in-process SimDroids, the same steps.jsonl `awb jobs submit --kind builtin-grpo` sends
+ * (grpoBundleSteps with the loop's trajectory-level group advantages), init/policy.json = the
+ * current checkpoint's text; after the job, its policy.json is downloaded, loaded and becomes the current
  * checkpoint. The last job's checkpoint is registered under <data folder>/policies/.
  */
 export class BuiltinOnlineDriver implements OnlineDriver {
@@ -53,7 +52,7 @@ export class BuiltinOnlineDriver implements OnlineDriver {
     return this.label;
   }
 
-  async collect(iteration: number): Promise<Collected> {
+  async rollout(iteration: number): Promise<OnlineRollouts> {
     const o = this.o;
     // Every rollout samples with its own RNG, named by the run seed, iteration, group and rollout.
     const jobs: RolloutJob[] = o.instances.flatMap((instance, g) => Array.from({ length: o.groupSize }, (_, r) => ({
@@ -65,13 +64,17 @@ export class BuiltinOnlineDriver implements OnlineDriver {
       ...(this.p.recordEpisodes ? { recorder: () => new StoreRecorder(this.run.db, this.run.id) } : {}),
     });
     const rolloutS = (performance.now() - t0) / 1000;
-    const { steps, groups } = grpoSteps(rollouts, { advantage: DEFAULT_ADVANTAGE_OPTIONS, mode: 'trajectory' });
-    const batchEpisodes = rollouts.filter((r) => !groups[r.job.group]!.skipped && r.records.length > 0).length;
+    const groups = o.instances.map((_, g) => rollouts.filter((r) => r.job.group === g));
+    const initPolicy = this.text;
     return {
-      rollouts: rollouts.map((r) => ({ group: r.job.group, rollout: r.job.rollout, result: r.result, reward: r.reward })),
-      groups,
-      bundle: steps.length ? { kind: 'builtin-grpo', steps, initPolicy: this.text } : null,
-      batchEpisodes, batchSteps: steps.length, rolloutS, extra: {},
+      groups: groups.map((g) => g.map((r) => ({ group: r.job.group, rollout: r.job.rollout, result: r.result, reward: r.reward }))),
+      steps: groups.map((g) => g.map((r) => r.records.length)),
+      rolloutS,
+      batch: (a) => {
+        const steps = grpoBundleSteps(groups, a);
+        const batchEpisodes = groups.reduce((n, g, gi) => n + (a.groups[gi]!.skipped ? 0 : g.filter((r) => r.records.length > 0).length), 0);
+        return { bundle: steps.length ? { kind: 'builtin-grpo', steps, initPolicy } : null, batchEpisodes, batchSteps: steps.length, extra: {} };
+      },
     };
   }
 

@@ -1,6 +1,6 @@
 import type { EpisodeResult } from '../episode/record.js';
 import type { VlmPolicySettings } from '../policy/vlm/settings.js';
-import type { GroupStats } from '../rl/grpo.js';
+import type { GrpoAdvantages, GrpoRollouts } from '../rl/grpo-loop.js';
 import type { RemoteJob } from '../store/remote-jobs.js';
 import type { TaskInstance } from '../tasks/instance.js';
 import { createRng } from '../util/rng.js';
@@ -125,16 +125,20 @@ export interface ScoredRollout {
   reward: number;
 }
 
-/** What a driver's collect step hands the loop. */
-export interface Collected {
-  rollouts: ScoredRollout[];
-  groups: GroupStats[];
+/** One iteration's rollouts, as a driver hands them to the loop (core/rl/grpo-loop.ts). */
+export interface OnlineRollouts extends GrpoRollouts<ScoredRollout> {
+  /** Each episode's steps, for the advantages: builtin its policy steps; vlm 1, as the trainer takes one advantage per episode. */
+  steps: number[][];
+  /** What the iteration trains on, given the advantages: the job's bundle. */
+  batch(advantages: GrpoAdvantages): OnlineBatch;
+}
+
+export interface OnlineBatch {
   /** The bundle to write, or null when every group was skipped (zero reward std). */
   bundle: Omit<BundleInput, 'file' | 'createdAt'> | null;
   /** Episodes and steps the bundle trains on. */
   batchEpisodes: number;
   batchSteps: number;
-  rolloutS: number;
   /** Driver-specific metrics (format errors). */
   extra: Record<string, number>;
 }
@@ -144,7 +148,8 @@ export interface OnlineDriver {
   readonly jobKind: 'builtin-grpo' | 'vlm-grpo';
   /** What the current policy is (checkpoint path, served model). */
   readonly current: string;
-  collect(iteration: number, signal?: AbortSignal): Promise<Collected>;
+  /** G episodes per instance with the current policy. */
+  rollout(iteration: number, signal?: AbortSignal): Promise<OnlineRollouts>;
   /** The job config of iteration k, given the previous job (null for the first job). */
   jobConfig(iteration: number, previous: RemoteJob | null): Record<string, unknown>;
   /** After a succeeded job: fetch what it produced and make it the current policy; returns `current`. */

@@ -4,7 +4,7 @@ import { runEpisode } from '../episode/runner.js';
 import { resolveApiKey } from '../policy/vlm/client.js';
 import { VlmPolicy } from '../policy/vlm/policy.js';
 import type { ChatMessage } from '../policy/vlm/prompt.js';
-import { DEFAULT_ADVANTAGE_OPTIONS, groupAdvantages } from '../rl/grpo.js';
+import type { GrpoAdvantages } from '../rl/grpo-loop.js';
 import { outcomeReward } from '../rollout/rollouts.js';
 import type { WritableDB } from '../store/db.js';
 import type { EpisodeId, RunId } from '../store/ids.js';
@@ -14,7 +14,9 @@ import { createRng } from '../util/rng.js';
 import { RemoteJobStateError } from './errors.js';
 import { OnlineGrpoConfigError } from './online-errors.js';
 import { readPublished, servingRoot, waitUntilServed } from './online-publish.js';
-import { trainerSeed, type Collected, type OnlineDriver, type OnlineGrpoOptions, type ScoredRollout, type VlmOnlinePolicy } from './online-types.js';
+import {
+  trainerSeed, type OnlineBatch, type OnlineDriver, type OnlineGrpoOptions, type OnlineRollouts, type ScoredRollout, type VlmOnlinePolicy,
+} from './online-types.js';
 import type { RemoteJobs } from './remote.js';
 
 /**
@@ -22,8 +24,8 @@ import type { RemoteJobs } from './remote.js';
  * current model (the base model, then `<name>-<job id>` of the last job), at the loop's temperature,
  * with a request `seed` derived from the run seed (vLLM, SGLang and OpenAI honour it), recorded into
  * the training run with screenshots. The bundle is the store's export of the episodes of groups
- * with a reward spread, each line with its `advantage` (core/rl/grpo.ts groupAdvantages, the
- * defaults of local GRPO) and each step with `raw` = the completion text and `messages` = the chat
+ * with a reward spread, each line with its `advantage` (the loop's trajectory-level group
+ * advantage, with local GRPO's defaults) and each step with `raw` = the completion text and `messages` = the chat
  * the policy sent (screenshots as `{"type":"image"}`). The job config asks the trainer to continue
  * from the previous job's adapter and to publish the new one to the endpoint; after the job the
  * loop reads published.json, waits until GET /v1/models lists the adapter, and asks for it next.
@@ -59,6 +61,9 @@ export function vlmConfigOverrides(config: Record<string, unknown>): { overrides
   return { overrides, publishKeyEnv: (publish as { apiKeyEnv: string }).apiKeyEnv };
 }
 
+/** A rollout with its recorded episode and, per step, the messages the policy sent. */
+type VlmRollout = ScoredRollout & { episode: EpisodeId | null; messages: Map<number, unknown[]> };
+
 export class VlmOnlineDriver implements OnlineDriver {
   readonly jobKind = 'vlm-grpo';
   private model: string;
@@ -86,11 +91,11 @@ export class VlmOnlineDriver implements OnlineDriver {
     return this.model;
   }
 
-  async collect(iteration: number, signal?: AbortSignal): Promise<Collected> {
+  async rollout(iteration: number, signal?: AbortSignal): Promise<OnlineRollouts> {
     const o = this.o;
     const s = this.p.settings;
     const todo = o.instances.flatMap((instance, g) => Array.from({ length: o.groupSize }, (_, r) => ({ instance, g, r })));
-    const done: Array<ScoredRollout & { episode: EpisodeId | null; messages: Map<number, unknown[]> }> = new Array(todo.length);
+    const done: VlmRollout[] = new Array(todo.length);
     let next = 0;
     const t0 = performance.now();
     // Devices take the next rollout as soon as they are free; the endpoint's semaphore bounds the requests.
@@ -112,20 +117,29 @@ export class VlmOnlineDriver implements OnlineDriver {
     await Promise.all(this.devices.map(worker));
     const rolloutS = (performance.now() - t0) / 1000;
 
-    // advantages: trajectory-level, per group, local GRPO's defaults (zero-std groups skipped)
-    const rewards = o.instances.map((_, g) => done.filter((d) => d.group === g).map((d) => d.reward));
-    const { advantages, groups } = groupAdvantages(rewards, DEFAULT_ADVANTAGE_OPTIONS);
+    const groups = o.instances.map((_, g) => done.filter((d) => d.group === g));
+    return {
+      groups, rolloutS,
+      // The trainer takes one advantage per episode (the loop's trajectory level), so each counts as one step.
+      steps: groups.map((g) => g.map(() => 1)),
+      batch: (a) => this.batch(groups, a),
+    };
+  }
+
+  /** The store's export of the episodes of groups with a reward spread, each with its advantage and each step with what the trainer replays. */
+  private batch(groups: readonly (readonly VlmRollout[])[], a: GrpoAdvantages): OnlineBatch {
     const byEpisode = new Map<EpisodeId, { advantage: number; messages: Map<number, unknown[]> }>();
-    for (const d of done) {
+    groups.forEach((g, gi) => g.forEach((d, i) => {
       // Unscorable episodes (an endpoint or device failure) say nothing about the policy: not trained on.
-      if (groups[d.group]!.skipped || !Number.isFinite(d.reward) || d.episode === null) continue;
-      byEpisode.set(d.episode, { advantage: advantages[d.group]![d.rollout]!, messages: d.messages });
-    }
+      if (a.groups[gi]!.skipped || !Number.isFinite(d.reward) || d.episode === null) return;
+      byEpisode.set(d.episode, { advantage: a.advantages[gi]![i]![0]!, messages: d.messages });
+    }));
+    const done = groups.flat();
     const ids = [...byEpisode.keys()];
     const batchSteps = done.filter((d) => d.episode !== null && byEpisode.has(d.episode)).reduce((n, d) => n + d.result.steps.length, 0);
     const formatErrors = done.reduce((n, d) => n + d.result.steps.filter((st) => st.error?.name === 'ActionParseError').length, 0);
     return {
-      rollouts: done, groups, batchEpisodes: ids.length, batchSteps, rolloutS, extra: { 'rollout/format_errors': formatErrors },
+      batchEpisodes: ids.length, batchSteps, extra: { 'rollout/format_errors': formatErrors },
       bundle: ids.length ? {
         kind: 'vlm-grpo', episodes: { db: this.run.db, ids },
         annotateEpisode: (line, id) => {

@@ -5,12 +5,15 @@ import { createRun, finishRun } from '../store/runs.js';
 import type { RunId } from '../store/ids.js';
 import type { RemoteJob } from '../store/remote-jobs.js';
 import { putIterationMetrics } from '../store/training.js';
+import { DEFAULT_ADVANTAGE_OPTIONS } from '../rl/grpo.js';
+import { mean, runGrpoLoop, type GrpoAdvantages } from '../rl/grpo-loop.js';
 import { assertNever } from '../util/errors.js';
 import { writeBundle } from './bundle.js';
 import { BuiltinOnlineDriver } from './online-builtin.js';
 import { OnlineGrpoConfigError, OnlineGrpoJobError, OnlineGrpoStoppedError } from './online-errors.js';
 import {
-  ONLINE_METRIC, TRAINER_METRIC_PREFIX, type Collected, type OnlineDriver, type OnlineGrpoHooks, type OnlineGrpoOptions, type OnlineIteration,
+  ONLINE_METRIC, TRAINER_METRIC_PREFIX, type OnlineBatch, type OnlineDriver, type OnlineGrpoHooks, type OnlineGrpoOptions, type OnlineIteration,
+  type OnlineRollouts, type ScoredRollout,
 } from './online-types.js';
 import { vlmConfigOverrides, VlmOnlineDriver } from './online-vlm.js';
 import { parseJobConfig } from './protocol.js';
@@ -21,7 +24,8 @@ export { rolloutRequestSeed, trainerMessages } from './online-vlm.js';
 
 
 /**
- * Online GRPO against a remote trainer (docs/online-grpo.md). Iterations k = 1..N, each:
+ * Online GRPO against a remote trainer (docs/online-grpo.md), on the GRPO loop (core/rl/grpo-loop.ts)
+ * with a remote update. Iterations k = 1..N, each:
  *   rollout   G episodes per task instance with the CURRENT policy (builtin checkpoint or served VLM)
  *   score     outcome reward from the task checker (a VLM format error ends the episode a failure;
  *             an episode ended by an error is unscorable, NaN)
@@ -51,8 +55,6 @@ export interface OnlineGrpoResult {
   /** builtin: the registered checkpoint (or the start when no job ran); vlm: the served model name last switched to. */
   finalPolicy: string;
 }
-
-const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 
 /** The VLM settings as the run records them: never the key. */
 function storableSettings(s: VlmPolicySettings): Record<string, unknown> {
@@ -97,18 +99,19 @@ function runConfig(o: OnlineGrpoOptions): Record<string, unknown> {
   };
 }
 
-function rolloutMetrics(c: Collected): Record<string, number> {
-  const rewards = c.rollouts.map((r) => r.reward);
+/** The metrics of an iteration's rollouts and batch (the remote part's follow once the job ran). */
+function rolloutMetrics(rollouts: readonly ScoredRollout[], r: OnlineRollouts, a: GrpoAdvantages, b: OnlineBatch): Record<string, number> {
+  const rewards = rollouts.map((x) => x.reward);
   return {
-    [ONLINE_METRIC.success]: mean(c.rollouts.map((r) => (r.result.success ? 1 : 0))),
-    [ONLINE_METRIC.rewardMean]: mean(rewards.filter((r) => Number.isFinite(r))),
-    [ONLINE_METRIC.groupsSkipped]: c.groups.filter((g) => g.skipped).length,
-    [ONLINE_METRIC.envErrors]: c.rollouts.filter((r) => r.result.status === 'error').length,
-    [ONLINE_METRIC.episodeLength]: mean(c.rollouts.map((r) => r.result.steps.length)),
-    [ONLINE_METRIC.rolloutS]: c.rolloutS,
-    [ONLINE_METRIC.batchEpisodes]: c.batchEpisodes,
-    [ONLINE_METRIC.batchSteps]: c.batchSteps,
-    ...c.extra,
+    [ONLINE_METRIC.success]: mean(rollouts.map((x) => (x.result.success ? 1 : 0))),
+    [ONLINE_METRIC.rewardMean]: mean(rewards.filter((x) => Number.isFinite(x))),
+    [ONLINE_METRIC.groupsSkipped]: a.groups.filter((g) => g.skipped).length,
+    [ONLINE_METRIC.envErrors]: rollouts.filter((x) => x.result.status === 'error').length,
+    [ONLINE_METRIC.episodeLength]: mean(rollouts.map((x) => x.result.steps.length)),
+    [ONLINE_METRIC.rolloutS]: r.rolloutS,
+    [ONLINE_METRIC.batchEpisodes]: b.batchEpisodes,
+    [ONLINE_METRIC.batchSteps]: b.batchSteps,
+    ...b.extra,
   };
 }
 
@@ -135,11 +138,13 @@ export async function runOnlineGrpo(o: OnlineGrpoOptions, deps: OnlineGrpoDeps, 
   const db = jobs.db;
   const run = createRun(db, { kind: 'training', name: o.name ?? `online-grpo ${o.policy.kind} ${o.trainer}`, config: runConfig(o) });
   let driver: OnlineDriver | null = null;
-  let inFlight: RemoteJob | null = null;
+  // The job an iteration waits for (set in the loop's update, read when a stop cancels it).
+  const flight: { job: RemoteJob | null } = { job: null };
   const bundleDir = join(deps.dataDir, 'jobs', 'bundles');
   const iterations: OnlineIteration[] = [];
   let skippedIterations = 0;
   let last: RemoteJob | null = null;
+  // The iteration running (1-based): a stop names it.
   let k = 0;
   try {
     hooks.onRun?.(run.id);
@@ -150,64 +155,79 @@ export async function runOnlineGrpo(o: OnlineGrpoOptions, deps: OnlineGrpoDeps, 
       default: assertNever(p, 'online policy');
     }
     mkdirSync(bundleDir, { recursive: true });
-    for (k = 1; k <= o.iterations; k++) {
-      signal?.throwIfAborted();
-      const t0 = performance.now();
+    const d = driver;
+    await runGrpoLoop({
+      completed: 0, iterations: o.iterations,
+      // A stop ends the loop with OnlineGrpoStoppedError (below), not quietly.
+      stopBefore: (completed: number) => {
+        k = completed + 1;
+        signal?.throwIfAborted();
+        return false;
+      },
 
-      // rollout, score, advantages (the driver)
-      const c = await driver.collect(k, signal);
-      const metrics = rolloutMetrics(c);
-      log(`iteration ${k}: ${c.rollouts.length} rollouts with ${driver.current}, success ${(100 * metrics[ONLINE_METRIC.success]!).toFixed(0)}%, ${metrics[ONLINE_METRIC.groupsSkipped]} of ${c.groups.length} groups without a reward spread`);
-      if (!c.bundle) {
-        skippedIterations++;
-        log(`iteration ${k}: every group had zero reward std; nothing submitted, the policy stays ${driver.current}`);
-        metrics[ONLINE_METRIC.submitted] = 0;
-        metrics[ONLINE_METRIC.iterationS] = (performance.now() - t0) / 1000;
-        putIterationMetrics(db, run.id, k, metrics);
-        const it: OnlineIteration = { iteration: k, metrics, job: null, policy: driver.current };
+      // rollout: G episodes per instance with the current policy (the driver's)
+      rollout: () => d.rollout(k, signal),
+
+      // score: the checker's outcome (a VLM format error ended the episode a failure; an error, NaN)
+      score: (_, r) => ({ scores: { kind: 'episode', returns: r.groups.map((g) => g.map((x) => x.reward)), steps: r.steps } }),
+      advantage: { mode: 'trajectory', options: DEFAULT_ADVANTAGE_OPTIONS },
+
+      // update: bundle → upload + idempotent submit → follow; then switch to the job's policy
+      update: async ({ t0 }, { rolled, advantages }): Promise<OnlineIteration> => {
+        const batch = rolled.batch(advantages);
+        const rollouts = rolled.groups.flat();
+        const metrics = rolloutMetrics(rollouts, rolled, advantages, batch);
+        log(`iteration ${k}: ${rollouts.length} rollouts with ${d.current}, success ${(100 * metrics[ONLINE_METRIC.success]!).toFixed(0)}%, ${metrics[ONLINE_METRIC.groupsSkipped]} of ${advantages.groups.length} groups without a reward spread`);
+        if (!batch.bundle) {
+          skippedIterations++;
+          log(`iteration ${k}: every group had zero reward std; nothing submitted, the policy stays ${d.current}`);
+          metrics[ONLINE_METRIC.submitted] = 0;
+          metrics[ONLINE_METRIC.iterationS] = (performance.now() - t0) / 1000;
+          return { iteration: k, metrics, job: null, policy: d.current };
+        }
+
+        const file = join(bundleDir, `online-${run.id}-${k}-${process.pid}.tar`);
+        let waiting: RemoteJob;
+        try {
+          const bundle = writeBundle({ ...batch.bundle, file, createdAt: now() });
+          const tUp = performance.now();
+          const submitted = await jobs.submit({
+            trainer: o.trainer, kind: d.jobKind, bundle, config: d.jobConfig(k, last), name: `${run.name} #${k} (run ${run.id})`, ...(signal ? { signal } : {}),
+          });
+          waiting = flight.job = submitted.job;
+          metrics[ONLINE_METRIC.uploadS] = (performance.now() - tUp) / 1000;
+          log(`iteration ${k}: job ${submitted.job.remoteId} (local ${submitted.job.id}) submitted, bundle ${bundle.size} bytes`);
+        } finally {
+          rmSync(file, { force: true });
+        }
+        const trainerMetrics: Record<string, number> = {};
+        for await (const ev of jobs.follow(String(waiting.id), signal ? { signal } : {})) {
+          if (ev.type === 'metric') for (const [name, v] of Object.entries(ev.metrics)) if (Number.isFinite(v)) trainerMetrics[`${TRAINER_METRIC_PREFIX}${name}`] = v;
+        }
+        const { row, job } = await jobs.refresh(String(waiting.id), signal);
+        if (job.status !== 'succeeded') throw new OnlineGrpoJobError(k, row.id, job.id, job.status, job.error);
+        flight.job = null;
+        if (job.startedAt !== null) metrics[ONLINE_METRIC.queueS] = Math.max(0, job.startedAt - job.createdAt) / 1000;
+        if (job.startedAt !== null && job.finishedAt !== null) metrics[ONLINE_METRIC.trainS] = Math.max(0, job.finishedAt - job.startedAt) / 1000;
+
+        // switch: the job's output becomes the policy of the next rollouts
+        const tSw = performance.now();
+        const policy = await d.switchTo(k, row, signal);
+        metrics[ONLINE_METRIC.switchS] = (performance.now() - tSw) / 1000;
+        last = row;
+        log(`iteration ${k}: job ${job.id} succeeded; the policy is now ${policy}`);
+        Object.assign(metrics, trainerMetrics, { [ONLINE_METRIC.submitted]: 1, [ONLINE_METRIC.job]: row.id, [ONLINE_METRIC.iterationS]: (performance.now() - t0) / 1000 });
+        return { iteration: k, metrics, job: { localId: row.id, remoteId: job.id }, policy };
+      },
+
+      // log: one row of iteration metrics in the training run
+      log: (_, { updated: it }) => {
+        putIterationMetrics(db, run.id, k, it.metrics);
         iterations.push(it);
         hooks.onIteration?.(it);
-        continue;
-      }
-
-      // remote: bundle → upload + idempotent submit → follow
-      const file = join(bundleDir, `online-${run.id}-${k}-${process.pid}.tar`);
-      try {
-        const bundle = writeBundle({ ...c.bundle, file, createdAt: now() });
-        const tUp = performance.now();
-        const submitted = await jobs.submit({
-          trainer: o.trainer, kind: driver.jobKind, bundle, config: driver.jobConfig(k, last), name: `${run.name} #${k} (run ${run.id})`, ...(signal ? { signal } : {}),
-        });
-        inFlight = submitted.job;
-        metrics[ONLINE_METRIC.uploadS] = (performance.now() - tUp) / 1000;
-        log(`iteration ${k}: job ${submitted.job.remoteId} (local ${submitted.job.id}) submitted, bundle ${bundle.size} bytes`);
-      } finally {
-        rmSync(file, { force: true });
-      }
-      const trainerMetrics: Record<string, number> = {};
-      for await (const ev of jobs.follow(String(inFlight.id), signal ? { signal } : {})) {
-        if (ev.type === 'metric') for (const [name, v] of Object.entries(ev.metrics)) if (Number.isFinite(v)) trainerMetrics[`${TRAINER_METRIC_PREFIX}${name}`] = v;
-      }
-      const { row, job } = await jobs.refresh(String(inFlight.id), signal);
-      if (job.status !== 'succeeded') throw new OnlineGrpoJobError(k, row.id, job.id, job.status, job.error);
-      inFlight = null;
-      if (job.startedAt !== null) metrics[ONLINE_METRIC.queueS] = Math.max(0, job.startedAt - job.createdAt) / 1000;
-      if (job.startedAt !== null && job.finishedAt !== null) metrics[ONLINE_METRIC.trainS] = Math.max(0, job.finishedAt - job.startedAt) / 1000;
-
-      // switch: the job's output becomes the policy of the next rollouts
-      const tSw = performance.now();
-      const policy = await driver.switchTo(k, row, signal);
-      metrics[ONLINE_METRIC.switchS] = (performance.now() - tSw) / 1000;
-      last = row;
-      log(`iteration ${k}: job ${job.id} succeeded; the policy is now ${policy}`);
-
-      // log
-      Object.assign(metrics, trainerMetrics, { [ONLINE_METRIC.submitted]: 1, [ONLINE_METRIC.job]: row.id, [ONLINE_METRIC.iterationS]: (performance.now() - t0) / 1000 });
-      putIterationMetrics(db, run.id, k, metrics);
-      const it: OnlineIteration = { iteration: k, metrics, job: { localId: row.id, remoteId: job.id }, policy };
-      iterations.push(it);
-      hooks.onIteration?.(it);
-    }
+        return false;
+      },
+    });
     const finalPolicy = driver.finish(last);
     finishRun(db, run.id, 'finished');
     return { runId: run.id, iterations, skippedIterations, finalPolicy };
@@ -216,6 +236,7 @@ export async function runOnlineGrpo(o: OnlineGrpoOptions, deps: OnlineGrpoDeps, 
     let stopped: OnlineGrpoStoppedError | null = null;
     if (signal?.aborted) {
       let cancelled: string | null = null;
+      const inFlight = flight.job;
       if (inFlight) {
         try {
           cancelled = (await jobs.cancel(String(inFlight.id))).remoteId;

@@ -1,9 +1,10 @@
 import type { Device } from '../device/device.js';
 import type { PolicyModel } from '../policy/builtin.js';
 import type { ScorerNetwork } from '../policy/network.js';
-import { episodeStepAdvantages, type AdvantageMode, type AdvantageOptions, type GroupStats } from '../rl/grpo.js';
+import type { AdvantageMode, AdvantageOptions, GroupStats } from '../rl/grpo.js';
+import { scoreAdvantages, type GrpoAdvantages } from '../rl/grpo-loop.js';
 import { runRollouts, type Rollout, type RolloutJob } from '../rollout/rollouts.js';
-import { collectDemonstrations } from '../rl/sft.js';
+import { collectDemonstrations } from '../rl/demonstrations.js';
 import type { TaskInstance } from '../tasks/instance.js';
 
 /**
@@ -40,7 +41,7 @@ export function decodeFeatures(s: string): Float32Array {
 }
 
 /**
- * SFT steps: the oracle's demonstrations on each instance (core/rl/sft.ts collectDemonstrations, one
+ * SFT steps: the oracle's demonstrations on each instance (core/rl/demonstrations.ts collectDemonstrations, one
  * instance at a time so each step knows its episode), with log π_init(chosen) at temperature 1 (the
  * trainer logs it as the starting NLL; the SFT loss does not use it).
  */
@@ -67,29 +68,37 @@ export interface GrpoStepsOptions {
 }
 
 /**
- * One GRPO iteration's batch as steps: rollouts grouped by `job.group`, outcome rewards (NaN =
- * unscorable, left out of the group statistics), group-normalised advantages with core/rl/grpo.ts's
- * episodeStepAdvantages — the same call train-grpo makes — and every step of every episode in a
- * group that is not skipped (zero-std groups under zeroStdGroups 'skip' carry no signal).
+ * The steps GRPO trains on, each with its advantage: every step of every episode in a group that is
+ * not skipped (zero-std groups under zeroStdGroups 'skip' carry no signal). groups[g] are group g's
+ * rollouts, advantages as core/rl/grpo-loop.ts's advantages section gives them.
  */
-export function grpoSteps(rollouts: readonly Rollout[], opts: GrpoStepsOptions): { steps: BundleStep[]; groups: GroupStats[] } {
-  const groupIds = [...new Set(rollouts.map((r) => r.job.group))].sort((a, b) => a - b);
-  const groups = groupIds.map((g) => rollouts.filter((r) => r.job.group === g));
-  const rewards = groups.map((g) => g.map((r) => r.reward));
-  const { advantages, groups: stats } = episodeStepAdvantages(rewards, groups.map((g) => g.map((r) => r.records.length)), opts.mode, opts.advantage);
+export function grpoBundleSteps(groups: readonly (readonly Rollout[])[], a: GrpoAdvantages, reference?: ScorerNetwork): BundleStep[] {
   const steps: BundleStep[] = [];
   groups.forEach((g, gi) => {
-    if (stats[gi]!.skipped) return;
+    if (a.groups[gi]!.skipped) return;
     g.forEach((r, i) => {
       const episode = `${r.job.instance.template.id}/${r.job.instance.seed}/${r.job.group}.${r.job.rollout}`;
       r.records.forEach((rec, t) => steps.push({
         episode, step: t, n: rec.n, features: encodeFeatures(rec.features), chosen: rec.chosen, logProb: rec.logProb,
-        temperature: rec.temperature, advantage: advantages[gi]![i]![t]!,
-        logProbRef: opts.reference ? opts.reference.logProbs(rec.features, rec.n, rec.temperature)[rec.chosen]! : null,
+        temperature: rec.temperature, advantage: a.advantages[gi]![i]![t]!,
+        logProbRef: reference ? reference.logProbs(rec.features, rec.n, rec.temperature)[rec.chosen]! : null,
       }));
     });
   });
-  return { steps, groups: stats };
+  return steps;
+}
+
+/**
+ * One GRPO iteration's batch as steps: rollouts grouped by `job.group`, outcome rewards (NaN =
+ * unscorable, left out of the group statistics), group-normalised advantages (core/rl/grpo-loop.ts
+ * scoreAdvantages, as every GRPO loop takes them), then grpoBundleSteps.
+ */
+export function grpoSteps(rollouts: readonly Rollout[], opts: GrpoStepsOptions): { steps: BundleStep[]; groups: GroupStats[] } {
+  const groupIds = [...new Set(rollouts.map((r) => r.job.group))].sort((a, b) => a - b);
+  const groups = groupIds.map((g) => rollouts.filter((r) => r.job.group === g));
+  const scores = { kind: 'episode', returns: groups.map((g) => g.map((r) => r.reward)), steps: groups.map((g) => g.map((r) => r.records.length)) } as const;
+  const a = scoreAdvantages(scores, opts.mode, opts.advantage);
+  return { steps: grpoBundleSteps(groups, a, opts.reference), groups: a.groups };
 }
 
 export interface GrpoCollectOptions extends GrpoStepsOptions {

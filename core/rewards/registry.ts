@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { shortestPathRewards } from '../rl/adagrpo.js';
 import type { WritableDB } from '../store/db.js';
 import { assertNever, WorkbenchError } from '../util/errors.js';
 import type { RewardComponent, RewardEpisode, RewardKind, StepRewardValue } from './component.js';
 import { FormatOptions, formatComponent } from './format.js';
 import { OutcomeOptions, outcomeComponent } from './outcome.js';
+import { shortestPathRewards } from './shortest-path.js';
 
 /**
  * Every RewardKind maps to a module: a zod schema for its options (defaults are the paper's) and a

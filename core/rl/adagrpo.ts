@@ -1,3 +1,4 @@
+import { AdaGrpoInputError } from '../rewards/shortest-path.js';
 import { assertNever } from '../util/errors.js';
 import type { Rng } from '../util/rng.js';
 import { weightedSample } from './curriculum.js';
@@ -8,49 +9,11 @@ import { weightedSample } from './curriculum.js';
  * every equation in extraction; where it is silent the authors' public code (xuyifan-0731/MobileRL-iclr,
  * cited in the digest as [REPO]) is followed, and where the two disagree the choice is noted.
  * All state is plain JSON-serialisable data, updated by pure functions, so a run can checkpoint and resume it.
+ * The first addition, SPA (shortest-path reward adjustment), is a reward shaping and lives in
+ * core/rewards/shortest-path.ts, where the 'shortest-path' reward component uses it too.
  */
 
-export class AdaGrpoInputError extends Error {
-  override name = 'AdaGrpoInputError';
-  constructor(message: string, readonly value: unknown) {
-    super(`${message}, got ${JSON.stringify(value)}`);
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// (a) SPA: shortest-path reward adjustment
-
-export interface ShortestPathOptions {
-  /** Penalty strength α (Table 2 "SPA/[symbol] = 1.0"; the code has no α, which equals α = 1). */
-  alpha: number;
-  /** A reward ≥ this counts as a success for T_min (binary outcome: 1). */
-  successReward: number;
-}
-
-/**
- * SPA (digest 003 §2.3; the paper's Eq. 1 is missing, this is the code's check_uid_uuid_reward with the
- * paper's α):
- *
- *   T_min = min { T_j : τ_j ∈ S }   (S = successful episodes of this group)
- *   r̃_i  = r_i − α · max(T_i − T_min, 0) / (2 T_i)   if r_i > 0 and S ≠ ∅
- *   r̃_i  = r_i                                        otherwise (failures stay 0, short or not)
- *
- * With binary rewards and α = 1 a success earns 1 − (T − T_min)/(2T) ∈ (0.5, 1]: the shortest success
- * keeps 1 and every success stays above every failure, as the paper requires. Lengths are steps.
- * Non-finite rewards pass through unchanged (the advantage step leaves them out).
- */
-export function shortestPathRewards(rewards: readonly number[], lengths: readonly number[], opts: ShortestPathOptions): number[] {
-  if (rewards.length !== lengths.length) throw new AdaGrpoInputError(`need one length per reward (${rewards.length})`, lengths.length);
-  for (const t of lengths) if (!Number.isInteger(t) || t < 0) throw new AdaGrpoInputError('an episode length must be a non-negative integer', t);
-  const successLengths = lengths.filter((_, i) => rewards[i]! >= opts.successReward);
-  if (!successLengths.length) return [...rewards];
-  const tMin = Math.min(...successLengths);
-  return rewards.map((r, i) => {
-    const t = lengths[i]!;
-    if (!(r > 0) || t <= tMin) return r;
-    return r - (opts.alpha * (t - tMin)) / (2 * t);
-  });
-}
+export { AdaGrpoInputError };
 
 // ---------------------------------------------------------------------------------------------
 // (b) AdaPR: difficulty-adaptive positive replay

@@ -6,14 +6,13 @@ import type { ReadableDB } from '../store/index.js';
 import { assertNever, WorkbenchError } from '../util/errors.js';
 import { createRng } from '../util/rng.js';
 import { parseAdaptConfig, type AdaptConfig, type AdaptConfigInput, type AdaptMethod } from './adapt-config.js';
-import { collectAppDemonstrations, demonstrationEpisodes, storedAppDemonstrations, type AppDemonstrationSet } from './adapt-demos.js';
+import { collectDemonstrations, demonstrationEpisodes, storedDemonstrations, type DemonstrationSet } from './demonstrations.js';
 import { appEvalResult, compareEvals, evalPolicyFactory, evaluateInstances, withDevices, type AppEvalResult, type TemplateDelta } from './adapt-eval.js';
 import { trainAdapterGrpo } from './adapt-grpo.js';
 import { appTestInstances, pickShots, resolveAdaptApp, type AdaptRegime, type AdaptTarget } from './adapt-instances.js';
-import { trainAdapterSft } from './adapt-sft.js';
 import { SPLIT_DATA } from '../tasks/splits.js';
-import type { SftEpochMetrics } from './sft.js';
-import type { IterationMetrics } from './train-grpo.js';
+import { behaviourClone, type SftEpochMetrics } from './sft.js';
+import type { IterationMetrics } from './grpo-loop.js';
 
 /**
  * Few-shot per-app adaptation (issue 6; AW-Gen §5.1 Q3, digest 004 §7.4): from a base policy, k
@@ -66,7 +65,7 @@ export interface DemonstrationSummary {
   steps: number;
   /** Those on the app's screens: what the adapter is trained on. */
   appSteps: number;
-  skipped: AppDemonstrationSet['skipped'];
+  skipped: DemonstrationSet['skipped'];
 }
 
 export interface AdaptToAppResult {
@@ -124,15 +123,17 @@ export async function adaptToApp(opts: AdaptToAppOptions): Promise<AdaptToAppRes
       // demonstrations: recorded episodes, or the oracle on the shots; only the app's screens train the adapter
       const source: DemonstrationSource = opts.demonstrations ? 'episodes' : 'oracle';
       const set = opts.demonstrations
-        ? storedAppDemonstrations(opts.demonstrations.db, opts.demonstrations.episodes, base, target.package)
-        : await collectAppDemonstrations(devices[0]!, shots, base, opts.signal);
+        ? storedDemonstrations(opts.demonstrations.db, opts.demonstrations.episodes, base, target.package)
+        : await collectDemonstrations(devices[0]!, shots, base, opts.signal ? { signal: opts.signal } : {});
       const mine = [{ app: target.app, package: target.package, adapter }];
       const appDemos = set.demos.filter((d) => selectAdapter(d.package, d.taskApps, mine, config.home) === target.package);
       demonstrations = { source, episodes: set.episodes, steps: set.demos.length, appSteps: appDemos.length, skipped: set.skipped };
       emit({ phase: 'demonstrations', source, episodes: set.episodes, steps: set.demos.length, appSteps: appDemos.length });
       if (opts.signal?.aborted) return;
       if (appDemos.length === 0) throw new AdaptOptionsError(`No demonstrated step would be scored by the ${target.app} adapter (home ${config.home}); nothing to train it on`);
-      sft = trainAdapterSft(base.net, adapter, appDemos, config.sft, (m) => emit({ phase: 'sft', epoch: m.epoch, epochs: config.sft.epochs, metrics: m }), opts.signal);
+      sft = behaviourClone({ kind: 'adapter', base: base.net, adapter }, appDemos, config.sft, {
+        onEpoch: (m) => emit({ phase: 'sft', epoch: m.epoch, epochs: config.sft.epochs, metrics: m }), ...(opts.signal ? { signal: opts.signal } : {}),
+      });
     }
     if (usesGrpo(config.method) && !opts.signal?.aborted) {
       const r = await trainAdapterGrpo({

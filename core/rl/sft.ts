@@ -1,21 +1,18 @@
 import { z } from 'zod';
-import { parseAction, type ActionType } from '../actions/schema.js';
-import type { Device } from '../device/device.js';
-import { OraclePolicy } from '../episode/policies/oracle.js';
-import type { Policy } from '../episode/policy.js';
-import { runEpisode } from '../episode/runner.js';
-import type { TaskInstance } from '../tasks/instance.js';
-import { createRng } from '../util/rng.js';
-import { matchCandidate, type CandidateKind } from '../policy/candidates.js';
-import { stepInputs, type PolicyModel } from '../policy/builtin.js';
+import type { PolicyModel } from '../policy/builtin.js';
 import { Adam, type ScorerNetwork } from '../policy/network.js';
 import { issueLines } from '../util/zod-issues.js';
+import { assertNever } from '../util/errors.js';
+import { createRng } from '../util/rng.js';
+import type { Demonstration } from './demonstrations.js';
+import { scorerParameters, type TrainedScorer } from './trained-scorer.js';
 
 /**
- * Supervised fine-tuning (behaviour cloning) of the builtin policy on oracle demonstrations: every
- * seed paper warm-starts with SFT before RL (digest 003 MobileRL §3.1 "reasoning-free SFT";
- * digest 004 AW-Gen §4 SFT baseline). Loss per step: −log π(a* | s), a* the oracle's action,
- * averaged over a minibatch.
+ * Supervised fine-tuning (behaviour cloning) of the builtin policy on demonstrations (demonstrations.ts):
+ * every seed paper warm-starts with SFT before RL (digest 003 MobileRL §3.1 "reasoning-free SFT";
+ * digest 004 AW-Gen §4 SFT baseline). Loss per step: −log π(a* | s), a* the demonstrated action,
+ * averaged over a minibatch. A whole run from a config (demonstrations, model, checkpoint) is
+ * train-sft.ts runSft.
  */
 export const SftConfigSchema = z.strictObject({
   epochs: z.int().min(1).max(10_000).default(30).describe('Passes over the demonstrations (default 30)'),
@@ -38,54 +35,6 @@ export function parseSftConfig(input: unknown): SftConfig {
   const r = SftConfigSchema.safeParse(input ?? {});
   if (!r.success) throw new SftConfigError(input, issueLines(r.error.issues, { root: '(root)' }));
   return r.data;
-}
-
-/** One demonstrated step: the candidate features and which candidate the oracle chose. */
-export interface Demonstration {
-  features: Float32Array;
-  n: number;
-  chosen: number;
-  /** The kind of the oracle's action (for per-kind accuracy). */
-  kind: CandidateKind;
-  templateId: string;
-}
-
-export interface DemonstrationSet {
-  demos: Demonstration[];
-  /** Oracle steps whose action was not among the candidates, by action type (not trained on). */
-  skipped: Partial<Record<ActionType, number>>;
-  episodes: number;
-  /** Oracle episodes that did not succeed (their steps are kept: the oracle's actions are still the reference). */
-  oracleFailures: number;
-}
-
-/**
- * Runs the oracle on each instance and records, at every step, the builtin policy's candidates
- * (features built with `model`'s encoder, from the same screen and history the policy would see)
- * and the index of the oracle's action among them.
- */
-export async function collectDemonstrations(device: Device, instances: readonly TaskInstance[], model: PolicyModel): Promise<DemonstrationSet> {
-  const set: DemonstrationSet = { demos: [], skipped: {}, episodes: 0, oracleFailures: 0 };
-  for (const instance of instances) {
-    const oracle = new OraclePolicy();
-    const spy: Policy = {
-      name: 'oracle',
-      start: (ctx) => oracle.start(ctx),
-      act(obs, ctx) {
-        const decision = oracle.act(obs, ctx);
-        const action = parseAction(decision.action);
-        const { candidates, features } = stepInputs(model, obs, ctx);
-        const chosen = matchCandidate(candidates, action, obs);
-        if (chosen < 0) set.skipped[action.action_type] = (set.skipped[action.action_type] ?? 0) + 1;
-        else set.demos.push({ features, n: candidates.length, chosen, kind: candidates[chosen]!.kind, templateId: instance.template.id });
-        return decision;
-      },
-    };
-    const r = await runEpisode({ device, instance, policy: spy });
-    set.episodes++;
-    if (!r.success) set.oracleFailures++;
-  }
-  return set;
 }
 
 export interface SftEpochMetrics {
@@ -129,13 +78,44 @@ export function sftEpochMetrics(
   };
 }
 
-/** Behaviour cloning: minimises mean −log π(a*|s) with Adam over shuffled minibatches. */
-export function trainSft(model: PolicyModel, demos: readonly Demonstration[], config: SftConfig, onEpoch?: (m: SftEpochMetrics) => void): SftEpochMetrics[] {
-  const net = model.net;
-  const adam = new Adam(net.params.length, { lr: config.lr, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: config.weightDecay, maxGradNorm: config.maxGradNorm });
-  const rng = createRng(`sft/${config.seed}`);
+/** Per-epoch SFT metrics as a training run stores them (its iterations are epochs), and as the Training view charts them. */
+export const SFT_METRIC = { nll: 'loss/nll', top1: 'acc/top1', gradNorm: 'grad/norm', steps: 'batch/steps', epochS: 'perf/epoch_s' } as const;
+
+/** One epoch's row of a training run: its metrics under SFT_METRIC, with the epoch's seconds. */
+export function storedSftMetrics(m: SftEpochMetrics, epochS: number): Record<string, number> {
+  return {
+    [SFT_METRIC.nll]: m['loss/nll'], [SFT_METRIC.top1]: m['acc/top1'], [SFT_METRIC.gradNorm]: m['grad/norm'],
+    [SFT_METRIC.steps]: m.steps, [SFT_METRIC.epochS]: epochS,
+  };
+}
+
+export interface BehaviourCloneHooks {
+  /** After each epoch, with its metrics under the epoch's final parameters. */
+  onEpoch?: (m: SftEpochMetrics) => void;
+  /** Stops before the next epoch. */
+  signal?: AbortSignal;
+}
+
+/** The shuffling seed of each target: the keys the two trainers have always used, so runs repeat. */
+function shuffleKey(target: TrainedScorer, seed: number): string {
+  switch (target.kind) {
+    case 'network': return `sft/${seed}`;
+    case 'adapter': return `adapt-sft/${seed}`;
+    default: return assertNever(target, 'trained scorer');
+  }
+}
+
+/**
+ * Behaviour cloning: minimises mean −log π(a*|s) with Adam over shuffled minibatches, of the whole
+ * network or of an adapter over its frozen base (trained-scorer.ts; an adapter's minibatch merges
+ * θ_base + Δ(φ) once, back-propagates every step into the merged network, then projects onto φ).
+ */
+export function behaviourClone(target: TrainedScorer, demos: readonly Demonstration[], config: SftConfig, hooks: BehaviourCloneHooks = {}): SftEpochMetrics[] {
+  const scorer = scorerParameters(target);
+  const adam = new Adam(scorer.params.length, { lr: config.lr, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: config.weightDecay, maxGradNorm: config.maxGradNorm });
+  const rng = createRng(shuffleKey(target, config.seed));
   const history: SftEpochMetrics[] = [];
-  for (let epoch = 1; epoch <= config.epochs; epoch++) {
+  for (let epoch = 1; epoch <= config.epochs && !hooks.signal?.aborted; epoch++) {
     const order = rng.shuffle(demos.map((_, i) => i));
     let nll = 0;
     let gradNorm = 0;
@@ -143,25 +123,28 @@ export function trainSft(model: PolicyModel, demos: readonly Demonstration[], co
     for (let b = 0; b < order.length; b += config.batchSize) {
       // update: accumulate d(−mean log π)/dθ over the minibatch, then one Adam step
       const mb = order.slice(b, b + config.batchSize);
-      const backup = net.params.slice();
+      const net = scorer.current();
       net.zeroGrad();
       let mbNll = 0;
       for (const i of mb) {
         const d = demos[i]!;
-        const lp = net.accumulateLogProb(d.features, d.n, d.chosen, -1 / mb.length);
-        mbNll -= lp;
+        mbNll -= net.accumulateLogProb(d.features, d.n, d.chosen, -1 / mb.length);
       }
-      if (!Number.isFinite(mbNll)) {
-        net.params.set(backup);
-        throw new NonFiniteLossError(epoch, mbNll);
-      }
-      gradNorm += adam.step(net.params, net.grads);
+      // Nothing has been stepped yet: the parameters are still those before this minibatch.
+      if (!Number.isFinite(mbNll)) throw new NonFiniteLossError(epoch, mbNll);
+      gradNorm += adam.step(scorer.params, scorer.gradients());
       nll += mbNll;
       batches++;
     }
-    const m = sftEpochMetrics(net, demos, { epoch, nll, gradNorm, batches });
+    // log with the epoch's final parameters
+    const m = sftEpochMetrics(scorer.current(), demos, { epoch, nll, gradNorm, batches });
     history.push(m);
-    onEpoch?.(m);
+    hooks.onEpoch?.(m);
   }
   return history;
+}
+
+/** Behaviour cloning of the builtin policy's whole network (behaviourClone). */
+export function trainSft(model: PolicyModel, demos: readonly Demonstration[], config: SftConfig, onEpoch?: (m: SftEpochMetrics) => void): SftEpochMetrics[] {
+  return behaviourClone({ kind: 'network', net: model.net }, demos, config, onEpoch ? { onEpoch } : {});
 }

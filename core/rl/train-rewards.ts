@@ -6,7 +6,7 @@ import { AdmireReward } from '../rewards/admire/reward.js';
 import { inTransaction, type WritableDB } from '../store/db.js';
 import type { EpisodeId } from '../store/index.js';
 import { putRewardValues } from '../store/reward-annotations.js';
-import { shortestPathRewards, type ShortestPathOptions } from './adagrpo.js';
+import { shortestPathRewards, type ShortestPathOptions } from '../rewards/shortest-path.js';
 import type { TrainConfig } from './config.js';
 import { creditSteps, type RewardCredit } from './credit.js';
 import type { Rollout, RolloutJob } from '../rollout/rollouts.js';
@@ -134,7 +134,7 @@ const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 
 
 /**
  * MobileRL's SPA on composed rewards: the adjustment r̃ − r = −α(T − T_min)/(2T) of a success
- * (adagrpo.ts shortestPathRewards, T_min = shortest success in the group, judged episodes only) is
+ * (core/rewards/shortest-path.ts shortestPathRewards, T_min = shortest success in the group, judged episodes only) is
  * added to its last step's reward, as the shortest-path component does.
  */
 function applyShortestPath(stepRewards: number[][][], episodes: readonly (readonly RewardEpisode[])[], o: ShortestPathOptions): void {

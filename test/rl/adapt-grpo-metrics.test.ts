@@ -5,7 +5,7 @@ import { createModel } from '../../core/policy/builtin.js';
 import { AdaptGrpoConfigSchema } from '../../core/rl/adapt-config.js';
 import { trainAdapterGrpo } from '../../core/rl/adapt-grpo.js';
 import { pickShots, resolveAdaptApp } from '../../core/rl/adapt-instances.js';
-import { METRIC, type IterationMetrics } from '../../core/rl/train-grpo.js';
+import { METRIC, type IterationMetrics } from '../../core/rl/grpo-loop.js';
 import { createRng } from '../../core/util/rng.js';
 import { SimDroid } from '../../emulators/simdroid/simdroid.js';
 

@@ -5,7 +5,8 @@ import { runEpisode } from '../../core/episode/runner.js';
 import { RandomPolicy } from '../../core/episode/policies/random.js';
 import type { Policy } from '../../core/episode/policy.js';
 import { BuiltinPolicy, createModel } from '../../core/policy/builtin.js';
-import { collectDemonstrations, parseSftConfig, SftConfigError, trainSft } from '../../core/rl/sft.js';
+import { collectDemonstrations } from '../../core/rl/demonstrations.js';
+import { parseSftConfig, SftConfigError, trainSft } from '../../core/rl/sft.js';
 import { createRng } from '../../core/util/rng.js';
 import { device } from '../helpers/simdroid.js';
 

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createModel, type PolicyModel } from '../../core/policy/builtin.js';
 import { parseTrainConfig, TrainConfigError } from '../../core/rl/config.js';
-import { collectDemonstrations, parseSftConfig, trainSft } from '../../core/rl/sft.js';
+import { collectDemonstrations } from '../../core/rl/demonstrations.js';
+import { parseSftConfig, trainSft } from '../../core/rl/sft.js';
 import { runRollouts, type Rollout, type RolloutJob } from '../../core/rollout/rollouts.js';
 import { resolveRolloutWorkers, RolloutInstanceError, RolloutWorkerPool, RolloutWorkersError } from '../../core/rollout/rollout-workers.js';
 import { WorkerStartError } from '../../core/rollout/threads/pool.js';

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { loadBasePolicy, type BasePolicy } from '../../policy/adapter-file.js';
 import { type AdaptConfig, type AdaptMethod } from '../../rl/adapt-config.js';
-import { demonstrationEpisodes } from '../../rl/adapt-demos.js';
+import { demonstrationEpisodes } from '../../rl/demonstrations.js';
 import { appTestTemplates, pickShots, resolveAdaptApp, type AdaptTarget } from '../../rl/adapt-instances.js';
 import { adaptConfigOf, type RunAdaptationOptions } from '../../rl/adapt.js';
 import type { ReadableDB } from '../../store/index.js';

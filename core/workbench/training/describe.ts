@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { TrainSftConfigSchema } from '../../cli/train-sft.js';
 import { ADAGRPO_ABLATIONS, TrainConfigSchema } from '../../rl/config.js';
-import { METRIC } from '../../rl/train-grpo.js';
+import { SFT_METRIC } from '../../rl/sft.js';
+import { METRIC } from '../../rl/grpo-loop.js';
+import { TrainSftConfigSchema } from '../../rl/train-sft.js';
 import { assertNever } from '../../util/errors.js';
-import { SFT_METRIC } from './metrics.js';
 import type { ChartSpec, ConfigField, ConfigPreset, TrainConfigDescription, TrainerKind } from '../../api/training-types.js';
 
 /**

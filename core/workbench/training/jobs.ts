@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { demonstrationInstances, parseTrainSftConfig, TrainSftConfigError } from '../../cli/train-sft.js';
 import { parseTrainConfig, TrainConfigError, type TrainConfig } from '../../rl/config.js';
+import { demonstrationInstances, parseTrainSftConfig, TrainSftConfigError } from '../../rl/train-sft.js';
 import { listIterationMetrics } from '../../store/training.js';
 import { listRuns, type ReadableDB, type RunId } from '../../store/index.js';
 import { assertNever } from '../../util/errors.js';

@@ -1,5 +1,5 @@
 import type { TrainConfig } from '../../rl/config.js';
-import type { TrainSftConfig } from '../../cli/train-sft.js';
+import type { TrainSftConfig } from '../../rl/train-sft.js';
 import type { AdaptationReport, AdaptProgress, RunAdaptationOptions } from '../../rl/adapt.js';
 
 /**

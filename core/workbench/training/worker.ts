@@ -2,23 +2,18 @@ import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openSimDroid } from '../../devices/provider.js';
-import { createModel } from '../../policy/builtin.js';
-import { saveCheckpoint } from '../../policy/checkpoint.js';
 import { trainerFile } from '../../rl/grpo-checkpoint.js';
-import type { DemonstrationSet } from '../../rl/sft.js';
 import { TrainingDivergedError, trainGrpo } from '../../rl/train-grpo.js';
 import { createRun, finishRun, getRun, openStore, resumeRun, type RunId, type WritableDB } from '../../store/index.js';
 import { putIterationMetrics } from '../../store/training.js';
 import { assertNever } from '../../util/errors.js';
-import { createRng } from '../../util/rng.js';
-import { SFT_METRIC } from './metrics.js';
 import { CONTROL, JOB_FILE, type FromTrainingWorker, type JobFile, type WorkerData, type WorkerJob } from './protocol.js';
 
 /**
- * The training worker (one per job, started by core/workbench/training/jobs.ts): runs trainGrpo,
- * SFT or a per-app adaptation (core/workbench/adaptation/worker-adapt.ts), writes the run's metrics to the store through its own connection (WAL; the workbench's
- * connection reads them), posts each iteration and state change, and obeys the shared control
- * word between iterations.
+ * The training worker (one per job, started by jobs.ts): runs trainGrpo, runSft or a per-app
+ * adaptation (../adaptation/worker-adapt.ts), writes the run's metrics to the store through its own
+ * connection (WAL; the workbench's connection reads them), posts each iteration and state change,
+ * and obeys the shared control word between iterations.
  */
 const { job, control } = workerData as WorkerData;
 const ctrl = new Int32Array(control);
@@ -100,70 +95,38 @@ async function grpo(j: Extract<WorkerJob, { kind: 'grpo' }>, db: WritableDB): Pr
   }
 }
 
-/** Thrown from SFT's synchronous epoch callback to leave its loop when asked to stop. */
-class StopRequested extends Error {
-  override name = 'StopRequested';
-}
-
 async function sft(j: Extract<WorkerJob, { kind: 'sft' }>, db: WritableDB): Promise<void> {
-  // Loaded here only: a GRPO job need not load the CLI module the SFT config lives in.
-  const [{ demonstrationInstances }, { collectDemonstrations, trainSft }] = await Promise.all([import('../../cli/train-sft.js'), import('../../rl/sft.js')]);
+  // Loaded here only: a GRPO job need not load the SFT modules.
+  const { runSft } = await import('../../rl/train-sft.js');
   const c = j.config;
-  const instances = demonstrationInstances(c);
   const runId = openRun(db, j.outDir, `sft ${c.split}/${c.part} model seed ${c.modelSeed}`, { trainer: 'sft', ...c }, null);
   post({ type: 'started', runId, completed: 0, total: c.sft.epochs });
-  const model = createModel(createRng(`sft-init/${c.modelSeed}`), c.encoder, c.hidden);
-  const set: DemonstrationSet = { demos: [], skipped: {}, episodes: 0, oracleFailures: 0 };
-  let epochs = 0;
+  const ac = new AbortController();
+  // The last epoch whose policy.json was written (runSft writes it before onEpoch).
   let checkpoint: number | null = null;
-  const save = () => {
-    saveCheckpoint(join(j.outDir, 'policy.json'), model, {
-      trainer: 'sft', config: c, iteration: epochs, createdAt: new Date().toISOString(),
-      demonstrations: { steps: set.demos.length, episodes: set.episodes, skipped: set.skipped, oracleFailures: set.oracleFailures },
-    });
-    checkpoint = epochs;
-  };
-  const end = (stoppedBy: 'done' | 'aborted') => {
-    finishRun(db, runId, stoppedBy === 'done' ? 'finished' : 'interrupted');
-    post({ type: 'done', stoppedBy, iterations: epochs, checkpoint });
-  };
   try {
-    // rollout: oracle demonstrations, one instance at a time so pause and stop apply between them
     const device = openSimDroid({ serial: 'simdroid-sft' });
+    let r;
     try {
-      for (const [i, instance] of instances.entries()) {
-        if (gate(0)) return end('aborted');
-        post({ type: 'progress', detail: `oracle demonstrations ${i + 1}/${instances.length}` });
-        const one = await collectDemonstrations(device, [instance], model);
-        set.demos.push(...one.demos);
-        set.episodes += one.episodes;
-        set.oracleFailures += one.oracleFailures;
-        for (const [k, n] of Object.entries(one.skipped)) set.skipped[k as keyof typeof set.skipped] = (set.skipped[k as keyof typeof set.skipped] ?? 0) + (n ?? 0);
-      }
+      // pause and stop apply between demonstrations and between epochs
+      r = await runSft(c, {
+        device, checkpoint: { file: join(j.outDir, 'policy.json'), every: 'epoch' }, store: { db, runId }, signal: ac.signal,
+        beforeDemonstration: (i, total) => {
+          if (gate(0)) ac.abort();
+          else post({ type: 'progress', detail: `oracle demonstrations ${i + 1}/${total}` });
+        },
+        onDemonstrations: ({ set }) => post({ type: 'progress', detail: `behaviour cloning on ${set.demos.length} steps` }),
+        onEpoch: (m, metrics) => {
+          checkpoint = m.epoch;
+          post({ type: 'iteration', iteration: m.epoch, metrics, checkpoint: true });
+          if (m.epoch < c.sft.epochs && gate(m.epoch)) ac.abort();
+        },
+      });
     } finally {
       device.close();
     }
-    post({ type: 'progress', detail: `behaviour cloning on ${set.demos.length} steps` });
-    // update: behaviour cloning; the policy is saved after every epoch (it is small)
-    let t0 = performance.now();
-    try {
-      trainSft(model, set.demos, c.sft, (m) => {
-        epochs = m.epoch;
-        const metrics = {
-          [SFT_METRIC.nll]: m['loss/nll'], [SFT_METRIC.top1]: m['acc/top1'], [SFT_METRIC.gradNorm]: m['grad/norm'],
-          [SFT_METRIC.steps]: m.steps, [SFT_METRIC.epochS]: (performance.now() - t0) / 1000,
-        };
-        putIterationMetrics(db, runId, m.epoch, metrics);
-        save();
-        post({ type: 'iteration', iteration: m.epoch, metrics, checkpoint: true });
-        if (m.epoch < c.sft.epochs && gate(m.epoch)) throw new StopRequested();
-        t0 = performance.now();
-      });
-    } catch (e) {
-      if (e instanceof StopRequested) return end('aborted');
-      throw e;
-    }
-    end('done');
+    finishRun(db, runId, r.stoppedBy === 'done' ? 'finished' : 'interrupted');
+    post({ type: 'done', stoppedBy: r.stoppedBy, iterations: r.history.length, checkpoint });
   } catch (e) {
     finishRun(db, runId, 'interrupted');
     throw Object.assign(e as Error, { checkpoint });

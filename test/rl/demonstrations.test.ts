@@ -6,7 +6,7 @@ import { RandomPolicy } from '../../core/episode/policies/random.js';
 import type { Policy } from '../../core/episode/policy.js';
 import { runEpisode } from '../../core/episode/runner.js';
 import { createModel } from '../../core/policy/builtin.js';
-import { collectAppDemonstrations, DemonstrationSourceError, storedAppDemonstrations } from '../../core/rl/adapt-demos.js';
+import { collectDemonstrations, DemonstrationSourceError, storedDemonstrations } from '../../core/rl/demonstrations.js';
 import { createRun, openStore, StoreRecorder } from '../../core/store/index.js';
 import { getTemplate } from '../../core/tasks/registry.js';
 import { instantiate, type TaskInstance } from '../../core/tasks/instance.js';
@@ -44,10 +44,10 @@ describe('demonstrations for adapters', () => {
 
   it('rebuild a hand-recorded episode\'s steps as the same demonstrations the oracle gives live', async () => {
     const instance = instantiate(getTemplate('AudioRecorderRecordAudioWithFileName'), 100);
-    const live = await collectAppDemonstrations(d, [instance], model);
+    const live = await collectDemonstrations(d, [instance], model);
     const stored = await record(instance, handRecorded());
     expect(stored.success).toBe(true);
-    const rebuilt = storedAppDemonstrations(db, [stored.id], model, AR);
+    const rebuilt = storedDemonstrations(db, [stored.id], model, AR);
     expect(rebuilt.episodes).toBe(1);
     expect(live.demos.length).toBeGreaterThan(3);
     // Coordinate taps are matched through the element they touched, so every live step comes back.
@@ -63,7 +63,7 @@ describe('demonstrations for adapters', () => {
     const offApp = await record(instantiate(getTemplate('SystemWifiTurnOn'), 1), new OraclePolicy());
     expect(offApp.success).toBe(true);
     try {
-      storedAppDemonstrations(db, [failed.id, 987654, offApp.id], model, AR);
+      storedDemonstrations(db, [failed.id, 987654, offApp.id], model, AR);
       expect.unreachable();
     } catch (e) {
       expect(e).toBeInstanceOf(DemonstrationSourceError);

@@ -5,48 +5,63 @@ import { OraclePolicy } from '../episode/policies/oracle.js';
 import type { Policy } from '../episode/policy.js';
 import { runEpisode } from '../episode/runner.js';
 import { stepInputs, type PolicyModel } from '../policy/builtin.js';
-import { matchCandidate } from '../policy/candidates.js';
+import { matchCandidate, type CandidateKind } from '../policy/candidates.js';
 import { getTree, loadTrajectory, type EpisodeId, type ReadableDB, type StoredStep, type Trajectory } from '../store/index.js';
 import { FREE_FORM_ID } from '../tasks/free-form.js';
 import type { TaskInstance } from '../tasks/instance.js';
 import { flattenUiTree, parseUiTree } from '../a11y/ui-tree.js';
 import { WorkbenchError } from '../util/errors.js';
-import type { Demonstration } from './sft.js';
 
 /**
- * Demonstrations for adapter SFT: the steps of an oracle or a person, as the builtin policy's
- * candidates plus the index of the demonstrated action (core/rl/sft.ts), each with the package in
- * the foreground, because an adapter only scores its own app's screens (core/policy/adapter-policy.ts)
- * and is trained on those steps alone. sft.ts's collectDemonstrations does not keep the package,
- * hence the collector here.
+ * Demonstrations for SFT (core/rl/sft.ts): the steps of an oracle or a person, as the builtin
+ * policy's candidates (features built with the model's encoder, from the same screen and history
+ * the policy would see) plus the index of the demonstrated action among them. Every step keeps the
+ * package in the foreground and the task's apps, because an adapter only scores its own app's
+ * screens (core/policy/adapter-policy.ts) and is trained on those steps alone.
  */
-export interface AppDemonstration extends Demonstration {
+export interface Demonstration {
+  features: Float32Array;
+  n: number;
+  chosen: number;
+  /** The kind of the demonstrated action (for per-kind accuracy). */
+  kind: CandidateKind;
+  templateId: string;
   /** The foreground package of the demonstrated step. */
   package: string;
   /** The apps of the demonstrated task (what selects an adapter on the home screen). */
   taskApps: readonly string[];
 }
 
-export interface AppDemonstrationSet {
-  demos: AppDemonstration[];
-  /** Steps whose action is not among the candidates (or could not be rebuilt), by action type. */
+export interface DemonstrationSet {
+  demos: Demonstration[];
+  /** Steps whose action is not among the candidates (or, recorded, whose screen could not be rebuilt), by action type; not trained on. */
   skipped: Partial<Record<ActionType | 'no-tree', number>>;
   episodes: number;
-  /** Oracle episodes that did not succeed (their steps are kept, as sft.ts does). */
-  failures: number;
+  /** Oracle episodes that did not succeed (their steps are kept: the oracle's actions are still the reference). */
+  oracleFailures: number;
 }
 
-const emptySet = (): AppDemonstrationSet => ({ demos: [], skipped: {}, episodes: 0, failures: 0 });
+const emptySet = (): DemonstrationSet => ({ demos: [], skipped: {}, episodes: 0, oracleFailures: 0 });
 
-function skip(set: AppDemonstrationSet, kind: ActionType | 'no-tree'): void {
+function skip(set: DemonstrationSet, kind: ActionType | 'no-tree'): void {
   set.skipped[kind] = (set.skipped[kind] ?? 0) + 1;
 }
 
-/** The oracle on each instance, every step recorded with its foreground package. */
-export async function collectAppDemonstrations(device: Device, instances: readonly TaskInstance[], model: PolicyModel, signal?: AbortSignal): Promise<AppDemonstrationSet> {
+export interface CollectDemonstrationsOptions {
+  /** Stops before the next instance. */
+  signal?: AbortSignal;
+  /** Before each instance (0-based), e.g. to report progress or pause; an abort seen after it stops there. */
+  beforeInstance?: (index: number, total: number) => void;
+}
+
+/** Runs the oracle on each instance and records every step it takes as a demonstration. */
+export async function collectDemonstrations(
+  device: Device, instances: readonly TaskInstance[], model: PolicyModel, opts: CollectDemonstrationsOptions = {},
+): Promise<DemonstrationSet> {
   const set = emptySet();
-  for (const instance of instances) {
-    if (signal?.aborted) break;
+  for (const [index, instance] of instances.entries()) {
+    opts.beforeInstance?.(index, instances.length);
+    if (opts.signal?.aborted) break;
     const oracle = new OraclePolicy();
     const spy: Policy = {
       name: 'oracle',
@@ -63,7 +78,7 @@ export async function collectAppDemonstrations(device: Device, instances: readon
     };
     const r = await runEpisode({ device, instance, policy: spy });
     set.episodes++;
-    if (!r.success) set.failures++;
+    if (!r.success) set.oracleFailures++;
   }
   return set;
 }
@@ -112,7 +127,7 @@ export function demonstrationEpisodes(db: ReadableDB, episodeIds: readonly numbe
  * stored tree and foreground, the history from the steps before it, and the recorded action matched
  * against the candidates.
  */
-export function storedAppDemonstrations(db: ReadableDB, episodeIds: readonly number[], model: PolicyModel, pkg: string): AppDemonstrationSet {
+export function storedDemonstrations(db: ReadableDB, episodeIds: readonly number[], model: PolicyModel, pkg: string): DemonstrationSet {
   const set = emptySet();
   for (const t of demonstrationEpisodes(db, episodeIds, pkg)) {
     set.episodes++;
