@@ -34,3 +34,8 @@ export function parseFlags<S extends z.ZodType>(argv: string[], options: Options
 /** A non-negative integer given as text (seeds, counts). */
 export const intArg = (what: string) =>
   z.string().regex(/^\d+$/, `${what} must be a non-negative integer`).transform(Number).pipe(z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER));
+
+/** "Invalid config:\n  a: x\n  b: y" → "Invalid config: a: x; b: y": a problem list said in one line. */
+export function oneLine(message: string): string {
+  return message.replace(/:\s*\n\s*/g, ': ').replace(/\s*\n\s*/g, '; ').trim();
+}

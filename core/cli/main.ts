@@ -4,7 +4,7 @@ import { openAdbDevice, openSimDroid, type AdbTarget } from '../devices/provider
 import type { Device } from '../device/device.js';
 import { avdCommand, devicesCommand } from './devices.js';
 import { emulatorCommand } from './emulator.js';
-import { HelpRequested, UsageError } from './args.js';
+import { HelpRequested, oneLine, UsageError } from './args.js';
 import { tasksCommand } from './tasks.js';
 import { runCommand } from './run.js';
 import { suiteCommand } from './suite.js';
@@ -123,18 +123,13 @@ export function commandHelp(cmd: string): string {
 
 const USER_ERRORS = new Set([
   'UsageError', 'UnknownTemplateError', 'SeedError', 'SplitError', 'TaskParamsError', 'PoolError', 'EpisodeNotFoundError',
-  'RunNotFoundError', 'ImportLineError', 'ImportManifestError', 'ImportAssetError', 'StoreVersionFromFutureError', 'StoreFileError', 'StoreNeedsMigrationError',
+  'RunNotFoundError', 'ImportLineError', 'ImportManifestError', 'ImportAssetError', 'StoreVersionFromFutureError', 'StoreFileError', 'CheckpointError', 'StoreNeedsMigrationError',
   'AdbConnectError', 'SdkNotFoundError', 'BootTimeoutError', 'DeviceOfflineError', 'ConsoleError', 'EmulatorPortError', 'EmulatorPortInUseError', 'TokenError', 'SettingsFileError', 'TrainingDivergedError', 'TrainingPoolError', 'TrainerCheckpointError',
   'RewardConfigError', 'RewardUnavailableError',
   'EndpointProfileError', 'SecretsFileError', 'UnknownVlmFormatError', 'MissingApiKeyError', 'VlmEndpointError',
   'TrainerHttpError', 'TrainerUnreachableError', 'UploadStalledError', 'TrainerProtocolError', 'ArtifactChecksumError', 'ArtifactNotFoundError', 'TrainerProfileError',
   'RemoteJobNotFoundError', 'RemoteJobStateError', 'BundleError', 'JobConfigError', 'RewardModelRejectedError',
 ]);
-
-/** "Invalid config:\n  a: x\n  b: y" → "Invalid config: a: x; b: y". */
-export function oneLine(message: string): string {
-  return message.replace(/:\s*\n\s*/g, ': ').replace(/\s*\n\s*/g, '; ').trim();
-}
 
 /** Runs the CLI; returns the exit code. Errors with a user-facing message print it and exit 2 or 1. */
 export async function main(argv: string[], io: Io = consoleIo()): Promise<number> {

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { SftEpochMetrics } from '../rl/sft.js';
 import { demonstrationInstances, parseTrainSftConfig, runSft, TrainSftConfigError, type TrainSftConfig } from '../rl/train-sft.js';
-import { parseFlags, UsageError } from './args.js';
+import { oneLine, parseFlags, UsageError } from './args.js';
 import { dataDir } from '../util/data-dir.js';
 import { embeddedDevice, type Io } from './main.js';
 
@@ -34,7 +34,7 @@ export async function trainSftCommand(argv: string[], io: Io): Promise<number> {
   try {
     config = parseTrainSftConfig(input);
   } catch (e) {
-    if (e instanceof TrainSftConfigError) throw new UsageError(`${values.config}: ${e.message}`, { cause: e });
+    if (e instanceof TrainSftConfigError) throw new UsageError(`${values.config}: ${oneLine(e.message)}`, { cause: e });
     throw e;
   }
   if (demonstrationInstances(config).length === 0) throw new UsageError(`${values.config}: no demonstration instances (every one is a test instance, or the part is empty)`);

@@ -2,10 +2,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { parseTrainConfig, trainConfigHelp, TrainConfigError, type TrainConfig } from '../rl/config.js';
-import { trainerFile } from '../rl/grpo-checkpoint.js';
+import { TrainerCheckpointError, trainerFile } from '../rl/grpo-checkpoint.js';
 import { METRIC, type IterationMetrics } from '../rl/grpo-loop.js';
 import { trainGrpo } from '../rl/train-grpo.js';
-import { parseFlags, UsageError } from './args.js';
+import { oneLine, parseFlags, UsageError } from './args.js';
 import { dataDir } from '../util/data-dir.js';
 import { openDb } from './open-db.js';
 import type { Io } from './main.js';
@@ -38,9 +38,22 @@ function readConfig(path: string): TrainConfig {
   try {
     return parseTrainConfig(text);
   } catch (e) {
-    if (e instanceof TrainConfigError) throw new UsageError(`${path}: ${e.message}`, { cause: e });
+    if (e instanceof TrainConfigError) throw new UsageError(`${path}: ${oneLine(e.message)}`, { cause: e });
     throw e;
   }
+}
+
+/** The iterations a checkpoint folder's trainer.json was configured for (TrainerCheckpointError if unreadable). */
+function savedIterations(dir: string): number | undefined {
+  const path = trainerFile(dir);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (e) {
+    throw new TrainerCheckpointError(path, `cannot read (${(e as Error).message.replace(/\s*\n\s*/g, ' ')})`);
+  }
+  const iterations = (raw as { config?: { iterations?: unknown } } | null)?.config?.iterations;
+  return typeof iterations === 'number' ? iterations : undefined;
 }
 
 /** One progress line per iteration. */
@@ -66,6 +79,8 @@ async function grpoCommand(argv: string[], io: Io): Promise<number> {
   if (values.resume && !existsSync(trainerFile(values.resume))) throw new UsageError(`--resume ${values.resume}: no ${trainerFile(values.resume)}`);
   // With --resume the checkpoint's config is used; a --config may only extend `iterations`.
   const config = values.config ? readConfig(values.config) : parseTrainConfig({ iterations: 1 });
+  // Read before anything is opened or created: a bad trainer.json is a one-line error, not a stack.
+  const saved = values.resume ? savedIterations(values.resume) : undefined;
   const outDir = resolve(values.resume ?? values.out ?? join(dataDir(), 'checkpoints', `grpo-${new Date().toISOString().replace(/[:.]/g, '-')}`));
   const store = openDb(values.db);
   const ac = new AbortController();
@@ -76,7 +91,6 @@ async function grpoCommand(argv: string[], io: Io): Promise<number> {
   };
   process.on('SIGINT', onSigint);
   try {
-    const saved = values.resume ? (JSON.parse(readFileSync(trainerFile(values.resume), 'utf8')) as { config?: { iterations?: number } }).config?.iterations : undefined;
     let total = Math.max(config.iterations, saved ?? 0);
     const result = await trainGrpo({
       config, outDir, resume: Boolean(values.resume), db: store.db, rewardContext: { dataDir: dataDir() }, recordEpisodes: values['record-episodes'] ?? false, signal: ac.signal,

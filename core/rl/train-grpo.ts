@@ -4,7 +4,7 @@ import { createModel, type PolicyModel } from '../policy/builtin.js';
 import { loadCheckpoint } from '../policy/checkpoint.js';
 import { Adam, type AdamOptions } from '../policy/network.js';
 import { createRun, finishRun, getRun, openStore, resumeRun, StoreRecorder, type RunId, type WritableDB } from '../store/index.js';
-import { putIterationMetrics } from '../store/training.js';
+import { deleteRolloutsAfter, putIterationMetrics } from '../store/training.js';
 import { TASKS } from '../tasks/registry.js';
 import { instanceKey, type TaskInstance } from '../tasks/instance.js';
 import { splitInstances } from '../tasks/splits.js';
@@ -128,6 +128,8 @@ export async function trainGrpo(opts: TrainGrpoOptions): Promise<TrainGrpoResult
   if (db) {
     const existing = s.runId !== null && (() => { try { return getRun(db, s.runId as RunId); } catch { return null; } })(); // a checkpoint from another store: start a new run
     runId = existing ? resumeRun(db, existing.id).run.id : createRun(db, { kind: 'training', name: `grpo ${c.split}/${c.part} seed ${c.seed}`, config: c }).id;
+    // The iterations after the checkpoint run again: their recorded rollouts go, as their metrics are replaced.
+    if (existing) deleteRolloutsAfter(db, runId, s.iteration);
   }
   s.runId = runId;
   const advOpts = advantageOptions(c);
@@ -183,7 +185,7 @@ export async function trainGrpo(opts: TrainGrpoOptions): Promise<TrainGrpoResult
         const rolloutOpts: RolloutOptions = {
           model: s.model, temperature: c.temperature, maxSteps: c.maxSteps, captureTrees: rewards !== null,
           ...(opts.recordEpisodes && db && runId !== null ? { recorder: (job: RolloutJob) => {
-            const r = new StoreRecorder(db, runId!);
+            const r = new StoreRecorder(db, runId!, { rollout: { iteration, group: job.group, rollout: job.rollout } });
             recorded.set(job, r);
             return r;
           } } : {}),

@@ -4,7 +4,7 @@ import { getTemplate, UnknownTemplateError } from '../tasks/registry.js';
 import { instantiate } from '../tasks/instance.js';
 import { deviceKindOf, ensureInstance, ensureTemplate, upsertDevice, type DeviceKind } from './catalog.js';
 import { putScreenshot, putTree } from './content.js';
-import { inTransaction, type WritableDB } from './db.js';
+import { inTransaction, prepare, type WritableDB } from './db.js';
 import { completeEpisode, insertEpisode } from './episodes.js';
 import { RecorderStateError } from './errors.js';
 import type { EpisodeId, RunId } from './ids.js';
@@ -15,6 +15,8 @@ import { insertStep, lastStepIndex } from './steps.js';
 export interface StoreRecorderOptions {
   /** Default: from the serial (`simdroid-…`, `emulator-NNNN`, else a physical device). */
   deviceKind?: DeviceKind;
+  /** A GRPO training rollout: its iteration (1-based), group and index in the group, stored with the episode. */
+  rollout?: { iteration: number; group: number; rollout: number };
 }
 
 /**
@@ -46,10 +48,17 @@ export class StoreRecorder implements EpisodeRecorder {
       const deviceId = upsertDevice(this.db, { serial, width, height, density }, this.opts.deviceKind ?? deviceKindOf(serial), start.startedAt);
       ensureTemplate(this.db, start.templateId);
       const instanceId = ensureInstance(this.db, start);
-      return insertEpisode(this.db, {
+      const id = insertEpisode(this.db, {
         uid: randomUUID(), runId: this.runId, instanceId, deviceId, policy: start.policy, maxSteps: start.maxSteps, startedAt: start.startedAt,
       });
+      this.tagRollout(id);
+      return id;
     });
+  }
+
+  private tagRollout(id: EpisodeId): void {
+    const r = this.opts.rollout;
+    if (r) prepare(this.db, 'INSERT INTO training_rollouts (episode_id, iteration, group_index, rollout_index) VALUES (?, ?, ?, ?)').run(id, r.iteration, r.group, r.rollout);
   }
 
   step(step: StepRecord, before: ObservationRecord): void {
@@ -83,9 +92,11 @@ export class StoreRecorder implements EpisodeRecorder {
   private beginFromResult(r: EpisodeResult): EpisodeId {
     ensureTemplate(this.db, r.templateId);
     const instanceId = ensureInstance(this.db, { templateId: r.templateId, seed: r.seed, params: paramsFor(r), instruction: r.instruction });
-    return insertEpisode(this.db, {
+    const id = insertEpisode(this.db, {
       uid: randomUUID(), runId: this.runId, instanceId, deviceId: null, policy: r.policy, maxSteps: null, startedAt: r.startedAt,
     });
+    this.tagRollout(id);
+    return id;
   }
 }
 

@@ -52,3 +52,13 @@ export function metricSeries(db: ReadableDB, runId: RunId, name: string): Array<
     db, 'SELECT iteration, value FROM training_metrics WHERE run_id = ? AND name = ? ORDER BY iteration',
   ).all(runId, name).map((r) => [r.iteration, r.value]);
 }
+
+/**
+ * Deletes the recorded rollouts (training_rollouts, their episodes and everything that cascades from them) of a
+ * training run's iterations after `completed`: a resumed run redoes those iterations and records them again.
+ * Returns how many episodes went.
+ */
+export function deleteRolloutsAfter(db: WritableDB, runId: RunId, completed: number): number {
+  return prepare(db, `DELETE FROM episodes WHERE id IN (
+    SELECT r.episode_id FROM training_rollouts r JOIN episodes e ON e.id = r.episode_id WHERE e.run_id = ? AND r.iteration > ?)`).run(runId, completed).changes;
+}

@@ -85,6 +85,28 @@ describe('GRPO training loop', () => {
     db.close();
   });
 
+  // Issue 16, D8: --resume --record-episodes stored the redone iterations' rollouts a second time.
+  it('a resumed run replaces the recorded rollouts of the iterations it redoes, as it replaces their metrics', async () => {
+    const db = openStore(':memory:');
+    const dir = tmp();
+    const crash = new Error('crashed after recording iteration 3');
+    const c = config({ iterations: 4, checkpointEvery: 2 });
+    const err = await trainGrpo({
+      config: c, outDir: dir, instances: POOL, devices: [d], db, recordEpisodes: true,
+      onIteration: (m) => { if (m.iteration === 3) throw crash; },
+    }).catch((e: unknown) => e);
+    expect(err).toBe(crash);
+    expect(loadTrainerCheckpoint(dir, (n) => new Adam(n)).iteration).toBe(2);
+    const perIteration = () => db.prepare('SELECT iteration, count(*) AS n FROM training_rollouts GROUP BY iteration ORDER BY iteration').all();
+    const G = 2 * 4; // instancesPerIteration × rolloutsPerInstance of the test config
+    expect(perIteration()).toEqual([1, 2, 3].map((iteration) => ({ iteration, n: G })));
+    const resumed = await trainGrpo({ config: c, outDir: dir, resume: true, instances: POOL, devices: [d], db, recordEpisodes: true });
+    expect(resumed.iterations).toBe(4);
+    expect(perIteration()).toEqual([1, 2, 3, 4].map((iteration) => ({ iteration, n: G })));
+    expect(db.prepare('SELECT count(*) FROM episodes WHERE run_id = ?').pluck().get(resumed.runId)).toBe(4 * G);
+    db.close();
+  });
+
   it('stops on NaN weights naming the iteration and metric, keeping the last good checkpoint', async () => {
     const dir = tmp();
     const run = trainGrpo({

@@ -10,7 +10,7 @@ import { tempDir } from './helpers.js';
 
 const TABLES = [
   'devices', 'episode_subgoals', 'episodes', 'milestone_exemplars', 'milestone_versions', 'remote_jobs', 'runs', 'screenshots', 'step_reward_unscored', 'step_rewards', 'steps',
-  'task_instances', 'task_templates', 'training_metrics', 'ui_trees',
+  'task_instances', 'task_templates', 'training_metrics', 'training_rollouts', 'ui_trees',
 ];
 
 let tmp: ReturnType<typeof tempDir>;
