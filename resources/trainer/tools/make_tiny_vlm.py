@@ -1,0 +1,155 @@
+"""Builds a tiny, randomly initialised Qwen2.5-VL model folder with no download, for AWB_TINY_VLM.
+
+    python3 make_tiny_vlm.py OUT_DIR [--check]
+
+- tokenizer: byte-level BPE trained here with `tokenizers` on generated UI / action text, plus Qwen's special
+  tokens, wrapped as a PreTrainedTokenizerFast, with a Qwen-style chat template;
+- model: Qwen2_5_VLForConditionalGeneration from a tiny Qwen2_5_VLConfig (2 text layers, width 64; 2 vision blocks,
+  width 32), weights drawn after torch.manual_seed(0);
+- processor: Qwen2_5_VLProcessor with Qwen2VLImageProcessor (small min/max pixels) and the video processor.
+--check reloads the folder with AutoProcessor + AutoModelForImageTextToText and runs a forward pass on one image.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+
+import torch
+
+SPECIAL = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|object_ref_start|>", "<|object_ref_end|>",
+           "<|box_start|>", "<|box_end|>", "<|quad_start|>", "<|quad_end|>", "<|vision_start|>", "<|vision_end|>",
+           "<|vision_pad|>", "<|image_pad|>", "<|video_pad|>"]
+
+# A chat is: an optional system turn (a default one when the first message is not a system message), then each
+# message as <|im_start|>ROLE\n CONTENT <|im_end|>\n; an image part becomes <|vision_start|><|image_pad|><|vision_end|>
+# (the processor expands <|image_pad|> to one token per merged patch), a video part likewise with <|video_pad|>.
+CHAT_TEMPLATE = (
+    "{% for m in messages %}"
+    "{% if loop.first and m['role'] != 'system' %}"
+    "<|im_start|>system\nYou are a phone agent.<|im_end|>\n"
+    "{% endif %}"
+    "<|im_start|>{{ m['role'] }}\n"
+    "{% if m['content'] is string %}{{ m['content'] }}"
+    "{% else %}{% for part in m['content'] %}"
+    "{% if part['type'] == 'image' or 'image' in part or 'image_url' in part %}<|vision_start|><|image_pad|><|vision_end|>"
+    "{% elif part['type'] == 'video' or 'video' in part %}<|vision_start|><|video_pad|><|vision_end|>"
+    "{% elif 'text' in part %}{{ part['text'] }}"
+    "{% endif %}"
+    "{% endfor %}{% endif %}"
+    "<|im_end|>\n"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+
+def corpus(n: int = 600, seed: int = 0) -> list[str]:
+    """Lines of the kind of text the agent sees and answers: tasks, previous actions, UI labels, action calls."""
+    rng = random.Random(seed)
+    verbs = ["Press", "Tap", "Open", "Close", "Scroll to", "Search for", "Enable", "Disable", "Select", "Type"]
+    things = ["OK", "Cancel", "Settings", "Wi-Fi", "Bluetooth", "the menu", "Contacts", "Camera", "Gallery", "Send",
+              "the search bar", "Airplane mode", "Battery saver", "Clock", "Alarm", "Calendar", "Messages", "Back"]
+    actions = ["tap({})", "long_press({})", "scroll(\"{}\")", "back()", "home()", "type(\"{}\")", "open_app(\"{}\")", "wait()"]
+    lines = []
+    for _ in range(n):
+        k = rng.randrange(5)
+        thing = rng.choice(things)
+        if k == 0:
+            lines.append(f"Task: {rng.choice(verbs)} {thing}")
+        elif k == 1:
+            a = rng.choice(actions)
+            lines.append(a.format(rng.randrange(40)) if "({})" in a else a.format(thing))
+        elif k == 2:
+            lines.append(json.dumps({"action_type": rng.choice(["click", "scroll", "input_text", "navigate_back"]),
+                                     "index": rng.randrange(40)}))
+        elif k == 3:
+            lines.append(f"Previous actions:\n- step {rng.randrange(9)}: {rng.choice(verbs).lower()} {thing}\nWhat is the next action?")
+        else:
+            lines.append(f"[{rng.randrange(40)}] Button \"{thing}\" clickable={rng.choice(['true', 'false'])}")
+    return lines
+
+
+def build_tokenizer():
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=640, special_tokens=SPECIAL, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+                                  show_progress=False)
+    tok.train_from_iterator(corpus(), trainer=trainer)
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|im_end|>", pad_token="<|endoftext|>",
+                                   unk_token=None, model_max_length=4096)
+    fast.chat_template = CHAT_TEMPLATE
+    return fast
+
+
+def build(out: str) -> None:
+    from transformers import (Qwen2_5_VLConfig, Qwen2_5_VLForConditionalGeneration, Qwen2_5_VLProcessor,
+                              Qwen2VLImageProcessor)
+
+    tokenizer = build_tokenizer()
+    ids = {t: tokenizer.convert_tokens_to_ids(t) for t in SPECIAL}
+    vocab = (len(tokenizer) + 63) // 64 * 64
+    text = dict(vocab_size=vocab, hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
+                num_key_value_heads=2, max_position_embeddings=4096, rms_norm_eps=1e-6,
+                # head_dim 16: the three M-RoPE sections (time, height, width) cover head_dim / 2 = 8 frequencies
+                rope_parameters={"rope_type": "default", "mrope_section": [2, 3, 3], "rope_theta": 1_000_000.0},
+                bos_token_id=ids["<|endoftext|>"], eos_token_id=ids["<|im_end|>"], pad_token_id=ids["<|endoftext|>"])
+    vision = dict(depth=2, hidden_size=32, intermediate_size=64, num_heads=2, out_hidden_size=64, patch_size=14,
+                  spatial_merge_size=2, temporal_patch_size=2, window_size=112, fullatt_block_indexes=[1], in_channels=3)
+    config = Qwen2_5_VLConfig(text_config=text, vision_config=vision, image_token_id=ids["<|image_pad|>"],
+                              video_token_id=ids["<|video_pad|>"], vision_start_token_id=ids["<|vision_start|>"],
+                              vision_end_token_id=ids["<|vision_end|>"], tie_word_embeddings=False)
+    torch.manual_seed(0)
+    model = Qwen2_5_VLForConditionalGeneration(config).eval()
+    os.makedirs(out, exist_ok=True)
+    model.save_pretrained(out)
+
+    image_processor = Qwen2VLImageProcessor(min_pixels=56 * 56, max_pixels=28 * 28 * 16, patch_size=14,
+                                            temporal_patch_size=2, merge_size=2)
+    video_processor = None
+    try:
+        from transformers import Qwen2VLVideoProcessor
+
+        video_processor = Qwen2VLVideoProcessor(min_pixels=56 * 56, max_pixels=28 * 28 * 16, patch_size=14,
+                                                temporal_patch_size=2, merge_size=2)
+    except Exception as e:  # torchvision missing: the processor is saved without its video part
+        print(f"no video processor ({type(e).__name__}: {e})", file=sys.stderr)
+    processor = Qwen2_5_VLProcessor(image_processor=image_processor, tokenizer=tokenizer,
+                                    video_processor=video_processor, chat_template=CHAT_TEMPLATE)
+    processor.save_pretrained(out)
+    n = sum(p.numel() for p in model.parameters())
+    print(f"tiny Qwen2.5-VL in {out}: {n} parameters, vocab {vocab} (tokenizer {len(tokenizer)}), "
+          f"image_token_id {config.image_token_id}, video_token_id {config.video_token_id}")
+
+
+def check(out: str, device: str = "cpu") -> None:
+    """Reload as vlm_hf.py does and run one forward pass with a small image."""
+    import transformers
+    from PIL import Image
+
+    processor = transformers.AutoProcessor.from_pretrained(out)
+    auto = getattr(transformers, "AutoModelForImageTextToText", None) or transformers.AutoModelForVision2Seq
+    dtype = torch.bfloat16 if device.startswith("cuda") else torch.float32
+    model = auto.from_pretrained(out, dtype=dtype).to(device).eval()
+    chat = [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": "Task: Press OK"}]}]
+    prompt = processor.apply_chat_template(chat, add_generation_prompt=True)
+    image = Image.new("RGB", (32, 48), (200, 30, 30))
+    inputs = processor(text=[prompt + "tap(3)"], images=[image], return_tensors="pt").to(device)
+    with torch.no_grad():
+        logits = model(**inputs).logits
+    n_img = int((inputs["input_ids"] == model.config.image_token_id).sum())
+    print(f"check ok: {type(processor).__name__} + {type(model).__name__} on {device} ({dtype}); prompt {prompt!r}; "
+          f"input_ids {tuple(inputs['input_ids'].shape)}, {n_img} image tokens, pixel_values {tuple(inputs['pixel_values'].shape)}, "
+          f"image_grid_thw {inputs['image_grid_thw'].tolist()}, logits {tuple(logits.shape)} finite={bool(torch.isfinite(logits).all())}")
+
+
+if __name__ == "__main__":
+    out_dir = sys.argv[1] if len(sys.argv) > 1 else "tiny-qwen2_5-vl"
+    build(out_dir)
+    if "--check" in sys.argv:
+        check(out_dir, "cuda:0" if "--cuda" in sys.argv else "cpu")
