@@ -5,6 +5,7 @@ import { resolveApiKey } from '../policy/vlm/client.js';
 import { VlmPolicy } from '../policy/vlm/policy.js';
 import type { ChatMessage } from '../policy/vlm/prompt.js';
 import type { GrpoAdvantages } from '../rl/grpo-loop.js';
+import { scheduleOnDevices } from '../rollout/in-process.js';
 import { outcomeReward } from '../rollout/rollouts.js';
 import type { WritableDB } from '../store/db.js';
 import type { EpisodeId, RunId } from '../store/ids.js';
@@ -96,25 +97,19 @@ export class VlmOnlineDriver implements OnlineDriver {
     const s = this.p.settings;
     const todo = o.instances.flatMap((instance, g) => Array.from({ length: o.groupSize }, (_, r) => ({ instance, g, r })));
     const done: VlmRollout[] = new Array(todo.length);
-    let next = 0;
     const t0 = performance.now();
     // Devices take the next rollout as soon as they are free; the endpoint's semaphore bounds the requests.
-    const worker = async (device: SimDroid) => {
-      while (next < todo.length) {
-        signal?.throwIfAborted();
-        const k = next++;
-        const { instance, g, r } = todo[k]!;
-        const messages = new Map<number, unknown[]>();
-        const policy = new VlmPolicy({
-          ...s, temperature: o.temperature, endpoint: { ...s.endpoint, model: this.model },
-          extraBody: { seed: rolloutRequestSeed(o.seed, iteration, g, r), ...s.extraBody },
-        }, { ...(this.deps.fetch ? { fetch: this.deps.fetch } : {}), onRequest: (step, m) => messages.set(step, trainerMessages(m)) });
-        const recorder = new StoreRecorder(this.run.db, this.run.id);
-        const result = await runEpisode({ device, instance, policy, maxSteps: o.maxSteps, screenshots: this.p.screenshots ?? 'half', recorder });
-        done[k] = { group: g, rollout: r, result, reward: outcomeReward(result), episode: recorder.episodeId, messages };
-      }
-    };
-    await Promise.all(this.devices.map(worker));
+    await scheduleOnDevices(this.devices, todo, (device) => async ({ instance, g, r }, k) => {
+      signal?.throwIfAborted();
+      const messages = new Map<number, unknown[]>();
+      const policy = new VlmPolicy({
+        ...s, temperature: o.temperature, endpoint: { ...s.endpoint, model: this.model },
+        extraBody: { seed: rolloutRequestSeed(o.seed, iteration, g, r), ...s.extraBody },
+      }, { ...(this.deps.fetch ? { fetch: this.deps.fetch } : {}), onRequest: (step, m) => messages.set(step, trainerMessages(m)) });
+      const recorder = new StoreRecorder(this.run.db, this.run.id);
+      const result = await runEpisode({ device, instance, policy, maxSteps: o.maxSteps, screenshots: this.p.screenshots ?? 'half', recorder });
+      done[k] = { group: g, rollout: r, result, reward: outcomeReward(result), episode: recorder.episodeId, messages };
+    });
     const rolloutS = (performance.now() - t0) / 1000;
 
     const groups = o.instances.map((_, g) => done.filter((d) => d.group === g));

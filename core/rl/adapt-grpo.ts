@@ -9,6 +9,7 @@ import type { TaskInstance } from '../tasks/instance.js';
 import { WorkbenchError } from '../util/errors.js';
 import { createRng } from '../util/rng.js';
 import { adaptAdvantageOptions, adaptLearningRate, adaptLossOptions, type AdaptGrpoConfig } from './adapt-config.js';
+import { scheduleOnDevices } from '../rollout/in-process.js';
 import { outcomeReward, type RolloutJob } from '../rollout/rollouts.js';
 import { iterationMetrics, runGrpoLoop, type IterationMetrics } from './grpo-loop.js';
 import { trainingBatch, updatePolicy } from './grpo-update.js';
@@ -51,17 +52,11 @@ export interface AdaptedRolloutOptions {
  */
 export async function runAdaptedRollouts(devices: readonly Device[], jobs: readonly RolloutJob[], opts: AdaptedRolloutOptions): Promise<AdaptedRollout[]> {
   const out: AdaptedRollout[] = new Array(jobs.length);
-  let next = 0;
-  const worker = async (device: Device) => {
-    while (next < jobs.length) {
-      const k = next++;
-      const job = jobs[k]!;
-      const policy = new AdaptedPolicy(opts.base, opts.adapters, { mode: 'sample', temperature: opts.temperature, rng: createRng(job.rngKey) }, { record: true, name: 'builtin-adapt', home: opts.home });
-      const result = await runEpisode({ device, instance: job.instance, policy, maxSteps: opts.maxSteps, onMalformed: 'continue' });
-      out[k] = { job, result, records: policy.takeRecords(), reward: outcomeReward(result) };
-    }
-  };
-  await Promise.all(devices.map(worker));
+  await scheduleOnDevices(devices, jobs, (device) => async (job, k) => {
+    const policy = new AdaptedPolicy(opts.base, opts.adapters, { mode: 'sample', temperature: opts.temperature, rng: createRng(job.rngKey) }, { record: true, name: 'builtin-adapt', home: opts.home });
+    const result = await runEpisode({ device, instance: job.instance, policy, maxSteps: opts.maxSteps, onMalformed: 'continue' });
+    out[k] = { job, result, records: policy.takeRecords(), reward: outcomeReward(result) };
+  });
   return out;
 }
 

@@ -6,7 +6,7 @@ import { RemoteJobs } from '../../core/remote-jobs/remote.js';
 import { TrainerProfiles } from '../../core/remote-jobs/profiles.js';
 import { loadCheckpoint } from '../../core/policy/checkpoint.js';
 import { openStore, type WritableDB } from '../../core/store/db.js';
-import { schemaVersion } from '../../core/store/migrate.js';
+import { LATEST_VERSION, schemaVersion } from '../../core/store/migrate.js';
 import { getRemoteJob, insertRemoteJob, listRemoteJobs, updateRemoteJob } from '../../core/store/remote-jobs.js';
 import { startFakeTrainer, type FakeTrainer } from '../helpers/fake-trainer.js';
 import { fastClient, scratch, syntheticBundle, TOKEN } from './fixture.js';
@@ -37,11 +37,11 @@ describe('remote_jobs store (migration 0005)', () => {
     const file = join(tmp.dir(), 'old.db');
     const legacy = openStore(file);
     legacy.pragma('user_version = 4');
-    legacy.exec('DROP TABLE remote_jobs');
+    legacy.exec('DROP TABLE remote_jobs; DROP TABLE training_rollouts'); // what version 4 did not have yet
     legacy.exec(`INSERT INTO runs (uid, kind, name, status, created_at) VALUES ('u1', 'suite', 'kept', 'finished', 1)`);
     legacy.close();
     const db2 = openStore(file);
-    expect(schemaVersion(db2)).toBe(5);
+    expect(schemaVersion(db2)).toBe(LATEST_VERSION);
     expect(listRemoteJobs(db2)).toEqual([]);
     expect(db2.prepare('SELECT name FROM runs').pluck().all()).toEqual(['kept']);
     db2.close();
