@@ -25,11 +25,13 @@ describe('resumeRun', () => {
 
     const state = resumeRun(db, run.id);
     expect(state.interrupted).toEqual([cut]);
+    // An environment error is not finished (issue 16, D5): the resume runs it again; the agent's success and failure are.
     expect([...state.finished].sort((a, b) => a.templateId.localeCompare(b.templateId) || a.seed - b.seed)).toEqual([
-      { templateId: 'ClockAddAlarm', seed: 1 }, { templateId: 'ContactsAddContact', seed: 1 }, { templateId: 'ContactsAddContact', seed: 2 },
+      { templateId: 'ContactsAddContact', seed: 1 }, { templateId: 'ContactsAddContact', seed: 2 },
     ]);
+    expect([...state.errored]).toEqual([{ templateId: 'ClockAddAlarm', seed: 1 }]);
     expect(state.finished.has('ClockAddAlarm', 2)).toBe(false);
-    expect(state.finished.size).toBe(3);
+    expect(state.finished.size).toBe(2);
 
     const t = loadTrajectory(db, cut);
     expect(t.episode).toMatchObject({ status: 'interrupted', stepsCount: 3, finishedAt: null });
