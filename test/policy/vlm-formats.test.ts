@@ -214,4 +214,15 @@ describe('long replies (issue 16, found by test/fuzz/parsers.test.ts)', () => {
     expect(parse('androidworld', `Reason: back${blank}Action: {"action_type": "navigate_back"}${blank}`)).toEqual({ action: { action_type: 'navigate_back' }, thought: 'back' });
     expect(performance.now() - t).toBeLessThan(1000);
   });
+
+  // Reading Python-ish JSON tested "is this bare word a key?" with /[{,]\s*$/ on everything converted so
+  // far: a regex anchored only at the end is tried from every position, so each bare key cost the whole
+  // prefix (these two reads: 3.7 s before the fix, milliseconds after).
+  it('reads a 100 KB object of bare keys in linear time (androidworld, qwen-mobile-use)', () => {
+    const keys = 'a:None,'.repeat(14_000); // AndroidWorld drops null fields
+    const t = performance.now();
+    expect(parse('androidworld', `Action: {${keys}action_type: 'navigate_back'}`).action).toEqual({ action_type: 'navigate_back' });
+    expect(formatError('qwen-mobile-use', `<tool_call>{${keys}}</tool_call>`).reason).toMatch(/no "arguments" object/);
+    expect(performance.now() - t).toBeLessThan(1000);
+  });
 });
