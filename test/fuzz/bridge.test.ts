@@ -8,7 +8,7 @@ import { decodeMessage, encodeMessage, WireFormatError } from '../../core/api/co
 import { API_INPUTS, ApiInputError, parseInput } from '../../core/api/inputs.js';
 import { serveApi } from '../../core/api/serve-api.js';
 import { createWorkbench, type Workbench } from '../../core/workbench/index.js';
-import { argumentFor, declaredErrorNames, guarded, memberName, NOT_RUN_ERROR, params, Tally, TIMEOUT_MS, wireValue } from './fuzz.js';
+import { argumentFor, declaredErrorNames, guarded, memberName, noteResult, NOT_RUN_ERROR, params, Tally, TIMEOUT_MS, wireValue } from './fuzz.js';
 
 /**
  * Fuzzing the bridge (issue 16, place 2): the wire codec, the API's input schemas, and serveApi
@@ -163,6 +163,7 @@ describe('fuzz: serveApi over a channel pair with a real workbench', () => {
         const msg = await reply(id);
         expect(['ret', 'err'], m).toContain(msg.t);
         tally.saw(msg.t === 'err' ? `err ${msg.e.name}` : `ret ${m}`);
+        if (msg.t === 'ret') noteResult(m, msg.v);
         if (msg.t === 'err') expect(ALLOWED, `${m}: ${msg.e.name}: ${msg.e.message}`).toContain(msg.e.name);
       }
       // A subscription answers only on failure, and then with a named error.

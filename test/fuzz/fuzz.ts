@@ -129,7 +129,7 @@ export const memberName: fc.Arbitrary<string> = fc.oneof(
 
 /** Values a field of this name plausibly needs to go deeper than "not found". */
 const HINTS: Record<string, readonly unknown[]> = {
-  serial: ['simdroid-1', 'simdroid-2', 'emulator-5554'],
+  serial: ['simdroid-1', 'simdroid-1', 'simdroid-1', 'simdroid-2', 'emulator-5554'],
   templateId: TEMPLATE_IDS,
   sessionId: ['s1', 's2', 's3'],
   jobId: ['job-1', 'job-2'],
@@ -150,8 +150,31 @@ type JsonSchema = Record<string, any>;
  */
 export function schemaInput(member: string): fc.Arbitrary<unknown> {
   const schema = (API_INPUTS as Record<string, z.ZodType>)[member]!;
-  return fromJsonSchema(z.toJSONSchema(schema, { unrepresentable: 'any', io: 'input' }) as JsonSchema, undefined);
+  const plain = fromJsonSchema(z.toJSONSchema(schema, { unrepresentable: 'any', io: 'input' }) as JsonSchema, undefined);
+  const refine = REFINEMENTS[member];
+  return refine ? fc.oneof(plain, plain.map(refine)) : plain;
 }
+
+/**
+ * Half of a member's inputs are made to start something, so that the members which need it (a
+ * session's id) have something to act on: rules JSON Schema cannot say (zod refinements: a template
+ * or a free-form instruction, never both; an instruction has no oracle and nothing to replay), the
+ * one device, a built-in policy, nothing to replay.
+ */
+const REFINEMENTS: Record<string, (input: unknown) => unknown> = {
+  startSession: (input) => {
+    if (!input || typeof input !== 'object') return input;
+    const s: Record<string, unknown> = { ...(input as Record<string, unknown>), serial: 'simdroid-1' };
+    delete s.from;
+    if (typeof s.policy !== 'string' || !['oracle', 'random', 'manual'].includes(s.policy)) s.policy = 'manual';
+    if (s.templateId !== undefined) delete s.instruction;
+    else {
+      s.instruction ??= 'Turn on Wi-Fi';
+      if (s.policy === 'oracle') s.policy = 'random';
+    }
+    return s;
+  },
+};
 
 const cache = new Map<string, fc.Arbitrary<unknown>>();
 export function cachedSchemaInput(member: string): fc.Arbitrary<unknown> {
@@ -160,9 +183,22 @@ export function cachedSchemaInput(member: string): fc.Arbitrary<unknown> {
   return a;
 }
 
+/**
+ * Ids the workbench handed out during this run (sessions have random ids): a test records each
+ * startSession result here, and sessionId fields then name them (by position, so a replay of the
+ * seed picks the same session of its own run).
+ */
+export const seenSessionIds: string[] = [];
+
+/** Remembers the session a successful startSession answer names. */
+export function noteResult(member: string, value: unknown): void {
+  if (member === 'startSession' && value && typeof (value as { id?: unknown }).id === 'string') seenSessionIds.push((value as { id: string }).id);
+}
+
 function fromJsonSchema(s: JsonSchema, field: string | undefined): fc.Arbitrary<unknown> {
   const plain = plainFromJsonSchema(s, field);
   const hints = field !== undefined ? HINTS[field] : undefined;
+  if (field === 'sessionId') return fc.oneof(plain, fc.constantFrom(...hints!), fc.nat().map((i) => seenSessionIds[seenSessionIds.length - 1 - (i % Math.max(1, seenSessionIds.length))] ?? 's1'));
   return hints ? fc.oneof(plain, fc.constantFrom(...hints)) : plain;
 }
 

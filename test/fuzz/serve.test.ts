@@ -9,7 +9,7 @@ import WebSocket from 'ws';
 import { decodeMessage, encodeMessage } from '../../core/api/codec.js';
 import { createWorkbench, type Workbench } from '../../core/workbench/index.js';
 import { serve, type RunningServer } from '../../core/api/ws/server.js';
-import { argumentFor, declaredErrorNames, guarded, memberName, NOT_RUN_ERROR, params, Tally, TIMEOUT_MS, wireValue } from './fuzz.js';
+import { argumentFor, declaredErrorNames, guarded, memberName, noteResult, NOT_RUN_ERROR, params, Tally, TIMEOUT_MS, wireValue } from './fuzz.js';
 
 /**
  * Fuzzing `awb serve`'s front (issue 16, place 1): request targets, methods and headers written
@@ -344,7 +344,9 @@ describe('fuzz: awb serve over WebSocket', () => {
           const msg = decodeMessage(binary ? new Uint8Array(data) : data.toString()) as Reply;
           if (msg.t === 'ev') return;
           expect(['ret', 'err'], JSON.stringify(msg).slice(0, 300)).toContain(msg.t);
-          tally.saw(msg.t === 'err' ? `err ${msg.e!.name}` : 'ret');
+          const call = calls.find((c) => c.id === msg.id);
+          tally.saw(msg.t === 'err' ? `err ${msg.e!.name}` : `ret ${call?.m ?? 'listPolicies (still serving)'}`);
+          if (msg.t === 'ret' && call) noteResult(call.m, msg.v);
           if (msg.t === 'err') expect(ALLOWED_ERRORS, `${msg.e!.name}: ${msg.e!.message}`).toContain(msg.e!.name);
           expect(replies.has(msg.id), `a second reply to ${msg.id}`).toBe(false);
           replies.set(msg.id, msg);
