@@ -63,12 +63,21 @@ export const ACTION_TYPES = [
   'navigate_home', 'open_app', 'wait', 'answer', 'status',
 ] as const satisfies readonly ActionType[];
 
+/** The input as the error's message shows it. JSON cannot show a BigInt, a cycle or nesting deeper than the stack (an action from IPC is structured-cloned): the error must still be this one. */
+function shownInput(input: unknown): string {
+  if (typeof input === 'string') return input;
+  try {
+    return String(JSON.stringify(input));
+  } catch {
+    return Object.prototype.toString.call(input);
+  }
+}
+
 /** A malformed action: bad JSON, unknown type, missing or extra fields. Carries the raw input. */
 export class ActionParseError extends Error {
   override name = 'ActionParseError';
   constructor(readonly input: unknown, readonly issues: string[]) {
-    const shown = typeof input === 'string' ? input : JSON.stringify(input);
-    super(`Malformed action ${String(shown).slice(0, 200)}: ${issues.join('; ')}`);
+    super(`Malformed action ${shownInput(input).slice(0, 200)}: ${issues.join('; ')}`);
   }
 }
 

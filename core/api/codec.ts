@@ -5,6 +5,17 @@
  * Little-endian. Runs in Node and in the browser (no Buffer).
  */
 const BIN_KEY = '$bin';
+/**
+ * A plain object whose one key is $bin, $$bin, $$$bin… is sent with one more "$" (and read back
+ * with one less), so no value can pass for an attachment reference.
+ */
+const ESCAPED_KEY = /^\$+bin$/;
+
+function soleKey(value: unknown): string | undefined {
+  if (!value || typeof value !== 'object' || Array.isArray(value) || value instanceof Uint8Array) return undefined;
+  const keys = Object.keys(value);
+  return keys.length === 1 ? keys[0] : undefined;
+}
 
 export class WireFormatError extends Error {
   override name = 'WireFormatError';
@@ -22,6 +33,8 @@ export function encodeMessage(msg: unknown): string | Uint8Array {
       blobs.push(raw);
       return { [BIN_KEY]: blobs.length - 1 };
     }
+    const key = soleKey(value);
+    if (key !== undefined && ESCAPED_KEY.test(key)) return { [`$${key}`]: (value as Record<string, unknown>)[key] };
     return value;
   });
   if (blobs.length === 0) return json;
@@ -41,8 +54,34 @@ export function encodeMessage(msg: unknown): string | Uint8Array {
   return out;
 }
 
+/** JSON.parse, refusing what is not a message with WireFormatError. */
+function parseJson(text: string, size: number, reviver?: (this: unknown, key: string, value: unknown) => unknown): unknown {
+  try {
+    return JSON.parse(text, reviver);
+  } catch (e) {
+    if (e instanceof WireFormatError) throw e;
+    // Not JSON (SyntaxError), or nested deeper than the reviver's recursion can go (RangeError).
+    throw new WireFormatError(`not JSON: ${(e as Error).message}`, size);
+  }
+}
+
+/** Restores escaped keys, and attachment references from `blobs`. */
+function reviver(blobs: Uint8Array[], size: number) {
+  return (_key: string, value: unknown): unknown => {
+    const key = soleKey(value);
+    if (key === BIN_KEY) {
+      const i = (value as Record<string, unknown>)[BIN_KEY];
+      if (typeof i !== 'number' || !blobs[i]) throw new WireFormatError(`reference to missing attachment ${String(i)}`, size);
+      return blobs[i];
+    }
+    if (key !== undefined && ESCAPED_KEY.test(key)) return { [key.slice(1)]: (value as Record<string, unknown>)[key] };
+    return value;
+  };
+}
+
 export function decodeMessage(data: string | Uint8Array): unknown {
-  if (typeof data === 'string') return JSON.parse(data);
+  // Only text holding a "…bin" key needs the (slower, recursive) reviver: a text message has no attachments.
+  if (typeof data === 'string') return parseJson(data, data.length, data.includes('bin"') ? reviver([], data.length) : undefined);
   if (data.length < 4) throw new WireFormatError('binary message shorter than its header', data.length);
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   const jsonLength = view.getUint32(0, true);
@@ -57,15 +96,5 @@ export function decodeMessage(data: string | Uint8Array): unknown {
     at += 4 + len;
   }
   const json = new TextDecoder().decode(data.subarray(4, 4 + jsonLength));
-  return JSON.parse(json, (_key, value: unknown) => {
-    if (value && typeof value === 'object' && !Array.isArray(value)) {
-      const keys = Object.keys(value);
-      if (keys.length === 1 && keys[0] === BIN_KEY) {
-        const i = (value as Record<string, unknown>)[BIN_KEY];
-        if (typeof i !== 'number' || !blobs[i]) throw new WireFormatError(`reference to missing attachment ${String(i)}`, data.length);
-        return blobs[i];
-      }
-    }
-    return value;
-  });
+  return parseJson(json, data.length, reviver(blobs, data.length));
 }

@@ -31,7 +31,43 @@ describe('WebSocket wire codec', () => {
     const lying = wire.slice();
     new DataView(lying.buffer).setUint32(0, 10_000, true);
     expect(() => decodeMessage(lying)).toThrow(WireFormatError);
-    const dangling = encodeMessage({ v: { $bin: 3 }, w: new Uint8Array([1]) }) as Uint8Array;
-    expect(() => decodeMessage(dangling)).toThrow(/missing attachment/);
+    expect(() => decodeMessage(binary('{"v":{"$bin":3}}', [1]))).toThrow(/missing attachment/);
+  });
+
+  // Issue 16, found by test/fuzz/bridge.test.ts: a plain object whose one key is "$bin" was written as is,
+  // so it read back as an attachment reference: the bytes of another field, or "missing attachment".
+  it('carries plain objects whose one key is $bin (or $$bin) unchanged, with or without bytes', () => {
+    const bytes = new Uint8Array([1, 2]);
+    for (const msg of [
+      { v: { $bin: 0 }, png: bytes },
+      { v: { $bin: bytes } },
+      { v: { $bin: 3 } },
+      { v: [{ $$bin: 1 }, { $$$bin: { $bin: 'x' } }], png: bytes },
+    ]) expect(decodeMessage(encodeMessage(msg))).toEqual(msg);
+  });
+
+  // Issue 16, found by test/fuzz/bridge.test.ts: text that is not JSON threw JSON.parse's SyntaxError, and a
+  // binary message nested deeper than the reviver's recursion threw RangeError; both are not a message.
+  it('refuses text that is not JSON and nesting too deep to read with WireFormatError', () => {
+    expect(() => decodeMessage('')).toThrow(WireFormatError);
+    expect(() => decodeMessage('{not json')).toThrow(WireFormatError);
+    expect(() => decodeMessage(binary('{"a":', []))).toThrow(WireFormatError);
+    const deep = `${'['.repeat(100_000)}1${']'.repeat(100_000)}`;
+    expect(() => decodeMessage(binary(deep, []))).toThrow(WireFormatError);
   });
 });
+
+/** A binary message written by hand: u32 JSON length, the JSON, then each attachment with its u32 length. */
+function binary(json: string, ...attachments: number[][]): Uint8Array {
+  const head = new TextEncoder().encode(json);
+  const parts = [head, ...attachments.map((a) => new Uint8Array(a))];
+  const out = new Uint8Array(parts.reduce((n, p) => n + 4 + p.length, 0));
+  const view = new DataView(out.buffer);
+  let at = 0;
+  for (const p of parts) {
+    view.setUint32(at, p.length, true);
+    out.set(p, at + 4);
+    at += 4 + p.length;
+  }
+  return out;
+}

@@ -125,6 +125,14 @@ describe('awb serve: token, loopback only, validated input', () => {
     ws.close();
   });
 
+  // Issue 16, found by test/fuzz/serve.test.ts: Node drops a CONNECT request's connection without a word when
+  // the server has no 'connect' listener; every other request gets a status.
+  it('answers CONNECT with 405 and keeps serving', async () => {
+    expect(await raw(server.port, 'CONNECT 127.0.0.1:80 HTTP/1.1')).toBe('HTTP/1.1 405 Method Not Allowed');
+    expect(await raw(server.port, `CONNECT /?token=${TOKEN} HTTP/1.1`)).toBe('HTTP/1.1 405 Method Not Allowed');
+    expect((await get(server.port, '/', { Cookie: `awb_token=${TOKEN}` })).status).toBe(200);
+  });
+
   it('refuses WebSockets without the token, with a wrong one, or from another origin', async () => {
     await expect(openSocket(server.port)).rejects.toThrow(/401/);
     await expect(openSocket(server.port, { token: 'nope-nope-nope-nope' })).rejects.toThrow(/401/);

@@ -42,6 +42,19 @@ describe('parseAction', () => {
     expect((err as ActionParseError).input).toBe(input);
     expect((err as Error).message).toContain(message);
   });
+
+  // Issue 16, found by test/fuzz/parsers.test.ts: the error's message showed the input with JSON.stringify,
+  // which throws for a BigInt or a cycle (an action from IPC is structured-cloned, so it may hold either)
+  // and for nesting deeper than the stack; parseAction threw that TypeError or RangeError instead.
+  it('refuses inputs JSON cannot show (BigInt, a cycle, deep nesting) with ActionParseError', () => {
+    const cycle: Record<string, unknown> = { action_type: 'click' };
+    cycle.self = cycle;
+    let deep: unknown = 1;
+    for (let i = 0; i < 20_000; i++) deep = [deep];
+    for (const input of [{ action_type: 'click', index: 1n }, 5n, cycle, { action_type: 'wait', seconds: deep }]) {
+      expect(() => parseAction(input)).toThrow(ActionParseError);
+    }
+  });
 });
 
 describe('actions on a screen', () => {

@@ -201,3 +201,28 @@ describe('qwen-mobile-use format', () => {
     expect(formatError('qwen-mobile-use', '<tool_call>{"name": "mobile_use", "arguments": 5}</tool_call>').reason).toMatch(/no "arguments" object/);
   });
 });
+
+describe('long replies (issue 16, found by test/fuzz/parsers.test.ts)', () => {
+  // A section label's pattern started with (^|\n)\s*: at every newline the \s* ran over all the newlines
+  // after it before failing, so the time grew with the square of the blank lines (100 KB of them: ~30 s).
+  // The bound guards against the hang, it measures nothing: these reads took 22 s before the fix, milliseconds after.
+  it('reads a reply with 30,000 blank lines in linear time (ui-tars Action:, androidworld Reason:)', () => {
+    const blank = '\n'.repeat(30_000);
+    const t = performance.now();
+    expect(formatError('ui-tars', blank).reason).toMatch(/no call/);
+    expect(parse('ui-tars', `Thought: go back${blank}Action: press_back()${blank}`)).toEqual({ action: { action_type: 'navigate_back' }, thought: 'go back' });
+    expect(parse('androidworld', `Reason: back${blank}Action: {"action_type": "navigate_back"}${blank}`)).toEqual({ action: { action_type: 'navigate_back' }, thought: 'back' });
+    expect(performance.now() - t).toBeLessThan(1000);
+  });
+
+  // Reading Python-ish JSON tested "is this bare word a key?" with /[{,]\s*$/ on everything converted so
+  // far: a regex anchored only at the end is tried from every position, so each bare key cost the whole
+  // prefix (these two reads: 3.7 s before the fix, milliseconds after).
+  it('reads a 100 KB object of bare keys in linear time (androidworld, qwen-mobile-use)', () => {
+    const keys = 'a:None,'.repeat(14_000); // AndroidWorld drops null fields
+    const t = performance.now();
+    expect(parse('androidworld', `Action: {${keys}action_type: 'navigate_back'}`).action).toEqual({ action_type: 'navigate_back' });
+    expect(formatError('qwen-mobile-use', `<tool_call>{${keys}}</tool_call>`).reason).toMatch(/no "arguments" object/);
+    expect(performance.now() - t).toBeLessThan(1000);
+  });
+});

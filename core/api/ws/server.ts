@@ -158,6 +158,11 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
     createReadStream(file).on('error', () => res.destroy()).pipe(res);
   };
 
+  // CONNECT (a proxy tunnel) is never served; without a listener Node drops the connection unanswered.
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    socket.end('HTTP/1.1 405 Method Not Allowed\r\nAllow: GET, HEAD\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+  });
+
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_PAYLOAD });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const refuse = (code: number, text: string) => {

@@ -109,15 +109,22 @@ export function deviceBox(a: { index?: number | undefined; x?: number | undefine
   return hit ? hit.node.bounds : { left: a.x! - 1, top: a.y! - 1, right: a.x! + 1, bottom: a.y! + 1 };
 }
 
+/**
+ * A label at the start of a line. The indent is whitespace other than newlines: with `\s*` each
+ * newline's attempt ran over every blank line after it, quadratic in a reply's blank lines (100 KB
+ * of them took ~30 s); a label after blank lines still matches, from the last newline.
+ */
+const labelAtLineStart = (label: string) => `(^|\\n)[^\\S\\n]*\\**${label}\\**\\s*[:：]`;
+
 /** Text after the last `Label:` (case-insensitive) up to the next known label, trimmed. */
 export function section(text: string, label: string, next: readonly string[] = []): string | undefined {
-  const re = new RegExp(`(^|\\n)\\s*\\**${label}\\**\\s*[:：]`, 'gi');
+  const re = new RegExp(labelAtLineStart(label), 'gi');
   const all = [...text.matchAll(re)];
   if (!all.length) return undefined;
   const m = all[all.length - 1]!;
   let body = text.slice(m.index! + m[0].length);
   for (const n of next) {
-    const k = body.search(new RegExp(`(^|\\n)\\s*\\**${n}\\**\\s*[:：]`, 'i'));
+    const k = body.search(new RegExp(labelAtLineStart(n), 'i'));
     if (k >= 0) body = body.slice(0, k);
   }
   return body.trim();

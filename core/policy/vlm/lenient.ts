@@ -57,12 +57,20 @@ export function balanced(text: string, from: number, open: string, close: string
 /** Converts a Python/JS-ish literal to strict JSON text: quotes, booleans, None, trailing commas, bare keys. */
 export function toStrictJson(text: string): string {
   let out = '';
+  // The last character written that is not whitespace: a bare word after "{" or "," is a key. Kept as we
+  // go, because asking /[{,]\s*$/ of `out` per word rescanned (and flattened) all of it: quadratic.
+  let last = '';
+  const emit = (s: string) => {
+    out += s;
+    const t = s.trimEnd();
+    if (t) last = t[t.length - 1]!;
+  };
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
     if (c === '"' || c === "'") {
       const j = skipString(text, i);
       if (j < 0) return out + text.slice(i);
-      out += JSON.stringify(decodePyString(text.slice(i, j)));
+      emit(JSON.stringify(decodePyString(text.slice(i, j))));
       i = j - 1;
       continue;
     }
@@ -73,12 +81,12 @@ export function toStrictJson(text: string): string {
     if (/[A-Za-z_]/.test(c) && !/[\w]/.test(text[i - 1] ?? '')) {
       const word = /^[A-Za-z_]\w*/.exec(text.slice(i))![0];
       const after = text.slice(i + word.length).match(/^\s*:/);
-      if (after && /[{,]\s*$/.test(out)) out += JSON.stringify(word);
-      else out += word === 'True' ? 'true' : word === 'False' ? 'false' : word === 'None' ? 'null' : word;
+      if (after && (last === '{' || last === ',')) emit(JSON.stringify(word));
+      else emit(word === 'True' ? 'true' : word === 'False' ? 'false' : word === 'None' ? 'null' : word);
       i += word.length - 1;
       continue;
     }
-    out += c;
+    emit(c);
   }
   return out;
 }
