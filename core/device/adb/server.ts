@@ -4,8 +4,11 @@ import type { Client, Device as AdbListedDevice } from '@devicefarmer/adbkit';
 import { AdbDevice, type AdbDeviceOptions } from './adb-device.js';
 
 // adbkit is CommonJS whose named exports Node's ESM loader cannot detect; require() sees them
-// the same way under Node, tsx and vitest.
-const { Adb } = createRequire(import.meta.url)('@devicefarmer/adbkit') as typeof Adbkit;
+// the same way under Node, tsx and vitest. Loaded on the first AdbServer, not on import: every
+// process that can reach a device imports this module (the rollout workers among them), and most
+// never talk to adb; adbkit's load costs ~0.2 s of each worker's start.
+let adbkit: typeof Adbkit | null = null;
+const loadAdbkit = (): typeof Adbkit => (adbkit ??= createRequire(import.meta.url)('@devicefarmer/adbkit') as typeof Adbkit);
 
 /**
  * The adb server the workbench talks to (Debian's `adb` or the SDK's): listing and tracking
@@ -45,7 +48,7 @@ export class AdbServer {
 
   constructor(opts: AdbServerOptions = {}) {
     this.port = opts.port ?? (Number(process.env.ANDROID_ADB_SERVER_PORT) || 5037);
-    this.client = Adb.createClient({ port: this.port, ...(opts.host ? { host: opts.host } : {}), ...(opts.bin ? { bin: opts.bin } : {}) });
+    this.client = loadAdbkit().Adb.createClient({ port: this.port, ...(opts.host ? { host: opts.host } : {}), ...(opts.bin ? { bin: opts.bin } : {}) });
   }
 
   async devices(): Promise<ListedDevice[]> {
