@@ -38,17 +38,24 @@ const finished = (db: string) => {
   }
 };
 
+/** `awb suite run` of 6 test instances on a fresh rig's device, recorded in a store of its own; not awaited. */
+async function suiteOnRig(consoleToken: (rig: AdbRig, dir: string) => string) {
+  const rig = await adbRig();
+  rigs.push(rig);
+  const dir = mkdtempSync(join(tmpdir(), 'awb-faults-'));
+  temps.push(dir);
+  const db = join(dir, 'trajectories.db');
+  const out: string[] = [];
+  const errs: string[] = [];
+  const suite = main(['suite', 'run', '--split', 'all', '--part', 'test', '--policy', 'oracle', '--limit', '6', '--screenshots', 'none',
+    '--device', rig.serial, '--adb-port', String(rig.server.port), '--console-token', consoleToken(rig, dir), '--db', db, '--json'],
+  { out: (l) => out.push(l), err: (l) => errs.push(l) });
+  return { rig, db, out, errs, suite };
+}
+
 describe('adb faults', () => {
   it('survives the adb server being killed mid-suite', async () => {
-    const rig = await adbRig();
-    rigs.push(rig);
-    const dir = mkdtempSync(join(tmpdir(), 'awb-faults-'));
-    temps.push(dir);
-    const db = join(dir, 'trajectories.db');
-    const out: string[] = [];
-    const errs: string[] = [];
-    const suite = main(['suite', 'run', '--split', 'all', '--part', 'test', '--policy', 'oracle', '--limit', '6', '--screenshots', 'none',
-      '--device', rig.serial, '--adb-port', String(rig.server.port), '--console-token', rig.tokenPath, '--db', db, '--json'], { out: (l) => out.push(l), err: (l) => errs.push(l) });
+    const { rig, db, out, errs, suite } = await suiteOnRig((rig) => rig.tokenPath);
     for (let i = 0; i < 400 && finished(db) < 1; i++) await new Promise((r) => setTimeout(r, 25));
     execFileSync('adb', ['-P', String(rig.server.port), 'kill-server'], { stdio: 'ignore' });
     expect(await suite).toBe(0);
@@ -82,18 +89,9 @@ describe('adb faults', () => {
 
   // Issue 16, D6: it printed "N episodes were not run" but recorded the run as finished and exited 0.
   it('records a run whose devices were all lost as interrupted and exits non-zero', async () => {
-    const rig = await adbRig();
-    rigs.push(rig);
-    const dir = mkdtempSync(join(tmpdir(), 'awb-faults-'));
-    temps.push(dir);
-    const db = join(dir, 'trajectories.db');
-    const out: string[] = [];
-    const errs: string[] = [];
     // No console token: every reset is refused, so the pool gives the device up after a few episodes.
-    const code = await main(['suite', 'run', '--split', 'all', '--part', 'test', '--policy', 'oracle', '--limit', '6', '--screenshots', 'none',
-      '--device', rig.serial, '--adb-port', String(rig.server.port), '--console-token', join(dir, 'no-such-token'), '--db', db, '--json'],
-    { out: (l) => out.push(l), err: (l) => errs.push(l) });
-    expect(code).toBe(1);
+    const { db, out, errs, suite } = await suiteOnRig((_rig, dir) => join(dir, 'no-such-token'));
+    expect(await suite).toBe(1);
     const summary = JSON.parse(out.at(-1)!);
     expect(summary.status).toBe('interrupted');
     expect(summary.notRun).toBeGreaterThan(0);
