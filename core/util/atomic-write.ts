@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, copyFileSync, fchmodSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, fchmodSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 /**
@@ -49,23 +49,9 @@ export function fillFileAtomic(path: string, fill: (fd: number) => void, opts: A
   syncFolder(dirname(path));
 }
 
-/** Copies `src` to `dest` atomically (the copy keeps the source's mode). The folder must exist. */
+/** Copies `src` to `dest` atomically, with the source's mode. The folder must exist. (Registered policies and reward models: small files.) */
 export function copyFileAtomic(src: string, dest: string): void {
-  const tmp = temporaryPathFor(dest);
-  try {
-    copyFileSync(src, tmp, constants.COPYFILE_EXCL);
-    const fd = openSync(tmp, 'r+');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, dest);
-  } catch (e) {
-    rmSync(tmp, { force: true });
-    throw e;
-  }
-  syncFolder(dirname(dest));
+  writeFileAtomic(dest, readFileSync(src), { mode: statSync(src).mode & 0o777 });
 }
 
 /** Flushes a folder's entries (the rename) to disk; Windows cannot open a folder for this, and needs not. */
