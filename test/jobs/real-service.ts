@@ -1,17 +1,20 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { PYTHON, requirePython, TRAINER_ROOT } from '../python-env.js';
 
 /**
  * Starts the real trainer service (resources/trainer, `python3 -m awb_trainer serve --port 0`) on
  * loopback for tests and the jobs bench, reading the URL from its "awb-trainer listening on" line.
  */
-export const PYTHON = '/usr/bin/python3';
-export const TRAINER_ROOT = fileURLToPath(new URL('../../resources/trainer', import.meta.url));
+export { PYTHON, TRAINER_ROOT } from '../python-env.js';
 
-/** Why the service cannot start here (null: it can), and why its builtin jobs cannot run (no torch). */
+/**
+ * Why the service cannot start here (null: it can), and why its builtin jobs cannot run (no torch). The trainer's venv
+ * is required: without it this throws PythonEnvMissingError (the tests fail, saying to run ./scripts/setup).
+ */
 export function realTrainerAvailability(): { service: string | null; torch: string | null } {
+  requirePython();
   if (!existsSync(join(TRAINER_ROOT, 'awb_trainer', '__main__.py'))) return { service: `${TRAINER_ROOT} has no awb_trainer`, torch: 'no service' };
   const py = spawnSync(PYTHON, ['-c', 'import sys; print(sys.version)'], { encoding: 'utf8' });
   if (py.error || py.status !== 0) return { service: `${PYTHON} not runnable (${py.error?.message ?? py.stderr})`, torch: 'no python' };

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { PYTHON, requirePython } from '../python-env.js';
 import { SimDroid } from '../../emulators/simdroid/simdroid.js';
 import type { Observation } from '../../core/device/observation.js';
 import { OraclePolicy } from '../../core/episode/policies/oracle.js';
@@ -13,7 +14,7 @@ import { createRng } from '../../core/util/rng.js';
 
 /** Shared by the ONNX tests: a trained-ish model, feature matrices of real SimDroid screens, and the Python side. */
 
-export const PYTHON = '/usr/bin/python3';
+export { PYTHON } from '../python-env.js';
 export const TRAINER_DIR = resolve(import.meta.dirname, '../../resources/trainer');
 
 /** A seeded init with every parameter moved by U(±0.3), so b1 and wl are non-zero and scores spread as after training. */
@@ -69,8 +70,9 @@ export function float32Base64(x: Float32Array): string {
   return Buffer.from(x.buffer, x.byteOffset, x.byteLength).toString('base64');
 }
 
-/** Why the PyTorch side cannot run here, or null when /usr/bin/python3 imports torch. */
+/** Why the PyTorch side cannot run here, or null when the trainer's venv imports torch (throws without the venv). */
 export function torchMissing(): string | null {
+  requirePython();
   if (!existsSync(PYTHON)) return `${PYTHON} not found`;
   const r = spawnSync(PYTHON, ['-c', 'import torch, numpy'], { encoding: 'utf8' });
   return r.status === 0 ? null : `${PYTHON} cannot import torch/numpy: ${(r.stderr || r.error?.message || '').trim().split('\n').pop()}`;

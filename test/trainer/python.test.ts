@@ -7,7 +7,7 @@ import { deserializeCheckpoint } from '../../core/policy/checkpoint.js';
 import { writeGrpoFixture } from './grpo-fixture.js';
 
 /**
- * The Python trainer's unittest suite (resources/trainer/tests), run with Debian's python3 + torch. The
+ * The Python trainer's unittest suite (resources/trainer/tests), run with the trainer's venv (.venv, ./scripts/setup). The
  * GRPO parity test inside it compares one update's loss and gradient with core/rl/grpo.ts's batchLoss on the
  * fixture exported here, and trains a builtin-grpo job from the TS checkpoint, whose policy.json is loaded
  * back here with core/policy/checkpoint.ts.

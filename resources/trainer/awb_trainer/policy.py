@@ -280,6 +280,9 @@ def export_onnx(model: BuiltinScorer, path: str, encoder_config: Optional[Dict[s
             dynamic_axes={"features": {0: "n"}, "scores": {0: "n"}, "log_probs": {0: "n"}},
             opset_version=ONNX_OPSET,
             do_constant_folding=True,
+            # torch ≥ 2.9 defaults to the dynamo exporter, which writes opset 18 whatever is asked and needs
+            # onnxscript; the TorchScript exporter writes the opset 13 graph the workbench's reader declares.
+            dynamo=False,
         )
     except Exception as e:  # torch raises several unrelated types here; name the file and keep the cause
         raise OnnxExportError(path, f"{type(e).__name__}: {e}") from e

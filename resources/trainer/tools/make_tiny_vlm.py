@@ -1,6 +1,11 @@
 """Builds a tiny, randomly initialised Qwen2.5-VL model folder with no download, for AWB_TINY_VLM.
 
-    python3 make_tiny_vlm.py OUT_DIR [--check]
+    python make_tiny_vlm.py OUT_DIR [--check]
+    python make_tiny_vlm.py --cached        # prints the cached folder, building it first if needed
+
+--cached keeps one build per recipe under $AWB_CACHE_DIR (default ~/.cache/awb): the folder's name carries a hash of
+this file and the torch / transformers / tokenizers versions, so a changed recipe builds a new folder and the tests
+(which read its path into AWB_TINY_VLM) never see a stale one. Builds go to a temporary folder renamed into place.
 
 - tokenizer: byte-level BPE trained here with `tokenizers` on generated UI / action text, plus Qwen's special
   tokens, wrapped as a PreTrainedTokenizerFast, with a Qwen-style chat template;
@@ -12,9 +17,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import random
+import shutil
 import sys
 
 import torch
@@ -148,7 +155,43 @@ def check(out: str, device: str = "cpu") -> None:
           f"image_grid_thw {inputs['image_grid_thw'].tolist()}, logits {tuple(logits.shape)} finite={bool(torch.isfinite(logits).all())}")
 
 
+def recipe_hash() -> str:
+    import tokenizers
+    import transformers
+
+    h = hashlib.sha256()
+    with open(os.path.abspath(__file__), "rb") as f:
+        h.update(f.read())
+    h.update(f"torch {torch.__version__} transformers {transformers.__version__} tokenizers {tokenizers.__version__}".encode())
+    return h.hexdigest()[:16]
+
+
+def cached() -> str:
+    """The cached build of the current recipe, built (into a temporary folder, then renamed) when missing."""
+    root = os.environ.get("AWB_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "awb")
+    out = os.path.join(root, f"tiny-qwen2_5-vl-{recipe_hash()}")
+    if os.path.isfile(os.path.join(out, "config.json")):
+        return out
+    os.makedirs(root, exist_ok=True)
+    tmp = f"{out}.tmp-{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    build(tmp)
+    try:
+        os.rename(tmp, out)
+    except OSError:  # another process finished the same build first: its folder is the same recipe
+        shutil.rmtree(tmp, ignore_errors=True)
+        if not os.path.isfile(os.path.join(out, "config.json")):
+            raise
+    return out
+
+
 if __name__ == "__main__":
+    if "--cached" in sys.argv:
+        sys.stdout = sys.stderr  # build() reports on stdout: only the folder goes there
+        path = cached()
+        sys.stdout = sys.__stdout__
+        print(path)
+        sys.exit(0)
     out_dir = sys.argv[1] if len(sys.argv) > 1 else "tiny-qwen2_5-vl"
     build(out_dir)
     if "--check" in sys.argv:
