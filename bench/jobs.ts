@@ -5,7 +5,7 @@
  * policy.json, verified), split into client-side phases, and the service's own run time (startedAt →
  * finishedAt) so the overhead of the protocol and the queue shows; then upload throughput for a
  * 32 MiB bundle in 4 MiB chunks and the time to build an SFT bundle from SimDroid demonstrations.
- * Needs /usr/bin/python3 with torch (resources/trainer); prints why and skips otherwise.
+ * Needs the trainer's venv (.venv, ./scripts/setup); prints why and skips otherwise.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

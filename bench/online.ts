@@ -6,7 +6,7 @@
  * the returned policy.json loaded for the next. Per iteration: rollouts, upload + submit,
  * the service's run time (startedAt → finishedAt), waiting in its queue, switching (download +
  * load), and what is left: the loop's own overhead (writing the bundle, follow, refresh, metrics).
- * Needs /usr/bin/python3 with torch (resources/trainer); prints why and skips otherwise.
+ * Needs the trainer's venv (.venv, ./scripts/setup); prints why and skips otherwise.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deserializeCheckpoint } from '../../core/policy/checkpoint.js';
+import { requirePython } from '../python-env.js';
 import { writeGrpoFixture } from './grpo-fixture.js';
 
 /**
@@ -12,7 +13,7 @@ import { writeGrpoFixture } from './grpo-fixture.js';
  * fixture exported here, and trains a builtin-grpo job from the TS checkpoint, whose policy.json is loaded
  * back here with core/policy/checkpoint.ts.
  */
-const PYTHON = '/usr/bin/python3';
+const PYTHON = requirePython();
 const ROOT = resolve(__dirname, '../..');
 const probe = spawnSync(PYTHON, ['-c', 'import torch'], { encoding: 'utf8' });
 const torchMissing = probe.error ? `${PYTHON} not runnable (${probe.error.message})` : probe.status !== 0 ? `torch does not import: ${probe.stderr.trim().split('\n').pop()}` : null;
@@ -25,10 +26,10 @@ describe.skipIf(torchMissing !== null)('Python trainer (resources/trainer)', () 
     dir = mkdtempSync(join(tmpdir(), 'awb-trainer-py-'));
     const fixture = writeGrpoFixture(join(dir, 'fixture'));
     result = spawnSync(PYTHON, ['-m', 'unittest', 'discover', '-v', '-s', 'resources/trainer/tests', '-t', 'resources/trainer'], {
-      cwd: ROOT, encoding: 'utf8', timeout: 120_000,
+      cwd: ROOT, encoding: 'utf8', timeout: 480_000,
       env: { ...process.env, AWB_TS_FIXTURE: fixture, AWB_TS_OUT: join(dir, 'out'), PYTHONDONTWRITEBYTECODE: '1' },
     });
-  }, 150_000);
+  }, 500_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('the unittest suite passes (server, uploads, events, cancel, artifacts, jobs, torchrun, Ray, VLM skips)', () => {

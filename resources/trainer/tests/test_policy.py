@@ -1,6 +1,6 @@
 """Unit tests of awb_trainer.policy (the builtin policy's scorer in PyTorch).
 
-Run: PYTHONPATH=resources/trainer /usr/bin/python3 -m unittest discover -s resources/trainer/tests -p test_policy.py
+Run: PYTHONPATH=resources/trainer .venv/bin/python -m unittest discover -s resources/trainer/tests -p test_policy.py
 (test/policy/onnx-python.test.ts does this from vitest). The cross-runtime parity with TypeScript and ONNX Runtime is
 test/policy/onnx-parity.test.ts.
 """
