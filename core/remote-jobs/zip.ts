@@ -3,7 +3,8 @@ import { RayPackageError } from './errors.js';
 
 /**
  * A zip of stored (uncompressed) entries, deterministic: entries in the order given, every time 1980-01-01 00:00,
- * mode 0644, UTF-8 names. Enough for a Ray runtime_env package (APPNOTE.TXT 4.3: local headers, central directory,
+ * mode 0644, the UTF-8 flag only on a non-ASCII name: the bytes Python's zipfile writes for the same entries (as
+ * awb_trainer/ray_submit.py sets them up), so both sides name a package alike. Enough for a Ray runtime_env package (APPNOTE.TXT 4.3: local headers, central directory,
  * end record); no zip64, so the whole package stays under 4 GiB (Ray's own cap, its gRPC message size, is far lower).
  */
 export interface ZipEntry {
@@ -23,11 +24,12 @@ export function zipStored(entries: readonly ZipEntry[]): Buffer {
   let offset = 0;
   for (const e of entries) {
     const name = Buffer.from(e.name, 'utf8');
+    const flags = /^[\x00-\x7f]*$/.test(e.name) ? 0 : UTF8_NAMES;
     const crc = crc32(e.data);
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(VERSION, 4);
-    local.writeUInt16LE(UTF8_NAMES, 6);
+    local.writeUInt16LE(flags, 6);
     local.writeUInt16LE(0, 8); // stored
     local.writeUInt16LE(0, 10); // 00:00:00
     local.writeUInt16LE(DOS_DATE_1980_01_01, 12);
@@ -40,7 +42,7 @@ export function zipStored(entries: readonly ZipEntry[]): Buffer {
     dir.writeUInt32LE(0x02014b50, 0);
     dir.writeUInt16LE((UNIX << 8) | VERSION, 4);
     dir.writeUInt16LE(VERSION, 6);
-    dir.writeUInt16LE(UTF8_NAMES, 8);
+    dir.writeUInt16LE(flags, 8);
     dir.writeUInt16LE(0, 10);
     dir.writeUInt16LE(0, 12);
     dir.writeUInt16LE(DOS_DATE_1980_01_01, 14);

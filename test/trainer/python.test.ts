@@ -25,10 +25,11 @@ describe.skipIf(torchMissing !== null)('Python trainer (resources/trainer)', () 
     dir = mkdtempSync(join(tmpdir(), 'awb-trainer-py-'));
     const fixture = writeGrpoFixture(join(dir, 'fixture'));
     result = spawnSync(PYTHON, ['-m', 'unittest', 'discover', '-v', '-s', 'resources/trainer/tests', '-t', 'resources/trainer'], {
-      cwd: ROOT, encoding: 'utf8', timeout: 120_000,
+      // test_ray_submit starts a real Ray head (~20–30 s on 2 busy cores) and runs two tiny jobs on it.
+      cwd: ROOT, encoding: 'utf8', timeout: 300_000,
       env: { ...process.env, AWB_TS_FIXTURE: fixture, AWB_TS_OUT: join(dir, 'out'), PYTHONDONTWRITEBYTECODE: '1' },
     });
-  }, 150_000);
+  }, 330_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('the unittest suite passes (server, uploads, events, cancel, artifacts, jobs, torchrun, Ray, VLM skips)', () => {

@@ -41,8 +41,9 @@ class RaySubmitError(Exception):
 
 
 def build_package(job_dir: str) -> bytes:
-    """A zip with awb_trainer/ and job/ (job.json, dataset.tar); entries sorted with fixed times, so the same
-    inputs give the same bytes and the same package URI (Ray reuses an uploaded package)."""
+    """A zip with awb_trainer/ and job/ (job.json, dataset.tar); entries sorted, stored, with fixed times and modes, so the
+    same inputs give the same bytes and the same package URI (Ray reuses an uploaded package), here and in the workbench
+    (core/remote-jobs/ray-package.ts writes the same bytes)."""
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
         files: list[tuple[str, str]] = []
@@ -54,6 +55,7 @@ def build_package(job_dir: str) -> bytes:
         for src, arc in sorted(files, key=lambda f: f[1]):
             info = zipfile.ZipInfo(arc.replace(os.sep, "/"), date_time=(1980, 1, 1, 0, 0, 0))
             info.compress_type = zipfile.ZIP_STORED  # the bundle is mostly PNG and float32: deflate buys little
+            info.create_system, info.external_attr = 3, 0o100644 << 16  # unix, rw-r--r--: as core/remote-jobs/zip.ts
             with open(src, "rb") as f:
                 z.writestr(info, f.read())
     return buf.getvalue()

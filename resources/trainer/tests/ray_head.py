@@ -23,7 +23,9 @@ import time
 import urllib.request
 from typing import Optional
 
-VENV_BIN = os.path.dirname(sys.executable)
+# The trainer's venv (./scripts/setup; AWB_PYTHON names another), whatever Python runs this: Ray is installed there.
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+VENV_BIN = os.path.dirname(os.environ["AWB_PYTHON"]) if os.environ.get("AWB_PYTHON") else os.path.join(REPO, ".venv", "bin")
 RAY = os.path.join(VENV_BIN, "ray")
 
 
@@ -56,6 +58,8 @@ class RayHead:
         self.startup_s = 0.0
 
     def start(self) -> "RayHead":
+        if not os.path.exists(RAY):
+            raise RayHeadError(f"{RAY} does not exist: the trainer's venv is missing (run ./scripts/setup)")
         gcs, dash, agent_http, agent_grpc, node_mgr, obj_mgr, client, metrics, rt_env, *workers = _free_ports(9 + 8)
         args = [
             RAY, "start", "--head", "--block", "--disable-usage-stats", "--include-dashboard=true",
@@ -115,7 +119,8 @@ class RayHead:
             return False
 
     def own_pids(self) -> list[int]:
-        """Processes whose command line names our temp dir (no other head's), and our `ray start`'s group."""
+        """Processes whose command line names our temp dir or that run inside it (a job's entrypoint runs in its
+        unpacked working_dir), and our `ray start`'s group: never another head's."""
         pids = set()
         mine = os.getpid()
         pgid = self.proc.pid if self.proc is not None else None
@@ -125,7 +130,8 @@ class RayHead:
             try:
                 with open(f"/proc/{d}/cmdline", "rb") as f:
                     cmd = f.read()
-                if self.temp_dir.encode() in cmd or (pgid is not None and os.getpgid(int(d)) == pgid):
+                cwd = os.readlink(f"/proc/{d}/cwd")
+                if self.temp_dir.encode() in cmd or cwd.startswith(self.temp_dir) or (pgid is not None and os.getpgid(int(d)) == pgid):
                     pids.add(int(d))
             except (OSError, ProcessLookupError):
                 continue
