@@ -132,6 +132,9 @@ export function jobStatusOf(status: RayStatus, log: RayLog | null, rayMessage: s
   }
 }
 
+/** Ray's answer text for an error (a traceback's last lines: the exception is at the end). */
+const rayText = (r: HttpResult): string => r.body.toString('utf8').trim().split('\n').slice(-3).join(' | ').slice(0, 500) || `HTTP ${r.status}`;
+
 /** The seq of the last event a follow would yield now (what `awb jobs logs` without --follow prints up to). */
 function lastSeqOf(r: RayJob, log: RayLog | null): number {
   if (!log) return 0;
@@ -167,7 +170,7 @@ export class RayJobsClient implements JobBackend {
       baseUrl: this.baseUrl, token: this.token, spec, timeoutMs: this.timeoutMs, retries: this.retries,
       backoff: (k, signal) => this.sleep(backoffDelayMs(k, this.o.backoffMs ?? 250, this.o.maxBackoffMs ?? 10_000, this.random()), signal),
       ...(opts.accept ? { accept: opts.accept } : {}),
-      httpError: (r) => new RayHttpError(this.baseUrl, spec.method, spec.path, r.status, r.body.toString('utf8').trim().split('\n').slice(-3).join(' | ').slice(0, 500) || `HTTP ${r.status}`, opts.jobId ?? null),
+      httpError: (r) => new RayHttpError(this.baseUrl, spec.method, spec.path, r.status, rayText(r), opts.jobId ?? null),
       unreachable: (attempts, last) => new RayUnreachableError(this.baseUrl, spec.method, spec.path, attempts, last),
     });
   }
@@ -271,14 +274,18 @@ export class RayJobsClient implements JobBackend {
       ...(gpus > 0 ? { entrypoint_num_gpus: gpus } : {}),
     };
     const path = '/api/jobs/';
-    try {
-      const r = await this.call({ method: 'POST', path, body: Buffer.from(JSON.stringify(body)), headers: { 'content-type': 'application/json' }, ...this.signal(signal) });
-      this.json(r, path, SubmitAnswerSchema);
-    } catch (e) {
-      // A retried POST whose first attempt did arrive: Ray answers 400 "already exists"; the job is there.
-      const again = e instanceof RayHttpError && e.status === 400 ? await this.rayJob(id, signal) : null;
-      if (!again) throw e;
-      return { job: this.toJob(id, again, null), created: false };
+    // Ray answers a second job under a known submission id with a 500 ("already exists"), like its other failures:
+    // so after any refusal, ask whether the job is there (a first attempt that did arrive) before trying again.
+    for (let failures = 0; ; failures++) {
+      const r = await this.call({ method: 'POST', path, body: Buffer.from(JSON.stringify(body)), headers: { 'content-type': 'application/json' }, ...this.signal(signal) }, { accept: (s) => s >= 500 });
+      if (r.status < 300) {
+        this.json(r, path, SubmitAnswerSchema);
+        break;
+      }
+      const there = await this.rayJob(id, signal);
+      if (there) return { job: this.toJob(id, there, null), created: false };
+      if (failures >= this.retries) throw new RayHttpError(this.baseUrl, 'POST', path, r.status, rayText(r), id);
+      await this.sleep(backoffDelayMs(failures + 1, this.o.backoffMs ?? 250, this.o.maxBackoffMs ?? 10_000, this.random()), signal);
     }
     this.bundles.delete(req.dataset);
     return { job: this.toJob(id, await this.mustRayJob(id, signal), null), created: true };

@@ -6,7 +6,7 @@ import { loadCheckpoint } from '../../core/policy/checkpoint.js';
 import { RayUnreachableError } from '../../core/remote-jobs/errors.js';
 import type { JobEvent } from '../../core/remote-jobs/protocol.js';
 import { buildRayPackage } from '../../core/remote-jobs/ray-package.js';
-import { RayJobsClient } from '../../core/remote-jobs/ray.js';
+import { parseRayLog, RayJobsClient } from '../../core/remote-jobs/ray.js';
 import { RemoteJobs } from '../../core/remote-jobs/remote.js';
 import { TrainerProfiles } from '../../core/remote-jobs/profiles.js';
 import { openStore, type WritableDB } from '../../core/store/db.js';
@@ -50,6 +50,17 @@ afterAll(async () => {
 }, 90_000);
 
 describe('jobs on a real Ray head', () => {
+  it('a Ray log numbers its events by line: a line still being written waits, a complete log ends at lines + 2', () => {
+    const text = 'Runtime env is setting up.\n@awb-event {"type":"metric","step":1,"metrics":{"loss":0.5}}\n\n@awb-event {bad\n@awb-event {"type":"result","status":"failed","error":{"code":"bad_request","message":"m"}}\n@awb-ev';
+    const partial = parseRayLog(text, false, 7);
+    expect(partial.events.map((e) => [e.seq, e.type])).toEqual([[2, 'log'], [3, 'metric'], [5, 'log']]);
+    expect(partial).toMatchObject({ lines: 5, ran: true, result: { status: 'failed', error: { code: 'bad_request' } } });
+    expect(partial.events[2]).toMatchObject({ level: 'warning', message: '@awb-event {bad' });
+    const complete = parseRayLog(`${text}ent x\n`, true, 8);
+    expect(complete.events.slice(0, 3)).toEqual(partial.events.map((e) => ({ ...e, time: 8 })));
+    expect(complete.lines).toBe(6);
+  });
+
   it('the workbench packs the same bytes as awb_trainer.ray_submit (one layout, one package name)', () => {
     const { bundle } = syntheticBundle(tmp.dir(), { steps: 4 });
     const pkg = buildRayPackage({ record: { id: 'k1', kind: 'builtin-sft', name: 'n', config: { epochs: 1 }, dataset: bundle.sha256, createdAt: 5, gpus: 0 }, datasetFile: bundle.file });
