@@ -40,6 +40,11 @@ class RaySubmitError(Exception):
         self.status = status
 
 
+def _ray_text(body: bytes) -> str:
+    """Ray's error text: its tracebacks end with the exception, so the last lines (as core/remote-jobs/ray.ts keeps)."""
+    return " | ".join(body.decode("utf-8", "replace").strip().splitlines()[-3:])[:500]
+
+
 def build_package(job_dir: str) -> bytes:
     """A zip with awb_trainer/ and job/ (job.json, dataset.tar); entries sorted, stored, with fixed times and modes, so the
     same inputs give the same bytes and the same package URI (Ray reuses an uploaded package), here and in the workbench
@@ -119,9 +124,9 @@ def submit(address: str, job_dir: str, gpus: int = 1, results: Optional[str] = N
     if status == 404:
         status, body = _request("PUT", pkg_url, package, {**hdrs, "Content-Type": "application/octet-stream"}, timeout)
         if status != 200:
-            raise RaySubmitError(pkg_url, status, body.decode("utf-8", "replace")[:500])
+            raise RaySubmitError(pkg_url, status, _ray_text(body))
     elif status != 200:
-        raise RaySubmitError(pkg_url, status, body.decode("utf-8", "replace")[:500])
+        raise RaySubmitError(pkg_url, status, _ray_text(body))
     payload = {
         "entrypoint": entrypoint(gpus, results),
         "submission_id": submission_id(record["id"]),
@@ -133,5 +138,5 @@ def submit(address: str, job_dir: str, gpus: int = 1, results: Optional[str] = N
     jobs_url = f"{base}/api/jobs/"
     status, body = _request("POST", jobs_url, json.dumps(payload).encode("utf-8"), {**hdrs, "Content-Type": "application/json"}, timeout)
     if status != 200:
-        raise RaySubmitError(jobs_url, status, body.decode("utf-8", "replace")[:500])
+        raise RaySubmitError(jobs_url, status, _ray_text(body))
     return json.loads(body)
