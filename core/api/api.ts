@@ -9,7 +9,7 @@ import type {
 } from './training-types.js';
 import type { AdapterInfo, AdaptationDescription, AdaptationEvent, AdaptationReport, AdaptationStart } from './adaptation-types.js';
 import type { RewardBreakdown } from '../rewards/compose.js';
-import type { OnlineGrpoRunInfo, OnlineGrpoStart, PublicTrainerProfile, RemoteJobEvent, RemoteJobInfo, RemoteJobSubmit } from './job-types.js';
+import type { OnlineGrpoRunInfo, OnlineGrpoStart, PublicTrainerProfile, RemoteJobEvent, RemoteJobInfo, RemoteJobSubmit, TrainerSave } from './job-types.js';
 import type { EndpointInfo, EndpointSave, EndpointTestResult } from './endpoint-types.js';
 
 /**
@@ -185,7 +185,7 @@ export interface WorkbenchApi {
   /** Trainer profiles (name, URL, whether a token is set; a token never leaves the secret store, docs/jobs.md "Trainer profiles"). */
   listTrainers(input?: NoInput): Promise<PublicTrainerProfile[]>;
   /** Adds or replaces a profile: name and URL in trainers.json, the token in the workbench's secret store only. */
-  saveTrainer(input: { name: string; baseUrl: string; token: string }): Promise<PublicTrainerProfile[]>;
+  saveTrainer(input: TrainerSave): Promise<PublicTrainerProfile[]>;
   removeTrainer(input: { name: string }): Promise<PublicTrainerProfile[]>;
   /** The store's remote-job records, newest first. */
   listRemoteJobs(input?: NoInput): Promise<RemoteJobInfo[]>;

@@ -150,7 +150,10 @@ export const API_INPUTS: Schemas = {
   listAdapters: none,
   onAdaptation: z.strictObject({}),
   listTrainers: none,
-  saveTrainer: z.strictObject({ name: z.string().min(1).max(64), baseUrl: z.string().min(1).max(2000), token: z.string().min(1).max(4096) }),
+  saveTrainer: z.strictObject({
+    name: z.string().min(1).max(64), baseUrl: z.string().min(1).max(2000), token: z.string().min(1).max(4096).optional(),
+    kind: z.enum(['trainer', 'ray']).optional(), resultsDir: z.string().min(1).max(4096).optional(), gpus: z.int().min(0).max(1024).optional(),
+  }),
   removeTrainer: z.strictObject({ name: z.string().min(1).max(64) }),
   listRemoteJobs: none,
   submitRemoteJob: z.strictObject({

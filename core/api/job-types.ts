@@ -8,6 +8,18 @@ import type { RemoteJob, RemoteJobStatus } from '../store/remote-jobs.js';
  */
 export type { PublicTrainerProfile, RemoteJobStatus };
 
+/** A trainer profile to save: the awb trainer service (token required) or, with kind 'ray', a Ray cluster (docs/jobs.md "Ray"). */
+export interface TrainerSave {
+  name: string;
+  baseUrl: string;
+  token?: string;
+  kind?: 'trainer' | 'ray';
+  /** ray: the shared folder finished jobs are published to, at the same path here and on the cluster. */
+  resultsDir?: string;
+  /** ray: GPUs each job reserves (default 1). */
+  gpus?: number;
+}
+
 /** The job kinds the workbench builds bundles for from the UI (VLM kinds need episodes and a served model: CLI). */
 export const REMOTE_SUBMIT_KINDS = ['builtin-sft', 'builtin-grpo'] as const;
 export type RemoteSubmitKind = (typeof REMOTE_SUBMIT_KINDS)[number];

@@ -25,7 +25,7 @@ export type {
 } from './adaptation-types.js';
 
 export type { CoordinateSpace, EndpointInfo, EndpointSave, EndpointSettings, EndpointTestResult, VlmFormatId } from './endpoint-types.js';
-export type { PublicTrainerProfile, RemoteJobEvent, RemoteJobInfo, RemoteJobStatus, RemoteJobSubmit, RemoteSubmitKind } from './job-types.js';
+export type { PublicTrainerProfile, RemoteJobEvent, RemoteJobInfo, RemoteJobStatus, RemoteJobSubmit, RemoteSubmitKind, TrainerSave } from './job-types.js';
 export { REMOTE_SUBMIT_KINDS } from './job-types.js';
 export type DeviceKind = 'simdroid' | 'emulator' | 'device';
 export type DeviceTransport = 'embedded' | 'adb';

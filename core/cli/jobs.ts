@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { TrainerProfiles } from '../remote-jobs/profiles.js';
 import type { RemoteJob } from '../store/remote-jobs.js';
-import { parseFlags, UsageError } from './args.js';
+import { intArg, parseFlags, UsageError } from './args.js';
 import { dataDir } from '../util/data-dir.js';
 import { table } from './format.js';
 import { eventLine, withRemoteJobs } from './jobs-common.js';
@@ -12,6 +13,7 @@ import { submitCommand, SUBMIT_USAGE } from './jobs-submit.js';
 import type { Io } from './main.js';
 
 export const JOBS_USAGE = `awb jobs trainers add NAME --url URL (--token-file FILE | --token T | $AWB_TRAINER_TOKEN)
+awb jobs trainers add NAME --ray --url http://HEAD:8265 --results SHARED_DIR [--gpus N] [--token-file FILE]
 awb jobs trainers list [--json] | awb jobs trainers remove NAME
 ${SUBMIT_USAGE}
 ${GRPO_USAGE}
@@ -42,10 +44,22 @@ async function trainersCommand(argv: string[], io: Io): Promise<number> {
   const profiles = new TrainerProfiles(dataDir());
   switch (sub) {
     case 'add': {
-      const { values, positionals } = parseFlags(rest, { url: { type: 'string' }, token: { type: 'string' }, 'token-file': { type: 'string' } },
-        z.object({ url: z.string(), token: z.string().optional(), 'token-file': z.string().optional() }));
+      const { values, positionals } = parseFlags(rest, {
+        url: { type: 'string' }, token: { type: 'string' }, 'token-file': { type: 'string' }, ray: { type: 'boolean' }, results: { type: 'string' }, gpus: { type: 'string' },
+      }, z.object({
+        url: z.string(), token: z.string().optional(), 'token-file': z.string().optional(), ray: z.boolean().optional(), results: z.string().optional(),
+        gpus: intArg('--gpus').pipe(z.number().min(0)).optional(),
+      }));
       const name = one(positionals, 'awb jobs trainers add NAME --url URL --token-file FILE');
       const token = values['token-file'] ? readFileSync(values['token-file'], 'utf8').trim() : values.token ?? process.env.AWB_TRAINER_TOKEN;
+      if (values.ray) {
+        // A Ray cluster: its dashboard's Jobs API, and the shared folder finished jobs are published to.
+        if (!values.results) throw new UsageError('awb jobs trainers add --ray: give --results DIR, the shared folder the cluster publishes finished jobs to');
+        profiles.put({ name, kind: 'ray', baseUrl: values.url, resultsDir: resolve(values.results), ...(token ? { token } : {}), ...(values.gpus !== undefined ? { gpus: values.gpus } : {}) });
+        io.out(`Ray cluster ${name} → ${values.url}, results in ${resolve(values.results)} (saved in ${profiles.path})`);
+        return 0;
+      }
+      if (values.results !== undefined || values.gpus !== undefined) throw new UsageError('awb jobs trainers add: --results and --gpus go with --ray');
       if (!token) throw new UsageError('awb jobs trainers add: give the token with --token-file FILE, --token T or $AWB_TRAINER_TOKEN');
       profiles.put({ name, baseUrl: values.url, token });
       io.out(`trainer ${name} → ${values.url} (saved in ${profiles.path})`);
@@ -55,7 +69,7 @@ async function trainersCommand(argv: string[], io: Io): Promise<number> {
       const { values } = parseFlags(rest, { json: { type: 'boolean' } }, z.object({ json: z.boolean().optional() }));
       const list = profiles.list();
       if (values.json) io.out(JSON.stringify(list));
-      else io.out(list.length ? table([['NAME', 'URL'], ...list.map((p) => [p.name, p.baseUrl])]) : 'no trainers (awb jobs trainers add NAME --url URL --token-file FILE)');
+      else io.out(list.length ? table([['NAME', 'URL', 'KIND'], ...list.map((p) => [p.name, p.baseUrl, p.kind === 'ray' ? `ray → ${p.resultsDir}` : 'trainer'])]) : 'no trainers (awb jobs trainers add NAME --url URL --token-file FILE)');
       return 0;
     }
     case 'remove': {

@@ -129,6 +129,7 @@ const USER_ERRORS = new Set([
   'EndpointProfileError', 'SecretsFileError', 'UnknownVlmFormatError', 'MissingApiKeyError', 'VlmEndpointError',
   'TrainerHttpError', 'TrainerUnreachableError', 'UploadStalledError', 'TrainerProtocolError', 'ArtifactChecksumError', 'ArtifactNotFoundError', 'TrainerProfileError',
   'RemoteJobNotFoundError', 'RemoteJobStateError', 'BundleError', 'JobConfigError', 'RewardModelRejectedError',
+  'RayHttpError', 'RayUnreachableError', 'RayProtocolError', 'RayResultsError', 'RayPackageError',
 ]);
 
 /** Runs the CLI; returns the exit code. Errors with a user-facing message print it and exit 2 or 1. */

@@ -4,12 +4,15 @@ import type { IncomingMessage } from 'node:http';
 import type { z } from 'zod';
 import { abortableSleep } from '../llm/chat-client.js';
 import { ArtifactChecksumError, TrainerHttpError, TrainerProtocolError, TrainerUnreachableError, UploadStalledError } from './errors.js';
-import { header, httpRequest, openRequest, readBody, retryableStatus, TransportError, type HttpResult, type HttpSpec } from './http.js';
+import {
+  backoffDelayMs, header, httpRequest, openRequest, readBody, requestWithRetries, retryableStatus, TransportError, type HttpResult, type HttpSpec,
+} from './http.js';
 import {
   ErrorBodySchema, HealthSchema, isFinalStatus, JobEventSchema, JobListSchema, JobSchema,
   type Artifact, type Health, type Job, type JobEvent,
 } from './protocol.js';
 import { formatIssues } from '../util/zod-issues.js';
+import type { JobBackend } from './backend.js';
 
 /**
  * The client side of docs/trainer-protocol.md. Every call has an idle timeout and retries transport
@@ -68,7 +71,7 @@ export interface EventsOptions {
   onReconnect?: (lastSeq: number, reason: string) => void;
 }
 
-export class TrainerClient {
+export class TrainerClient implements JobBackend {
   readonly baseUrl: string;
   private readonly token: string;
   private readonly timeoutMs: number;
@@ -95,9 +98,9 @@ export class TrainerClient {
     this.random = o.random ?? (() => randomInt(0, 2 ** 32) / 2 ** 32);
   }
 
-  /** Sleeps min(max, base·2^(k−1)) · (½ + ½u) after the k-th failure in a row; returns the milliseconds slept. */
+  /** Sleeps backoffDelayMs after the k-th failure in a row; returns the milliseconds slept. */
   private async backoff(failures: number, signal?: AbortSignal): Promise<number> {
-    const ms = Math.round(Math.min(this.maxBackoffMs, this.backoffMs * 2 ** Math.max(0, failures - 1)) * (0.5 + 0.5 * this.random()));
+    const ms = backoffDelayMs(failures, this.backoffMs, this.maxBackoffMs, this.random());
     await this.sleep(ms, signal);
     return ms;
   }
@@ -119,23 +122,13 @@ export class TrainerClient {
    * anything else non-2xx is thrown as TrainerHttpError, after retries when retryable.
    */
   private async call(spec: Omit<HttpSpec, 'timeoutMs'>, opts: { jobId?: string; accept?: readonly number[] } = {}): Promise<HttpResult> {
-    let last = '';
-    for (let attempt = 1; attempt <= this.retries + 1; attempt++) {
-      if (attempt > 1) await this.backoff(attempt - 1, spec.signal);
-      let r: HttpResult;
-      try {
-        r = await httpRequest(this.baseUrl, this.token, { ...spec, timeoutMs: this.timeoutMs });
-      } catch (e) {
-        if (!(e instanceof TransportError)) throw e;
-        last = e.reason;
-        continue;
-      }
-      if ((r.status >= 200 && r.status < 300) || opts.accept?.includes(r.status)) return r;
-      const err = this.httpError(spec, r, opts.jobId ?? null);
-      if (!retryableStatus(r.status)) throw err;
-      last = err.message;
-    }
-    throw new TrainerUnreachableError(this.baseUrl, spec.method, spec.path, this.retries + 1, last);
+    return requestWithRetries({
+      baseUrl: this.baseUrl, token: this.token, spec, timeoutMs: this.timeoutMs, retries: this.retries,
+      backoff: (k, signal) => this.backoff(k, signal),
+      accept: (status) => opts.accept?.includes(status) ?? false,
+      httpError: (r) => this.httpError(spec, r, opts.jobId ?? null),
+      unreachable: (attempts, last) => new TrainerUnreachableError(this.baseUrl, spec.method, spec.path, attempts, last),
+    });
   }
 
   private json<S extends z.ZodType>(r: HttpResult, path: string, schema: S): z.infer<S> {
@@ -326,6 +319,16 @@ export class TrainerClient {
     const p = JobEventSchema.safeParse(v);
     if (!p.success) throw new TrainerProtocolError(this.baseUrl, path, `bad event ${line.slice(0, 200)}: ${p.error.issues.map((i) => i.message).join('; ')}`);
     return p.data;
+  }
+
+  /** The service lists a finished job's artifacts in the job itself. */
+  async artifacts(job: Job): Promise<Artifact[]> {
+    return job.artifacts;
+  }
+
+  /** The service keeps its jobs (a restart marks a running one failed/interrupted): following never gives a job up. */
+  jobLost(_e: unknown): _e is Error {
+    return false;
   }
 
   /**

@@ -91,3 +91,46 @@ export class BundleError extends WorkbenchError {
     super(`Dataset bundle for ${kind}: ${reason}`);
   }
 }
+
+/** A Ray cluster's Jobs API answered with a non-2xx status (Ray's answers are plain text: the message is it). */
+export class RayHttpError extends WorkbenchError {
+  override name = 'RayHttpError';
+  constructor(
+    readonly baseUrl: string, readonly method: string, readonly path: string, readonly status: number, readonly rayMessage: string,
+    readonly jobId: string | null = null,
+  ) {
+    super(`Ray cluster ${baseUrl}: ${method} ${path} → ${status}${jobId ? ` (job ${jobId})` : ''}: ${rayMessage}`);
+  }
+}
+
+/** The Ray head's dashboard could not be reached after every retry; while following a job, its record ends failed. */
+export class RayUnreachableError extends WorkbenchError {
+  override name = 'RayUnreachableError';
+  constructor(readonly baseUrl: string, readonly method: string, readonly path: string, readonly attempts: number, readonly causeMessage: string) {
+    super(`Ray cluster ${baseUrl} unreachable: ${method} ${path} failed ${attempts} time(s); last: ${causeMessage}`);
+  }
+}
+
+/** The Ray Jobs API answered with something outside its documented shapes. */
+export class RayProtocolError extends WorkbenchError {
+  override name = 'RayProtocolError';
+  constructor(readonly baseUrl: string, readonly path: string, readonly problem: string) {
+    super(`Ray cluster ${baseUrl}: ${path} answered outside the Jobs API: ${problem}`);
+  }
+}
+
+/** A finished Ray job's results folder (RESULTS/<job id>, on shared storage) is missing or unreadable here. */
+export class RayResultsError extends WorkbenchError {
+  override name = 'RayResultsError';
+  constructor(readonly jobId: string, readonly folder: string, reason: string) {
+    super(`Ray job ${jobId}: results folder ${folder}: ${reason}`);
+  }
+}
+
+/** The Ray job package (awb_trainer + the job) cannot be built. */
+export class RayPackageError extends WorkbenchError {
+  override name = 'RayPackageError';
+  constructor(readonly what: string, reason: string) {
+    super(`Ray package ${what}: ${reason}`);
+  }
+}

@@ -50,7 +50,8 @@ export function openRequest(baseUrl: string, token: string, spec: HttpSpec): Pro
       reject(spec.signal.reason);
       return;
     }
-    const headers: Record<string, string | number> = { ...spec.headers, authorization: `Bearer ${token}`, connection: 'close' };
+    // No token, no header: a Ray dashboard without token auth (the trainer service always has one).
+    const headers: Record<string, string | number> = { ...spec.headers, ...(token ? { authorization: `Bearer ${token}` } : {}), connection: 'close' };
     if (spec.body) headers['content-length'] = spec.body.length;
     const req = requestFn(url)(url, { method: spec.method, headers, agent: false });
     const onAbort = () => req.destroy(spec.signal!.reason instanceof Error ? spec.signal!.reason : new Error('aborted'));
@@ -86,6 +87,51 @@ export async function httpRequest(baseUrl: string, token: string, spec: HttpSpec
   const body = spec.method === 'HEAD' ? Buffer.alloc(0) : await readBody(res, spec.path);
   if (spec.method === 'HEAD') res.resume();
   return { status: res.statusCode ?? 0, headers: res.headers, body };
+}
+
+/**
+ * The delay after the k-th failure in a row: min(max, base·2^(k−1)) · (½ + ½u), "equal jitter" (half fixed, half random),
+ * so retries of parallel requests, or of a client and its own stalled connection, do not stay in step.
+ */
+export const backoffDelayMs = (failures: number, baseMs: number, maxMs: number, u: number): number =>
+  Math.round(Math.min(maxMs, baseMs * 2 ** Math.max(0, failures - 1)) * (0.5 + 0.5 * u));
+
+export interface RetryingRequest {
+  baseUrl: string;
+  token: string;
+  spec: Omit<HttpSpec, 'timeoutMs'>;
+  timeoutMs: number;
+  /** Retries after the first attempt. */
+  retries: number;
+  /** Waits before attempt k+1 after k failures (backoffDelayMs, slept). */
+  backoff(failures: number, signal?: AbortSignal): Promise<unknown>;
+  /** A status to return as it is (2xx always is). */
+  accept?: (status: number) => boolean;
+  /** The named error of a status not accepted (thrown at once unless retryable). */
+  httpError(r: HttpResult): Error;
+  /** The named error once every attempt failed. */
+  unreachable(attempts: number, lastReason: string): Error;
+}
+
+/** Sends with retries of transport failures and retryable statuses (the trainer client's and the Ray client's one loop). */
+export async function requestWithRetries(o: RetryingRequest): Promise<HttpResult> {
+  let last = '';
+  for (let attempt = 1; attempt <= o.retries + 1; attempt++) {
+    if (attempt > 1) await o.backoff(attempt - 1, o.spec.signal);
+    let r: HttpResult;
+    try {
+      r = await httpRequest(o.baseUrl, o.token, { ...o.spec, timeoutMs: o.timeoutMs });
+    } catch (e) {
+      if (!(e instanceof TransportError)) throw e;
+      last = e.reason;
+      continue;
+    }
+    if ((r.status >= 200 && r.status < 300) || o.accept?.(r.status)) return r;
+    const err = o.httpError(r);
+    if (!retryableStatus(r.status)) throw err;
+    last = err.message;
+  }
+  throw o.unreachable(o.retries + 1, last);
 }
 
 /** Statuses worth retrying: the service is restarting, overloaded or timed out (as the chat client does). */

@@ -118,7 +118,7 @@ function rolloutMetrics(rollouts: readonly ScoredRollout[], r: OnlineRollouts, a
 /** Asks the trainer whether it can run the loop's jobs at all, before the first rollout is paid for. */
 async function preflight(o: OnlineGrpoOptions, jobs: RemoteJobs, signal?: AbortSignal): Promise<void> {
   const kind = o.policy.kind === 'builtin' ? 'builtin-grpo' : 'vlm-grpo';
-  const health = await jobs.client(o.trainer).health(signal);
+  const health = await jobs.trainerService(o.trainer).health(signal);
   if (!health.kinds.includes(kind)) throw new OnlineGrpoConfigError('trainer', o.trainer, `cannot run ${kind} jobs (it runs ${health.kinds.join(', ') || 'nothing'})`);
   const models = health.vlmModels;
   if (o.policy.kind === 'vlm' && Array.isArray(models) && !models.includes(o.policy.baseModel)) {

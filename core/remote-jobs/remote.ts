@@ -8,16 +8,20 @@ import {
   type DownloadedArtifact, type RemoteJob,
 } from '../store/remote-jobs.js';
 import type { Bundle } from './bundle.js';
+import type { JobBackend } from './backend.js';
 import { TrainerClient, type UploadResult } from './client.js';
-import { ArtifactNotFoundError, RemoteJobNotFoundError, RemoteJobStateError } from './errors.js';
+import { ArtifactNotFoundError, RemoteJobNotFoundError, RemoteJobStateError, TrainerProfileError } from './errors.js';
 import type { Job, JobEvent } from './protocol.js';
-import { TrainerProfiles, type TrainerProfile } from './profiles.js';
+import { DEFAULT_RAY_GPUS, profileKind, TrainerProfiles, type TrainerProfile } from './profiles.js';
+import { RayJobsClient } from './ray.js';
+import { assertNever } from '../util/errors.js';
 import { copyFileAtomic } from '../util/atomic-write.js';
 import type { SecretStore } from '../util/secret-store.js';
 
 /**
  * The workbench's side of remote jobs, shared by `awb jobs` and the workbench API: submit a bundle
  * to a trainer profile (upload → record the idempotency key → post), follow events into the store,
+ * on the awb trainer service or a Ray cluster (the profile's kind picks the JobBackend),
  * cancel, download artifacts under <dataDir>/jobs/, register a builtin policy under
  * <dataDir>/policies/ where `awb eval --policy` and the Agent view load it.
  */
@@ -27,8 +31,10 @@ export interface RemoteJobsDeps {
   profiles?: TrainerProfiles;
   /** Where the trainers' tokens are kept (the app's keychain); default <dataDir>/secrets.json. Unused with `profiles`. */
   secrets?: SecretStore;
-  /** Builds the client of a profile (tests pass short timeouts). */
+  /** Builds the client of a trainer service profile (tests pass short timeouts). */
   clientFor?: (p: TrainerProfile) => TrainerClient;
+  /** Builds the client of a ray profile (tests pass a short poll). */
+  rayClientFor?: (p: TrainerProfile) => RayJobsClient;
   now?: () => number;
   newKey?: () => string;
 }
@@ -52,7 +58,7 @@ export const policyFile = (dataDir: string, j: Pick<RemoteJob, 'trainer' | 'remo
 
 export class RemoteJobs {
   readonly profiles: TrainerProfiles;
-  private readonly clients = new Map<string, TrainerClient>();
+  private readonly clients = new Map<string, JobBackend>();
 
   constructor(private readonly deps: RemoteJobsDeps) {
     this.profiles = deps.profiles ?? new TrainerProfiles(deps.dataDir, deps.secrets);
@@ -67,13 +73,32 @@ export class RemoteJobs {
     return (this.deps.now ?? Date.now)();
   }
 
-  client(trainer: string): TrainerClient {
+  client(trainer: string): JobBackend {
     let c = this.clients.get(trainer);
     if (!c) {
       const p = this.profiles.get(trainer);
-      c = this.deps.clientFor?.(p) ?? new TrainerClient({ baseUrl: p.baseUrl, token: p.token });
+      c = this.backendFor(p);
       this.clients.set(trainer, c);
     }
+    return c;
+  }
+
+  private backendFor(p: TrainerProfile): JobBackend {
+    const kind = profileKind(p);
+    switch (kind) {
+      case 'trainer':
+        return this.deps.clientFor?.(p) ?? new TrainerClient({ baseUrl: p.baseUrl, token: p.token! });
+      case 'ray':
+        return this.deps.rayClientFor?.(p) ?? new RayJobsClient({ baseUrl: p.baseUrl, ...(p.token ? { token: p.token } : {}), resultsDir: p.resultsDir!, gpus: p.gpus ?? DEFAULT_RAY_GPUS });
+      default:
+        return assertNever(kind, 'trainer profile kind');
+    }
+  }
+
+  /** The awb trainer service of a profile (what only it offers: health, online GRPO); a ray profile is refused. */
+  trainerService(trainer: string): TrainerClient {
+    const c = this.client(trainer);
+    if (!(c instanceof TrainerClient)) throw new TrainerProfileError(trainer, 'is a Ray cluster: this needs the awb trainer service (python3 -m awb_trainer serve)');
     return c;
   }
 
@@ -154,14 +179,21 @@ export class RemoteJobs {
     let row = start.row;
     const id = start.id;
     const client = this.client(row.trainer);
-    for await (const ev of client.events(id, {
-      after: opts.resume ? row.lastSeq : 0, ...(opts.signal ? { signal: opts.signal } : {}), ...(opts.onReconnect ? { onReconnect: opts.onReconnect } : {}),
-    })) {
-      row = updateRemoteJob(this.db, row.id, {
-        lastSeq: ev.seq,
-        ...(ev.type === 'status' ? { status: ev.status, error: ev.error ?? null, ...(ev.status === 'queued' || ev.status === 'running' ? {} : { finishedAt: ev.time }) } : {}),
-      });
-      yield ev;
+    try {
+      for await (const ev of client.events(id, {
+        after: opts.resume ? row.lastSeq : 0, ...(opts.signal ? { signal: opts.signal } : {}), ...(opts.onReconnect ? { onReconnect: opts.onReconnect } : {}),
+      })) {
+        row = updateRemoteJob(this.db, row.id, {
+          lastSeq: ev.seq,
+          ...(ev.type === 'status' ? { status: ev.status, error: ev.error ?? null, ...(ev.status === 'queued' || ev.status === 'running' ? {} : { finishedAt: ev.time }) } : {}),
+        });
+        yield ev;
+      }
+    } catch (e) {
+      // The job died with its cluster: the record ends failed, saying why (a later `awb jobs status` that reaches
+      // the cluster again writes whatever it reports: a finished status may replace another).
+      if (client.jobLost(e)) updateRemoteJob(this.db, row.id, { status: 'failed', error: { code: 'unreachable', message: e.message }, finishedAt: this.now() });
+      throw e;
     }
   }
 
@@ -169,17 +201,19 @@ export class RemoteJobs {
   async download(ref: string, opts: { names?: readonly string[]; signal?: AbortSignal } = {}): Promise<RemoteJob> {
     const { row, job } = await this.refresh(ref, opts.signal);
     if (job.status !== 'succeeded') throw new RemoteJobStateError(ref, `is ${job.status}; artifacts come with a succeeded job`);
-    const wanted = opts.names ?? job.artifacts.map((a) => a.name);
+    const client = this.client(row.trainer);
+    const artifacts = await client.artifacts(job, opts.signal);
+    const wanted = opts.names ?? artifacts.map((a) => a.name);
     const dir = jobDir(this.deps.dataDir, row);
     const got: DownloadedArtifact[] = [...row.artifacts];
     for (const name of wanted) {
-      const a = job.artifacts.find((x) => x.name === name);
-      if (!a) throw new ArtifactNotFoundError(job.id, name, job.artifacts.map((x) => x.name));
+      const a = artifacts.find((x) => x.name === name);
+      if (!a) throw new ArtifactNotFoundError(job.id, name, artifacts.map((x) => x.name));
       // An artifact name comes from the service: it must stay inside the job's folder.
       if (name.split('/').some((seg) => seg === '' || seg === '.' || seg === '..')) throw new RemoteJobStateError(ref, `artifact name ${JSON.stringify(name)} leaves the job folder`);
       const dest = join(dir, ...name.split('/'));
       mkdirSync(dirname(dest), { recursive: true });
-      await this.client(row.trainer).download(job.id, a, dest, opts.signal);
+      await client.download(job.id, a, dest, opts.signal);
       const entry = { name, path: dest, sha256: a.sha256, size: a.size };
       const i = got.findIndex((x) => x.name === name);
       if (i >= 0) got[i] = entry;

@@ -12,7 +12,7 @@ import type { RemoteJob } from '../store/remote-jobs.js';
 import { parsePart, parseSplit } from '../tasks/splits.js';
 import { WorkbenchError } from '../util/errors.js';
 import type { SecretStore } from '../util/secret-store.js';
-import type { PublicTrainerProfile, RemoteJobEvent, RemoteJobInfo, RemoteJobSubmit } from '../api/job-types.js';
+import type { PublicTrainerProfile, RemoteJobEvent, RemoteJobInfo, RemoteJobSubmit, TrainerSave } from '../api/job-types.js';
 
 /**
  * The workbench's remote jobs (docs/jobs.md "In the workbench"): submissions from the Jobs view, one background
@@ -69,7 +69,7 @@ export class RemoteJobsHost {
   }
 
   /** Returns once the token is stored (the app's keychain writes later: a failed write rejects). */
-  async saveTrainer(p: { name: string; baseUrl: string; token: string }): Promise<PublicTrainerProfile[]> {
+  async saveTrainer(p: TrainerSave): Promise<PublicTrainerProfile[]> {
     const profiles = this.profiles();
     profiles.put(p);
     await profiles.settled();

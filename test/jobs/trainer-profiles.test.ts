@@ -147,4 +147,24 @@ describe('trainer profiles: the token in the secret store, never in trainers.jso
     writeFileSync(join(dir, 'trainers.json'), JSON.stringify({ trainers: [{ name: 'gpu', baseUrl: 'ftp://x', token: TOKEN }] }));
     expect(() => new TrainerProfiles(dir).list()).toThrow(expect.objectContaining({ name: 'TrainerProfileError', message: expect.not.stringContaining(TOKEN) }));
   });
+
+  it('a ray profile: dashboard URL, results folder and GPUs, a token only if given; each kind refuses the other\'s fields by name', () => {
+    const dir = tmp.dir();
+    const profiles = new TrainerProfiles(dir);
+    profiles.put({ name: 'cluster', kind: 'ray', baseUrl: 'http://head:8265', resultsDir: '/shared/awb' });
+    profiles.put({ name: 'gpu', baseUrl: URL, token: TOKEN });
+    expect(profiles.list()).toEqual([
+      { name: 'cluster', baseUrl: 'http://head:8265', hasToken: false, kind: 'ray', resultsDir: '/shared/awb', gpus: 1 },
+      { name: 'gpu', baseUrl: URL, hasToken: true },
+    ]);
+    expect(profiles.get('cluster')).toEqual({ name: 'cluster', kind: 'ray', baseUrl: 'http://head:8265', resultsDir: '/shared/awb' });
+    // A trainer service's entry is written as before (no kind): older awb versions read the file unchanged.
+    expect(read(join(dir, 'trainers.json'))).toEqual({ trainers: [
+      { name: 'cluster', kind: 'ray', baseUrl: 'http://head:8265', resultsDir: '/shared/awb' }, { name: 'gpu', baseUrl: URL },
+    ] });
+    expect(() => profiles.put({ name: 'r', kind: 'ray', baseUrl: 'http://head:8265' })).toThrow(/Trainer profile "r": resultsDir: a ray profile needs its results folder/);
+    expect(() => profiles.put({ name: 'r', kind: 'ray', baseUrl: 'http://head:8265', resultsDir: 'rel/dir' })).toThrow(/resultsDir: an absolute path/);
+    expect(() => profiles.put({ name: 't', baseUrl: URL, token: TOKEN, resultsDir: '/x' })).toThrow(/resultsDir: only a ray profile has a results folder/);
+    expect(() => profiles.put({ name: 't', baseUrl: URL })).toThrow(/token: a trainer service profile needs its token/);
+  });
 });

@@ -26,6 +26,7 @@ describe.skipIf(torchMissing !== null)('Python trainer (resources/trainer)', () 
     dir = mkdtempSync(join(tmpdir(), 'awb-trainer-py-'));
     const fixture = writeGrpoFixture(join(dir, 'fixture'));
     result = spawnSync(PYTHON, ['-m', 'unittest', 'discover', '-v', '-s', 'resources/trainer/tests', '-t', 'resources/trainer'], {
+      // test_ray_submit starts a real Ray head (~20–30 s on 2 busy cores) and runs two tiny jobs on it.
       cwd: ROOT, encoding: 'utf8', timeout: 480_000,
       env: { ...process.env, AWB_TS_FIXTURE: fixture, AWB_TS_OUT: join(dir, 'out'), PYTHONDONTWRITEBYTECODE: '1' },
     });

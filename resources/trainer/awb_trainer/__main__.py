@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import os
 import secrets
-import shutil
 import signal
 import sys
 import threading
@@ -57,15 +56,17 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from .run import run_job
+    from .run import run_job_outcome
 
-    code = run_job(os.path.abspath(args.job), args.events)
+    job = os.path.abspath(args.job)
+    status, error = run_job_outcome(job, args.events)
     if args.results and int(os.environ.get("RANK", "0")) == 0:
-        # Ray workers run in a copy of the working directory: copy the finished job where the researcher can reach it.
-        dest = os.path.join(args.results, os.path.basename(os.path.abspath(args.job)))
-        shutil.copytree(os.path.abspath(args.job), dest, dirs_exist_ok=True, ignore=shutil.ignore_patterns("dataset.tar", "work"))
-        print(f"awb-trainer: job results copied to {dest}", file=sys.stderr)
-    return code
+        from .ray_submit import publish_results
+
+        # Ray workers run in a copy of the working directory: the finished job goes where the workbench can read it.
+        dest = publish_results(job, args.results, status, error)
+        print(f"awb-trainer: job results in {dest}", file=sys.stderr)
+    return 1 if status == "failed" else 0
 
 
 def _ray_submit(args: argparse.Namespace) -> int:
@@ -99,12 +100,12 @@ def main(argv: Optional[list[str]] = None) -> int:
     r = sub.add_parser("run", help="run one job directory (job.json + dataset.tar) to its end")
     r.add_argument("--job", required=True)
     r.add_argument("--events", choices=("file", "stdout"), default="file", help="file: events.jsonl + job.json; stdout: for the service")
-    r.add_argument("--results", help="copy the finished job directory under this path (Ray)")
+    r.add_argument("--results", help="publish the finished job under PATH/<job id> (Ray: shared storage the workbench reads)")
     y = sub.add_parser("ray-submit", help="submit a job directory through the Ray Jobs REST API")
     y.add_argument("--address", required=True, help="Ray dashboard, e.g. http://HEAD:8265")
     y.add_argument("--job", required=True)
     y.add_argument("--gpus", type=int, default=1)
-    y.add_argument("--results", help="path on the cluster's shared storage to copy the finished job to")
+    y.add_argument("--results", help="path on the cluster's shared storage; the finished job goes to PATH/<job id>")
     y.add_argument("--token-env", help="environment variable with a bearer token for the Ray dashboard")
     args = p.parse_args(argv)
     if args.cmd == "serve":

@@ -31,6 +31,12 @@ def _error_code(e: BaseException) -> str:
 
 def run_job(job_dir: str, events: EventsMode) -> int:
     """Exit code 0 when the job succeeded or was cancelled, 1 when it failed."""
+    status, _error = run_job_outcome(job_dir, events)
+    return 1 if status == "failed" else 0
+
+
+def run_job_outcome(job_dir: str, events: EventsMode) -> tuple[str, Optional[dict]]:
+    """The job's final status and error (None unless failed)."""
     record = jobdir.read_job(job_dir)
     dist = None
     ctx: Optional[JobContext] = None
@@ -65,7 +71,7 @@ def run_job(job_dir: str, events: EventsMode) -> int:
     ctx.emit({"type": "result", "status": status, "error": error})
     if events == "file":
         _file_record(job_dir, ctx, status, error)
-    return 1 if status == "failed" else 0
+    return status, error
 
 
 def _file_record(job_dir: str, ctx: JobContext, status: str, error: Optional[dict] = None) -> None:

@@ -1,7 +1,7 @@
 import type { StateCreator } from 'zustand';
 import type { WorkbenchApi } from '../../../../core/api/api.js';
 import type {
-  IterationMetricsRow, PublicTrainerProfile, RemoteJobEvent, RemoteJobInfo, RemoteJobSubmit,
+  IterationMetricsRow, PublicTrainerProfile, RemoteJobEvent, RemoteJobInfo, RemoteJobSubmit, TrainerSave,
 } from '../../../../core/api/types.js';
 import type { OnlineGrpoRunInfo, OnlineGrpoStart } from '../../../../core/api/job-types.js';
 import type { AppState } from '../index.js';
@@ -48,7 +48,7 @@ export interface JobsSlice {
   cancelRemoteJob(id: number): Promise<void>;
   downloadRemoteArtifacts(id: number): Promise<void>;
   registerRemotePolicy(id: number): Promise<void>;
-  saveTrainer(p: { name: string; baseUrl: string; token: string }): Promise<boolean>;
+  saveTrainer(p: TrainerSave): Promise<boolean>;
   removeTrainer(name: string): Promise<void>;
   /** Starts an online GRPO loop; a refusal lands in onlineErrors at its field. */
   startOnlineGrpo(input: OnlineGrpoStart): Promise<OnlineGrpoRunInfo | undefined>;

@@ -1,13 +1,19 @@
 import { useState } from 'react';
 import { appStore, useApp } from '../../store/index.js';
 
-/** Trainer profiles: name and URL; the token is sent once to the workbench, kept in its secret store, never shown. */
+/**
+ * Trainer profiles: name and URL; the token is sent once to the workbench, kept in its secret store, never shown. A Ray
+ * cluster is a profile too: its dashboard URL, the shared results folder, and a token only if the dashboard wants one.
+ */
 export function TrainersPanel() {
   const trainers = useApp((s) => s.trainers);
-  const [form, setForm] = useState({ name: '', baseUrl: 'http://127.0.0.1:8470', token: '' });
+  const [form, setForm] = useState({ name: '', baseUrl: 'http://127.0.0.1:8470', token: '', kind: 'trainer' as 'trainer' | 'ray', resultsDir: '' });
   const st = appStore().getState();
+  const ray = form.kind === 'ray';
   const save = async () => {
-    if (await st.saveTrainer(form)) setForm({ ...form, name: '', token: '' });
+    const { kind, resultsDir, token, ...rest } = form;
+    const p = ray ? { ...rest, kind, resultsDir, ...(token ? { token } : {}) } : { ...rest, token };
+    if (await st.saveTrainer(p)) setForm({ ...form, name: '', token: '' });
   };
   return (
     <div className="panel" data-testid="jobs-trainers">
@@ -18,7 +24,7 @@ export function TrainersPanel() {
           {trainers.map((t) => (
             <tr key={t.name} data-testid={`trainer-${t.name}`}>
               <td className="mono">{t.name}</td>
-              <td className="mono">{t.baseUrl}</td>
+              <td className="mono">{t.baseUrl}{t.kind === 'ray' ? ` (Ray → ${t.resultsDir})` : ''}</td>
               <td><button type="button" onClick={() => void st.removeTrainer(t.name)}>Remove</button></td>
             </tr>
           ))}
@@ -26,10 +32,15 @@ export function TrainersPanel() {
       </table>
       {trainers.length === 0 ? <div className="muted">No trainer yet: start one with python3 -m awb_trainer serve and add it here.</div> : null}
       <div className="row" style={{ flexWrap: 'wrap' }}>
+        <select aria-label="Trainer kind" value={form.kind} onChange={(e) => setForm({ ...form, kind: e.target.value === 'ray' ? 'ray' : 'trainer' })}>
+          <option value="trainer">trainer service</option>
+          <option value="ray">Ray cluster</option>
+        </select>
         <input aria-label="Trainer name" placeholder="name" value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} />
         <input aria-label="Trainer URL" placeholder="http://host:8470" value={form.baseUrl} onChange={(e) => setForm({ ...form, baseUrl: e.target.value })} />
-        <input aria-label="Trainer token" type="password" placeholder="token" value={form.token} onChange={(e) => setForm({ ...form, token: e.target.value })} />
-        <button type="button" disabled={!form.name || !form.baseUrl || !form.token} onClick={() => void save()}>Save</button>
+        {ray ? <input aria-label="Ray results folder" placeholder="/shared/awb-results" value={form.resultsDir} onChange={(e) => setForm({ ...form, resultsDir: e.target.value })} /> : null}
+        <input aria-label="Trainer token" type="password" placeholder={ray ? 'token (if the dashboard asks)' : 'token'} value={form.token} onChange={(e) => setForm({ ...form, token: e.target.value })} />
+        <button type="button" disabled={!form.name || !form.baseUrl || (ray ? !form.resultsDir : !form.token)} onClick={() => void save()}>Save</button>
       </div>
     </div>
   );

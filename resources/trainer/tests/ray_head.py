@@ -1,0 +1,187 @@
+"""A real Ray head on loopback for tests and benchmarks: `ray start --head --block` in a session of its own, every port
+picked free (so it runs beside other engineers' heads), its own --temp-dir, the dashboard (Jobs API) on 127.0.0.1.
+
+Stopping never uses `ray stop` (it kills every Ray process on the machine): SIGTERM to our `ray start --block`, which
+shuts down the processes it started; then SIGKILL to its process group and to any process whose command line names
+our temp dir (raylet, gcs_server, dashboard, workers all carry the session folder in their arguments).
+
+Also a CLI for the TypeScript tests and the bench (one implementation):
+    python -m tests.ray_head          prints {"dashboard", "tempDir", "pid", "startupS"} as one line, stops on stdin EOF
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from typing import Optional
+
+# The trainer's venv (./scripts/setup; AWB_PYTHON names another), whatever Python runs this: Ray is installed there.
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+VENV_BIN = os.path.dirname(os.environ["AWB_PYTHON"]) if os.environ.get("AWB_PYTHON") else os.path.join(REPO, ".venv", "bin")
+RAY = os.path.join(VENV_BIN, "ray")
+
+
+class RayHeadError(Exception):
+    def __init__(self, reason: str, log_tail: str = ""):
+        super().__init__(f"Ray head: {reason}" + (f"\n{log_tail}" if log_tail else ""))
+
+
+def _free_ports(n: int) -> list[int]:
+    socks = []
+    try:
+        for _ in range(n):
+            s = socket.socket()
+            s.bind(("127.0.0.1", 0))
+            socks.append(s)
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
+class RayHead:
+    def __init__(self, num_cpus: int = 1, timeout_s: float = 90.0):
+        self.num_cpus = num_cpus
+        self.timeout_s = timeout_s
+        # Short: Ray puts unix sockets under it (108-byte limit).
+        self.temp_dir = tempfile.mkdtemp(prefix="awbray-", dir="/tmp")
+        self.proc: Optional[subprocess.Popen] = None
+        self.dashboard = ""
+        self.startup_s = 0.0
+
+    def start(self) -> "RayHead":
+        if not os.path.exists(RAY):
+            raise RayHeadError(f"{RAY} does not exist: the trainer's venv is missing (run ./scripts/setup)")
+        gcs, dash, agent_http, agent_grpc, node_mgr, obj_mgr, client, metrics, rt_env, *workers = _free_ports(9 + 8)
+        args = [
+            RAY, "start", "--head", "--block", "--disable-usage-stats", "--include-dashboard=true",
+            "--node-ip-address", "127.0.0.1", "--dashboard-host", "127.0.0.1", "--port", str(gcs),
+            "--dashboard-port", str(dash), "--dashboard-agent-listen-port", str(agent_http),
+            "--dashboard-agent-grpc-port", str(agent_grpc), "--node-manager-port", str(node_mgr),
+            "--object-manager-port", str(obj_mgr), "--ray-client-server-port", str(client),
+            "--metrics-export-port", str(metrics), "--runtime-env-agent-port", str(rt_env),
+            "--worker-port-list", ",".join(map(str, workers)), "--num-cpus", str(self.num_cpus), "--num-gpus", "0",
+            "--object-store-memory", str(100 * 1024 * 1024), "--temp-dir", self.temp_dir, "--log-style", "record",
+        ]
+        # The jobs' entrypoint says `python3`: the venv's, as on a cluster where Ray's Python is first on PATH.
+        env = {**os.environ, "PATH": VENV_BIN + os.pathsep + os.environ.get("PATH", ""), "RAY_USAGE_STATS_ENABLED": "0",
+               "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
+        self.dashboard = f"http://127.0.0.1:{dash}"
+        t0 = time.monotonic()
+        log = open(os.path.join(self.temp_dir, "ray-start.log"), "wb")
+        self.proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
+                                     start_new_session=True)
+        log.close()
+        try:
+            self._wait_ready(t0)
+        except BaseException:
+            self.stop()
+            raise
+        self.startup_s = time.monotonic() - t0
+        return self
+
+    def _log_tail(self) -> str:
+        try:
+            with open(os.path.join(self.temp_dir, "ray-start.log"), "r", encoding="utf-8", errors="replace") as f:
+                return "".join(f.readlines()[-20:])
+        except OSError:
+            return ""
+
+    def _wait_ready(self, t0: float) -> None:
+        """Ready when the Jobs API answers a list: the job agent is up (a submit before that gets a 500)."""
+        assert self.proc is not None
+        while time.monotonic() - t0 < self.timeout_s:
+            if self.proc.poll() is not None:
+                raise RayHeadError(f"ray start exited with code {self.proc.returncode}", self._log_tail())
+            try:
+                with urllib.request.urlopen(f"{self.dashboard}/api/jobs/", timeout=2) as r:
+                    if r.status == 200 and self._agent_ready():
+                        return
+            except OSError:
+                pass
+            time.sleep(0.25)
+        raise RayHeadError(f"the dashboard at {self.dashboard} did not answer within {self.timeout_s} s", self._log_tail())
+
+    def _agent_ready(self) -> bool:
+        # The head picks a job agent from the live nodes; the node's agent registers a little after the dashboard.
+        try:
+            with urllib.request.urlopen(f"{self.dashboard}/nodes?view=summary", timeout=2) as r:
+                return bool(json.load(r).get("data", {}).get("summary"))
+        except (OSError, ValueError):
+            return False
+
+    def own_pids(self) -> list[int]:
+        """Processes whose command line names our temp dir or that run inside it (a job's entrypoint runs in its
+        unpacked working_dir), and our `ray start`'s group: never another head's."""
+        pids = set()
+        mine = os.getpid()
+        pgid = self.proc.pid if self.proc is not None else None
+        for d in os.listdir("/proc"):
+            if not d.isdigit() or int(d) == mine:
+                continue
+            try:
+                with open(f"/proc/{d}/cmdline", "rb") as f:
+                    cmd = f.read()
+                cwd = os.readlink(f"/proc/{d}/cwd")
+                if self.temp_dir.encode() in cmd or cwd.startswith(self.temp_dir) or (pgid is not None and os.getpgid(int(d)) == pgid):
+                    pids.add(int(d))
+            except (OSError, ProcessLookupError):
+                continue
+        return sorted(pids)
+
+    def kill(self) -> None:
+        """The head disappears at once (SIGKILL to all of ours), as a crashed head node would."""
+        for pid in self.own_pids():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                pass
+        deadline = time.monotonic() + 5
+        while self.own_pids() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        self.kill()
+        if self.proc is not None:
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+        shutil.rmtree(self.temp_dir, ignore_errors=True)
+
+
+def main() -> int:
+    head = RayHead(num_cpus=int(os.environ.get("AWB_RAY_CPUS", "1")))
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: (head.stop(), os._exit(0)))
+    try:
+        head.start()
+    except RayHeadError as e:
+        print(json.dumps({"error": str(e)}), flush=True)
+        return 1
+    print(json.dumps({"dashboard": head.dashboard, "tempDir": head.temp_dir, "pid": head.proc.pid, "startupS": round(head.startup_s, 2)}), flush=True)
+    # Commands on stdin: "kill" (the head disappears, for fault tests); EOF stops it.
+    for line in sys.stdin:
+        if line.strip() == "kill":
+            head.kill()
+            print(json.dumps({"killed": True}), flush=True)
+    head.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
