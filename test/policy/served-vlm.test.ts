@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ServerResponse } from 'node:http';
 import { main } from '../../core/cli/main.js';
 import { SimDroid } from '../../emulators/simdroid/simdroid.js';
 import { runEpisode } from '../../core/episode/runner.js';
 import { instantiate } from '../../core/tasks/instance.js';
 import { getTemplate } from '../../core/tasks/registry.js';
-import { createRun, exportEpisodes, loadTrajectory, openStore, StoreRecorder, type EpisodeId } from '../../core/store/index.js';
+import { createRun, exportEpisodes, importEpisodes, loadTrajectory, openStore, StoreRecorder, type EpisodeId } from '../../core/store/index.js';
 import { pngSize, smartResize, VlmPolicy, type ChatMessage, type VlmPolicySettingsInput } from '../../core/policy/vlm/index.js';
 import { startFakeChat, type FakeChat } from '../helpers/fake-chat.js';
 import { tempDir } from '../store/helpers.js';
@@ -75,6 +76,11 @@ describe('awb run --policy vlm against transformers serve (tiny Qwen2.5-VL)', ()
         const line = JSON.parse(readFileSync(join(dir, 'episodes.jsonl'), 'utf8').trim());
         expect(line.steps[0].usage).toEqual({ prompt_tokens: t.steps[0]!.usage!.promptTokens, completion_tokens: t.steps[0]!.usage!.completionTokens });
         expect(line.steps[0].timings.request_ms).toBe(t.steps[0]!.timings.requestMs);
+        // … and an import reads them back.
+        const other = openStore(':memory:');
+        const { imported } = await importEpisodes(other, dir);
+        expect(loadTrajectory(other, imported[0]!).steps.map((x) => [x.usage, x.timings.requestMs])).toEqual(t.steps.map((x) => [x.usage, x.timings.requestMs]));
+        other.close();
       } finally {
         store.close();
       }
@@ -117,7 +123,7 @@ describe('bad answers end the episode cleanly, keeping what was recorded', () =>
   afterAll(async () => proxy?.close());
 
   /** Forwards requests to the real server, but answers request `k` (0-based) with `bad` instead. */
-  async function proxyWith(k: number, bad: (res: import('node:http').ServerResponse) => void) {
+  async function proxyWith(k: number, bad: (res: ServerResponse) => void) {
     await proxy?.close();
     let n = 0;
     proxy = await startFakeChat((req, res) => {
@@ -156,11 +162,12 @@ describe('bad answers end the episode cleanly, keeping what was recorded', () =>
     expect(s.error.message).toMatch(/HTTP 422: .*Unexpected fields in the request: .*mm_processor_kwargs.*\(after 1 attempt\)$/);
   }, 60_000);
 
+  type Bad = (res: ServerResponse) => void;
   for (const [what, bad, message] of [
-    ['not JSON', (res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>502 Bad Gateway</html>'), /the endpoint's reply is not JSON/],
-    ['JSON without choices', (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"object":"error","message":"overloaded"}'), /not a chat completion \(no choices/],
-    ['a 500', (res) => res.writeHead(500).end('boom'), /HTTP 500: boom/],
-  ] as const) {
+    ['not JSON', (res: ServerResponse) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>502 Bad Gateway</html>'), /the endpoint's reply is not JSON/],
+    ['JSON without choices', (res: ServerResponse) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"object":"error","message":"overloaded"}'), /not a chat completion \(no choices/],
+    ['a 500', (res: ServerResponse) => res.writeHead(500).end('boom'), /HTTP 500: boom/],
+  ] as Array<[string, Bad, RegExp]>) {
     it(`a reply that is ${what} at the second step: the first step (a real completion) is kept, the error is one line`, async () => {
       const p = await proxyWith(1, bad);
       const { s, t } = await runVia(`${p.url}/v1`, served.model);
