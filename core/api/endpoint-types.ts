@@ -1,13 +1,14 @@
 import type { CoordinateSpace } from '../policy/vlm/geometry.js';
 import type { VlmFormatId } from '../policy/vlm/format.js';
 import type { VlmPolicySettings } from '../policy/vlm/settings.js';
+import type { VlmServer } from '../policy/vlm/server.js';
 
 /**
  * VLM endpoint profiles as the API and the Settings view see them (core/policy/vlm/profiles.ts does
  * the work; docs/policy-vlm.md "Endpoint profiles"). A key never appears here: a profile shows
  * whether one is kept for it (`hasKey`), and a key travels only into saveEndpoint.
  */
-export type { CoordinateSpace, VlmFormatId };
+export type { CoordinateSpace, VlmFormatId, VlmServer };
 
 /** A profile's stored settings: the VLM policy settings without `endpoint.apiKey`. */
 export type EndpointSettings = Omit<VlmPolicySettings, 'endpoint'> & { endpoint: Omit<VlmPolicySettings['endpoint'], 'apiKey'> };

@@ -24,7 +24,7 @@ export type {
   AdaptMethod, AdaptProgress, AdaptRegime, AppEvalResult, HomeMode, TemplateDelta, TemplateRate,
 } from './adaptation-types.js';
 
-export type { CoordinateSpace, EndpointInfo, EndpointSave, EndpointSettings, EndpointTestResult, VlmFormatId } from './endpoint-types.js';
+export type { CoordinateSpace, EndpointInfo, EndpointSave, EndpointSettings, EndpointTestResult, VlmFormatId, VlmServer } from './endpoint-types.js';
 export type { PublicTrainerProfile, RemoteJobEvent, RemoteJobInfo, RemoteJobStatus, RemoteJobSubmit, RemoteSubmitKind, TrainerSave } from './job-types.js';
 export { REMOTE_SUBMIT_KINDS } from './job-types.js';
 export type DeviceKind = 'simdroid' | 'emulator' | 'device';

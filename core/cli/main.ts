@@ -60,12 +60,13 @@ Usage:
   awb tasks list [--app APP] [--json]          the task templates
   awb tasks show TEMPLATE [--seed S] [--json]  one instance: instruction, parameters, subgoals
   awb run --task TEMPLATE [--seed S] [--policy oracle|random|vlm|human|replay|onnx:FILE] [--from EPISODE [--replay-steps K]]
-          [--max-steps N] [--screenshots DIR] [--db PATH] [--no-record] [--subgoals] [--json]
+          [--max-steps N] [--on-malformed end|continue] [--screenshots DIR] [--db PATH] [--no-record] [--subgoals] [--json]
                                                one episode on the embedded SimDroid, recorded
           --policy vlm: --endpoint NAME | --base-url URL --model M [--format androidworld|ui-tars|mobilerl|qwen-mobile-use]
           [--coordinates screen|image|relative-1000|smart-resize] [--api-key-env VAR] [--temperature T] [--max-tokens N]
           [--timeout-ms MS] [--retries N] [--max-concurrency N] [--history K] [--history-style summary|turns]
-          [--history-images N] [--tree on|off]   (docs/policy-vlm.md)
+          [--history-images N] [--tree on|off] [--server vllm|transformers|other] [--min-pixels N] [--max-pixels N]
+                                               (docs/policy-vlm.md)
   awb suite run [--split unseen-instance|unseen-template|unseen-app|all] [--part train|test|adapt]
                 [--policy oracle|random|vlm (+ the vlm flags)] [--parallel N] [--limit N] [--screenshots none|half|full] [--name NAME] [--subgoals] [--json]
   awb suite run --resume RUN_ID                every instance of a split part, recorded; resume a killed run

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { COORDINATE_SPACES } from '../policy/vlm/geometry.js';
 import { VLM_FORMAT_IDS } from '../policy/vlm/format.js';
 import { EndpointProfiles } from '../policy/vlm/profiles.js';
+import { VLM_SERVERS } from '../policy/vlm/server.js';
 import { VlmPolicySettings, type VlmPolicySettingsInput } from '../policy/vlm/settings.js';
 import type { PolicyName } from '../policy/registry.js';
 import { OnnxPolicyDimsError, OnnxPolicyFileError, OnnxPolicyModel, OnnxRuntimeUnavailableError } from '../policy/onnx/index.js';
@@ -52,6 +53,7 @@ export const vlmFlagOptions: Options = {
   coordinates: { type: 'string' }, 'api-key-env': { type: 'string' }, temperature: { type: 'string' }, 'max-tokens': { type: 'string' },
   'timeout-ms': { type: 'string' }, retries: { type: 'string' }, 'max-concurrency': { type: 'string' }, history: { type: 'string' },
   tree: { type: 'string' }, 'history-style': { type: 'string' }, 'history-images': { type: 'string' },
+  server: { type: 'string' }, 'min-pixels': { type: 'string' }, 'max-pixels': { type: 'string' },
 };
 
 const num = (flag: string) => z.string().transform((s, ctx) => {
@@ -80,11 +82,15 @@ export const VlmFlagValues = {
   tree: z.enum(['on', 'off']).optional(),
   'history-style': z.enum(['summary', 'turns']).optional(),
   'history-images': num('--history-images').optional(),
+  server: z.enum(VLM_SERVERS).optional(),
+  'min-pixels': num('--min-pixels').optional(),
+  'max-pixels': num('--max-pixels').optional(),
 };
 type VlmFlags = { [K in keyof typeof VlmFlagValues]?: z.infer<(typeof VlmFlagValues)[K]> };
 
 export const VLM_USAGE = '--policy vlm (--endpoint NAME | --base-url URL --model M) [--format androidworld|ui-tars|mobilerl|qwen-mobile-use] [--coordinates screen|image|relative-1000|smart-resize]\n'
-  + '              [--api-key-env VAR] [--temperature T] [--max-tokens N] [--timeout-ms MS] [--retries N] [--max-concurrency N] [--history K] [--history-style summary|turns] [--history-images N] [--tree on|off]';
+  + '              [--api-key-env VAR] [--temperature T] [--max-tokens N] [--timeout-ms MS] [--retries N] [--max-concurrency N] [--history K] [--history-style summary|turns] [--history-images N] [--tree on|off]\n'
+  + '              [--server vllm|transformers|other] [--min-pixels N] [--max-pixels N]';
 
 const VLM_FLAG_NAMES = Object.keys(VlmFlagValues);
 
@@ -118,6 +124,7 @@ export function vlmSettingsFromFlags(v: VlmFlags, profiles: EndpointProfiles = E
   if (v['timeout-ms'] !== undefined) endpoint.timeoutMs = v['timeout-ms'];
   if (v.retries !== undefined) endpoint.retries = v.retries;
   if (v['max-concurrency'] !== undefined) endpoint.maxConcurrency = v['max-concurrency'];
+  if (v.server) endpoint.server = v.server;
   const merged: Record<string, unknown> = { ...base, endpoint };
   if (v.format) merged.format = v.format;
   if (v.coordinates) merged.coordinates = v.coordinates;
@@ -127,6 +134,8 @@ export function vlmSettingsFromFlags(v: VlmFlags, profiles: EndpointProfiles = E
   if (v.tree) merged.accessibilityTree = v.tree === 'on';
   if (v['history-style']) merged.historyStyle = v['history-style'];
   if (v['history-images'] !== undefined) merged.historyImages = v['history-images'];
+  if (v['min-pixels'] !== undefined) merged.minPixels = v['min-pixels'];
+  if (v['max-pixels'] !== undefined) merged.maxPixels = v['max-pixels'];
   const r = VlmPolicySettings.safeParse(merged);
   if (!r.success) throw new UsageError(`VLM settings: ${formatIssues(r.error.issues, { root: '(settings)' })}`);
   return r.data;

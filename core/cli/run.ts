@@ -32,6 +32,7 @@ const Flags = z.object({
   'no-record': z.boolean().optional(),
   subgoals: z.boolean().optional(),
   device: z.string().optional(),
+  'on-malformed': z.enum(['end', 'continue']).optional(),
   ...TargetValues,
   ...VlmFlagValues,
 });
@@ -44,13 +45,14 @@ const Flags = z.object({
  * in ONNX Runtime (greedy; the run config records the file's path and sha256). `--subgoals` also records SimDroid's
  * ground-truth subgoal progress per step (for the reward framework's accuracy checks, docs/rewards.md),
  * with the episode's end; on the embedded SimDroid or one served over adb (`--device`), not on
- * another device.
+ * another device. `--on-malformed continue` records an output that is not an action and goes on
+ * (default: end the episode, but for --policy human).
  */
 export async function runCommand(argv: string[], io: Io): Promise<number> {
   const { values } = parseFlags(argv, {
     task: { type: 'string' }, seed: { type: 'string' }, policy: { type: 'string' }, from: { type: 'string' },
     'replay-steps': { type: 'string' }, json: { type: 'boolean' }, 'max-steps': { type: 'string' }, screenshots: { type: 'string' },
-    db: { type: 'string' }, 'no-record': { type: 'boolean' }, subgoals: { type: 'boolean' }, device: { type: 'string' }, ...targetFlags, ...vlmFlagOptions,
+    db: { type: 'string' }, 'no-record': { type: 'boolean' }, subgoals: { type: 'boolean' }, device: { type: 'string' }, 'on-malformed': { type: 'string' }, ...targetFlags, ...vlmFlagOptions,
   }, Flags);
   refuseStrayVlmFlags(values, values.policy);
   // Validated before the device is opened: a bad endpoint setting is a usage error.
@@ -115,7 +117,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     if (shotDir) mkdirSync(shotDir, { recursive: true });
 
     const result = await runEpisode({
-      device, instance, policy, screenshots: 'half', onMalformed: human ? 'continue' : 'end',
+      device, instance, policy, screenshots: 'half', onMalformed: values['on-malformed'] ?? (human ? 'continue' : 'end'),
       ...(recorder ? { recorder } : {}),
       ...(values['max-steps'] ? { maxSteps: values['max-steps'] } : {}),
       ...(tracker ? { onStepDone: tracker.onStepDone } : {}),
@@ -146,6 +148,9 @@ function episodeSummary(r: EpisodeResult) {
   return {
     template: r.templateId, seed: r.seed, policy: r.policy, instruction: r.instruction, success: r.success, status: r.status,
     steps: r.steps.length, terminatedBy: r.terminatedBy, answer: r.outcome.answer ?? null, error: r.error ?? null, timings: r.timings,
-    actions: r.steps.map((s) => ({ action: s.action ?? s.raw, description: s.description ?? null, error: s.error ?? null })),
+    actions: r.steps.map((s) => ({
+      action: s.action ?? s.raw, description: s.description ?? null, error: s.error ?? null,
+      ...(s.timings.requestMs !== undefined ? { requestMs: Math.round(s.timings.requestMs) } : {}), ...(s.usage ? { usage: s.usage } : {}),
+    })),
   };
 }

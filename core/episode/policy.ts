@@ -1,6 +1,6 @@
 import type { Observation } from '../device/observation.js';
 import type { TaskInstance } from '../tasks/instance.js';
-import type { Candidate, StepRecord } from './record.js';
+import type { Candidate, StepRecord, TokenUsage } from './record.js';
 
 export type { Candidate } from './record.js';
 
@@ -17,6 +17,10 @@ export interface PolicyDecision {
   action: unknown;
   thought?: string;
   candidates?: Candidate[];
+  /** A served model's answer time (the request, retries included), recorded as the step's timings.requestMs. */
+  requestMs?: number;
+  /** A served model's token counts for the request, recorded as the step's usage. */
+  usage?: TokenUsage;
 }
 
 /** Anything that picks actions: a scripted oracle, a random agent, a trained policy, a person. */

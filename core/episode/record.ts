@@ -2,6 +2,9 @@ import type { Action } from '../actions/schema.js';
 import type { ForegroundApp, ScreenInfo } from '../device/device.js';
 import type { Bounds } from '../a11y/ui-tree.js';
 import type { EpisodeOutcome } from '../tasks/task.js';
+import type { TokenUsage } from '../llm/chat-client.js';
+
+export type { TokenUsage } from '../llm/chat-client.js';
 
 /**
  * What an episode leaves behind: the data the runner produces, the trajectory store keeps, the
@@ -25,6 +28,8 @@ export interface StepTimings {
   actMs: number;
   /** Waiting until the screen is stable after acting. */
   settleMs: number;
+  /** Of policyMs, the model server's answer: the request's wall time, retries included (VLM policies). */
+  requestMs?: number;
 }
 
 export interface StepRecord {
@@ -47,6 +52,8 @@ export interface StepRecord {
   /** The element the action touched, for overlays in the replay viewer. */
   target?: { ordinal: number; bounds: Bounds; label: string };
   timings: StepTimings;
+  /** The model server's token counts for this step's request, when it reported them (VLM policies). */
+  usage?: TokenUsage;
   /** Wall-clock time the step started (epoch ms). */
   startedAt: number;
 }

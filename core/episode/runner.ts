@@ -189,6 +189,8 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<EpisodeResult
       };
       if (decision.thought !== undefined) step.thought = decision.thought;
       if (decision.candidates !== undefined) step.candidates = decision.candidates;
+      if (decision.requestMs !== undefined) step.timings.requestMs = decision.requestMs;
+      if (decision.usage !== undefined) step.usage = decision.usage;
       if (overridden) step.overridden = true;
 
       let action: Action | undefined;

@@ -40,8 +40,16 @@ const ChatCompletion = z.object({
     message: z.object({ content: z.string() }),
     logprobs: z.object({ content: z.array(TokenLogprob.extend({ top_logprobs: z.array(TokenLogprob).optional() })).nullish() }).nullish(),
   })).min(1),
+  // Optional in the OpenAI schema; a malformed one is dropped rather than failing an otherwise good completion.
+  usage: z.object({ prompt_tokens: z.int().min(0), completion_tokens: z.int().min(0) }).nullish().catch(undefined),
 });
 export type ChatChoice = z.infer<typeof ChatCompletion>['choices'][number];
+
+/** The server's token counts for one completion (its `usage`), when it sent them. */
+export interface TokenUsage {
+  promptTokens: number;
+  completionTokens: number;
+}
 
 /**
  * A finished exchange: the first choice, or why there is none. `endpoint`: unreachable, too slow or
@@ -49,7 +57,7 @@ export type ChatChoice = z.infer<typeof ChatCompletion>['choices'][number];
  * not a chat completion (`body` holds it).
  */
 export type ChatResult =
-  | { ok: true; choice: ChatChoice; attempts: number }
+  | { ok: true; choice: ChatChoice; attempts: number; usage?: TokenUsage }
   | { ok: false; kind: 'endpoint'; reason: string; attempts: number }
   | { ok: false; kind: 'reply'; reason: string; attempts: number; body: string };
 
@@ -141,6 +149,8 @@ export class ChatClient {
     if (!parsed.success) {
       return { done: { ok: false, kind: 'reply', reason: `the reply is not a chat completion (no choices[0].message.content): ${JSON.stringify(json).slice(0, 120)}`, attempts, body: text } };
     }
-    return { done: { ok: true, choice: parsed.data.choices[0]!, attempts } };
+    const u = parsed.data.usage;
+    const usage = u ? { usage: { promptTokens: u.prompt_tokens, completionTokens: u.completion_tokens } } : {};
+    return { done: { ok: true, choice: parsed.data.choices[0]!, attempts, ...usage } };
   }
 }

@@ -39,7 +39,11 @@ function stepToLine(s: StoredStep): StepLine {
     index: s.index, started_at: s.startedAt, raw: s.raw, action: s.action ?? null, description: s.description ?? null,
     thought: s.thought ?? null, candidates: s.candidates ?? null, error: s.error ?? null, overridden: s.overridden ?? false,
     foreground: s.foreground, target: s.target ?? null,
-    timings: { observe_ms: s.timings.observeMs, policy_ms: s.timings.policyMs, act_ms: s.timings.actMs, settle_ms: s.timings.settleMs },
+    timings: {
+      observe_ms: s.timings.observeMs, policy_ms: s.timings.policyMs, act_ms: s.timings.actMs, settle_ms: s.timings.settleMs,
+      request_ms: s.timings.requestMs ?? null,
+    },
+    usage: s.usage ? { prompt_tokens: s.usage.promptTokens, completion_tokens: s.usage.completionTokens } : null,
     rewards: s.rewards,
     unscored: s.unscored ?? {},
     screenshot: s.screenshot && screenshotPath(s.screenshot),

@@ -44,7 +44,13 @@ export const StepLine = z.object({
     bounds: z.object({ left: z.number(), top: z.number(), right: z.number(), bottom: z.number() }),
     label: z.string(),
   }).nullable(),
-  timings: z.object({ observe_ms: z.number(), policy_ms: z.number(), act_ms: z.number(), settle_ms: z.number() }),
+  timings: z.object({
+    observe_ms: z.number(), policy_ms: z.number(), act_ms: z.number(), settle_ms: z.number(),
+    /** Of policy_ms, a served model's answer time (added within version 1: absent in older files and for other policies). */
+    request_ms: z.number().min(0).nullable().default(null),
+  }),
+  /** A served model's token counts for the step's request, when it reported them (added within version 1). */
+  usage: z.object({ prompt_tokens: z.int().min(0), completion_tokens: z.int().min(0) }).nullable().default(null),
   rewards: z.record(z.string(), Reward),
   /** Kinds that could not score this step, with why (added within version 1: absent in older files). */
   unscored: z.record(z.string(), z.string().refine((r) => r.trim().length > 0, 'an unscored reward needs a reason')).default({}),

@@ -159,6 +159,8 @@ function lineToStep(s: StepLine): StepRecord {
   if (s.error !== null) step.error = s.error;
   if (s.overridden) step.overridden = true;
   if (s.target !== null) step.target = s.target;
+  if (s.timings.request_ms !== null) step.timings.requestMs = s.timings.request_ms;
+  if (s.usage !== null) step.usage = { promptTokens: s.usage.prompt_tokens, completionTokens: s.usage.completion_tokens };
   return step;
 }
 

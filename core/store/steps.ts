@@ -39,6 +39,8 @@ interface StepRow {
   target: string | null;
   timings: string;
   started_at: number;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
   screenshot: string | null;
   tree: string | null;
 }
@@ -60,6 +62,8 @@ function stepToRow(step: StepRecord, screenshot: string | null, tree: string | n
     target: step.target ? JSON.stringify(step.target) : null,
     timings: JSON.stringify(step.timings),
     started_at: step.startedAt,
+    prompt_tokens: step.usage?.promptTokens ?? null,
+    completion_tokens: step.usage?.completionTokens ?? null,
     screenshot,
     tree,
   };
@@ -84,6 +88,7 @@ function rowToStep(r: StepRow, rewards: Record<string, Reward>): StoredStep {
   if (r.error_name !== null) step.error = { name: r.error_name, message: r.error_message ?? '' };
   if (r.overridden) step.overridden = true;
   if (r.target !== null) step.target = fromJson<{ ordinal: number; bounds: Bounds; label: string }>(r.target);
+  if (r.prompt_tokens !== null && r.completion_tokens !== null) step.usage = { promptTokens: r.prompt_tokens, completionTokens: r.completion_tokens };
   return step;
 }
 
@@ -91,9 +96,9 @@ function rowToStep(r: StepRow, rewards: Record<string, Reward>): StoredStep {
 export function insertStep(db: WritableDB, episodeId: EpisodeId, step: StepRecord, screenshot: string | null, tree: string | null): void {
   prepare(db, `
     INSERT INTO steps (episode_id, idx, raw, action, action_type, description, thought, candidates, error_name, error_message,
-      overridden, foreground_package, foreground_activity, target, timings, started_at, screenshot, tree)
+      overridden, foreground_package, foreground_activity, target, timings, started_at, prompt_tokens, completion_tokens, screenshot, tree)
     VALUES (@episode_id, @idx, @raw, @action, @action_type, @description, @thought, @candidates, @error_name, @error_message,
-      @overridden, @foreground_package, @foreground_activity, @target, @timings, @started_at, @screenshot, @tree)`)
+      @overridden, @foreground_package, @foreground_activity, @target, @timings, @started_at, @prompt_tokens, @completion_tokens, @screenshot, @tree)`)
     .run({ episode_id: episodeId, ...stepToRow(step, screenshot, tree) });
   prepare(db, 'UPDATE episodes SET steps_count = steps_count + 1 WHERE id = ?').run(episodeId);
 }
@@ -120,7 +125,7 @@ export function loadSteps(db: ReadableDB, episodeId: EpisodeId): StoredStep[] {
   const unscored = loadUnscored(db, episodeId);
   return prepare<[number], StepRow>(db, `
     SELECT idx, raw, action, action_type, description, thought, candidates, error_name, error_message, overridden,
-      foreground_package, foreground_activity, target, timings, started_at, screenshot, tree
+      foreground_package, foreground_activity, target, timings, started_at, prompt_tokens, completion_tokens, screenshot, tree
     FROM steps WHERE episode_id = ? ORDER BY idx`).all(episodeId).map((r) => {
     const step = rowToStep(r, rewards.get(r.idx) ?? {});
     const why = unscored.get(r.idx);

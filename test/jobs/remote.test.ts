@@ -37,7 +37,7 @@ describe('remote_jobs store (migration 0005)', () => {
     const file = join(tmp.dir(), 'old.db');
     const legacy = openStore(file);
     legacy.pragma('user_version = 4');
-    legacy.exec('DROP TABLE remote_jobs; DROP TABLE training_rollouts'); // what version 4 did not have yet
+    legacy.exec('DROP TABLE remote_jobs; DROP TABLE training_rollouts; ALTER TABLE steps DROP COLUMN completion_tokens; ALTER TABLE steps DROP COLUMN prompt_tokens'); // what version 4 did not have yet
     legacy.exec(`INSERT INTO runs (uid, kind, name, status, created_at) VALUES ('u1', 'suite', 'kept', 'finished', 1)`);
     legacy.close();
     const db2 = openStore(file);

@@ -23,7 +23,7 @@ describe('the endpoint form and the endpoints slice against the real workbench (
     expect(saveInputOf(d)).toEqual({
       name: 'p',
       settings: {
-        endpoint: { baseUrl: 'http://127.0.0.1:8000/v1', model: 'm', timeoutMs: 60000, maxConcurrency: 4 },
+        endpoint: { baseUrl: 'http://127.0.0.1:8000/v1', model: 'm', server: 'vllm', timeoutMs: 60000, maxConcurrency: 4 },
         format: 'androidworld', temperature: 0.3, maxTokens: 'lots', historySteps: 4, coordinates: 'screen',
       },
     });

@@ -106,4 +106,27 @@ describe('store migrations', () => {
     expect(schemaVersion(raw)).toBe(1);
     raw.close();
   });
+
+  it('version 7 adds each step\'s server usage to a version-6 store: old steps read without it, half a usage is refused', async () => {
+    const { recordEpisode, scriptedPolicy } = await import('./helpers.js');
+    const { loadSteps } = await import('../../core/store/steps.js');
+    const { SimDroid } = await import('../../emulators/simdroid/simdroid.js');
+    const path = join(tmp.dir, 'v6.db');
+    const db = openStore(path);
+    const device = new SimDroid({ serial: 'simdroid-migration-7' });
+    const { id } = await recordEpisode(db, createRun(db, { kind: 'single', name: 'old' }).id, device, 'ClockStopwatchRun', 0,
+      scriptedPolicy('p', [{ action: { action_type: 'navigate_home' } }]));
+    device.close();
+    // What version 6 had: no usage columns.
+    db.exec('ALTER TABLE steps DROP COLUMN completion_tokens; ALTER TABLE steps DROP COLUMN prompt_tokens');
+    db.pragma('user_version = 6');
+    db.close();
+    const again = openStore(path);
+    expect(schemaVersion(again)).toBe(7);
+    expect(loadSteps(again, id)[0]!.usage).toBeUndefined();
+    again.prepare('UPDATE steps SET prompt_tokens = 812, completion_tokens = 16').run();
+    expect(loadSteps(again, id)[0]!.usage).toEqual({ promptTokens: 812, completionTokens: 16 });
+    expect(() => again.prepare('UPDATE steps SET completion_tokens = NULL').run()).toThrow(/CHECK constraint/);
+    again.close();
+  });
 });

@@ -1,4 +1,4 @@
-import { ChatClient, type ChatClientDeps } from '../../llm/chat-client.js';
+import { ChatClient, type ChatClientDeps, type TokenUsage } from '../../llm/chat-client.js';
 import { redact } from '../../llm/redact.js';
 import { endpointSemaphore, type Semaphore } from '../../llm/semaphore.js';
 import { MissingApiKeyError, VlmEndpointError } from './errors.js';
@@ -12,6 +12,8 @@ export interface Completion {
   latencyMs: number;
   /** Time spent waiting for the endpoint's concurrency permit. */
   queuedMs: number;
+  /** The server's token counts, when its reply had `usage`. */
+  usage?: TokenUsage;
 }
 
 /** The key the settings resolve to: given, or read from the named variable (MissingApiKeyError when unset). */
@@ -56,7 +58,7 @@ export class VlmClient {
       const r = await this.chat.complete({ messages, ...params }, signal);
       const latencyMs = performance.now() - t0;
       if (!r.ok) throw new VlmEndpointError(this.label, r.kind, this.scrub(r.reason), r.attempts);
-      return { text: this.scrub(r.choice.message.content), attempts: r.attempts, latencyMs, queuedMs: t0 - queued };
+      return { text: this.scrub(r.choice.message.content), attempts: r.attempts, latencyMs, queuedMs: t0 - queued, ...(r.usage ? { usage: r.usage } : {}) };
     }, signal);
   }
 }

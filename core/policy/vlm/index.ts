@@ -4,6 +4,7 @@ export { VLM_FORMATS, vlmFormat } from './formats/index.js';
 export { COORDINATE_SPACES, CoordinateSpace, smartResize, pngSize, toScreen, fromScreen } from './geometry.js';
 export { VlmFormatError, VlmCoordinateError, VlmEndpointError, UnknownVlmFormatError, EndpointProfileError, MissingApiKeyError } from './errors.js';
 export { VlmEndpointSettings, VlmPolicySettings, type VlmPolicySettingsInput } from './settings.js';
+export { VLM_SERVERS, VlmServer, pixelFields } from './server.js';
 export { EndpointProfiles, type EndpointProfile } from './profiles.js';
 export { PlainFileSecretStore, type SecretStore } from '../../util/secret-store.js';
 export { VlmClient, resolveApiKey, type Completion } from './client.js';

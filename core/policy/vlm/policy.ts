@@ -8,7 +8,9 @@ import type { ActionFormat, ParseContext, PromptContext } from './format.js';
 import { vlmFormat } from './formats/index.js';
 import { modelFrame, pngSize, type GeometryContext } from './geometry.js';
 import { buildMessages, type ChatMessage, type PastTurn } from './prompt.js';
+import { pixelFields } from './server.js';
 import { VlmPolicySettings, type VlmPolicySettingsInput } from './settings.js';
+import type { TokenUsage } from '../../llm/chat-client.js';
 
 /** The screenshot setting is on but the runner observes without screenshots (`screenshots: 'none'`). */
 export class VlmScreenshotMissingError extends Error {
@@ -28,6 +30,8 @@ export interface VlmExchange {
   attempts: number;
   latencyMs: number;
   queuedMs: number;
+  /** The server's token counts, when it reported them. */
+  usage?: TokenUsage;
 }
 
 /**
@@ -112,21 +116,34 @@ export class VlmPolicy implements Policy {
       withScreenshot: s.screenshot, withElements, historySteps: s.historySteps, historyStyle: s.historyStyle, historyImages: s.historyImages,
     }, this.memory);
     this.onRequest?.(ctx.step, messages);
-    const reply = await this.client.complete(messages, { temperature: s.temperature, max_tokens: s.maxTokens, ...s.extraBody });
+    const reply = await this.client.complete(messages, this.requestParams());
     const parseCtx: ParseContext = { ...geometry, obs, expectsAnswer: this.expectsAnswer };
     // The memory reaches back historySteps steps; it keeps screenshots only when some are resent.
     this.memory.set(ctx.step, { completion: reply.text, ...(s.historyImages > 0 ? { screenshot: obs.screenshot } : {}) });
     for (const k of this.memory.keys()) if (k < ctx.step - s.historySteps) this.memory.delete(k);
-    const base = { step: ctx.step, completion: reply.text, attempts: reply.attempts, latencyMs: reply.latencyMs, queuedMs: reply.queuedMs };
+    const usage = reply.usage ? { usage: reply.usage } : {};
+    const base = { step: ctx.step, completion: reply.text, attempts: reply.attempts, latencyMs: reply.latencyMs, queuedMs: reply.queuedMs, ...usage };
+    const served = { thought: reply.text, requestMs: reply.latencyMs, ...usage };
     try {
       const parsed = this.format.parse(reply.text, parseCtx);
       this.record({ ...base, ...(parsed.thought ? { thought: parsed.thought } : {}), outcome: { action: parsed.action } });
-      return { action: parsed.action, thought: reply.text };
+      return { action: parsed.action, ...served };
     } catch (e) {
       if (!(e instanceof VlmFormatError)) throw e;
       this.record({ ...base, outcome: { error: { name: e.name, message: e.message } } });
-      return { action: malformedDecision(e), thought: reply.text };
+      return { action: malformedDecision(e), ...served };
     }
+  }
+
+  /**
+   * Every request's parameters beside the messages: sampling, max_tokens, the resize bounds in the
+   * server's field (so its processor sizes the screenshot as the coordinate mapping assumes), then
+   * extraBody, which wins.
+   */
+  requestParams(): Record<string, unknown> {
+    const s = this.settings;
+    const pixels = s.screenshot ? pixelFields(s.endpoint.server, s) : {};
+    return { temperature: s.temperature, max_tokens: s.maxTokens, ...pixels, ...s.extraBody };
   }
 
   private record(x: VlmExchange): void {

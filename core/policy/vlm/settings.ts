@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { chatEndpointFields } from '../../llm/chat-client.js';
 import { CoordinateSpace } from './geometry.js';
 import { VlmFormatId } from './format.js';
+import { VlmServer } from './server.js';
 
 /**
  * The VLM policy's settings: one zod schema, the single source for the CLI flags, the endpoint
@@ -17,6 +18,7 @@ export const VlmEndpointSettings = z.strictObject({
   apiKeyEnv: envName.optional().describe('Read the bearer token from this environment variable'),
   maxBackoffMs: z.int().min(0).max(600_000).default(15_000).describe('Cap on one retry delay (default 15000 ms)'),
   maxConcurrency: z.int().min(1).max(256).default(4).describe('Requests in flight to this endpoint at once, shared by every policy in the process (default 4)'),
+  server: VlmServer.default('vllm').describe("The server, for the field that carries minPixels/maxPixels: vllm (mm_processor_kwargs), transformers (transformers serve: chat_template_kwargs), other (none)"),
 }).refine((e) => !(e.apiKey && e.apiKeyEnv), { message: 'give apiKey or apiKeyEnv, not both' });
 export type VlmEndpointSettings = z.infer<typeof VlmEndpointSettings>;
 
@@ -31,10 +33,12 @@ export const VlmPolicySettings = z.strictObject({
   historySteps: z.int().min(0).max(50).default(4).describe('How many earlier steps the prompt shows (default 4)'),
   historyStyle: z.enum(['summary', 'turns']).default('summary').describe("'summary': one line per earlier step in the user turn; 'turns': earlier completions as assistant turns (UI-TARS, Qwen agents)"),
   historyImages: z.int().min(0).max(10).default(0).describe("With historyStyle 'turns': how many of the latest earlier turns resend their screenshot (UI-TARS uses up to 4; default 0)"),
-  minPixels: z.int().min(1).optional().describe('smart-resize lower bound in pixels (default 3136, Qwen2.5-VL)'),
-  maxPixels: z.int().min(1).optional().describe('smart-resize upper bound in pixels (default 12845056, Qwen2.5-VL)'),
+  minPixels: z.int().min(1).optional().describe('smart-resize lower bound in pixels (default 3136, Qwen2.5-VL); sent to the server with every request'),
+  maxPixels: z.int().min(1).optional().describe('smart-resize upper bound in pixels (default 12845056, Qwen2.5-VL); sent to the server with every request'),
   extraBody: z.record(z.string(), z.unknown()).optional().describe('Extra request fields for the server (e.g. {"top_p": 0.9}, vLLM\'s {"repetition_penalty": 1.05})'),
   name: z.string().min(1).optional().describe('Policy name recorded with episodes (default vlm:<model>)'),
+}).refine((s) => s.minPixels === undefined || s.maxPixels === undefined || s.minPixels <= s.maxPixels, {
+  message: 'minPixels must not be more than maxPixels', path: ['maxPixels'],
 });
 export type VlmPolicySettings = z.infer<typeof VlmPolicySettings>;
 export type VlmPolicySettingsInput = z.input<typeof VlmPolicySettings>;

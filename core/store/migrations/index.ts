@@ -5,6 +5,7 @@ import { up as up0003 } from './0003-reward-annotations.js';
 import { up as up0004 } from './0004-milestones.js';
 import { up as up0005 } from './0005-remote-jobs.js';
 import { up as up0006 } from './0006-training-rollouts.js';
+import { up as up0007 } from './0007-step-usage.js';
 
 export interface Migration {
   version: number;
@@ -20,4 +21,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 4, name: 'milestones', up: up0004 },
   { version: 5, name: 'remote-jobs', up: up0005 },
   { version: 6, name: 'training-rollouts', up: up0006 },
+  { version: 7, name: 'step-usage', up: up0007 },
 ];

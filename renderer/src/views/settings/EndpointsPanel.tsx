@@ -3,7 +3,7 @@ import type { EndpointInfo } from '../../../../core/api/types.js';
 import { appStore, useApp } from '../../store/index.js';
 import { CommandButton } from '../agent/CommandButton.js';
 import type { EndpointTest } from '../../store/slices/endpoints.js';
-import { COORDINATE_LABELS, errorsByField, FORMAT_LABELS, keyStatus, type DraftField, type EndpointDraft } from './endpoint-form.js';
+import { COORDINATE_LABELS, errorsByField, FORMAT_LABELS, keyStatus, SERVER_LABELS, type DraftField, type EndpointDraft } from './endpoint-form.js';
 
 /**
  * Settings → Endpoints: the VLM endpoint profiles (the Agent view's `vlm:<name>` policies) with add,
@@ -90,7 +90,7 @@ function EndpointForm({ draft }: { draft: EndpointDraft }) {
   const saving = useApp((s) => s.endpointSaving);
   const errors = errorsByField(useApp((s) => s.endpointErrors));
   const st = appStore().getState();
-  const text = (field: Exclude<DraftField, 'format' | 'coordinates' | 'apiKey'>, placeholder = '') => (
+  const text = (field: Exclude<DraftField, 'format' | 'coordinates' | 'server' | 'apiKey'>, placeholder = '') => (
     <input
       id={`endpoint-field-${field}`} data-testid={`endpoint-field-${field}`} value={draft[field]} placeholder={placeholder}
       disabled={field === 'name' && draft.original !== null}
@@ -117,6 +117,11 @@ function EndpointForm({ draft }: { draft: EndpointDraft }) {
         <select id="endpoint-field-coordinates" data-testid="endpoint-field-coordinates" value={draft.coordinates} onChange={(e) => st.setEndpointDraft({ coordinates: e.target.value as EndpointDraft['coordinates'] })}>
           <option value="">the format's own</option>
           {Object.entries(COORDINATE_LABELS).map(([id, label]) => <option key={id} value={id}>{id} — {label}</option>)}
+        </select>
+      </Field>
+      <Field label="Server (how the screenshot's pixel bounds are sent)" field="server" errors={errors}>
+        <select id="endpoint-field-server" data-testid="endpoint-field-server" value={draft.server} onChange={(e) => st.setEndpointDraft({ server: e.target.value as EndpointDraft['server'] })}>
+          {Object.entries(SERVER_LABELS).map(([id, label]) => <option key={id} value={id}>{label}</option>)}
         </select>
       </Field>
       <Field label={`API key (${keyState}; write-only)`} field="apiKey" errors={errors}>

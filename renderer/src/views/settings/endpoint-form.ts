@@ -1,4 +1,4 @@
-import type { CoordinateSpace, EndpointInfo, EndpointSave, EndpointSettings, VlmFormatId } from '../../../../core/api/types.js';
+import type { CoordinateSpace, EndpointInfo, EndpointSave, EndpointSettings, VlmFormatId, VlmServer } from '../../../../core/api/types.js';
 
 /**
  * The endpoint profile form (Settings → Endpoints): text per field, converted to a saveEndpoint
@@ -23,6 +23,11 @@ export const COORDINATE_LABELS: Record<CoordinateSpace, string> = {
   'relative-1000': 'relative 0–1000',
   'smart-resize': 'Qwen smart-resize',
 };
+export const SERVER_LABELS: Record<VlmServer, string> = {
+  vllm: 'vLLM (pixel bounds in mm_processor_kwargs)',
+  transformers: 'transformers serve (pixel bounds in chat_template_kwargs)',
+  other: 'other (pixel bounds not sent)',
+};
 
 export type KeyChange = 'keep' | 'set' | 'clear';
 
@@ -35,6 +40,8 @@ export interface EndpointDraft {
   format: VlmFormatId;
   /** '' = the format's own space. */
   coordinates: CoordinateSpace | '';
+  /** Which server answers, for the field that carries the pixel bounds. */
+  server: VlmServer;
   apiKeyEnv: string;
   temperature: string;
   maxTokens: string;
@@ -52,7 +59,7 @@ export interface EndpointDraft {
 
 /** The form's text fields, and the field path the server reports their problems under. */
 export const DRAFT_FIELDS = {
-  name: 'name', baseUrl: 'endpoint.baseUrl', model: 'endpoint.model', format: 'format', coordinates: 'coordinates',
+  name: 'name', baseUrl: 'endpoint.baseUrl', model: 'endpoint.model', format: 'format', coordinates: 'coordinates', server: 'endpoint.server',
   apiKeyEnv: 'endpoint.apiKeyEnv', temperature: 'temperature', maxTokens: 'maxTokens', timeoutMs: 'endpoint.timeoutMs',
   maxConcurrency: 'endpoint.maxConcurrency', historySteps: 'historySteps', apiKey: 'apiKey',
 } as const satisfies Partial<Record<keyof EndpointDraft, string>>;
@@ -60,7 +67,7 @@ export type DraftField = keyof typeof DRAFT_FIELDS;
 
 export function newDraft(): EndpointDraft {
   return {
-    original: null, name: '', baseUrl: 'http://127.0.0.1:8000/v1', model: '', format: 'androidworld', coordinates: '', apiKeyEnv: '',
+    original: null, name: '', baseUrl: 'http://127.0.0.1:8000/v1', model: '', format: 'androidworld', coordinates: '', server: 'vllm', apiKeyEnv: '',
     temperature: '0', maxTokens: '512', timeoutMs: '60000', maxConcurrency: '4', historySteps: '4', apiKey: '', keyChange: 'keep', hasKey: false, base: null,
   };
 }
@@ -68,7 +75,7 @@ export function newDraft(): EndpointDraft {
 export function draftOf(info: EndpointInfo): EndpointDraft {
   const s = info.settings;
   return {
-    original: info.name, name: info.name, baseUrl: s.endpoint.baseUrl, model: s.endpoint.model, format: s.format, coordinates: s.coordinates ?? '',
+    original: info.name, name: info.name, baseUrl: s.endpoint.baseUrl, model: s.endpoint.model, format: s.format, coordinates: s.coordinates ?? '', server: s.endpoint.server,
     apiKeyEnv: s.endpoint.apiKeyEnv ?? '', temperature: String(s.temperature), maxTokens: String(s.maxTokens), timeoutMs: String(s.endpoint.timeoutMs),
     maxConcurrency: String(s.endpoint.maxConcurrency), historySteps: String(s.historySteps), apiKey: '', keyChange: 'keep', hasKey: info.hasKey, base: s,
   };
@@ -82,7 +89,7 @@ function num(text: string): unknown {
 
 export function saveInputOf(d: EndpointDraft): EndpointSave {
   const base = d.base ?? null;
-  const endpoint: Record<string, unknown> = { ...(base?.endpoint ?? {}), baseUrl: d.baseUrl.trim(), model: d.model.trim(), timeoutMs: num(d.timeoutMs), maxConcurrency: num(d.maxConcurrency) };
+  const endpoint: Record<string, unknown> = { ...(base?.endpoint ?? {}), baseUrl: d.baseUrl.trim(), model: d.model.trim(), server: d.server, timeoutMs: num(d.timeoutMs), maxConcurrency: num(d.maxConcurrency) };
   if (d.apiKeyEnv.trim()) endpoint.apiKeyEnv = d.apiKeyEnv.trim();
   else delete endpoint.apiKeyEnv;
   const settings: Record<string, unknown> = {
