@@ -14,7 +14,7 @@ const UI_AND_SHELL = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'coverage/**', 'scratch/**', 'resources/**/*.py'] },
+  { ignores: ['node_modules/**', '.venv/**', 'dist/**', 'coverage/**', 'scratch/**', 'resources/**/*.py'] },
   ...tseslint.configs.recommended,
   {
     rules: {
