@@ -8,13 +8,16 @@ score its answer tokens, disable the adapter for the reference, save the adapter
 One sample per recorded step with an answer (vlm_samples.py). The prompt is the step's `messages` — the chat the
 policy was sent, its screenshot as an image part — when the workbench recorded it, else a chat built from the
 instruction and the last actions; GRPO's ratio is only right under the prompt that produced the answer. The target is
-what the policy answered (`raw`, else the parsed action as JSON).
+what the policy answered (`raw`, else the parsed action as JSON) and the end-of-turn token that stopped it.
 - vlm-sft: per sample the mean token cross-entropy of the answer, averaged over the minibatch (LoRA dropout on).
 - vlm-grpo: the clipped surrogate + k3 KL of grpo_loss.py per answer token, aggregated token-mean over the
   minibatch (DAPO, Yu et al. 2025, §3.3). log π_old is scored once, before the first update, with the adapter the job
   starts from — the policy that produced the rollouts when config.resumeFrom names the adapter vLLM served; log π_ref
   is the base model (adapter disabled). Dropout is off throughout, so π_θ = π_old at the start. The advantage is the
   episode's `advantage` (written by the workbench) when present, else the group advantage of vlm_samples.py.
+Under torch.distributed every rank makes the same number of forward/backward passes per minibatch (its share padded
+with zero-weight repeats), syncs gradients once (no_sync() before the last pass) and normalises by the whole
+minibatch, so N ranks train the weights one process trains.
 The adapter is written in peft's layout (adapter/adapter_config.json + adapter/adapter_model.safetensors); with
 config.publish it is loaded into vLLM and published.json records the new version (vlm_publish.py).
 """
