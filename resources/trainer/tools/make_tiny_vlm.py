@@ -7,8 +7,9 @@
 this file and the torch / transformers / tokenizers versions, so a changed recipe builds a new folder and the tests
 (which read its path into AWB_TINY_VLM) never see a stale one. Builds go to a temporary folder renamed into place.
 
-- tokenizer: byte-level BPE trained here with `tokenizers` on generated UI / action text, plus Qwen's special
-  tokens, wrapped as a PreTrainedTokenizerFast, with a Qwen-style chat template;
+- tokenizer: byte-level BPE with Qwen2's pre-tokenizer, trained here with `tokenizers` on generated UI / action text
+  (with UI-TARS-style "Thought: …\n\nAction: …" replies), plus Qwen's special tokens, wrapped as a
+  PreTrainedTokenizerFast, with a Qwen-style chat template;
 - model: Qwen2_5_VLForConditionalGeneration from a tiny Qwen2_5_VLConfig (2 text layers, width 64; 2 vision blocks,
   width 32), weights drawn after torch.manual_seed(0);
 - processor: Qwen2_5_VLProcessor with Qwen2VLImageProcessor (small min/max pixels) and the video processor.
@@ -29,6 +30,8 @@ import torch
 SPECIAL = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|object_ref_start|>", "<|object_ref_end|>",
            "<|box_start|>", "<|box_end|>", "<|quad_start|>", "<|quad_end|>", "<|vision_start|>", "<|vision_end|>",
            "<|vision_pad|>", "<|image_pad|>", "<|video_pad|>"]
+
+QWEN2_SPLIT = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
 
 # A chat is: an optional system turn (a default one when the first message is not a system message), then each
 # message as <|im_start|>ROLE\n CONTENT <|im_end|>\n; an image part becomes <|vision_start|><|image_pad|><|vision_end|>
@@ -61,7 +64,7 @@ def corpus(n: int = 600, seed: int = 0) -> list[str]:
     actions = ["tap({})", "long_press({})", "scroll(\"{}\")", "back()", "home()", "type(\"{}\")", "open_app(\"{}\")", "wait()"]
     lines = []
     for _ in range(n):
-        k = rng.randrange(5)
+        k = rng.randrange(6)
         thing = rng.choice(things)
         if k == 0:
             lines.append(f"Task: {rng.choice(verbs)} {thing}")
@@ -73,17 +76,24 @@ def corpus(n: int = 600, seed: int = 0) -> list[str]:
                                      "index": rng.randrange(40)}))
         elif k == 3:
             lines.append(f"Previous actions:\n- step {rng.randrange(9)}: {rng.choice(verbs).lower()} {thing}\nWhat is the next action?")
+        elif k == 4:
+            # UI-TARS-style replies: a thought, a blank line, the action (BPE learns "\n\n" as one token, as Qwen's has)
+            lines.append(f"Thought: {rng.choice(verbs).lower()} {thing}\n\nAction: {rng.choice(actions).format(rng.randrange(40))}")
         else:
             lines.append(f"[{rng.randrange(40)}] Button \"{thing}\" clickable={rng.choice(['true', 'false'])}")
     return lines
 
 
 def build_tokenizer():
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
     tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    # Qwen2's pre-tokenizer (its tokenizer.json): the split regex, then bytes → unicode without GPT-2's own regex; its
+    # \s*[\r\n]+ keeps a run of newlines together, so "\n" + "\n" across the prompt/answer boundary is one token
+    tok.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Split(Regex(QWEN2_SPLIT), behavior="isolated", invert=False),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(vocab_size=640, special_tokens=SPECIAL, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
                                   show_progress=False)
