@@ -219,7 +219,7 @@ class TinyVlm(unittest.TestCase):
         self.assertEqual(fake.requests, [{"path": "/v1/load_lora_adapter", "body": {"lora_name": f"phone-{job['id']}", "lora_path": adapter},
                                           "auth": f"Bearer {API_KEY}", "files": ["adapter_config.json", "adapter_model.safetensors"]}])
         with open(os.path.join(self.root, job["id"], "artifacts", "published.json")) as f:
-            self.assertEqual(json.load(f), {"name": f"phone-{job['id']}", "baseUrl": fake.url + "/", "adapterPath": adapter, "job": job["id"], "model": TINY})
+            self.assertEqual(json.load(f), {"name": f"phone-{job['id']}", "baseUrl": fake.url + "/", "adapterPath": adapter, "job": job["id"], "model": TINY, "server": "vllm"})
         self.assertIn("published.json", {a["name"] for a in job["artifacts"]})
         for name in ("events.jsonl", "job.json"):
             self.assertNotIn(API_KEY, _read(os.path.join(self.root, job["id"], name)))
