@@ -185,6 +185,7 @@ export class VlmOnlineDriver implements OnlineDriver {
     const art = row.artifacts.find((a) => a.name === 'published.json');
     if (!art || !job.remoteId) throw new RemoteJobStateError(String(job.id), 'published.json was not downloaded');
     const server = this.server;
+    if (server === 'other') throw new OnlineGrpoConfigError('endpoint.server', server, SERVER_OTHER); // refused by the loop's checks already
     const published = readPublished(art.path, iteration, job.remoteId, `${this.publishName}-${job.remoteId}`, server);
     const apiKey = resolveApiKey(this.p.settings.endpoint);
     const calls = { apiKey, ...(this.deps.fetch ? { fetch: this.deps.fetch } : {}), ...(signal ? { signal } : {}) };
@@ -208,7 +209,6 @@ export class VlmOnlineDriver implements OnlineDriver {
         await loadServedFolder(this.root, published.servedPath!, { iteration, ...calls });
         this.model = published.servedPath!;
         break;
-      case 'other': throw new OnlineGrpoConfigError('endpoint.server', server, SERVER_OTHER); // refused by the loop's checks already
       default: return assertNever(server);
     }
     return this.model;

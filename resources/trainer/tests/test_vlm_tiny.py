@@ -245,7 +245,7 @@ class TinyVlm(unittest.TestCase):
             port = s.getsockname()[1]
         job = _run(self.root, "vlm-sft", {"publish": {"baseUrl": f"http://127.0.0.1:{port}", "name": "phone"}}, _answers_bundle("vlm-sft"), "000002-down")
         self.assertEqual((job["status"], job["error"]["code"]), ("failed", "publish_failed"))
-        self.assertIn(f"http://127.0.0.1:{port}/v1/load_lora_adapter: no HTTP answer", job["error"]["message"])
+        self.assertIn(f"POST http://127.0.0.1:{port}/v1/load_lora_adapter: no HTTP answer", job["error"]["message"])
 
     def test_through_the_service_upload_submit_events_artifacts_and_resume_refusals(self) -> None:
         fake = FakeVllm()
