@@ -15,6 +15,7 @@ const ISOLATED = [
   'test/jobs/cli.test.ts',
   'test/jobs/online-cli.test.ts',
   'test/jobs/online-vlm.test.ts',
+  'test/jobs/online-served.test.ts',
   'test/jobs/reward-bundles.test.ts',
   'test/jobs/reward-jobs-real.test.ts',
   'test/policy/vlm-cli.test.ts',

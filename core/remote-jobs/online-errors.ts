@@ -48,3 +48,11 @@ export class AdapterNotServedError extends WorkbenchError {
       + `${models ? ` (it lists ${models.length ? models.map((m) => JSON.stringify(m)).join(', ') : 'nothing'})` : ''}${lastProblem ? `; last: ${lastProblem}` : ''}`);
   }
 }
+
+/** transformers serve did not load the merged model folder the trainer published (POST /load_model said error, or no answer). */
+export class ServedModelLoadError extends WorkbenchError {
+  override name = 'ServedModelLoadError';
+  constructor(readonly iteration: number, readonly model: string, readonly serverUrl: string, readonly problem: string) {
+    super(`Online GRPO iteration ${iteration}: ${serverUrl}/load_model did not load ${JSON.stringify(model)}: ${problem}`);
+  }
+}

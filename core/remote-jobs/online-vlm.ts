@@ -5,6 +5,7 @@ import { resolveApiKey } from '../policy/vlm/client.js';
 import { QWEN_MAX_PIXELS, QWEN_MIN_PIXELS } from '../policy/vlm/geometry.js';
 import { VlmPolicy } from '../policy/vlm/policy.js';
 import type { ChatMessage } from '../policy/vlm/prompt.js';
+import type { VlmServer } from '../policy/vlm/server.js';
 import type { VlmPolicySettings } from '../policy/vlm/settings.js';
 import type { GrpoAdvantages } from '../rl/grpo-loop.js';
 import { scheduleOnDevices } from '../rollout/in-process.js';
@@ -16,7 +17,8 @@ import type { RemoteJob } from '../store/remote-jobs.js';
 import { createRng } from '../util/rng.js';
 import { RemoteJobStateError } from './errors.js';
 import { OnlineGrpoConfigError } from './online-errors.js';
-import { readPublished, servingRoot, waitUntilServed } from './online-publish.js';
+import { assertNever } from '../util/errors.js';
+import { loadServedFolder, readPublished, servingRoot, unloadAdapter, waitUntilServed } from './online-publish.js';
 import {
   trainerSeed, type OnlineBatch, type OnlineDriver, type OnlineGrpoOptions, type OnlineRollouts, type ScoredRollout, type VlmOnlinePolicy,
 } from './online-types.js';
@@ -31,7 +33,9 @@ import type { RemoteJobs } from './remote.js';
  * advantage, with local GRPO's defaults) and each step with `raw` = the completion text and `messages` = the chat
  * the policy sent (screenshots as `{"type":"image"}`). The job config asks the trainer to continue
  * from the previous job's adapter and to publish the new one to the endpoint; after the job the
- * loop reads published.json, waits until GET /v1/models lists the adapter, and asks for it next.
+ * loop reads published.json, makes the endpoint serve the new version and asks for it next — per endpoint server:
+ * vLLM's adapter by name (listed by /v1/models; the previous version unloaded), or transformers serve's merged
+ * model folder by path (the old model reset, the folder loaded); online-publish.ts.
  * The config also carries the endpoint's pixel bounds (trainerPixels), so the trainer scores the image tokens the
  * server produced.
  */
@@ -57,6 +61,9 @@ export function trainerMessages(messages: readonly ChatMessage[]): unknown[] {
 export function trainerPixels(s: Pick<VlmPolicySettings, 'minPixels' | 'maxPixels'>): { minPixels: number; maxPixels: number } {
   return { minPixels: s.minPixels ?? QWEN_MIN_PIXELS, maxPixels: s.maxPixels ?? QWEN_MAX_PIXELS };
 }
+
+/** Why an endpoint of server `other` cannot run the loop. */
+export const SERVER_OTHER = 'cannot serve new weights: the loop publishes them through vLLM (load_lora_adapter) or transformers serve (a merged model folder by path); set the profile\'s server';
 
 /** Fields of the trainer config the loop sets itself. */
 const OWNED = ['model', 'resumeFrom', 'minPixels', 'maxPixels'] as const;
@@ -89,7 +96,8 @@ export class VlmOnlineDriver implements OnlineDriver {
 
   constructor(
     private readonly o: OnlineGrpoOptions, private readonly p: VlmOnlinePolicy, private readonly jobs: RemoteJobs,
-    private readonly run: { db: WritableDB; id: RunId }, private readonly deps: { fetch?: typeof fetch; sleep?: (ms: number, signal?: AbortSignal) => Promise<void> } = {},
+    private readonly run: { db: WritableDB; id: RunId },
+    private readonly deps: { fetch?: typeof fetch; sleep?: (ms: number, signal?: AbortSignal) => Promise<void>; log?: (line: string) => void } = {},
   ) {
     // runOnlineGrpo checked the options (temperature > 0, the overrides) before the run was created.
     const { overrides, publishKeyEnv } = vlmConfigOverrides(o.config ?? {});
@@ -168,7 +176,7 @@ export class VlmOnlineDriver implements OnlineDriver {
     return {
       seed: trainerSeed(this.o.seed, iteration), ...this.overrides, model: this.p.baseModel, resumeFrom: previous?.remoteId ?? null,
       ...trainerPixels(this.p.settings),
-      publish: { baseUrl: this.root, name: this.publishName, ...(this.publishKeyEnv ? { apiKeyEnv: this.publishKeyEnv } : {}) },
+      publish: { server: this.server, baseUrl: this.root, name: this.publishName, ...(this.publishKeyEnv ? { apiKeyEnv: this.publishKeyEnv } : {}) },
     };
   }
 
@@ -176,14 +184,38 @@ export class VlmOnlineDriver implements OnlineDriver {
     const row = await this.jobs.download(String(job.id), { names: ['published.json'], ...(signal ? { signal } : {}) });
     const art = row.artifacts.find((a) => a.name === 'published.json');
     if (!art || !job.remoteId) throw new RemoteJobStateError(String(job.id), 'published.json was not downloaded');
-    const published = readPublished(art.path, iteration, job.remoteId, `${this.publishName}-${job.remoteId}`);
-    await waitUntilServed(this.root, published.name, {
-      iteration, apiKey: resolveApiKey(this.p.settings.endpoint), ...(this.p.servedTries ? { tries: this.p.servedTries } : {}),
-      ...(this.p.servedDelayMs !== undefined ? { delayMs: this.p.servedDelayMs } : {}),
-      ...(this.deps.fetch ? { fetch: this.deps.fetch } : {}), ...(this.deps.sleep ? { sleep: this.deps.sleep } : {}), ...(signal ? { signal } : {}),
-    });
-    this.model = published.name;
+    const server = this.server;
+    if (server === 'other') throw new OnlineGrpoConfigError('endpoint.server', server, SERVER_OTHER); // refused by the loop's checks already
+    const published = readPublished(art.path, iteration, job.remoteId, `${this.publishName}-${job.remoteId}`, server);
+    const apiKey = resolveApiKey(this.p.settings.endpoint);
+    const calls = { apiKey, ...(this.deps.fetch ? { fetch: this.deps.fetch } : {}), ...(signal ? { signal } : {}) };
+    switch (server) {
+      case 'vllm': {
+        await waitUntilServed(this.root, published.name, {
+          iteration, ...calls, ...(this.p.servedTries ? { tries: this.p.servedTries } : {}),
+          ...(this.p.servedDelayMs !== undefined ? { delayMs: this.p.servedDelayMs } : {}), ...(this.deps.sleep ? { sleep: this.deps.sleep } : {}),
+        });
+        const previous = this.model;
+        this.model = published.name;
+        // The base model stays; an earlier version of this loop is never asked for again.
+        if (previous !== this.p.settings.endpoint.model) {
+          const problem = await unloadAdapter(this.root, previous, calls);
+          this.deps.log?.(problem ? `iteration ${iteration}: could not unload ${previous} from vLLM (${problem}); it stays loaded` : `iteration ${iteration}: unloaded ${previous} from vLLM`);
+        }
+        break;
+      }
+      case 'transformers':
+        // readPublished checked servedPath for transformers.
+        await loadServedFolder(this.root, published.servedPath!, { iteration, ...calls });
+        this.model = published.servedPath!;
+        break;
+      default: return assertNever(server);
+    }
     return this.model;
+  }
+
+  private get server(): VlmServer {
+    return this.p.settings.endpoint.server;
   }
 
   finish(): string {

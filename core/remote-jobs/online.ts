@@ -15,7 +15,7 @@ import {
   ONLINE_METRIC, TRAINER_METRIC_PREFIX, type OnlineBatch, type OnlineDriver, type OnlineGrpoHooks, type OnlineGrpoOptions, type OnlineIteration,
   type OnlineRollouts, type ScoredRollout,
 } from './online-types.js';
-import { vlmConfigOverrides, VlmOnlineDriver } from './online-vlm.js';
+import { SERVER_OTHER, vlmConfigOverrides, VlmOnlineDriver } from './online-vlm.js';
 import { parseJobConfig } from './protocol.js';
 import type { RemoteJobs } from './remote.js';
 
@@ -79,6 +79,7 @@ function check(o: OnlineGrpoOptions): void {
     case 'vlm':
       vlmConfigOverrides(o.config ?? {});
       if (!p.baseModel.trim()) throw new OnlineGrpoConfigError('baseModel', p.baseModel, 'the trainer needs the base model the endpoint serves');
+      if (p.settings.endpoint.server === 'other') throw new OnlineGrpoConfigError('endpoint.server', 'other', SERVER_OTHER);
       // The trainer scores a step under its messages with one image, the step's screenshot (trainer-protocol.md).
       if (p.settings.screenshot && p.settings.historyStyle === 'turns' && p.settings.historyImages > 0) {
         throw new OnlineGrpoConfigError('historyImages', p.settings.historyImages, 'must be 0 for online GRPO: the trainer takes one image per step (the step\'s screenshot), and earlier turns\' screenshots would be more');
@@ -151,7 +152,7 @@ export async function runOnlineGrpo(o: OnlineGrpoOptions, deps: OnlineGrpoDeps, 
     const p = o.policy;
     switch (p.kind) {
       case 'builtin': driver = new BuiltinOnlineDriver(o, p, jobs, { db, id: run.id }); break;
-      case 'vlm': driver = new VlmOnlineDriver(o, p, jobs, { db, id: run.id }, { ...(deps.fetch ? { fetch: deps.fetch } : {}), ...(deps.sleep ? { sleep: deps.sleep } : {}) }); break;
+      case 'vlm': driver = new VlmOnlineDriver(o, p, jobs, { db, id: run.id }, { ...(deps.fetch ? { fetch: deps.fetch } : {}), ...(deps.sleep ? { sleep: deps.sleep } : {}), log }); break;
       default: assertNever(p, 'online policy');
     }
     mkdirSync(bundleDir, { recursive: true });

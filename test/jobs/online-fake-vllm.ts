@@ -7,7 +7,8 @@ import { join } from 'node:path';
  * A fake vLLM server on loopback for the online GRPO tests: OpenAI chat completions whose answers
  * depend on the requested model name and the request seed (`answer`), POST /v1/load_lora_adapter
  * (the adapter folder must hold adapter_config.json and adapter_model.safetensors; the name is
- * then served) and GET /v1/models. A model it does not serve is a 404, as in vLLM. With `key`, every
+ * then served), POST /v1/unload_lora_adapter (the name is no longer served; an unknown name is vLLM's 404) and
+ * GET /v1/models. A model it does not serve is a 404, as in vLLM. With `key`, every
  * route wants `Authorization: Bearer <key>`.
  */
 export interface FakeVllmRequest {
@@ -23,6 +24,8 @@ export interface FakeVllm {
   requests: FakeVllmRequest[];
   models: Set<string>;
   loads: Array<{ lora_name: string; lora_path: string }>;
+  /** lora_name of each successful unload, in order. */
+  unloads: string[];
   /** Set to make load_lora_adapter fail with this status. */
   failLoads: number | null;
   close(): Promise<void>;
@@ -34,6 +37,7 @@ export async function startFakeVllm(opts: { baseModel: string; key?: string; ans
   const requests: FakeVllmRequest[] = [];
   const models = new Set([opts.baseModel]);
   const loads: FakeVllm['loads'] = [];
+  const unloads: string[] = [];
   const state = { failLoads: null as number | null };
   const server = createServer((req, res) => {
     let raw = '';
@@ -52,6 +56,13 @@ export async function startFakeVllm(opts: { baseModel: string; key?: string; ans
         models.add(name);
         return res.writeHead(200, { 'content-type': 'text/plain' }).end(`Success: LoRA adapter '${name}' added successfully.`);
       }
+      if (r.method === 'POST' && r.path === '/v1/unload_lora_adapter') {
+        const name = r.body?.lora_name;
+        if (typeof name !== 'string' || name === opts.baseModel || !models.has(name)) return json(res, 404, { object: 'error', message: `The lora adapter '${name}' cannot be found.` });
+        models.delete(name);
+        unloads.push(name);
+        return res.writeHead(200, { 'content-type': 'text/plain' }).end(`Success: LoRA adapter '${name}' removed successfully.`);
+      }
       if (r.method === 'POST' && r.path === '/v1/chat/completions') {
         const model = r.body?.model;
         if (!models.has(model)) return json(res, 404, { object: 'error', message: `The model \`${model}\` does not exist.` });
@@ -64,7 +75,7 @@ export async function startFakeVllm(opts: { baseModel: string; key?: string; ans
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    requests, models, loads,
+    requests, models, loads, unloads,
     get failLoads() { return state.failLoads; },
     set failLoads(v) { state.failLoads = v; },
     close: () => new Promise<void>((r) => {

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { AdapterNotServedError, PublishedAdapterError } from '../../core/remote-jobs/online-errors.js';
-import { readPublished, servingRoot, waitUntilServed } from '../../core/remote-jobs/online-publish.js';
+import { AdapterNotServedError, PublishedAdapterError, ServedModelLoadError } from '../../core/remote-jobs/online-errors.js';
+import { loadServedFolder, readPublished, servingRoot, unloadAdapter, waitUntilServed } from '../../core/remote-jobs/online-publish.js';
 import { trainerMessages } from '../../core/remote-jobs/online.js';
 
 /** The serving half of an online VLM iteration, with a scripted fetch (no server). */
@@ -12,9 +12,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A fetch answering GET /v1/models from a script, one entry per call (the last repeats). */
 function scripted(answers: Array<{ status: number; body: string } | Error>) {
-  const calls: Array<{ url: string; auth: string | undefined }> = [];
+  const calls: Array<{ url: string; auth: string | undefined; body?: unknown }> = [];
   const fetchImpl = (async (url: string, init?: RequestInit) => {
-    calls.push({ url, auth: (init?.headers as Record<string, string> | undefined)?.authorization });
+    calls.push({ url, auth: (init?.headers as Record<string, string> | undefined)?.authorization, ...(typeof init?.body === 'string' ? { body: JSON.parse(init.body) } : {}) });
     const a = answers[Math.min(calls.length - 1, answers.length - 1)]!;
     if (a instanceof Error) throw a;
     return new Response(a.body, { status: a.status });
@@ -54,10 +54,45 @@ describe('online GRPO: publish and switch helpers', () => {
     const file = join(dir, 'published.json');
     const ok = { name: 'wb-000003-ab', baseUrl: 'http://gpu:8000', adapterPath: '/shared/jobs/000003-ab/artifacts/adapter', job: '000003-ab', model: 'awb-tiny-lm' };
     writeFileSync(file, JSON.stringify(ok));
-    expect(readPublished(file, 1, '000003-ab', 'wb-000003-ab')).toEqual(ok);
+    expect(readPublished(file, 1, '000003-ab', 'wb-000003-ab')).toEqual({ ...ok, server: 'vllm' }); // a record without server is vLLM's
     expect(() => readPublished(file, 1, '000003-ab', 'wb-other')).toThrow(PublishedAdapterError);
     writeFileSync(file, JSON.stringify({ ...ok, adapterPath: undefined }));
     expect(() => readPublished(file, 1, '000003-ab', 'wb-000003-ab')).toThrow(/published.json is not \{name, baseUrl, adapterPath, job, model\}: adapterPath/);
+  });
+
+  it('readPublished for transformers: the record must say so and name a servedPath folder called <name>-<job id>', () => {
+    const file = join(dir, 'published-tf.json');
+    const ok = { name: 'wb-000004-cd', baseUrl: 'http://gpu:8000', adapterPath: '/w/jobs/000004-cd/artifacts/adapter', job: '000004-cd', model: '/m/tiny', server: 'transformers', servedPath: '/w/jobs/000004-cd/served/wb-000004-cd' };
+    writeFileSync(file, JSON.stringify(ok));
+    expect(readPublished(file, 2, '000004-cd', 'wb-000004-cd', 'transformers')).toEqual(ok);
+    expect(() => readPublished(file, 2, '000004-cd', 'wb-000004-cd', 'vllm')).toThrow(/published.json was published for transformers, the endpoint is vllm/);
+    writeFileSync(file, JSON.stringify({ ...ok, servedPath: '/w/jobs/000004-cd/served/other' }));
+    expect(() => readPublished(file, 2, '000004-cd', 'wb-000004-cd', 'transformers')).toThrow(/has servedPath "\/w\/jobs\/000004-cd\/served\/other", expected a folder named "wb-000004-cd"/);
+    writeFileSync(file, JSON.stringify({ ...ok, servedPath: undefined }));
+    expect(() => readPublished(file, 2, '000004-cd', 'wb-000004-cd', 'transformers')).toThrow(PublishedAdapterError);
+  });
+
+  it('unloadAdapter posts vLLM\'s {"lora_name"} to /v1/unload_lora_adapter; a refusal is returned (best effort), the key redacted', async () => {
+    const ok = scripted([{ status: 200, body: "Success: LoRA adapter 'wb-1' removed successfully." }]);
+    expect(await unloadAdapter('http://gpu:8000', 'wb-1', { apiKey: 'sk-k', fetch: ok.fetchImpl })).toBeNull();
+    expect(ok.calls).toEqual([{ url: 'http://gpu:8000/v1/unload_lora_adapter', auth: 'Bearer sk-k', body: { lora_name: 'wb-1' } }]);
+    const missing = scripted([{ status: 404, body: "The lora adapter 'wb-1' cannot be found. sk-k" }]);
+    expect(await unloadAdapter('http://gpu:8000', 'wb-1', { apiKey: 'sk-k', fetch: missing.fetchImpl })).toBe("HTTP 404: The lora adapter 'wb-1' cannot be found. [redacted]");
+    const down = scripted([new TypeError('fetch failed')]);
+    expect(await unloadAdapter('http://gpu:8000', 'wb-1', { fetch: down.fetchImpl })).toBe('fetch failed');
+  });
+
+  it('loadServedFolder resets transformers serve, then loads the folder until its event stream says ready; an error event is ServedModelLoadError', async () => {
+    const sse = (...events: object[]) => ({ status: 200, body: events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('') });
+    const ok = scripted([{ status: 200, body: '{"status":"ok"}' }, sse({ status: 'loading', stage: 'processor' }, { status: 'ready', model: '/w/s/wb-1@main', cached: false })]);
+    await loadServedFolder('http://gpu:8000', '/w/s/wb-1', { iteration: 1, fetch: ok.fetchImpl });
+    expect(ok.calls.map((c) => [c.url, c.body])).toEqual([['http://gpu:8000/reset', undefined], ['http://gpu:8000/load_model', { model: '/w/s/wb-1' }]]);
+    const bad = scripted([{ status: 200, body: '{"status":"ok"}' }, sse({ status: 'loading' }, { status: 'error', message: 'Unrecognized model in /w/s/wb-1' })]);
+    const err = await loadServedFolder('http://gpu:8000', '/w/s/wb-1', { iteration: 2, fetch: bad.fetchImpl }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ServedModelLoadError);
+    expect((err as Error).message).toBe('Online GRPO iteration 2: http://gpu:8000/load_model did not load "/w/s/wb-1": its last event is {"status":"error","message":"Unrecognized model in /w/s/wb-1"}');
+    const noReset = scripted([{ status: 404, body: 'Not Found' }]);
+    await expect(loadServedFolder('http://gpu:8000', '/w/s/wb-1', { iteration: 1, fetch: noReset.fetchImpl })).rejects.toThrow(/POST \/reset answered HTTP 404: Not Found/);
   });
 
   it('trainerMessages keeps the chat and turns every image part into {"type": "image"}', () => {

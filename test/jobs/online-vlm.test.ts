@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SimDroid } from '../../emulators/simdroid/simdroid.js';
@@ -94,10 +94,16 @@ describe.skipIf(skip !== null)('online GRPO, VLM policy, against a fake vLLM ser
   beforeAll(async () => {
     workdir = tmp.dir();
     process.env[KEY_ENV] = KEY; // inherited by the trainer service only: the workbench never sends it
+    // Offline: a model id the trainer does not have fails at once instead of retrying the hub for half a minute
+    // (that once held the service's one-job queue past the next test's timeout).
+    const offline = process.env.HF_HUB_OFFLINE;
+    process.env.HF_HUB_OFFLINE = '1';
     try {
       service = await startRealTrainer(workdir, TOKEN);
     } finally {
       delete process.env[KEY_ENV];
+      if (offline === undefined) delete process.env.HF_HUB_OFFLINE;
+      else process.env.HF_HUB_OFFLINE = offline;
     }
     const device = new SimDroid({ serial: 'simdroid-online-oracle' });
     try {
@@ -133,7 +139,7 @@ describe.skipIf(skip !== null)('online GRPO, VLM policy, against a fake vLLM ser
 
       // the switch: published as wb-<job id>, listed by /v1/models, then asked for by every request of iteration 2
       expect(f.loads.map((l) => l.lora_name)).toEqual([`wb-${j1}`, `wb-${j2}`]);
-      expect(rows[0]!.config).toMatchObject({ model: BASE, resumeFrom: null, publish: { baseUrl: f.url, name: 'wb', apiKeyEnv: KEY_ENV } });
+      expect(rows[0]!.config).toMatchObject({ model: BASE, resumeFrom: null, publish: { server: 'vllm', baseUrl: f.url, name: 'wb', apiKeyEnv: KEY_ENV } });
       expect(rows[0]!.config).toMatchObject({ minPixels: 3136, maxPixels: 12_845_056 }); // the endpoint's (defaults): the trainer resizes the same
       expect(rows[1]!.config).toMatchObject({ model: BASE, resumeFrom: j1, publish: { baseUrl: f.url, name: 'wb' } });
       const chats = f.requests.filter((r) => r.path === '/v1/chat/completions');
@@ -144,6 +150,12 @@ describe.skipIf(skip !== null)('online GRPO, VLM policy, against a fake vLLM ser
       expect(byIteration(2).map((r) => r.body.model)).toEqual(byIteration(2).map(() => `wb-${j1}`));
       expect(chats.every((r) => r.body.temperature === 1 && (seeds1.has(r.body.seed) || byIteration(2).includes(r)))).toBe(true);
       expect(result.iterations.map((i) => i.policy)).toEqual([`wb-${j1}`, `wb-${j2}`]);
+      // the previous version is unloaded once the new one is listed (never the base model); the last one stays served
+      expect(f.unloads).toEqual([`wb-${j1}`]);
+      const at = (path: string, name?: string) => f.requests.findIndex((r) => r.path === path && (name === undefined || r.body?.lora_name === name));
+      expect(at('/v1/unload_lora_adapter')).toBeGreaterThan(f.requests.findLastIndex((r) => r.path === '/v1/models'));
+      expect(at('/v1/unload_lora_adapter')).toBeGreaterThan(at('/v1/load_lora_adapter', `wb-${j2}`));
+      expect([...f.models]).toEqual([BASE, `wb-${j2}`]);
       expect(result.finalPolicy).toBe(`wb-${j2}`);
 
       // job 1's bundle as the trainer received it: advantages = grpo.ts on the outcome rewards, raw = the completion, messages without images
@@ -189,14 +201,41 @@ describe.skipIf(skip !== null)('online GRPO, VLM policy, against a fake vLLM ser
     for (const file of [dbPath, `${dbPath}-wal`]) if (existsSync(file)) expect(readFileSync(file).includes(KEY)).toBe(false);
   }, 90_000);
 
-  it('a base model the trainer cannot load (no transformers there) is refused from its health before any rollout or run', async () => {
+  it('a base model folder that is not a model: the first job fails with the trainer\'s ModelFolderError (bad_request), the loop stops with OnlineGrpoJobError at iteration 1, the rollouts stay recorded', async () => {
+    const f = await vllm();
+    const notAModel = tmp.dir();
+    writeFileSync(join(notAModel, 'README.md'), 'not a model\n');
+    const dataDir = tmp.dir();
+    const db = openStore(':memory:');
+    try {
+      const jobs = setup(dataDir, db);
+      const o = options(f, seedWithSpread(), 2);
+      const err = await runOnlineGrpo({ ...o, policy: { ...o.policy, baseModel: notAModel } as OnlineGrpoOptions['policy'] }, { jobs, dataDir }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(OnlineGrpoJobError);
+      const [row] = jobs.list('local');
+      expect(err).toMatchObject({ iteration: 1, jobId: row!.remoteId, status: 'failed', jobError: { code: 'bad_request' } });
+      expect((err as Error).message).toMatch(/failed — bad_request: ModelFolderError: config\.model: has no model config that loads .*; the loop stopped$/);
+      expect((err as Error).message).toContain(notAModel); // the bad value
+      expect(jobs.list('local')).toHaveLength(1);
+      const runs = db.prepare("SELECT id, status FROM runs WHERE kind = 'training'").all() as Array<{ id: number; status: string }>;
+      expect(runs.map((r) => r.status)).toEqual(['interrupted']);
+      // nothing recorded is lost: iteration 1's rollouts stay in the run (G episodes), no metrics row for the failed iteration
+      expect(db.prepare('SELECT count(*) AS n FROM episodes WHERE run_id = ?').get(runs[0]!.id)).toEqual({ n: G });
+      expect(listIterationMetrics(db, runs[0]!.id as never)).toEqual([]);
+    } finally {
+      db.close();
+    }
+  }, 60_000);
+
+  it('an endpoint whose server is "other" is refused before any rollout or run: the loop cannot serve new weights there', async () => {
     const f = await vllm();
     const db = openStore(':memory:');
     try {
       const o = options(f, 0, 1);
-      const err = await runOnlineGrpo({ ...o, policy: { ...o.policy, baseModel: 'Qwen/Qwen2.5-VL-3B-Instruct' } as OnlineGrpoOptions['policy'] }, { jobs: setup(tmp.dir(), db), dataDir: tmp.dir() }).catch((e: unknown) => e);
+      const settings = VlmPolicySettings.parse({ endpoint: { baseUrl: `${f.url}/v1`, model: BASE, apiKey: KEY, server: 'other' }, format: 'androidworld' });
+      const err = await runOnlineGrpo({ ...o, policy: { ...o.policy, settings } as OnlineGrpoOptions['policy'] }, { jobs: setup(tmp.dir(), db), dataDir: tmp.dir() }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(OnlineGrpoConfigError);
-      expect((err as Error).message).toMatch(/baseModel "Qwen\/Qwen2.5-VL-3B-Instruct": is not a model trainer local can load \(it can: awb-tiny-lm/);
+      expect((err as Error).message).toMatch(/endpoint\.server "other": cannot serve new weights/);
       expect(f.requests).toEqual([]);
       expect(db.prepare('SELECT count(*) AS n FROM runs').get()).toEqual({ n: 0 });
     } finally {

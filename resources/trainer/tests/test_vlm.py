@@ -36,6 +36,21 @@ class VlmKinds(unittest.TestCase):
             parse_config("vlm-sft", {"model": "m", "lora": {"rank": 8}})
         self.assertEqual(e.exception.field, "config.lora.rank")
 
+    def test_config_publish_server_defaults_to_vllm_and_transformers_needs_a_hugging_face_model(self) -> None:
+        from awb_trainer.errors import ConfigError
+        from awb_trainer.jobs.config import parse_config
+
+        publish = {"baseUrl": "http://gpu:8000", "name": "phone"}
+        self.assertEqual(parse_config("vlm-grpo", {"model": "m", "publish": publish})["publish"]["server"], "vllm")
+        self.assertEqual(parse_config("vlm-grpo", {"model": "m", "publish": {**publish, "server": "transformers"}})["publish"]["server"], "transformers")
+        with self.assertRaises(ConfigError) as e:
+            parse_config("vlm-grpo", {"model": "m", "publish": {**publish, "server": "sglang"}})
+        self.assertEqual((e.exception.field, e.exception.value), ("config.publish.server", "sglang"))
+        with self.assertRaises(ConfigError) as e:
+            parse_config("vlm-grpo", {"model": "awb-tiny-lm", "publish": {**publish, "server": "transformers"}})
+        self.assertEqual(e.exception.field, "config.publish.server")
+        self.assertIn("awb-tiny-lm cannot be served", str(e.exception))
+
     def test_advantages_fall_back_to_group_normalised_outcomes(self) -> None:
         from awb_trainer.jobs.vlm_samples import fill_advantages
 

@@ -219,7 +219,7 @@ class TinyVlm(unittest.TestCase):
         self.assertEqual(fake.requests, [{"path": "/v1/load_lora_adapter", "body": {"lora_name": f"phone-{job['id']}", "lora_path": adapter},
                                           "auth": f"Bearer {API_KEY}", "files": ["adapter_config.json", "adapter_model.safetensors"]}])
         with open(os.path.join(self.root, job["id"], "artifacts", "published.json")) as f:
-            self.assertEqual(json.load(f), {"name": f"phone-{job['id']}", "baseUrl": fake.url + "/", "adapterPath": adapter, "job": job["id"], "model": TINY})
+            self.assertEqual(json.load(f), {"name": f"phone-{job['id']}", "baseUrl": fake.url + "/", "adapterPath": adapter, "job": job["id"], "model": TINY, "server": "vllm"})
         self.assertIn("published.json", {a["name"] for a in job["artifacts"]})
         for name in ("events.jsonl", "job.json"):
             self.assertNotIn(API_KEY, _read(os.path.join(self.root, job["id"], name)))
@@ -245,7 +245,7 @@ class TinyVlm(unittest.TestCase):
             port = s.getsockname()[1]
         job = _run(self.root, "vlm-sft", {"publish": {"baseUrl": f"http://127.0.0.1:{port}", "name": "phone"}}, _answers_bundle("vlm-sft"), "000002-down")
         self.assertEqual((job["status"], job["error"]["code"]), ("failed", "publish_failed"))
-        self.assertIn(f"http://127.0.0.1:{port}/v1/load_lora_adapter: no HTTP answer", job["error"]["message"])
+        self.assertIn(f"POST http://127.0.0.1:{port}/v1/load_lora_adapter: no HTTP answer", job["error"]["message"])
 
     def test_through_the_service_upload_submit_events_artifacts_and_resume_refusals(self) -> None:
         fake = FakeVllm()

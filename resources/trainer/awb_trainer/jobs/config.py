@@ -15,6 +15,7 @@ KINDS: tuple[JobKind, ...] = ("builtin-sft", "builtin-grpo", "progrm", "prm", "v
 
 Aggregation = Literal["step-mean", "episode-mean", "constant"]
 AGGREGATIONS: tuple[Aggregation, ...] = ("step-mean", "episode-mean", "constant")
+PUBLISH_SERVERS = ("vllm", "transformers")  # TS: the endpoint server kinds that can serve new weights (core/policy/vlm/server.ts)
 
 _REQUIRED = object()
 
@@ -99,7 +100,10 @@ _VLM_COMMON = [
     Field("maxPixels", _opt(_int(1, 2**31 - 1)), None),
     Field("gradientCheckpointing", _bool, False),  # recompute activations in backward: less memory, ~30% more time
     Field("resumeFrom", _opt(_text), None),  # a succeeded vlm job of this service whose adapter/ the job starts from
-    Field("publish", _opt(_object([Field("baseUrl", _text), Field("name", _text), Field("apiKeyEnv", _opt(_text), None)])), None),
+    # Where the new weights are served (vlm_publish.py): vllm loads the adapter by name (load_lora_adapter); transformers
+    # (`transformers serve`) loads a model folder named by path, so the trainer writes a merged one.
+    Field("publish", _opt(_object([Field("baseUrl", _text), Field("name", _text), Field("apiKeyEnv", _opt(_text), None),
+                                   Field("server", _enum(PUBLISH_SERVERS), "vllm")])), None),
     _SEED,
 ]
 
@@ -184,4 +188,8 @@ def parse_config(kind: JobKind, raw: Optional[dict]) -> dict:
         raise ConfigError("config.clipEpsHigh", f"must be ≥ clipEps ({config['clipEps']})", config["clipEpsHigh"])
     if kind in ("vlm-sft", "vlm-grpo") and config["minPixels"] is not None and config["maxPixels"] is not None and config["minPixels"] > config["maxPixels"]:
         raise ConfigError("config.minPixels", f"must be ≤ maxPixels ({config['maxPixels']})", config["minPixels"])
+    publish = config.get("publish")
+    if publish and publish["server"] == "transformers" and config["model"] == "awb-tiny-lm":
+        # transformers serve loads Hugging Face model folders; the plumbing LM has no merged form to serve.
+        raise ConfigError("config.publish.server", "transformers needs a Hugging Face model (config.model awb-tiny-lm cannot be served)", "transformers")
     return config

@@ -109,7 +109,7 @@ def train(ctx: JobContext, bundle: Bundle, dist: Distributed) -> None:
         adapter_dir = os.path.dirname(ctx.artifact("adapter/adapter_config.json"))
         backend.save_adapter(adapter_dir)
         if c["publish"]:
-            publish_adapter(ctx, c["publish"], adapter_dir)
+            publish_adapter(ctx, c["publish"], adapter_dir, backend)
 
 
 def _train_mode(module: torch.nn.Module, dropout: bool) -> None:
