@@ -20,8 +20,9 @@ import { benchShepherd } from './shepherd.js';
 import { benchOnnx } from './onnx.js';
 import { benchJobs } from './jobs.js';
 import { benchOnline } from './online.js';
+import { benchVlmSft } from './vlm-sft.js';
 
-const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = { simdroid: benchSimdroid, parallel: benchParallel, adb: benchAdb, store: benchStore, ui: benchUi, grpo: benchGrpo, policy: benchPolicy, eval: benchEval, train: benchTrain, adapt: benchAdapt, rewards: benchRewards, progrm: benchProgrm, shepherd: benchShepherd, onnx: benchOnnx, jobs: benchJobs, online: benchOnline };
+const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = { simdroid: benchSimdroid, parallel: benchParallel, adb: benchAdb, store: benchStore, ui: benchUi, grpo: benchGrpo, policy: benchPolicy, eval: benchEval, train: benchTrain, adapt: benchAdapt, rewards: benchRewards, progrm: benchProgrm, shepherd: benchShepherd, onnx: benchOnnx, jobs: benchJobs, online: benchOnline, 'vlm-sft': benchVlmSft };
 
 const wanted = process.argv.slice(2);
 const names = wanted.length ? wanted : Object.keys(BENCHES);
