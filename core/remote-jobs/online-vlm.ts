@@ -2,7 +2,9 @@ import type { SimDroid } from '../../emulators/simdroid/simdroid.js';
 import { openSimDroids } from '../devices/provider.js';
 import { runEpisode } from '../episode/runner.js';
 import { resolveApiKey } from '../policy/vlm/client.js';
+import { QWEN_MAX_PIXELS, QWEN_MIN_PIXELS } from '../policy/vlm/geometry.js';
 import { VlmPolicy } from '../policy/vlm/policy.js';
+import type { VlmPolicySettings } from '../policy/vlm/settings.js';
 import type { GrpoAdvantages } from '../rl/grpo-loop.js';
 import { scheduleOnDevices } from '../rollout/in-process.js';
 import { outcomeReward } from '../rollout/rollouts.js';
@@ -32,6 +34,8 @@ export { trainerMessages } from './vlm-episodes.js';
  * the policy sent (screenshots as `{"type":"image"}`). The job config asks the trainer to continue
  * from the previous job's adapter and to publish the new one to the endpoint; after the job the
  * loop reads published.json, waits until GET /v1/models lists the adapter, and asks for it next.
+ * The config also carries the endpoint's pixel bounds (trainerPixels), so the trainer scores the image tokens the
+ * server produced.
  */
 
 /** The request seed of one rollout: from the run seed, iteration, group and rollout (no Math.random). */
@@ -39,8 +43,17 @@ export function rolloutRequestSeed(seed: number, iteration: number, group: numbe
   return createRng(`online-grpo/${seed}/${iteration}/${group}/${rollout}/request`).int(0, 2 ** 31 - 1);
 }
 
+/**
+ * The image-size bounds the served model resizes screenshots within (the endpoint's minPixels/maxPixels, else Qwen2.5-VL's
+ * processor defaults, which is what the workbench's coordinate maths assumes too): sent with every job, so the trainer
+ * expands each screenshot to the image tokens the policy saw.
+ */
+export function trainerPixels(s: Pick<VlmPolicySettings, 'minPixels' | 'maxPixels'>): { minPixels: number; maxPixels: number } {
+  return { minPixels: s.minPixels ?? QWEN_MIN_PIXELS, maxPixels: s.maxPixels ?? QWEN_MAX_PIXELS };
+}
+
 /** Fields of the trainer config the loop sets itself. */
-const OWNED = ['model', 'resumeFrom'] as const;
+const OWNED = ['model', 'resumeFrom', 'minPixels', 'maxPixels'] as const;
 
 /**
  * The user's trainer config overrides for vlm-grpo, checked: `model` and `resumeFrom` are the loop's,
@@ -48,7 +61,7 @@ const OWNED = ['model', 'resumeFrom'] as const;
  */
 export function vlmConfigOverrides(config: Record<string, unknown>): { overrides: Record<string, unknown>; publishKeyEnv: string | undefined } {
   const { publish, ...overrides } = config;
-  for (const k of OWNED) if (k in overrides) throw new OnlineGrpoConfigError(`config.${k}`, overrides[k], 'is set by the loop (--base-model; the previous job)');
+  for (const k of OWNED) if (k in overrides) throw new OnlineGrpoConfigError(`config.${k}`, overrides[k], 'is set by the loop (--base-model; the previous job; the endpoint\'s minPixels/maxPixels)');
   if (publish === undefined) return { overrides, publishKeyEnv: undefined };
   const ok = typeof publish === 'object' && publish !== null && !Array.isArray(publish) && Object.keys(publish).every((k) => k === 'apiKeyEnv')
     && typeof (publish as { apiKeyEnv?: unknown }).apiKeyEnv === 'string';
@@ -142,6 +155,7 @@ export class VlmOnlineDriver implements OnlineDriver {
   jobConfig(iteration: number, previous: RemoteJob | null): Record<string, unknown> {
     return {
       seed: trainerSeed(this.o.seed, iteration), ...this.overrides, model: this.p.baseModel, resumeFrom: previous?.remoteId ?? null,
+      ...trainerPixels(this.p.settings),
       publish: { baseUrl: this.root, name: this.publishName, ...(this.publishKeyEnv ? { apiKeyEnv: this.publishKeyEnv } : {}) },
     };
   }

@@ -94,6 +94,15 @@ export const BuiltinGrpoJobConfigSchema = z.strictObject({
 });
 export type BuiltinGrpoJobConfig = z.infer<typeof BuiltinGrpoJobConfigSchema>;
 
+/**
+ * What the workbench checks of a vlm kind's config before it is sent (the trainer validates the rest): the image-size
+ * bounds the server's processor uses, which the trainer must use too (docs/jobs.md).
+ */
+export const VlmJobPixelsSchema = z.looseObject({
+  minPixels: z.int().min(1).nullable().optional().describe("The server's smart-resize lower bound (its mm_processor_kwargs min_pixels)"),
+  maxPixels: z.int().min(1).nullable().optional().describe("The server's smart-resize upper bound (max_pixels)"),
+}).refine((c) => c.minPixels == null || c.maxPixels == null || c.minPixels <= c.maxPixels, { message: 'minPixels must be ≤ maxPixels', path: ['minPixels'] });
+
 export class JobConfigError extends Error {
   override name = 'JobConfigError';
   constructor(readonly kind: string, readonly problems: string[]) {
@@ -101,12 +110,16 @@ export class JobConfigError extends Error {
   }
 }
 
-/** Validates (and fills defaults of) a builtin kind's config; other kinds' configs go as given (objects only). */
+/** Validates (and fills defaults of) a builtin kind's config; other kinds' configs go as given (objects only; a vlm kind's pixel bounds checked). */
 export function parseJobConfig(kind: JobKind, input: unknown): Record<string, unknown> {
   const schema = kind === 'builtin-sft' ? BuiltinSftJobConfigSchema : kind === 'builtin-grpo' ? BuiltinGrpoJobConfigSchema : null;
   if (!schema) {
     if (input === undefined || input === null) return {};
     if (typeof input !== 'object' || Array.isArray(input)) throw new JobConfigError(kind, [`expected an object, got ${JSON.stringify(input)}`]);
+    if (kind === 'vlm-sft' || kind === 'vlm-grpo') {
+      const r = VlmJobPixelsSchema.safeParse(input);
+      if (!r.success) throw new JobConfigError(kind, issueLines(r.error.issues, { root: '(root)' }));
+    }
     return input as Record<string, unknown>;
   }
   const r = schema.safeParse(input ?? {});

@@ -134,6 +134,7 @@ describe.skipIf(skip !== null)('online GRPO, VLM policy, against a fake vLLM ser
       // the switch: published as wb-<job id>, listed by /v1/models, then asked for by every request of iteration 2
       expect(f.loads.map((l) => l.lora_name)).toEqual([`wb-${j1}`, `wb-${j2}`]);
       expect(rows[0]!.config).toMatchObject({ model: BASE, resumeFrom: null, publish: { baseUrl: f.url, name: 'wb', apiKeyEnv: KEY_ENV } });
+      expect(rows[0]!.config).toMatchObject({ minPixels: 3136, maxPixels: 12_845_056 }); // the endpoint's (defaults): the trainer resizes the same
       expect(rows[1]!.config).toMatchObject({ model: BASE, resumeFrom: j1, publish: { baseUrl: f.url, name: 'wb' } });
       const chats = f.requests.filter((r) => r.path === '/v1/chat/completions');
       const seeds1 = new Set(Array.from({ length: G }, (_, r) => rolloutRequestSeed(seed, 1, 0, r)));

@@ -31,8 +31,8 @@ export const VlmPolicySettings = z.strictObject({
   historySteps: z.int().min(0).max(50).default(4).describe('How many earlier steps the prompt shows (default 4)'),
   historyStyle: z.enum(['summary', 'turns']).default('summary').describe("'summary': one line per earlier step in the user turn; 'turns': earlier completions as assistant turns (UI-TARS, Qwen agents)"),
   historyImages: z.int().min(0).max(10).default(0).describe("With historyStyle 'turns': how many of the latest earlier turns resend their screenshot (UI-TARS uses up to 4; default 0)"),
-  minPixels: z.int().min(1).optional().describe('smart-resize lower bound in pixels (default 3136, Qwen2.5-VL)'),
-  maxPixels: z.int().min(1).optional().describe('smart-resize upper bound in pixels (default 12845056, Qwen2.5-VL)'),
+  minPixels: z.int().min(1).optional().describe("smart-resize lower bound in pixels, as the server's processor has it (default 3136, Qwen2.5-VL); sent with every vlm job, so the trainer resizes the same"),
+  maxPixels: z.int().min(1).optional().describe("smart-resize upper bound in pixels, as the server's processor has it (default 12845056, Qwen2.5-VL); sent with every vlm job"),
   extraBody: z.record(z.string(), z.unknown()).optional().describe('Extra request fields for the server (e.g. {"top_p": 0.9}, vLLM\'s {"repetition_penalty": 1.05})'),
   name: z.string().min(1).optional().describe('Policy name recorded with episodes (default vlm:<model>)'),
 });

@@ -190,11 +190,36 @@ def vlm_episode(uid: str, answers: list[str], advantage: Optional[float] = None,
     return ep
 
 
-def vlm_bundle(kind: str, episodes: list[dict]) -> bytes:
-    """A vlm bundle; the screenshot is a few bytes, not an image (awb-tiny-lm never decodes it)."""
+def vlm_bundle(kind: str, episodes: list[dict], screenshot: bytes = b"\x89PNG not decoded by awb-tiny-lm") -> bytes:
+    """A vlm bundle whose steps all show `screenshot` (by default a few bytes, not an image: awb-tiny-lm never decodes it)."""
     manifest = {"format": "awb-bundle", "version": 1, "kind": kind, "createdAt": 0, "counts": {"episodes": len(episodes)}}
     return make_tar({
         "manifest.json": json.dumps(manifest).encode(),
         "episodes.jsonl": "".join(json.dumps(e) + "\n" for e in episodes).encode(),
-        "screenshots/s.png": b"\x89PNG not decoded by awb-tiny-lm",
+        "screenshots/s.png": screenshot,
     })
+
+
+def png(width: int, height: int, rgb: tuple = (200, 30, 30)) -> bytes:
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.new("RGB", (width, height), rgb).save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def tiny_vlm() -> str:
+    """The tiny random Qwen2.5-VL of tools/make_tiny_vlm.py: AWB_TINY_VLM, else its cached build (made on first use)."""
+    if os.environ.get("AWB_TINY_VLM"):
+        return os.environ["AWB_TINY_VLM"]
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    try:
+        import make_tiny_vlm
+    finally:
+        sys.path.pop(0)
+    out = sys.stdout
+    sys.stdout = sys.stderr  # build() reports on stdout
+    try:
+        return make_tiny_vlm.cached()
+    finally:
+        sys.stdout = out

@@ -67,5 +67,23 @@ class Torchrun(unittest.TestCase):
         np.testing.assert_allclose(m2, m1, rtol=1e-9, atol=1e-12)
 
 
+class GpuCount(unittest.TestCase):
+    def test_more_ranks_than_cuda_devices_is_a_named_error_before_any_device_is_used(self) -> None:
+        from unittest import mock
+
+        import torch
+
+        from awb_trainer.jobs.torch_util import Distributed, GpuCountError
+
+        env = {"WORLD_SIZE": "2", "RANK": "1", "LOCAL_RANK": "1", "LOCAL_WORLD_SIZE": "2"}
+        with mock.patch.dict(os.environ, env), mock.patch.object(torch.cuda, "is_available", return_value=True), \
+                mock.patch.object(torch.cuda, "device_count", return_value=1), mock.patch.object(torch.cuda, "set_device") as set_device:
+            with self.assertRaises(GpuCountError) as e:
+                Distributed()
+        set_device.assert_not_called()
+        self.assertEqual((e.exception.local_world_size, e.exception.devices), (2, 1))
+        self.assertIn("--gpus 2: this machine has 1 CUDA device", str(e.exception))
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -1,5 +1,5 @@
-"""VLM kinds: configs, samples and advantages; where transformers/peft are missing only awb-tiny-lm is accepted
-(test_vlm_tiny.py trains it); the Hugging Face LoRA training runs only where the packages import (skipped here)."""
+"""VLM kinds: configs, samples, advantages and resumeFrom's checks; where transformers/peft are missing only awb-tiny-lm
+is accepted (test_vlm_tiny.py trains it; test_vlm_hf.py trains the Hugging Face path on a tiny Qwen2.5-VL)."""
 
 from __future__ import annotations
 
@@ -100,35 +100,25 @@ class VlmKinds(unittest.TestCase):
             finally:
                 svc.stop()
 
-    @unittest.skipIf(MISSING is not None or not os.environ.get("AWB_TINY_VLM"),
-                     f"Hugging Face VLM LoRA training needs a small local model in AWB_TINY_VLM and {MISSING or 'transformers + peft (present)'}")
-    def test_lora_sft_writes_a_peft_adapter(self) -> None:
-        import io
-        import json
-
-        from PIL import Image
-
+    def test_resume_from_compares_the_earlier_jobs_config_with_its_defaults_filled(self) -> None:
         from awb_trainer import jobdir
-        from awb_trainer.run import run_job
+        from awb_trainer.errors import ConfigError
+        from awb_trainer.jobs.config import parse_config
+        from awb_trainer.jobs.vlm_resume import resume_adapter_dir
 
-        png = io.BytesIO()
-        Image.new("RGB", (32, 48), (200, 30, 30)).save(png, format="PNG")
-        step = {"index": 0, "screenshot": "screenshots/a.png", "action": {"action_type": "click", "index": 3}, "raw": None, "description": "Tap OK"}
-        ep = {"uid": "e1", "template": "T", "seed": 1, "instruction": "Press OK", "steps": [step]}
-        bundle = helpers.make_tar({
-            "manifest.json": json.dumps({"format": "awb-bundle", "version": 1, "kind": "vlm-sft", "createdAt": 0, "counts": {}}).encode(),
-            "episodes.jsonl": (json.dumps(ep) + "\n").encode(), "screenshots/a.png": png.getvalue()})
         root = helpers.scratch_dir()
-        config = {"model": os.environ["AWB_TINY_VLM"], "lora": {"r": 2}, "batchSize": 1}
-        d = helpers.make_job_dir(root, "vlm-sft", config, bundle)
-        run_job(d, "file")
-        job = jobdir.read_job(d)
-        self.assertEqual(job["status"], "succeeded", job["error"])
-        self.assertTrue({"adapter/adapter_model.safetensors", "adapter/adapter_config.json"} <= {a["name"] for a in job["artifacts"]})
-        # the second job continues the first one's adapter through peft.PeftModel.from_pretrained(is_trainable=True)
-        d2 = helpers.make_job_dir(root, "vlm-sft", {**config, "resumeFrom": job["id"]}, bundle, job_id="000002-test")
-        run_job(d2, "file")
-        self.assertEqual(jobdir.read_job(d2)["status"], "succeeded", jobdir.read_job(d2)["error"])
+        # a hand-written earlier job: {"r": 2} only, as it ran with alpha 32 and the default targets
+        d = helpers.make_job_dir(root, "vlm-sft", {"model": "awb-tiny-lm", "lora": {"r": 2}}, b"", job_id="000001-hand")
+        rec = jobdir.read_job(d)
+        jobdir.write_job(d, {**rec, "status": "succeeded"})
+        os.makedirs(os.path.join(d, "artifacts", "adapter"))
+        for name in ("adapter_config.json", "adapter_model.safetensors"):
+            open(os.path.join(d, "artifacts", "adapter", name), "wb").close()
+        same = parse_config("vlm-grpo", {"model": "awb-tiny-lm", "lora": {"r": 2, "alpha": 32}, "resumeFrom": "000001-hand"})
+        self.assertEqual(resume_adapter_dir(root, same), os.path.join(d, "artifacts", "adapter"))
+        with self.assertRaises(ConfigError) as e:
+            resume_adapter_dir(root, parse_config("vlm-grpo", {"model": "awb-tiny-lm", "lora": {"r": 2, "alpha": 4}, "resumeFrom": "000001-hand"}))
+        self.assertIn("LoRA alpha 32.0, this job has 4.0", str(e.exception))
 
 
 if __name__ == "__main__":

@@ -54,8 +54,8 @@ CHAT_TEMPLATE = (
 
 CORPUS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tiny_vlm_corpus.jsonl")
 VOCAB = 2048
-# Qwen2's pre-tokenizer split (its tokenizer.json): contractions, letter runs with one leading non-letter, single
-# digits, punctuation runs, newlines, spaces; then byte-level without its own regex.
+# Qwen2's pre-tokenizer split: contractions, letter runs with one leading non-letter, single digits, punctuation runs,
+# newlines, spaces.
 QWEN2_SPLIT = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+")
 
 
@@ -72,8 +72,10 @@ def build_tokenizer():
 
     tok = Tokenizer(models.BPE())
     tok.normalizer = normalizers.NFC()
+    # Qwen2's pre-tokenizer (its tokenizer.json): the split regex, then bytes → unicode without GPT-2's own regex; its
+    # \s*[\r\n]+ keeps a run of newlines together, so "\n" + "\n" across the prompt/answer boundary is one token
     tok.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Split(Regex(QWEN2_SPLIT), behavior="isolated"),
+        pre_tokenizers.Split(Regex(QWEN2_SPLIT), behavior="isolated", invert=False),
         pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(vocab_size=VOCAB, special_tokens=SPECIAL, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),

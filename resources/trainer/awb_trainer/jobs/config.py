@@ -93,6 +93,11 @@ _VLM_COMMON = [
     Field("learningRate", _num(0, 1, lo_open=True), 1e-5),
     Field("maxGradNorm", _num(0, 1e6), 1.0),
     Field("weightDecay", _num(0, 1), 0.0),  # AdamW's decoupled decay; 0 so a zero-advantage batch leaves the adapter as it is
+    # The image size bounds of the server's processor (its mm_processor_kwargs min_pixels / max_pixels): the trainer
+    # must expand each screenshot to the image tokens the policy saw. null: the model folder's own.
+    Field("minPixels", _opt(_int(1, 2**31 - 1)), None),
+    Field("maxPixels", _opt(_int(1, 2**31 - 1)), None),
+    Field("gradientCheckpointing", _bool, False),  # recompute activations in backward: less memory, ~30% more time
     Field("resumeFrom", _opt(_text), None),  # a succeeded vlm job of this service whose adapter/ the job starts from
     Field("publish", _opt(_object([Field("baseUrl", _text), Field("name", _text), Field("apiKeyEnv", _opt(_text), None)])), None),
     _SEED,
@@ -177,4 +182,6 @@ def parse_config(kind: JobKind, raw: Optional[dict]) -> dict:
     config = _parse_fields("config", {} if raw is None else raw, SPECS[kind])
     if kind in ("builtin-grpo", "vlm-grpo") and config["clipEpsHigh"] is not None and config["clipEpsHigh"] < config["clipEps"]:
         raise ConfigError("config.clipEpsHigh", f"must be ≥ clipEps ({config['clipEps']})", config["clipEpsHigh"])
+    if kind in ("vlm-sft", "vlm-grpo") and config["minPixels"] is not None and config["maxPixels"] is not None and config["minPixels"] > config["maxPixels"]:
+        raise ConfigError("config.minPixels", f"must be ≤ maxPixels ({config['maxPixels']})", config["minPixels"])
     return config

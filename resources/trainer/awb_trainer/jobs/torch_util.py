@@ -4,7 +4,7 @@ core/policy/network.ts's Adam does it, and torch.distributed set-up from torchru
 from __future__ import annotations
 
 import os
-from typing import Optional
+from typing import Any, Optional
 
 import torch
 
@@ -54,22 +54,43 @@ def make_optimizer(params: list[torch.nn.Parameter], lr: float, weight_decay: fl
     return torch.optim.Adam(params, lr=lr, betas=betas, eps=1e-8)
 
 
+class GpuCountError(Exception):
+    """More ranks on this machine than CUDA devices: rank k would ask for cuda:k and die with "invalid device ordinal"."""
+
+    def __init__(self, local_world_size: int, devices: int):
+        super().__init__(f"--gpus {local_world_size}: this machine has {devices} CUDA device{'s' if devices != 1 else ''}; "
+                         f"run with --gpus {devices} or fewer (or make more devices visible in CUDA_VISIBLE_DEVICES)")
+        self.local_world_size = local_world_size
+        self.devices = devices
+
+
 class Distributed:
-    """torch.distributed from torchrun's environment (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR/PORT):
-    gloo on CPU, nccl on CUDA. Without torchrun, a world of one."""
+    """torch.distributed from torchrun's environment (RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR/PORT):
+    gloo on CPU, nccl on CUDA. Rank k of a machine uses cuda:LOCAL_RANK; more ranks per machine than CUDA devices is a
+    GpuCountError before any device is touched.
+
+    Without torchrun: on CPU a world of one without a process group (no DDP, the plain loop); on CUDA a one-rank NCCL
+    group (an in-process store), so one GPU runs the same code — DDP, no_sync, collectives — as N GPUs."""
 
     def __init__(self) -> None:
         self.world_size = int(os.environ.get("WORLD_SIZE", "1"))
         self.rank = int(os.environ.get("RANK", "0"))
         self.local_rank = int(os.environ.get("LOCAL_RANK", "0"))
-        self.enabled = self.world_size > 1
+        local_world = int(os.environ.get("LOCAL_WORLD_SIZE", str(self.world_size)))
         if torch.cuda.is_available():
+            devices = torch.cuda.device_count()
+            if local_world > devices or self.local_rank >= devices:
+                raise GpuCountError(local_world, devices)
             self.device = torch.device("cuda", self.local_rank)
             torch.cuda.set_device(self.device)
         else:
             self.device = torch.device("cpu")
+        self.enabled = self.world_size > 1 or self.device.type == "cuda"
         if self.enabled and not torch.distributed.is_initialized():
-            torch.distributed.init_process_group(backend="nccl" if self.device.type == "cuda" else "gloo")
+            if self.world_size == 1 and "MASTER_ADDR" not in os.environ:
+                torch.distributed.init_process_group(backend="nccl", store=torch.distributed.HashStore(), rank=0, world_size=1)
+            else:
+                torch.distributed.init_process_group(backend="nccl" if self.device.type == "cuda" else "gloo")
 
     def cancel_flag(self, requested: bool) -> bool:
         """Rank 0's answer to "cancel?" broadcast to every rank, so all stop at the same step boundary."""
@@ -83,12 +104,30 @@ class Distributed:
         """This rank's share of a minibatch (round-robin), so the ranks' gradients average to the full batch's."""
         return items[self.rank::self.world_size] if self.enabled else items
 
+    def even_shard(self, items: list) -> list[tuple[Any, bool]]:
+        """This rank's share of a minibatch as (item, real) pairs, padded to ⌈n / world⌉ entries with (items[0], False)
+        so that every rank runs the same number of forward/backward passes — DDP all-reduces once per synced backward,
+        and ranks that disagree on the count hang or mix gradients of different steps. Padding carries weight 0."""
+        if not self.enabled:
+            return [(x, True) for x in items]
+        mine = [(x, True) for x in items[self.rank::self.world_size]]
+        per_rank = -(-len(items) // self.world_size)
+        return mine + [(items[0], False)] * (per_rank - len(mine))
+
     def all_reduce_sum(self, values: list[float]) -> list[float]:
         if not self.enabled:
             return values
         t = torch.tensor(values, dtype=torch.float64, device=self.device)
         torch.distributed.all_reduce(t)
         return t.tolist()
+
+    def all_gather(self, obj: Any) -> list[Any]:
+        """Every rank's `obj` (picklable), in rank order."""
+        if not self.enabled:
+            return [obj]
+        out: list[Any] = [None] * self.world_size
+        torch.distributed.all_gather_object(out, obj)
+        return out
 
     def close(self) -> None:
         if self.enabled and torch.distributed.is_initialized():

@@ -9,6 +9,7 @@ import re
 
 from .. import jobdir
 from ..errors import ConfigError
+from .config import parse_config
 
 VLM_KINDS = ("vlm-sft", "vlm-grpo")
 ADAPTER_FILES = ("adapter_config.json", "adapter_model.safetensors")
@@ -32,10 +33,13 @@ def resume_adapter_dir(jobs_root: str, config: dict) -> str:
         raise ConfigError(field, f"names a {rec.get('kind')} job; only vlm-sft and vlm-grpo jobs have an adapter", job_id)
     if rec.get("status") != "succeeded":
         raise ConfigError(field, f"names a job that is {rec.get('status')}, not succeeded", job_id)
-    prev = rec.get("config") or {}
+    try:  # compared with its defaults filled, as it ran (a hand-written job.json may give only {"r": 2})
+        prev = parse_config(rec["kind"], rec.get("config"))
+    except ConfigError as e:
+        raise ConfigError(field, f"names a job whose config does not parse ({e})", job_id) from None
     if prev.get("model") != config["model"]:
         raise ConfigError(field, f"names a job of model {prev.get('model')!r}, this job trains {config['model']!r}", job_id)
-    old, new = prev.get("lora") or {}, config["lora"]
+    old, new = prev["lora"], config["lora"]
     for key in ("r", "alpha"):
         if old.get(key) != new[key]:
             raise ConfigError(field, f"names a job with LoRA {key} {old.get(key)!r}, this job has {new[key]!r}", job_id)

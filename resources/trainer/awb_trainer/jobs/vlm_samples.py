@@ -55,7 +55,8 @@ def image_parts(messages: list[dict]) -> int:
 
 def samples(bundle: Bundle) -> list[dict]:
     """One dict per step with an answer: messages, target, image bytes (None when the chat has no image part),
-    episode key, group (template, seed), outcome reward and the episode's advantage (None when absent)."""
+    episode key, group (template, seed), outcome reward, the episode's advantage (None when absent), the server's
+    prompt-token count (usage.promptTokens, when the step recorded it with its messages) and where the step is."""
     out = []
     for line, ep in bundle.jsonl("episodes.jsonl"):
         where = f"episodes.jsonl:{line}"
@@ -74,13 +75,27 @@ def samples(bundle: Bundle) -> list[dict]:
                 raise BundleError(f"{where} step {i}", f"messages hold {images} image parts; a step has one screenshot")
             shot = step.get("screenshot")
             if target and (shot or images == 0):
+                # the server's prompt-token count is only comparable when the step recorded the chat it was sent
+                prompt_tokens = _prompt_tokens(step.get("usage"), f"{where} step {i}") if step.get("messages") is not None else None
                 out.append({"messages": messages, "target": target, "images": images, "image": bundle.read(shot) if images else None,
                              "episode": ep.get("uid", f"line {line}"), "group": (ep.get("template"), ep.get("seed")),
-                             "reward": _outcome(ep), "advantage": advantage})
+                             "reward": _outcome(ep), "advantage": advantage, "promptTokens": prompt_tokens, "where": f"{where} step {i}"})
             history.append(step.get("description") or json.dumps(step.get("action")))
     if not out:
         raise BundleError("episodes.jsonl", "no step has an answer (raw or action) and the screenshot its chat shows")
     return out
+
+
+def _prompt_tokens(usage: Any, where: str) -> Optional[int]:
+    """usage.promptTokens of a VLM step (the server's usage.prompt_tokens), None when the step has no usage."""
+    if usage is None:
+        return None
+    n = usage.get("promptTokens") if isinstance(usage, dict) else usage
+    if n is None and isinstance(usage, dict):
+        return None
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise BundleError(where, f"usage.promptTokens must be a positive integer or absent, got {n!r:.100}")
+    return n
 
 
 def _advantage(v: Any, where: str) -> Optional[float]:
