@@ -50,9 +50,14 @@ export interface VlmSftExperimentOptions {
   log?: (line: string) => void;
 }
 
-/** One reply, parsed. `match`: the same action as the oracle's, a click or long press on the same element. */
+/**
+ * One reply, parsed. `match`: the same action as the oracle's, a click or long press on the same element. `prefix`:
+ * the share of the target (the oracle's completion) the reply reproduces from its start, character by character — how
+ * far into the format's frame (thought, call tag, tool name, action name, arguments) a reply gets before it departs.
+ */
 export interface Verdict {
   reply: string;
+  prefix: number;
   action: Action | null;
   error: string | null;
   sameType: boolean;
@@ -70,13 +75,16 @@ export interface HeldOutStep {
 
 export interface Rates {
   steps: number;
+  /** The mean of the verdicts' `prefix`. */
+  prefix: number;
   valid: number;
   sameType: number;
   match: number;
 }
 
 export interface VlmSftExperiment {
-  data: { trainEpisodes: number; trainSteps: number; heldOutEpisodes: number; heldOutSteps: number; dropped: string[] };
+  /** longestTarget: the longest held-out target in tokens (what maxNewTokens must cover). */
+  data: { trainEpisodes: number; trainSteps: number; heldOutEpisodes: number; heldOutSteps: number; longestTarget: number; dropped: string[] };
   job: { id: string; loss: { first: number; last: number } | null };
   before: Rates;
   after: Rates;
@@ -140,11 +148,11 @@ export async function runVlmSftExperiment(o: VlmSftExperimentOptions): Promise<V
   const heldBundle = vlmDemonstrationBundle(db, held, { file: join(o.workdir, 'held-out.tar'), createdAt: 0 });
   const dropped = [...train, ...held].filter((d) => d.result.status !== 'success').map((d) => `${d.instance.template.id}/${d.instance.seed}: ${d.result.terminatedBy}`);
   const count = (ds: readonly VlmDemonstration[]) => ds.reduce((n, d) => n + d.result.steps.length, 0);
-  const data = {
+  const counts = {
     trainEpisodes: trainBundle.used.length, trainSteps: count(trainBundle.used),
     heldOutEpisodes: heldBundle.used.length, heldOutSteps: count(heldBundle.used), dropped,
   };
-  log(`demonstrations: ${JSON.stringify(data)}`);
+  log(`demonstrations: ${JSON.stringify(counts)}`);
   const tDemos = performance.now();
 
   const pixels = { minPixels: settings.minPixels, maxPixels: settings.maxPixels };
@@ -189,16 +197,18 @@ export async function runVlmSftExperiment(o: VlmSftExperimentOptions): Promise<V
     const e = JSON.parse(l) as { uid: string; template: string; seed: number };
     return [e.uid, e];
   }));
-  const replies = (JSON.parse(readFileSync(out, 'utf8')) as { samples: Array<{ episode: string; k: number; target: string; base: string; adapter: string }> }).samples;
+  const replies = (JSON.parse(readFileSync(out, 'utf8')) as { samples: Array<{ episode: string; k: number; target: string; targetTokens: number; base: string; adapter: string }> }).samples;
+  const data = { ...counts, longestTarget: Math.max(...replies.map((r) => r.targetTokens)) };
   const steps = replies.map((r) => {
     const ep = episodes.get(r.episode)!;
     const s = seen.get(key(ep.template, ep.seed, r.k));
     if (!s) throw new Error(`reply for ${ep.template}/${ep.seed} step ${r.k}: no such held-out step`);
     const target = format.parse(r.target, s.ctx).action;
-    return { template: ep.template, seed: ep.seed, step: r.k, target, before: judge(r.base, target, s), after: judge(r.adapter, target, s) };
+    return { template: ep.template, seed: ep.seed, step: r.k, target, before: judge(r.base, r.target, target, s), after: judge(r.adapter, r.target, target, s) };
   });
   const rates = (pick: (s: HeldOutStep) => Verdict): Rates => ({
     steps: steps.length,
+    prefix: steps.reduce((n, s) => n + pick(s).prefix, 0) / steps.length,
     valid: steps.filter((s) => pick(s).action).length / steps.length,
     sameType: steps.filter((s) => pick(s).sameType).length / steps.length,
     match: steps.filter((s) => pick(s).match).length / steps.length,
@@ -209,16 +219,23 @@ export async function runVlmSftExperiment(o: VlmSftExperimentOptions): Promise<V
     seconds: { demonstrations: (tDemos - t0) / 1000, training: (tTrain - tDemos) / 1000, generation: (tGen - tTrain) / 1000, total: (t1 - t0) / 1000 },
   };
 
-  function judge(reply: string, target: Action, s: Seen): Verdict {
+  function judge(reply: string, completion: string, target: Action, s: Seen): Verdict {
+    const prefix = commonPrefix(reply, completion) / completion.length;
     let action: Action;
     try {
       action = format.parse(reply, s.ctx).action;
     } catch (e) {
-      return { reply, action: null, error: e instanceof Error ? `${e.name}: ${e.message}` : String(e), sameType: false, match: false };
+      return { reply, prefix, action: null, error: e instanceof Error ? `${e.name}: ${e.message}` : String(e), sameType: false, match: false };
     }
     const sameType = action.action_type === target.action_type;
-    return { reply, action, error: null, sameType, match: sameType && sameStep(action, target, s.obs) };
+    return { reply, prefix, action, error: null, sameType, match: sameType && sameStep(action, target, s.obs) };
   }
+}
+
+function commonPrefix(a: string, b: string): number {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return i;
 }
 
 /** The same step: a click or long press on the element the oracle's lands on, anything else equal field by field. */

@@ -11,7 +11,7 @@ greedy and stops at the end-of-turn token the trainer appends to targets (or aft
 each sample gets two replies: "base" (the adapter disabled: the model before training) and "adapter".
 
 Output: {"model", "adapter", "seconds", "samples": [{"episode", "k" (its index among the episode's samples),
-"target", "base", "adapter"?}]}.
+"target", "targetTokens", "base", "adapter"?}]}.
 """
 
 from __future__ import annotations
@@ -76,7 +76,8 @@ def main(argv: list[str]) -> int:
         for s in rows:
             k = seen.get(s["episode"], 0)
             seen[s["episode"]] = k + 1
-            rec = {"episode": s["episode"], "k": k, "target": s["target"]}
+            # the target's length in tokens: what --max-new-tokens must cover (the end-of-turn token aside)
+            rec = {"episode": s["episode"], "k": k, "target": s["target"], "targetTokens": len(tok(s["target"], add_special_tokens=False).input_ids)}
             if a.adapter:
                 with model.disable_adapter():
                     rec["base"] = reply(s)
