@@ -4,7 +4,6 @@ import { runEpisode } from '../episode/runner.js';
 import { resolveApiKey } from '../policy/vlm/client.js';
 import { QWEN_MAX_PIXELS, QWEN_MIN_PIXELS } from '../policy/vlm/geometry.js';
 import { VlmPolicy } from '../policy/vlm/policy.js';
-import type { ChatMessage } from '../policy/vlm/prompt.js';
 import type { VlmServer } from '../policy/vlm/server.js';
 import type { VlmPolicySettings } from '../policy/vlm/settings.js';
 import type { GrpoAdvantages } from '../rl/grpo-loop.js';
@@ -23,6 +22,9 @@ import {
   trainerSeed, type OnlineBatch, type OnlineDriver, type OnlineGrpoOptions, type OnlineRollouts, type ScoredRollout, type VlmOnlinePolicy,
 } from './online-types.js';
 import type { RemoteJobs } from './remote.js';
+import { trainerMessages, replayedSteps } from './vlm-episodes.js';
+
+export { trainerMessages } from './vlm-episodes.js';
 
 /**
  * A served VLM in the online loop. Rollouts: one VlmPolicy per episode asking the endpoint for the
@@ -43,14 +45,6 @@ import type { RemoteJobs } from './remote.js';
 /** The request seed of one rollout: from the run seed, iteration, group and rollout (no Math.random). */
 export function rolloutRequestSeed(seed: number, iteration: number, group: number, rollout: number): number {
   return createRng(`online-grpo/${seed}/${iteration}/${group}/${rollout}/request`).int(0, 2 ** 31 - 1);
-}
-
-/** The messages as a trainer replays them: image parts become `{"type":"image"}` (the step's screenshot is in the bundle). */
-export function trainerMessages(messages: readonly ChatMessage[]): unknown[] {
-  return messages.map((m) => ({
-    role: m.role,
-    content: typeof m.content === 'string' ? m.content : m.content.map((p) => (p.type === 'image_url' ? { type: 'image' } : p)),
-  }));
 }
 
 /**
@@ -160,13 +154,7 @@ export class VlmOnlineDriver implements OnlineDriver {
         kind: 'vlm-grpo', episodes: { db: this.run.db, ids },
         annotateEpisode: (line, id) => {
           const e = byEpisode.get(id)!;
-          const steps = (line.steps as Array<Record<string, unknown>>).map((st) => {
-            const own = st.overridden !== true && typeof st.thought === 'string';
-            const m = e.messages.get(st.index as number);
-            // raw: the completion as the model wrote it (the store keeps the parsed action there).
-            return { ...st, ...(own ? { raw: st.thought } : {}), ...(own && m ? { messages: m } : {}) };
-          });
-          return { ...line, advantage: e.advantage, steps };
+          return { ...line, advantage: e.advantage, steps: replayedSteps(line.steps, e.messages) };
         },
       } : null,
     };

@@ -29,11 +29,12 @@ export interface RealTrainer {
   stop(): Promise<void>;
 }
 
-export async function startRealTrainer(workdir: string, token: string, timeoutMs = 30_000, extraArgs: string[] = []): Promise<RealTrainer> {
+/** `env` adds to the service's environment (its jobs inherit it: OMP_NUM_THREADS, say). */
+export async function startRealTrainer(workdir: string, token: string, timeoutMs = 30_000, extraArgs: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<RealTrainer> {
   const tokenFile = join(workdir, 'token.txt');
   writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
   const child = spawn(PYTHON, ['-m', 'awb_trainer', 'serve', '--host', '127.0.0.1', '--port', '0', '--workdir', join(workdir, 'service'), '--token-file', tokenFile, '--quiet', ...extraArgs], {
-    cwd: TRAINER_ROOT, env: { ...process.env, PYTHONPATH: TRAINER_ROOT, PYTHONDONTWRITEBYTECODE: '1', PYTHONUNBUFFERED: '1' }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: TRAINER_ROOT, env: { ...process.env, ...env, PYTHONPATH: TRAINER_ROOT, PYTHONDONTWRITEBYTECODE: '1', PYTHONUNBUFFERED: '1' }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => { stderr += c.toString(); });

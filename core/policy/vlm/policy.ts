@@ -2,7 +2,7 @@ import type { Observation } from '../../device/observation.js';
 import type { ChatClientDeps } from '../../llm/chat-client.js';
 import type { Policy, PolicyContext, PolicyDecision } from '../../episode/policy.js';
 import type { TaskInstance } from '../../tasks/instance.js';
-import { VlmClient } from './client.js';
+import { VlmClient, type Completion } from './client.js';
 import { VlmFormatError } from './errors.js';
 import type { ActionFormat, ParseContext, PromptContext } from './format.js';
 import { vlmFormat } from './formats/index.js';
@@ -116,7 +116,7 @@ export class VlmPolicy implements Policy {
       withScreenshot: s.screenshot, withElements, historySteps: s.historySteps, historyStyle: s.historyStyle, historyImages: s.historyImages,
     }, this.memory);
     this.onRequest?.(ctx.step, messages);
-    const reply = await this.client.complete(messages, this.requestParams());
+    const reply = await this.complete(messages, obs, ctx, geometry);
     const parseCtx: ParseContext = { ...geometry, obs, expectsAnswer: this.expectsAnswer };
     // The memory reaches back historySteps steps; it keeps screenshots only when some are resent.
     this.memory.set(ctx.step, { completion: reply.text, ...(s.historyImages > 0 ? { screenshot: obs.screenshot } : {}) });
@@ -144,6 +144,11 @@ export class VlmPolicy implements Policy {
     const s = this.settings;
     const pixels = s.screenshot ? pixelFields(s.endpoint.server, s) : {};
     return { temperature: s.temperature, max_tokens: s.maxTokens, ...pixels, ...s.extraBody };
+  }
+
+  /** The completion of this step's request: the endpoint's (a demonstrator writes its teacher's action instead). */
+  protected complete(messages: ChatMessage[], _obs: Observation, _ctx: PolicyContext, _geometry: GeometryContext): Promise<Completion> {
+    return this.client.complete(messages, this.requestParams());
   }
 
   private record(x: VlmExchange): void {

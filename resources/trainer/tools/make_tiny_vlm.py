@@ -4,14 +4,14 @@
     python make_tiny_vlm.py --cached        # prints the cached folder, building it first if needed
 
 --cached keeps one build per recipe under $AWB_CACHE_DIR (default ~/.cache/awb): the folder's name carries a hash of
-this file and the torch / transformers / tokenizers versions, so a changed recipe builds a new folder and the tests
+this file, the corpus and the torch / transformers / tokenizers versions, so a changed recipe builds a new folder and the tests
 (which read its path into AWB_TINY_VLM) never see a stale one. Builds go to a temporary folder renamed into place.
 
-- tokenizer: byte-level BPE with Qwen2's pre-tokenizer, trained here with `tokenizers` on generated UI / action text
-  (with UI-TARS-style "Thought: …\n\nAction: …" replies), plus Qwen's special tokens, wrapped as a
-  PreTrainedTokenizerFast, with a Qwen-style chat template;
-- model: Qwen2_5_VLForConditionalGeneration from a tiny Qwen2_5_VLConfig (2 text layers, width 64; 2 vision blocks,
-  width 32), weights drawn after torch.manual_seed(0);
+- tokenizer: byte-level BPE (Qwen2's pre-tokenizer split: single digits) trained here with `tokenizers` on
+  tiny_vlm_corpus.jsonl (SimDroid's texts and the action formats, written by scripts/tiny-vlm-corpus.ts), plus Qwen's
+  special tokens, wrapped as a PreTrainedTokenizerFast, with a Qwen-style chat template;
+- model: Qwen2_5_VLForConditionalGeneration from a tiny Qwen2_5_VLConfig (2 text layers, width 128, text weights of
+  std 1.2/sqrt(128); 2 vision blocks, width 32; ~0.9M parameters), weights drawn after torch.manual_seed(0);
 - processor: Qwen2_5_VLProcessor with Qwen2VLImageProcessor (small min/max pixels) and the video processor.
 --check reloads the folder with AutoProcessor + AutoModelForImageTextToText and runs a forward pass on one image.
 """
@@ -21,7 +21,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import random
 import shutil
 import sys
 
@@ -30,8 +29,6 @@ import torch
 SPECIAL = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|object_ref_start|>", "<|object_ref_end|>",
            "<|box_start|>", "<|box_end|>", "<|quad_start|>", "<|quad_end|>", "<|vision_start|>", "<|vision_end|>",
            "<|vision_pad|>", "<|image_pad|>", "<|video_pad|>"]
-
-QWEN2_SPLIT = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
 
 # A chat is: an optional system turn (a default one when the first message is not a system message), then each
 # message as <|im_start|>ROLE\n CONTENT <|im_end|>\n; an image part becomes <|vision_start|><|image_pad|><|vision_end|>
@@ -55,47 +52,33 @@ CHAT_TEMPLATE = (
 )
 
 
-def corpus(n: int = 600, seed: int = 0) -> list[str]:
-    """Lines of the kind of text the agent sees and answers: tasks, previous actions, UI labels, action calls."""
-    rng = random.Random(seed)
-    verbs = ["Press", "Tap", "Open", "Close", "Scroll to", "Search for", "Enable", "Disable", "Select", "Type"]
-    things = ["OK", "Cancel", "Settings", "Wi-Fi", "Bluetooth", "the menu", "Contacts", "Camera", "Gallery", "Send",
-              "the search bar", "Airplane mode", "Battery saver", "Clock", "Alarm", "Calendar", "Messages", "Back"]
-    actions = ["tap({})", "long_press({})", "scroll(\"{}\")", "back()", "home()", "type(\"{}\")", "open_app(\"{}\")", "wait()"]
-    lines = []
-    for _ in range(n):
-        k = rng.randrange(6)
-        thing = rng.choice(things)
-        if k == 0:
-            lines.append(f"Task: {rng.choice(verbs)} {thing}")
-        elif k == 1:
-            a = rng.choice(actions)
-            lines.append(a.format(rng.randrange(40)) if "({})" in a else a.format(thing))
-        elif k == 2:
-            lines.append(json.dumps({"action_type": rng.choice(["click", "scroll", "input_text", "navigate_back"]),
-                                     "index": rng.randrange(40)}))
-        elif k == 3:
-            lines.append(f"Previous actions:\n- step {rng.randrange(9)}: {rng.choice(verbs).lower()} {thing}\nWhat is the next action?")
-        elif k == 4:
-            # UI-TARS-style replies: a thought, a blank line, the action (BPE learns "\n\n" as one token, as Qwen's has)
-            lines.append(f"Thought: {rng.choice(verbs).lower()} {thing}\n\nAction: {rng.choice(actions).format(rng.randrange(40))}")
-        else:
-            lines.append(f"[{rng.randrange(40)}] Button \"{thing}\" clickable={rng.choice(['true', 'false'])}")
-    return lines
+CORPUS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tiny_vlm_corpus.jsonl")
+VOCAB = 2048
+# Qwen2's pre-tokenizer split: contractions, letter runs with one leading non-letter, single digits, punctuation runs,
+# newlines, spaces.
+QWEN2_SPLIT = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+")
+
+
+def corpus() -> list[str]:
+    """The texts the tokenizer learns from, one JSON string a line: SimDroid's texts and the action formats
+    (scripts/tiny-vlm-corpus.ts writes the file)."""
+    with open(CORPUS, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
 
 
 def build_tokenizer():
-    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
+    from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
     tok = Tokenizer(models.BPE())
+    tok.normalizer = normalizers.NFC()
     # Qwen2's pre-tokenizer (its tokenizer.json): the split regex, then bytes → unicode without GPT-2's own regex; its
     # \s*[\r\n]+ keeps a run of newlines together, so "\n" + "\n" across the prompt/answer boundary is one token
     tok.pre_tokenizer = pre_tokenizers.Sequence([
         pre_tokenizers.Split(Regex(QWEN2_SPLIT), behavior="isolated", invert=False),
         pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
     tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=640, special_tokens=SPECIAL, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    trainer = trainers.BpeTrainer(vocab_size=VOCAB, special_tokens=SPECIAL, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
                                   show_progress=False)
     tok.train_from_iterator(corpus(), trainer=trainer)
     fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|im_end|>", pad_token="<|endoftext|>",
@@ -111,12 +94,18 @@ def build(out: str) -> None:
     tokenizer = build_tokenizer()
     ids = {t: tokenizer.convert_tokens_to_ids(t) for t in SPECIAL}
     vocab = (len(tokenizer) + 63) // 64 * 64
-    text = dict(vocab_size=vocab, hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
-                num_key_value_heads=2, max_position_embeddings=4096, rms_norm_eps=1e-6,
-                # head_dim 16: the three M-RoPE sections (time, height, width) cover head_dim / 2 = 8 frequencies
-                rope_parameters={"rope_type": "default", "mrope_section": [2, 3, 3], "rope_theta": 1_000_000.0},
+    # Width 128, not 64: the LoRA trains everything but the frozen random lm_head, and 2048 random token directions in
+    # 64 dimensions are too crowded for any hidden state to put most of the mass on a set of tokens (the ten digits of a
+    # coordinate); at 128 SFT learns the action formats in a few CPU minutes. initializer_range: Qwen2.5-VL-7B's 0.02
+    # at width 3584 is 1.2 / sqrt(width); the same ratio here (with 0.02 the random logits stay within about ±1, and
+    # SFT stalls near ln(vocab)).
+    width = 128
+    text = dict(vocab_size=vocab, hidden_size=width, intermediate_size=2 * width, initializer_range=round(1.2 / width ** 0.5, 4),
+                num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=4096, rms_norm_eps=1e-6,
+                # head_dim 32: the three M-RoPE sections (time, height, width) cover head_dim / 2 = 16 frequencies
+                rope_parameters={"rope_type": "default", "mrope_section": [4, 6, 6], "rope_theta": 1_000_000.0},
                 bos_token_id=ids["<|endoftext|>"], eos_token_id=ids["<|im_end|>"], pad_token_id=ids["<|endoftext|>"])
-    vision = dict(depth=2, hidden_size=32, intermediate_size=64, num_heads=2, out_hidden_size=64, patch_size=14,
+    vision = dict(depth=2, hidden_size=32, intermediate_size=64, num_heads=2, out_hidden_size=width, patch_size=14,
                   spatial_merge_size=2, temporal_patch_size=2, window_size=112, fullatt_block_indexes=[1], in_channels=3)
     config = Qwen2_5_VLConfig(text_config=text, vision_config=vision, image_token_id=ids["<|image_pad|>"],
                               video_token_id=ids["<|video_pad|>"], vision_start_token_id=ids["<|vision_start|>"],
@@ -170,8 +159,9 @@ def recipe_hash() -> str:
     import transformers
 
     h = hashlib.sha256()
-    with open(os.path.abspath(__file__), "rb") as f:
-        h.update(f.read())
+    for path in (os.path.abspath(__file__), CORPUS):
+        with open(path, "rb") as f:
+            h.update(f.read())
     h.update(f"torch {torch.__version__} transformers {transformers.__version__} tokenizers {tokenizers.__version__}".encode())
     return h.hexdigest()[:16]
 
