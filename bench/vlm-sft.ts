@@ -5,9 +5,10 @@
  *
  *   npm run bench -- vlm-sft        # writes bench/results/vlm-sft.json
  *
- * Knobs by environment: AWB_VLM_SFT_EVERY (every k-th unseen-instance template, default 4), AWB_VLM_SFT_TRAIN_SEEDS
- * (default 3), AWB_VLM_SFT_HELD_OUT_SEEDS (default 2), AWB_VLM_SFT_EPOCHS (default 4), AWB_VLM_SFT_LR (default 3e-3),
- * AWB_VLM_SFT_RANK (LoRA r, α = 2r; default 16), AWB_VLM_SFT_MAX_NEW_TOKENS (default 64).
+ * The defaults are EXPERIMENTS.md §5's run B (91.6% valid). Knobs by environment: AWB_VLM_SFT_EVERY (every k-th
+ * unseen-instance template, default 8), AWB_VLM_SFT_TRAIN_SEEDS (default 2), AWB_VLM_SFT_HELD_OUT_SEEDS (default 1),
+ * AWB_VLM_SFT_EPOCHS (default 8), AWB_VLM_SFT_LR (default 3e-3), AWB_VLM_SFT_RANK (LoRA r, α = 2r; default 16),
+ * AWB_VLM_SFT_MAX_NEW_TOKENS (default 56: the longest target is 53 tokens).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,17 +20,17 @@ const env = (name: string, fallback: number) => Number(process.env[name] ?? fall
 
 export async function benchVlmSft(): Promise<Record<string, unknown>> {
   requirePython();
-  const every = env('AWB_VLM_SFT_EVERY', 4);
-  const trainSeeds = env('AWB_VLM_SFT_TRAIN_SEEDS', 3);
-  const heldOutSeeds = env('AWB_VLM_SFT_HELD_OUT_SEEDS', 2);
+  const every = env('AWB_VLM_SFT_EVERY', 8);
+  const trainSeeds = env('AWB_VLM_SFT_TRAIN_SEEDS', 2);
+  const heldOutSeeds = env('AWB_VLM_SFT_HELD_OUT_SEEDS', 1);
   const config = {
     lora: { r: env('AWB_VLM_SFT_RANK', 16), alpha: 2 * env('AWB_VLM_SFT_RANK', 16), dropout: 0, targetModules: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] },
-    epochs: env('AWB_VLM_SFT_EPOCHS', 4), batchSize: 2, learningRate: env('AWB_VLM_SFT_LR', 0.003), seed: 0,
+    epochs: env('AWB_VLM_SFT_EPOCHS', 8), batchSize: 2, learningRate: env('AWB_VLM_SFT_LR', 0.003), seed: 0,
   };
   const workdir = mkdtempSync(join(tmpdir(), 'awb-bench-vlm-sft-'));
   try {
     const { train, heldOut } = unseenInstanceData(every, trainSeeds, heldOutSeeds);
-    const r = await runVlmSftExperiment({ workdir, model: tinyVlm(), train, heldOut, config, maxNewTokens: env('AWB_VLM_SFT_MAX_NEW_TOKENS', 64), log: (l) => console.log(`  ${l}`) });
+    const r = await runVlmSftExperiment({ workdir, model: tinyVlm(), train, heldOut, config, maxNewTokens: env('AWB_VLM_SFT_MAX_NEW_TOKENS', 56), log: (l) => console.log(`  ${l}`) });
     const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
     const row = (name: string, x: Rates) => console.log(`${name.padEnd(8)} valid ${pct(x.valid).padStart(6)}  same type ${pct(x.sameType).padStart(6)}  same step ${pct(x.match).padStart(6)}  (${x.steps} steps)`);
     row('before', r.before);
