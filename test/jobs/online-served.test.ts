@@ -33,12 +33,13 @@ import { startRealTrainer, type RealTrainer } from './real-service.js';
 const ANSWER = 'finish(message="2")';
 /**
  * The first token's bias applies at every position (its key has no prefix), so each later token, given its prefix,
- * gets more: with ~640 tokens of near-zero logit, the first is drawn with p ≈ 0.88 and each later one with p ≈ 0.96,
- * so 0.88 · 0.96¹² ≈ half the completions are the answer.
+ * gets more. With the tiny model's 2048-token vocabulary about three rollouts in four answer right (measured: 75% in
+ * iteration 1); groups of 4 and a small learning rate (the update must change the weights, not the model's behaviour
+ * under the bias) keep a reward spread in some group of each iteration.
  */
 const FIRST_BIAS = 8.4;
 const NEXT_BIAS = 11.7;
-const G = 2;
+const G = 4;
 const INSTANCES = [0, 2].map((s) => instantiate(getTemplate('ContactsCountQuestion'), s));
 const SEED = Number(process.env.AWB_ONLINE_SERVED_SEED ?? 3);
 const tmp = scratch('awb-online-served-');
@@ -98,7 +99,7 @@ describe('online GRPO against transformers serve and the real trainer (tiny Qwen
       });
       const result = await runOnlineGrpo({
         trainer: 'local', iterations: 2, instances: INSTANCES, source: 'ContactsCountQuestion#0,#2', groupSize: G, temperature: 1, maxSteps: 1, seed: SEED,
-        config: { epochs: 1, batchSize: 4, learningRate: 1e-2 },
+        config: { epochs: 1, batchSize: 8, learningRate: 1e-3 },
         policy: { kind: 'vlm', baseModel: model, publishName: 'served', settings },
       }, { jobs, dataDir }, { onLog: (l) => lines.push(l) });
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import importlib.util
 from typing import Optional
 
 from .config import KINDS, JobKind
@@ -37,11 +38,18 @@ def available_kinds() -> list[str]:
     return [k for k in KINDS if missing_for(k) is None]
 
 
+def _installed(*modules: str) -> bool:
+    """Whether every module is installed, without importing it: transformers + peft take seconds to import, and
+    /v1/health, which every client calls first, must not pay that (a job that uses them imports them anyway and
+    fails with its own error if the install is broken)."""
+    return all(importlib.util.find_spec(name) is not None for name in modules)
+
+
 def vlm_models() -> "list[str] | str":
-    """health.vlmModels: "any" where transformers + peft import, else the built-in models ([] without torch)."""
-    if _importable("torch", "transformers", "peft") is None:
-        return "any"
-    return [TINY_VLM] if _importable("torch") is None else []
+    """health.vlmModels: "any" where transformers + peft are installed, else the built-in models ([] without torch)."""
+    if _importable("torch") is not None:
+        return []
+    return "any" if _installed("transformers", "peft") else [TINY_VLM]
 
 
 def torch_info() -> dict:
