@@ -5,13 +5,12 @@ import type { z } from 'zod';
 import { abortableSleep } from '../llm/chat-client.js';
 import { ArtifactChecksumError, TrainerHttpError, TrainerProtocolError, TrainerUnreachableError, UploadStalledError } from './errors.js';
 import {
-  backoffDelayMs, header, httpRequest, openRequest, readBody, requestWithRetries, retryableStatus, TransportError, type HttpResult, type HttpSpec,
+  backoffDelayMs, header, httpRequest, openRequest, parseJsonBody, readBody, requestWithRetries, retryableStatus, TransportError, type HttpResult, type HttpSpec,
 } from './http.js';
 import {
   ErrorBodySchema, HealthSchema, isFinalStatus, JobEventSchema, JobListSchema, JobSchema,
   type Artifact, type Health, type Job, type JobEvent,
 } from './protocol.js';
-import { formatIssues } from '../util/zod-issues.js';
 import type { JobBackend } from './backend.js';
 
 /**
@@ -132,15 +131,7 @@ export class TrainerClient implements JobBackend {
   }
 
   private json<S extends z.ZodType>(r: HttpResult, path: string, schema: S): z.infer<S> {
-    let v: unknown;
-    try {
-      v = JSON.parse(r.body.toString('utf8'));
-    } catch (e) {
-      throw new TrainerProtocolError(this.baseUrl, path, `not JSON (${(e as Error).message})`);
-    }
-    const p = schema.safeParse(v);
-    if (!p.success) throw new TrainerProtocolError(this.baseUrl, path, formatIssues(p.error.issues));
-    return p.data;
+    return parseJsonBody(r, schema, (detail) => new TrainerProtocolError(this.baseUrl, path, detail));
   }
 
   async health(signal?: AbortSignal): Promise<Health> {

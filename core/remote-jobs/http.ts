@@ -1,5 +1,7 @@
 import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import https from 'node:https';
+import type { z } from 'zod';
+import { formatIssues } from '../util/zod-issues.js';
 
 /**
  * One HTTP exchange with the trainer over node:http (not fetch: an upload must know how far a
@@ -140,4 +142,20 @@ export const retryableStatus = (status: number): boolean => status === 408 || st
 export function header(h: IncomingHttpHeaders, name: string): string | undefined {
   const v = h[name.toLowerCase()];
   return Array.isArray(v) ? v[0] : v;
+}
+
+/**
+ * A response body read as JSON and checked against `schema`; what is wrong (not JSON, or the schema's issues) goes to
+ * `protocolError`, which names the server (the trainer service's or Ray's protocol error).
+ */
+export function parseJsonBody<S extends z.ZodType>(r: HttpResult, schema: S, protocolError: (detail: string) => Error): z.infer<S> {
+  let v: unknown;
+  try {
+    v = JSON.parse(r.body.toString('utf8'));
+  } catch (e) {
+    throw protocolError(`not JSON (${(e as Error).message})`);
+  }
+  const p = schema.safeParse(v);
+  if (!p.success) throw protocolError(formatIssues(p.error.issues));
+  return p.data;
 }

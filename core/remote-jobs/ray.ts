@@ -8,7 +8,7 @@ import { formatIssues } from '../util/zod-issues.js';
 import type { JobBackend } from './backend.js';
 import { sha256File, type EventsOptions, type SubmitRequest, type UploadResult } from './client.js';
 import { ArtifactChecksumError, RayHttpError, RayPackageError, RayProtocolError, RayResultsError, RayUnreachableError } from './errors.js';
-import { backoffDelayMs, requestWithRetries, type HttpResult, type HttpSpec } from './http.js';
+import { backoffDelayMs, parseJsonBody, requestWithRetries, type HttpResult, type HttpSpec } from './http.js';
 import { ArtifactSchema, type Artifact, type Job, type JobEvent, type JobStatus } from './protocol.js';
 import { buildRayPackage, jobIdOf, rayEntrypoint, submissionId } from './ray-package.js';
 
@@ -176,15 +176,7 @@ export class RayJobsClient implements JobBackend {
   }
 
   private json<S extends z.ZodType>(r: HttpResult, path: string, schema: S): z.infer<S> {
-    let v: unknown;
-    try {
-      v = JSON.parse(r.body.toString('utf8'));
-    } catch (e) {
-      throw new RayProtocolError(this.baseUrl, path, `not JSON (${(e as Error).message})`);
-    }
-    const p = schema.safeParse(v);
-    if (!p.success) throw new RayProtocolError(this.baseUrl, path, formatIssues(p.error.issues));
-    return p.data;
+    return parseJsonBody(r, schema, (detail) => new RayProtocolError(this.baseUrl, path, detail));
   }
 
   private signal = (signal?: AbortSignal) => (signal ? { signal } : {});

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { PYTHON, requirePython, tinyVlm } from '../python-env.js';
+import { freePort } from '../emulators/adb/helpers.js';
 
 /**
  * A real OpenAI-compatible server for tests: `transformers serve` (the pinned transformers in .venv)
@@ -37,17 +37,6 @@ export class ServedVlmStartError extends Error {
   }
 }
 
-/** A port nothing listens on now (the kernel's pick for port 0). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** The environment for the server: offline (no hub, no update check), one torch thread (2 shared cores). */
 function serveEnv(): NodeJS.ProcessEnv {
