@@ -120,6 +120,23 @@ class TinyVlm(unittest.TestCase):
         self.assertEqual(tuple(tensors["base_model.model.layers.1.self_attn.o_proj.lora_B.weight"].shape), (64, 4))
         self.assertEqual(len(tensors), 2 * 2 * 4)  # 2 layers × 4 projections × (A, B)
 
+    def test_learning_rate_schedules_sft_decays_linearly_grpo_stays_constant_as_configured(self) -> None:
+        from awb_trainer.errors import ConfigError
+        from awb_trainer.jobs.config import parse_config
+
+        def lrs(kind: str, config: dict, job_id: str) -> list[float]:
+            job = _run(self.root, kind, {"learningRate": 0.01, "epochs": 2, "batchSize": 2, **config}, _answers_bundle(kind, (1.0, -1.0) if kind == "vlm-grpo" else None), job_id)
+            self.assertEqual(job["status"], "succeeded", job["error"])
+            return [json.loads(line)["optim/lr"] for line in _read(os.path.join(self.root, job_id, "artifacts", "metrics.jsonl")).splitlines()]
+
+        # 4 SFT samples at batch 2: 2 steps an epoch, 4 in all; the rate of each step is the one it was taken with.
+        self.assertEqual([round(x, 6) for x in lrs("vlm-sft", {}, "000001-linear")], [0.01, 0.0075, 0.005, 0.0025])
+        self.assertEqual([round(x, 6) for x in lrs("vlm-sft", {"lrSchedule": "cosine", "warmupRatio": 0.25}, "000002-cosine")], [0.0, 0.01, 0.0075, 0.0025])
+        self.assertEqual(set(lrs("vlm-grpo", {}, "000003-grpo")), {0.01})
+        with self.assertRaises(ConfigError) as e:
+            parse_config("vlm-sft", {"model": TINY, "lrSchedule": "step"})
+        self.assertIn("config.lrSchedule", str(e.exception))
+
     def test_grpo_raises_the_positive_answer_and_lowers_the_negative_one(self) -> None:
         job = _run(self.root, "vlm-grpo", {"learningRate": 0.01, "epochs": 3, "batchSize": 2}, _answers_bundle("vlm-grpo", (1.0, -1.0)), "000001-grpo")
         self.assertEqual(job["status"], "succeeded", job["error"])

@@ -8,7 +8,8 @@ workbench's action formats.
 The prompts are the trainer's: the samples vlm_samples.py reads from the bundle (each step's recorded chat and
 screenshot) through the model's chat template and processor, with the image size pinned as a job pins it. Decoding is
 greedy and stops at the end-of-turn token the trainer appends to targets (or after --max-new-tokens). With --adapter,
-each sample gets two replies: "base" (the adapter disabled: the model before training) and "adapter".
+each sample gets two replies: "base" (the adapter disabled: the model before training; null with --skip-base) and
+"adapter".
 
 Output: {"model", "adapter", "seconds", "samples": [{"episode", "k" (its index among the episode's samples),
 "target", "targetTokens", "base", "adapter"?}]}.
@@ -36,6 +37,7 @@ def main(argv: list[str]) -> int:
     p.add_argument("--max-pixels", type=int)
     p.add_argument("--max-new-tokens", type=int, default=64)
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--skip-base", action="store_true", help="with --adapter: no reply with the adapter disabled (\"base\" is null)")
     p.add_argument("--out", required=True)
     a = p.parse_args(argv)
 
@@ -79,8 +81,11 @@ def main(argv: list[str]) -> int:
             # the target's length in tokens: what --max-new-tokens must cover (the end-of-turn token aside)
             rec = {"episode": s["episode"], "k": k, "target": s["target"], "targetTokens": len(tok(s["target"], add_special_tokens=False).input_ids)}
             if a.adapter:
-                with model.disable_adapter():
-                    rec["base"] = reply(s)
+                if a.skip_base:
+                    rec["base"] = None
+                else:
+                    with model.disable_adapter():
+                        rec["base"] = reply(s)
                 rec["adapter"] = reply(s)
             else:
                 rec["base"] = reply(s)

@@ -15,6 +15,7 @@ KINDS: tuple[JobKind, ...] = ("builtin-sft", "builtin-grpo", "progrm", "prm", "v
 
 Aggregation = Literal["step-mean", "episode-mean", "constant"]
 AGGREGATIONS: tuple[Aggregation, ...] = ("step-mean", "episode-mean", "constant")
+LR_SCHEDULES = ("constant", "linear", "cosine")  # torch_util.lr_factor
 PUBLISH_SERVERS = ("vllm", "transformers")  # TS: the endpoint server kinds that can serve new weights (core/policy/vlm/server.ts)
 
 _REQUIRED = object()
@@ -94,6 +95,7 @@ _VLM_COMMON = [
     Field("learningRate", _num(0, 1, lo_open=True), 1e-5),
     Field("maxGradNorm", _num(0, 1e6), 1.0),
     Field("weightDecay", _num(0, 1), 0.0),  # AdamW's decoupled decay; 0 so a zero-advantage batch leaves the adapter as it is
+    Field("warmupRatio", _num(0, 1), 0.0),  # the share of the job's optimizer steps the learning rate warms up over
     # The image size bounds of the server's processor (its mm_processor_kwargs min_pixels / max_pixels): the trainer
     # must expand each screenshot to the image tokens the policy saw. null: the model folder's own.
     Field("minPixels", _opt(_int(1, 2**31 - 1)), None),
@@ -145,8 +147,11 @@ SPECS: dict[JobKind, list[Field]] = {
         Field("balance", _bool, True),
         _SEED,
     ],
-    "vlm-sft": list(_VLM_COMMON),
+    # vlm-sft decays linearly to 0 over the job, as Trainer/TRL's SFT does by default; vlm-grpo keeps the rate
+    # constant (verl's actor default): an online run is one job per iteration, and a decay inside each would restart.
+    "vlm-sft": _VLM_COMMON + [Field("lrSchedule", _enum(LR_SCHEDULES), "linear")],
     "vlm-grpo": _VLM_COMMON + [
+        Field("lrSchedule", _enum(LR_SCHEDULES), "constant"),
         Field("clipEps", _num(0, 1, lo_open=True), 0.2),
         Field("clipEpsHigh", _opt(_num(0, 10, lo_open=True)), None),
         Field("klBeta", _num(0, 1e3), 0.0),

@@ -3,10 +3,13 @@ core/policy/network.ts's Adam does it, and torch.distributed set-up from torchru
 
 from __future__ import annotations
 
+import math
 import os
 from typing import Any, Optional
 
 import torch
+
+from .config import LR_SCHEDULES
 
 
 def step_log_probs(scores: torch.Tensor, counts: list[int], chosen: torch.Tensor, temperature: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -52,6 +55,31 @@ def make_optimizer(params: list[torch.nn.Parameter], lr: float, weight_decay: fl
     if weight_decay > 0:
         return torch.optim.AdamW(params, lr=lr, betas=betas, eps=1e-8, weight_decay=weight_decay)
     return torch.optim.Adam(params, lr=lr, betas=betas, eps=1e-8)
+
+
+# The learning-rate multiplier of Hugging Face's schedulers (transformers.get_scheduler, what Trainer/TRL users get):
+# linear warmup from 0 over the first W steps, then
+#   linear:   max(0, (T − t) / (T − W))
+#   cosine:   ½ (1 + cos(π · (t − W) / (T − W)))
+#   constant: 1
+# with t the optimizer steps taken so far and T the job's total.
+def lr_factor(schedule: str, step: int, total: int, warmup: int) -> float:
+    if warmup > 0 and step < warmup:
+        return step / warmup
+    if schedule == "constant":
+        return 1.0
+    progress = (step - warmup) / max(1, total - warmup)
+    if schedule == "linear":
+        return max(0.0, 1.0 - progress)
+    if schedule == "cosine":
+        return 0.5 * (1.0 + math.cos(math.pi * min(1.0, progress)))
+    raise ValueError(f"unknown learning-rate schedule {schedule!r} (one of {', '.join(LR_SCHEDULES)})")
+
+
+def lr_scheduler(opt: torch.optim.Optimizer, schedule: str, total: int, warmup_ratio: float) -> torch.optim.lr_scheduler.LambdaLR:
+    """One scheduler.step() after each optimizer step; warmup is ceil(ratio · total) steps, as transformers does."""
+    warmup = math.ceil(warmup_ratio * total)
+    return torch.optim.lr_scheduler.LambdaLR(opt, lambda t: lr_factor(schedule, t, total, warmup))
 
 
 class GpuCountError(Exception):

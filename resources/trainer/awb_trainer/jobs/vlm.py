@@ -35,7 +35,7 @@ from ..bundle import Bundle
 from ..errors import BundleError
 from .context import JobContext
 from .grpo_loss import LossOptions, batch_loss
-from .torch_util import Distributed, clip_grad_norm
+from .torch_util import Distributed, clip_grad_norm, lr_scheduler
 from .vlm_publish import publish_adapter
 from .vlm_resume import resume_adapter_dir
 from .vlm_samples import fill_advantages, samples as read_samples
@@ -93,6 +93,8 @@ def train(ctx: JobContext, bundle: Bundle, dist: Distributed) -> None:
         opts = LossOptions(clip_eps=c["clipEps"], clip_eps_high=c["clipEpsHigh"] or c["clipEps"], kl_beta=c["klBeta"],
                            max_log_ratio=c["maxLogRatio"], aggregation="step-mean", max_steps=None)
         _score_old_and_ref(ctx, backend, rows, opts.kl_beta > 0, dist)
+    per_epoch = -(-len(rows) // c["batchSize"])
+    sched = lr_scheduler(opt, c["lrSchedule"], c["epochs"] * per_epoch, c["warmupRatio"])
     step = 0
     for epoch in range(1, c["epochs"] + 1):
         order = torch.randperm(len(rows), generator=gen).tolist()
@@ -102,7 +104,9 @@ def train(ctx: JobContext, bundle: Bundle, dist: Distributed) -> None:
             opt.zero_grad(set_to_none=True)
             metrics = _grpo_minibatch(backend, net, whole, opts, dist) if grpo else _sft_minibatch(backend, net, whole, dist)
             metrics["optim/grad_norm"] = clip_grad_norm(params, c["maxGradNorm"] or None)
+            metrics["optim/lr"] = opt.param_groups[0]["lr"]
             opt.step()
+            sched.step()
             step += 1
             ctx.metric(step, {**metrics, "epoch": float(epoch)})
     if ctx.is_main:
