@@ -10,7 +10,7 @@ import type {
 import type { AdapterInfo, AdaptationDescription, AdaptationEvent, AdaptationReport, AdaptationStart } from './adaptation-types.js';
 import type { RewardBreakdown } from '../rewards/compose.js';
 import type { OnlineGrpoRunInfo, OnlineGrpoStart, PublicTrainerProfile, RemoteJobEvent, RemoteJobInfo, RemoteJobSubmit, TrainerSave } from './job-types.js';
-import type { EndpointInfo, EndpointSave, EndpointTestResult } from './endpoint-types.js';
+import type { CoordinateSpace, EndpointInfo, EndpointSave, EndpointTestResult, VlmFormatId } from './endpoint-types.js';
 
 /**
  * The workbench's one API: declared here, implemented once (core/workbench), served by two
@@ -37,6 +37,16 @@ export interface SessionStart {
   /** Replay on device from a step: re-execute a recorded episode's first `steps` steps, then hand over to `policy`. */
   from?: { episodeId: number; steps: number };
   screenshots?: 'none' | 'half' | 'full';
+  /** With policy `vlm-replay`: the replies (a file's text: one per line, or a JSON array of strings), reply k answering step k. */
+  replies?: SessionReplies;
+}
+
+/** A VLM's recorded replies for a `vlm-replay` session, and how to read them (core/policy/vlm/replay.ts). */
+export interface SessionReplies {
+  format: VlmFormatId;
+  /** Default: the format's own. */
+  coordinates?: CoordinateSpace;
+  text: string;
 }
 
 export type SessionCommand = 'step' | 'run' | 'pause' | 'stop';

@@ -11,6 +11,8 @@ import { HOME_MODES } from '../policy/adapter-policy.js';
 import { ADAPT_METHODS } from '../rl/adapt-config.js';
 import { REMOTE_SUBMIT_KINDS } from './job-types.js';
 import { fieldIssues, formatIssues } from '../util/zod-issues.js';
+import { VLM_FORMAT_IDS } from '../policy/vlm/format.js';
+import { COORDINATE_SPACES } from '../policy/vlm/geometry.js';
 
 /**
  * The input schema of every API member: the bridge validates each call and subscription against it
@@ -91,7 +93,10 @@ export const API_INPUTS: Schemas = {
     maxSteps: z.int().min(1).max(500).optional(), breakpoints: z.array(BreakpointSchema).max(100).optional(), run: z.boolean().optional(),
     from: z.strictObject({ episodeId, steps: z.int().min(0).max(500) }).optional(),
     screenshots: z.enum(['none', 'half', 'full']).optional(),
-  }).refine((s) => (s.templateId === undefined) !== (s.instruction === undefined), { message: 'give either templateId (with seed) or a free-form instruction', path: ['templateId'] })
+    // The text is read by the replay (core/policy/vlm/replay.ts parseReplies), which names what is wrong with it.
+    replies: z.strictObject({ format: z.enum(VLM_FORMAT_IDS), coordinates: z.enum(COORDINATE_SPACES).optional(), text: z.string().max(8_000_000) }).optional(),
+  }).refine((s) => (s.policy === 'vlm-replay') === (s.replies !== undefined), { message: 'the vlm-replay policy takes replies (and only it does)', path: ['replies'] })
+    .refine((s) => (s.templateId === undefined) !== (s.instruction === undefined), { message: 'give either templateId (with seed) or a free-form instruction', path: ['templateId'] })
     .refine((s) => s.instruction === undefined || (s.from === undefined && s.policy !== 'oracle'), { message: 'a free-form instruction has no oracle and nothing to replay', path: ['instruction'] }),
   listEndpoints: none,
   saveEndpoint: z.strictObject({

@@ -111,8 +111,11 @@ export interface PolicyInfo {
   description: string;
 }
 
-/** Policies a step-through session can run: the built-in ones, or a person choosing each action. */
-export const SESSION_POLICIES = ['oracle', 'random', 'manual'] as const;
+/**
+ * Policies a step-through session can run: the built-in ones, a person choosing each action, or a VLM's recorded
+ * replies (`vlm-replay`, with SessionStart.replies) re-executed through its format's parser.
+ */
+export const SESSION_POLICIES = ['oracle', 'random', 'manual', 'vlm-replay'] as const;
 /** A VLM endpoint profile (`awb endpoints add`, docs/policy-vlm.md) as a session policy: `vlm:<profile name>`. */
 export type VlmSessionPolicy = `vlm:${string}`;
 export const VLM_SESSION_POLICY = /^vlm:[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;

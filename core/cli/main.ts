@@ -59,7 +59,7 @@ const HELP = `awb — Android Agent Workbench
 Usage:
   awb tasks list [--app APP] [--json]          the task templates
   awb tasks show TEMPLATE [--seed S] [--json]  one instance: instruction, parameters, subgoals
-  awb run --task TEMPLATE [--seed S] [--policy oracle|random|vlm|human|replay|onnx:FILE] [--from EPISODE [--replay-steps K]]
+  awb run --task TEMPLATE [--seed S] [--policy oracle|random|vlm|vlm-replay|human|replay|onnx:FILE] [--from EPISODE [--replay-steps K]]
           [--max-steps N] [--on-malformed end|continue] [--screenshots DIR] [--db PATH] [--no-record] [--subgoals] [--json]
                                                one episode on the embedded SimDroid, recorded
           --policy vlm: --endpoint NAME | --base-url URL --model M [--format androidworld|ui-tars|mobilerl|qwen-mobile-use]
@@ -67,6 +67,8 @@ Usage:
           [--timeout-ms MS] [--retries N] [--max-concurrency N] [--history K] [--history-style summary|turns]
           [--history-images N] [--tree on|off] [--server vllm|transformers|other] [--min-pixels N] [--max-pixels N]
                                                (docs/policy-vlm.md)
+          --policy vlm-replay --format F (--replies FILE | --from EPISODE) [--coordinates SPACE] [--image WxH]
+                                               a VLM's recorded replies re-executed through the format's parser, reply k at step k
   awb suite run [--split unseen-instance|unseen-template|unseen-app|all] [--part train|test|adapt]
                 [--policy oracle|random|vlm (+ the vlm flags)] [--parallel N] [--limit N] [--screenshots none|half|full] [--name NAME] [--subgoals] [--json]
   awb suite run --resume RUN_ID                every instance of a split part, recorded; resume a killed run
@@ -94,6 +96,10 @@ Usage:
                                                a named VLM endpoint profile (<data folder>/endpoints.json; keys apart)
   awb endpoints list [--json] | remove NAME | test NAME [--task T] [--seed S]
                                                profiles; test sends one real request and reports latency and the parse
+  awb vlm parse --format F --screen WxH [--image WxH] [--coordinates SPACE] [--min-pixels N] [--max-pixels N] [--task T]
+                                               replies on stdin (one per line, or a JSON array) → one JSON line each: the action, or the format error
+  awb vlm request --format F --task T [--seed S] [--step K] [the vlm flags]
+                                               the exact request the VLM policy sends at step K (the oracle's steps before), images elided
   awb splits show|check|propose [--json]       the generalization splits: sizes, rule check, a regenerated held-out set
   awb emulator start [--count N] [--port P]    SimDroid serving ADB and the emulator console (until stopped)
   awb emulator stop | list
@@ -127,7 +133,7 @@ const USER_ERRORS = new Set([
   'RunNotFoundError', 'ImportLineError', 'ImportManifestError', 'ImportAssetError', 'StoreVersionFromFutureError', 'StoreFileError', 'CheckpointError', 'StoreNeedsMigrationError',
   'AdbConnectError', 'SdkNotFoundError', 'BootTimeoutError', 'DeviceOfflineError', 'ConsoleError', 'EmulatorPortError', 'EmulatorPortInUseError', 'TokenError', 'SettingsFileError', 'TrainingDivergedError', 'TrainingPoolError', 'TrainerCheckpointError',
   'RewardConfigError', 'RewardUnavailableError',
-  'EndpointProfileError', 'SecretsFileError', 'UnknownVlmFormatError', 'MissingApiKeyError', 'VlmEndpointError',
+  'EndpointProfileError', 'SecretsFileError', 'UnknownVlmFormatError', 'MissingApiKeyError', 'VlmEndpointError', 'RepliesFileError', 'VlmRequestStepError',
   'TrainerHttpError', 'TrainerUnreachableError', 'UploadStalledError', 'TrainerProtocolError', 'ArtifactChecksumError', 'ArtifactNotFoundError', 'TrainerProfileError',
   'RemoteJobNotFoundError', 'RemoteJobStateError', 'BundleError', 'JobConfigError', 'RewardModelRejectedError',
   'RayHttpError', 'RayUnreachableError', 'RayProtocolError', 'RayResultsError', 'RayPackageError',
@@ -160,6 +166,8 @@ export async function main(argv: string[], io: Io = consoleIo()): Promise<number
         return await evalCommand(rest, io);
       case 'policy':
         return await (await import('./policy.js')).policyCommand(rest, io);
+      case 'vlm':
+        return await (await import('./vlm.js')).vlmCommand(rest, io);
       case 'adapt':
         return await (await import('./adapt.js')).adaptCommand(rest, io);
       case 'emulator':

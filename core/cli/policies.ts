@@ -16,8 +16,11 @@ export const SUITE_POLICIES = ['oracle', 'random'] as const satisfies readonly P
 export const SuitePolicy = z.enum(SUITE_POLICIES);
 export type SuitePolicy = z.infer<typeof SuitePolicy>;
 
-/** Policies `awb run` offers: the suite ones, a VLM endpoint, a person at the terminal, or a recorded episode replayed. */
-export const RunPolicy = z.enum([...SUITE_POLICIES, 'vlm', 'human', 'replay']);
+/**
+ * Policies `awb run` offers: the suite ones, a VLM endpoint, a person at the terminal, a recorded episode replayed, or a
+ * VLM's recorded replies re-executed through its format's parser.
+ */
+export const RunPolicy = z.enum([...SUITE_POLICIES, 'vlm', 'human', 'replay', 'vlm-replay']);
 export type RunPolicy = z.infer<typeof RunPolicy>;
 
 /** `awb run --policy`: a named policy, or `onnx:FILE` (an exported builtin policy scored in ONNX Runtime). */
@@ -93,11 +96,14 @@ export const VLM_USAGE = '--policy vlm (--endpoint NAME | --base-url URL --model
   + '              [--server vllm|transformers|other] [--min-pixels N] [--max-pixels N]';
 
 const VLM_FLAG_NAMES = Object.keys(VlmFlagValues);
+/** The VLM flags that say how replies are read (the rest are about an endpoint and its prompt): --policy vlm-replay takes these. */
+export const VLM_REPLAY_FLAG_NAMES = ['format', 'coordinates', 'min-pixels', 'max-pixels'] as const;
 
-/** Refuses VLM flags given without --policy vlm (they would be silently ignored). */
+/** Refuses VLM flags given without --policy vlm (they would be silently ignored); vlm-replay takes the parsing ones. */
 export function refuseStrayVlmFlags(values: Record<string, unknown>, policy: string | undefined): void {
   if (policy === 'vlm') return;
-  const given = VLM_FLAG_NAMES.filter((k) => values[k] !== undefined);
+  const allowed: readonly string[] = policy === 'vlm-replay' ? VLM_REPLAY_FLAG_NAMES : [];
+  const given = VLM_FLAG_NAMES.filter((k) => values[k] !== undefined && !allowed.includes(k));
   if (given.length) throw new UsageError(`${given.map((k) => `--${k}`).join(', ')} ${given.length === 1 ? 'is' : 'are'} for --policy vlm`);
 }
 

@@ -18,6 +18,8 @@ import type { OnnxPolicyModel } from '../policy/onnx/index.js';
 import { createPolicy, PolicyModels, taskOf } from '../policy/registry.js';
 import { openDb } from './open-db.js';
 import { screenText } from './screen-text.js';
+import { sizeArg } from './vlm.js';
+import { vlmReplaySpec } from './vlm-replay.js';
 
 const Flags = z.object({
   task: z.string({ error: '--task is required' }),
@@ -33,6 +35,8 @@ const Flags = z.object({
   subgoals: z.boolean().optional(),
   device: z.string().optional(),
   'on-malformed': z.enum(['end', 'continue']).optional(),
+  replies: z.string().min(1).optional(),
+  image: sizeArg().optional(),
   ...TargetValues,
   ...VlmFlagValues,
 });
@@ -41,18 +45,20 @@ const Flags = z.object({
  * `awb run --task T --seed S --policy P`: one episode on the embedded SimDroid, recorded in the
  * trajectory store. `--policy human` reads one JSON action per line from the terminal, showing the
  * screen's elements; `--policy replay --from EPISODE` re-executes a recorded episode (or its first
- * --replay-steps steps, then hands over to the oracle); `--policy onnx:FILE` is an exported builtin policy scored
+ * --replay-steps steps, then hands over to the oracle); `--policy vlm-replay --format F (--replies FILE | --from EPISODE)`
+ * re-executes a VLM's recorded replies through the format's parser (reply k answers step k); `--policy onnx:FILE` is an exported builtin policy scored
  * in ONNX Runtime (greedy; the run config records the file's path and sha256). `--subgoals` also records SimDroid's
  * ground-truth subgoal progress per step (for the reward framework's accuracy checks, docs/rewards.md),
  * with the episode's end; on the embedded SimDroid or one served over adb (`--device`), not on
  * another device. `--on-malformed continue` records an output that is not an action and goes on
- * (default: end the episode, but for --policy human).
+ * (default: end the episode, but for --policy human and vlm-replay, whose trace goes on past its format errors).
  */
 export async function runCommand(argv: string[], io: Io): Promise<number> {
   const { values } = parseFlags(argv, {
     task: { type: 'string' }, seed: { type: 'string' }, policy: { type: 'string' }, from: { type: 'string' },
     'replay-steps': { type: 'string' }, json: { type: 'boolean' }, 'max-steps': { type: 'string' }, screenshots: { type: 'string' },
-    db: { type: 'string' }, 'no-record': { type: 'boolean' }, subgoals: { type: 'boolean' }, device: { type: 'string' }, 'on-malformed': { type: 'string' }, ...targetFlags, ...vlmFlagOptions,
+    db: { type: 'string' }, 'no-record': { type: 'boolean' }, subgoals: { type: 'boolean' }, device: { type: 'string' }, 'on-malformed': { type: 'string' },
+    replies: { type: 'string' }, image: { type: 'string' }, ...targetFlags, ...vlmFlagOptions,
   }, Flags);
   refuseStrayVlmFlags(values, values.policy);
   // Validated before the device is opened: a bad endpoint setting is a usage error.
@@ -60,7 +66,8 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
   if (values.subgoals && values['no-record']) throw new UsageError('--subgoals stores the progress with the recorded episode; drop --no-record');
   const instance = instantiate(getTemplate(values.task), values.seed);
   const record = !values['no-record'];
-  const store = record || values.policy === 'replay' ? openDb(values.db) : null;
+  if ((values.replies !== undefined || values.image !== undefined) && values.policy !== 'vlm-replay') throw new UsageError('--replies and --image are for --policy vlm-replay');
+  const store = record || values.policy === 'replay' || (values.policy === 'vlm-replay' && values.from !== undefined) ? openDb(values.db) : null;
   const target = openDevice(values.device, targetOf(values));
   const device = target.device;
   let onnx: OnnxPolicyModel | null = null;
@@ -69,9 +76,9 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     let policy: Policy;
     let human: HumanPolicy | null = null;
     const task = taskOf(instance);
-    if ((values.from !== undefined || values['replay-steps'] !== undefined) && values.policy !== 'replay') {
-      throw new UsageError('--from and --replay-steps are for --policy replay');
-    }
+    if (values['replay-steps'] !== undefined && values.policy !== 'replay') throw new UsageError('--replay-steps is for --policy replay');
+    if (values.from !== undefined && values.policy !== 'replay' && values.policy !== 'vlm-replay') throw new UsageError('--from is for --policy replay and vlm-replay');
+    let replay: ReturnType<typeof vlmReplaySpec> | null = null;
     switch (values.policy) {
       case 'human': {
         const readLine = io.readLine;
@@ -101,6 +108,12 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
       case 'vlm':
         policy = createPolicy({ name: 'vlm', settings: vlm! }, { task });
         break;
+      case 'vlm-replay': {
+        const spec = vlmReplaySpec(values, () => store!.db, instance);
+        replay = spec;
+        policy = createPolicy(spec, { task });
+        break;
+      }
       default:
         if (isOnnxPolicyArg(values.policy)) {
           onnx = await loadOnnxPolicyArg(values.policy);
@@ -108,7 +121,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
         } else policy = createPolicy({ name: values.policy }, { task });
     }
 
-    const runId = record ? createRun(store!.db, { kind: 'single', name: `${instance.template.id} #${instance.seed} ${values.policy}`, config: { task: instance.template.id, seed: instance.seed, policy: values.policy, ...(vlm ? { vlm: storableVlmSettings(vlm, values.endpoint) } : {}), ...(onnx ? { onnx: { path: onnx.path, sha256: onnx.sha256 } } : {}) } }).id : null;
+    const runId = record ? createRun(store!.db, { kind: 'single', name: `${instance.template.id} #${instance.seed} ${values.policy}`, config: { task: instance.template.id, seed: instance.seed, policy: values.policy, ...(vlm ? { vlm: storableVlmSettings(vlm, values.endpoint) } : {}), ...(onnx ? { onnx: { path: onnx.path, sha256: onnx.sha256 } } : {}), ...(replay ? { vlmReplay: { ...replay, replies: replay.replies.length, source: values.replies ?? `episode ${values.from}` } } : {}) } }).id : null;
     const tracker = values.subgoals ? new SubgoalTracker(device, instance) : null;
     // With --subgoals (which needs a recording) the progress is written in the transaction that ends the episode.
     const recorder = runId === null ? undefined : tracker ? new SubgoalStoreRecorder(store!.db, runId, { kind: 'tracker', tracker }) : new StoreRecorder(store!.db, runId);
@@ -117,7 +130,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     if (shotDir) mkdirSync(shotDir, { recursive: true });
 
     const result = await runEpisode({
-      device, instance, policy, screenshots: 'half', onMalformed: values['on-malformed'] ?? (human ? 'continue' : 'end'),
+      device, instance, policy, screenshots: 'half', onMalformed: values['on-malformed'] ?? (human || replay ? 'continue' : 'end'),
       ...(recorder ? { recorder } : {}),
       ...(values['max-steps'] ? { maxSteps: values['max-steps'] } : {}),
       ...(tracker ? { onStepDone: tracker.onStepDone } : {}),

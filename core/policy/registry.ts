@@ -12,6 +12,9 @@ import { loadCheckpoint } from './checkpoint.js';
 import { OnnxPolicy, OnnxPolicyModel, pendingOnnxPolicy } from './onnx/index.js';
 import { VlmPolicy } from './vlm/policy.js';
 import { VlmPolicySettings } from './vlm/settings.js';
+import { VlmFormatId } from './vlm/format.js';
+import { CoordinateSpace } from './vlm/geometry.js';
+import { VlmReplyReplay } from './vlm/replay.js';
 
 /**
  * The policies by name, with their options: what `awb run|suite|eval --policy`, a rollout worker's
@@ -39,7 +42,15 @@ export type PolicySpec =
    */
   | { name: 'builtin-sample'; temperature: number; rngKey: string; policyName: string }
   /** A VLM served by an OpenAI-compatible endpoint (core/policy/vlm). */
-  | { name: 'vlm'; settings: VlmPolicySettings };
+  | { name: 'vlm'; settings: VlmPolicySettings }
+  /**
+   * A VLM's recorded replies (reply k answers step k) parsed by the format's parser on the live screen
+   * (core/policy/vlm/replay.ts); `image`: the screenshot size the model saw, default each step's.
+   */
+  | {
+    name: 'vlm-replay'; replies: string[]; format: VlmFormatId; coordinates?: CoordinateSpace;
+    minPixels?: number; maxPixels?: number; image?: { width: number; height: number }; policyName?: string;
+  };
 
 export type PolicyName = PolicySpec['name'];
 
@@ -53,6 +64,11 @@ export const PolicySpecSchema: z.ZodType<PolicySpec> = z.lazy(() => z.discrimina
   z.strictObject({ name: z.literal('onnx'), model: z.string().min(1), policyName: z.string().min(1).optional() }),
   z.strictObject({ name: z.literal('builtin-sample'), temperature: z.number().positive(), rngKey: z.string(), policyName: z.string().min(1) }),
   z.strictObject({ name: z.literal('vlm'), settings: VlmPolicySettings }),
+  z.strictObject({
+    name: z.literal('vlm-replay'), replies: z.array(z.string()).min(1), format: VlmFormatId, coordinates: CoordinateSpace.optional(),
+    minPixels: z.int().min(1).optional(), maxPixels: z.int().min(1).optional(),
+    image: z.strictObject({ width: z.int().min(1), height: z.int().min(1) }).optional(), policyName: z.string().min(1).optional(),
+  }),
 ]));
 
 /** The kinds in a sentence each (the workbench lists its session policies with these). */
@@ -65,6 +81,7 @@ export const POLICY_DESCRIPTIONS: Record<PolicyName, string> = {
   onnx: 'The builtin policy exported to ONNX, scored in ONNX Runtime, greedy',
   'builtin-sample': 'The builtin policy sampling with temperature (rollouts for training)',
   vlm: 'A VLM served by an OpenAI-compatible endpoint',
+  'vlm-replay': "A VLM's recorded replies re-executed through its format's parser on the live screen",
 };
 
 /** A 'builtin-sample' spec, but the caller gave no model to sample with. */
@@ -166,6 +183,8 @@ export function createPolicy(spec: PolicySpec, inputs: PolicyInputs): Policy {
     }
     case 'vlm':
       return new VlmPolicy(spec.settings);
+    case 'vlm-replay':
+      return new VlmReplyReplay(spec.replies, { ...spec, name: spec.policyName });
     default:
       return assertNever(spec, 'policy spec');
   }
@@ -188,6 +207,7 @@ export async function loadPolicyModels(spec: PolicySpec, models: PolicyModels): 
     case 'manual':
     case 'builtin-sample':
     case 'vlm':
+    case 'vlm-replay':
       return;
     default:
       return assertNever(spec, 'policy spec');

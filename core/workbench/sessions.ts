@@ -9,7 +9,8 @@ import { getTemplate } from '../tasks/registry.js';
 import { freeFormInstance } from '../tasks/free-form.js';
 import { createRun, finishRun, loadTrajectory, StoreRecorder, type EpisodeId, type WritableDB } from '../store/index.js';
 import { assertNever } from '../util/errors.js';
-import type { SessionCommand, SessionStart } from '../api/api.js';
+import type { SessionCommand, SessionReplies, SessionStart } from '../api/api.js';
+import { parseReplies } from '../policy/vlm/replay.js';
 import type { DeviceRegistry } from './devices.js';
 import type { CheckpointSessionPolicy, ProposalInfo, SessionEvent, SessionInfo, SessionPolicy, SessionStepInfo, VlmSessionPolicy } from '../api/types.js';
 
@@ -49,7 +50,7 @@ export class ReplayMismatchError extends Error {
 }
 
 function vlmScreenshots(policy: SessionPolicy, mode: 'none' | 'half' | 'full'): 'none' | 'half' | 'full' {
-  return isVlm(policy) && mode === 'none' ? 'half' : mode;
+  return (isVlm(policy) || policy === 'vlm-replay') && mode === 'none' ? 'half' : mode;
 }
 
 /** Breakpoints are toggled and removed by id, so two with one id would be ambiguous. */
@@ -69,6 +70,7 @@ const isCheckpoint = (name: SessionPolicy): name is CheckpointSessionPolicy => n
 interface PolicySpecsOf {
   vlm?: VlmPolicySpecOf | undefined;
   checkpoint?: CheckpointPolicySpecOf | undefined;
+  replies?: SessionReplies | undefined;
 }
 
 /** The registry spec of a session's policy name. */
@@ -86,6 +88,11 @@ function specOf(name: SessionPolicy, specs: PolicySpecsOf): PolicySpec {
     case 'random':
     case 'manual':
       return { name };
+    case 'vlm-replay': {
+      // The input schema pairs this policy with its replies.
+      const r = specs.replies!;
+      return { name, replies: parseReplies(r.text, 'the replies given'), format: r.format, ...(r.coordinates ? { coordinates: r.coordinates } : {}) };
+    }
     default:
       return assertNever(name, 'policy');
   }
@@ -142,7 +149,7 @@ export class SessionManager {
     if (busy) throw new DeviceBusyError(input.serial, busy);
     const device = await this.deps.devices.require(input.serial);
     const instance: TaskInstance = input.instruction !== undefined ? freeFormInstance(input.instruction) : instantiate(getTemplate(input.templateId!), input.seed ?? 0);
-    const spec = specOf(input.policy, { vlm: this.deps.vlmPolicy, checkpoint: this.deps.checkpointPolicy });
+    const spec = specOf(input.policy, { vlm: this.deps.vlmPolicy, checkpoint: this.deps.checkpointPolicy, replies: input.replies });
     // Model files load now: a bad one refuses the session rather than failing its first step.
     const models = new PolicyModels();
     await loadPolicyModels(spec, models);
@@ -164,7 +171,8 @@ export class SessionManager {
     const controller = new EpisodeController({
       // A VLM sees the screen: without screenshots configured it gets half-scale ones.
       device, instance, policy, recorder, screenshots: vlmScreenshots(input.policy, input.screenshots ?? defaults.screenshots),
-      onMalformed: input.policy === 'manual' ? 'continue' : 'end',
+      // A replayed trace goes on past its format errors, as the recorded run did: reply k stays step k's.
+      onMalformed: input.policy === 'manual' || input.policy === 'vlm-replay' ? 'continue' : 'end',
       ...(maxSteps !== undefined ? { maxSteps } : {}),
     }, { breakpoints: input.breakpoints ?? [], startPaused: !input.run });
     const info: SessionInfo = {

@@ -166,6 +166,7 @@ const REFINEMENTS: Record<string, (input: unknown) => unknown> = {
     if (!input || typeof input !== 'object') return input;
     const s: Record<string, unknown> = { ...(input as Record<string, unknown>), serial: 'simdroid-1' };
     delete s.from;
+    delete s.replies;
     if (typeof s.policy !== 'string' || !['oracle', 'random', 'manual'].includes(s.policy)) s.policy = 'manual';
     if (s.templateId !== undefined) delete s.instruction;
     else {

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { formProblem, sessionStartOf, type AgentForm } from '../../renderer/src/views/agent/session-start.js';
 
-const form = (patch: Partial<AgentForm>): AgentForm => ({ templateId: 'SystemWifiTurnOff', seed: '1', instruction: '', policy: 'random', maxSteps: '', ...patch });
+const form = (patch: Partial<AgentForm>): AgentForm => ({
+  templateId: 'SystemWifiTurnOff', seed: '1', instruction: '', policy: 'random', maxSteps: '', repliesFormat: 'androidworld', repliesText: '', ...patch,
+});
 
 describe('the Agent form with a free-form instruction', () => {
   it('starts a free-form session instead of the task when an instruction is typed', () => {
@@ -18,5 +20,15 @@ describe('the Agent form with a free-form instruction', () => {
   it('resets a free-form session as free-form', () => {
     const info = { templateId: 'FreeForm', instruction: 'Open the clock', seed: 0, policy: 'manual' } as Parameters<typeof sessionStartOf>[3];
     expect(sessionStartOf(null, 'simdroid-1', [], info)).toEqual({ serial: 'simdroid-1', instruction: 'Open the clock', policy: 'manual', breakpoints: [] });
+  });
+});
+
+describe('the Agent form with recorded VLM replies (vlm-replay)', () => {
+  it('asks for the replies, and sends them with their format in the start input', () => {
+    expect(formProblem(form({ policy: 'vlm-replay' }))?.message).toMatch(/Load the recorded replies/);
+    const replay = form({ policy: 'vlm-replay', repliesFormat: 'ui-tars', repliesText: 'wait()\n' });
+    expect(formProblem(replay)).toBeNull();
+    expect(sessionStartOf(replay, 'simdroid-1', [])).toMatchObject({ policy: 'vlm-replay', replies: { format: 'ui-tars', text: 'wait()\n' } });
+    expect(sessionStartOf(form({ repliesText: 'wait()' }), 'simdroid-1', [])).not.toHaveProperty('replies');
   });
 });

@@ -54,7 +54,7 @@ describe('session slice', () => {
 
   it('loads tasks and policies, and shows the chosen task\'s instruction for the seed', async () => {
     expect(s().agentTasks.some((t) => t.id === TASK)).toBe(true);
-    expect(s().agentPolicies.map((p) => p.name)).toEqual(['oracle', 'random', 'manual']);
+    expect(s().agentPolicies.map((p) => p.name)).toEqual(['oracle', 'random', 'manual', 'vlm-replay']);
     expect(s().agentDevices.map((d) => d.serial)).toContain('simdroid-1');
     s().setAgentForm({ templateId: TASK, seed: '1' });
     await until(() => s().agentTaskView?.templateId === TASK, 'the instruction');

@@ -173,7 +173,7 @@ export const createSessionSlice = (api: WorkbenchApi): StateCreator<AppState, []
     agentPolicies: [],
     agentDevices: [],
     agentFilter: { app: '', difficulty: '', text: '' },
-    agentForm: { templateId: '', seed: '1', instruction: '', policy: 'oracle', maxSteps: '' },
+    agentForm: { templateId: '', seed: '1', instruction: '', policy: 'oracle', maxSteps: '', repliesFormat: 'androidworld', repliesText: '' },
     agentTaskView: null,
     agentBreakpoints: [],
     sessionId: null,

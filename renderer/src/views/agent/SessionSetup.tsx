@@ -1,6 +1,7 @@
 import { useMemo } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import type { SessionPolicy, TaskSummary } from '../../../../core/api/types.js';
+import type { SessionPolicy, TaskSummary, VlmFormatId } from '../../../../core/api/types.js';
+import { FORMAT_LABELS } from '../settings/endpoint-form.js';
 import { useApp } from '../../store/index.js';
 import type { TaskFilter } from '../../store/slices/session.js';
 import { formProblem, groupPolicies, POLICY_GROUP_LABELS } from './session-start.js';
@@ -83,6 +84,7 @@ export function SessionSetup() {
         </button>
         {problem && (form.templateId || freeForm) ? <span className="agent-form-error" role="alert">{problem.message}</span> : null}
       </div>
+      {form.policy === 'vlm-replay' ? <RepliesRow /> : null}
       <div className="agent-setup-row">
         <label className="agent-free-form">…or a free-form instruction{' '}
           <input
@@ -99,5 +101,40 @@ export function SessionSetup() {
           : taskView ? <><strong>Instruction:</strong> {taskView.instruction}</> : <span className="muted">Choose a task and a seed to see its instruction.</span>}
       </div>
     </section>
+  );
+}
+
+/** The vlm-replay policy's replies: their format, and their text from a file (read here, sent through startSession) or pasted. */
+function RepliesRow() {
+  const form = useApp((s) => s.agentForm);
+  const setForm = useApp((s) => s.setAgentForm);
+  return (
+    <div className="agent-setup-row" data-testid="replies-row">
+      <label>Replies format{' '}
+        <select value={form.repliesFormat} onChange={(e) => setForm({ repliesFormat: e.target.value as VlmFormatId })} data-testid="replies-format">
+          {(Object.keys(FORMAT_LABELS) as VlmFormatId[]).map((f) => <option key={f} value={f}>{FORMAT_LABELS[f]}</option>)}
+        </select>
+      </label>
+      <label>Replies file{' '}
+        <input
+          type="file"
+          accept=".txt,.json,.jsonl,text/plain,application/json"
+          data-testid="replies-file"
+          onChange={(e) => {
+            const file = e.target.files?.[0];
+            if (file) void file.text().then((repliesText) => setForm({ repliesText }));
+          }}
+        />
+      </label>
+      <label className="agent-free-form">…or paste them (reply k answers step k){' '}
+        <textarea
+          rows={2}
+          placeholder='One reply per line, or a JSON array of strings: ["Thought: …\nAction: click(start_box=…)", …]'
+          value={form.repliesText}
+          onChange={(e) => setForm({ repliesText: e.target.value })}
+          data-testid="replies-text"
+        />
+      </label>
+    </div>
   );
 }

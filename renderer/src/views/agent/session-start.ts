@@ -1,6 +1,6 @@
 import type { StoreApi } from 'zustand';
 import type { SessionStart } from '../../../../core/api/api.js';
-import type { Breakpoint, SessionInfo, SessionPolicy } from '../../../../core/api/types.js';
+import type { Breakpoint, SessionInfo, SessionPolicy, VlmFormatId } from '../../../../core/api/types.js';
 import type { AppState } from '../../store/index.js';
 
 /** core/tasks/free-form.ts's template id (the renderer imports no core values). */
@@ -15,6 +15,9 @@ export interface AgentForm {
   policy: SessionPolicy;
   /** Empty: the task's own budget. */
   maxSteps: string;
+  /** Policy `vlm-replay`: the format the recorded replies are in, and their text (a file's, loaded or pasted). */
+  repliesFormat: VlmFormatId;
+  repliesText: string;
 }
 
 export class SessionFormError extends Error {
@@ -35,6 +38,7 @@ export class SessionWaitError extends Error {
   }
 }
 
+/** The policies a Reset can start again from a session's name alone (a replay's replies are only in its start input). */
 const POLICIES: readonly SessionPolicy[] = ['oracle', 'random', 'manual'];
 
 /** The policy picker's groups: built-in, VLM endpoint profiles (`vlm:`), registered policy files (`checkpoint:`). */
@@ -63,6 +67,9 @@ export function formProblem(f: AgentForm, only?: ReadonlyArray<keyof AgentForm>)
   const check = (k: keyof AgentForm) => !only || only.includes(k);
   const freeForm = f.instruction.trim() !== '';
   if (freeForm && check('policy') && f.policy === 'oracle') return new SessionFormError('A free-form instruction has no oracle: choose random or manual');
+  if (check('repliesText') && f.policy === 'vlm-replay' && f.repliesText.trim() === '') {
+    return new SessionFormError('Load the recorded replies (a file: one reply per line, or a JSON array of strings)');
+  }
   if (!freeForm && check('templateId') && !f.templateId) return new SessionFormError('Choose a task');
   if (!freeForm && check('seed') && !/^\d{1,9}$/.test(f.seed.trim())) return new SessionFormError(`Seed must be a whole number ≥ 0, not ${JSON.stringify(f.seed)}`);
   if (check('maxSteps') && f.maxSteps.trim() !== '') {
@@ -83,6 +90,7 @@ export function sessionStartOf(form: AgentForm | null, serial: string, breakpoin
       ? { serial, instruction: form.instruction.trim(), policy: form.policy, breakpoints }
       : { serial, templateId: form.templateId, seed: Number(form.seed), policy: form.policy, breakpoints };
     if (form.maxSteps.trim()) start.maxSteps = Number(form.maxSteps);
+    if (form.policy === 'vlm-replay') start.replies = { format: form.repliesFormat, text: form.repliesText };
     return start;
   }
   if (!info) throw new SessionFormError('Nothing to start: no form and no session');
