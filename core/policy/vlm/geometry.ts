@@ -84,18 +84,20 @@ export function modelFrame(ctx: GeometryContext): Size {
 }
 
 /**
- * A model point → device pixels, rounded, checked against the screen. Any point inside the model's
- * frame, edges included, lands on the screen: models say 1000 (or the resized image's width) for the
- * right edge, which is the last pixel, not one past it; a point outside the frame is an error.
+ * A model point → device pixels, rounded, checked against the screen. A relative-1000 point of
+ * exactly 1000 is the last pixel, not one past it (models say 1000 for the right edge).
  */
 export function toScreen(format: string, output: string, point: readonly [number, number], ctx: GeometryContext): [number, number] {
   const frame = modelFrame(ctx);
   const [mx, my] = point;
-  const inFrame = (m: number, max: number) => Number.isFinite(m) && m >= 0 && m <= max;
-  if (!inFrame(mx, frame.width) || !inFrame(my, frame.height)) throw new VlmCoordinateError(format, output, point, ctx.screen);
-  const x = Math.min(Math.round((mx * ctx.screen.width) / frame.width), ctx.screen.width - 1);
-  const y = Math.min(Math.round((my * ctx.screen.height) / frame.height), ctx.screen.height - 1);
-  return [x, y];
+  if (!Number.isFinite(mx) || !Number.isFinite(my)) throw new VlmCoordinateError(format, output, point, ctx.screen);
+  const x = Math.round((mx * ctx.screen.width) / frame.width);
+  const y = Math.round((my * ctx.screen.height) / frame.height);
+  const clampEdge = (v: number, max: number, m: number, mmax: number) => (m === mmax && v === max ? max - 1 : v);
+  const cx = clampEdge(x, ctx.screen.width, mx, frame.width);
+  const cy = clampEdge(y, ctx.screen.height, my, frame.height);
+  if (cx < 0 || cy < 0 || cx >= ctx.screen.width || cy >= ctx.screen.height) throw new VlmCoordinateError(format, output, point, ctx.screen);
+  return [cx, cy];
 }
 
 /** Device pixels → the model's frame (rendering actions for history, few-shot samples and fake endpoints). */
