@@ -86,6 +86,7 @@ export function planInput(action: Action, obs: Observation): InputEvent[] | { la
         for (let i = 0; i < field.node.text.length; i++) events.push({ kind: 'key', key: 'DEL' });
       }
       events.push({ kind: 'text', text: action.text });
+      if (action.submit) events.push({ kind: 'key', key: 'ENTER' });
       return events;
     }
     case 'keyboard_enter':

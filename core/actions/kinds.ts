@@ -127,11 +127,11 @@ export const ACTION_KINDS: ActionTable = {
   },
   input_text: {
     type: 'input_text',
-    summary: 'Type text into the indexed field (tapping it first), or into the focused field.',
+    summary: 'Type text into the indexed field (tapping it first), or into the focused field; submit: true presses Enter after.',
     example: { action_type: 'input_text', text: 'Alice', index: 5 },
     describe: (a, obs) => {
       const el = a.index !== undefined ? elementAt(obs, a.index) : focusedField(obs);
-      return `Type ${quote(a.text)}${el ? ` into ${fieldName(el)}` : ''}${where(obs)}`;
+      return `Type ${quote(a.text)}${el ? ` into ${fieldName(el)}` : ''}${a.submit ? ' and press Enter' : ''}${where(obs)}`;
     },
     sample: (rng, obs) => {
       const fields = obs.elements.filter((e) => e.node.className === 'android.widget.EditText' && e.node.enabled);

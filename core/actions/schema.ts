@@ -44,6 +44,7 @@ export const ActionSchema = z.discriminatedUnion('action_type', [
     text: z.string().min(1, 'text must not be empty'),
     index: index.optional(),
     clear: z.boolean().optional(),
+    submit: z.boolean().optional().describe('Press Enter after typing (UI-TARS ends content with "\\n" for this)'),
   }),
   z.strictObject({ action_type: z.literal('keyboard_enter') }),
   z.strictObject({ action_type: z.literal('navigate_back') }),

@@ -7,7 +7,7 @@ import { intArg, parseFlags, UsageError } from './args.js';
 import { dataDir } from '../util/data-dir.js';
 import { table } from './format.js';
 import { embeddedDevice, type Io } from './main.js';
-import { vlmFlagOptions, VlmFlagValues, vlmSettingsFromFlags, VLM_USAGE } from './policies.js';
+import { loadedTemplate, vlmFlagOptions, VlmFlagValues, vlmSettingsFromFlags, VLM_USAGE } from './policies.js';
 
 const USAGE = [
   'awb endpoints add NAME (--base-url URL --model M | --endpoint EXISTING) [--api-key-env VAR | --api-key-stdin] [--format F] [--coordinates C]',
@@ -104,7 +104,7 @@ function list(argv: string[], io: Io): number {
 async function test(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = parseFlags(argv, { task: { type: 'string' }, seed: { type: 'string' }, json: { type: 'boolean' } }, TestFlags);
   if (positionals.length !== 1) throw new UsageError(USAGE);
-  const settings = profilesHere().resolve(positionals[0]!);
+  const settings = loadedTemplate(profilesHere().resolve(positionals[0]!));
   const instance = instantiate(getTemplate(values.task), values.seed);
   const device = embeddedDevice();
   let probe: Awaited<ReturnType<typeof probeEndpoint>>;

@@ -5,6 +5,8 @@ import { VLM_FORMAT_IDS } from '../policy/vlm/format.js';
 import { EndpointProfiles } from '../policy/vlm/profiles.js';
 import { VLM_SERVERS } from '../policy/vlm/server.js';
 import { VlmPolicySettings, type VlmPolicySettingsInput } from '../policy/vlm/settings.js';
+import { PromptTemplateError, templateRefFromArg } from '../policy/vlm/prompt-template.js';
+import { withPromptTemplate } from '../workbench/prompt-templates.js';
 import type { PolicyName } from '../policy/registry.js';
 import { OnnxPolicyDimsError, OnnxPolicyFileError, OnnxPolicyModel, OnnxRuntimeUnavailableError } from '../policy/onnx/index.js';
 import { UsageError, type Options } from './args.js';
@@ -57,6 +59,7 @@ export const vlmFlagOptions: Options = {
   'timeout-ms': { type: 'string' }, retries: { type: 'string' }, 'max-concurrency': { type: 'string' }, history: { type: 'string' },
   tree: { type: 'string' }, 'history-style': { type: 'string' }, 'history-images': { type: 'string' },
   server: { type: 'string' }, 'min-pixels': { type: 'string' }, 'max-pixels': { type: 'string' },
+  'prompt-template': { type: 'string' }, 'prompt-language': { type: 'string' },
 };
 
 const num = (flag: string) => z.string().transform((s, ctx) => {
@@ -88,12 +91,14 @@ export const VlmFlagValues = {
   server: z.enum(VLM_SERVERS).optional(),
   'min-pixels': num('--min-pixels').optional(),
   'max-pixels': num('--max-pixels').optional(),
+  'prompt-template': z.string().min(1).optional(),
+  'prompt-language': z.string().min(1).optional(),
 };
 type VlmFlags = { [K in keyof typeof VlmFlagValues]?: z.infer<(typeof VlmFlagValues)[K]> };
 
 export const VLM_USAGE = '--policy vlm (--endpoint NAME | --base-url URL --model M) [--format androidworld|ui-tars|mobilerl|qwen-mobile-use] [--coordinates screen|image|relative-1000|smart-resize]\n'
   + '              [--api-key-env VAR] [--temperature T] [--max-tokens N] [--timeout-ms MS] [--retries N] [--max-concurrency N] [--history K] [--history-style summary|turns] [--history-images N] [--tree on|off]\n'
-  + '              [--server vllm|transformers|other] [--min-pixels N] [--max-pixels N]';
+  + '              [--server vllm|transformers|other] [--min-pixels N] [--max-pixels N] [--prompt-template ui-tars:NAME|FILE] [--prompt-language L]';
 
 const VLM_FLAG_NAMES = Object.keys(VlmFlagValues);
 /** The VLM flags that say how replies are read (the rest are about an endpoint and its prompt): --policy vlm-replay takes these. */
@@ -142,9 +147,24 @@ export function vlmSettingsFromFlags(v: VlmFlags, profiles: EndpointProfiles = E
   if (v['history-images'] !== undefined) merged.historyImages = v['history-images'];
   if (v['min-pixels'] !== undefined) merged.minPixels = v['min-pixels'];
   if (v['max-pixels'] !== undefined) merged.maxPixels = v['max-pixels'];
+  if (v['prompt-template']) {
+    merged.promptTemplate = templateRefFromArg(v['prompt-template'], (p) => resolve(p));
+    delete merged.promptTemplateText;
+  }
+  if (v['prompt-language']) merged.promptLanguage = v['prompt-language'];
   const r = VlmPolicySettings.safeParse(merged);
   if (!r.success) throw new UsageError(`VLM settings: ${formatIssues(r.error.issues, { root: '(settings)' })}`);
-  return r.data;
+  return loadedTemplate(r.data);
+}
+
+/** The settings with their prompt template loaded (core/workbench/prompt-templates.ts); one that does not load is a usage error. */
+export function loadedTemplate(s: VlmPolicySettings): VlmPolicySettings {
+  try {
+    return withPromptTemplate(s);
+  } catch (e) {
+    if (e instanceof PromptTemplateError) throw new UsageError(e.message, { cause: e });
+    throw e;
+  }
 }
 
 /** What a run records of the VLM settings: everything but the key (the store never holds it). */

@@ -5,6 +5,7 @@ import { getTemplate } from '../tasks/registry.js';
 import { EndpointProfiles, type EndpointProfile } from '../policy/vlm/profiles.js';
 import { isSettling, type SecretStore } from '../util/secret-store.js';
 import { probeEndpoint } from '../policy/vlm/probe.js';
+import { withPromptTemplate } from './prompt-templates.js';
 import { VlmPolicySettings } from '../policy/vlm/settings.js';
 import { WorkbenchError } from '../util/errors.js';
 import { redact } from '../llm/redact.js';
@@ -109,7 +110,7 @@ export class EndpointsHost {
    * of the call; a profile that does not exist is.
    */
   async test(name: string, templateId = 'ClockStopwatchRun', seed = 0): Promise<EndpointTestResult> {
-    const settings = this.profiles().resolve(name);
+    const settings = withPromptTemplate(this.profiles().resolve(name));
     const key = settings.endpoint.apiKey ?? (settings.endpoint.apiKeyEnv ? process.env[settings.endpoint.apiKeyEnv] : undefined);
     const instance = instantiate(getTemplate(templateId), seed);
     const device = openSimDroid({ serial: 'simdroid-endpoint-test' });

@@ -26,6 +26,7 @@ import { POLICY_DESCRIPTIONS } from '../policy/registry.js';
 import { EndpointsHost } from './endpoints.js';
 import { checkpointSpec, listCheckpointPolicies } from './policy-files.js';
 import { OnlineGrpoHost, type OnlineGrpoHostDeps } from './online-grpo.js';
+import { withPromptTemplate } from './prompt-templates.js';
 
 export interface WorkbenchOptions {
   /** The workbench's home: settings.json, and the default data folder. */
@@ -109,7 +110,7 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
   const endpoints = new EndpointsHost({ dataDir: () => settings.dataDir, ...(opts.secrets ? { secrets: opts.secrets } : {}) });
   const sessions = holder.sessions = new SessionManager({
     db: () => db, devices, onDeviceUse: () => void devices.changed(), log,
-    vlmPolicy: (profile) => ({ name: 'vlm', settings: { ...endpoints.profiles().resolve(profile), name: `vlm:${profile}` } }),
+    vlmPolicy: (profile) => ({ name: 'vlm', settings: { ...withPromptTemplate(endpoints.profiles().resolve(profile)), name: `vlm:${profile}` } }),
     checkpointPolicy: (file) => checkpointSpec(settings.dataDir, file),
   });
   if (opts.embeddedDevice ?? true) await devices.startSimDroid();

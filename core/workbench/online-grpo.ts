@@ -16,6 +16,7 @@ import type { Activity } from '../api/types.js';
 import type { OnlineGrpoIterationView, OnlineGrpoRunInfo, OnlineGrpoStart, RemoteJobEvent } from '../api/job-types.js';
 import { checkpointPath } from './policy-files.js';
 import { toInfo } from './remote-jobs.js';
+import { withPromptTemplate } from './prompt-templates.js';
 
 /**
  * Online GRPO started from the workbench (docs/online-grpo.md "In the workbench"): `runOnlineGrpo`
@@ -187,7 +188,7 @@ export class OnlineGrpoHost {
       case 'vlm': {
         let settings: VlmPolicySettings;
         try {
-          settings = VlmPolicySettings.parse(this.deps.endpoints().resolve(p.endpoint));
+          settings = withPromptTemplate(VlmPolicySettings.parse(this.deps.endpoints().resolve(p.endpoint)));
         } catch (e) {
           throw new OnlineGrpoInputError('policy.endpoint', p.endpoint, (e as Error).message);
         }

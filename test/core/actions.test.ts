@@ -81,6 +81,11 @@ describe('actions on a screen', () => {
     const obs = await observe(d);
     const field = findFirst(obs.elements, { className: 'android.widget.EditText' })!;
     expect(describeAction({ action_type: 'input_text', text: 'Lab phone', index: field.ordinal }, obs)).toBe('Type "Lab phone" into "edittext" in Settings');
+    // Issue 18: UI-TARS's type(content='…\n') types and then presses Enter.
+    const submit = { action_type: 'input_text', text: 'Lab phone', index: field.ordinal, submit: true } as const;
+    expect(describeAction(submit, obs)).toBe('Type "Lab phone" into "edittext" and press Enter in Settings');
+    expect((planInput(submit, obs) as Array<{ kind: string; key?: string }>).slice(-2)).toEqual([{ kind: 'text', text: 'Lab phone' }, { kind: 'key', key: 'ENTER' }]);
+    expect((planInput({ ...submit, submit: false }, obs) as Array<{ kind: string }>).at(-1)).toEqual({ kind: 'text', text: 'Lab phone' });
     d.close();
   });
 

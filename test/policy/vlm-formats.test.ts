@@ -82,24 +82,42 @@ describe('ui-tars format', () => {
     const r = parse('ui-tars', "Thought: The search box is at the top.\nAction: click(start_box='(500,100)')");
     expect(r).toEqual({ action: { action_type: 'click', x: 540, y: 240 }, thought: 'The search box is at the top.' });
   });
-  it('reads the <|box_start|> tokens and a 4-number box (its centre)', () => {
+  it('reads the <|box_start|> tokens and a 4-number box (its centre); brackets are refused as the official parser refuses them', () => {
     expect(parse('ui-tars', "Action: long_press(start_box='<|box_start|>(100,200)<|box_end|>')").action).toEqual({ action_type: 'long_press', x: 108, y: 480 });
-    expect(parse('ui-tars', "Action: click(start_box='[100,200,300,400]')").action).toEqual({ action_type: 'click', x: 216, y: 720 });
+    expect(parse('ui-tars', "Action: click(start_box='(100,200,300,400)')").action).toEqual({ action_type: 'click', x: 216, y: 720 });
+    expect(formatError('ui-tars', "Action: click(start_box='[100,200,300,400]')").reason).toMatch(/not a point/);
   });
   it('1000 is the last pixel, not one past it', () => {
     expect(parse('ui-tars', "Action: click(start_box='(1000,1000)')").action).toEqual({ action_type: 'click', x: 1079, y: 2399 });
   });
-  it('type: escapes are decoded, a trailing newline (submit) is dropped, a lone newline is Enter', () => {
-    expect(parse('ui-tars', "Thought: t\nAction: type(content='It\\'s 5 o\\'clock\\n')").action).toEqual({ action_type: 'input_text', text: "It's 5 o'clock" });
-    expect(parse('ui-tars', "Action: type(content='\\n')").action).toEqual({ action_type: 'keyboard_enter' });
+  // Issue 18 (review against the official parser): the trailing newline was dropped, so the search was never submitted.
+  it("type(content='weather\\n') types weather and then presses Enter; escapes are decoded", () => {
+    expect(parse('ui-tars', "Thought: t\nAction: type(content='weather\\n')").action).toEqual({ action_type: 'input_text', text: 'weather', submit: true });
+    expect(parse('ui-tars', "Thought: t\nAction: type(content='It\\'s 5 o\\'clock')").action).toEqual({ action_type: 'input_text', text: "It's 5 o'clock" });
+    expect(parse('ui-tars', "Action: hotkey(key='enter')").action).toEqual({ action_type: 'keyboard_enter' });
+    // The official parser left-strips content: a lone newline types nothing and presses nothing.
+    expect(formatError('ui-tars', "Action: type(content='\\n')").reason).toMatch(/empty/);
   });
-  it('drag, scroll, open_app, press_back, press_home, wait', () => {
+  // Issue 18: point= was a format error; the official parser rewrites it to start_box=.
+  it("click(point='<point>546 1204</point>') parses: point= is start_box=, <point>x y</point> is (x,y)", () => {
+    const tars15 = { coordinates: 'smart-resize' as const, image: screen, minPixels: 78_400 };
+    expect(parse('ui-tars', "Action: click(point='<point>546 1204</point>')", tars15).action).toEqual({ action_type: 'click', x: 540, y: 1200 });
+    expect(parse('ui-tars', "Action: drag(start_point='<point>500 100</point>', end_point='<point>500 900</point>')").action).toEqual({ action_type: 'swipe', start: [540, 240], end: [540, 2160] });
+  });
+  it('the coordinate mode switches v1 (relative 0–1000) and 1.5 (pixels of the smart-resized screenshot)', () => {
+    const reply = "Action: click(start_box='(546,904)')";
+    expect(parse('ui-tars', reply, { image: screen }).action).toEqual({ action_type: 'click', x: 590, y: 2170 });
+    // 1080x2400 smart-resizes to 1092x2408.
+    expect(parse('ui-tars', reply, { image: screen, coordinates: 'smart-resize' }).action).toEqual({ action_type: 'click', x: 540, y: 901 });
+    expect(formatError('ui-tars', "Action: click(start_box='(1100,100)')", { image: screen, coordinates: 'smart-resize' })).toBeInstanceOf(VlmCoordinateError);
+  });
+  it('drag, scroll, open_app, press_back, press_home, wait (5 s, as its prompt says)', () => {
     expect(parse('ui-tars', "Action: drag(start_box='(500,800)', end_box='(500,200)')").action).toEqual({ action_type: 'swipe', start: [540, 1920], end: [540, 480] });
     expect(parse('ui-tars', "Action: scroll(direction='DOWN')").action).toEqual({ action_type: 'scroll', direction: 'down' });
     expect(parse('ui-tars', "Action: open_app(app_name='Contacts')").action).toEqual({ action_type: 'open_app', app_name: 'Contacts' });
     expect(parse('ui-tars', 'Action: press_back()').action).toEqual({ action_type: 'navigate_back' });
     expect(parse('ui-tars', 'Action: press_home()').action).toEqual({ action_type: 'navigate_home' });
-    expect(parse('ui-tars', 'Action: wait()').action).toEqual({ action_type: 'wait' });
+    expect(parse('ui-tars', 'Action: wait()').action).toEqual({ action_type: 'wait', seconds: 5 });
   });
   it('finished() answers a question task and completes the others; call_user() is infeasible', () => {
     expect(parse('ui-tars', "Action: finished(content='3 contacts')", { expectsAnswer: true }).action).toEqual({ action_type: 'answer', text: '3 contacts' });
@@ -110,13 +128,20 @@ describe('ui-tars format', () => {
     // 540x1200 smart-resizes to 532x1204 (multiples of 28).
     expect(parse('ui-tars', "Action: click(start_box='(266,602)')", { coordinates: 'smart-resize' }).action).toEqual({ action_type: 'click', x: 540, y: 1200 });
   });
-  it('malformed outputs are format errors: no action, unclosed call, bad point, unknown call, off screen', () => {
-    expect(formatError('ui-tars', 'Thought: I am not sure what to do.').reason).toMatch(/no call to/);
+  it('bad replies are format errors naming the fragment: no action, two actions, truncated, bad point, unknown call or key, off screen, empty, another format', () => {
+    expect(formatError('ui-tars', 'Thought: I am not sure what to do.').reason).toMatch(/no "Action:"/);
+    expect(formatError('ui-tars', '').reason).toMatch(/no "Action:"/);
+    expect(formatError('ui-tars', "Action: click(start_box='(1,2)')\n\nclick(start_box='(3,4)')").reason).toMatch(/more than one action.*click\(start_box='\(3,4\)'\)/);
     expect(formatError('ui-tars', "Action: click(start_box='(10,20)'").reason).toMatch(/not closed/);
-    expect(formatError('ui-tars', "Action: click(start_box='here')").reason).toMatch(/start_box must be a point/);
+    expect(formatError('ui-tars', "Action: type(content='hello wor").reason).toMatch(/not closed.*hello wor/);
+    expect(formatError('ui-tars', "Action: click(start_box='here')").reason).toMatch(/not a point.*here/);
     expect(formatError('ui-tars', "Action: left_double(start_box='(10,20)')").reason).toMatch(/no phone equivalent/);
+    expect(formatError('ui-tars', "Action: tap(start_box='(10,20)')").reason).toMatch(/unknown action tap\(\)/);
+    expect(formatError('ui-tars', "Action: hotkey(key='ctrl c')").reason).toMatch(/hotkey "ctrl c"/);
     expect(formatError('ui-tars', "Action: click(start_box='(-5,20)')")).toBeInstanceOf(VlmCoordinateError);
     expect(formatError('ui-tars', "Action: type(content='')").reason).toMatch(/empty/);
+    expect(formatError('ui-tars', 'Action: {"action_type": "click", "index": 3}').reason).toMatch(/not a call: "\{/);
+    expect(formatError('ui-tars', '<tool_call>{"name": "mobile_use", "arguments": {"action": "click"}}</tool_call>').reason).toMatch(/no "Action:"/);
   });
 });
 
@@ -209,7 +234,7 @@ describe('long replies (issue 16, found by test/fuzz/parsers.test.ts)', () => {
   it('reads a reply with 30,000 blank lines in linear time (ui-tars Action:, androidworld Reason:)', () => {
     const blank = '\n'.repeat(30_000);
     const t = performance.now();
-    expect(formatError('ui-tars', blank).reason).toMatch(/no call/);
+    expect(formatError('ui-tars', blank).reason).toMatch(/no "Action:"/);
     expect(parse('ui-tars', `Thought: go back${blank}Action: press_back()${blank}`)).toEqual({ action: { action_type: 'navigate_back' }, thought: 'go back' });
     expect(parse('androidworld', `Reason: back${blank}Action: {"action_type": "navigate_back"}${blank}`)).toEqual({ action: { action_type: 'navigate_back' }, thought: 'back' });
     expect(performance.now() - t).toBeLessThan(1000);

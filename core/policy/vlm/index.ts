@@ -10,3 +10,6 @@ export { PlainFileSecretStore, type SecretStore } from '../../util/secret-store.
 export { VlmClient, resolveApiKey, type Completion } from './client.js';
 export { VlmPolicy, VlmScreenshotMissingError, malformedDecision, type VlmExchange } from './policy.js';
 export { buildMessages, elementsText, pngDataUrl, type ChatMessage } from './prompt.js';
+export {
+  PromptTemplateRef, PromptTemplateError, PromptTemplateNotLoadedError, PROMPT_PLACEHOLDERS, TEMPLATE_PACKAGES, fillTemplate, templateLabel, templatePlaceholders,
+} from './prompt-template.js';

@@ -23,7 +23,7 @@ export function tagged(text: string, tag: string): string | undefined {
 }
 
 /** Index just past the string literal opened at `i` (quote char text[i]), or -1 when it never closes. */
-function skipString(text: string, i: number): number {
+export function skipString(text: string, i: number): number {
   const q = text[i]!;
   const triple = text.startsWith(q.repeat(3), i);
   const end = triple ? q.repeat(3) : q;
@@ -96,13 +96,22 @@ export function decodePyString(literal: string): string {
   const q = literal[0]!;
   const n = literal.startsWith(q.repeat(3)) && literal.length >= 6 ? 3 : 1;
   const body = literal.slice(n, literal.length - n);
-  return body.replace(/\\(u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|.)/gs, (_m, e: string) => {
+  // Python's escapes; an unknown one (\d, \() keeps its backslash, as Python keeps it.
+  return body.replace(/\\(u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{2}|[0-7]{1,3}|\r\n|.)/gs, (m, e: string) => {
     if (e[0] === 'u' || e[0] === 'x') return String.fromCharCode(parseInt(e.slice(1), 16));
+    if (e[0] === 'U') return String.fromCodePoint(Math.min(parseInt(e.slice(1), 16), 0x10ffff));
+    if (/^[0-7]/.test(e)) return String.fromCharCode(parseInt(e, 8));
     switch (e) {
       case 'n': return '\n';
       case 't': return '\t';
       case 'r': return '\r';
-      default: return e;
+      case 'a': return '\x07';
+      case 'b': return '\b';
+      case 'f': return '\f';
+      case 'v': return '\v';
+      case '\\': case "'": case '"': return e;
+      case '\n': case '\r': case '\r\n': return '';
+      default: return m;
     }
   });
 }

@@ -10,6 +10,7 @@ import { modelFrame, pngSize, type GeometryContext } from './geometry.js';
 import { buildMessages, type ChatMessage, type PastTurn } from './prompt.js';
 import { pixelFields } from './server.js';
 import { VlmPolicySettings, type VlmPolicySettingsInput } from './settings.js';
+import { PromptTemplateNotLoadedError, templateLabel, templatePlaceholders } from './prompt-template.js';
 import type { TokenUsage } from '../../llm/chat-client.js';
 
 /** The screenshot setting is on but the runner observes without screenshots (`screenshots: 'none'`). */
@@ -65,6 +66,7 @@ export class VlmPolicy implements Policy {
   private memory = new Map<number, PastTurn>();
   private readonly onExchange: ((x: VlmExchange) => void) | undefined;
   private readonly onRequest: ((step: number, messages: readonly ChatMessage[]) => void) | undefined;
+  private readonly template: { label: string; text: string; language: string } | undefined;
 
   /**
    * `onRequest` sees each step's messages exactly as they are sent (screenshots as data URLs): the
@@ -75,6 +77,13 @@ export class VlmPolicy implements Policy {
   } = {}) {
     this.settings = VlmPolicySettings.parse(settings);
     this.format = vlmFormat(this.settings.format);
+    const t = this.settings;
+    if (t.promptTemplate && t.promptTemplateText === undefined) throw new PromptTemplateNotLoadedError(templateLabel(t.promptTemplate));
+    if (t.promptTemplateText !== undefined) {
+      const label = t.promptTemplate ? templateLabel(t.promptTemplate) : '(promptTemplateText)';
+      templatePlaceholders(label, t.promptTemplateText); // a template that does not read fails here, not at step 1
+      this.template = { label, text: t.promptTemplateText, language: t.promptLanguage };
+    }
     this.client = new VlmClient(this.settings.endpoint, deps);
     this.name = this.settings.name ?? `vlm:${this.settings.endpoint.model}`;
     this.onExchange = deps.onExchange;
@@ -113,7 +122,7 @@ export class VlmPolicy implements Policy {
       screen: obs.screen, coordinates: geometry.coordinates, frame: modelFrame(geometry), withScreenshot: s.screenshot, withElements,
     };
     const messages = buildMessages(this.format, prompt, obs, ctx, {
-      withScreenshot: s.screenshot, withElements, historySteps: s.historySteps, historyStyle: s.historyStyle, historyImages: s.historyImages,
+      withScreenshot: s.screenshot, withElements, historySteps: s.historySteps, historyStyle: s.historyStyle, historyImages: s.historyImages, template: this.template,
     }, this.memory);
     this.onRequest?.(ctx.step, messages);
     const reply = await this.complete(messages, obs, ctx, geometry);

@@ -78,13 +78,16 @@ export class EndpointProfiles {
 
   /**
    * Adds or replaces a profile. A key given in `settings.endpoint.apiKey` goes to the secret store,
-   * never into the file; replacing a profile without a key keeps its stored key.
+   * never into the file; replacing a profile without a key keeps its stored key. A loaded prompt
+   * template's text is dropped (the profile keeps `promptTemplate`, the reference).
    */
   save(name: string, settings: VlmPolicySettingsInput): EndpointProfile {
     const n = NAME.safeParse(name);
     if (!n.success) throw new EndpointProfileError(name, `bad name: ${n.error.issues[0]!.message}`);
     const { apiKey, ...endpoint } = (settings.endpoint ?? {}) as { apiKey?: string } & Record<string, unknown>;
-    const parsed = this.parse(name, { ...settings, endpoint });
+    // The profile names its prompt template; the text is loaded again at each run, never kept.
+    const { promptTemplateText: _loaded, ...rest } = settings;
+    const parsed = this.parse(name, { ...rest, endpoint });
     if (apiKey) this.store.setSecret(name, apiKey);
     const all = this.store.read();
     all.set(name, parsed);

@@ -5,6 +5,7 @@ import type { StepRecord } from '../../episode/record.js';
 import { formatBounds } from '../../a11y/ui-tree.js';
 import { assertNever } from '../../util/errors.js';
 import type { ActionFormat, PromptContext } from './format.js';
+import { fillTemplate, templatePlaceholders } from './prompt-template.js';
 
 /** OpenAI chat-completions content parts (the subset vLLM and SGLang accept for VLMs). */
 export type ContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
@@ -56,6 +57,8 @@ export interface PromptOptions {
   historyStyle: 'summary' | 'turns';
   /** With 'turns': how many of the latest earlier turns carry their screenshot. */
   historyImages: number;
+  /** The model's own prompt (prompt-template.ts), loaded: it replaces the format's system prompt. */
+  template?: { label: string; text: string; language: string } | undefined;
 }
 
 /** What the policy remembers of its own earlier steps in this episode (turns history). */
@@ -104,15 +107,52 @@ function pastTurns(ctx: PolicyContext, o: PromptOptions, memory: ReadonlyMap<num
 /**
  * The request's messages: the format's system prompt, then either one user turn (task, history as
  * lines, current app, elements, screenshot) or, with historyStyle 'turns', the earlier steps as
- * user/assistant turns before the current one.
+ * user/assistant turns before the current one. With a prompt template, see templateMessages.
  */
 export function buildMessages(format: ActionFormat, prompt: PromptContext, obs: Observation, ctx: PolicyContext, o: PromptOptions, memory: ReadonlyMap<number, PastTurn> = new Map()): ChatMessage[] {
+  if (o.template) return templateMessages(o.template, prompt, obs, ctx, o, memory);
   const system: ChatMessage = { role: 'system', content: format.systemPrompt(prompt) };
   switch (o.historyStyle) {
     case 'summary':
       return [system, { role: 'user', content: currentTurn(obs, ctx, o, historyLines(ctx.history, o.historySteps)) }];
     case 'turns':
       return [system, ...pastTurns(ctx, o, memory), { role: 'user', content: currentTurn(obs, ctx, o, []) }];
+    default:
+      return assertNever(o.historyStyle, 'history style');
+  }
+}
+
+/**
+ * The shape of UI-TARS's own agents: no system turn of ours (the server's chat template adds its
+ * default), the filled template as the first user turn, then the screenshot. 'summary' puts both in
+ * one turn (history in {history}, or as lines after the template when it has no such placeholder);
+ * 'turns' sends the template alone, the earlier steps as turns, then the current screenshot.
+ */
+function templateMessages(t: NonNullable<PromptOptions['template']>, prompt: PromptContext, obs: Observation, ctx: PolicyContext, o: PromptOptions, memory: ReadonlyMap<number, PastTurn>): ChatMessage[] {
+  const lines = o.historyStyle === 'summary' ? historyLines(ctx.history, o.historySteps) : [];
+  const text = fillTemplate(t.label, t.text, {
+    instruction: ctx.instruction,
+    language: t.language,
+    history: lines.join('\n'),
+    app: appByPackage(obs.foreground.package)?.name ?? obs.foreground.package,
+    screen_width: String(prompt.screen.width),
+    screen_height: String(prompt.screen.height),
+    frame_width: String(prompt.frame.width),
+    frame_height: String(prompt.frame.height),
+  });
+  const current: ContentPart[] = [];
+  if (lines.length && !templatePlaceholders(t.label, t.text).has('history')) current.push({ type: 'text', text: `Previous steps:\n${lines.join('\n')}` });
+  if (o.withElements) current.push({ type: 'text', text: `UI elements on the screen:\n${elementsText(obs)}` });
+  if (o.withScreenshot && obs.screenshot) current.push({ type: 'image_url', image_url: { url: pngDataUrl(obs.screenshot) } });
+  switch (o.historyStyle) {
+    case 'summary':
+      return [{ role: 'user', content: [{ type: 'text', text }, ...current] }];
+    case 'turns':
+      return [
+        { role: 'user', content: [{ type: 'text', text }] },
+        ...pastTurns(ctx, o, memory),
+        { role: 'user', content: current.length ? current : [{ type: 'text', text: 'What is the next action?' }] },
+      ];
     default:
       return assertNever(o.historyStyle, 'history style');
   }

@@ -3,6 +3,7 @@ import { chatEndpointFields } from '../../llm/chat-client.js';
 import { CoordinateSpace } from './geometry.js';
 import { VlmFormatId } from './format.js';
 import { VlmServer } from './server.js';
+import { PromptTemplateRef, TEMPLATE_PACKAGES } from './prompt-template.js';
 
 /**
  * The VLM policy's settings: one zod schema, the single source for the CLI flags, the endpoint
@@ -37,8 +38,13 @@ export const VlmPolicySettings = z.strictObject({
   maxPixels: z.int().min(1).optional().describe("smart-resize upper bound in pixels, as the server's processor has it (default 12845056, Qwen2.5-VL); sent with every request and every vlm job"),
   extraBody: z.record(z.string(), z.unknown()).optional().describe('Extra request fields for the server (e.g. {"top_p": 0.9}, vLLM\'s {"repetition_penalty": 1.05})'),
   name: z.string().min(1).optional().describe('Policy name recorded with episodes (default vlm:<model>)'),
+  promptTemplate: PromptTemplateRef.optional().describe("The prompt the model was trained on, loaded at run time: {package: 'ui-tars', name: 'MOBILE_USE_DOUBAO'} from the installed Python package, or {file: PATH} (placeholders: docs/policy-vlm.md); default: the format's own prompt"),
+  promptLanguage: z.string().min(1).default('English').describe('Fills the template\'s {language} (default English)'),
+  promptTemplateText: z.string().min(1).optional().describe('The loaded template: filled from promptTemplate when a run starts (withPromptTemplate), never kept in the profiles file'),
 }).refine((s) => s.minPixels === undefined || s.maxPixels === undefined || s.minPixels <= s.maxPixels, {
   message: 'minPixels must not be more than maxPixels', path: ['maxPixels'],
+}).refine((s) => !s.promptTemplate || 'file' in s.promptTemplate || TEMPLATE_PACKAGES[s.promptTemplate.package].format === s.format, {
+  message: "the template's model answers in another format: set format to the package's (ui-tars)", path: ['promptTemplate'],
 });
 export type VlmPolicySettings = z.infer<typeof VlmPolicySettings>;
 export type VlmPolicySettingsInput = z.input<typeof VlmPolicySettings>;
