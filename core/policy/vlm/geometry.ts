@@ -115,7 +115,8 @@ export function modelFrame(ctx: GeometryContext): Size {
 
 /**
  * A model point → device pixels, rounded, checked against the screen. A relative point at the
- * frame's edge (1000, or 999 for relative-999) is the last pixel, not one past it.
+ * frame's edge (1000, or 999 for relative-999; the resized image's width for smart-resize) is the last
+ * pixel, not one past it.
  */
 export function toScreen(format: string, output: string, point: readonly [number, number], ctx: GeometryContext): [number, number] {
   const frame = modelFrame(ctx);
@@ -123,7 +124,10 @@ export function toScreen(format: string, output: string, point: readonly [number
   if (!Number.isFinite(mx) || !Number.isFinite(my)) throw new VlmCoordinateError(format, output, point, ctx.screen);
   const x = Math.round((mx * ctx.screen.width) / frame.width);
   const y = Math.round((my * ctx.screen.height) / frame.height);
-  const clampEdge = (v: number, max: number, m: number, mmax: number) => (m === mmax && v === max ? max - 1 : v);
+  // Only a resized or relative frame has an edge value that means the last pixel; in screen or image
+  // pixels, W is one past the last (AndroidWorld's x = 1080 on a 1080-wide screen taps off it).
+  const edgeIsLast = ctx.coordinates !== 'screen' && ctx.coordinates !== 'image';
+  const clampEdge = (v: number, max: number, m: number, mmax: number) => (edgeIsLast && m === mmax && v === max ? max - 1 : v);
   const cx = clampEdge(x, ctx.screen.width, mx, frame.width);
   const cy = clampEdge(y, ctx.screen.height, my, frame.height);
   if (cx < 0 || cy < 0 || cx >= ctx.screen.width || cy >= ctx.screen.height) throw new VlmCoordinateError(format, output, point, ctx.screen);
