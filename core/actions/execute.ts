@@ -91,6 +91,8 @@ export function planInput(action: Action, obs: Observation): InputEvent[] | { la
     }
     case 'keyboard_enter':
       return [{ kind: 'key', key: 'ENTER' }];
+    case 'press_key':
+      return [{ kind: 'key', key: action.key }];
     case 'navigate_back':
       return [{ kind: 'key', key: 'BACK' }];
     case 'navigate_home':

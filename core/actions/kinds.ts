@@ -146,6 +146,13 @@ export const ACTION_KINDS: ActionTable = {
     describe: (_a, obs) => `Press Enter${where(obs)}`,
     sample: () => ({ action_type: 'keyboard_enter' }),
   },
+  press_key: {
+    type: 'press_key',
+    summary: 'Press a device key other than Enter, Back and Home (APP_SWITCH: recent apps; DEL, TAB, ESCAPE, SPACE…).',
+    example: { action_type: 'press_key', key: 'APP_SWITCH' },
+    describe: (a, obs) => `Press ${a.key === 'APP_SWITCH' ? 'the recent-apps key' : a.key}${where(obs)}`,
+    sample: () => null,
+  },
   navigate_back: {
     type: 'navigate_back',
     summary: 'Press Back (closes the keyboard, a dialog, or the current screen).',

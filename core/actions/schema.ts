@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { issueLines } from '../util/zod-issues.js';
+import { KEYS } from '../device/device.js';
 
 /**
  * The workbench's action space, as JSON. It follows AndroidWorld's JSONAction (`action_type`,
@@ -47,6 +48,8 @@ export const ActionSchema = z.discriminatedUnion('action_type', [
     submit: z.boolean().optional().describe('Press Enter after typing (UI-TARS ends content with "\\n" for this)'),
   }),
   z.strictObject({ action_type: z.literal('keyboard_enter') }),
+  // Any other key the device takes (`input keyevent`): app switcher, delete, tab, escape… (Qwen2.5-VL's `key`/`system_button Menu`).
+  z.strictObject({ action_type: z.literal('press_key'), key: z.enum(KEYS) }),
   z.strictObject({ action_type: z.literal('navigate_back') }),
   z.strictObject({ action_type: z.literal('navigate_home') }),
   z.strictObject({ action_type: z.literal('open_app'), app_name: z.string().trim().min(1, 'app_name must not be empty') }),
@@ -61,7 +64,7 @@ export type ActionOf<K extends ActionType> = Extract<Action, { action_type: K }>
 
 export const ACTION_TYPES = [
   'click', 'long_press', 'scroll', 'swipe', 'input_text', 'keyboard_enter', 'navigate_back',
-  'navigate_home', 'open_app', 'wait', 'answer', 'status',
+  'navigate_home', 'open_app', 'wait', 'answer', 'status', 'press_key',
 ] as const satisfies readonly ActionType[];
 
 /** The input as the error's message shows it. JSON cannot show a BigInt, a cycle or nesting deeper than the stack (an action from IPC is structured-cloned): the error must still be this one. */

@@ -63,7 +63,7 @@ Usage:
           [--max-steps N] [--on-malformed end|continue] [--screenshots DIR] [--db PATH] [--no-record] [--subgoals] [--json]
                                                one episode on the embedded SimDroid, recorded
           --policy vlm: --endpoint NAME | --base-url URL --model M [--format androidworld|ui-tars|mobilerl|qwen-mobile-use]
-          [--coordinates screen|image|relative-1000|smart-resize] [--api-key-env VAR] [--temperature T] [--max-tokens N]
+          [--coordinates screen|image|relative-1000|relative-999|smart-resize] [--api-key-env VAR] [--temperature T] [--max-tokens N]
           [--timeout-ms MS] [--retries N] [--max-concurrency N] [--history K] [--history-style summary|turns]
           [--history-images N] [--tree on|off] [--server vllm|transformers|other] [--min-pixels N] [--max-pixels N]
                                                (docs/policy-vlm.md)

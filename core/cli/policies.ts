@@ -96,7 +96,7 @@ export const VlmFlagValues = {
 };
 type VlmFlags = { [K in keyof typeof VlmFlagValues]?: z.infer<(typeof VlmFlagValues)[K]> };
 
-export const VLM_USAGE = '--policy vlm (--endpoint NAME | --base-url URL --model M) [--format androidworld|ui-tars|mobilerl|qwen-mobile-use] [--coordinates screen|image|relative-1000|smart-resize]\n'
+export const VLM_USAGE = '--policy vlm (--endpoint NAME | --base-url URL --model M) [--format androidworld|ui-tars|mobilerl|qwen-mobile-use] [--coordinates screen|image|relative-1000|relative-999|smart-resize]\n'
   + '              [--api-key-env VAR] [--temperature T] [--max-tokens N] [--timeout-ms MS] [--retries N] [--max-concurrency N] [--history K] [--history-style summary|turns] [--history-images N] [--tree on|off]\n'
   + '              [--server vllm|transformers|other] [--min-pixels N] [--max-pixels N] [--prompt-template ui-tars:NAME|FILE] [--prompt-language L]';
 

@@ -35,9 +35,22 @@ export interface ChatEndpoint {
 }
 
 const TokenLogprob = z.object({ token: z.string(), logprob: z.number() });
+/** An OpenAI tool call; `arguments` is JSON text (some servers send the object itself). */
+const ToolCall = z.object({
+  function: z.object({ name: z.string(), arguments: z.union([z.string(), z.record(z.string(), z.unknown())]) }),
+});
+export type ToolCall = z.infer<typeof ToolCall>;
+/**
+ * A server running a tool parser (vLLM --tool-call-parser hermes, SGLang) moves the model's tool calls
+ * out of the text into `tool_calls` and may send `content: null`: that is still a completion, whose
+ * text is '' and whose calls are in `tool_calls`. Neither text nor calls is not a completion.
+ */
+const ChatMessage = z.object({ content: z.string().nullish(), tool_calls: z.array(ToolCall).nullish() })
+  .refine((m) => typeof m.content === 'string' || (m.tool_calls?.length ?? 0) > 0)
+  .transform((m) => ({ content: m.content ?? '', ...(m.tool_calls?.length ? { tool_calls: m.tool_calls } : {}) }));
 const ChatCompletion = z.object({
   choices: z.array(z.object({
-    message: z.object({ content: z.string() }),
+    message: ChatMessage,
     logprobs: z.object({ content: z.array(TokenLogprob.extend({ top_logprobs: z.array(TokenLogprob).optional() })).nullish() }).nullish(),
   })).min(1),
   // Optional in the OpenAI schema; a malformed one is dropped rather than failing an otherwise good completion.
@@ -147,7 +160,7 @@ export class ChatClient {
     }
     const parsed = ChatCompletion.safeParse(json);
     if (!parsed.success) {
-      return { done: { ok: false, kind: 'reply', reason: `the reply is not a chat completion (no choices[0].message.content): ${JSON.stringify(json).slice(0, 120)}`, attempts, body: text } };
+      return { done: { ok: false, kind: 'reply', reason: `the reply is not a chat completion (no choices[0].message.content or tool_calls): ${JSON.stringify(json).slice(0, 120)}`, attempts, body: text } };
     }
     const u = parsed.data.usage;
     const usage = u ? { usage: { promptTokens: u.prompt_tokens, completionTokens: u.completion_tokens } } : {};

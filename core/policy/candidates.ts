@@ -135,6 +135,8 @@ export function matchCandidate(candidates: readonly PolicyCandidate[], action: A
       case 'navigate_home':
       case 'wait':
         return a.action_type === action.action_type;
+      case 'press_key':
+        return a.action_type === 'press_key' && a.key === action.key;
       case 'swipe':
         return false;
       default:

@@ -81,11 +81,34 @@ describe('VlmClient against recorded responses', () => {
     expect(e.message).toMatch(/not JSON/);
   });
 
-  it('recorded responses: tool_calls with null content (a server-side tool parser) is a reply error that says so', async () => {
-    fake = await startFakeChat((_r, res) => serveRecorded(res, fixture('vllm-tool-calls-null-content.json')));
-    const e = await new VlmClient(settings(fake.url), noSleep).complete(msgs, {}).catch((x) => x);
-    expect(e).toMatchObject({ name: 'VlmEndpointError', kind: 'reply' });
-    expect(e.message).toMatch(/no choices\[0\]\.message\.content/);
+  it('recorded responses: tool_calls with null content (vLLM --tool-call-parser hermes) is the call in <tool_call> markup, which qwen-mobile-use parses', async () => {
+    const rec = fixture('vllm-tool-calls-null-content.json');
+    fake = await startFakeChat((_r, res) => serveRecorded(res, rec));
+    const c = await new VlmClient(settings(fake.url), noSleep).complete(msgs, {});
+    expect(c.text).toBe('<tool_call>\n{"name":"mobile_use","arguments":{"action":"click","coordinate":[10,10]}}\n</tool_call>');
+    const ctx = { screen: { width: 1092, height: 2408 }, coordinates: 'smart-resize' as const };
+    expect(VLM_FORMATS['qwen-mobile-use'].parse(c.text, ctx).action).toEqual({ action_type: 'click', x: 10, y: 10 });
+  });
+
+  it('tool_calls: text beside the calls is kept before them; two calls are a format error; neither text nor calls is a reply error', async () => {
+    const call = (args: string) => ({ id: 'c', type: 'function', function: { name: 'mobile_use', arguments: args } });
+    const bodies = [
+      { choices: [{ message: { content: 'Tap Save.', tool_calls: [call('{"action": "system_button", "button": "Menu"}')] } }] },
+      { choices: [{ message: { content: null, tool_calls: [call('{"action": "click", "coordinate": [1, 1]}'), call('{"action": "wait", "time": 1}')] } }] },
+      { choices: [{ message: { content: null, tool_calls: [] } }] },
+    ];
+    let k = 0;
+    fake = await startFakeChat((_r, res) => serveRecorded(res, { status: 200, body: bodies[k++] }));
+    const client = new VlmClient(settings(fake.url), noSleep);
+    const ctx = { screen: { width: 1092, height: 2408 }, coordinates: 'smart-resize' as const };
+    const one = await client.complete(msgs, {});
+    expect(one.text).toMatch(/^Tap Save\.\n<tool_call>\n/);
+    expect(VLM_FORMATS['qwen-mobile-use'].parse(one.text, ctx)).toEqual({ action: { action_type: 'press_key', key: 'APP_SWITCH' }, thought: 'Tap Save.' });
+    const two = await client.complete(msgs, {});
+    expect(() => VLM_FORMATS['qwen-mobile-use'].parse(two.text, ctx)).toThrow(/2 tool calls/);
+    const none = await client.complete(msgs, {}).catch((x) => x);
+    expect(none).toMatchObject({ name: 'VlmEndpointError', kind: 'reply' });
+    expect(none.message).toMatch(/no choices\[0\]\.message\.content or tool_calls/);
   });
 
   it('a hung endpoint times out on every attempt: VlmEndpointError naming the timeout', async () => {

@@ -55,9 +55,9 @@ describe('androidworld format', () => {
     const out = 'Reason: last time {"action_type": "navigate_back"} did nothing.\nAction: {"action_type": "navigate_home"}';
     expect(parse('androidworld', out).action).toEqual({ action_type: 'navigate_home' });
   });
-  it('maps aliases and turns a swipe direction (the finger) into the opposite scroll', () => {
-    expect(parse('androidworld', 'Action: {"action_type": "tap", "index": "3"}').action).toEqual({ action_type: 'click', index: 3 });
-    expect(parse('androidworld', 'Action: {"action_type": "swipe", "direction": "Up"}').action).toEqual({ action_type: 'scroll', direction: 'down' });
+  it('turns a swipe direction (the finger) into the opposite scroll; an index string is read as int() reads it', () => {
+    expect(parse('androidworld', 'Action: {"action_type": "click", "index": "3"}').action).toEqual({ action_type: 'click', index: 3 });
+    expect(parse('androidworld', 'Action: {"action_type": "swipe", "direction": "up"}').action).toEqual({ action_type: 'scroll', direction: 'down' });
   });
   it('scales points from the screenshot frame when coordinates are image pixels', () => {
     expect(parse('androidworld', 'Action: {"action_type": "click", "x": 270, "y": 600}', { coordinates: 'image' }).action).toEqual({ action_type: 'click', x: 540, y: 1200 });
@@ -68,9 +68,9 @@ describe('androidworld format', () => {
     expect(e.message).toMatch(/outside the 1080x2400 screen/);
   });
   it('an unknown action type, missing fields, extra fields and prose are format errors that say why', () => {
-    expect(formatError('androidworld', 'Action: {"action_type": "double_tap", "index": 2}').reason).toMatch(/unknown action_type "double_tap"/);
+    expect(formatError('androidworld', 'Action: {"action_type": "double_tap", "index": 2}').reason).toMatch(/double_tap is an AndroidWorld action this workbench cannot execute/);
     expect(formatError('androidworld', 'Action: {"action_type": "input_text", "index": 2}').reason).toMatch(/not a valid action/);
-    expect(formatError('androidworld', 'Action: {"action_type": "click", "index": 2, "speed": 3}').reason).toMatch(/not a valid action/);
+    expect(formatError('androidworld', 'Action: {"action_type": "click", "index": 2, "speed": 3}').reason).toMatch(/"speed" is not a JSONAction field/);
     expect(formatError('androidworld', 'I would tap the Save button.').reason).toMatch(/no \{\.\.\.\} object/);
     expect(formatError('androidworld', 'Action: {"action_type": "click", "index": 2').reason).toMatch(/no \{\.\.\.\} object/);
     expect(formatError('androidworld', 'Action: {"index": 2}').reason).toMatch(/no "action_type"/);
@@ -147,12 +147,18 @@ describe('ui-tars format', () => {
 
 describe('mobilerl format', () => {
   it('reads <think>/<answer> with a Tap box (its centre, screen pixels)', () => {
-    const r = parse('mobilerl', '<think>\nOpen the menu.\n</think>\n<answer>\ndo(action="Tap", element=[0, 100, 200, 300])\n</answer>');
+    const r = parse('mobilerl', '<think>\nOpen the menu.\n</think>\n<answer>\ndo(action="Tap", element=[0, 100, 200, 300])\n</answer>', { coordinates: 'screen' });
     expect(r).toEqual({ action: { action_type: 'click', x: 100, y: 200 }, thought: 'Open the menu.' });
   });
+  it('boxes are relative 0–999 by default (the released AndroidWorld configuration): x·W/999, 999 is the last pixel, 1000 is off screen', () => {
+    expect(VLM_FORMATS.mobilerl.defaultCoordinates).toBe('relative-999');
+    expect(parse('mobilerl', '<answer>do(action="Tap", element=[400, 400, 600, 600])</answer>').action).toEqual({ action_type: 'click', x: 541, y: 1201 });
+    expect(parse('mobilerl', '<answer>do(action="Tap", element=[999, 999, 999, 999])</answer>').action).toEqual({ action_type: 'click', x: 1079, y: 2399 });
+    expect(formatError('mobilerl', '<answer>do(action="Tap", element=[990, 0, 1000, 10])</answer>')).toBeInstanceOf(VlmFormatError);
+  });
   it('accepts Long Press, the paper\'s Long_Pres spelling, and single quotes', () => {
-    expect(parse('mobilerl', "<answer>do(action='Long Press', element=[10, 10, 30, 30])</answer>").action).toEqual({ action_type: 'long_press', x: 20, y: 20 });
-    expect(parse('mobilerl', '<answer>do(action="Long_Pres", element=[10, 10, 30, 30])</answer>').action).toEqual({ action_type: 'long_press', x: 20, y: 20 });
+    expect(parse('mobilerl', "<answer>do(action='Long Press', element=[10, 10, 30, 30])</answer>", { coordinates: 'screen' }).action).toEqual({ action_type: 'long_press', x: 20, y: 20 });
+    expect(parse('mobilerl', '<answer>do(action="Long_Pres", element=[10, 10, 30, 30])</answer>', { coordinates: 'screen' }).action).toEqual({ action_type: 'long_press', x: 20, y: 20 });
   });
   it('Type, Launch, Back, Home, Enter, Wait', () => {
     expect(parse('mobilerl', '<answer>do(action="Type", text="Hello World")</answer>').action).toEqual({ action_type: 'input_text', text: 'Hello World' });
@@ -162,9 +168,13 @@ describe('mobilerl format', () => {
     expect(parse('mobilerl', 'do(action="Enter")').action).toEqual({ action_type: 'keyboard_enter' });
     expect(parse('mobilerl', 'do(action="Wait")').action).toEqual({ action_type: 'wait' });
   });
-  it('Swipe moves the finger by the distance word, from the element or the screen centre, clamped', () => {
-    expect(parse('mobilerl', '<answer>do(action="Swipe", direction="up", dist="long")</answer>').action).toEqual({ action_type: 'swipe', start: [540, 1200], end: [540, 1200 - 1440] .map((v, i) => (i === 1 ? Math.max(0, v) : v)) });
-    expect(parse('mobilerl', '<answer>do(action="Swipe", direction="left", element=[0, 0, 200, 200])</answer>').action).toEqual({ action_type: 'swipe', start: [100, 100], end: [0, 100] });
+  it('Swipe moves the finger by its controller\'s units (⌊W/10⌋ × 10/2/1; 2 units vertically, 2.5 across), from the element or the screen centre, clamped', () => {
+    const swipe = (code: string) => parse('mobilerl', `<answer>${code}</answer>`, { coordinates: 'screen' }).action;
+    expect(swipe('do(action="Swipe", direction="up")')).toEqual({ action_type: 'swipe', start: [540, 1200], end: [540, 1200 - 432] });
+    expect(swipe('do(action="Swipe", direction="down", dist="short")')).toEqual({ action_type: 'swipe', start: [540, 1200], end: [540, 1200 + 216] });
+    expect(swipe('do(action="Swipe", direction="right", dist="short")')).toEqual({ action_type: 'swipe', start: [540, 1200], end: [540 + 270, 1200] });
+    expect(swipe('do(action="Swipe", direction="up", dist="long")')).toEqual({ action_type: 'swipe', start: [540, 1200], end: [540, 0] });
+    expect(swipe('do(action="Swipe", direction="left", element=[0, 0, 200, 200])')).toEqual({ action_type: 'swipe', start: [100, 100], end: [0, 100] });
   });
   it('finish(message) answers a question task; completes a completion task', () => {
     expect(parse('mobilerl', '<answer>finish(message="Task completed.")</answer>', { expectsAnswer: false }).action).toEqual({ action_type: 'status', goal_status: 'complete' });
@@ -175,7 +185,7 @@ describe('mobilerl format', () => {
     expect(parse('mobilerl', '<answer>do(action="Tap", element=[400, 400, 600, 600])</answer>', { coordinates: 'relative-1000' }).action).toEqual({ action_type: 'click', x: 540, y: 1200 });
   });
   it('reads a fenced answer without tags', () => {
-    expect(parse('mobilerl', '```python\ndo(action="Tap", element=[0, 0, 10, 10])\n```').action).toEqual({ action_type: 'click', x: 5, y: 5 });
+    expect(parse('mobilerl', '```python\ndo(action="Tap", element=[0, 0, 10, 10])\n```', { coordinates: 'screen' }).action).toEqual({ action_type: 'click', x: 5, y: 5 });
   });
   it('malformed outputs are format errors', () => {
     expect(formatError('mobilerl', '<think>hmm</think><answer></answer>').reason).toMatch(/no call to do/);
@@ -220,7 +230,7 @@ describe('qwen-mobile-use format', () => {
     expect(formatError('qwen-mobile-use', '<tool_call>{"name": "computer_use", "arguments": {"action": "click"}}</tool_call>').reason).toMatch(/unknown function/);
     expect(formatError('qwen-mobile-use', '<tool_call>{"name": "mobile_use", "arguments": {"action": "fly"}}</tool_call>').reason).toMatch(/unknown mobile_use action/);
     expect(formatError('qwen-mobile-use', '<tool_call>{"name": "mobile_use", "arguments": {"action": "click"}}</tool_call>').reason).toMatch(/coordinate must be/);
-    expect(formatError('qwen-mobile-use', '<tool_call>{"name": "mobile_use", "arguments": {"action": "system_button", "button": "Menu"}}</tool_call>').reason).toMatch(/not Back, Home or Enter/);
+    expect(formatError('qwen-mobile-use', '<tool_call>{"name": "mobile_use", "arguments": {"action": "system_button", "button": "Power"}}</tool_call>').reason).toMatch(/not Back, Home, Menu or Enter/);
     expect(formatError('qwen-mobile-use', '<tool_call>{"name": "mobile_use", "arguments": {"action": "click", "coordinate": [900, 10]}}</tool_call>')).toBeInstanceOf(VlmCoordinateError);
     expect(formatError('qwen-mobile-use', '<tool_call>{"name": "mobile_use", "arguments": {"action": "terminate", "status": "maybe"}}</tool_call>').reason).toMatch(/success or failure/);
     expect(formatError('qwen-mobile-use', '<tool_call>{"name": "mobile_use", "arguments": 5}</tool_call>').reason).toMatch(/no "arguments" object/);
@@ -244,9 +254,11 @@ describe('long replies (issue 16, found by test/fuzz/parsers.test.ts)', () => {
   // far: a regex anchored only at the end is tried from every position, so each bare key cost the whole
   // prefix (these two reads: 3.7 s before the fix, milliseconds after).
   it('reads a 100 KB object of bare keys in linear time (androidworld, qwen-mobile-use)', () => {
-    const keys = 'a:None,'.repeat(14_000); // AndroidWorld drops null fields
+    const keys = 'a:None,'.repeat(14_000);
     const t = performance.now();
-    expect(parse('androidworld', `Action: {${keys}action_type: 'navigate_back'}`).action).toEqual({ action_type: 'navigate_back' });
+    // AndroidWorld drops null fields, but refuses a field that is not one of JSONAction's, even null.
+    expect(parse('androidworld', `Action: {${keys.replaceAll('a:', 'text:')}action_type: 'navigate_back'}`).action).toEqual({ action_type: 'navigate_back' });
+    expect(formatError('androidworld', `Action: {${keys}action_type: 'navigate_back'}`).reason).toMatch(/"a" is not a JSONAction field/);
     expect(formatError('qwen-mobile-use', `<tool_call>{${keys}}</tool_call>`).reason).toMatch(/no "arguments" object/);
     expect(performance.now() - t).toBeLessThan(1000);
   });

@@ -1,4 +1,4 @@
-import { ChatClient, type ChatClientDeps, type TokenUsage } from '../../llm/chat-client.js';
+import { ChatClient, type ChatClientDeps, type ChatChoice, type TokenUsage } from '../../llm/chat-client.js';
 import { redact } from '../../llm/redact.js';
 import { endpointSemaphore, type Semaphore } from '../../llm/semaphore.js';
 import { MissingApiKeyError, VlmEndpointError } from './errors.js';
@@ -14,6 +14,29 @@ export interface Completion {
   queuedMs: number;
   /** The server's token counts, when its reply had `usage`. */
   usage?: TokenUsage;
+}
+
+/**
+ * The completion as the model wrote it. A server's tool parser (vLLM --tool-call-parser hermes) cut
+ * each `<tool_call>{"name": …, "arguments": …}</tool_call>` out of the text into `tool_calls`; they
+ * are put back in that markup (Qwen2.5-VL's chat template, the one hermes reads) after the text that
+ * is left, so the format's parser reads the same text whether or not the server parses tool calls,
+ * and a reply with two calls is two calls. Arguments that are not JSON stay a string, for the parser to refuse.
+ */
+export function completionText(choice: ChatChoice): string {
+  if (!choice.message.tool_calls) return choice.message.content;
+  const calls = choice.message.tool_calls.map((c) => {
+    let args: unknown = c.function.arguments;
+    if (typeof args === 'string') {
+      try {
+        args = JSON.parse(args);
+      } catch {
+        // kept as the string the server sent
+      }
+    }
+    return `<tool_call>\n${JSON.stringify({ name: c.function.name, arguments: args })}\n</tool_call>`;
+  });
+  return [choice.message.content.trim(), ...calls].filter(Boolean).join('\n');
 }
 
 /** The key the settings resolve to: given, or read from the named variable (MissingApiKeyError when unset). */
@@ -58,7 +81,7 @@ export class VlmClient {
       const r = await this.chat.complete({ messages, ...params }, signal);
       const latencyMs = performance.now() - t0;
       if (!r.ok) throw new VlmEndpointError(this.label, r.kind, this.scrub(r.reason), r.attempts);
-      return { text: this.scrub(r.choice.message.content), attempts: r.attempts, latencyMs, queuedMs: t0 - queued, ...(r.usage ? { usage: r.usage } : {}) };
+      return { text: this.scrub(completionText(r.choice)), attempts: r.attempts, latencyMs, queuedMs: t0 - queued, ...(r.usage ? { usage: r.usage } : {}) };
     }, signal);
   }
 }

@@ -17,6 +17,8 @@ export interface PromptContext {
   frame: { width: number; height: number };
   withScreenshot: boolean;
   withElements: boolean;
+  /** True when the task asks a question (a format may then offer its answer action). */
+  expectsAnswer?: boolean | undefined;
 }
 
 /** What a parser needs: geometry, the screen (hit tests, element boxes), and whether the task asks a question. */
@@ -54,6 +56,8 @@ export interface ActionFormat {
   /** Whether the element list belongs in the prompt by default (index- or box-based formats). */
   readonly defaultElements: boolean;
   systemPrompt(ctx: PromptContext): string;
+  /** The screen's elements as this format's model was trained to read them (absent: prompt.ts's list with indices). */
+  elementsText?(obs: Observation, ctx: PromptContext): string;
   /** Throws VlmFormatError (or VlmCoordinateError) for anything that is not one valid action. */
   parse(output: string, ctx: ParseContext): ParsedOutput;
   /** The action as this format's model would write it (history, fake endpoints, docs); VlmFormatError when it cannot be said. */

@@ -1,7 +1,7 @@
 /** The VLM policy: action formats, settings, endpoint profiles, the client and the policy (docs/policy-vlm.md). */
 export { VLM_FORMAT_IDS, VlmFormatId, type ActionFormat, type FormatSample, type ParseContext, type ParsedOutput } from './format.js';
 export { VLM_FORMATS, vlmFormat } from './formats/index.js';
-export { COORDINATE_SPACES, CoordinateSpace, smartResize, pngSize, toScreen, fromScreen } from './geometry.js';
+export { COORDINATE_SPACES, CoordinateSpace, smartResize, SmartResizeError, pngSize, toScreen, fromScreen } from './geometry.js';
 export { VlmFormatError, VlmCoordinateError, VlmEndpointError, UnknownVlmFormatError, EndpointProfileError, MissingApiKeyError } from './errors.js';
 export { VlmEndpointSettings, VlmPolicySettings, type VlmPolicySettingsInput } from './settings.js';
 export { VLM_SERVERS, VlmServer, pixelFields } from './server.js';

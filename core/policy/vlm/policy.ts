@@ -120,6 +120,7 @@ export class VlmPolicy implements Policy {
     const withElements = s.accessibilityTree ?? this.format.defaultElements;
     const prompt: PromptContext = {
       screen: obs.screen, coordinates: geometry.coordinates, frame: modelFrame(geometry), withScreenshot: s.screenshot, withElements,
+      expectsAnswer: this.expectsAnswer,
     };
     const messages = buildMessages(this.format, prompt, obs, ctx, {
       withScreenshot: s.screenshot, withElements, historySteps: s.historySteps, historyStyle: s.historyStyle, historyImages: s.historyImages, template: this.template,

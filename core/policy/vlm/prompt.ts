@@ -67,14 +67,14 @@ export interface PastTurn {
   screenshot?: Uint8Array | undefined;
 }
 
-function currentTurn(obs: Observation, ctx: PolicyContext, o: PromptOptions, past: string[]): ContentPart[] {
+function currentTurn(obs: Observation, ctx: PolicyContext, o: PromptOptions, past: string[], elements: () => string): ContentPart[] {
   const app = appByPackage(obs.foreground.package)?.name ?? obs.foreground.package;
   const text = [
     `Task: ${ctx.instruction}`,
     '',
     ...(o.historyStyle === 'summary' ? [past.length ? `Previous steps:\n${past.join('\n')}` : 'Previous steps: none (this is the first step).', ''] : []),
     `Current app: ${app || 'unknown'}`,
-    ...(o.withElements ? ['', 'UI elements on the screen:', elementsText(obs)] : []),
+    ...(o.withElements ? ['', 'UI elements on the screen:', elements()] : []),
     '',
     o.withScreenshot ? 'The screenshot of the current screen follows. What is the next action?' : 'What is the next action?',
   ].join('\n');
@@ -112,11 +112,12 @@ function pastTurns(ctx: PolicyContext, o: PromptOptions, memory: ReadonlyMap<num
 export function buildMessages(format: ActionFormat, prompt: PromptContext, obs: Observation, ctx: PolicyContext, o: PromptOptions, memory: ReadonlyMap<number, PastTurn> = new Map()): ChatMessage[] {
   if (o.template) return templateMessages(o.template, prompt, obs, ctx, o, memory);
   const system: ChatMessage = { role: 'system', content: format.systemPrompt(prompt) };
+  const elements = () => (format.elementsText ? format.elementsText(obs, prompt) : elementsText(obs));
   switch (o.historyStyle) {
     case 'summary':
-      return [system, { role: 'user', content: currentTurn(obs, ctx, o, historyLines(ctx.history, o.historySteps)) }];
+      return [system, { role: 'user', content: currentTurn(obs, ctx, o, historyLines(ctx.history, o.historySteps), elements) }];
     case 'turns':
-      return [system, ...pastTurns(ctx, o, memory), { role: 'user', content: currentTurn(obs, ctx, o, []) }];
+      return [system, ...pastTurns(ctx, o, memory), { role: 'user', content: currentTurn(obs, ctx, o, [], elements) }];
     default:
       return assertNever(o.historyStyle, 'history style');
   }

@@ -73,6 +73,9 @@ export function toProgAction(step: RewardStep, params: Record<string, unknown> =
       return t('INPUT', el, a.text);
     case 'keyboard_enter':
       return t('ENTER');
+    case 'press_key':
+      // ProgRM has no key type of its own; the key goes in the text, as a scroll's direction does.
+      return t('ENTER', '', a.key);
     case 'navigate_back':
       return t('GOBACK');
     case 'navigate_home':

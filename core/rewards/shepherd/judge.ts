@@ -117,6 +117,8 @@ export function actionText(input: JudgeInput): string {
       return `answer "${a.text}"`;
     case 'status':
       return `status ${a.goal_status}`;
+    case 'press_key':
+      return `press ${a.key}`;
     case 'keyboard_enter':
     case 'navigate_back':
     case 'navigate_home':

@@ -1,18 +1,67 @@
 import type { Action } from '../../../actions/schema.js';
-import { findJsonObject } from '../lenient.js';
+import { balanced, findJsonObject, unfence } from '../lenient.js';
 import { fromScreen } from '../geometry.js';
 import { fail, finishAction, section, screenPoint, type ActionFormat, type ParseContext, type PromptContext, type RenderContext } from '../format.js';
 
 const ID = 'androidworld';
 
-/** AndroidWorld's action_type names and the spellings models use for them. */
-const TYPE_ALIASES: Record<string, string> = {
-  click: 'click', tap: 'click', long_press: 'long_press', longpress: 'long_press', scroll: 'scroll', swipe: 'swipe',
-  input_text: 'input_text', type: 'input_text', input: 'input_text', keyboard_enter: 'keyboard_enter', enter: 'keyboard_enter',
-  navigate_back: 'navigate_back', back: 'navigate_back', navigate_home: 'navigate_home', home: 'navigate_home',
-  open_app: 'open_app', wait: 'wait', answer: 'answer', status: 'status',
-};
+/**
+ * AndroidWorld's JSONAction (android_world/env/json_action.py): its action types and fields, and the
+ * rules its constructor enforces; ours accepts what it accepts and refuses what it refuses.
+ * - action_type: one of these, spelled exactly (no aliases, no other case);
+ * - fields: only these (any other is a TypeError there); null means not given;
+ * - index: anything int() reads (3, "3", 3.0); never together with x or y;
+ * - direction: when given, exactly up, down, left or right;
+ * - text: a number or boolean becomes its text (str());
+ * - keycode: when given, starts with KEYCODE_ (no action type uses it: it is checked, then dropped).
+ * A field the type does not use is ignored, as AndroidWorld's executor ignores it.
+ */
+const AW_TYPES = [
+  'answer', 'click', 'double_tap', 'input_text', 'keyboard_enter', 'long_press', 'navigate_back', 'navigate_home',
+  'open_app', 'scroll', 'status', 'swipe', 'unknown', 'wait',
+] as const;
+const AW_FIELDS = ['action_type', 'index', 'x', 'y', 'text', 'direction', 'goal_status', 'app_name', 'keycode', 'clear_text'] as const;
+const AW_DIRECTIONS = ['left', 'right', 'down', 'up'] as const;
 const OPPOSITE = { up: 'down', down: 'up', left: 'right', right: 'left' } as const;
+/** The fields each type reads in AndroidWorld's executor (actuation.py). */
+const USES: Record<(typeof AW_TYPES)[number], readonly string[]> = {
+  click: ['index', 'x', 'y'], long_press: ['index', 'x', 'y'], double_tap: ['index', 'x', 'y'],
+  input_text: ['text', 'index', 'x', 'y', 'clear_text'], scroll: ['direction', 'index'], swipe: ['direction'],
+  open_app: ['app_name'], status: ['goal_status'], answer: ['text'],
+  keyboard_enter: [], navigate_back: [], navigate_home: [], wait: [], unknown: [],
+};
+
+/** Python's int() of an index: an integer, a float (truncated) or a string of digits; undefined when it raises. */
+function pyInt(v: unknown): number | undefined {
+  if (typeof v === 'number' && Number.isFinite(v)) return Math.trunc(v);
+  if (typeof v === 'string' && /^\s*[+-]?\d+\s*$/.test(v)) return Number(v.trim());
+  return undefined;
+}
+
+/** The object's fields as AndroidWorld's constructor would take them, or the reason it refuses them. */
+function jsonAction(raw: Record<string, unknown>, output: string): { type: (typeof AW_TYPES)[number]; f: Record<string, unknown> } {
+  const f: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(raw)) {
+    if (!(AW_FIELDS as readonly string[]).includes(k)) fail(ID, output, `"${k}" is not a JSONAction field (fields: ${AW_FIELDS.join(', ')})`);
+    if (v !== null) f[k] = v;
+  }
+  const type = f.action_type;
+  if (type === undefined) fail(ID, output, 'the object has no "action_type"');
+  if (!(AW_TYPES as readonly unknown[]).includes(type)) fail(ID, output, `unknown action_type ${JSON.stringify(type)} (AndroidWorld's: ${AW_TYPES.join(', ')})`);
+  if (f.index !== undefined) {
+    const i = pyInt(f.index);
+    if (i === undefined) fail(ID, output, `index ${JSON.stringify(f.index)} is not an integer`);
+    f.index = i;
+    if (f.x !== undefined || f.y !== undefined) fail(ID, output, 'give either an index or x and y, not both');
+  }
+  if (f.direction !== undefined && f.direction !== '' && !(AW_DIRECTIONS as readonly unknown[]).includes(f.direction)) {
+    fail(ID, output, `direction ${JSON.stringify(f.direction)} is not up, down, left or right`);
+  }
+  if (typeof f.text === 'number' || typeof f.text === 'boolean') f.text = typeof f.text === 'boolean' ? (f.text ? 'True' : 'False') : String(f.text);
+  if (f.text !== undefined && typeof f.text !== 'string') fail(ID, output, `text must be a string, got ${JSON.stringify(f.text)}`);
+  if (f.keycode !== undefined && !(typeof f.keycode === 'string' && f.keycode.startsWith('KEYCODE_'))) fail(ID, output, `keycode ${JSON.stringify(f.keycode)} does not start with KEYCODE_`);
+  return { type: type as (typeof AW_TYPES)[number], f };
+}
 
 function systemPrompt(ctx: PromptContext): string {
   const coords = ctx.coordinates === 'screen'
@@ -44,39 +93,62 @@ function systemPrompt(ctx: PromptContext): string {
   ].join('\n');
 }
 
+/** A {...} after the action's own object (after the last Action: label, else the first object), if any. */
+function secondObject(output: string): string | undefined {
+  const body = unfence(output);
+  const labels = [...body.matchAll(/Action\s*[:：]/gi)];
+  const from = labels.length ? labels[labels.length - 1]!.index! : 0;
+  const first = balanced(body, from, '{', '}');
+  const next = first && balanced(body, first.end, '{', '}');
+  return next ? body.slice(next.start, next.end) : undefined;
+}
+
 function parse(output: string, ctx: ParseContext) {
+  if (!output.trim()) fail(ID, output, 'the reply is empty');
+  const labels = [...output.matchAll(/(^|\n)[^\S\n]*\**Action\**\s*[:：]\s*\S/gi)].length;
+  if (labels > 1) fail(ID, output, `${labels} Action: lines in one reply (one action per step)`);
   const found = findJsonObject(output, /Action\s*[:：]/i);
   if (!found.ok) fail(ID, output, found.reason);
-  const raw = found.value;
-  const typeName = typeof raw.action_type === 'string' ? raw.action_type.trim().toLowerCase() : typeof raw.action === 'string' ? raw.action.trim().toLowerCase() : undefined;
-  if (!typeName) fail(ID, output, 'the object has no "action_type"');
-  const type = TYPE_ALIASES[typeName];
-  if (!type) fail(ID, output, `unknown action_type ${JSON.stringify(typeName)}`);
-  // Nulls mean "not given" in AndroidWorld's JSONAction; clear_text is its name for clearing a field.
-  const a: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(raw)) {
-    if (v === null || k === 'action' || k === 'action_type') continue;
-    a[k === 'clear_text' ? 'clear' : k] = v;
+  const second = secondObject(output);
+  if (second) fail(ID, output, `a second action ${JSON.stringify(second.slice(0, 80))} follows the first (one action per step)`);
+  const { type, f } = jsonAction(found.value, output);
+  const a: Record<string, unknown> = { action_type: type };
+  for (const k of USES[type]) if (f[k] !== undefined) a[k === 'clear_text' ? 'clear' : k] = f[k];
+  switch (type) {
+    case 'double_tap':
+      fail(ID, output, 'double_tap is an AndroidWorld action this workbench cannot execute (no double tap on its devices)');
+      break;
+    case 'unknown':
+      // AndroidWorld executes nothing for it and the episode goes on: here, a wait.
+      a.action_type = 'wait';
+      break;
+    case 'swipe': {
+      // AndroidWorld's swipe names the finger's direction across the whole screen: a finger moving up scrolls down.
+      const d = a.direction as keyof typeof OPPOSITE | undefined;
+      if (!d) fail(ID, output, 'swipe needs a direction');
+      a.action_type = 'scroll';
+      a.direction = OPPOSITE[d];
+      break;
+    }
+    case 'scroll':
+      // The executor scrolls the element only for a truthy index: index 0 scrolls the screen.
+      if (a.index === 0) delete a.index;
+      break;
+    case 'input_text':
+      a.clear = a.clear ? true : undefined;
+      if (a.clear === undefined) delete a.clear;
+      break;
+    case 'answer':
+      a.text ??= '';
+      break;
+    default:
+      break;
   }
-  a.action_type = type;
-  if (typeof a.index === 'string' && /^\d+$/.test(a.index)) a.index = Number(a.index);
-  if (type === 'swipe' && typeof a.direction === 'string' && a.start === undefined) {
-    // AndroidWorld's swipe names the finger's direction; a finger moving up scrolls down.
-    const d = a.direction.toLowerCase() as keyof typeof OPPOSITE;
-    if (!(d in OPPOSITE)) fail(ID, output, `unknown swipe direction ${JSON.stringify(a.direction)}`);
-    a.action_type = 'scroll';
-    a.direction = OPPOSITE[d];
-  }
-  if (typeof a.direction === 'string') a.direction = a.direction.toLowerCase();
   if (a.x !== undefined || a.y !== undefined) {
     const x = Number(a.x);
     const y = Number(a.y);
-    if (!Number.isFinite(x) || !Number.isFinite(y)) fail(ID, output, `x and y must be numbers, got ${JSON.stringify([a.x, a.y])}`);
+    if (a.x === undefined || a.y === undefined || !Number.isFinite(x) || !Number.isFinite(y)) fail(ID, output, `x and y must both be numbers, got ${JSON.stringify([a.x, a.y])}`);
     [a.x, a.y] = screenPoint(ID, output, [x, y], ctx);
-  }
-  for (const k of ['start', 'end'] as const) {
-    const p = a[k];
-    if (Array.isArray(p) && p.length === 2) a[k] = screenPoint(ID, output, [Number(p[0]), Number(p[1])], ctx);
   }
   const action = finishAction(ID, output, a);
   const thought = section(output, 'Reason', ['Action']);
@@ -86,9 +158,19 @@ function parse(output: string, ctx: ParseContext) {
 function render(action: Action, ctx: RenderContext): string {
   const out: Record<string, unknown> = { ...action };
   if ('x' in action && action.x !== undefined && action.y !== undefined) [out.x, out.y] = fromScreen([action.x, action.y], ctx);
-  if (action.action_type === 'swipe') {
-    out.start = fromScreen(action.start, ctx);
-    out.end = fromScreen(action.end, ctx);
+  switch (action.action_type) {
+    case 'swipe':
+    case 'press_key':
+      return fail(ID, JSON.stringify(action), `AndroidWorld's JSONAction has no ${action.action_type === 'swipe' ? 'swipe between two points' : 'key press'}`);
+    case 'input_text':
+      delete out.clear;
+      if (action.clear) out.clear_text = true;
+      break;
+    case 'wait':
+      delete out.seconds;
+      break;
+    default:
+      break;
   }
   return `Reason: ${ctx.thought ?? 'This is the next step toward the goal.'}\nAction: ${JSON.stringify(out)}`;
 }
@@ -107,6 +189,7 @@ export const androidWorldFormat: ActionFormat = {
     { output: 'Reason: The Save button stores the contact.\nAction: {"action_type": "click", "index": 12}', action: { action_type: 'click', index: 12 }, note: 'M3A shape' },
     { output: "Reason: type the name\nAction: ```json\n{'action_type': 'input_text', 'text': 'Alice', 'index': 5,}\n```", action: { action_type: 'input_text', text: 'Alice', index: 5 }, note: 'fenced, single quotes, trailing comma' },
     { output: 'Action: {"action_type": "swipe", "direction": "up"}', action: { action_type: 'scroll', direction: 'down' }, note: "AndroidWorld's swipe names the finger direction" },
+    { output: 'Action: {"action_type": "tap", "index": 3}', action: null, note: 'not an AndroidWorld action type: a format error' },
     { output: 'I think we are done.', action: null, note: 'no JSON object: a format error' },
   ],
 };

@@ -1,7 +1,9 @@
 import type { Action } from '../../../actions/schema.js';
 import { assertNever } from '../../../util/errors.js';
 import { findCall, numbersIn, tagged, unfence } from '../lenient.js';
-import { fromScreen } from '../geometry.js';
+import { mobileRlElementsText, mobileRlNodes, nodeText } from './mobilerl-elements.js';
+import { fromScreen, modelFrame } from '../geometry.js';
+import { VlmCoordinateError } from '../errors.js';
 import {
   deviceBox, fail, finishAction, finishWith, screenPoint,
   type ActionFormat, type ParseContext, type PromptContext, type RenderContext,
@@ -9,9 +11,13 @@ import {
 
 const ID = 'mobilerl';
 
-/** MobileRL's Swipe distance words as a fraction of the screen side (its executor's long/medium/short). */
-const DIST = { long: 0.6, medium: 0.4, short: 0.2 } as const;
-const FINGER = { up: [0, -1], down: [0, 1], left: [-1, 0], right: [1, 0] } as const;
+/**
+ * MobileRL's Swipe (android_lab and_controller.swipe): a unit of ⌊W/10⌋ pixels, times 10 for "long",
+ * 2 for "medium" (the default), 1 for "short"; the finger moves 2 units up or down, 2.5 left or right,
+ * from the element's centre or the screen's. Where that runs off the screen, the end stops at its edge.
+ */
+const UNITS = { long: 10, medium: 2, short: 1 } as const;
+const FINGER = { up: [0, -2], down: [0, 2], left: [-2.5, 0], right: [2.5, 0] } as const;
 
 function systemPrompt(ctx: PromptContext): string {
   const coords = ctx.coordinates === 'screen'
@@ -47,14 +53,32 @@ function systemPrompt(ctx: PromptContext): string {
   ].join('\n');
 }
 
+/** A box; a 2-number element is the point [x, y, x, y], as MobileRL's evaluation rewrites it. */
 function boxArg(value: unknown, output: string, what: string): [number, number, number, number] {
   const n = numbersIn(value);
+  if (n?.length === 2) return [n[0]!, n[1]!, n[0]!, n[1]!];
   if (!n || n.length !== 4) fail(ID, output, `${what} must be [x1, y1, x2, y2], got ${JSON.stringify(value)}`);
   return [n[0]!, n[1]!, n[2]!, n[3]!];
 }
 
+/**
+ * MobileRL's executor reads `text="…")` and `message="…")` up to the closing `")`, so quotes inside
+ * are part of the text (`text="say "hi"")`); they are escaped here before the code is read.
+ */
+function escapeInnerQuotes(code: string): string {
+  return code.replace(/\b(text|message)="([\s\S]*?)"\)/, (_m, k: string, body: string) => `${k}="${body.replace(/(?<!\\)"/g, '\\"')}")`);
+}
+
+/** Whether MobileRL's evaluation would add clear=True to a Type: some text field on screen shows text. */
+function someFieldHasText(ctx: ParseContext): boolean {
+  return ctx.obs ? mobileRlNodes(ctx.obs).some(({ el }) => el.node.className.includes('EditText') && nodeText(el) !== '') : false;
+}
+
 function parse(output: string, ctx: ParseContext) {
-  const answer = tagged(output, 'answer') ?? unfence(output);
+  if (!output.trim()) fail(ID, output, 'the reply is empty');
+  const answer = escapeInnerQuotes(tagged(output, 'answer') ?? unfence(output));
+  const calls = [...answer.matchAll(/(?<![\w.])(do|finish)\s*\(/g)].length;
+  if (calls > 1) fail(ID, output, `${calls} calls in one <answer> (one action per step)`);
   const found = findCall(answer, ['do', 'finish']);
   if (!found.ok) fail(ID, output, found.reason);
   const call = found.value;
@@ -71,6 +95,12 @@ function parse(output: string, ctx: ParseContext) {
   const kind = String(call.kwargs.action ?? call.args[0] ?? '').trim().toLowerCase().replace(/[\s_-]+/g, ' ');
   const centre = (what: string) => {
     const [x1, y1, x2, y2] = boxArg(call.kwargs.element, output, what);
+    // Every corner in the frame (a box's right/bottom may touch its edge): MobileRL's executor reads a
+    // relative box with a number over 999 as pixels instead, which would be another tap; here it is an error.
+    const frame = modelFrame(ctx);
+    for (const [x, y] of [[x1, y1], [x2, y2]] as const) {
+      if (x < 0 || y < 0 || x > frame.width || y > frame.height) throw new VlmCoordinateError(ID, output, [x1, y1, x2, y2], ctx.screen);
+    }
     return screenPoint(ID, output, [(x1 + x2) / 2, (y1 + y2) / 2], ctx);
   };
   switch (kind) {
@@ -86,22 +116,24 @@ function parse(output: string, ctx: ParseContext) {
       return done({ action_type: 'long_press', x, y });
     }
     case 'type':
-      return done({ action_type: 'input_text', text: call.kwargs.text });
+      // The released AndroidWorld executor types without pressing Enter (TextOnlyExecutor_android_world.type).
+      return done({ action_type: 'input_text', text: call.kwargs.text, ...(someFieldHasText(ctx) ? { clear: true } : {}) });
     case 'swipe': {
       const dir = String(call.kwargs.direction ?? '').toLowerCase() as keyof typeof FINGER;
       if (!(dir in FINGER)) fail(ID, output, `Swipe direction must be up, down, left or right, got ${JSON.stringify(call.kwargs.direction)}`);
-      const distWord = String(call.kwargs.dist ?? 'medium').toLowerCase() as keyof typeof DIST;
-      if (!(distWord in DIST)) fail(ID, output, `Swipe dist must be long, medium or short, got ${JSON.stringify(call.kwargs.dist)}`);
+      const distWord = String(call.kwargs.dist ?? 'medium').toLowerCase() as keyof typeof UNITS;
+      if (!(distWord in UNITS)) fail(ID, output, `Swipe dist must be long, medium or short, got ${JSON.stringify(call.kwargs.dist)}`);
       const { width: w, height: h } = ctx.screen;
-      const start = call.kwargs.element !== undefined ? centre('element') : [Math.round(w / 2), Math.round(h / 2)] as [number, number];
-      const [dx, dy] = FINGER[dir];
+      const start = call.kwargs.element !== undefined ? centre('element') : [Math.floor(w / 2), Math.floor(h / 2)] as [number, number];
+      const unit = Math.floor(w / 10) * UNITS[distWord];
+      const [fx, fy] = FINGER[dir];
       const clamp = (v: number, max: number) => Math.min(max - 1, Math.max(0, Math.round(v)));
-      const end = [clamp(start[0] + dx * DIST[distWord] * w, w), clamp(start[1] + dy * DIST[distWord] * h, h)];
-      return done({ action_type: 'swipe', start, end });
+      return done({ action_type: 'swipe', start, end: [clamp(start[0] + fx * unit, w), clamp(start[1] + fy * unit, h)] });
     }
     case 'launch':
       return done({ action_type: 'open_app', app_name: call.kwargs.app ?? call.args[1] });
     case 'back':
+    case 'press back':
       return done({ action_type: 'navigate_back' });
     case 'home':
       return done({ action_type: 'navigate_home' });
@@ -137,6 +169,8 @@ function render(action: Action, ctx: RenderContext): string {
     case 'keyboard_enter':
       code = 'do(action="Enter")';
       break;
+    case 'press_key':
+      return fail(ID, JSON.stringify(action), `MobileRL has no key press for ${action.key}`);
     case 'scroll': {
       // Content moving down means the finger moves up.
       const finger = { up: 'down', down: 'up', left: 'right', right: 'left' }[action.direction];
@@ -178,14 +212,15 @@ function render(action: Action, ctx: RenderContext): string {
 export const mobileRlFormat: ActionFormat = {
   id: ID,
   title: 'MobileRL do(...)',
-  description: 'MobileRL / AndroidLab: <think>…</think><answer>do(action="Tap", element=[x1,y1,x2,y2])</answer> or finish(message=…); element boxes in screen pixels by default (the tree\'s bounds), relative-1000 for is_relative_bbox checkpoints.',
-  defaultCoordinates: 'screen',
+  description: 'MobileRL / AndroidLab: <think>…</think><answer>do(action="Tap", element=[x1,y1,x2,y2])</answer> or finish(message=…); element boxes relative 0–999 by default (its released AndroidWorld configuration, is_relative_bbox), screen pixels for checkpoints trained on raw bounds.',
+  defaultCoordinates: 'relative-999',
   defaultElements: true,
   systemPrompt,
+  elementsText: mobileRlElementsText,
   parse,
   render,
   samples: [
-    { output: '<think>\nThe + button adds a contact.\n</think>\n<answer>\ndo(action="Tap", element=[900, 2100, 1040, 2240])\n</answer>', action: { action_type: 'click', x: 970, y: 2170 }, note: 'box centre' },
+    { output: '<think>\nThe + button adds a contact.\n</think>\n<answer>\ndo(action="Tap", element=[833, 875, 963, 933])\n</answer>', action: { action_type: 'click', x: 971, y: 2172 }, note: 'box centre, relative 0–999: (898, 904)·(1080, 2400)/999' },
     { output: '<answer>do(action="Type", text="Alice")</answer>', action: { action_type: 'input_text', text: 'Alice' }, note: 'no think block' },
     { output: '<think>done</think><answer>finish(message="The meeting is at 3 pm")</answer>', action: { action_type: 'answer', text: 'The meeting is at 3 pm' }, note: 'finish with a message' },
     { output: '<answer>do(action="Fly")</answer>', action: null, note: 'unknown action: a format error' },

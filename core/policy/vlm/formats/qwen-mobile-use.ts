@@ -1,4 +1,5 @@
 import type { Action } from '../../../actions/schema.js';
+import type { KeyName } from '../../../device/device.js';
 import { assertNever } from '../../../util/errors.js';
 import { balanced, lenientJsonValue, pointOf, tagged, unfence } from '../lenient.js';
 import { fromScreen } from '../geometry.js';
@@ -9,29 +10,66 @@ import {
 
 const ID = 'qwen-mobile-use';
 
-/** The mobile_use tool as a function-calling schema (the shape of Qwen2.5-VL's mobile agent tool). */
+/** The published tool's actions (Qwen2.5-VL cookbook, utils/agent_function_call.py MobileUse). */
+const PUBLISHED_ACTIONS = ['key', 'click', 'long_press', 'swipe', 'type', 'system_button', 'open', 'wait', 'terminate'] as const;
+
+/**
+ * `system_button`'s buttons. Menu is, in the tool's own words, "opening the application background
+ * menu": the recent-apps screen, KEYCODE_APP_SWITCH.
+ */
+const BUTTONS: Record<string, Record<string, unknown>> = {
+  back: { action_type: 'navigate_back' },
+  home: { action_type: 'navigate_home' },
+  menu: { action_type: 'press_key', key: 'APP_SWITCH' },
+  enter: { action_type: 'keyboard_enter' },
+};
+
+/**
+ * `key` takes adb's keyevent syntax: a KEYCODE_ name with or without the prefix, any case, or its
+ * number. These are the keys a device here can press; any other (volume_up, power, camera, menu…)
+ * is a format error that names it, never another key.
+ */
+const KEY_CODES: Record<string, number> = { home: 3, back: 4, enter: 66, del: 67, app_switch: 187, tab: 61, escape: 111, space: 62, move_home: 122, move_end: 123 };
+const DEDICATED: Record<string, Record<string, unknown>> = { back: BUTTONS.back!, home: BUTTONS.home!, enter: BUTTONS.enter! };
+
+function keyAction(raw: unknown, output: string): Record<string, unknown> {
+  const name = typeof raw === 'string' || typeof raw === 'number' ? String(raw).trim().toLowerCase().replace(/^keycode_/, '') : '';
+  const byNumber = Object.entries(KEY_CODES).find(([, code]) => String(code) === name)?.[0];
+  const key = byNumber ?? (name in KEY_CODES ? name : undefined);
+  if (!key) fail(ID, output, `key ${JSON.stringify(raw)} cannot be pressed here (keys: ${Object.keys(KEY_CODES).join(', ')}, as names or keycodes)`);
+  return DEDICATED[key] ?? { action_type: 'press_key', key: key.toUpperCase() as KeyName };
+}
+
+/**
+ * The mobile_use tool as a function-calling schema: the published tool's actions and argument names
+ * (action, coordinate, coordinate2, text, time, button, status). `answer` is our extension, offered
+ * only on a task that asks a question: the published tool has no way to give an answer.
+ */
 function toolSchema(ctx: PromptContext) {
+  const actions: string[] = [...PUBLISHED_ACTIONS];
+  if (ctx.expectsAnswer === true) actions.push('answer');
   return {
     type: 'function',
     function: {
       name: 'mobile_use',
-      description: `Use a touchscreen to interact with a mobile device. The screen's resolution is ${ctx.frame.width}x${ctx.frame.height}; coordinates are pixels of that frame.`,
+      description: `Operate a mobile device by touch and keys, and see its screenshots. The screen's resolution is ${ctx.frame.width}x${ctx.frame.height}; coordinates are pixels of that frame. Tap the centre of an element, not its edge. Apps may need time: wait, then look again.`,
       parameters: {
         type: 'object',
         required: ['action'],
         properties: {
           action: {
             type: 'string',
-            enum: ['key', 'click', 'long_press', 'swipe', 'type', 'system_button', 'open', 'wait', 'answer', 'terminate'],
-            description: 'click: tap (x, y). long_press: press and hold (x, y) for `time` s. swipe: from coordinate to coordinate2. type: type into the focused field. '
-              + 'key: press a key (Enter). system_button: Back, Home or Enter. open: open the app named in text. wait: wait `time` s. '
-              + 'answer: answer the user\'s question with text. terminate: end the task with status success or failure.',
+            enum: actions,
+            description: 'key: send a key event in adb keyevent syntax (text). click: tap (x, y). long_press: press (x, y) for `time` seconds. '
+              + 'swipe: from coordinate to coordinate2. type: type text into the focused input box. system_button: press a system button. '
+              + 'open: open the app named in text. wait: wait `time` seconds. terminate: end the task with a status.'
+              + (ctx.expectsAnswer === true ? " answer: reply to the user's question with text (ends the task)." : ''),
           },
-          coordinate: { type: 'array', description: '(x, y): for click, long_press and the start of swipe' },
-          coordinate2: { type: 'array', description: '(x, y): the end of swipe' },
-          text: { type: 'string', description: 'for type, key, open and answer' },
-          time: { type: 'number', description: 'seconds, for long_press and wait' },
-          button: { type: 'string', enum: ['Back', 'Home', 'Enter'], description: 'for system_button' },
+          coordinate: { type: 'array', description: '(x, y) in pixels: for click, long_press and swipe' },
+          coordinate2: { type: 'array', description: '(x, y) in pixels: where swipe ends' },
+          text: { type: 'string', description: `for key, type and open${ctx.expectsAnswer === true ? ' and answer' : ''}` },
+          time: { type: 'number', description: 'seconds: for long_press and wait' },
+          button: { type: 'string', enum: ['Back', 'Home', 'Menu', 'Enter'], description: 'for system_button: Back goes to the previous screen, Home to the desktop, Menu opens the recent-apps view, Enter presses enter' },
           status: { type: 'string', enum: ['success', 'failure'], description: 'for terminate' },
         },
       },
@@ -62,10 +100,16 @@ function systemPrompt(ctx: PromptContext): string {
 }
 
 function findToolCall(output: string): Record<string, unknown> {
+  if (!output.trim()) fail(ID, output, 'the reply is empty');
+  const calls = output.split('<tool_call>').length - 1;
+  if (calls > 1) fail(ID, output, `${calls} tool calls in one reply (one action per step)`);
   const inTag = tagged(output, 'tool_call');
   const body = inTag ?? unfence(output);
   const span = balanced(body, 0, '{', '}');
-  if (!span) fail(ID, output, inTag === undefined ? 'no <tool_call> and no {...} found' : 'the <tool_call> holds no {...}');
+  if (!span) {
+    if (body.includes('{')) fail(ID, output, `the tool call is truncated (its {...} never closes): ${JSON.stringify(body.slice(body.indexOf('{'), body.indexOf('{') + 80))}`);
+    fail(ID, output, inTag === undefined ? 'no <tool_call> and no {...} found' : 'the <tool_call> holds no {...}');
+  }
   const r = lenientJsonValue(body.slice(span.start, span.end));
   if (!r.ok) fail(ID, output, r.reason);
   const call = r.value as Record<string, unknown>;
@@ -98,6 +142,7 @@ function parse(output: string, ctx: ParseContext) {
       break;
     }
     case 'long_press': {
+      // The hold is the device's long press (1 s); `time` is not a separate setting here.
       const [x, y] = point('coordinate');
       a = { action_type: 'long_press', x, y };
       break;
@@ -109,12 +154,11 @@ function parse(output: string, ctx: ParseContext) {
       a = { action_type: 'input_text', text };
       break;
     case 'key':
+      a = keyAction(args.text ?? args.key, output);
+      break;
     case 'system_button': {
-      const key = String(args.button ?? text ?? '').trim().toLowerCase().replace(/^keycode_/, '');
-      const map: Record<string, Record<string, unknown>> = {
-        back: { action_type: 'navigate_back' }, home: { action_type: 'navigate_home' }, enter: { action_type: 'keyboard_enter' },
-      };
-      a = map[key] ?? fail(ID, output, `${action} ${JSON.stringify(args.button ?? text)} is not Back, Home or Enter`);
+      const b = String(args.button ?? '').trim().toLowerCase();
+      a = BUTTONS[b] ?? fail(ID, output, `system_button ${JSON.stringify(args.button)} is not Back, Home, Menu or Enter`);
       break;
     }
     case 'open':
@@ -126,11 +170,12 @@ function parse(output: string, ctx: ParseContext) {
       break;
     }
     case 'answer':
+      // Our extension (docs/policy-vlm.md): the published tool has no answer action.
       a = { action_type: 'answer', text: text ?? '' };
       break;
     case 'terminate': {
       const status = String(args.status ?? 'success').toLowerCase();
-      if (status === 'failure') a = { action_type: 'status', goal_status: 'infeasible' };
+      if (status === 'failure' || status === 'fail') a = { action_type: 'status', goal_status: 'infeasible' };
       else if (status === 'success') a = finishWith(text, { ...ctx, expectsAnswer: ctx.expectsAnswer ?? false });
       else fail(ID, output, `terminate status must be success or failure, got ${JSON.stringify(args.status)}`);
       break;
@@ -158,6 +203,9 @@ function render(action: Action, ctx: RenderContext): string {
       break;
     case 'keyboard_enter':
       args = { action: 'system_button', button: 'Enter' };
+      break;
+    case 'press_key':
+      args = action.key === 'APP_SWITCH' ? { action: 'system_button', button: 'Menu' } : { action: 'key', text: action.key.toLowerCase() };
       break;
     case 'scroll': {
       // A scroll is a swipe against the content's direction, across the middle of the screen.
@@ -208,7 +256,7 @@ export const qwenMobileUseFormat: ActionFormat = {
   samples: [
     { output: 'I will tap the Save button.\n<tool_call>\n{"name": "mobile_use", "arguments": {"action": "click", "coordinate": [546, 1204]}}\n</tool_call>', action: { action_type: 'click', x: 540, y: 1200 }, note: 'a 1080x2400 screenshot smart-resizes to 1092x2408' },
     { output: '<tool_call>{"name": "mobile_use", "arguments": "{\\"action\\": \\"type\\", \\"text\\": \\"Alice\\"}"}</tool_call>', action: { action_type: 'input_text', text: 'Alice' }, note: 'arguments as a JSON string' },
-    { output: '<tool_call>\n{"name": "mobile_use", "arguments": {"action": "system_button", "button": "Back"}}\n</tool_call>', action: { action_type: 'navigate_back' }, note: 'system button' },
+    { output: '<tool_call>\n{"name": "mobile_use", "arguments": {"action": "system_button", "button": "Menu"}}\n</tool_call>', action: { action_type: 'press_key', key: 'APP_SWITCH' }, note: 'Menu opens the recent apps' },
     { output: '<tool_call>\n{"name": "computer_use", "arguments": {"action": "click"}}\n</tool_call>', action: null, note: 'wrong tool: a format error' },
   ],
 };

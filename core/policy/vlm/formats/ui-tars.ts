@@ -28,7 +28,8 @@ const WAIT_SECONDS = 5;
 function frameWords(ctx: PromptContext): string {
   switch (ctx.coordinates) {
     case 'relative-1000':
-      return 'Coordinates are relative: x and y from 0 to 1000 across the width and height of the screenshot.';
+    case 'relative-999':
+      return `Coordinates are relative: x and y from 0 to ${ctx.frame.width} across the width and height of the screenshot.`;
     case 'screen':
       return `Coordinates are screen pixels (the screen is ${ctx.screen.width}x${ctx.screen.height}).`;
     case 'image':
@@ -182,6 +183,9 @@ function render(action: Action, ctx: RenderContext): string {
     case 'keyboard_enter':
       // type(content='\n') types nothing there (content is left-stripped to empty).
       call = "hotkey(key='enter')";
+      break;
+    case 'press_key':
+      call = `hotkey(key='${action.key.toLowerCase()}')`;
       break;
     case 'scroll':
       call = action.index !== undefined ? `scroll(start_box=${at({ index: action.index })}, direction='${action.direction}')` : `scroll(direction='${action.direction}')`;

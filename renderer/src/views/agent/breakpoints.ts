@@ -18,7 +18,7 @@ export const BREAKPOINT_KINDS: ReadonlyArray<{ kind: BreakpointKind; label: stri
 
 export const ACTION_TYPE_NAMES = [
   'click', 'long_press', 'scroll', 'swipe', 'input_text', 'keyboard_enter', 'navigate_back',
-  'navigate_home', 'open_app', 'wait', 'answer', 'status',
+  'navigate_home', 'open_app', 'wait', 'answer', 'status', 'press_key',
 ] as const satisfies readonly ActionTypeName[];
 // A new action type in the core must be listed here: this fails to compile until it is.
 const everyActionType: Exclude<ActionTypeName, (typeof ACTION_TYPE_NAMES)[number]> extends never ? true : never = true;

@@ -21,6 +21,7 @@ export const COORDINATE_LABELS: Record<CoordinateSpace, string> = {
   screen: 'screen pixels',
   image: 'image pixels (as sent)',
   'relative-1000': 'relative 0–1000',
+  'relative-999': 'relative 0–999 (MobileRL)',
   'smart-resize': 'Qwen smart-resize',
 };
 export const SERVER_LABELS: Record<VlmServer, string> = {
