@@ -46,8 +46,9 @@ describe('replaying recorded VLM replies on SimDroid', () => {
     const bad = result.steps[4]!;
     expect(bad.action).toBeUndefined();
     expect(bad.error?.name).toBe('ActionParseError');
-    expect(bad.error?.message).toContain('VlmFormatError: the <tool_call> holds no {...}');
-    expect(bad.raw).toEqual({ vlm_format_error: 'VlmFormatError: the <tool_call> holds no {...}', format: 'qwen-mobile-use', output: replies[4] });
+    const truncated = 'VlmFormatError: the tool call is truncated (its {...} never closes)';
+    expect(bad.error?.message).toContain(truncated);
+    expect(bad.raw).toEqual({ vlm_format_error: expect.stringMatching(/^VlmFormatError: the tool call is truncated \(its \{\.\.\.\} never closes\): "\{\\"name\\"/), format: 'qwen-mobile-use', output: replies[4] });
     expect(result.steps.map((s) => s.thought)).toEqual(replies);
   });
 
