@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
@@ -12,6 +13,7 @@ import { pngSize, smartResize, VlmPolicy, type ChatMessage, type VlmPolicySettin
 import { startFakeChat, type FakeChat } from '../helpers/fake-chat.js';
 import { tempDir } from '../store/helpers.js';
 import { startServedVlm, type ServedVlm } from './served-vlm.js';
+import { PYTHON } from '../python-env.js';
 
 /**
  * The VLM policy against a REAL OpenAI-compatible server: `transformers serve` with the tiny random
@@ -116,6 +118,60 @@ describe('awb run --policy vlm against transformers serve (tiny Qwen2.5-VL)', ()
     expect(usage.promptTokens - textOnly).toBe((resized.width * resized.height) / (28 * 28) + 2);
     expect(resized.width * resized.height).toBeGreaterThan(100_000); // not the model's own 12544-pixel cap
   }, 120_000);
+});
+
+/**
+ * `transformers serve` parses a Qwen2.5-VL reply's `<tool_call>` itself (its response parser for the model type).
+ * The untrained model never writes one, so the request's `generation_config` steers greedy decoding with a sequence
+ * bias onto a chosen completion (each token, given the ones before it, gets a bias; the first token's bias holds at
+ * every position, so the later ones get more), then the end-of-turn token.
+ */
+describe("transformers serve's own tool-call parsing of qwen-mobile-use replies", () => {
+  const WELL_FORMED = '<tool_call>\n{"name": "mobile_use", "arguments": {"action": "open", "text": "Clock"}}\n</tool_call>';
+  const NOT_JSON = '<tool_call>\n{"name": "mobile_use", "arguments": {"action": \n</tool_call>';
+  const steered = new Map<string, string>();
+  beforeAll(() => {
+    // Both completions' token ids and the end-of-turn id from the model folder's tokenizer, in one Python run.
+    const code = 'import json, sys\nfrom transformers import AutoTokenizer\nt = AutoTokenizer.from_pretrained(sys.argv[1])\n'
+      + 'print(json.dumps({"ids": [t(c, add_special_tokens=False)["input_ids"] for c in sys.argv[2:]], "eos": t.convert_tokens_to_ids("<|im_end|>")}))';
+    const r = spawnSync(PYTHON, ['-c', code, served.model, WELL_FORMED, NOT_JSON], { encoding: 'utf8', env: { ...process.env, HF_HUB_OFFLINE: '1', OMP_NUM_THREADS: '1' } });
+    if (r.status !== 0) throw new Error(`tokenizing failed: ${r.stderr}`);
+    const { ids, eos } = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { ids: number[][]; eos: number };
+    [WELL_FORMED, NOT_JSON].forEach((completion, k) => {
+      const chain = [...ids[k]!, eos];
+      // Biases must be floats in the JSON (transformers refuses integers), hence the .5.
+      steered.set(completion, JSON.stringify({ do_sample: false, eos_token_id: eos, max_new_tokens: chain.length + 4, sequence_bias: chain.map((_, i) => [chain.slice(0, i + 1), 40.5 + 2 * i]) }));
+    });
+  }, 60_000);
+  const step = async (completion: string) => {
+    const device = new SimDroid({ serial: `simdroid-served-tool-${devices.length}` });
+    devices.push(device);
+    const policy = new VlmPolicy({
+      endpoint: { baseUrl: served.baseUrl, model: served.model, server: 'transformers', retries: 0 }, format: 'qwen-mobile-use', maxTokens: 64,
+      extraBody: { generation_config: steered.get(completion)! },
+    });
+    return runEpisode({ device, instance: instantiate(getTemplate('ClockStopwatchRun'), 0), policy, screenshots: 'half', maxSteps: 1, onMalformed: 'continue' });
+  };
+
+  it('a well-formed call comes back as tool_calls (content stripped) and is executed as the text it was: open Clock', async () => {
+    const r = await step(WELL_FORMED);
+    expect(r.steps[0]!.error).toBeUndefined();
+    expect(r.steps[0]!.action).toEqual({ action_type: 'open_app', app_name: 'Clock' });
+    // The recorded completion is the call written back as text by VlmClient (compact JSON), not the model's own
+    // spaced text: the server moved the call into tool_calls.
+    expect(r.steps[0]!.thought).toContain('<tool_call>');
+    expect(r.steps[0]!.thought).toContain('"arguments":{"action":"open","text":"Clock"}');
+    expect(r.steps[0]!.thought).not.toContain('{"name": "mobile_use"');
+  }, 60_000);
+
+  it('a call that is not JSON: the server answers 500 and loses the reply; the episode ends as a policy error', async () => {
+    const r = await step(NOT_JSON);
+    expect(r).toMatchObject({ status: 'error', terminatedBy: 'policy_error' });
+    expect(r.error!.name).toBe('VlmEndpointError');
+    expect(r.error!.message).toMatch(/HTTP 500/);
+    // The traceback reaches the server's log after the response.
+    await expect.poll(() => served.log(), { timeout: 10_000 }).toContain('json parser could not parse region as JSON');
+  }, 60_000);
 });
 
 describe('bad answers end the episode cleanly, keeping what was recorded', () => {

@@ -111,7 +111,7 @@ export interface EpisodeRates {
   steps: number;
   validSteps: number;
   /** Per instance: the outcome, how it ended and the steps taken. */
-  runs: Array<{ template: string; seed: number; status: string; terminatedBy: string; steps: number }>;
+  runs: Array<{ template: string; seed: number; status: string; terminatedBy: string; steps: number; error?: string }>;
 }
 
 /**
@@ -304,8 +304,8 @@ async function servedEpisodes(model: string, instances: readonly TaskInstance[],
       if (r.status === 'success') out.success++;
       out.steps += r.steps.length;
       out.validSteps += r.steps.filter((s) => !s.error).length;
-      out.runs.push({ template: instance.template.id, seed: instance.seed, status: r.status, terminatedBy: r.terminatedBy, steps: r.steps.length });
-      log(`episode ${instance.template.id}/${instance.seed}: ${r.status} (${r.terminatedBy}) after ${r.steps.length} steps`);
+      out.runs.push({ template: instance.template.id, seed: instance.seed, status: r.status, terminatedBy: r.terminatedBy, steps: r.steps.length, ...(r.error ? { error: `${r.error.name}: ${r.error.message}`.slice(0, 300) } : {}) });
+      log(`episode ${instance.template.id}/${instance.seed}: ${r.status} (${r.terminatedBy}) after ${r.steps.length} steps${r.error ? `: ${r.error.name}: ${r.error.message.slice(0, 200)}` : ''}`);
     }
   } finally {
     device.close();
