@@ -35,7 +35,7 @@ interface DeviceSnapshot {
   fs: Map<string, FsEntry>;
   dbs: Map<string, DbSnapshot>;
   ui: UiState;
-  clock: { now: number; boot: number };
+  clock: { now: number; boot: number; zone: string };
 }
 
 export class SnapshotNotFoundError extends Error {
@@ -322,7 +322,7 @@ export class SimDroid implements Device, SnapshotCapable {
       fs: new Map(this.fs.entries),
       dbs: this.dbs.snapshot(),
       ui: structuredClone(this.wm.state),
-      clock: { now: this.clock.nowMs, boot: this.clock.bootMs },
+      clock: { now: this.clock.nowMs, boot: this.clock.bootMs, zone: this.clock.timeZone },
     });
   }
 
@@ -335,6 +335,7 @@ export class SimDroid implements Device, SnapshotCapable {
     this.wm.state = structuredClone(s.ui);
     this.clock.nowMs = s.clock.now;
     this.clock.bootMs = s.clock.boot;
+    this.clock.timeZone = s.clock.zone;
     this.changed();
   }
 

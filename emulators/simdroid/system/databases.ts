@@ -47,6 +47,14 @@ export class DatabaseRegistry {
     return this.register(p, db);
   }
 
+  /** Replaces (or creates) the database at `path` from the bytes of an SQLite file. */
+  load(path: string, bytes: Buffer): Db {
+    const p = normalizePath(path);
+    const db = new Database(bytes);
+    this.open.get(p)?.db.close();
+    return this.register(p, db);
+  }
+
   get(path: string): Db | undefined {
     return this.open.get(normalizePath(path))?.db;
   }

@@ -329,7 +329,7 @@ export function properties(dev: Parameters<Command>[2]): Record<string, string> 
   return {
     'dev.bootcomplete': '1',
     'init.svc.bootanim': 'stopped',
-    'persist.sys.timezone': 'UTC',
+    'persist.sys.timezone': dev.clock.timeZone,
     'ro.boot.qemu': '1',
     'ro.build.characteristics': 'emulator',
     'ro.build.type': 'userdebug',
@@ -360,37 +360,6 @@ export const getprop: Command = (argv, io, dev) => {
 };
 
 // ------------------------------------------------------------------ time and toggles
-
-function strftime(fmt: string, ms: number): string {
-  const d = new Date(ms);
-  const p = (n: number) => String(n).padStart(2, '0');
-  const days = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
-  const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-  return fmt.replace(/%([a-zA-Z%])/g, (_m, c: string) => {
-    switch (c) {
-      case 'Y': return String(d.getUTCFullYear());
-      case 'm': return p(d.getUTCMonth() + 1);
-      case 'd': return p(d.getUTCDate());
-      case 'H': return p(d.getUTCHours());
-      case 'M': return p(d.getUTCMinutes());
-      case 'S': return p(d.getUTCSeconds());
-      case 's': return String(Math.floor(ms / 1000));
-      case 'a': return days[d.getUTCDay()]!;
-      case 'b': return months[d.getUTCMonth()]!;
-      case 'Z': return 'UTC';
-      case 'F': return `${d.getUTCFullYear()}-${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())}`;
-      case 'T': return `${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())}`;
-      case '%': return '%';
-      default: return `%${c}`;
-    }
-  });
-}
-
-export const date: Command = (argv, io, dev) => {
-  const fmt = argv.slice(1).find((a) => a.startsWith('+'));
-  io.out(`${strftime(fmt ? fmt.slice(1) : '%a %b %d %T %Z %Y', dev.clock.now())}\n`);
-  return 0;
-};
 
 export const sleep: Command = (argv, io, dev) => {
   const s = Number(argv[1]);

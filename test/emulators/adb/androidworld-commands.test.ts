@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EmulatorHost } from '../../../emulators/simdroid/host.js';
+import { AdbCli, freePort, startHost, tempHome } from './helpers.js';
+
+/**
+ * The adb commands AndroidWorld's adb_utils / file_utils / datetime_utils send (as android_env
+ * does: `adb shell` with the words joined by spaces), through Debian's real adb, with their exit
+ * codes: android_env aborts a task on any non-zero exit.
+ */
+let host: EmulatorHost;
+let adb: AdbCli;
+let sh: (...args: string[]) => ReturnType<AdbCli['run']>;
+const home = tempHome();
+
+beforeAll(async () => {
+  host = await startHost({ authTokenPath: home.tokenPath });
+  adb = new AdbCli(await freePort(), home.home);
+  await adb.ok(['start-server']);
+  await adb.ok(['connect', host.address]);
+  await adb.ok(['-s', host.address, 'wait-for-device']);
+  sh = (...args) => adb.run(['-s', host.address, 'shell', ...args]);
+});
+afterAll(async () => {
+  await adb.killServer();
+  await host.stop();
+  home.remove();
+});
+
+/** file_utils.check_file_exists' script, verbatim in shape. */
+const exists = (test: string, path: string) => `
+  if [ ${test} "${path}" ]; then
+      echo "Exists"
+  else
+      echo "Does not exist"
+  fi
+  `;
+
+describe('shell grammar (file_utils)', () => {
+  it('runs if/then/else/fi with [ -d/-f/-e ], !, and &&/|| with mksh exit codes', async () => {
+    await sh('mkdir', '-p', '/sdcard/aw/sub', '&&', 'echo', 'one', '>', '/sdcard/aw/a.txt', '&&', 'echo', 'two', '>', '/sdcard/aw/b.txt');
+    expect(await sh(exists('-d', '/sdcard/aw'))).toMatchObject({ out: 'Exists\n', code: 0 });
+    expect(await sh(exists('-f', '/sdcard/aw'))).toMatchObject({ out: 'Does not exist\n', code: 0 });
+    expect(await sh(exists('-e', '/sdcard/aw/a.txt'))).toMatchObject({ out: 'Exists\n', code: 0 });
+    expect(await sh('if [ ! -d /sdcard/nope ]; then echo absent; fi')).toMatchObject({ out: 'absent\n', code: 0 });
+    expect(await sh('if false; then echo x; fi')).toMatchObject({ out: '', code: 0 });
+    expect(await sh('[ -f /sdcard/nope ] && echo y')).toMatchObject({ out: '', code: 1 });
+    expect(await sh('false || [ -d /sdcard/aw ] && echo z; ! true')).toMatchObject({ out: 'z\n', code: 1 });
+    expect(await sh('[ -d /sdcard/aw')).toMatchObject({ code: 2, err: '[: missing ]\n' });
+    expect((await sh('if true; then echo x')).code).toBe(1);
+  });
+
+  it('globs unquoted patterns, lists as toybox -ll, finds with -o/-mindepth/-delete', async () => {
+    expect((await sh('ls', '/sdcard/aw/*.txt')).out).toBe('/sdcard/aw/a.txt\n/sdcard/aw/b.txt\n');
+    expect((await sh("echo '/sdcard/aw/*'")).out).toBe('/sdcard/aw/*\n');
+    // file_utils.get_file_list_with_metadata: `ls DIR -ll -au`, 9 fields, ISO time with ns and zone.
+    const ls = await sh('ls /sdcard/aw -ll -au');
+    expect(ls.code).toBe(0);
+    const a = ls.out.split('\n').find((l) => l.endsWith(' a.txt'))!;
+    expect(a.split(/\s+/)).toEqual(['-rw-rw----', '1', 'u0_a100', 'media_rw', '4', '2023-10-15', '15:34:00.000000000', '+0000', 'a.txt']);
+    // check_file_or_folder_exists: directories too, spelled from the operand.
+    expect((await sh('find', '/sdcard/aw', '-type', 'f', '-o', '-type', 'd')).out).toBe('/sdcard/aw\n/sdcard/aw/a.txt\n/sdcard/aw/b.txt\n/sdcard/aw/sub\n');
+    expect((await sh('find /sdcard/aw -mindepth 1 -maxdepth 1 -type d')).out).toBe('/sdcard/aw/sub\n');
+    expect(await sh('find /sdcard/aw -name "b.*" -delete')).toMatchObject({ code: 0, out: '' });
+    expect(await sh('find /sdcard/aw -mindepth 1 -bogus')).toMatchObject({ code: 1, err: "find: bad arg '-bogus'\n" });
+  });
+
+  it('restores a snapshot as app_snapshot does: rm -r dir/*, cp -a src/. dst/, restorecon, chmod', async () => {
+    await sh('mkdir -p /sdcard/aw/snap/databases && echo s > /sdcard/aw/snap/databases/x.db && echo old > /sdcard/aw/dst_old.txt');
+    expect((await sh('mkdir -p /sdcard/aw/dst && echo old > /sdcard/aw/dst/old.txt && rm -r /sdcard/aw/dst/* && ls /sdcard/aw/dst')).code).toBe(0);
+    expect((await sh('cp', '-a', '/sdcard/aw/snap/.', '/sdcard/aw/dst/')).code).toBe(0);
+    expect((await sh('find /sdcard/aw/dst')).out).toBe('/sdcard/aw/dst\n/sdcard/aw/dst/databases\n/sdcard/aw/dst/databases/x.db\n');
+    expect((await sh('restorecon', '-RD', '/sdcard/aw/dst')).code).toBe(0);
+    expect((await sh('chmod', '777', '-R', '/sdcard/aw/dst')).code).toBe(0);
+    // An app's live database copies as a database.
+    const copy = await sh('mkdir -p /data/local/tmp/snap && cp -a /data/data/com.android.providers.contacts/. /data/local/tmp/snap/ && sqlite3 /data/local/tmp/snap/databases/contacts2.db "select count(*) > 0 from raw_contacts"');
+    expect(copy).toMatchObject({ code: 0, out: '1\n' });
+    expect(await sh('chmod 777 /sdcard/aw/none')).toMatchObject({ code: 1, err: 'chmod: /sdcard/aw/none: No such file or directory\n' });
+  });
+});
+
+describe('time (datetime_utils)', () => {
+  it('sets the clock with date MMDDhhmmYY.ss and the zone with service call alarm 3, and the status bar follows', async () => {
+    expect(await sh('service', 'call', 'alarm', '3', 's16', 'UTC')).toMatchObject({ code: 0, out: "Result: Parcel(00000000    '....')\n" });
+    expect(await sh('date', '1017093023.07')).toMatchObject({ code: 0, out: 'Tue Oct 17 09:30:07 UTC 2023\n' });
+    expect((await sh('date')).out).toBe('Tue Oct 17 09:30:07 UTC 2023\n');
+    expect((await sh('date +%s')).out).toBe(`${Date.UTC(2023, 9, 17, 9, 30, 7) / 1000}\n`);
+    expect((await sh('uiautomator dump /dev/tty')).out).toContain('text="9:30"');
+    expect(await sh('date -s "2023-10-15 15:34:00"')).toMatchObject({ code: 0, out: 'Sun Oct 15 15:34:00 UTC 2023\n' });
+    expect(await sh('date -d @86400 -u')).toMatchObject({ code: 0, out: 'Fri Jan  2 00:00:00 UTC 1970\n' });
+    expect(await sh('date 13451200')).toMatchObject({ code: 1, err: 'date: bad date 13451200\n' });
+    // A zone moves local time (date, ls) but not the instant.
+    await sh('service call alarm 3 s16 Europe/Paris');
+    expect((await sh('date; getprop persist.sys.timezone')).out).toBe('Sun Oct 15 17:34:00 CEST 2023\nEurope/Paris\n');
+    expect((await sh('service call alarm 3 s16 UTC && date +%s')).out).toContain(`${Date.UTC(2023, 9, 15, 15, 34) / 1000}\n`);
+    expect((await sh('service call alarm 99')).code).toBe(1);
+  });
+});
