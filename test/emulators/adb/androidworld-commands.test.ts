@@ -95,3 +95,49 @@ describe('time (datetime_utils)', () => {
     expect((await sh('service call alarm 99')).code).toBe(1);
   });
 });
+
+describe('activity manager, dumpsys, pm and content (adb_utils, android_env)', () => {
+  it('starts with -W, lists the visible task as android_env parses it, and removes recents by id', async () => {
+    const w = await sh('am', 'start', '', '-W', '-n', 'com.android.settings/.Settings');
+    expect(w).toMatchObject({ code: 0, out: 'Starting: Intent { cmp=com.android.settings/.Settings }\nStatus: ok\nLaunchState: COLD\nActivity: com.android.settings/.Settings\nTotalTime: 0\nWaitTime: 0\nComplete\n' });
+    const visible = await sh('am', 'stack', 'list', '|', 'grep', '-E', 'visible=true');
+    expect(visible.out).toMatch(/^ {2}taskId=\d+: com\.android\.settings\/com\.android\.settings\.Settings .*visible=true topActivity=ComponentInfo\{com\.android\.settings\/com\.android\.settings\.Settings\}\n$/);
+    // adb_utils.close_recents: every id= in the dump goes to `am stack remove`, which must not fail.
+    const ids = [...(await sh('dumpsys activity recents')).out.matchAll(/id=(\d+)/g)].map((m) => m[1]!);
+    expect(ids.length).toBeGreaterThan(0);
+    for (const id of ids) expect((await sh('am', 'stack', 'remove', id)).code).toBe(0);
+    expect((await sh('dumpsys activity recents')).out).not.toContain('Recent #');
+  });
+
+  it('resolves implicit intents with extras to SimDroid apps, and refuses what none answers', async () => {
+    // contacts_utils.add_contact
+    const insert = await sh('am start -a android.intent.action.INSERT -t vnd.android.cursor.dir/contact -e name "Ada Lovelace" -e phone 5551234');
+    expect(insert).toMatchObject({ code: 0, out: 'Starting: Intent { act=android.intent.action.INSERT typ=vnd.android.cursor.dir/contact (has extras) }\n' });
+    const editor = (await sh('uiautomator dump /dev/tty')).out;
+    for (const v of ['Ada', 'Lovelace', '5551234']) expect(editor).toContain(`text="${v}"`);
+    // tools.py: SENDTO sms: with the body as a draft in that conversation.
+    expect((await sh('am start -a android.intent.action.SENDTO -d sms:5550001 --es sms_body "see you"')).code).toBe(0);
+    expect((await sh('dumpsys window | grep mCurrentFocus')).out).toContain('com.simplemobiletools.smsmessenger.activities.ThreadActivity');
+    expect((await sh('uiautomator dump /dev/tty')).out).toContain('text="see you"');
+    const none = await sh('am', 'start', '-a', 'android.intent.action.VIEW', '-d', '"http://example.com"');
+    expect(none).toMatchObject({ code: 1, err: 'Error: Activity not started, unable to resolve Intent { act=android.intent.action.VIEW dat=http://example.com flg=0x10000000 }\n' });
+    // No app registers a receiver (AndroidWorld's clipper.* needs the Clipper app): result=0, as on such a device.
+    expect(await sh('am', 'broadcast', '-a', 'clipper.set', '-e', 'text', 'hello')).toMatchObject({ code: 0, out: 'Broadcasting: Intent { act=clipper.set flg=0x400000 (has extras) }\nBroadcast completed: result=0\n' });
+  });
+
+  it('reports rotation and frames as adb_utils parses them, clears the contacts provider, deletes call log and media rows', async () => {
+    expect((await sh('dumpsys window | grep mCurrentRotation')).out).toMatch(/mCurrentRotation=ROTATION_0/);
+    expect((await sh('dumpsys input | grep logicalFrame')).out).toContain('logicalFrame=[0, 0, 1080, 2400]');
+    expect((await sh('dumpsys input | grep physicalFrame')).out).toContain('physicalFrame=[0, 0, 1080, 2400]');
+    expect((await sh('dumpsys input')).out).toMatch(/\n\s+SurfaceOrientation: 0\n/);
+    expect((await sh('content query --uri content://contacts/people --projection display_name')).out).toMatch(/^Row: 0 display_name=/);
+    expect(await sh('pm', 'clear', 'com.android.providers.contacts')).toMatchObject({ code: 0, out: 'Success\n' });
+    expect((await sh('content query --uri content://contacts/people')).out).toBe('No result found.\n');
+    await sh('content insert --uri content://call_log/calls --bind number:s:5550001 --bind type:i:1 --bind date:l:1');
+    expect((await sh('content query --uri content://call_log/calls --projection number')).out).toBe('Row: 0 number=5550001\n');
+    expect((await sh('content', 'delete', '--uri', 'content://call_log/calls')).code).toBe(0);
+    expect((await sh('content query --uri content://call_log/calls')).out).toBe('No result found.\n');
+    expect((await sh('content delete --uri content://media/external/downloads')).code).toBe(0);
+    expect((await sh('content delete --uri content://media/external/nope')).code).toBe(1);
+  });
+});
