@@ -115,6 +115,11 @@ describe('activity manager, dumpsys, pm and content (adb_utils, android_env)', (
     expect(insert).toMatchObject({ code: 0, out: 'Starting: Intent { act=android.intent.action.INSERT typ=vnd.android.cursor.dir/contact (has extras) }\n' });
     const editor = (await sh('uiautomator dump /dev/tty')).out;
     for (const v of ['Ada', 'Lovelace', '5551234']) expect(editor).toContain(`text="${v}"`);
+    // actuation's clear-field: Ctrl+A (113 29) then DEL empties the focused field.
+    const first = /text="Ada" resource-id="[^"]*first_name"[^>]*bounds="\[(\d+),(\d+)\]/.exec(editor)!;
+    await sh(`input tap ${Number(first[1]) + 20} ${Number(first[2]) + 20}`);
+    expect((await sh('input', 'keycombination', '113', '29', '&&', 'input', 'keyevent', '67')).code).toBe(0);
+    expect((await sh('uiautomator dump /dev/tty')).out).toMatch(/text="(First name)?" resource-id="[^"]*first_name"/);
     // tools.py: SENDTO sms: with the body as a draft in that conversation.
     expect((await sh('am start -a android.intent.action.SENDTO -d sms:5550001 --es sms_body "see you"')).code).toBe(0);
     expect((await sh('dumpsys window | grep mCurrentFocus')).out).toContain('com.simplemobiletools.smsmessenger.activities.ThreadActivity');

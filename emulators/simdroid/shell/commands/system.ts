@@ -149,6 +149,19 @@ export const input: Command = (argv, io, dev) => {
       }
       return 0;
     }
+    case 'keycombination': {
+      // Held modifiers then a key. SimDroid's fields know one combination, Ctrl+A (select all);
+      // others are accepted and have no effect, as on a field that ignores them.
+      const codes = rest.filter((k) => k !== '-t').map((k) => k.toUpperCase().replace(/^KEYCODE_/, ''));
+      if (codes.length < 2) return bad();
+      const ctrl = codes.slice(0, -1).some((c) => c === '113' || c === '114' || c === 'CTRL_LEFT' || c === 'CTRL_RIGHT');
+      const last = codes[codes.length - 1];
+      if (ctrl && (last === '29' || last === 'A')) {
+        const view = dev.wm.topRecord().view;
+        if (view.focus !== null) view.allSelected = true;
+      }
+      return 0;
+    }
     default:
       io.err(`Error: Unknown command: ${cmd ?? ''}\n${INPUT_USAGE}`);
       return 1;
