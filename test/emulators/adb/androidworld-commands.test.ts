@@ -1,3 +1,7 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmulatorHost } from '../../../emulators/simdroid/host.js';
 import { AdbCli, freePort, startHost, tempHome } from './helpers.js';
@@ -11,6 +15,7 @@ let host: EmulatorHost;
 let adb: AdbCli;
 let sh: (...args: string[]) => ReturnType<AdbCli['run']>;
 const home = tempHome();
+const scratch = mkdtempSync(join(tmpdir(), 'awb-aw-db-'));
 
 beforeAll(async () => {
   host = await startHost({ authTokenPath: home.tokenPath });
@@ -24,6 +29,7 @@ afterAll(async () => {
   await adb.killServer();
   await host.stop();
   home.remove();
+  rmSync(scratch, { recursive: true, force: true });
 });
 
 /** file_utils.check_file_exists' script, verbatim in shape. */
@@ -144,5 +150,23 @@ describe('activity manager, dumpsys, pm and content (adb_utils, android_env)', (
     expect((await sh('content query --uri content://call_log/calls')).out).toBe('No result found.\n');
     expect((await sh('content delete --uri content://media/external/downloads')).code).toBe(0);
     expect((await sh('content delete --uri content://media/external/nope')).code).toBe(1);
+  });
+});
+
+describe('databases over adb push (sqlite_utils / app_snapshot)', () => {
+  it('pulls a live database, edits it with SQLite, and pushes it back as the app\'s data (the app restarts)', async () => {
+    const remote = '/data/data/org.tasks/databases/database';
+    const local = join(scratch, 'database');
+    await sh('am start -n org.tasks/com.todoroo.astrid.activity.MainActivity');
+    await adb.ok(['-s', host.address, 'pull', remote, local]);
+    const db = new Database(local);
+    db.prepare("UPDATE tasks SET title = 'Pushed by AndroidWorld'").run();
+    db.close();
+    expect((await adb.run(['-s', host.address, 'push', local, remote])).code).toBe(0);
+    expect((await sh(`sqlite3 ${remote} "select distinct title from tasks"`)).out).toBe('Pushed by AndroidWorld\n');
+    expect((await sh('dumpsys window | grep mCurrentFocus')).out).not.toContain('org.tasks');
+    // A database pushed where none was is a database too, not a dead file.
+    await adb.ok(['-s', host.address, 'push', local, '/sdcard/Download/copy.db']);
+    expect(await sh('sqlite3 /sdcard/Download/copy.db "select count(*) > 0 from tasks"')).toMatchObject({ code: 0, out: '1\n' });
   });
 });
