@@ -170,3 +170,13 @@ describe('databases over adb push (sqlite_utils / app_snapshot)', () => {
     expect(await sh('sqlite3 /sdcard/Download/copy.db "select count(*) > 0 from tasks"')).toMatchObject({ code: 0, out: '1\n' });
   });
 });
+
+describe('the console (adb_utils.text_emulator)', () => {
+  it('delivers an inbound SMS with `adb emu sms send`, and refuses a bad number', async () => {
+    const emu = (...args: string[]) => adb.run(['-s', host.serial, 'emu', ...args]);
+    expect((await emu('sms', 'send', '+15550123', 'Hello from AndroidWorld')).out).toBe('OK\r\n');
+    const row = await sh(`content query --uri content://sms/inbox --projection address:body:read --where "address='+15550123'"`);
+    expect(row.out).toBe('Row: 0 address=+15550123, body=Hello from AndroidWorld, read=0\n');
+    expect((await emu('sms', 'send', '555-0123', 'hi')).out).toBe('KO: bad phone number format, must be [+](0-9)*\r\n');
+  });
+});
