@@ -14,7 +14,7 @@ import { Clock } from './system/clock.js';
 import { DatabaseRegistry, type DbSnapshot } from './system/databases.js';
 import { FileSystem, EXTERNAL_STORAGE, type FsEntry } from './system/fs.js';
 import { SettingsStore, type SettingsData } from './system/settings.js';
-import { CONTACTS_DB, CONTACTS_SCHEMA, SMS_DB, SMS_SCHEMA } from './system/providers.js';
+import { PROVIDER_DATABASES } from './system/providers.js';
 import { runShell, type ShellOutput } from './shell/run.js';
 import { isPngScreencap, mayChangeState } from './shell/effects.js';
 import { ALL_APPS } from './apps/index.js';
@@ -35,7 +35,7 @@ interface DeviceSnapshot {
   fs: Map<string, FsEntry>;
   dbs: Map<string, DbSnapshot>;
   ui: UiState;
-  clock: { now: number; boot: number };
+  clock: { now: number; boot: number; zone: string };
 }
 
 export class SnapshotNotFoundError extends Error {
@@ -144,8 +144,7 @@ export class SimDroid implements Device, SnapshotCapable {
     }
     this.fs.mkdirp('/data/local/tmp');
     this.fs.mkdirp('/system/bin');
-    this.dbs.create(CONTACTS_DB, CONTACTS_SCHEMA);
-    this.dbs.create(SMS_DB, SMS_SCHEMA);
+    for (const d of PROVIDER_DATABASES) this.dbs.create(d.path, d.schema);
     const rng = createRng(`simdroid-boot/${seed}`);
     for (const app of apps) {
       this.fs.mkdirp(`/data/data/${app.package}`);
@@ -322,7 +321,7 @@ export class SimDroid implements Device, SnapshotCapable {
       fs: new Map(this.fs.entries),
       dbs: this.dbs.snapshot(),
       ui: structuredClone(this.wm.state),
-      clock: { now: this.clock.nowMs, boot: this.clock.bootMs },
+      clock: { now: this.clock.nowMs, boot: this.clock.bootMs, zone: this.clock.timeZone },
     });
   }
 
@@ -335,6 +334,7 @@ export class SimDroid implements Device, SnapshotCapable {
     this.wm.state = structuredClone(s.ui);
     this.clock.nowMs = s.clock.now;
     this.clock.bootMs = s.clock.boot;
+    this.clock.timeZone = s.clock.zone;
     this.changed();
   }
 

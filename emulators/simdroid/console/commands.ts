@@ -1,5 +1,6 @@
 import type { SimDroid } from '../simdroid.js';
 import { avdSnapshot, avdStatus } from './avd.js';
+import { sms } from './sms.js';
 
 /**
  * The emulator console's commands, in the shape of the real console's table (android-emu
@@ -177,5 +178,5 @@ export function preauthCommands(): readonly ConsoleCommand[] {
 
 /** The full set, once authenticated (or when the token file is empty). */
 export function mainCommands(): readonly ConsoleCommand[] {
-  return [help, helpVerbose, ping, kill, quit, avd([avdStatus, avdName, avdSnapshot])];
+  return [help, helpVerbose, ping, kill, quit, avd([avdStatus, avdName, avdSnapshot]), sms];
 }

@@ -135,6 +135,20 @@ export interface DatabaseDef {
   schema: string;
 }
 
+/** An implicit intent an activity answers (`am start -a … -d … -t …`), as its manifest's <intent-filter> declares. */
+export interface IntentFilter {
+  readonly activity: string;
+  readonly actions: readonly string[];
+  /** The data's URI schemes (`sms`, `content`); a filter without schemes takes only intents without data. */
+  readonly schemes?: readonly string[];
+  /** With schemes: the data must start with one of these (`content://contacts/people`). */
+  readonly dataPrefixes?: readonly string[];
+  /** The MIME types taken (`vnd.android.cursor.dir/contact`); a filter without types takes only intents without one. */
+  readonly mimeTypes?: readonly string[];
+  /** The extras the activity reads, from the intent's data and extras (the SMS number of `sms:…`). */
+  extras?(data: string | null, extras: Record<string, Json>): Record<string, Json>;
+}
+
 export interface AppDef {
   readonly package: string;
   readonly label: string;
@@ -150,4 +164,6 @@ export interface AppDef {
   readonly accent?: `#${string}`;
   /** System apps get TaskControl. */
   readonly system?: boolean;
+  /** The implicit intents its activities answer. */
+  readonly intentFilters?: ReadonlyArray<IntentFilter>;
 }

@@ -114,7 +114,7 @@ export function composeFrame(wm: WindowManager, geo: ScreenGeometry, h: SystemHa
     const rect = { x: 0, y: H - NAV_BAR_DP - KEYBOARD_DP, w: W_, h: KEYBOARD_DP };
     windows.push(windowOf('keyboard', KEYBOARD_PACKAGE, keyboardSpec(ui.keyboard, h.keyboard), rect, emptyViewState(), base, { a11y: 'root' }));
   }
-  windows.push(windowOf('status', SYSTEMUI_PACKAGE, statusBarSpec(wm.sys.clock.now(), wm.sys.settings), { x: 0, y: 0, w: W_, h: STATUS_BAR_DP }, emptyViewState(), base));
+  windows.push(windowOf('status', SYSTEMUI_PACKAGE, statusBarSpec(wm.sys.clock.now() + wm.sys.clock.offsetMs(wm.sys.clock.now()), wm.sys.settings), { x: 0, y: 0, w: W_, h: STATUS_BAR_DP }, emptyViewState(), base));
   windows.push(windowOf('nav', SYSTEMUI_PACKAGE, navBarSpec(h), { x: 0, y: H - NAV_BAR_DP, w: W_, h: NAV_BAR_DP }, emptyViewState(), base));
 
   const now = wm.sys.clock.now();

@@ -193,14 +193,16 @@ export class InputDispatcher {
       if (ch === '\n' || accept.test(ch)) add += ch;
     }
     const fields = target.win.view.fields;
-    fields[focus] = (fields[focus] ?? '') + add;
+    fields[focus] = (target.win.view.allSelected ? '' : (fields[focus] ?? '')) + add;
+    delete target.win.view.allSelected;
   }
 
   private deleteChar(): void {
     const view = this.wm.topRecord().view;
     if (view.focus === null) return;
     const cur = view.fields[view.focus] ?? '';
-    view.fields[view.focus] = [...cur].slice(0, -1).join('');
+    view.fields[view.focus] = view.allSelected ? '' : [...cur].slice(0, -1).join('');
+    delete view.allSelected;
   }
 
   private enter(): void {
@@ -261,6 +263,7 @@ export class InputDispatcher {
   }
 
   key(key: KeyName): void {
+    if (key !== 'DEL') delete this.wm.topRecord().view.allSelected;
     switch (key) {
       case 'BACK':
       case 'ESCAPE':

@@ -1,6 +1,6 @@
 import { normalizePath } from '../system/fs.js';
 import { isTerminal, screencapFile, uiautomatorDumpFile } from './commands/system.js';
-import { parseShell, type SimpleCommand } from './tokenize.js';
+import { allCommands, parseShell, type ShellCommand } from './parse.js';
 
 /**
  * Which command lines can change the device. A read-only one (the observation commands adb
@@ -24,11 +24,13 @@ function settingsReads(argv: string[]): boolean {
 
 const READ_ONLY = new Map<string, (argv: string[]) => boolean>(Object.entries({
   cat: always,
-  date: always, // SimDroid's date only prints; it cannot set the clock
+  '[': always,
+  test: always,
+  date: (argv: string[]) => argv.slice(1).every((a) => a.startsWith('+') || a === '-u'), // printing, not setting
   dumpsys: always,
   echo: always,
   false: always,
-  find: always, // no -delete or -exec here
+  find: (argv: string[]) => !argv.includes('-delete'),
   getprop: always,
   grep: always,
   head: always,
@@ -51,10 +53,11 @@ const READ_ONLY = new Map<string, (argv: string[]) => boolean>(Object.entries({
 /** Redirect targets that are not files on the device. */
 const NOT_FILES = new Set(['/dev/null', '/dev/tty', '/dev/stdout']);
 
-function simpleMayChange(cmd: SimpleCommand): boolean {
+function commandMayChange(cmd: ShellCommand): boolean {
   for (const r of cmd.redirects) {
     if ((r.op === '>' || r.op === '>>') && !NOT_FILES.has(normalizePath(r.target))) return true;
   }
+  if (cmd.kind !== 'simple') return false; // its inner commands are checked on their own
   const name = cmd.argv[0];
   if (name === undefined) return false;
   const readOnly = READ_ONLY.get(name.replace(/^\/system\/bin\//, ''));
@@ -70,7 +73,7 @@ export function mayChangeState(line: string): boolean {
     // A line that does not parse runs nothing (the shell prints a syntax error).
     return false;
   }
-  return list.items.some((item) => item.pipeline.commands.some(simpleMayChange));
+  return allCommands(list).some(commandMayChange);
 }
 
 /** `screencap -p` writing to stdout, alone on its line (what adb clients send for a screenshot). */
@@ -82,7 +85,7 @@ export function isPngScreencap(line: string): boolean {
     return false;
   }
   const cmd = list.items.length === 1 && list.items[0]!.pipeline.commands.length === 1 ? list.items[0]!.pipeline.commands[0]! : undefined;
-  if (!cmd || cmd.redirects.length > 0) return false;
+  if (!cmd || cmd.kind !== 'simple' || cmd.redirects.length > 0 || cmd.words.some((w) => w.glob !== null)) return false;
   const name = cmd.argv[0]?.replace(/^\/system\/bin\//, '');
   return name === 'screencap' && cmd.argv.includes('-p') && screencapFile(cmd.argv) === undefined;
 }

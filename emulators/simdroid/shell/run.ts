@@ -1,6 +1,7 @@
 import type { SimDroid } from '../simdroid.js';
 import { FsError, normalizePath } from '../system/fs.js';
-import { parseShell, ShellSyntaxError, type SimpleCommand } from './tokenize.js';
+import { parseShell, ShellSyntaxError, type CommandList, type Pipeline, type Redirect, type ShellCommand, type SimpleCommand } from './parse.js';
+import { expandWord } from './glob.js';
 import { COMMANDS } from './commands/index.js';
 
 export interface ShellOutput {
@@ -20,6 +21,12 @@ export type Command = (argv: string[], io: CommandIo, dev: SimDroid) => number;
 
 export const SH = '/system/bin/sh';
 
+interface Result {
+  stdout: Buffer;
+  stderr: Buffer;
+  code: number;
+}
+
 class Sink {
   parts: Buffer[] = [];
   write(d: string | Buffer) {
@@ -30,21 +37,11 @@ class Sink {
   }
 }
 
-function runSimple(cmd: SimpleCommand, stdin: Buffer, dev: SimDroid): { stdout: Buffer; stderr: Buffer; code: number } {
+function runSimple(cmd: SimpleCommand, stdin: Buffer, dev: SimDroid): Result {
   const out = new Sink();
   const err = new Sink();
-  let input = stdin;
-  for (const r of cmd.redirects) {
-    if (r.op === '<') {
-      try {
-        input = dev.fs.readFile(r.target);
-      } catch {
-        err.write(`${SH}: ${r.target}: No such file or directory\n`);
-        return { stdout: Buffer.alloc(0), stderr: err.take(), code: 1 };
-      }
-    }
-  }
-  const name = cmd.argv[0];
+  const argv = cmd.words.flatMap((w) => expandWord(w, dev.fs));
+  const name = argv[0];
   let code = 0;
   if (name !== undefined) {
     const impl = COMMANDS[name.replace(/^\/system\/bin\//, '')];
@@ -53,7 +50,7 @@ function runSimple(cmd: SimpleCommand, stdin: Buffer, dev: SimDroid): { stdout: 
       code = 127;
     } else {
       try {
-        code = impl(cmd.argv, { stdin: input, out: (d) => out.write(d), err: (d) => err.write(d) }, dev);
+        code = impl(argv, { stdin, out: (d) => out.write(d), err: (d) => err.write(d) }, dev);
       } catch (e) {
         if (e instanceof FsError) {
           err.write(`${name}: ${e.message}\n`);
@@ -66,33 +63,122 @@ function runSimple(cmd: SimpleCommand, stdin: Buffer, dev: SimDroid): { stdout: 
       }
     }
   }
-  let stdout = out.take();
-  let stderr = err.take();
-  for (const r of cmd.redirects) {
-    if (r.op === '>&1') {
+  return { stdout: out.take(), stderr: err.take(), code };
+}
+
+/** `<` replaces stdin; a missing file fails the command before it runs. */
+function inputOf(redirects: Redirect[], stdin: Buffer, dev: SimDroid): Buffer | Result {
+  let input = stdin;
+  for (const r of redirects) {
+    if (r.op !== '<') continue;
+    try {
+      input = dev.fs.readFile(r.target);
+    } catch {
+      return { stdout: Buffer.alloc(0), stderr: Buffer.from(`${SH}: ${r.target}: No such file or directory\n`), code: 1 };
+    }
+  }
+  return input;
+}
+
+/** Applies output redirections, in order, to what a command wrote. */
+function redirectOutput(redirects: Redirect[], r: Result, dev: SimDroid): Result {
+  let { stdout, stderr, code } = r;
+  for (const rd of redirects) {
+    if (rd.op === '<') continue;
+    if (rd.op === '>&1') {
       stdout = Buffer.concat([stdout, stderr]);
       stderr = Buffer.alloc(0);
       continue;
     }
-    if (r.op === '<') continue;
-    const data = r.fd === 2 ? stderr : stdout;
-    if (r.fd === 2) stderr = Buffer.alloc(0);
+    if (rd.op === '>&2') {
+      stderr = Buffer.concat([stderr, stdout]);
+      stdout = Buffer.alloc(0);
+      continue;
+    }
+    const data = rd.fd === 2 ? stderr : stdout;
+    if (rd.fd === 2) stderr = Buffer.alloc(0);
     else stdout = Buffer.alloc(0);
-    const target = normalizePath(r.target);
+    const target = normalizePath(rd.target);
     if (target === '/dev/null') continue;
     if (target === '/dev/tty' || target === '/dev/stdout') {
       stdout = Buffer.concat([stdout, data]);
       continue;
     }
     try {
-      if (r.op === '>>') dev.fs.appendFile(target, data);
+      if (rd.op === '>>') dev.fs.appendFile(target, data);
       else dev.fs.writeFile(target, data);
     } catch (e) {
-      stderr = Buffer.concat([stderr, Buffer.from(`${SH}: can't create ${r.target}: ${(e as FsError).message.split(': ').pop()}\n`)]);
+      stderr = Buffer.concat([stderr, Buffer.from(`${SH}: can't create ${rd.target}: ${(e as FsError).message.split(': ').pop()}\n`)]);
       code = 1;
     }
   }
   return { stdout, stderr, code };
+}
+
+function runCommand(cmd: ShellCommand, stdin: Buffer, dev: SimDroid): Result {
+  const input = inputOf(cmd.redirects, stdin, dev);
+  if (!Buffer.isBuffer(input)) return input;
+  let r: Result;
+  switch (cmd.kind) {
+    case 'simple':
+      r = runSimple(cmd, input, dev);
+      break;
+    case 'group':
+      r = runList(cmd.body, input, dev);
+      break;
+    case 'if': {
+      // mksh: the status of the branch taken, or 0 when no condition held and there is no else.
+      r = { stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), code: 0 };
+      const parts: Result[] = [];
+      let taken: Result | null = null;
+      for (const clause of cmd.clauses) {
+        const c = runList(clause.cond, input, dev);
+        parts.push(c);
+        if (c.code === 0) {
+          taken = runList(clause.body, input, dev);
+          break;
+        }
+      }
+      if (!taken && cmd.otherwise) taken = runList(cmd.otherwise, input, dev);
+      if (taken) parts.push(taken);
+      r = join(parts, taken ? taken.code : 0);
+      break;
+    }
+  }
+  return redirectOutput(cmd.redirects, r, dev);
+}
+
+function join(parts: Result[], code: number): Result {
+  return { stdout: Buffer.concat(parts.map((p) => p.stdout)), stderr: Buffer.concat(parts.map((p) => p.stderr)), code };
+}
+
+function runPipeline(p: Pipeline, stdin: Buffer, dev: SimDroid): Result {
+  const stderr: Buffer[] = [];
+  let pipeIn = stdin;
+  let last: Result = { stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), code: 0 };
+  for (const c of p.commands) {
+    last = runCommand(c, pipeIn, dev);
+    stderr.push(last.stderr);
+    pipeIn = last.stdout;
+  }
+  const code = p.negate ? (last.code === 0 ? 1 : 0) : last.code;
+  return { stdout: last.stdout, stderr: Buffer.concat(stderr), code };
+}
+
+function runList(list: CommandList, stdin: Buffer, dev: SimDroid): Result {
+  const parts: Result[] = [];
+  let code = 0;
+  let skip = false;
+  for (const item of list.items) {
+    if (!skip) {
+      const r = runPipeline(item.pipeline, stdin, dev);
+      parts.push(r);
+      code = r.code;
+    }
+    // `a && b || c`: a skipped command keeps the last status, and the next operator decides again.
+    skip = (item.next === '&&' && code !== 0) || (item.next === '||' && code === 0);
+  }
+  return join(parts, code);
 }
 
 /** Runs a command line on the device as `adb shell` would. */
@@ -104,23 +190,6 @@ export function runShell(dev: SimDroid, line: string, stdin: Buffer = Buffer.all
     if (e instanceof ShellSyntaxError) return { stdout: Buffer.alloc(0), stderr: Buffer.from(`${SH}: ${e.message}\n`), exitCode: 1 };
     throw e;
   }
-  const stdout: Buffer[] = [];
-  const stderr: Buffer[] = [];
-  let code = 0;
-  let skip = false;
-  for (const item of list.items) {
-    if (!skip) {
-      let pipeIn = stdin;
-      for (const [i, c] of item.pipeline.commands.entries()) {
-        const r = runSimple(c, pipeIn, dev);
-        stderr.push(r.stderr);
-        if (i === item.pipeline.commands.length - 1) stdout.push(r.stdout);
-        pipeIn = r.stdout;
-        code = r.code;
-      }
-    }
-    skip = (item.next === '&&' && code !== 0) || (item.next === '||' && code === 0);
-    if (item.next === ';' || item.next === null) skip = false;
-  }
-  return { stdout: Buffer.concat(stdout), stderr: Buffer.concat(stderr), exitCode: code };
+  const r = runList(list, stdin, dev);
+  return { stdout: r.stdout, stderr: r.stderr, exitCode: r.code };
 }

@@ -1,31 +1,23 @@
 /**
- * A small POSIX-ish shell parser, enough for what adb clients send: quoting ('…', "…", \x),
- * `$VAR` expansion, `;` `&&` `||` lists, `|` pipelines, and `>` `>>` `2>` `2>&1` `<` redirections.
+ * The lexer of SimDroid's shell (mksh, as /system/bin/sh on Android 13): quoting ('…', "…", \x),
+ * `$VAR` expansion, operators (`;` `&` `&&` `||` `|` `(` `)`, newlines) and redirections (`>` `>>`
+ * `<` `2>` `2>>` `2>&1` `>&2`). Words remember which of their glob characters were unquoted, so
+ * `rm -r dir/*` globs and `echo '*'` does not. The grammar on top of it is in parse.ts.
  */
-export interface Redirect {
-  fd: 1 | 2 | 0;
-  op: '>' | '>>' | '<' | '>&1';
-  target: string;
-}
-
-export interface SimpleCommand {
-  argv: string[];
-  redirects: Redirect[];
-}
-
-export interface Pipeline {
-  commands: SimpleCommand[];
-}
-
-export interface CommandList {
-  items: Array<{ pipeline: Pipeline; next: ';' | '&&' | '||' | null }>;
-}
-
 export class ShellSyntaxError extends Error {
   override name = 'ShellSyntaxError';
 }
 
-type Token = { kind: 'word'; value: string } | { kind: 'op'; value: string };
+export interface Word {
+  /** The word after quote removal and `$VAR` expansion. */
+  value: string;
+  /** A glob pattern (quoted metacharacters escaped with `\`) when the word has an unquoted `*`, `?` or `[`; else null. */
+  glob: string | null;
+  /** Whether any part was quoted (a quoted word is never a reserved word such as `if`). */
+  quoted: boolean;
+}
+
+export type Token = { kind: 'word'; word: Word } | { kind: 'op'; value: string };
 
 const ENV: Record<string, string> = {
   EXTERNAL_STORAGE: '/sdcard',
@@ -36,13 +28,38 @@ const ENV: Record<string, string> = {
   USER: 'shell',
 };
 
-function lex(src: string): Token[] {
+/** Operators, longest first so `2>&1` wins over `2>` and `&&` over `&`. */
+const OPERATORS = ['2>&1', '1>&2', '2>>', '>&2', '&&', '||', '>>', '2>', '1>', ';', '|', '&', '>', '<', '(', ')'];
+const GLOB_CHARS = '*?[';
+const ESCAPE_IN_GLOB = '*?[]\\';
+
+export function lex(src: string): Token[] {
   const tokens: Token[] = [];
   let i = 0;
-  let word: string | null = null;
+  let value = '';
+  let glob = '';
+  let hasGlob = false;
+  let quoted = false;
+  let inWord = false;
+  const addQuoted = (s: string) => {
+    value += s;
+    for (const ch of s) glob += ESCAPE_IN_GLOB.includes(ch) ? `\\${ch}` : ch;
+    quoted = true;
+    inWord = true;
+  };
+  const addPlain = (ch: string) => {
+    value += ch;
+    if (GLOB_CHARS.includes(ch)) hasGlob = true;
+    glob += ch === '\\' ? '\\\\' : ch;
+    inWord = true;
+  };
   const flush = () => {
-    if (word !== null) tokens.push({ kind: 'word', value: word });
-    word = null;
+    if (inWord) tokens.push({ kind: 'word', word: { value, glob: hasGlob ? glob : null, quoted } });
+    value = '';
+    glob = '';
+    hasGlob = false;
+    quoted = false;
+    inWord = false;
   };
   const expandVar = (): string => {
     // At "$": read a name, or {name}.
@@ -61,20 +78,20 @@ function lex(src: string): Token[] {
   };
   while (i < src.length) {
     const c = src[i]!;
-    if (c === ' ' || c === '\t' || c === '\n') {
+    if (c === ' ' || c === '\t' || c === '\n' || c === '\r') {
       flush();
-      if (c === '\n') tokens.push({ kind: 'op', value: ';' });
+      if (c === '\n') tokens.push({ kind: 'op', value: '\n' });
       i++;
       continue;
     }
-    if (c === '#' && word === null) {
+    if (c === '#' && !inWord) {
       while (i < src.length && src[i] !== '\n') i++;
       continue;
     }
     if (c === "'") {
       const end = src.indexOf("'", i + 1);
-      if (end < 0) throw new ShellSyntaxError("unterminated quoted string");
-      word = (word ?? '') + src.slice(i + 1, end);
+      if (end < 0) throw new ShellSyntaxError('unterminated quoted string');
+      addQuoted(src.slice(i + 1, end));
       i = end + 1;
       continue;
     }
@@ -100,101 +117,29 @@ function lex(src: string): Token[] {
         out += d;
         i++;
       }
-      word = (word ?? '') + out;
+      addQuoted(out);
       continue;
     }
     if (c === '\\') {
-      if (i + 1 < src.length) word = (word ?? '') + src[i + 1];
+      if (i + 1 < src.length && src[i + 1] !== '\n') addQuoted(src[i + 1]!);
       i += 2;
       continue;
     }
     if (c === '$') {
-      word = (word ?? '') + expandVar();
+      addQuoted(expandVar());
       continue;
     }
-    const three = src.slice(i, i + 4);
-    if (three.startsWith('2>&1')) {
+    // `2>` and `1>` are redirections only at the start of a word (`a2>x` is the word `a2`, then `>`).
+    const op = OPERATORS.find((o) => src.startsWith(o, i) && !(inWord && /^[12]/.test(o)));
+    if (op) {
       flush();
-      tokens.push({ kind: 'op', value: '2>&1' });
-      i += 4;
+      tokens.push({ kind: 'op', value: op });
+      i += op.length;
       continue;
     }
-    const two = src.slice(i, i + 2);
-    if (['&&', '||', '>>', '2>'].includes(two) && !(two === '2>' && word !== null)) {
-      flush();
-      tokens.push({ kind: 'op', value: two });
-      i += 2;
-      continue;
-    }
-    if (';|><&'.includes(c)) {
-      flush();
-      tokens.push({ kind: 'op', value: c });
-      i++;
-      continue;
-    }
-    word = (word ?? '') + c;
+    addPlain(c);
     i++;
   }
   flush();
   return tokens;
-}
-
-export function parseShell(src: string): CommandList {
-  const tokens = lex(src);
-  const list: CommandList = { items: [] };
-  let pipeline: Pipeline = { commands: [] };
-  let cmd: SimpleCommand = { argv: [], redirects: [] };
-  const endCommand = () => {
-    if (cmd.argv.length === 0 && cmd.redirects.length === 0) {
-      if (pipeline.commands.length > 0) throw new ShellSyntaxError("syntax error: unexpected '|'");
-      return false;
-    }
-    pipeline.commands.push(cmd);
-    cmd = { argv: [], redirects: [] };
-    return true;
-  };
-  const endPipeline = (next: ';' | '&&' | '||' | null) => {
-    const had = endCommand();
-    if (!had && pipeline.commands.length === 0) {
-      if (next === '&&' || next === '||') throw new ShellSyntaxError(`syntax error: unexpected '${next}'`);
-      return;
-    }
-    list.items.push({ pipeline, next });
-    pipeline = { commands: [] };
-  };
-  for (let i = 0; i < tokens.length; i++) {
-    const t = tokens[i]!;
-    if (t.kind === 'word') {
-      cmd.argv.push(t.value);
-      continue;
-    }
-    switch (t.value) {
-      case ';':
-      case '&':
-        endPipeline(';');
-        break;
-      case '&&':
-      case '||':
-        endPipeline(t.value);
-        break;
-      case '|':
-        if (!endCommand()) throw new ShellSyntaxError("syntax error: unexpected '|'");
-        break;
-      case '2>&1':
-        cmd.redirects.push({ fd: 2, op: '>&1', target: '' });
-        break;
-      default: {
-        const target = tokens[i + 1];
-        if (!target || target.kind !== 'word') throw new ShellSyntaxError(`syntax error: unexpected '${t.value}'`);
-        i++;
-        const op = t.value === '<' ? '<' : t.value === '>>' ? '>>' : '>';
-        cmd.redirects.push({ fd: t.value === '2>' ? 2 : t.value === '<' ? 0 : 1, op, target: target.value });
-      }
-    }
-  }
-  endPipeline(null);
-  if (list.items.length && list.items[list.items.length - 1]!.next !== null && list.items[list.items.length - 1]!.next !== ';') {
-    throw new ShellSyntaxError('syntax error: unexpected end of file');
-  }
-  return list;
 }

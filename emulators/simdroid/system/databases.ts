@@ -18,6 +18,13 @@ export interface DbSnapshot {
   schemaVersion: number;
 }
 
+const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
+
+/** Whether bytes are an SQLite database file (its 16-byte header string). */
+export function isSqliteFile(bytes: Buffer): boolean {
+  return bytes.length >= 100 && bytes.subarray(0, 16).equals(SQLITE_MAGIC);
+}
+
 /**
  * The device's SQLite databases, each at a filesystem path as on Android
  * (/data/data/<package>/databases/<name>.db), each an in-memory SQLite database so the real
@@ -44,6 +51,21 @@ export class DatabaseRegistry {
     this.open.get(p)?.db.close();
     const db = new Database(':memory:');
     db.exec(schema);
+    return this.register(p, db);
+  }
+
+  /** Replaces (or creates) the database at `path` from the bytes of an SQLite file. */
+  load(path: string, bytes: Buffer): Db {
+    const p = normalizePath(path);
+    let file = bytes;
+    if (file[18] === 2 || file[19] === 2) {
+      // A WAL-mode file (Room's default) opens in memory only in rollback mode; the header says which.
+      file = Buffer.from(bytes);
+      file[18] = 1;
+      file[19] = 1;
+    }
+    const db = new Database(file);
+    this.open.get(p)?.db.close();
     return this.register(p, db);
   }
 

@@ -6,6 +6,10 @@
  */
 export const CONTACTS_DB = '/data/data/com.android.providers.contacts/databases/contacts2.db';
 export const SMS_DB = '/data/data/com.android.providers.telephony/databases/mmssms.db';
+/** The call log lives in the contacts provider's package, in its own database (CallLogProvider). */
+export const CALLLOG_DB = '/data/data/com.android.providers.contacts/databases/calllog.db';
+/** MediaProvider's index of shared storage (Android 11+ ships it as the media module). */
+export const MEDIA_DB = '/data/data/com.android.providers.media.module/databases/external.db';
 
 export const MIME = {
   name: 'vnd.android.cursor.item/name',
@@ -95,6 +99,43 @@ BEGIN
 END;
 `;
 
+export const CALLLOG_SCHEMA = `
+CREATE TABLE calls (
+  _id INTEGER PRIMARY KEY AUTOINCREMENT,
+  number TEXT,
+  date INTEGER,
+  duration INTEGER,
+  type INTEGER,
+  new INTEGER DEFAULT 1,
+  name TEXT,
+  is_read INTEGER DEFAULT 0
+);
+`;
+
+/** The columns of MediaProvider's files table that tasks read (media_type: 1 image, 2 audio, 3 video). */
+export const MEDIA_SCHEMA = `
+CREATE TABLE files (
+  _id INTEGER PRIMARY KEY AUTOINCREMENT,
+  _data TEXT,
+  _display_name TEXT,
+  _size INTEGER,
+  mime_type TEXT,
+  media_type INTEGER DEFAULT 0,
+  is_download INTEGER DEFAULT 0,
+  date_added INTEGER,
+  date_modified INTEGER,
+  title TEXT
+);
+`;
+
+/** The providers' databases, by the package that owns them (what `pm clear <provider>` wipes and recreates). */
+export const PROVIDER_DATABASES: ReadonlyArray<{ package: string; path: string; schema: string }> = [
+  { package: 'com.android.providers.contacts', path: CONTACTS_DB, schema: CONTACTS_SCHEMA },
+  { package: 'com.android.providers.contacts', path: CALLLOG_DB, schema: CALLLOG_SCHEMA },
+  { package: 'com.android.providers.telephony', path: SMS_DB, schema: SMS_SCHEMA },
+  { package: 'com.android.providers.media.module', path: MEDIA_DB, schema: MEDIA_SCHEMA },
+];
+
 /** How one content URI maps onto SQL. */
 export interface ProviderTable {
   db: string;
@@ -119,6 +160,8 @@ const sms = (where: string | undefined, type: number | undefined): ProviderTable
   sort: 'date DESC',
 });
 
+const media = (where: string): ProviderTable => ({ db: MEDIA_DB, view: 'files', table: 'files', where });
+
 /** URIs by authority and path (without `content://`, no trailing slash). */
 export const PROVIDER_URIS: Record<string, ProviderTable> = {
   'com.android.contacts/contacts': { db: CONTACTS_DB, view: 'view_contacts', table: 'raw_contacts', sort: 'display_name' },
@@ -135,6 +178,12 @@ export const PROVIDER_URIS: Record<string, ProviderTable> = {
   'sms/draft': sms('type = 3', 3),
   'sms/outbox': sms('type = 4', 4),
   'sms/conversations': { db: SMS_DB, view: 'threads', table: 'threads', sort: 'date DESC' },
+  'call_log/calls': { db: CALLLOG_DB, view: 'calls', table: 'calls', sort: 'date DESC' },
+  'media/external/file': { db: MEDIA_DB, view: 'files', table: 'files' },
+  'media/external/images/media': media('media_type = 1'),
+  'media/external/audio/media': media('media_type = 2'),
+  'media/external/video/media': media('media_type = 3'),
+  'media/external/downloads': media('is_download = 1'),
 };
 
 /** Resolves `content://authority/path[/id]` to its table and an optional row id. */

@@ -14,6 +14,8 @@ export interface ViewState {
   fields: Record<string, string>;
   scroll: Record<string, number>;
   focus: string | null;
+  /** The focused field's whole text is selected (Ctrl+A): the next DEL clears it, the next text replaces it. */
+  allSelected?: boolean;
 }
 
 export interface LaidNode {

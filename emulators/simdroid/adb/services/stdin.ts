@@ -1,4 +1,4 @@
-import { parseShell, type SimpleCommand } from '../../shell/tokenize.js';
+import { parseShell, type SimpleCommand } from '../../shell/parse.js';
 
 /**
  * Whether a command line reads the session's stdin, so the service must wait for the host to
@@ -16,7 +16,7 @@ export function readsSessionStdin(line: string): boolean {
   }
   return list.items.some(({ pipeline }) => {
     const first = pipeline.commands[0];
-    return first !== undefined && !first.redirects.some((r) => r.op === '<') && readsStdin(first);
+    return first !== undefined && first.kind === 'simple' && !first.redirects.some((r) => r.op === '<') && readsStdin(first);
   });
 }
 

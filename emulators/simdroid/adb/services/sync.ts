@@ -1,3 +1,4 @@
+import { isSqliteFile } from '../../system/databases.js';
 import { basename, dirname, FsError, normalizePath } from '../../system/fs.js';
 import type { Service, ServiceContext, ServiceFactory, ServiceStream } from '../service.js';
 import {
@@ -110,8 +111,6 @@ class SyncSession implements Service {
     if ((mode & S_IFMT) === S_IFLNK) return "couldn't create symlink: Operation not supported";
     const e = fs.stat(path);
     if (e?.type === 'dir' || basename(path) === '') return "couldn't create file: Is a directory";
-    // A live database belongs to the database registry, not to a file write.
-    if (e?.type === 'sqlite') return "couldn't create file: Text file busy";
     for (let d = dirname(path); d !== '/'; d = dirname(d)) {
       const parent = fs.stat(d);
       if (parent && parent.type !== 'dir') return 'secure_mkdirs failed: Not a directory';
@@ -150,8 +149,29 @@ class SyncSession implements Service {
       this.fail(up.refusal);
       return false;
     }
+    const bytes = Buffer.concat(up.chunks, up.size);
+    const dev = this.ctx.device;
+    const live = dev.fs.stat(up.path)?.type === 'sqlite';
     try {
-      this.ctx.device.fs.writeFile(up.path, Buffer.concat(up.chunks, up.size), { mtime: len * 1000, parents: true });
+      if (isSqliteFile(bytes)) {
+        // A database pushed into place becomes the app's data as on a device once the app is
+        // force-stopped and restarted: its owner is stopped, the registry opens the new file.
+        const owner = /^\/data\/data\/([^/]+)\//.exec(up.path)?.[1];
+        if (owner && dev.wm.apps.has(owner)) dev.wm.forceStop(owner);
+        dev.fs.mkdirp(dirname(up.path));
+        try {
+          dev.dbs.load(up.path, bytes);
+        } catch (e) {
+          this.fail(`couldn't create file: ${(e as Error).message}`);
+          return false;
+        }
+      } else if (live) {
+        // Anything else over a live database would corrupt it under its open connection.
+        this.fail("couldn't create file: Text file busy");
+        return false;
+      } else {
+        dev.fs.writeFile(up.path, bytes, { mtime: len * 1000, parents: true });
+      }
     } catch (e) {
       if (!(e instanceof FsError)) throw e;
       this.fail(`couldn't create file: ${e.message.split(': ').pop()}`);

@@ -4,7 +4,7 @@ import type { Rng } from '../../../../core/util/rng.js';
 import { saveContact, setStarred, type Draft } from './db.js';
 import { quickContact } from './detail.js';
 import { editor } from './editor.js';
-import { CONTACTS_PKG, PEOPLE } from './names.js';
+import { CONTACTS_PKG, EDITOR, PEOPLE } from './names.js';
 import { people } from './people.js';
 
 /**
@@ -34,6 +34,11 @@ export const contactsApp: AppDef = {
   accent: '#1A73E8',
   launchActivity: PEOPLE,
   activities: [people, quickContact, editor],
+  // ContactsContract's Insert intent (extras name/phone/email/company) and the people list's VIEW.
+  intentFilters: [
+    { activity: EDITOR, actions: ['android.intent.action.INSERT'], mimeTypes: ['vnd.android.cursor.dir/contact', 'vnd.android.cursor.dir/raw_contact', 'vnd.android.cursor.dir/person'] },
+    { activity: PEOPLE, actions: ['android.intent.action.VIEW'], schemes: ['content'], dataPrefixes: ['content://contacts/people', 'content://com.android.contacts/contacts'] },
+  ],
   // A handful of everyday contacts so the app is not empty on first launch; tasks replace them.
   boot: ({ sys, rng }) => {
     const db = sys.db(CONTACTS_DB);

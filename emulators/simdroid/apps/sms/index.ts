@@ -1,6 +1,6 @@
 import type { AppDef } from '../../runtime/app.js';
 import { bootMessages } from './boot.js';
-import { MAIN, PKG } from './common.js';
+import { MAIN, PKG, THREAD } from './common.js';
 import { mainActivity } from './main.js';
 import { newConversationActivity } from './new-conversation.js';
 import { searchActivity } from './search.js';
@@ -21,4 +21,14 @@ export const smsApp: AppDef = {
   activities: [mainActivity, threadActivity, newConversationActivity, searchActivity, settingsActivity, aboutActivity],
   notificationPrompt: true,
   boot: bootMessages,
+  // SENDTO/VIEW sms:NUMBER opens that conversation with `sms_body` as the draft, as the app's manifest declares.
+  intentFilters: [{
+    activity: THREAD,
+    actions: ['android.intent.action.SENDTO', 'android.intent.action.VIEW'],
+    schemes: ['sms', 'smsto'],
+    extras: (data, extras) => ({
+      number: decodeURIComponent((data ?? '').replace(/^[a-z]+:/i, '').replace(/\?.*$/, '')),
+      ...(typeof extras.sms_body === 'string' ? { text: extras.sms_body } : {}),
+    }),
+  }],
 };

@@ -1,5 +1,5 @@
 import type { Command } from '../run.js';
-import { basename, FsError, normalizePath, type FsEntry } from '../../system/fs.js';
+import { basename, FsError, normalizePath } from '../../system/fs.js';
 
 /** Splits `-abc` style flags from operands (stops at `--`). */
 export function flags(argv: string[], known: string): { set: Set<string>; rest: string[] } {
@@ -19,51 +19,6 @@ export function flags(argv: string[], known: string): { set: Set<string>; rest: 
   }
   return { set, rest };
 }
-
-function stamp(ms: number): string {
-  const d = new Date(ms);
-  const p = (n: number) => String(n).padStart(2, '0');
-  return `${d.getUTCFullYear()}-${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())}`;
-}
-
-function longLine(e: FsEntry, size: number, name: string): string {
-  const mode = e.type === 'dir' ? 'drwxrws---' : '-rw-rw----';
-  return `${mode} ${e.type === 'dir' ? 2 : 1} u0_a100 media_rw ${String(size).padStart(6)} ${stamp(e.mtime)} ${name}`;
-}
-
-export const ls: Command = (argv, io, dev) => {
-  const { set, rest } = flags(argv, 'laR1hAdt');
-  const paths = rest.length ? rest : ['/'];
-  let code = 0;
-  const showAll = set.has('a') || set.has('A');
-  paths.forEach((p, idx) => {
-    const path = normalizePath(p);
-    const e = dev.fs.stat(path);
-    if (!e) {
-      io.err(`ls: ${p}: No such file or directory\n`);
-      code = 1;
-      return;
-    }
-    const size = (full: string) => {
-      const st = dev.fs.stat(full)!;
-      return st.type === 'sqlite' ? dev.dbs.serialize(full).length : dev.fs.size(full);
-    };
-    if (e.type !== 'dir' || set.has('d')) {
-      io.out(`${set.has('l') ? longLine(e, size(path), p) : p}\n`);
-      return;
-    }
-    if (paths.length > 1) io.out(`${idx ? '\n' : ''}${p}:\n`);
-    let names = dev.fs.list(path);
-    if (!showAll) names = names.filter((n) => !n.startsWith('.'));
-    if (set.has('t')) names.sort((a, b) => dev.fs.stat(`${path}/${b}`)!.mtime - dev.fs.stat(`${path}/${a}`)!.mtime);
-    if (set.has('l')) io.out(`total ${names.length * 8}\n`);
-    for (const n of names) {
-      const full = path === '/' ? `/${n}` : `${path}/${n}`;
-      io.out(`${set.has('l') ? longLine(dev.fs.stat(full)!, size(full), n) : n}\n`);
-    }
-  });
-  return code;
-};
 
 export const cat: Command = (argv, io, dev) => {
   const files = argv.slice(1);
@@ -196,27 +151,45 @@ export const mv: Command = (argv, io, dev) => {
   return 0;
 };
 
+/**
+ * `cp [-rRaPpf] SRC… DEST`: `-a` copies recursively as `-r` does (SimDroid keeps no owners or
+ * modes to preserve). A source spelled `dir/.` copies the directory's contents into DEST.
+ * Databases are copied as SQLite files, so the copy is a database too.
+ */
 export const cp: Command = (argv, io, dev) => {
-  const { set, rest } = flags(argv, 'rRfp');
+  const { set, rest } = flags(argv, 'rRfpadPLHnuvF');
   if (rest.length < 2) {
     io.err('cp: Needs 2 arguments\n');
     return 1;
   }
   const dest = normalizePath(rest[rest.length - 1]!);
+  const recursive = set.has('r') || set.has('R') || set.has('a');
+  const copyOne = (from: string, to: string) => {
+    const e = dev.fs.stat(from)!;
+    if (e.type === 'sqlite') dev.dbs.load(to, dev.dbs.serialize(from));
+    else dev.fs.writeFile(to, dev.fs.readFile(from), { parents: true });
+  };
   for (const src of rest.slice(0, -1)) {
     const from = normalizePath(src);
     const e = dev.fs.stat(from);
     if (!e) throw new FsError(src, 'ENOENT');
-    const target = dev.fs.stat(dest)?.type === 'dir' ? `${dest}/${basename(from)}` : dest;
+    const contentsOnly = /(^|\/)\.\/?$/.test(src);
+    const target = dev.fs.stat(dest)?.type === 'dir' && !contentsOnly ? `${dest}/${basename(from)}` : dest;
     if (e.type === 'dir') {
-      if (!set.has('r') && !set.has('R')) {
+      if (!recursive) {
         io.err(`cp: Skipped dir '${src}'\n`);
         return 1;
       }
       dev.fs.mkdirp(target);
-      for (const f of dev.fs.walk(from)) dev.fs.writeFile(target + f.slice(from.length), dev.fs.readFile(f), { parents: true });
+      const prefix = from === '/' ? '' : from;
+      for (const [k, v] of [...dev.fs.entries]) {
+        if (!k.startsWith(`${prefix}/`)) continue;
+        const to = target + k.slice(prefix.length);
+        if (v.type === 'dir') dev.fs.mkdirp(to);
+        else copyOne(k, to);
+      }
     } else {
-      dev.fs.writeFile(target, dev.fs.readFile(from));
+      copyOne(from, target);
     }
   }
   return 0;
@@ -297,29 +270,6 @@ export const wc: Command = (argv, io, dev) => {
   else if (set.has('w')) io.out(`${words}\n`);
   else if (set.has('c')) io.out(`${bytes}\n`);
   else io.out(`${lines} ${words} ${bytes}\n`);
-  return 0;
-};
-
-export const find: Command = (argv, io, dev) => {
-  const root = argv[1] && !argv[1].startsWith('-') ? argv[1] : '.';
-  const nameIdx = argv.indexOf('-name');
-  const pattern = nameIdx > 0 ? argv[nameIdx + 1] : undefined;
-  const re = pattern ? new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`) : null;
-  const base = normalizePath(root);
-  if (!dev.fs.exists(base)) {
-    io.err(`find: ${root}: No such file or directory\n`);
-    return 1;
-  }
-  const typeIdx = argv.indexOf('-type');
-  const type = typeIdx > 0 ? argv[typeIdx + 1] : undefined;
-  const all = [base, ...[...dev.fs.entries.keys()].filter((k) => k.startsWith(base === '/' ? '/' : `${base}/`))].sort();
-  for (const p of all) {
-    const e = dev.fs.stat(p)!;
-    if (type === 'f' && e.type === 'dir') continue;
-    if (type === 'd' && e.type !== 'dir') continue;
-    if (re && !re.test(basename(p))) continue;
-    io.out(`${p}\n`);
-  }
   return 0;
 };
 

@@ -1,90 +1,15 @@
 import type { KeyName } from '../../../../core/device/device.js';
 import type { Command } from '../run.js';
-import type { Json } from '../../runtime/app.js';
-import { UnknownActivityError, UnknownPackageError } from '../../runtime/window-manager.js';
 import { LAUNCHER_PACKAGE } from '../../runtime/ui-state.js';
 import { normalizePath } from '../../system/fs.js';
-
-function shortComponent(pkg: string, activity: string): string {
-  return activity.startsWith(`${pkg}.`) ? `${pkg}/${activity.slice(pkg.length)}` : `${pkg}/${activity}`;
-}
+import { shortComponent } from './am.js';
+import { PROVIDER_DATABASES } from '../../system/providers.js';
 
 function hexId(n: number): string {
   return ((n * 2654435761) >>> 0).toString(16).slice(0, 7);
 }
 
 // ------------------------------------------------------------------ am / pm / monkey
-
-export const am: Command = (argv, io, dev) => {
-  const verb = argv[1];
-  if (verb === 'force-stop' || verb === 'kill') {
-    const pkg = argv[argv.length - 1];
-    if (!pkg || pkg === verb) {
-      io.err(`Error: no package specified\n`);
-      return 1;
-    }
-    if (dev.wm.apps.has(pkg)) dev.wm.forceStop(pkg);
-    return 0;
-  }
-  if (verb !== 'start' && verb !== 'start-activity') {
-    io.err(`Error: unknown command '${verb ?? ''}'\n`);
-    return 1;
-  }
-  let component: string | undefined;
-  let action: string | undefined;
-  let category: string | undefined;
-  let stopFirst = false;
-  const extras: Record<string, Json> = {};
-  const args = argv.slice(2);
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    switch (a) {
-      case '-n': component = args[++i]; break;
-      case '-a': action = args[++i]; break;
-      case '-c': category = args[++i]; break;
-      case '-d': case '-t': case '-f': case '--user': case '--display': i++; break;
-      case '-W': case '-R': case '--activity-clear-task': case '--activity-new-task': break;
-      case '-S': stopFirst = true; break;
-      case '--es': extras[args[i + 1]!] = args[i + 2] ?? ''; i += 2; break;
-      case '--ei': case '--el': extras[args[i + 1]!] = Number(args[i + 2]); i += 2; break;
-      case '--ez': extras[args[i + 1]!] = args[i + 2] === 'true'; i += 2; break;
-      default:
-        if (!a.startsWith('-') && !component && a.includes('/')) component = a;
-        else if (a.startsWith('-')) {
-          io.err(`Error: Unknown option: ${a}\n`);
-          return 1;
-        }
-    }
-  }
-  if (!component) {
-    if (action === 'android.intent.action.MAIN' && category === 'android.intent.category.HOME') {
-      io.out('Starting: Intent { act=android.intent.action.MAIN cat=[android.intent.category.HOME] }\n');
-      dev.wm.goHome();
-      return 0;
-    }
-    io.err(`Error: Activity not started, unable to resolve Intent { act=${action ?? ''} flg=0x10000000 }\n`);
-    return 1;
-  }
-  const m = /^([^/]+)\/(.+)$/.exec(component);
-  if (!m) {
-    io.err(`Error: Bad component name: ${component}\n`);
-    return 1;
-  }
-  const pkg = m[1]!;
-  const activity = m[2]!.startsWith('.') ? pkg + m[2]! : m[2]!;
-  io.out(`Starting: Intent { cmp=${shortComponent(pkg, activity)} }\n`);
-  try {
-    if (stopFirst) dev.wm.forceStop(pkg);
-    dev.wm.startActivity(pkg, activity, extras);
-  } catch (e) {
-    if (e instanceof UnknownActivityError || e instanceof UnknownPackageError) {
-      io.err(`Error type 3\nError: Activity class {${pkg}/${activity}} does not exist.\n`);
-      return 1;
-    }
-    throw e;
-  }
-  return 0;
-};
 
 export const monkey: Command = (argv, io, dev) => {
   const p = argv.indexOf('-p');
@@ -124,6 +49,13 @@ export const pm: Command = (argv, io, dev) => {
     case 'clear': {
       const p = argv[argv.length - 1]!;
       const app = dev.wm.apps.get(p);
+      const providerDbs = PROVIDER_DATABASES.filter((d) => d.package === p);
+      if (providerDbs.length) {
+        // A provider's data is its databases: wiped and recreated empty, as the provider does on its next start.
+        for (const d of providerDbs) dev.dbs.create(d.path, d.schema);
+        io.out('Success\n');
+        return 0;
+      }
       if (!app) {
         io.out('Failed\n');
         return 1;
@@ -217,6 +149,19 @@ export const input: Command = (argv, io, dev) => {
       }
       return 0;
     }
+    case 'keycombination': {
+      // Held modifiers then a key. SimDroid's fields know one combination, Ctrl+A (select all);
+      // others are accepted and have no effect, as on a field that ignores them.
+      const codes = rest.filter((k) => k !== '-t').map((k) => k.toUpperCase().replace(/^KEYCODE_/, ''));
+      if (codes.length < 2) return bad();
+      const ctrl = codes.slice(0, -1).some((c) => c === '113' || c === '114' || c === 'CTRL_LEFT' || c === 'CTRL_RIGHT');
+      const last = codes[codes.length - 1];
+      if (ctrl && (last === '29' || last === 'A')) {
+        const view = dev.wm.topRecord().view;
+        if (view.focus !== null) view.allSelected = true;
+      }
+      return 0;
+    }
     default:
       io.err(`Error: Unknown command: ${cmd ?? ''}\n${INPUT_USAGE}`);
       return 1;
@@ -286,9 +231,26 @@ export const dumpsys: Command = (argv, io, dev) => {
       io.out(`WINDOW MANAGER WINDOWS (dumpsys window windows)\n  mCurrentFocus=${win}\n  mFocusedApp=${rec}\n`);
       io.out(`  mInputMethodWindow=${dev.wm.state.keyboard.visible ? `Window{ime u0 InputMethod}` : 'null'}\n`);
       io.out(`  mIsImeShowing=${dev.wm.state.keyboard.visible}\n`);
+      // SimDroid renders in portrait only, whatever user_rotation says.
+      io.out(`  Display: mDisplayId=0 rootTasks=${dev.wm.state.tasks.length}\n    mCurrentRotation=ROTATION_0 mLastOrientation=-1 mRotation=0\n`);
+      return 0;
+    }
+    case 'input': {
+      const { width: w, height: h } = dev.screen;
+      io.out('INPUT MANAGER (dumpsys input)\n\n');
+      io.out(`Input Reader State (Nums of Device: 1):\n  Device 1: virtio_input_multi_touch_7\n    Viewport INTERNAL: displayId=0, uniqueId=local:4619827259835644672, port=0, orientation=0, logicalFrame=[0, 0, ${w}, ${h}], physicalFrame=[0, 0, ${w}, ${h}], deviceSize=[${w}, ${h}], isActive=[1]\n`);
+      io.out(`    Touch Input Mapper (mode - DIRECT):\n      Raw Touch Axes:\n      SurfaceWidth: ${w}px\n      SurfaceHeight: ${h}px\n      SurfaceOrientation: 0\n      PhysicalWidth: ${w}px\n      PhysicalHeight: ${h}px\n`);
       return 0;
     }
     case 'activity': {
+      if (argv[2] === 'recents') {
+        const recents = dev.wm.state.tasks.slice(1).reverse();
+        io.out('ACTIVITY MANAGER RECENT TASKS (dumpsys activity recents)\n  mRecentsUid=10100\n  mRecentsComponent=ComponentInfo{com.google.android.apps.nexuslauncher/com.android.quickstep.RecentsActivity}\n  mFreezeTaskListReordering=false\n\n  Recent tasks:\n');
+        recents.forEach((t, k) => io.out(`  * Recent #${k}: Task{${hexId(t.id)} #${t.id} type=standard A=10100:${t.package} U=0 visible=${t.id === dev.wm.state.front} mode=fullscreen translucent=false sz=${t.stack.length}}\n`));
+        io.out('\n  Visible recent tasks (most recent first):\n');
+        recents.forEach((t, k) => io.out(`    * RecentTaskInfo #${k}: id=${t.id} userId=0 hasTask=true\n      baseIntent=Intent{act=android.intent.action.MAIN cat=[android.intent.category.LAUNCHER] flg=0x10200000 cmp=${shortComponent(t.package, dev.wm.app(t.package).launchActivity)} }\n`));
+        return 0;
+      }
       io.out('ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\n');
       io.out(`  mResumedActivity: ${rec}\n  topResumedActivity=${rec}\n`);
       for (const t of [...dev.wm.state.tasks].reverse()) {
@@ -329,7 +291,7 @@ export function properties(dev: Parameters<Command>[2]): Record<string, string> 
   return {
     'dev.bootcomplete': '1',
     'init.svc.bootanim': 'stopped',
-    'persist.sys.timezone': 'UTC',
+    'persist.sys.timezone': dev.clock.timeZone,
     'ro.boot.qemu': '1',
     'ro.build.characteristics': 'emulator',
     'ro.build.type': 'userdebug',
@@ -360,37 +322,6 @@ export const getprop: Command = (argv, io, dev) => {
 };
 
 // ------------------------------------------------------------------ time and toggles
-
-function strftime(fmt: string, ms: number): string {
-  const d = new Date(ms);
-  const p = (n: number) => String(n).padStart(2, '0');
-  const days = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
-  const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-  return fmt.replace(/%([a-zA-Z%])/g, (_m, c: string) => {
-    switch (c) {
-      case 'Y': return String(d.getUTCFullYear());
-      case 'm': return p(d.getUTCMonth() + 1);
-      case 'd': return p(d.getUTCDate());
-      case 'H': return p(d.getUTCHours());
-      case 'M': return p(d.getUTCMinutes());
-      case 'S': return p(d.getUTCSeconds());
-      case 's': return String(Math.floor(ms / 1000));
-      case 'a': return days[d.getUTCDay()]!;
-      case 'b': return months[d.getUTCMonth()]!;
-      case 'Z': return 'UTC';
-      case 'F': return `${d.getUTCFullYear()}-${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())}`;
-      case 'T': return `${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())}`;
-      case '%': return '%';
-      default: return `%${c}`;
-    }
-  });
-}
-
-export const date: Command = (argv, io, dev) => {
-  const fmt = argv.slice(1).find((a) => a.startsWith('+'));
-  io.out(`${strftime(fmt ? fmt.slice(1) : '%a %b %d %T %Z %Y', dev.clock.now())}\n`);
-  return 0;
-};
 
 export const sleep: Command = (argv, io, dev) => {
   const s = Number(argv[1]);

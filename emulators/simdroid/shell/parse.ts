@@ -1,0 +1,245 @@
+import { lex, ShellSyntaxError, type Token, type Word } from './tokenize.js';
+
+/**
+ * The grammar of SimDroid's shell, the part of mksh that adb clients use: lists (`;`, newline,
+ * `&&`, `||`), pipelines with `!`, `if … then … elif … else … fi`, `{ …; }` and `( … )` groups,
+ * and redirections on any command. Syntax errors read as mksh's.
+ */
+export interface Redirect {
+  fd: 0 | 1 | 2;
+  /** `>&1`: fd 2 joins stdout; `>&2`: fd 1 joins stderr. */
+  op: '>' | '>>' | '<' | '>&1' | '>&2';
+  target: string;
+}
+
+export interface SimpleCommand {
+  kind: 'simple';
+  /** The words as strings, before globbing. */
+  argv: string[];
+  words: Word[];
+  redirects: Redirect[];
+}
+
+export interface IfCommand {
+  kind: 'if';
+  clauses: Array<{ cond: CommandList; body: CommandList }>;
+  otherwise: CommandList | null;
+  redirects: Redirect[];
+}
+
+export interface GroupCommand {
+  kind: 'group';
+  body: CommandList;
+  redirects: Redirect[];
+}
+
+export type ShellCommand = SimpleCommand | IfCommand | GroupCommand;
+
+export interface Pipeline {
+  negate: boolean;
+  commands: ShellCommand[];
+}
+
+export interface CommandList {
+  items: Array<{ pipeline: Pipeline; next: ';' | '&&' | '||' | null }>;
+}
+
+export { ShellSyntaxError };
+
+const RESERVED = new Set(['if', 'then', 'elif', 'else', 'fi', '{', '}', '!', 'do', 'done', 'for', 'while', 'until', 'case', 'esac']);
+const REDIRECT_OPS = new Set(['>', '>>', '1>', '<', '2>', '2>>', '2>&1', '>&2', '1>&2']);
+
+class Parser {
+  private i = 0;
+  constructor(private readonly tokens: Token[]) {}
+
+  peek(): Token | undefined {
+    return this.tokens[this.i];
+  }
+
+  /** The reserved word at the cursor, if the next token is one (unquoted). */
+  private keyword(): string | null {
+    const t = this.peek();
+    return t?.kind === 'word' && !t.word.quoted && RESERVED.has(t.word.value) ? t.word.value : null;
+  }
+
+  private skipNewlines(): void {
+    while (this.peek()?.kind === 'op' && (this.peek() as { value: string }).value === '\n') this.i++;
+  }
+
+  /** A list, up to one of the `until` reserved words (or `)`), or the end. */
+  list(until: readonly string[]): CommandList {
+    const list: CommandList = { items: [] };
+    for (;;) {
+      this.skipNewlines();
+      const t = this.peek();
+      if (!t) break;
+      const kw = this.keyword();
+      if (kw !== null && until.includes(kw)) break;
+      if (t.kind === 'op' && t.value === ')' && until.includes(')')) break;
+      if (t.kind === 'op' && (t.value === ';' || t.value === '&')) throw new ShellSyntaxError(`syntax error: unexpected '${t.value}'`);
+      const pipeline = this.pipeline();
+      const sep = this.peek();
+      let next: CommandList['items'][number]['next'] = null;
+      if (sep?.kind === 'op' && (sep.value === '&&' || sep.value === '||')) {
+        next = sep.value;
+        this.i++;
+        this.skipNewlines();
+        if (!this.peek()) throw new ShellSyntaxError('syntax error: unexpected end of file');
+      } else if (sep?.kind === 'op' && (sep.value === ';' || sep.value === '&' || sep.value === '\n')) {
+        next = ';';
+        this.i++;
+      }
+      list.items.push({ pipeline, next });
+      if (next === null) {
+        const after = this.peek();
+        const kw2 = this.keyword();
+        if (!after || (kw2 !== null && until.includes(kw2)) || (after.kind === 'op' && after.value === ')' && until.includes(')'))) break;
+        throw new ShellSyntaxError(`syntax error: unexpected '${after.kind === 'op' ? after.value : after.word.value}'`);
+      }
+    }
+    return list;
+  }
+
+  private pipeline(): Pipeline {
+    let negate = false;
+    if (this.keyword() === '!') {
+      negate = true;
+      this.i++;
+    }
+    const commands = [this.command()];
+    while (this.peek()?.kind === 'op' && (this.peek() as { value: string }).value === '|') {
+      this.i++;
+      this.skipNewlines();
+      commands.push(this.command());
+    }
+    return { negate, commands };
+  }
+
+  private expectKeyword(kw: string, opener: string): void {
+    if (this.keyword() !== kw) throw new ShellSyntaxError(`syntax error: '${opener}' unmatched`);
+    this.i++;
+  }
+
+  private command(): ShellCommand {
+    const kw = this.keyword();
+    const t = this.peek();
+    if (kw === 'if') {
+      this.i++;
+      const clauses: IfCommand['clauses'] = [];
+      let otherwise: CommandList | null = null;
+      for (;;) {
+        const cond = this.list(['then']);
+        this.expectKeyword('then', 'if');
+        const body = this.list(['elif', 'else', 'fi']);
+        clauses.push({ cond: nonEmpty(cond, 'then'), body: nonEmpty(body, 'fi') });
+        const k = this.keyword();
+        this.i++;
+        if (k === 'elif') continue;
+        if (k === 'else') {
+          otherwise = nonEmpty(this.list(['fi']), 'fi');
+          this.expectKeyword('fi', 'if');
+        } else if (k !== 'fi') throw new ShellSyntaxError("syntax error: 'if' unmatched");
+        break;
+      }
+      return { kind: 'if', clauses, otherwise, redirects: this.redirects() };
+    }
+    if (kw === '{') {
+      this.i++;
+      const body = nonEmpty(this.list(['}']), '}');
+      this.expectKeyword('}', '{');
+      return { kind: 'group', body, redirects: this.redirects() };
+    }
+    if (t?.kind === 'op' && t.value === '(') {
+      this.i++;
+      const body = nonEmpty(this.list([')']), ')');
+      const close = this.peek();
+      if (close?.kind !== 'op' || close.value !== ')') throw new ShellSyntaxError("syntax error: '(' unmatched");
+      this.i++;
+      return { kind: 'group', body, redirects: this.redirects() };
+    }
+    if (kw !== null && kw !== '!') throw new ShellSyntaxError(`syntax error: '${kw}' unexpected`);
+    const cmd: SimpleCommand = { kind: 'simple', argv: [], words: [], redirects: [] };
+    for (;;) {
+      const u = this.peek();
+      if (!u) break;
+      if (u.kind === 'word') {
+        cmd.argv.push(u.word.value);
+        cmd.words.push(u.word);
+        this.i++;
+        continue;
+      }
+      if (!REDIRECT_OPS.has(u.value)) break;
+      cmd.redirects.push(...this.redirects());
+    }
+    if (cmd.argv.length === 0 && cmd.redirects.length === 0) {
+      const u = this.peek();
+      throw new ShellSyntaxError(u ? `syntax error: unexpected '${u.kind === 'op' ? (u.value === '\n' ? 'newline' : u.value) : u.word.value}'` : 'syntax error: unexpected end of file');
+    }
+    return cmd;
+  }
+
+  private redirects(): Redirect[] {
+    const out: Redirect[] = [];
+    for (;;) {
+      const t = this.peek();
+      if (t?.kind !== 'op' || !REDIRECT_OPS.has(t.value)) return out;
+      this.i++;
+      if (t.value === '2>&1') {
+        out.push({ fd: 2, op: '>&1', target: '' });
+        continue;
+      }
+      if (t.value === '>&2' || t.value === '1>&2') {
+        out.push({ fd: 1, op: '>&2', target: '' });
+        continue;
+      }
+      const target = this.peek();
+      if (target?.kind !== 'word') throw new ShellSyntaxError(`syntax error: unexpected '${t.value}'`);
+      this.i++;
+      const fd = t.value.startsWith('2') ? 2 : t.value === '<' ? 0 : 1;
+      const op = t.value === '<' ? '<' : t.value.endsWith('>>') ? '>>' : '>';
+      out.push({ fd, op, target: target.word.value });
+    }
+  }
+}
+
+function nonEmpty(list: CommandList, before: string): CommandList {
+  if (list.items.length === 0) throw new ShellSyntaxError(`syntax error: '${before}' unexpected`);
+  return list;
+}
+
+export function parseShell(src: string): CommandList {
+  const p = new Parser(lex(src));
+  const list = p.list([]);
+  // Anything left is a reserved word in the wrong place (`fi` alone, `then` with no `if`, …).
+  const t = p.peek();
+  if (t) throw new ShellSyntaxError(`syntax error: '${t.kind === 'word' ? t.word.value : t.value}' unexpected`);
+  return list;
+}
+
+/** Every command in a list, inside `if` and groups too, outermost first (for the effects and stdin checks). */
+export function allCommands(list: CommandList): ShellCommand[] {
+  const out: ShellCommand[] = [];
+  const visit = (l: CommandList) => {
+    for (const { pipeline } of l.items) for (const c of pipeline.commands) visitCommand(c);
+  };
+  const visitCommand = (c: ShellCommand) => {
+    out.push(c);
+    switch (c.kind) {
+      case 'simple':
+        break;
+      case 'if':
+        for (const cl of c.clauses) {
+          visit(cl.cond);
+          visit(cl.body);
+        }
+        if (c.otherwise) visit(c.otherwise);
+        break;
+      case 'group':
+        visit(c.body);
+        break;
+    }
+  };
+  visit(list);
+  return out;
+}
