@@ -93,7 +93,7 @@ describe('awb emulator', () => {
       supervisor.kill('SIGKILL');
       awb('emulator', 'stop');
     }
-  }, 60_000);
+  }, 120_000); // ~10 s on an idle machine; a shared 2-core box under load needs far longer
 
   it('refuses an odd port and a port already taken, starting nothing', () => {
     const odd = awb('emulator', 'start', '--port', '5555');
