@@ -101,7 +101,9 @@ Usage:
   awb vlm request --format F --task T [--seed S] [--step K] [the vlm flags]
                                                the exact request the VLM policy sends at step K (the oracle's steps before), images elided
   awb splits show|check|propose [--json]       the generalization splits: sizes, rule check, a regenerated held-out set
-  awb emulator start [--count N] [--port P]    SimDroid serving ADB and the emulator console (until stopped)
+  awb emulator start [--count N] [--port P] [--grpc P] [--grpc-use-token]
+                                               SimDroid serving ADB, the emulator console and the emulator's
+                                               gRPC API (default port P+3000: 8554), until stopped
   awb emulator stop | list
   awb devices [list] | connect HOST:PORT | disconnect HOST:PORT   the adb server's devices [--adb-port P]
   awb avd list | launch NAME [--port P]        Android Virtual Devices (needs ANDROID_HOME)

@@ -3,6 +3,8 @@ import { SimDroid } from './simdroid.js';
 import { AdbDaemon, type AdbAuthMode } from './adb/daemon.js';
 import { EmulatorConsole } from './console/console.js';
 import { defaultAuthTokenPath, readConsoleAuth } from './console/auth-token.js';
+import { GrpcPortInUseError, startGrpcServer, type EmulatorGrpcServer } from './grpc/server.js';
+import { writeDiscoveryFile } from './grpc/discovery.js';
 
 /**
  * A SimDroid on the network the way the Android emulator is: the console on an even port and
@@ -30,6 +32,21 @@ export interface EmulatorHostOptions {
    * $ANDROID_ADB_SERVER_PORT, else 5037; false to stay quiet.
    */
   notifyAdbServer?: number | false;
+  /**
+   * The emulator's gRPC API (EmulatorController, SnapshotService) on 127.0.0.1: a port, 0 for any
+   * free one, or false (default) for none. `awb emulator start` opens the emulator's default,
+   * defaultGrpcPort(console port): 8554 for 5554.
+   */
+  grpcPort?: number | false;
+  /** A bearer token gRPC calls must carry (`-grpc-use-token`); default none. */
+  grpcToken?: string;
+  /**
+   * Advertise this instance as the emulator does, in pid_<pid>.ini in this folder (see
+   * grpc/discovery.ts); removed on stop. One per process: the file is named after this process.
+   */
+  discoveryDir?: string;
+  /** The command line written to the discovery file. */
+  cmdline?: readonly string[];
 }
 
 export interface EmulatorHost {
@@ -40,6 +57,10 @@ export interface EmulatorHost {
   readonly adbPort: number;
   /** 127.0.0.1:<adbPort>, for `adb connect`. */
   readonly address: string;
+  /** The gRPC port, or null when gRPC is off. */
+  readonly grpcPort: number | null;
+  /** The discovery file written for this instance, if any. */
+  readonly discoveryFile: string | null;
   /** Resolves once the host has stopped (stop(), or `kill` on the console). */
   readonly stopped: Promise<void>;
   stop(): Promise<void>;
@@ -63,7 +84,7 @@ export class EmulatorOptionError extends Error {
 
 export class EmulatorPortInUseError extends Error {
   override name = 'EmulatorPortInUseError';
-  constructor(readonly port: number, readonly host: string, readonly role: 'console' | 'adb') {
+  constructor(readonly port: number, readonly host: string, readonly role: 'console' | 'adb' | 'grpc') {
     super(`cannot serve the emulator ${role} on ${host}:${port}: the port is already in use (another emulator or SimDroid?)`);
   }
 }
@@ -149,11 +170,14 @@ export async function startEmulatorHost(opts: EmulatorHostOptions = {}): Promise
   const consoleServer = guardedServer((s) => emulatorConsole.accept(s), log);
   const adbServer = guardedServer((s) => adbd.accept(s), log);
 
+  let grpc: EmulatorGrpcServer | null = null;
+  let discovery: { path: string; remove(): void } | null = null;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
+      discovery?.remove();
       adbd.closeAll();
       emulatorConsole.closeAll();
-      await Promise.all([closeServer(consoleServer), closeServer(adbServer)]);
+      await Promise.all([closeServer(consoleServer), closeServer(adbServer), grpc?.stop()]);
       if (ownsDevice) device.close();
       markStopped();
     })();
@@ -163,6 +187,21 @@ export async function startEmulatorHost(opts: EmulatorHostOptions = {}): Promise
   try {
     await listen(consoleServer, port, host, 'console');
     await listen(adbServer, port + 1, host, 'adb');
+    const grpcPort = opts.grpcPort ?? false;
+    if (grpcPort !== false) {
+      if (!Number.isInteger(grpcPort) || grpcPort < 0 || grpcPort > 65535) throw new EmulatorOptionError('grpcPort', grpcPort, 'a port number (0 for any free one) or false');
+      try {
+        grpc = await startGrpcServer({ device, port: grpcPort, token: opts.grpcToken, onShutdown: () => void stop(), log });
+      } catch (e) {
+        throw e instanceof GrpcPortInUseError ? new EmulatorPortInUseError(grpcPort, '127.0.0.1', 'grpc') : e;
+      }
+    }
+    if (opts.discoveryDir !== undefined) {
+      discovery = writeDiscoveryFile({
+        pid: process.pid, avdName: 'SimDroid', consolePort: port, adbPort: port + 1, grpcPort: grpc?.port ?? 0,
+        grpcToken: grpc ? opts.grpcToken : undefined, cmdline: opts.cmdline ?? process.argv,
+      }, opts.discoveryDir);
+    }
   } catch (e) {
     await stop();
     throw e;
@@ -177,6 +216,8 @@ export async function startEmulatorHost(opts: EmulatorHostOptions = {}): Promise
     consolePort: port,
     adbPort: port + 1,
     address: `${connectHost(host)}:${port + 1}`,
+    grpcPort: grpc?.port ?? null,
+    discoveryFile: discovery?.path ?? null,
     stopped,
     stop,
   };

@@ -234,10 +234,17 @@ export class SimDroid implements Device, SnapshotCapable {
 
   /** Raw RGBA pixels (what `screencap` without -p writes after its header). */
   screenshotRaw(): { width: number; height: number; rgba: Buffer } {
-    const f = this.frame();
-    const canvas = this.renderer.draw(f, this.screen.width, this.screen.height, 1);
-    const data = canvas.getContext('2d').getImageData(0, 0, this.screen.width, this.screen.height).data;
-    return { width: this.screen.width, height: this.screen.height, rgba: Buffer.from(data.buffer, data.byteOffset, data.byteLength) };
+    return this.screenshotRgba(this.screen.width, this.screen.height, 1);
+  }
+
+  /**
+   * RGBA pixels of the screen drawn at `scale` into a width×height image (the gRPC screenshot's
+   * scaled sizes); scale 1 at the screen's size is screencap's image.
+   */
+  screenshotRgba(width: number, height: number, scale: number): { width: number; height: number; rgba: Buffer } {
+    const canvas = this.renderer.draw(this.frame(), width, height, scale);
+    const data = canvas.getContext('2d').getImageData(0, 0, width, height).data;
+    return { width, height, rgba: Buffer.from(data.buffer, data.byteOffset, data.byteLength) };
   }
 
   async foreground(): Promise<ForegroundApp> {

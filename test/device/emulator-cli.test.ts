@@ -1,16 +1,31 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshPorts } from './adb-env.js';
 import { alive } from '../../core/cli/emulator.js';
+import { credentials, loadPackageDefinition, Metadata, type Client, type ServiceError } from '@grpc/grpc-js';
+import { loadSync } from '@grpc/proto-loader';
+import { freePort } from '../emulators/adb/helpers.js';
 
 /** `awb emulator start|list|stop` as a user runs them: separate processes, state under AWB_HOME. */
 const AWB = join(import.meta.dirname, '../../bin/awb.js');
 const home = mkdtempSync(join(tmpdir(), 'awb-emu-cli-'));
-const env = { ...process.env, AWB_HOME: home, HOME: home };
+const runningDir = join(home, 'avd-running');
+const env = { ...process.env, AWB_HOME: home, HOME: home, AWB_AVD_RUNNING_DIR: runningDir };
+
+/** getStatus over gRPC with a plain grpc-js client from the proto files, with or without a bearer token. */
+function grpcStatus(port: number, token?: string): Promise<{ booted: boolean }> {
+  const defs = loadSync('emulator_controller.proto', { includeDirs: [join(import.meta.dirname, '../../emulators/simdroid/grpc/proto')], keepCase: true, defaults: true });
+  const Ctor = (loadPackageDefinition(defs) as unknown as { android: { emulation: { control: { EmulatorController: new (a: string, c: unknown) => Client } } } }).android.emulation.control.EmulatorController;
+  const client = new Ctor(`127.0.0.1:${port}`, credentials.createInsecure()) as unknown as Client & { getStatus(r: object, m: Metadata, cb: (e: ServiceError | null, v: { booted: boolean }) => void): void };
+  const md = new Metadata();
+  if (token) md.set('authorization', `Bearer ${token}`);
+  return new Promise((resolve, reject) => client.getStatus({}, md, (e, v) => (client.close(), e ? reject(e) : resolve(v))));
+}
+const iniOf = (path: string) => Object.fromEntries(readFileSync(path, 'utf8').trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
 const awb = (...args: string[]) => spawnSync(process.execPath, [AWB, ...args], { env, encoding: 'utf8' });
 
 async function until(what: string, ok: () => boolean, ms = 10_000): Promise<void> {
@@ -25,7 +40,8 @@ afterAll(() => rmSync(home, { recursive: true, force: true }));
 describe('awb emulator', () => {
   it('starts instances in their own processes, lists, stops one, and the rest go when the supervisor is killed', async () => {
     const port = freshPorts().console;
-    const supervisor = spawn(process.execPath, [AWB, 'emulator', 'start', '--count', '2', '--port', String(port), '--json'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const grpc = await freePort();
+    const supervisor = spawn(process.execPath, [AWB, 'emulator', 'start', '--count', '2', '--port', String(port), '--grpc', String(grpc), '--grpc-use-token', '--json'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
     try {
       const lines = createInterface({ input: supervisor.stdout! })[Symbol.asyncIterator]();
       const infos = [JSON.parse((await lines.next()).value as string), JSON.parse((await lines.next()).value as string)];
@@ -33,6 +49,16 @@ describe('awb emulator', () => {
       const pids = infos.map((i) => i.pid as number);
       expect(new Set([...pids, supervisor.pid]).size).toBe(3); // one process each
       expect(pids.every(alive)).toBe(true);
+
+      // Each advertises itself as the emulator does; gRPC wants the token written there.
+      expect(infos.map((i) => i.grpcPort).sort()).toEqual([grpc, grpc + 2]);
+      const first = infos.find((i) => i.port === port);
+      expect(first.discoveryFile).toBe(join(runningDir, `pid_${first.pid}.ini`));
+      const ini = iniOf(first.discoveryFile);
+      expect(ini).toMatchObject({ 'port.serial': String(port), 'port.adb': String(port + 1), 'grpc.port': String(first.grpcPort), 'avd.name': 'SimDroid' });
+      expect(ini['grpc.token']).toMatch(/^[\w-]{43}$/);
+      expect(await grpcStatus(first.grpcPort, ini['grpc.token'])).toMatchObject({ booted: true });
+      await expect(grpcStatus(first.grpcPort)).rejects.toMatchObject({ code: 16 }); // UNAUTHENTICATED
 
       // The real adb tool reaches an instance.
       const adbPort = freshPorts().adbServer;
@@ -50,7 +76,9 @@ describe('awb emulator', () => {
       const stopped = awb('emulator', 'stop', '--port', String(port));
       expect(stopped.stdout.trim()).toBe(`stopped ${infos.find((i) => i.port === port).serial}`);
       const [gone, left] = infos[0].port === port ? [infos[0], infos[1]] : [infos[1], infos[0]];
-      expect(alive(gone.pid)).toBe(false);
+      // `stop` waits up to 5 s; on a loaded 2-core machine the instance may take a little longer to exit.
+      await until('the stopped instance to exit', () => !alive(gone.pid));
+      expect(existsSync(gone.discoveryFile)).toBe(false);
       expect(alive(left.pid)).toBe(true);
       expect(awb('emulator', 'list').stdout).not.toContain(gone.serial);
 
@@ -60,11 +88,12 @@ describe('awb emulator', () => {
       await until('the orphaned instance to stop', () => !alive(left.pid));
       expect(awb('emulator', 'list').stdout.trim()).toBe('No SimDroid emulators are running.');
       expect(readdirSync(join(home, 'emulators'))).toEqual([]);
+      expect(readdirSync(runningDir)).toEqual([]); // the -9'd supervisor's instance removed its own on the way out
     } finally {
       supervisor.kill('SIGKILL');
       awb('emulator', 'stop');
     }
-  }, 60_000);
+  }, 120_000); // ~10 s on an idle machine; a shared 2-core box under load needs far longer
 
   it('refuses an odd port and a port already taken, starting nothing', () => {
     const odd = awb('emulator', 'start', '--port', '5555');

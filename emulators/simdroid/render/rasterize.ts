@@ -355,17 +355,24 @@ export function drawFrame(g: SKRSContext2D, frame: Frame): void {
   }
 }
 
-/** Renders frames to PNG, reusing one canvas per output size. */
+const MAX_CANVASES = 4;
+
+/** Renders frames to PNG, reusing one canvas per output size (the few sizes used last). */
 export class FrameRenderer {
   private readonly canvases = new Map<string, Canvas>();
 
   private canvas(w: number, h: number): Canvas {
     const key = `${w}x${h}`;
     let c = this.canvases.get(key);
-    if (!c) {
+    if (c) {
+      // Most recently used last, so the eviction below drops the size unused the longest.
+      this.canvases.delete(key);
+    } else {
       c = createCanvas(w, h);
-      this.canvases.set(key, c);
+      // gRPC clients may ask for any size: keep a few canvases, not one per size ever asked.
+      if (this.canvases.size >= MAX_CANVASES) this.canvases.delete(this.canvases.keys().next().value!);
     }
+    this.canvases.set(key, c);
     return c;
   }
 

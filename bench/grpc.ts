@@ -1,0 +1,139 @@
+/**
+ * The emulator's gRPC API on SimDroid (issue 19), with SimDroid in its own process as `awb emulator
+ * start` runs it: getScreenshot (RGBA8888, PNG) and streamScreenshot fps against `adb exec-out
+ * screencap -p` (Debian's adb CLI, a process per call, as android_world's adb calls are) in the same
+ * run, and an AndroidWorld-style step: gRPC touch (down, up) + gRPC RGBA screenshot + `adb shell
+ * uiautomator dump`.
+ *   npm run bench -- grpc      (needs Debian's `adb` on PATH)
+ */
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { credentials, loadPackageDefinition, type Client } from '@grpc/grpc-js';
+import { loadSync } from '@grpc/proto-loader';
+import { fmt, stats } from './stats.js';
+
+const run = promisify(execFile);
+const PROTOS = fileURLToPath(new URL('../emulators/simdroid/grpc/proto/', import.meta.url));
+
+type Unary = (req: object, cb: (e: Error | null, v: { image?: Buffer; seq?: number } & Record<string, unknown>) => void) => void;
+type Emu = Client & Record<'getScreenshot' | 'sendTouch' | 'sendKey', Unary> & { streamScreenshot(req: object): NodeJS.ReadableStream & { cancel(): void } };
+
+function client(port: number): Emu {
+  const defs = loadSync('emulator_controller.proto', { includeDirs: [PROTOS], keepCase: true, enums: String, longs: Number, defaults: true });
+  const Ctor = (loadPackageDefinition(defs) as unknown as { android: { emulation: { control: { EmulatorController: new (a: string, c: unknown, o: object) => Client } } } })
+    .android.emulation.control.EmulatorController;
+  return new Ctor(`127.0.0.1:${port}`, credentials.createInsecure(), { 'grpc.max_receive_message_length': -1 }) as Emu;
+}
+
+const call = (emu: Emu, method: 'getScreenshot' | 'sendTouch' | 'sendKey', req: object) =>
+  new Promise<{ image?: Buffer; seq?: number }>((resolve, reject) => emu[method](req, (e, v) => (e ? reject(e) : resolve(v))));
+
+async function samples(n: number, fn: (i: number) => Promise<unknown>): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await fn(i);
+    out.push(performance.now() - t);
+  }
+  return out;
+}
+
+async function startEmulator(port: number, grpc: number, home: string): Promise<{ stop(): Promise<void> }> {
+  const child = spawn(process.execPath, [fileURLToPath(new URL('../bin/awb.js', import.meta.url)), 'emulator', 'start', '--port', String(port), '--grpc', String(grpc), '--json'], {
+    env: { ...process.env, AWB_HOME: home, HOME: home, AWB_AVD_RUNNING_DIR: join(home, 'running') }, stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`awb emulator start exited with ${code}`)));
+  });
+  return { stop: () => new Promise<void>((resolve) => (child.once('exit', () => resolve()), child.kill('SIGTERM'))) };
+}
+
+/** Frames a stream delivers while each frame's arrival triggers the next screen change (home ⇄ recents). */
+async function streamRate(emu: Emu, format: object, frames: number): Promise<{ fps: number; changeToFrame: ReturnType<typeof stats> }> {
+  const stream = emu.streamScreenshot(format);
+  const latencies: number[] = [];
+  let changedAt = 0;
+  let got = 0;
+  const t0 = performance.now();
+  await new Promise<void>((resolve, reject) => {
+    stream.on('error', (e: { code?: number }) => (e.code === 1 ? resolve() : reject(e as Error)));
+    stream.on('data', () => {
+      if (changedAt) latencies.push(performance.now() - changedAt);
+      if (++got >= frames) {
+        stream.cancel();
+        return;
+      }
+      changedAt = performance.now();
+      void call(emu, 'sendKey', { key: got % 2 ? 'AppSwitch' : 'GoHome' });
+    });
+  });
+  return { fps: (got - 1) / ((performance.now() - t0) / 1000), changeToFrame: stats(latencies) };
+}
+
+export async function benchGrpc(): Promise<Record<string, unknown>> {
+  const results: Record<string, unknown> = { loadavgAtStart: loadavg()[0] };
+  const home = mkdtempSync(join(tmpdir(), 'awb-bench-grpc-'));
+  const [consolePort, grpcPort, adbServer] = [21654, 21754, 45137];
+  const emulator = await startEmulator(consolePort, grpcPort, home);
+  const adb = (...args: string[]) => run('adb', ['-P', String(adbServer), '-s', `127.0.0.1:${consolePort + 1}`, ...args], { encoding: 'buffer', maxBuffer: 64 << 20 });
+  const emu = client(grpcPort);
+  try {
+    execFileSync('adb', ['-P', String(adbServer), 'start-server'], { stdio: 'ignore' });
+    execFileSync('adb', ['-P', String(adbServer), 'connect', `127.0.0.1:${consolePort + 1}`], { stdio: 'ignore' });
+    const n = 40;
+    // Each screenshot follows a change (home ⇄ recents, untimed), so no cached PNG is reused.
+    let flip = 0;
+    const change = () => call(emu, 'sendKey', { key: flip++ % 2 ? 'AppSwitch' : 'GoHome' });
+    const measure = async (name: string, shot: () => Promise<unknown>) => {
+      const s: number[] = [];
+      for (let i = 0; i < n; i++) {
+        await change();
+        s.push(...(await samples(1, shot)));
+      }
+      const st = stats(s);
+      results[name] = { ...st, fps: 1000 / st.median };
+      console.log(`${name}: ${fmt(st)} = ${(1000 / st.median).toFixed(0)} fps`);
+    };
+    await measure('grpc getScreenshot RGBA8888 1080x2400', () => call(emu, 'getScreenshot', { format: 'RGBA8888' }));
+    await measure('grpc getScreenshot PNG 1080x2400', () => call(emu, 'getScreenshot', { format: 'PNG' }));
+    await measure('grpc getScreenshot RGBA8888 540x1200', () => call(emu, 'getScreenshot', { format: 'RGBA8888', width: 540 }));
+    await measure('adb exec-out screencap -p (adb CLI)', () => adb('exec-out', 'screencap', '-p'));
+
+    for (const [name, format] of [['RGBA8888 1080x2400', { format: 'RGBA8888' }], ['RGBA8888 540x1200', { format: 'RGBA8888', width: 540 }], ['PNG 540x1200', { format: 'PNG', width: 540 }]] as const) {
+      const r = await streamRate(emu, format, 61);
+      results[`grpc streamScreenshot ${name}`] = r;
+      console.log(`streamScreenshot ${name}: ${r.fps.toFixed(1)} fps; change → frame ${fmt(r.changeToFrame)}`);
+    }
+
+    // AndroidWorld's step: a touch (down, up) through gRPC, an RGBA screenshot through gRPC, the UI tree through adb.
+    await call(emu, 'sendKey', { key: 'GoHome' });
+    const tree = (await adb('shell', 'uiautomator', 'dump', '/dev/tty')).stdout.toString();
+    const m = /text="Simple SMS Messenger"[^>]*bounds="\[(\d+),(\d+)\]\[(\d+),(\d+)\]"/.exec(tree)!;
+    const [x, y] = [(Number(m[1]) + Number(m[3])) >> 1, (Number(m[2]) + Number(m[4])) >> 1];
+    const steps: number[] = [];
+    for (let i = 0; i < n; i++) {
+      await call(emu, 'sendKey', { key: 'GoHome' }); // untimed: every step starts on the launcher
+      steps.push(...(await samples(1, async () => {
+        await call(emu, 'sendTouch', { touches: [{ x, y, identifier: 0, pressure: 1 }] });
+        await call(emu, 'sendTouch', { touches: [{ x, y, identifier: 0, pressure: 0 }] });
+        await call(emu, 'getScreenshot', { format: 'RGBA8888' });
+        await adb('shell', 'uiautomator', 'dump', '/dev/tty');
+      })));
+    }
+    results['AndroidWorld-style step (gRPC touch + gRPC RGBA screenshot + adb uiautomator dump)'] = stats(steps);
+    console.log(`AndroidWorld-style step: ${fmt(stats(steps))} (target ≤ 30 ms median)`);
+    results.loadavgAtEnd = loadavg()[0];
+  } finally {
+    emu.close();
+    execFileSync('adb', ['-P', String(adbServer), 'kill-server'], { stdio: 'ignore' });
+    await emulator.stop();
+    rmSync(home, { recursive: true, force: true });
+  }
+  return results;
+}

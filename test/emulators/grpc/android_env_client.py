@@ -1,0 +1,99 @@
+"""android_env (and adbutils) against a running SimDroid, as against an emulator someone else started.
+
+Usage: android_env_client.py ADB_PORT CONSOLE_PORT GRPC_PORT ADB_SERVER_PORT
+Prints one JSON object of observations; the vitest file that starts SimDroid checks them.
+"""
+
+import json
+import re
+import sys
+
+import types
+
+import numpy as np
+from absl import logging
+
+try:
+  import immutabledict  # noqa: F401
+except ModuleNotFoundError:
+  # android-env 1.3.0 imports immutabledict without declaring it (its metadata omits it), so the
+  # pinned venv may lack it; emulator_simulator only builds one constant mapping with it.
+  sys.modules['immutabledict'] = types.SimpleNamespace(immutabledict=types.MappingProxyType)
+
+from android_env.components import config_classes
+from android_env.components.simulators.emulator import emulator_simulator
+from android_env.proto import state_pb2
+import adbutils
+
+SMS_PACKAGE = 'com.simplemobiletools.smsmessenger'
+
+
+def centre_of(xml: str, text: str) -> tuple[int, int]:
+  m = re.search(r'text="%s"[^>]*bounds="\[(\d+),(\d+)\]\[(\d+),(\d+)\]"' % re.escape(text), xml)
+  if not m:
+    raise SystemExit(f'no node with text {text!r} in the UI dump')
+  x1, y1, x2, y2 = map(int, m.groups())
+  return (x1 + x2) // 2, (y1 + y2) // 2
+
+
+def main() -> None:
+  logging.set_verbosity(logging.WARNING)
+  adb_port, console_port, grpc_port, server_port = map(int, sys.argv[1:5])
+  config = config_classes.EmulatorConfig(
+      emulator_launcher=config_classes.EmulatorLauncherConfig(
+          adb_port=adb_port, emulator_console_port=console_port, grpc_port=grpc_port),
+      adb_controller=config_classes.AdbControllerConfig(adb_path='adb', adb_server_port=server_port),
+  )
+  sim = emulator_simulator.EmulatorSimulator(config)
+  out: dict[str, object] = {'device_name': sim.adb_device_name()}
+  try:
+    # With all three ports given, android_env attaches: gRPC channel, then getStatus().booted.
+    sim.launch()
+    adb = sim.create_adb_controller()
+    out['booted'] = True
+
+    shot = sim.get_screenshot()  # getScreenshot(RGBA8888), alpha dropped
+    out['screenshot_shape'] = list(shot.shape)
+    raw = adb.execute_command(['exec-out', 'screencap'])
+    w, h = int.from_bytes(raw[0:4], 'little'), int.from_bytes(raw[4:8], 'little')
+    pixels = np.frombuffer(raw[16:], dtype=np.uint8).reshape(h, w, 4)[:, :, :3]
+    out['screencap_shape'] = [h, w, 3]
+    out['pixels_equal_screencap'] = bool(np.array_equal(shot, pixels))
+
+    # A tap, as android_env's action loop sends it: finger down, then up, one identifier.
+    xml = adb.execute_command(['shell', 'uiautomator', 'dump', '/dev/tty']).decode()
+    x, y = centre_of(xml, 'Simple SMS Messenger')
+    sim.send_touch([(x, y, True, 0)])
+    sim.send_touch([(x, y, False, 0)])
+    after = adb.execute_command(['shell', 'uiautomator', 'dump', '/dev/tty']).decode()
+    out['app_opened'] = f'package="{SMS_PACKAGE}"' in after
+    out['screen_changed'] = not np.array_equal(sim.get_screenshot(), shot)
+
+    # Snapshots through SnapshotService, as android_env's load_state does (ListSnapshots, LoadSnapshot).
+    out['load_default_boot'] = state_pb2.LoadStateResponse.Status.Name(
+        sim.load_state(state_pb2.LoadStateRequest(args={'snapshot_name': 'default_boot'})).status)
+    restored = adb.execute_command(['shell', 'uiautomator', 'dump', '/dev/tty']).decode()
+    out['app_gone_after_load'] = f'package="{SMS_PACKAGE}"' not in restored
+    out['pixels_after_load_equal_first'] = bool(np.array_equal(sim.get_screenshot(), shot))
+    out['load_missing'] = state_pb2.LoadStateResponse.Status.Name(
+        sim.load_state(state_pb2.LoadStateRequest(args={'snapshot_name': 'no_such_snapshot'})).status)
+    out['save'] = state_pb2.SaveStateResponse.Status.Name(
+        sim.save_state(state_pb2.SaveStateRequest(args={'snapshot_name': 'android_env_saved'})).status)
+
+    # adbutils: a second, independent adb client (its own wire protocol code) on the same server.
+    client = adbutils.AdbClient(host='127.0.0.1', port=server_port)
+    dev = client.device(serial=sim.adb_device_name())
+    out['adbutils'] = {
+        'serials': sorted(d.serial for d in client.device_list()),
+        'echo': dev.shell('echo hello from adbutils'),
+        'model': dev.prop.model,
+        'window_size': list(dev.window_size()),
+        'serialno': dev.shell('getprop ro.serialno'),
+    }
+  finally:
+    sim.close()
+  print(json.dumps(out))
+
+
+if __name__ == '__main__':
+  main()
