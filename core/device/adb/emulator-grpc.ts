@@ -188,7 +188,17 @@ export class EmulatorGrpcClient {
     const c = new EmulatorGrpcClient(endpoint, opts);
     const deadline = Date.now() + (opts.connectTimeoutMs ?? 3000);
     try {
-      await new Promise<void>((resolve, reject) => c.controller.waitForReady(deadline, (e) => (e ? reject(e) : resolve())));
+      // Watched by state rather than waitForReady: a refused connection fails now, not at the deadline.
+      const channel = c.controller.getChannel();
+      await new Promise<void>((resolve, reject) => {
+        const check = (): void => {
+          const state = channel.getConnectivityState(true);
+          if (state === grpc.connectivityState.READY) return resolve();
+          if (state === grpc.connectivityState.TRANSIENT_FAILURE || state === grpc.connectivityState.SHUTDOWN) return reject(new Error('cannot connect'));
+          channel.watchConnectivityState(state, deadline, (e) => (e ? reject(new Error(`no connection within ${opts.connectTimeoutMs ?? 3000} ms`)) : check()));
+        };
+        check();
+      });
     } catch (e) {
       c.close();
       throw new EmulatorGrpcError(c.address, 'connect', grpc.status.UNAVAILABLE, (e as Error).message);
