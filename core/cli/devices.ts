@@ -13,10 +13,10 @@ const AdbFlags = { 'adb-port': { type: 'string' }, json: { type: 'boolean' } } a
 const AdbValues = z.object({ 'adb-port': intArg('--adb-port').optional(), json: z.boolean().optional() });
 
 /** `--grpc PORT` or `--grpc HOST:PORT` (a tunnel's local end): the emulator's gRPC endpoint. */
-const grpcArg = z.string().regex(/^(?:[\w.-]+:)?\d{1,5}$/, '--grpc must be PORT or HOST:PORT').transform((s) => {
+const grpcArg = z.string().regex(/^(?:[\w.-]+:)?\d{1,5}$/, 'PORT or HOST:PORT, got something else').transform((s) => {
   const m = /^(?:([\w.-]+):)?(\d+)$/.exec(s)!;
   return { host: m[1] ?? '127.0.0.1', port: Number(m[2]) };
-}).refine((e) => e.port >= 1 && e.port <= 65535, '--grpc port must be 1–65535');
+}).refine((e) => e.port >= 1 && e.port <= 65535, 'the port must be 1–65535');
 
 /** The flags run and suite share to reach a device behind adb (core/devices/provider.ts opens it). */
 export const targetFlags = {
