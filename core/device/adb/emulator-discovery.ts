@@ -79,7 +79,8 @@ export function parseDiscoveryFile(file: string, pid: number, text: string): Run
   if (consolePort === undefined) throw new DiscoveryFileError(file, 'no port.serial');
   const grpcToken = props['grpc.token'];
   const adbPort = port(file, 'port.adb', props['port.adb']);
-  const grpcPort = port(file, 'grpc.port', props['grpc.port']);
+  // grpc.port=0: the instance serves no gRPC (SimDroid without --grpc writes that).
+  const grpcPort = props['grpc.port']?.trim() === '0' ? undefined : port(file, 'grpc.port', props['grpc.port']);
   return {
     pid, file, consolePort, jwt: 'grpc.jwks' in props, props,
     ...(adbPort !== undefined ? { adbPort } : {}),
