@@ -12,11 +12,26 @@ import type { Io } from './main.js';
 const AdbFlags = { 'adb-port': { type: 'string' }, json: { type: 'boolean' } } as const;
 const AdbValues = z.object({ 'adb-port': intArg('--adb-port').optional(), json: z.boolean().optional() });
 
+/** `--grpc PORT` or `--grpc HOST:PORT` (a tunnel's local end): the emulator's gRPC endpoint. */
+const grpcArg = z.string().regex(/^(?:[\w.-]+:)?\d{1,5}$/, 'PORT or HOST:PORT, got something else').transform((s) => {
+  const m = /^(?:([\w.-]+):)?(\d+)$/.exec(s)!;
+  return { host: m[1] ?? '127.0.0.1', port: Number(m[2]) };
+}).refine((e) => e.port >= 1 && e.port <= 65535, 'the port must be 1–65535');
+
 /** The flags run and suite share to reach a device behind adb (core/devices/provider.ts opens it). */
-export const targetFlags = { 'adb-port': { type: 'string' }, 'console-token': { type: 'string' } } as const;
-export const TargetValues = { 'adb-port': intArg('--adb-port').optional(), 'console-token': z.string().min(1).optional() };
-export const targetOf = (v: { 'adb-port'?: number | undefined; 'console-token'?: string | undefined }): AdbTarget =>
-  ({ adbPort: v['adb-port'], consoleToken: v['console-token'] });
+export const targetFlags = {
+  'adb-port': { type: 'string' }, 'console-token': { type: 'string' }, grpc: { type: 'string' }, 'grpc-token': { type: 'string' },
+} as const;
+export const TargetValues = {
+  'adb-port': intArg('--adb-port').optional(), 'console-token': z.string().min(1).optional(),
+  grpc: grpcArg.optional(), 'grpc-token': z.string().min(1).optional(),
+};
+export const targetOf = (v: {
+  'adb-port'?: number | undefined; 'console-token'?: string | undefined; grpc?: { host: string; port: number } | undefined; 'grpc-token'?: string | undefined;
+}): AdbTarget => ({
+  adbPort: v['adb-port'], consoleToken: v['console-token'],
+  grpc: v.grpc ? { ...v.grpc, ...(v['grpc-token'] ? { token: v['grpc-token'] } : {}) } : undefined,
+});
 
 export async function devicesCommand(argv: string[], io: Io): Promise<number> {
   // `awb devices --json` lists, as `awb devices` does: a flag first is not a subcommand.
@@ -49,6 +64,8 @@ export async function devicesCommand(argv: string[], io: Io): Promise<number> {
   }
 }
 
+const LAUNCH_USAGE = 'awb avd launch NAME [--port EVEN_PORT] [--grpc PORT [--grpc-use-token]] [--window] [--adb-port P]';
+
 export async function avdCommand(argv: string[], io: Io): Promise<number> {
   const [sub, ...rest] = argv;
   switch (sub) {
@@ -59,17 +76,26 @@ export async function avdCommand(argv: string[], io: Io): Promise<number> {
       return 0;
     }
     case 'launch': {
-      const { values, positionals } = parseFlags(rest, { ...AdbFlags, port: { type: 'string' }, grpc: { type: 'string' }, window: { type: 'boolean' } }, AdbValues.extend({
-        port: intArg('--port').default(5554), grpc: intArg('--grpc').optional(), window: z.boolean().optional(),
+      const { values, positionals } = parseFlags(rest, {
+        ...AdbFlags, port: { type: 'string' }, grpc: { type: 'string' }, 'grpc-use-token': { type: 'boolean' }, window: { type: 'boolean' },
+      }, AdbValues.extend({
+        port: intArg('--port').default(5554), grpc: intArg('--grpc').optional(), 'grpc-use-token': z.boolean().optional(), window: z.boolean().optional(),
       }));
       const name = positionals[0];
-      if (!name) throw new UsageError('awb avd launch NAME [--port EVEN_PORT] [--grpc PORT] [--window] [--adb-port P]');
-      const avd = await launchAvd({ name, port: values.port, server: openAdbServer(values['adb-port']), headless: !values.window, ...(values.grpc ? { grpcPort: values.grpc } : {}) });
-      io.out(values.json ? JSON.stringify({ serial: avd.serial, pid: avd.process.pid }) : `${name} booted as ${avd.serial} (pid ${avd.process.pid}); it keeps running after this command.`);
+      if (!name) throw new UsageError(LAUNCH_USAGE);
+      if (values['grpc-use-token'] && !values.grpc) throw new UsageError('--grpc-use-token needs --grpc PORT');
+      const avd = await launchAvd({
+        name, port: values.port, server: openAdbServer(values['adb-port']), headless: !values.window,
+        ...(values.grpc ? { grpcPort: values.grpc } : {}), ...(values['grpc-use-token'] ? { grpcToken: true } : {}),
+      });
+      const grpc = values.grpc ? `, gRPC on 127.0.0.1:${values.grpc}${values['grpc-use-token'] ? ' (token in its discovery file)' : ''}` : '';
+      io.out(values.json
+        ? JSON.stringify({ serial: avd.serial, pid: avd.process.pid, readOnly: avd.readOnly, grpcPort: values.grpc ?? null })
+        : `${name} booted as ${avd.serial} (pid ${avd.process.pid}${avd.readOnly ? ', -read-only: another instance of this AVD runs' : ''}${grpc}); it keeps running after this command.`);
       avd.process.unref();
       return 0;
     }
     default:
-      throw new UsageError('awb avd list | awb avd launch NAME [--port EVEN_PORT] [--grpc PORT]');
+      throw new UsageError(`awb avd list | ${LAUNCH_USAGE}`);
   }
 }

@@ -51,7 +51,8 @@ export function openDevice(serial: string | undefined, via: AdbTarget = {}): { d
     const d = embeddedDevice();
     return { device: d, close: () => d.close() };
   }
-  return { device: openAdbDevice(serial, via), close: () => {} };
+  const d = openAdbDevice(serial, via);
+  return { device: d, close: () => d.close() };
 }
 
 const HELP = `awb — Android Agent Workbench
@@ -106,11 +107,13 @@ Usage:
                                                gRPC API (default port P+3000: 8554), until stopped
   awb emulator stop | list
   awb devices [list] | connect HOST:PORT | disconnect HOST:PORT   the adb server's devices [--adb-port P]
-  awb avd list | launch NAME [--port P]        Android Virtual Devices (needs ANDROID_HOME)
+  awb avd list | launch NAME [--port P] [--grpc PORT [--grpc-use-token]]
+                                               Android Virtual Devices (needs ANDROID_HOME); a second instance of one AVD runs -read-only
 
   run and suite take --device SERIAL (repeatable for suite) to use devices behind adb instead of the
   embedded SimDroid, --adb-port P for the adb server (default $ANDROID_ADB_SERVER_PORT or 5037) and
-  --console-token PATH for the emulator console's auth token (default ~/.emulator_console_auth_token).
+  --console-token PATH for the emulator console's auth token (default ~/.emulator_console_auth_token),
+  --grpc [HOST:]PORT [--grpc-token T] for the emulator's gRPC endpoint (default: its discovery file; docs/devices.md).
   awb serve [--port P] [--token T] [--no-adb] [--no-device]
                                                the workbench UI in a browser: prints its URL (with a session token)
   awb help                                     this text
@@ -133,7 +136,7 @@ export function commandHelp(cmd: string): string {
 const USER_ERRORS = new Set([
   'UsageError', 'UnknownTemplateError', 'SeedError', 'SplitError', 'TaskParamsError', 'PoolError', 'EpisodeNotFoundError',
   'RunNotFoundError', 'ImportLineError', 'ImportManifestError', 'ImportAssetError', 'StoreVersionFromFutureError', 'StoreFileError', 'CheckpointError', 'StoreNeedsMigrationError',
-  'AdbConnectError', 'SdkNotFoundError', 'BootTimeoutError', 'DeviceOfflineError', 'ConsoleError', 'EmulatorPortError', 'EmulatorPortInUseError', 'TokenError', 'SettingsFileError', 'TrainingDivergedError', 'TrainingPoolError', 'TrainerCheckpointError',
+  'AdbConnectError', 'SdkNotFoundError', 'BootTimeoutError', 'QuickBootSnapshotMissingError', 'EmulatorGrpcError', 'EmulatorSnapshotError', 'DeviceOfflineError', 'ConsoleError', 'EmulatorPortError', 'EmulatorPortInUseError', 'TokenError', 'SettingsFileError', 'TrainingDivergedError', 'TrainingPoolError', 'TrainerCheckpointError',
   'RewardConfigError', 'RewardUnavailableError',
   'EndpointProfileError', 'SecretsFileError', 'UnknownVlmFormatError', 'MissingApiKeyError', 'VlmEndpointError', 'RepliesFileError', 'VlmRequestStepError',
   'TrainerHttpError', 'TrainerUnreachableError', 'UploadStalledError', 'TrainerProtocolError', 'ArtifactChecksumError', 'ArtifactNotFoundError', 'TrainerProfileError',

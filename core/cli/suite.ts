@@ -75,6 +75,7 @@ export async function suiteCommand(argv: string[], io: Io): Promise<number> {
   if (values.policy === 'vlm' && values.parallel > 1 && values.subgoals) throw new UsageError('--subgoals with --policy vlm runs on one embedded SimDroid; drop --parallel or --subgoals');
   const vlmFlags = values.policy === 'vlm' ? vlmSettingsFromFlags(values) : null;
   if (values.device && values.parallel > 1) throw new UsageError('--parallel is for SimDroid devices in worker threads; with --device, every listed device runs episodes in parallel');
+  if (values.device && values.device.length > 1 && values.grpc) throw new UsageError('--grpc names one device\'s endpoint; with several --device, each finds its own (docs/devices.md)');
   // Subgoal progress is SimDroid's ground truth, read on the embedded SimDroid or on each worker's;
   // the devices behind adb run in a loop that does not capture it, and a real device has none.
   const refuseSubgoalsHere = (what: string) => {
@@ -167,6 +168,7 @@ export async function suiteCommand(argv: string[], io: Io): Promise<number> {
           },
           onDeviceLost: (device, e) => io.err(`awb: ${device.serial} is gone (${e.message}); the other devices go on`),
         });
+        devices.forEach((d) => d.close());
         notRun = unrun.length;
         if (unrun.length) io.err(`awb: ${unrun.length} episodes were not run: no device left; continue with --resume ${runId}`);
       } else if (values.parallel === 1) {

@@ -3,9 +3,8 @@ import type { Device } from './device.js';
 
 /**
  * Frames for mirroring a device's screen. SimDroid pushes a frame when its screen changes
- * (emulators/simdroid/frames.ts); an adb device is polled with screencap at a set rate. For AVDs
- * started with `-grpc`, the emulator's gRPC `EmulatorController.streamScreenshot` is the fast
- * path (docs/devices.md); it needs the emulator's proto and is not built in.
+ * (emulators/simdroid/frames.ts); an adb device is polled with screencap at a set rate, or, when
+ * it is an emulator with a gRPC endpoint, streamed (adb/grpc-frames.ts; docs/devices.md).
  */
 export interface Frame {
   png: Buffer;

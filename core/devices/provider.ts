@@ -1,5 +1,6 @@
 import { SimDroid } from '../../emulators/simdroid/simdroid.js';
 import type { AdbDevice } from '../device/adb/adb-device.js';
+import type { GrpcEndpoint } from '../device/adb/emulator-grpc.js';
 import { AdbServer } from '../device/adb/server.js';
 
 /**
@@ -26,10 +27,14 @@ export function openSimDroids(count: number, serialPrefix: string): SimDroid[] {
   return Array.from({ length: count }, (_, i) => openSimDroid({ serial: `${serialPrefix}${i}` }));
 }
 
-/** How a device behind adb is reached: the adb server's port and the emulator console's auth token file. */
+/**
+ * How a device behind adb is reached: the adb server's port, the emulator console's auth token file,
+ * and the emulator's gRPC endpoint when it is not the one its discovery file names.
+ */
 export interface AdbTarget {
   adbPort?: number | undefined;
   consoleToken?: string | undefined;
+  grpc?: GrpcEndpoint | undefined;
 }
 
 /** A client of the adb server on `port` (default $ANDROID_ADB_SERVER_PORT, else 5037). */
@@ -43,5 +48,5 @@ export function openAdbServer(port?: number): AdbServer {
  */
 export function openAdbDevice(serial: string, via: AdbTarget & { server?: AdbServer } = {}): AdbDevice {
   const server = via.server ?? openAdbServer(via.adbPort);
-  return server.device(serial, via.consoleToken ? { consoleTokenPath: via.consoleToken } : {});
+  return server.device(serial, { ...(via.consoleToken ? { consoleTokenPath: via.consoleToken } : {}), ...(via.grpc ? { grpc: via.grpc } : {}) });
 }

@@ -152,6 +152,7 @@ export class DeviceRegistry {
 
   async disconnect(address: string): Promise<void> {
     await this.adb().disconnect(address);
+    this.adbDevices.get(address)?.close();
     this.adbDevices.delete(address);
     void this.changed();
   }
@@ -172,11 +173,16 @@ export class DeviceRegistry {
     return (await this.list()).devices.find((d) => d.serial === avd.serial)!;
   }
 
-  /** A frame source: pushed by an embedded SimDroid, polled by screencap from an adb device. */
+  /**
+   * A frame source: pushed by an embedded SimDroid; from an adb device, streamed over the
+   * emulator's gRPC API when it has one, else polled by screencap (AdbDevice.frames chooses).
+   */
   frames(serial: string, scale: 1 | 0.5, maxFps: number): FrameSource {
     const e = this.embedded.get(serial);
     if (e) return new SimDroidFrameSource(e.device, { scale, maxFps });
-    return new PollingFrameSource(this.get(serial), { scale, fps: maxFps });
+    const d = this.get(serial);
+    const adb = this.adbDevices.get(serial);
+    return adb ? adb.frames({ scale, fps: maxFps }) : new PollingFrameSource(d, { scale, fps: maxFps });
   }
 
   watchFrames(serial: string, scale: 1 | 0.5, maxFps: number, listener: (f: FrameView) => void): () => void {
@@ -193,5 +199,6 @@ export class DeviceRegistry {
 
   async close(): Promise<void> {
     for (const serial of [...this.embedded.keys()]) await this.stopSimDroid(serial);
+    for (const d of this.adbDevices.values()) d.close();
   }
 }

@@ -127,6 +127,8 @@ const CASES: Array<[string, () => string[]]> = [
   ['emulator start: count not a number', () => ['emulator', 'start', '--count', 'x']],
   ['devices connect: no address', () => ['devices', 'connect']],
   ['avd launch: no SDK', () => ['avd', 'launch', 'Pixel_6']],
+  ['avd launch: --grpc-use-token without --grpc', () => ['avd', 'launch', 'Pixel_6', '--grpc-use-token']],
+  ['run: --grpc that is not a port', () => ['run', '--task', 'x', '--device', 'emulator-5554', '--grpc', 'localhost:99999']],
   ['--db is a folder', () => ['episodes', 'list', '--db', dir]],
 ];
 

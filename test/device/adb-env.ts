@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmulatorHost } from '../../emulators/simdroid/host.js';
+import { startEmulatorHost, type EmulatorHostOptions } from '../../emulators/simdroid/host.js';
 import { AdbServer } from '../../core/device/adb/server.js';
 import type { AdbDevice } from '../../core/device/adb/adb-device.js';
 
@@ -27,25 +27,26 @@ export interface AdbRig {
   close(): Promise<void>;
 }
 
-export async function adbRig(): Promise<AdbRig> {
+/** `host`: more options for the SimDroid host (its gRPC port, token, discovery folder). */
+export async function adbRig(host: Omit<EmulatorHostOptions, 'port' | 'authTokenPath'> = {}): Promise<AdbRig> {
   const ports = freshPorts();
   const dir = mkdtempSync(join(tmpdir(), 'awb-adb-'));
   const tokenPath = join(dir, 'console_token');
   writeFileSync(tokenPath, 'test-token-123\n');
-  const host = await startEmulatorHost({ port: ports.console, authTokenPath: tokenPath });
+  const emulator = await startEmulatorHost({ port: ports.console, authTokenPath: tokenPath, ...host });
   const server = new AdbServer({ port: ports.adbServer });
   execFileSync('adb', ['-P', String(ports.adbServer), 'start-server'], { stdio: 'ignore' });
-  const serial = await server.connect(host.address);
+  const serial = await server.connect(emulator.address);
   const device = server.device(serial, { consoleTokenPath: tokenPath });
   return {
-    server, serial, device, host, tokenPath,
+    server, serial, device, host: emulator, tokenPath,
     close: async () => {
       try {
         execFileSync('adb', ['-P', String(ports.adbServer), 'kill-server'], { stdio: 'ignore' });
       } catch {
         // Already gone (a test killed it).
       }
-      await host.stop();
+      await emulator.stop();
       rmSync(dir, { recursive: true, force: true });
     },
   };

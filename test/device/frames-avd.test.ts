@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -70,10 +70,16 @@ describe('AVDs through the SDK emulator tool', () => {
     const server = new AdbServer({ port: adbPort });
     execFileSync('adb', ['-P', String(adbPort), 'start-server'], { stdio: 'ignore' });
     // The launched emulator tells this server about itself, as the real one does.
-    const env = { ...process.env, ANDROID_HOME: sdk, HOME: home, AWB_HOME: home, ANDROID_ADB_SERVER_PORT: String(adbPort) };
+    const argsFile = join(home, 'emulator-args');
+    const env = {
+      ...process.env, ANDROID_HOME: sdk, HOME: home, AWB_HOME: home, ANDROID_ADB_SERVER_PORT: String(adbPort),
+      FAKE_EMULATOR_ARGS: argsFile, AWB_AVD_RUNNING_DIR: join(home, 'running'),
+    };
     try {
-      const avd = await launchAvd({ name: 'SimDroid_Test', port: 5582, server, env, bootTimeoutMs: 30_000 });
+      const avd = await launchAvd({ name: 'SimDroid_Test', port: 5582, server, env, bootTimeoutMs: 30_000, grpcPort: 8582, grpcToken: true });
       expect(avd.serial).toBe('emulator-5582');
+      expect(readFileSync(argsFile, 'utf8').split('\n')).toEqual(expect.arrayContaining(['-avd', 'SimDroid_Test', '-port', '5582', '-grpc', '8582', '-grpc-use-token']));
+      expect(avd.readOnly).toBe(false);
       expect((await server.device(avd.serial).shell('getprop sys.boot_completed')).stdout.trim()).toBe('1');
       await avd.stop();
     } finally {

@@ -1,13 +1,18 @@
 import type { DeviceClient } from '@devicefarmer/adbkit';
 import {
-  type Device, type ForegroundApp, type InputEvent, type Reconnectable, type ScreenInfo, type ScreenshotOptions, type ShellResult,
+  BOOT_SNAPSHOT, type Device, type ForegroundApp, type InputEvent, type Reconnectable, type ScreenInfo, type ScreenshotOptions, type ShellResult,
   type SnapshotCapable,
 } from '../device.js';
 import { shellCommand, shellQuote } from '../shell-quote.js';
 import type { SettleOptions } from '../stable.js';
 import { parseUiTree, type UiTree } from '../../a11y/ui-tree.js';
 import { assertNever } from '../../util/errors.js';
-import { consoleCommand } from './console-client.js';
+import { ConsoleError, consoleCommand } from './console-client.js';
+import { QuickBootSnapshotMissingError } from './avd.js';
+import { EmulatorSnapshotError, type EmulatorGrpcClient } from './emulator-grpc.js';
+import { EmulatorFrameSource } from './grpc-frames.js';
+import { EmulatorGrpcLink, FALL_BACK, sendInputOverGrpc, type EmulatorGrpcSetting } from './grpc-link.js';
+import type { FrameSource, PollingOptions } from '../frames.js';
 import { exec, shellV1, shellV2 } from './transport.js';
 import { pngFromPng, pngFromRaw, ScreencapChooser, type ScreencapFormat } from './screencap.js';
 import type { AdbServer } from './server.js';
@@ -16,7 +21,10 @@ import type { AdbServer } from './server.js';
  * A Device reached through an adb server with adbkit: a real AVD, a phone, or SimDroid over its
  * adbd. Everything goes through the same shell commands a person would type (`input`, `uiautomator
  * dump`, `screencap`, `dumpsys`), so the task checkers run here unchanged. Snapshots go through
- * the emulator console (even port next to the adb port).
+ * the emulator console (even port next to the adb port). An emulator with a gRPC endpoint (found
+ * in its discovery file, or given) is driven through it instead where it is faster: input
+ * (sendTouch/sendKey), snapshots (SnapshotService) and mirroring (streamScreenshot); adb and the
+ * console remain the fallback (grpc-link.ts).
  */
 export interface AdbDeviceOptions {
   serial: string;
@@ -33,6 +41,12 @@ export interface AdbDeviceOptions {
   screencap?: ScreencapFormat;
   /** How long a dumped accessibility tree may be reused if nothing was sent to the device since. */
   treeReuseMs?: number;
+  /** The emulator's gRPC endpoint: 'discover' (default: its discovery file), 'off', or HOST:PORT (+ token). */
+  grpc?: EmulatorGrpcSetting;
+  /** Where one-line notices go (gRPC fallbacks); default stderr. */
+  log?: (line: string) => void;
+  /** The environment discovery reads ($AWB_AVD_RUNNING_DIR, …); default process.env. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export class DeviceOfflineError extends Error {
@@ -89,9 +103,14 @@ export class AdbDevice implements Device, SnapshotCapable, Reconnectable {
   private v2: boolean | null = null;
   private tree: { at: number; tree: UiTree } | null = null;
   private readonly screencap: ScreencapChooser;
+  private readonly grpc: EmulatorGrpcLink;
 
   constructor(private readonly opts: AdbDeviceOptions) {
     this.serial = opts.serial;
+    this.grpc = new EmulatorGrpcLink({
+      serial: opts.serial, setting: opts.grpc ?? 'discover', ...(opts.env ? { env: opts.env } : {}),
+      log: opts.log ?? ((line) => process.stderr.write(`awb: ${line}\n`)),
+    });
     this.screencap = new ScreencapChooser(opts.screencap ?? 'auto');
     this.server = opts.server;
     this.client = opts.server.client.getDevice(opts.serial);
@@ -193,7 +212,20 @@ export class AdbDevice implements Device, SnapshotCapable, Reconnectable {
     return f;
   }
 
+  /** The emulator's gRPC client when the device has a usable one (null: adb only). */
+  grpcClient(): Promise<EmulatorGrpcClient | null> {
+    return this.grpc.client();
+  }
+
+  /** Frames of the screen: the emulator's stream when it has gRPC, else screencap polled. */
+  frames(opts: PollingOptions = {}): FrameSource {
+    return new EmulatorFrameSource(this, this.grpc, opts);
+  }
+
   async input(e: InputEvent): Promise<void> {
+    this.tree = null;
+    const sent = await this.guard('gRPC input', () => this.grpc.run('input', (c) => sendInputOverGrpc(c, e)));
+    if (sent !== FALL_BACK) return;
     let command: string;
     switch (e.kind) {
       case 'tap':
@@ -240,21 +272,35 @@ export class AdbDevice implements Device, SnapshotCapable, Reconnectable {
   }
 
   async saveSnapshot(name: string): Promise<void> {
+    if ((await this.grpc.run('SaveSnapshot', (c) => c.saveSnapshot(name))) !== FALL_BACK) return;
     await this.console(`avd snapshot save ${shellCommand(name)}`);
   }
 
   async loadSnapshot(name: string): Promise<void> {
     this.tree = null;
-    await this.console(`avd snapshot load ${shellCommand(name)}`);
+    try {
+      if ((await this.grpc.run('LoadSnapshot', (c) => c.loadSnapshot(name))) !== FALL_BACK) return;
+      await this.console(`avd snapshot load ${shellCommand(name)}`);
+    } catch (e) {
+      // Resetting to a quick-boot snapshot the AVD never saved: say how to make one.
+      const refused = e instanceof EmulatorSnapshotError ? e.reason : e instanceof ConsoleError ? e.message : null;
+      if (name === BOOT_SNAPSHOT && refused !== null && /not.?found|no such|does not exist|unknown|missing/i.test(refused)) {
+        throw new QuickBootSnapshotMissingError(this.serial, refused);
+      }
+      throw e;
+    }
   }
 
   async listSnapshots(): Promise<string[]> {
+    const viaGrpc = await this.grpc.run('ListSnapshots', (c) => c.listSnapshots());
+    if (viaGrpc !== FALL_BACK) return viaGrpc;
     const lines = await this.console('avd snapshot list');
     // The table: a header line ("ID  TAG  VM SIZE  DATE  VM CLOCK"), then one row per snapshot.
     return lines.filter((l) => /^\S+\s+\S+/.test(l) && !/^(ID|List of snapshots)/i.test(l)).map((l) => l.trim().split(/\s+/)[1]!).filter(Boolean);
   }
 
   async deleteSnapshot(name: string): Promise<void> {
+    if ((await this.grpc.run('DeleteSnapshot', (c) => c.deleteSnapshot(name))) !== FALL_BACK) return;
     // The emulator console's verb is `del`.
     await this.console(`avd snapshot del ${shellCommand(name)}`);
   }
@@ -267,6 +313,7 @@ export class AdbDevice implements Device, SnapshotCapable, Reconnectable {
   async reconnect(timeoutMs = 30_000): Promise<void> {
     this.tree = null;
     this.v2 = null;
+    this.grpc.reset();
     if (/^[^:]+:\d+$/.test(this.serial)) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
@@ -284,5 +331,10 @@ export class AdbDevice implements Device, SnapshotCapable, Reconnectable {
       await this.server.waitFor(this.serial, timeoutMs);
     }
     this.client = this.server.client.getDevice(this.serial);
+  }
+
+  /** Closes the gRPC channel, if one was opened. */
+  close(): void {
+    this.grpc.reset();
   }
 }
