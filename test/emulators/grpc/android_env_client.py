@@ -8,17 +8,8 @@ import json
 import re
 import sys
 
-import types
-
 import numpy as np
 from absl import logging
-
-try:
-  import immutabledict  # noqa: F401
-except ModuleNotFoundError:
-  # android-env 1.3.0 imports immutabledict without declaring it (its metadata omits it), so the
-  # pinned venv may lack it; emulator_simulator only builds one constant mapping with it.
-  sys.modules['immutabledict'] = types.SimpleNamespace(immutabledict=types.MappingProxyType)
 
 from android_env.components import config_classes
 from android_env.components.simulators.emulator import emulator_simulator
