@@ -157,6 +157,6 @@ describe('awb run --policy onnx:FILE', () => {
     expect(bad.err.join('\n')).toMatch(/Bad ONNX policy .*nope\.onnx: cannot read/);
     const empty = capture();
     expect(await main(['run', '--task', 'ContactsAddContact', '--policy', 'onnx:', '--no-record'], empty.io)).toBe(2);
-    expect(empty.err.join('\n')).toMatch(/--policy: expected oracle, random, vlm, human, replay or onnx:FILE/);
+    expect(empty.err.join('\n')).toMatch(/--policy: expected oracle, random, vlm, human, replay, vlm-replay or onnx:FILE/);
   }, 60_000);
 });
