@@ -1,32 +1,22 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulatorHost, type EmulatorHost } from '../../../emulators/simdroid/host.js';
-import { AdbCli, freePort, pngSize, startHost, tempHome } from './helpers.js';
+import { AdbCli, connectedAdb, freePort, pngSize, startHost, type tempHome } from './helpers.js';
 
 /** Debian's real adb (1.0.41 / 29.0.6) against SimDroid, through a private adb server. */
 let host: EmulatorHost;
 let adb: AdbCli;
 let sh: (...args: string[]) => ReturnType<AdbCli['run']>;
-const home = tempHome();
-const scratch = mkdtempSync(join(tmpdir(), 'awb-adb-files-'));
+let scratch: string;
+let home: ReturnType<typeof tempHome>;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  host = await startHost({ authTokenPath: home.tokenPath });
-  adb = new AdbCli(await freePort(), home.home);
-  await adb.ok(['start-server']);
-  await adb.ok(['connect', host.address]);
-  await adb.ok(['-s', host.address, 'wait-for-device']);
-  sh = (...args) => adb.run(['-s', host.address, 'shell', ...args]);
+  ({ host, adb, sh, home, scratch, close } = await connectedAdb('awb-adb-files-'));
 });
-afterAll(async () => {
-  await adb.killServer();
-  await host.stop();
-  home.remove();
-  rmSync(scratch, { recursive: true, force: true });
-});
+afterAll(() => close());
 
 const uiDump = async () => (await sh('uiautomator', 'dump', '/dev/tty')).out;
 

@@ -1,10 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmulatorHost } from '../../../emulators/simdroid/host.js';
-import { AdbCli, freePort, startHost, tempHome } from './helpers.js';
+import { connectedAdb, type AdbCli } from './helpers.js';
 
 /**
  * The adb commands AndroidWorld's adb_utils / file_utils / datetime_utils send (as android_env
@@ -14,23 +12,13 @@ import { AdbCli, freePort, startHost, tempHome } from './helpers.js';
 let host: EmulatorHost;
 let adb: AdbCli;
 let sh: (...args: string[]) => ReturnType<AdbCli['run']>;
-const home = tempHome();
-const scratch = mkdtempSync(join(tmpdir(), 'awb-aw-db-'));
+let scratch: string;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  host = await startHost({ authTokenPath: home.tokenPath });
-  adb = new AdbCli(await freePort(), home.home);
-  await adb.ok(['start-server']);
-  await adb.ok(['connect', host.address]);
-  await adb.ok(['-s', host.address, 'wait-for-device']);
-  sh = (...args) => adb.run(['-s', host.address, 'shell', ...args]);
+  ({ host, adb, sh, scratch, close } = await connectedAdb('awb-aw-db-'));
 });
-afterAll(async () => {
-  await adb.killServer();
-  await host.stop();
-  home.remove();
-  rmSync(scratch, { recursive: true, force: true });
-});
+afterAll(() => close());
 
 /** file_utils.check_file_exists' script, verbatim in shape. */
 const exists = (test: string, path: string) => `

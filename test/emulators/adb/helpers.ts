@@ -92,6 +92,32 @@ export class AdbCli {
   }
 }
 
+/**
+ * A SimDroid and Debian's real adb on a private server (its own HOME: `home`), connected (`adb connect` +
+ * `wait-for-device`), with a scratch folder; `sh(...)` is `adb -s <address> shell ...`. close() stops both and removes the folders.
+ */
+export async function connectedAdb(scratchPrefix: string): Promise<{
+  host: EmulatorHost; adb: AdbCli; home: ReturnType<typeof tempHome>; scratch: string; sh: (...args: string[]) => Promise<RunResult>; close(): Promise<void>;
+}> {
+  const home = tempHome();
+  const scratch = mkdtempSync(join(tmpdir(), scratchPrefix));
+  const host = await startHost({ authTokenPath: home.tokenPath });
+  const adb = new AdbCli(await freePort(), home.home);
+  await adb.ok(['start-server']);
+  await adb.ok(['connect', host.address]);
+  await adb.ok(['-s', host.address, 'wait-for-device']);
+  return {
+    host, adb, home, scratch,
+    sh: (...args) => adb.run(['-s', host.address, 'shell', ...args]),
+    close: async () => {
+      await adb.killServer();
+      await host.stop();
+      home.remove();
+      rmSync(scratch, { recursive: true, force: true });
+    },
+  };
+}
+
 /** Width and height from a PNG's IHDR chunk, after checking the signature. */
 export function pngSize(png: Buffer): { width: number; height: number } {
   const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
