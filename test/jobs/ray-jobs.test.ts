@@ -18,6 +18,7 @@ import type { RemoteJobEvent } from '../../core/api/job-types.js';
 import { runCli as run } from '../helpers/cli.js';
 import { PYTHON, TRAINER_ROOT } from '../python-env.js';
 import { recordSynthetic } from '../store/helpers.js';
+import { runUnittest, SEPARATE_MODULES } from '../trainer/unittest.js';
 import { scratch, syntheticBundle } from './fixture.js';
 import { startRayHead, type RayHead } from './ray-head.js';
 
@@ -145,6 +146,17 @@ b=build_package(sys.argv[1]); print(package_name(b), len(b), sorted(z.namelist()
       db.close();
     }
   }, 180_000);
+
+  // The Python side's tests (resources/trainer/tests/test_ray_submit.py) on this same head: a head of their own would
+  // cost CI ~18 s of start-up. They run before the head is killed below.
+  it('Python: awb_trainer ray-submit runs a job directory on this head, a failing one too, and the CLI refuses a bad address', () => {
+    const r = runUnittest(SEPARATE_MODULES.ray, { AWB_RAY_DASHBOARD: head.dashboard });
+    if (r.status !== 0) console.log(r.out);
+    expect(r.status).toBe(0);
+    expect(r.out).toMatch(/\nOK/);
+    expect(r.out).toMatch(/test_a_job_directory_runs_as_a_ray_job_and_publishes_its_results \(.*\) \.\.\. ok/);
+    expect(r.out).toMatch(/Ray head up in 0\.0 s/); // attached to this file's head, not a second one
+  }, 300_000);
 
   describe('cancel and a vanishing head (one long job each)', () => {
     let db: WritableDB;

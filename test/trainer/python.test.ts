@@ -8,7 +8,7 @@ import { otherModules, runUnittest } from './unittest.js';
 
 /**
  * The Python trainer's unittest suite (resources/trainer/tests) in the trainer's venv (.venv, ./scripts/setup), but
- * for the modules python-hf.test.ts and python-ray.test.ts run. The GRPO parity test inside it compares one update's
+ * for the modules python-hf.test.ts and test/jobs/ray-jobs.test.ts (on its Ray head) run. The GRPO parity test inside it compares one update's
  * loss and gradient with core/rl/grpo.ts's batchLoss on the fixture exported here, and trains a builtin-grpo job from
  * the TS checkpoint, whose policy.json is loaded back here with core/policy/checkpoint.ts.
  */

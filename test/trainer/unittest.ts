@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { requirePython, TRAINER_ROOT } from '../python-env.js';
 
 /**
- * The Python trainer's unittest modules (resources/trainer/tests), in three vitest files so that the two slow groups —
- * the Hugging Face path on the tiny Qwen2.5-VL and the real Ray head — run beside the rest on the other worker instead
- * of after it. A new test module lands in python.test.ts unless it is named here.
+ * The Python trainer's unittest modules (resources/trainer/tests), split so that the two slow groups run beside the rest
+ * on the other worker instead of after it: the Hugging Face path on the tiny Qwen2.5-VL (python-hf.test.ts) and the
+ * real Ray head's tests (test/jobs/ray-jobs.test.ts runs them on the head it starts). A new test module lands in
+ * python.test.ts unless it is named here.
  */
 export const SEPARATE_MODULES = { hf: ['tests.test_vlm_hf'], ray: ['tests.test_ray_submit'] } as const;
 

@@ -57,6 +57,14 @@ class RayHead:
         self.dashboard = ""
         self.startup_s = 0.0
 
+    @classmethod
+    def attached(cls, dashboard: str) -> "RayHead":
+        """A head someone else started and will stop (its dashboard URL): stop() and kill() leave it alone."""
+        head = cls.__new__(cls)
+        head.num_cpus, head.timeout_s, head.temp_dir, head.proc = 0, 0.0, "", None
+        head.dashboard, head.startup_s = dashboard.rstrip("/"), 0.0
+        return head
+
     def start(self) -> "RayHead":
         if not os.path.exists(RAY):
             raise RayHeadError(f"{RAY} does not exist: the trainer's venv is missing (run ./scripts/setup)")
@@ -121,6 +129,8 @@ class RayHead:
     def own_pids(self) -> list[int]:
         """Processes whose command line names our temp dir or that run inside it (a job's entrypoint runs in its
         unpacked working_dir), and our `ray start`'s group: never another head's."""
+        if not self.temp_dir:
+            return []
         pids = set()
         mine = os.getpid()
         pgid = self.proc.pid if self.proc is not None else None
@@ -139,6 +149,8 @@ class RayHead:
 
     def kill(self) -> None:
         """The head disappears at once (SIGKILL to all of ours), as a crashed head node would."""
+        if not self.temp_dir:
+            return
         for pid in self.own_pids():
             try:
                 os.kill(pid, signal.SIGKILL)
@@ -146,6 +158,8 @@ class RayHead:
                 pass
 
     def stop(self) -> None:
+        if not self.temp_dir:
+            return
         if self.proc is not None and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
