@@ -256,8 +256,6 @@ export class SimDroid implements Device, SnapshotCapable {
   }
 
   inputSync(e: InputEvent): void {
-    // The press highlight belongs to the frame right after a touch only.
-    this.wm.state.lastTouch = null;
     switch (e.kind) {
       case 'tap':
         this.dispatcher.tap(e.x, e.y);
@@ -300,7 +298,6 @@ export class SimDroid implements Device, SnapshotCapable {
       if (this.wm.state.crashes.length !== crashes) this.changed();
       return out;
     }
-    this.wm.state.lastTouch = null;
     try {
       return runShell(this, command, stdin);
     } finally {

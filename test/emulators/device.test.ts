@@ -104,6 +104,20 @@ describe('screenshots', () => {
     d.close();
   });
 
+  it('leaves no mark of a finished touch: a tap and a long press on nothing clickable change no pixel (issue 21)', () => {
+    const d = device();
+    sh(d, 'am start -n com.android.settings/.Settings');
+    const title = get(d, { text: 'Settings' }).node.bounds;
+    const tree = d.uiTreeSync();
+    const before = d.screenshotSync(1);
+    const [x, y] = [Math.round((title.left + title.right) / 2), Math.round((title.top + title.bottom) / 2)];
+    d.inputSync({ kind: 'tap', x, y });
+    d.inputSync({ kind: 'long_press', x, y, durationMs: 600 });
+    expect(d.uiTreeSync()).toEqual(tree);
+    expect(d.screenshotSync(1).equals(before)).toBe(true);
+    d.close();
+  });
+
   it('follows the dark theme setting', async () => {
     const d = device();
     sh(d, 'am start -n com.android.settings/.Settings');

@@ -345,14 +345,6 @@ export function drawFrame(g: SKRSContext2D, frame: Frame): void {
     g.textBaseline = 'middle';
     g.fillText(frame.toast, frame.widthDp / 2, ty + th / 2, tw - 24);
   }
-  if (frame.lastTouch) {
-    const x = frame.lastTouch.x / frame.scale;
-    const y = frame.lastTouch.y / frame.scale;
-    g.fillStyle = 'rgba(127,127,127,0.28)';
-    g.beginPath();
-    g.arc(x, y, 20, 0, Math.PI * 2);
-    g.fill();
-  }
 }
 
 const MAX_CANVASES = 4;

@@ -33,7 +33,6 @@ export interface Frame {
   dark: boolean;
   toast: string | null;
   foreground: { package: string; activity: string };
-  lastTouch: { x: number; y: number } | null;
 }
 
 export interface SystemHandlers {
@@ -126,6 +125,5 @@ export function composeFrame(wm: WindowManager, geo: ScreenGeometry, h: SystemHa
     dark,
     toast: ui.toast && ui.toast.until > now ? ui.toast.text : null,
     foreground: wm.foreground(),
-    lastTouch: ui.lastTouch ? { x: ui.lastTouch.x, y: ui.lastTouch.y } : null,
   };
 }

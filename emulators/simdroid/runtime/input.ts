@@ -79,7 +79,6 @@ export class InputDispatcher {
 
   tap(xPx: number, yPx: number): void {
     const scale = this.frame().scale;
-    this.wm.state.lastTouch = { x: xPx, y: yPx, at: this.wm.sys.clock.now() };
     const win = this.touchedWindow(xPx / scale, yPx / scale);
     if (win) this.tapIn(win, xPx / scale, yPx / scale);
   }
@@ -125,7 +124,6 @@ export class InputDispatcher {
 
   longPress(xPx: number, yPx: number): void {
     const scale = this.frame().scale;
-    this.wm.state.lastTouch = { x: xPx, y: yPx, at: this.wm.sys.clock.now() };
     const [x, y] = [xPx / scale, yPx / scale];
     const win = this.touchedWindow(x, y);
     if (!win) return;

@@ -33,8 +33,6 @@ export interface UiState {
   permissions: Record<string, Record<string, 'granted' | 'denied'>>;
   /** SharedPreferences per package. */
   prefs: Record<string, Record<string, string>>;
-  /** The last touch, drawn as a press highlight in the next screenshot. */
-  lastTouch: { x: number; y: number; at: number } | null;
   nextId: number;
   /** Crashes of simulated apps (a bug in an app must not take the device down). */
   crashes: Array<{ package: string; message: string; at: number }>;
@@ -62,7 +60,6 @@ export function initialUiState(): UiState {
     launched: {},
     permissions: {},
     prefs: {},
-    lastTouch: null,
     nextId: 2,
     crashes: [],
   };
