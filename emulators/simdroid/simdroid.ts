@@ -1,4 +1,4 @@
-import { BOOT_SNAPSHOT, type Device, type ForegroundApp, type InputEvent, type ScreenInfo, type ScreenshotOptions, type ShellResult, type SnapshotCapable } from '../../core/device/device.js';
+import { BOOT_SNAPSHOT, FileWriteError, type Device, type FileWritable, type ForegroundApp, type InputEvent, type ScreenInfo, type ScreenshotOptions, type ShellResult, type SnapshotCapable } from '../../core/device/device.js';
 import type { UiTree } from '../../core/a11y/ui-tree.js';
 import { serializeUiTree } from '../../core/a11y/ui-tree.js';
 import { createRng, assertSeed } from '../../core/util/rng.js';
@@ -15,6 +15,7 @@ import { DatabaseRegistry, type DbSnapshot } from './system/databases.js';
 import { FileSystem, EXTERNAL_STORAGE, type FsEntry } from './system/fs.js';
 import { SettingsStore, type SettingsData } from './system/settings.js';
 import { PROVIDER_DATABASES } from './system/providers.js';
+import { pushFile, PushRefusedError } from './system/push.js';
 import { runShell, type ShellOutput } from './shell/run.js';
 import { isPngScreencap, mayChangeState } from './shell/effects.js';
 import { ALL_APPS } from './apps/index.js';
@@ -64,7 +65,7 @@ export const DEFAULT_SCREEN: ScreenInfo = { width: 1080, height: 2400, density: 
  * in-process (the fast path) and the snapshot capability; the same state answers shell commands,
  * so checkers written as device queries work here and on a real emulator.
  */
-export class SimDroid implements Device, SnapshotCapable {
+export class SimDroid implements Device, FileWritable, SnapshotCapable {
   readonly serial: string;
   readonly screen: ScreenInfo;
   readonly settings = new SettingsStore();
@@ -313,6 +314,16 @@ export class SimDroid implements Device, SnapshotCapable {
   async shellBytesAsync(command: string, stdin?: Buffer): Promise<ShellOutput> {
     if (!isPngScreencap(command)) return this.shellBytes(command, stdin);
     return { stdout: await this.screenshot({ scale: 1 }), stderr: Buffer.alloc(0), exitCode: 0 };
+  }
+
+  /** `adb push` in-process: the same write the sync service's SEND makes (system/push.ts), at the virtual time. */
+  async writeFile(path: string, data: Buffer): Promise<void> {
+    try {
+      pushFile(this, path, data, this.clock.now());
+    } catch (e) {
+      if (e instanceof PushRefusedError) throw new FileWriteError(this.serial, path, e.reason);
+      throw e;
+    }
   }
 
   async idle(ms: number): Promise<void> {
