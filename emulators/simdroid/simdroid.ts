@@ -14,7 +14,8 @@ import { Clock } from './system/clock.js';
 import { DatabaseRegistry, type DbSnapshot } from './system/databases.js';
 import { FileSystem, EXTERNAL_STORAGE, type FsEntry } from './system/fs.js';
 import { SettingsStore, type SettingsData } from './system/settings.js';
-import { PROVIDER_DATABASES } from './system/providers.js';
+import { CALLLOG_DB, PROVIDER_DATABASES } from './system/providers.js';
+import { Telephony, type GsmCall } from './system/telephony.js';
 import { pushFile, PushRefusedError } from './system/push.js';
 import { runShell, type ShellOutput } from './shell/run.js';
 import { isPngScreencap, mayChangeState } from './shell/effects.js';
@@ -36,6 +37,7 @@ interface DeviceSnapshot {
   fs: Map<string, FsEntry>;
   dbs: Map<string, DbSnapshot>;
   ui: UiState;
+  calls: GsmCall[];
   clock: { now: number; boot: number; zone: string };
 }
 
@@ -72,6 +74,8 @@ export class SimDroid implements Device, FileWritable, SnapshotCapable {
   readonly clock = new Clock();
   readonly fs = new FileSystem(this.clock);
   readonly dbs = new DatabaseRegistry(this.fs, this.clock);
+  /** The modem's voice calls (the console's `gsm` commands). */
+  readonly telephony = new Telephony(this.clock, () => this.dbs.require(CALLLOG_DB));
   readonly wm: WindowManager;
   readonly dispatcher: InputDispatcher;
   private readonly renderer = new FrameRenderer();
@@ -95,13 +99,14 @@ export class SimDroid implements Device, FileWritable, SnapshotCapable {
     }
     const apps = opts.apps ?? ALL_APPS;
     const dbs = this.dbs;
-    const appsInfo = apps.map((a) => ({ package: a.package, label: a.label, icon: a.icon }));
+    const appsInfo = apps.filter((a) => !a.hidden).map((a) => ({ package: a.package, label: a.label, icon: a.icon }));
     this.sys = {
       settings: this.settings,
       fs: this.fs,
       clock: this.clock,
       db: (path) => dbs.require(path),
       installedApps: () => appsInfo,
+      clipboard: { text: () => this.wm.state.clipboard, setText: (text) => { this.wm.state.clipboard = text; } },
     };
     this.wm = new WindowManager(apps, initialUiState(), this.sys, (pkg) => this.appEnv(pkg), (pkg) => this.clearAppData(pkg));
     this.dispatcher = new InputDispatcher(this.wm, () => this.frame());
@@ -339,6 +344,7 @@ export class SimDroid implements Device, FileWritable, SnapshotCapable {
       fs: new Map(this.fs.entries),
       dbs: this.dbs.snapshot(),
       ui: structuredClone(this.wm.state),
+      calls: structuredClone(this.telephony.calls),
       clock: { now: this.clock.nowMs, boot: this.clock.bootMs, zone: this.clock.timeZone },
     });
   }
@@ -350,6 +356,7 @@ export class SimDroid implements Device, FileWritable, SnapshotCapable {
     this.fs.entries = new Map(s.fs);
     this.dbs.restore(s.dbs);
     this.wm.state = structuredClone(s.ui);
+    this.telephony.calls = structuredClone(s.calls);
     this.clock.nowMs = s.clock.now;
     this.clock.bootMs = s.clock.boot;
     this.clock.timeZone = s.clock.zone;

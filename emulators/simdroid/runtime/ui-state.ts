@@ -38,6 +38,8 @@ export interface UiState {
   nextId: number;
   /** Crashes of simulated apps (a bug in an app must not take the device down). */
   crashes: Array<{ package: string; message: string; at: number }>;
+  /** The primary clip's text (ClipboardService); null until something is copied. */
+  clipboard: string | null;
 }
 
 export const LAUNCHER_PACKAGE = 'com.google.android.apps.nexuslauncher';
@@ -65,5 +67,6 @@ export function initialUiState(): UiState {
     lastTouch: null,
     nextId: 2,
     crashes: [],
+    clipboard: null,
   };
 }
