@@ -24,7 +24,7 @@ const app = (name: string, pkg: string, activity: string, aliases: string[] = []
 });
 
 export const APP_CATALOG: readonly CatalogApp[] = [
-  app('Audio Recorder', 'com.dimowner.audiorecorder', 'com.dimowner.audiorecorder.app.main.MainActivity', ['audio recorder', 'recorder', 'voice recorder'], true),
+  app('Audio Recorder', 'com.dimowner.audiorecorder', 'com.dimowner.audiorecorder.app.welcome.WelcomeActivity', ['audio recorder', 'recorder', 'voice recorder'], true),
   app('Broccoli', 'com.flauschcode.broccoli', 'com.flauschcode.broccoli.MainActivity', ['broccoli', 'recipes', 'recipe app', 'broccoli recipes'], true),
   app('Calendar', 'com.simplemobiletools.calendar.pro', 'com.simplemobiletools.calendar.pro.activities.MainActivity', ['calendar', 'simple calendar', 'simple calendar pro'], true),
   app('Clock', 'com.google.android.deskclock', 'com.android.deskclock.DeskClock', ['clock', 'alarm', 'timer', 'stopwatch'], true),

@@ -82,6 +82,26 @@ export function isReconnectable(d: Device): d is Device & Reconnectable {
   return typeof (d as Partial<Reconnectable>).reconnect === 'function';
 }
 
+/**
+ * Writing a whole file onto the device the way `adb push` does (the sync service's SEND), with its
+ * parent folders: for contents too long for one shell command line (adbd refuses those over 64 KiB).
+ */
+export interface FileWritable {
+  writeFile(path: string, data: Buffer): Promise<void>;
+}
+
+export function isFileWritable(d: Device): d is Device & FileWritable {
+  return typeof (d as Partial<FileWritable>).writeFile === 'function';
+}
+
+/** A file the device refused to take, with the device's reason (adbd's words). */
+export class FileWriteError extends Error {
+  override name = 'FileWriteError';
+  constructor(readonly serial: string, readonly path: string, readonly reason: string) {
+    super(`${serial}: cannot write ${path}: ${reason}`);
+  }
+}
+
 export class ShellCommandError extends Error {
   override name = 'ShellCommandError';
   constructor(readonly command: string, readonly result: ShellResult, readonly serial: string) {

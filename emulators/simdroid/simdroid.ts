@@ -1,4 +1,4 @@
-import { BOOT_SNAPSHOT, type Device, type ForegroundApp, type InputEvent, type ScreenInfo, type ScreenshotOptions, type ShellResult, type SnapshotCapable } from '../../core/device/device.js';
+import { BOOT_SNAPSHOT, FileWriteError, type Device, type FileWritable, type ForegroundApp, type InputEvent, type ScreenInfo, type ScreenshotOptions, type ShellResult, type SnapshotCapable } from '../../core/device/device.js';
 import type { UiTree } from '../../core/a11y/ui-tree.js';
 import { serializeUiTree } from '../../core/a11y/ui-tree.js';
 import { createRng, assertSeed } from '../../core/util/rng.js';
@@ -14,7 +14,9 @@ import { Clock } from './system/clock.js';
 import { DatabaseRegistry, type DbSnapshot } from './system/databases.js';
 import { FileSystem, EXTERNAL_STORAGE, type FsEntry } from './system/fs.js';
 import { SettingsStore, type SettingsData } from './system/settings.js';
-import { PROVIDER_DATABASES } from './system/providers.js';
+import { CALLLOG_DB, PROVIDER_DATABASES } from './system/providers.js';
+import { Telephony, type GsmCall } from './system/telephony.js';
+import { pushFile, PushRefusedError } from './system/push.js';
 import { runShell, type ShellOutput } from './shell/run.js';
 import { isPngScreencap, mayChangeState } from './shell/effects.js';
 import { ALL_APPS } from './apps/index.js';
@@ -35,6 +37,7 @@ interface DeviceSnapshot {
   fs: Map<string, FsEntry>;
   dbs: Map<string, DbSnapshot>;
   ui: UiState;
+  calls: GsmCall[];
   clock: { now: number; boot: number; zone: string };
 }
 
@@ -64,13 +67,15 @@ export const DEFAULT_SCREEN: ScreenInfo = { width: 1080, height: 2400, density: 
  * in-process (the fast path) and the snapshot capability; the same state answers shell commands,
  * so checkers written as device queries work here and on a real emulator.
  */
-export class SimDroid implements Device, SnapshotCapable {
+export class SimDroid implements Device, FileWritable, SnapshotCapable {
   readonly serial: string;
   readonly screen: ScreenInfo;
   readonly settings = new SettingsStore();
   readonly clock = new Clock();
   readonly fs = new FileSystem(this.clock);
   readonly dbs = new DatabaseRegistry(this.fs, this.clock);
+  /** The modem's voice calls (the console's `gsm` commands). */
+  readonly telephony = new Telephony(this.clock, () => this.dbs.require(CALLLOG_DB));
   readonly wm: WindowManager;
   readonly dispatcher: InputDispatcher;
   private readonly renderer = new FrameRenderer();
@@ -94,13 +99,14 @@ export class SimDroid implements Device, SnapshotCapable {
     }
     const apps = opts.apps ?? ALL_APPS;
     const dbs = this.dbs;
-    const appsInfo = apps.map((a) => ({ package: a.package, label: a.label, icon: a.icon }));
+    const appsInfo = apps.filter((a) => !a.hidden).map((a) => ({ package: a.package, label: a.label, icon: a.icon }));
     this.sys = {
       settings: this.settings,
       fs: this.fs,
       clock: this.clock,
       db: (path) => dbs.require(path),
       installedApps: () => appsInfo,
+      clipboard: { text: () => this.wm.state.clipboard, setText: (text) => { this.wm.state.clipboard = text; } },
     };
     this.wm = new WindowManager(apps, initialUiState(), this.sys, (pkg) => this.appEnv(pkg), (pkg) => this.clearAppData(pkg));
     this.dispatcher = new InputDispatcher(this.wm, () => this.frame());
@@ -312,6 +318,16 @@ export class SimDroid implements Device, SnapshotCapable {
     return { stdout: await this.screenshot({ scale: 1 }), stderr: Buffer.alloc(0), exitCode: 0 };
   }
 
+  /** `adb push` in-process: the same write the sync service's SEND makes (system/push.ts), at the virtual time. */
+  async writeFile(path: string, data: Buffer): Promise<void> {
+    try {
+      pushFile(this, path, data, this.clock.now());
+    } catch (e) {
+      if (e instanceof PushRefusedError) throw new FileWriteError(this.serial, path, e.reason);
+      throw e;
+    }
+  }
+
   async idle(ms: number): Promise<void> {
     this.clock.advance(ms);
     this.changed();
@@ -325,6 +341,7 @@ export class SimDroid implements Device, SnapshotCapable {
       fs: new Map(this.fs.entries),
       dbs: this.dbs.snapshot(),
       ui: structuredClone(this.wm.state),
+      calls: structuredClone(this.telephony.calls),
       clock: { now: this.clock.nowMs, boot: this.clock.bootMs, zone: this.clock.timeZone },
     });
   }
@@ -336,6 +353,7 @@ export class SimDroid implements Device, SnapshotCapable {
     this.fs.entries = new Map(s.fs);
     this.dbs.restore(s.dbs);
     this.wm.state = structuredClone(s.ui);
+    this.telephony.calls = structuredClone(s.calls);
     this.clock.nowMs = s.clock.now;
     this.clock.bootMs = s.clock.boot;
     this.clock.timeZone = s.clock.zone;

@@ -1,6 +1,6 @@
 import { createCanvas, loadImage } from '@napi-rs/canvas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOOT_SNAPSHOT, isSnapshotCapable, type Device, type SnapshotCapable } from '../../core/device/device.js';
+import { BOOT_SNAPSHOT, isFileWritable, isSnapshotCapable, type Device, type FileWritable, type SnapshotCapable } from '../../core/device/device.js';
 import { observe } from '../../core/device/observation.js';
 import { executeAction } from '../../core/actions/execute.js';
 import { findFirst } from '../../core/a11y/ui-tree.js';
@@ -98,8 +98,21 @@ describe.each(rigs)('Device conformance: %s', (_name, make) => {
     expect(await d.listSnapshots()).not.toContain('conformance');
   });
 
+  it('writes files as adb push does: past the 64 KiB shell line, with parents, refusals in adbd words', async () => {
+    if (!isFileWritable(d)) throw new Error('the device cannot write files');
+    const w: Device & FileWritable = d;
+    const big = Buffer.alloc(200_000, 'abcdefghij');
+    await w.writeFile('/sdcard/conformance/deep/big.txt', big);
+    expect((await d.shell('wc -c < /sdcard/conformance/deep/big.txt')).stdout).toBe('200000\n');
+    expect((await d.shell('cat /sdcard/conformance/deep/big.txt')).stdout === big.toString()).toBe(true);
+    await expect(w.writeFile('/sdcard/conformance/deep', Buffer.from('x'))).rejects.toMatchObject({
+      name: 'FileWriteError', path: '/sdcard/conformance/deep', reason: "couldn't create file: Is a directory",
+    });
+  });
+
   it('runs a task end to end: reset, oracle, checker', async () => {
-    for (const id of ['ContactsAddContact', 'MarkorCreateNote']) {
+    // The Files templates seed files larger than one shell line (written through the sync service).
+    for (const id of ['ContactsAddContact', 'MarkorCreateNote', 'FilesDeleteFile', 'FilesMoveFile', 'FilesRenameFile', 'FilesCreateFolder']) {
       const r = await runEpisode({ device: d, instance: instantiate(getTemplate(id), 3), policy: new OraclePolicy(), screenshots: 'half' });
       expect(r, id).toMatchObject({ success: true, status: 'success' });
     }

@@ -13,7 +13,8 @@ const READ_ONLY = [
   'ls -l /sdcard', 'echo hi', 'echo hi > /dev/null', 'echo hi 2>&1', 'date +%s', 'id', 'whoami', 'true', 'false',
   'find /sdcard -name "*.txt"', 'stat /sdcard', 'grep -c a /sdcard/x.txt', 'head -n 1 /sdcard/x.txt', 'wc -l < /sdcard/x.txt',
   `content query --uri content://contacts/people`, 'cmd uimode night', 'uiautomator frob', 'dumpsys window | grep mCurrentFocus',
-  'getprop sys.boot_completed && wm size', "echo 'unterminated",
+  'getprop sys.boot_completed && wm size', "echo 'unterminated", 'echo $(ls /sdcard); echo $?', 'for f in $(ls /sdcard); do cat /sdcard/$f; done',
+  'x=1; while false; do echo $x; done',
 ];
 
 /** Commands that change the device (or may), each from a state in which it has something to change. */
@@ -24,6 +25,7 @@ const MUTATING = [
   'echo hi > /sdcard/z.txt', 'echo hi >> /sdcard/x.txt', 'uiautomator dump', 'uiautomator dump /sdcard/ui.xml', 'screencap -p /sdcard/s.png',
   `sqlite3 ${CONTACTS_DB} "INSERT INTO contacts(display_name) VALUES ('Zed')"`, `content insert --uri content://contacts/people --bind display_name:s:Ann`,
   'sleep 1', 'monkey -p com.android.settings 1', 'frobnicate', 'ls; rm /sdcard/x.txt', 'dumpsys window | tee /sdcard/w.txt',
+  'echo $(rm /sdcard/x.txt)', 'for f in a; do rm /sdcard/x.txt; done', 'f=/sdcard/x.txt; echo hi > $f', 'while [ ! -f /sdcard/w2.txt ]; do touch /sdcard/w2.txt; done',
 ];
 
 /** Everything a command could change, in comparable form. */

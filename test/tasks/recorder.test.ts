@@ -23,7 +23,7 @@ const check = <P>(t: TaskTemplate<P>, p: P, answer?: string) => t.check(d, p, { 
 const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 const sql = (stmt: string) => sh(d, `sqlite3 ${RECORD_DB} ${q(stmt)}`);
 const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
-const DIR = '/sdcard/Recordings';
+const DIR = '/sdcard/Android/data/com.dimowner.audiorecorder/files/Music/records';
 
 function open(): void {
   sh(d, 'am start -n com.dimowner.audiorecorder/com.dimowner.audiorecorder.app.main.MainActivity');
@@ -54,7 +54,7 @@ describe('AudioRecorderRecordAudio', () => {
     sh(d, `echo audio > ${DIR}/Record-9.m4a`);
     expect(await check(RecordAudio, p)).toBe(false);
     sh(d, `rm ${DIR}/Record-9.m4a`);
-    sql(`INSERT INTO records (name, duration, created, added, path, format, size, sample_rate, channel_count, bitrate) VALUES ('Ghost', 5000, 0, 0, '/storage/emulated/0/Recordings/Ghost.m4a', 'm4a', 10, 44100, 2, 128000)`);
+    sql(`INSERT INTO records (name, duration, created, added, path, format, size, sample_rate, channel_count, bitrate) VALUES ('Ghost', 5000, 0, 0, '/storage/emulated/0/Android/data/com.dimowner.audiorecorder/files/Music/records/Ghost.m4a', 'm4a', 10, 44100, 2, 128000)`);
     expect(await check(RecordAudio, p)).toBe(false);
     sql("DELETE FROM records WHERE name = 'Ghost'");
     await recordInUi(3000);
@@ -132,7 +132,7 @@ describe('AudioRecorderRenameRecording', () => {
   it('needs the row and the file renamed together', async () => {
     const p = await start(RenameRecording);
     const t = p.seeded.find((s) => s.name === p.target)!;
-    const newPath = `/storage/emulated/0/Recordings/${p.newName}.${t.format}`;
+    const newPath = `/storage/emulated/0/Android/data/com.dimowner.audiorecorder/files/Music/records/${p.newName}.${t.format}`;
     sql(`UPDATE records SET name = ${lit(p.newName)}, path = ${lit(newPath)} WHERE name = ${lit(t.name)}`);
     expect(await check(RenameRecording, p)).toBe(false);
     sh(d, `mv ${q(`${DIR}/${t.name}.${t.format}`)} ${q(`${DIR}/${p.newName}.${t.format}`)}`);

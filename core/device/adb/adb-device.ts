@@ -1,7 +1,8 @@
+import { PassThrough } from 'node:stream';
 import type { DeviceClient } from '@devicefarmer/adbkit';
 import {
-  BOOT_SNAPSHOT, type Device, type ForegroundApp, type InputEvent, type Reconnectable, type ScreenInfo, type ScreenshotOptions, type ShellResult,
-  type SnapshotCapable,
+  BOOT_SNAPSHOT, FileWriteError, type Device, type FileWritable, type ForegroundApp, type InputEvent, type Reconnectable, type ScreenInfo,
+  type ScreenshotOptions, type ShellResult, type SnapshotCapable,
 } from '../device.js';
 import { shellCommand, shellQuote } from '../shell-quote.js';
 import type { SettleOptions } from '../stable.js';
@@ -94,7 +95,7 @@ export function extractDump(output: string): string | null {
   return output.slice(start, end + '</hierarchy>'.length);
 }
 
-export class AdbDevice implements Device, SnapshotCapable, Reconnectable {
+export class AdbDevice implements Device, FileWritable, SnapshotCapable, Reconnectable {
   readonly serial: string;
   readonly settle = ADB_SETTLE;
   private readonly server: AdbServer;
@@ -136,6 +137,23 @@ export class AdbDevice implements Device, SnapshotCapable, Reconnectable {
       this.v2 ??= (await this.server.features(this.serial)).has('shell_v2');
       return this.v2 ? shellV2(this.client, this.serial, command) : shellV1(this.client, this.serial, command);
     });
+  }
+
+  /** `adb push` of bytes: a sync SEND, so the size is not bound by the shell's command-line limit. */
+  async writeFile(path: string, data: Buffer): Promise<void> {
+    this.tree = null;
+    try {
+      const transfer = await this.client.push(new PassThrough().end(data), path, 0o660);
+      await new Promise<void>((resolve, reject) => {
+        transfer.on('end', resolve);
+        transfer.on('error', reject);
+      });
+    } catch (e) {
+      // adbkit reports adbd's FAIL as "Failure: '<reason>'"; anything else is the link failing.
+      const refused = /^Failure: '(.*)'$/s.exec((e as Error).message);
+      if (refused) throw new FileWriteError(this.serial, path, refused[1]!);
+      throw new DeviceOfflineError(this.serial, `push ${path}: ${(e as Error).message}`);
+    }
   }
 
   async screenInfo(): Promise<ScreenInfo> {

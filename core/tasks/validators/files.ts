@@ -1,5 +1,5 @@
 import type { Device } from '../../device/device.js';
-import { shellOk } from '../../device/device.js';
+import { isFileWritable, shellOk } from '../../device/device.js';
 import { shellCommand } from '../../device/shell-quote.js';
 
 /** Shared storage as apps see it (/sdcard is an alias of it on every device). */
@@ -22,8 +22,13 @@ export async function fileExists(device: Device, path: string): Promise<boolean>
   return (await device.shell(shellCommand('ls', '-d', path))).exitCode === 0;
 }
 
-/** Writes a text file (creating its directory), the way a task sets up documents. */
+/**
+ * Writes a text file (creating its directory), the way a task sets up documents: pushed through
+ * the sync service where the device can take it (adbd refuses shell command lines over 64 KiB),
+ * else echoed through the shell.
+ */
 export async function writeText(device: Device, path: string, text: string): Promise<void> {
+  if (isFileWritable(device)) return device.writeFile(path, Buffer.from(text, 'utf8'));
   const dir = path.slice(0, path.lastIndexOf('/')) || '/';
   await shellOk(device, `${shellCommand('mkdir', '-p', dir)} && ${shellCommand('echo', '-n', text)} > ${shellCommand(path)}`);
 }

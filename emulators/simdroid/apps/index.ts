@@ -12,9 +12,10 @@ import { calendarApp } from './calendar/index.js';
 import { tasksApp } from './tasks/index.js';
 import { filesApp } from './files/index.js';
 import { recorderApp } from './recorder/index.js';
+import { clipperApp } from './clipper/index.js';
 
 /** Every app SimDroid installs, in one list. */
 export const ALL_APPS: readonly AppDef[] = [
   launcherApp, settingsApp, contactsApp, smsApp, clockApp, markorApp, expenseApp, broccoliApp, calendarApp, tasksApp, filesApp, recorderApp,
-  ...PLACEHOLDER_APPS,
+  ...PLACEHOLDER_APPS, clipperApp,
 ];

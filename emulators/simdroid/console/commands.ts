@@ -1,5 +1,6 @@
 import type { SimDroid } from '../simdroid.js';
 import { avdSnapshot, avdStatus } from './avd.js';
+import { gsm } from './gsm.js';
 import { sms } from './sms.js';
 
 /**
@@ -178,5 +179,5 @@ export function preauthCommands(): readonly ConsoleCommand[] {
 
 /** The full set, once authenticated (or when the token file is empty). */
 export function mainCommands(): readonly ConsoleCommand[] {
-  return [help, helpVerbose, ping, kill, quit, avd([avdStatus, avdName, avdSnapshot]), sms];
+  return [help, helpVerbose, ping, kill, quit, avd([avdStatus, avdName, avdSnapshot]), gsm, sms];
 }

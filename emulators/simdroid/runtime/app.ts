@@ -21,6 +21,16 @@ export interface SystemServices {
   db(path: string): Db;
   /** Installed apps, for the launcher. */
   installedApps(): ReadonlyArray<{ package: string; label: string; icon: AppIcon }>;
+  /** The clipboard's text (ClipboardManager's primary clip, plain text only). */
+  readonly clipboard: { text(): string | null; setText(text: string): void };
+}
+
+/** A manifest <receiver>: the broadcast actions it takes and what it answers (`am broadcast` prints the result). */
+export interface ReceiverDef {
+  readonly name: string;
+  readonly actions: readonly string[];
+  /** setResultCode / setResultData: Activity.RESULT_OK is -1, RESULT_CANCELED 0. */
+  onReceive(intent: { action: string; extras: Record<string, Json> }, sys: SystemServices): { code: number; data: string | null };
 }
 
 /** Launcher-only powers over the task list (the launcher is a system app). */
@@ -155,6 +165,11 @@ export interface AppDef {
   readonly icon: AppIcon;
   readonly launchActivity: string;
   readonly activities: ReadonlyArray<ActivityDef>;
+  /**
+   * Activities that only route: started, they open the mapped activity in their place and finish
+   * (Audio Recorder's WelcomeActivity, its launcher activity, once setup is done).
+   */
+  readonly trampolines?: Readonly<Record<string, string>>;
   readonly databases?: ReadonlyArray<DatabaseDef>;
   /** Writes the app's first-boot content (files, rows) into a fresh device. */
   boot?(env: { app: AppEnv; sys: SystemServices; rng: Rng }): void;
@@ -166,4 +181,8 @@ export interface AppDef {
   readonly system?: boolean;
   /** The implicit intents its activities answer. */
   readonly intentFilters?: ReadonlyArray<IntentFilter>;
+  /** Its broadcast receivers. */
+  readonly receivers?: ReadonlyArray<ReceiverDef>;
+  /** Installed but left out of the launcher and Settings' app list (a helper with no launcher icon). */
+  readonly hidden?: boolean;
 }

@@ -36,6 +36,8 @@ export interface UiState {
   nextId: number;
   /** Crashes of simulated apps (a bug in an app must not take the device down). */
   crashes: Array<{ package: string; message: string; at: number }>;
+  /** The primary clip's text (ClipboardService); null until something is copied. */
+  clipboard: string | null;
 }
 
 export const LAUNCHER_PACKAGE = 'com.google.android.apps.nexuslauncher';
@@ -62,5 +64,6 @@ export function initialUiState(): UiState {
     prefs: {},
     nextId: 2,
     crashes: [],
+    clipboard: null,
   };
 }

@@ -101,7 +101,7 @@ export class WindowManager {
       this.moveToFront(existing);
       return;
     }
-    const task: TaskRecord = { id: this.state.nextId++, package: pkg, stack: [this.newRecord(app.launchActivity, {}, pkg)] };
+    const task: TaskRecord = { id: this.state.nextId++, package: pkg, stack: [this.newRecord(routed(app, app.launchActivity), {}, pkg)] };
     this.state.tasks.push(task);
     this.moveToFront(task);
     if (!this.state.launched[pkg]) {
@@ -114,9 +114,9 @@ export class WindowManager {
   /** `am start -n pkg/activity`: the main activity launches the app; another is pushed on its task. */
   startActivity(pkg: string, activity: string, extras: Record<string, Json> = {}): void {
     const app = this.app(pkg);
-    const full = activity.startsWith('.') ? pkg + activity : activity;
+    const full = routed(app, activity.startsWith('.') ? pkg + activity : activity);
     this.activityDef(full);
-    if (full === app.launchActivity || (pkg === LAUNCHER_PACKAGE && full === LAUNCHER_HOME)) {
+    if (full === routed(app, app.launchActivity) || (pkg === LAUNCHER_PACKAGE && full === LAUNCHER_HOME)) {
       this.launchApp(pkg);
       return;
     }
@@ -298,4 +298,9 @@ export class WindowManager {
     }
     this.hideKeyboard();
   }
+}
+
+/** The activity that actually opens when `activity` is started (a trampoline's target, else itself). */
+function routed(app: AppDef, activity: string): string {
+  return app.trampolines?.[activity] ?? activity;
 }

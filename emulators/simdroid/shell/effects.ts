@@ -1,6 +1,7 @@
 import { normalizePath } from '../system/fs.js';
 import { isTerminal, screencapFile, uiautomatorDumpFile } from './commands/system.js';
 import { allCommands, parseShell, type ShellCommand } from './parse.js';
+import type { Word } from './tokenize.js';
 
 /**
  * Which command lines can change the device. A read-only one (the observation commands adb
@@ -53,10 +54,20 @@ const READ_ONLY = new Map<string, (argv: string[]) => boolean>(Object.entries({
 /** Redirect targets that are not files on the device. */
 const NOT_FILES = new Set(['/dev/null', '/dev/tty', '/dev/stdout']);
 
+/** The command substitutions in a command's own words (not its inner lists'). */
+function substitutions(cmd: ShellCommand): string[] {
+  const words: Word[] = cmd.redirects.flatMap((r) => (r.word ? [r.word] : []));
+  if (cmd.kind === 'simple') words.push(...cmd.words, ...cmd.assignments.map((a) => a.value));
+  if (cmd.kind === 'for') words.push(...cmd.items);
+  return words.flatMap((w) => w.parts.flatMap((p) => (p.kind === 'command' ? [p.src] : [])));
+}
+
 function commandMayChange(cmd: ShellCommand): boolean {
   for (const r of cmd.redirects) {
-    if ((r.op === '>' || r.op === '>>') && !NOT_FILES.has(normalizePath(r.target))) return true;
+    // A target known only when it runs may be any file.
+    if ((r.op === '>' || r.op === '>>') && (r.word?.deferred || !NOT_FILES.has(normalizePath(r.target)))) return true;
   }
+  if (substitutions(cmd).some(mayChangeState)) return true;
   if (cmd.kind !== 'simple') return false; // its inner commands are checked on their own
   const name = cmd.argv[0];
   if (name === undefined) return false;

@@ -2,21 +2,44 @@ import { lex, ShellSyntaxError, type Token, type Word } from './tokenize.js';
 
 /**
  * The grammar of SimDroid's shell, the part of mksh that adb clients use: lists (`;`, newline,
- * `&&`, `||`), pipelines with `!`, `if … then … elif … else … fi`, `{ …; }` and `( … )` groups,
- * and redirections on any command. Syntax errors read as mksh's.
+ * `&&`, `||`), pipelines with `!`, `if … then … elif … else … fi`, `for NAME in WORD…; do …; done`,
+ * `while`/`until … do … done`, `{ …; }` and `( … )` groups, `NAME=value` assignments, and
+ * redirections on any command. Syntax errors read as mksh's.
  */
 export interface Redirect {
   fd: 0 | 1 | 2;
   /** `>&1`: fd 2 joins stdout; `>&2`: fd 1 joins stderr. */
   op: '>' | '>>' | '<' | '>&1' | '>&2';
+  /** The target as written (its source text when it needs expanding). */
   target: string;
+  /** The target word ('' targets for `>&1`/`>&2` have none). */
+  word: Word | null;
 }
 
 export interface SimpleCommand {
   kind: 'simple';
+  /** `NAME=value` words before the command name. */
+  assignments: Array<{ name: string; value: Word }>;
   /** The words as strings, before globbing. */
   argv: string[];
   words: Word[];
+  redirects: Redirect[];
+}
+
+export interface ForCommand {
+  kind: 'for';
+  name: string;
+  items: Word[];
+  body: CommandList;
+  redirects: Redirect[];
+}
+
+export interface LoopCommand {
+  kind: 'loop';
+  /** `while` runs the body while the condition exits 0; `until` while it does not. */
+  until: boolean;
+  cond: CommandList;
+  body: CommandList;
   redirects: Redirect[];
 }
 
@@ -33,7 +56,7 @@ export interface GroupCommand {
   redirects: Redirect[];
 }
 
-export type ShellCommand = SimpleCommand | IfCommand | GroupCommand;
+export type ShellCommand = SimpleCommand | IfCommand | GroupCommand | ForCommand | LoopCommand;
 
 export interface Pipeline {
   negate: boolean;
@@ -46,7 +69,7 @@ export interface CommandList {
 
 export { ShellSyntaxError };
 
-const RESERVED = new Set(['if', 'then', 'elif', 'else', 'fi', '{', '}', '!', 'do', 'done', 'for', 'while', 'until', 'case', 'esac']);
+const RESERVED = new Set(['if', 'then', 'elif', 'else', 'fi', '{', '}', '!', 'do', 'done', 'for', 'in', 'while', 'until', 'case', 'esac']);
 const REDIRECT_OPS = new Set(['>', '>>', '1>', '<', '2>', '2>>', '2>&1', '>&2', '1>&2']);
 
 class Parser {
@@ -144,6 +167,13 @@ class Parser {
       }
       return { kind: 'if', clauses, otherwise, redirects: this.redirects() };
     }
+    if (kw === 'for') return this.forCommand();
+    if (kw === 'while' || kw === 'until') {
+      this.i++;
+      const cond = nonEmpty(this.list(['do']), 'do');
+      const body = this.doGroup(kw);
+      return { kind: 'loop', until: kw === 'until', cond, body, redirects: this.redirects() };
+    }
     if (kw === '{') {
       this.i++;
       const body = nonEmpty(this.list(['}']), '}');
@@ -159,10 +189,16 @@ class Parser {
       return { kind: 'group', body, redirects: this.redirects() };
     }
     if (kw !== null && kw !== '!') throw new ShellSyntaxError(`syntax error: '${kw}' unexpected`);
-    const cmd: SimpleCommand = { kind: 'simple', argv: [], words: [], redirects: [] };
+    const cmd: SimpleCommand = { kind: 'simple', assignments: [], argv: [], words: [], redirects: [] };
     for (;;) {
       const u = this.peek();
       if (!u) break;
+      const assignment = u.kind === 'word' && cmd.words.length === 0 ? asAssignment(u.word) : null;
+      if (assignment) {
+        cmd.assignments.push(assignment);
+        this.i++;
+        continue;
+      }
       if (u.kind === 'word') {
         cmd.argv.push(u.word.value);
         cmd.words.push(u.word);
@@ -172,11 +208,44 @@ class Parser {
       if (!REDIRECT_OPS.has(u.value)) break;
       cmd.redirects.push(...this.redirects());
     }
-    if (cmd.argv.length === 0 && cmd.redirects.length === 0) {
+    if (cmd.argv.length === 0 && cmd.redirects.length === 0 && cmd.assignments.length === 0) {
       const u = this.peek();
       throw new ShellSyntaxError(u ? `syntax error: unexpected '${u.kind === 'op' ? (u.value === '\n' ? 'newline' : u.value) : u.word.value}'` : 'syntax error: unexpected end of file');
     }
     return cmd;
+  }
+
+  /** `for NAME [in WORD…] (;|newline) do LIST done` (without `in`, over no words: adb's shell has no positional parameters). */
+  private forCommand(): ForCommand {
+    this.i++;
+    const n = this.peek();
+    if (n?.kind !== 'word' || n.word.quoted || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(n.word.value)) {
+      throw new ShellSyntaxError(`for: bad identifier`);
+    }
+    this.i++;
+    const items: Word[] = [];
+    this.skipNewlines();
+    if (this.keyword() === 'in') {
+      this.i++;
+      for (let t = this.peek(); t?.kind === 'word'; t = this.peek()) {
+        items.push(t.word);
+        this.i++;
+      }
+    }
+    const sep = this.peek();
+    if (sep?.kind === 'op' && (sep.value === ';' || sep.value === '\n')) this.i++;
+    this.skipNewlines();
+    const body = this.doGroup('for');
+    return { kind: 'for', name: n.word.value, items, body, redirects: this.redirects() };
+  }
+
+  /** `do LIST done`, after a loop's head. */
+  private doGroup(opener: string): CommandList {
+    this.skipNewlines();
+    this.expectKeyword('do', opener);
+    const body = nonEmpty(this.list(['done']), 'done');
+    this.expectKeyword('done', opener);
+    return body;
   }
 
   private redirects(): Redirect[] {
@@ -186,11 +255,11 @@ class Parser {
       if (t?.kind !== 'op' || !REDIRECT_OPS.has(t.value)) return out;
       this.i++;
       if (t.value === '2>&1') {
-        out.push({ fd: 2, op: '>&1', target: '' });
+        out.push({ fd: 2, op: '>&1', target: '', word: null });
         continue;
       }
       if (t.value === '>&2' || t.value === '1>&2') {
-        out.push({ fd: 1, op: '>&2', target: '' });
+        out.push({ fd: 1, op: '>&2', target: '', word: null });
         continue;
       }
       const target = this.peek();
@@ -198,9 +267,19 @@ class Parser {
       this.i++;
       const fd = t.value.startsWith('2') ? 2 : t.value === '<' ? 0 : 1;
       const op = t.value === '<' ? '<' : t.value.endsWith('>>') ? '>>' : '>';
-      out.push({ fd, op, target: target.word.value });
+      out.push({ fd, op, target: target.word.value, word: target.word });
     }
   }
+}
+
+/** `NAME=value` (the name and `=` unquoted): the value's parts after the `=`; null for any other word. */
+function asAssignment(word: Word): { name: string; value: Word } | null {
+  const first = word.parts[0];
+  const m = first?.kind === 'text' && !first.quoted ? /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(first.text) : null;
+  if (!m) return null;
+  const rest = first!.kind === 'text' ? first!.text.slice(m[0].length) : '';
+  const parts = [...(rest ? [{ kind: 'text' as const, text: rest, quoted: false }] : []), ...word.parts.slice(1)];
+  return { name: m[1]!, value: { value: word.value.slice(m[0].length), glob: null, quoted: true, parts, deferred: word.deferred } };
 }
 
 function nonEmpty(list: CommandList, before: string): CommandList {
@@ -236,6 +315,13 @@ export function allCommands(list: CommandList): ShellCommand[] {
         if (c.otherwise) visit(c.otherwise);
         break;
       case 'group':
+        visit(c.body);
+        break;
+      case 'for':
+        visit(c.body);
+        break;
+      case 'loop':
+        visit(c.cond);
         visit(c.body);
         break;
     }

@@ -1,7 +1,7 @@
 import type { SimDroid } from '../simdroid.js';
 import { FsError, normalizePath } from '../system/fs.js';
 import { parseShell, ShellSyntaxError, type CommandList, type Pipeline, type Redirect, type ShellCommand, type SimpleCommand } from './parse.js';
-import { expandWord } from './glob.js';
+import { expandArgs, expandString, type ExpandContext } from './expand.js';
 import { COMMANDS } from './commands/index.js';
 
 export interface ShellOutput {
@@ -27,6 +27,75 @@ interface Result {
   code: number;
 }
 
+/** Loops give up after this many rounds: SimDroid runs a command line to its end in one call, so a loop that never ends would hang the device. */
+export const MAX_LOOP_ROUNDS = 10_000;
+
+class LoopLimitError extends Error {
+  override name = 'LoopLimitError';
+}
+
+/** One shell's state while it runs a line: its variables, `$?`, and the stderr of command substitutions. */
+class Shell implements ExpandContext {
+  readonly vars = new Map<string, string>();
+  status = 0;
+  /** The status of the last command substitution of the command being expanded (null: none ran). */
+  substituted: number | null = null;
+  rounds = 0;
+  /** What command substitutions wrote to stderr (it goes to the shell's stderr). */
+  substitutionErr: Buffer[] = [];
+  constructor(readonly dev: SimDroid) {}
+
+  get fs() {
+    return this.dev.fs;
+  }
+
+  param(name: string): string {
+    switch (name) {
+      case '?':
+        return String(this.status);
+      case '#':
+        return '0';
+      case '0':
+        return SH;
+      default:
+        return this.vars.get(name) ?? '';
+    }
+  }
+
+  substitute(src: string): string {
+    let list;
+    try {
+      list = parseShell(src);
+    } catch (e) {
+      if (!(e instanceof ShellSyntaxError)) throw e;
+      this.substitutionErr.push(Buffer.from(`${SH}: ${e.message}\n`));
+      this.substituted = 1;
+      return '';
+    }
+    // A subshell: its variables stay inside; its status becomes $? of a command with no name.
+    const sub = new Shell(this.dev);
+    for (const [k, v] of this.vars) sub.vars.set(k, v);
+    sub.status = this.status;
+    sub.rounds = this.rounds;
+    const r = runList(list, Buffer.alloc(0), sub);
+    this.rounds = sub.rounds;
+    this.substitutionErr.push(...sub.substitutionErr, r.stderr);
+    this.substituted = r.code;
+    return r.stdout.toString('utf8');
+  }
+
+  /** What substitutions wrote to stderr since the last call. */
+  takeErr(): Buffer {
+    const b = Buffer.concat(this.substitutionErr);
+    this.substitutionErr = [];
+    return b;
+  }
+
+  round(): void {
+    if (++this.rounds > MAX_LOOP_ROUNDS) throw new LoopLimitError(`loop ran over ${MAX_LOOP_ROUNDS} rounds`);
+  }
+}
+
 class Sink {
   parts: Buffer[] = [];
   write(d: string | Buffer) {
@@ -37,13 +106,21 @@ class Sink {
   }
 }
 
-function runSimple(cmd: SimpleCommand, stdin: Buffer, dev: SimDroid): Result {
+function runSimple(cmd: SimpleCommand, stdin: Buffer, sh: Shell): Result {
+  const dev = sh.dev;
   const out = new Sink();
   const err = new Sink();
-  const argv = cmd.words.flatMap((w) => expandWord(w, dev.fs));
+  // An assignment-only command exits with its last command substitution's status, or 0.
+  sh.substituted = null;
+  const argv = cmd.words.flatMap((w) => expandArgs(w, sh));
+  const values = cmd.assignments.map((a) => [a.name, expandString(a.value, sh)] as const);
+  err.write(sh.takeErr());
   const name = argv[0];
-  let code = 0;
-  if (name !== undefined) {
+  let code = sh.substituted ?? 0;
+  if (name === undefined) {
+    for (const [k, v] of values) sh.vars.set(k, v);
+  } else {
+    code = 0;
     const impl = COMMANDS[name.replace(/^\/system\/bin\//, '')];
     if (!impl) {
       err.write(`${SH}: ${name}: inaccessible or not found\n`);
@@ -64,6 +141,11 @@ function runSimple(cmd: SimpleCommand, stdin: Buffer, dev: SimDroid): Result {
     }
   }
   return { stdout: out.take(), stderr: err.take(), code };
+}
+
+/** Redirect targets expanded (`> $f`, `> "$(…)"`). */
+function resolveTargets(redirects: Redirect[], sh: Shell): Redirect[] {
+  return redirects.map((r) => (r.word?.deferred ? { ...r, target: expandString(r.word, sh) } : r));
 }
 
 /** `<` replaces stdin; a missing file fails the command before it runs. */
@@ -115,49 +197,81 @@ function redirectOutput(redirects: Redirect[], r: Result, dev: SimDroid): Result
   return { stdout, stderr, code };
 }
 
-function runCommand(cmd: ShellCommand, stdin: Buffer, dev: SimDroid): Result {
-  const input = inputOf(cmd.redirects, stdin, dev);
+function runCommand(cmd: ShellCommand, stdin: Buffer, sh: Shell): Result {
+  const dev = sh.dev;
+  const redirects = resolveTargets(cmd.redirects, sh);
+  const input = inputOf(redirects, stdin, dev);
   if (!Buffer.isBuffer(input)) return input;
   let r: Result;
   switch (cmd.kind) {
     case 'simple':
-      r = runSimple(cmd, input, dev);
+      r = runSimple(cmd, input, sh);
       break;
     case 'group':
-      r = runList(cmd.body, input, dev);
+      r = runList(cmd.body, input, sh);
       break;
+    case 'for': {
+      // mksh: the status of the body's last run, 0 when the list is empty.
+      const items = cmd.items.flatMap((w) => expandArgs(w, sh));
+      const parts: Result[] = [{ stdout: Buffer.alloc(0), stderr: sh.takeErr(), code: 0 }];
+      let code = 0;
+      for (const item of items) {
+        sh.round();
+        sh.vars.set(cmd.name, item);
+        const b = runList(cmd.body, input, sh);
+        parts.push(b);
+        code = b.code;
+      }
+      r = join(parts, code);
+      break;
+    }
+    case 'loop': {
+      const parts: Result[] = [];
+      let code = 0;
+      for (;;) {
+        sh.round();
+        const c = runList(cmd.cond, input, sh);
+        parts.push(c);
+        if ((c.code === 0) === cmd.until) break;
+        const b = runList(cmd.body, input, sh);
+        parts.push(b);
+        code = b.code;
+      }
+      r = join(parts, code);
+      break;
+    }
     case 'if': {
       // mksh: the status of the branch taken, or 0 when no condition held and there is no else.
       r = { stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), code: 0 };
       const parts: Result[] = [];
       let taken: Result | null = null;
       for (const clause of cmd.clauses) {
-        const c = runList(clause.cond, input, dev);
+        const c = runList(clause.cond, input, sh);
         parts.push(c);
         if (c.code === 0) {
-          taken = runList(clause.body, input, dev);
+          taken = runList(clause.body, input, sh);
           break;
         }
       }
-      if (!taken && cmd.otherwise) taken = runList(cmd.otherwise, input, dev);
+      if (!taken && cmd.otherwise) taken = runList(cmd.otherwise, input, sh);
       if (taken) parts.push(taken);
       r = join(parts, taken ? taken.code : 0);
       break;
     }
   }
-  return redirectOutput(cmd.redirects, r, dev);
+  return redirectOutput(redirects, r, dev);
 }
 
 function join(parts: Result[], code: number): Result {
   return { stdout: Buffer.concat(parts.map((p) => p.stdout)), stderr: Buffer.concat(parts.map((p) => p.stderr)), code };
 }
 
-function runPipeline(p: Pipeline, stdin: Buffer, dev: SimDroid): Result {
+function runPipeline(p: Pipeline, stdin: Buffer, sh: Shell): Result {
   const stderr: Buffer[] = [];
   let pipeIn = stdin;
   let last: Result = { stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), code: 0 };
   for (const c of p.commands) {
-    last = runCommand(c, pipeIn, dev);
+    last = runCommand(c, pipeIn, sh);
     stderr.push(last.stderr);
     pipeIn = last.stdout;
   }
@@ -165,15 +279,16 @@ function runPipeline(p: Pipeline, stdin: Buffer, dev: SimDroid): Result {
   return { stdout: last.stdout, stderr: Buffer.concat(stderr), code };
 }
 
-function runList(list: CommandList, stdin: Buffer, dev: SimDroid): Result {
+function runList(list: CommandList, stdin: Buffer, sh: Shell): Result {
   const parts: Result[] = [];
   let code = 0;
   let skip = false;
   for (const item of list.items) {
     if (!skip) {
-      const r = runPipeline(item.pipeline, stdin, dev);
+      const r = runPipeline(item.pipeline, stdin, sh);
       parts.push(r);
       code = r.code;
+      sh.status = code;
     }
     // `a && b || c`: a skipped command keeps the last status, and the next operator decides again.
     skip = (item.next === '&&' && code !== 0) || (item.next === '||' && code === 0);
@@ -190,6 +305,13 @@ export function runShell(dev: SimDroid, line: string, stdin: Buffer = Buffer.all
     if (e instanceof ShellSyntaxError) return { stdout: Buffer.alloc(0), stderr: Buffer.from(`${SH}: ${e.message}\n`), exitCode: 1 };
     throw e;
   }
-  const r = runList(list, stdin, dev);
-  return { stdout: r.stdout, stderr: r.stderr, exitCode: r.code };
+  const sh = new Shell(dev);
+  try {
+    const r = runList(list, stdin, sh);
+    return { stdout: r.stdout, stderr: r.stderr, exitCode: r.code };
+  } catch (e) {
+    if (!(e instanceof LoopLimitError)) throw e;
+    // What ran before the limit is not returned: the line is cut off as a killed shell's would be.
+    return { stdout: Buffer.alloc(0), stderr: Buffer.from(`${SH}: ${e.message}\n`), exitCode: 1 };
+  }
 }

@@ -1,6 +1,7 @@
 /**
  * The lexer of SimDroid's shell (mksh, as /system/bin/sh on Android 13): quoting ('…', "…", \x),
- * `$VAR` expansion, operators (`;` `&` `&&` `||` `|` `(` `)`, newlines) and redirections (`>` `>>`
+ * `$VAR` expansion (the system's fixed environment here; shell variables, `$?` and `$(…)` / `…`
+ * command substitutions are kept as parts and expanded when the command runs), operators (`;` `&` `&&` `||` `|` `(` `)`, newlines) and redirections (`>` `>>`
  * `<` `2>` `2>>` `2>&1` `>&2`). Words remember which of their glob characters were unquoted, so
  * `rm -r dir/*` globs and `echo '*'` does not. The grammar on top of it is in parse.ts.
  */
@@ -8,13 +9,23 @@ export class ShellSyntaxError extends Error {
   override name = 'ShellSyntaxError';
 }
 
+/** A piece of a word: text (quoted or not), a parameter (`$name`, `$?`), or a command substitution. */
+export type WordPart =
+  | { kind: 'text'; text: string; quoted: boolean }
+  | { kind: 'param'; name: string; quoted: boolean }
+  | { kind: 'command'; src: string; quoted: boolean };
+
 export interface Word {
-  /** The word after quote removal and `$VAR` expansion. */
+  /** The word after quote removal and static `$VAR` expansion (its source text where `deferred`). */
   value: string;
   /** A glob pattern (quoted metacharacters escaped with `\`) when the word has an unquoted `*`, `?` or `[`; else null. */
   glob: string | null;
   /** Whether any part was quoted (a quoted word is never a reserved word such as `if`). */
   quoted: boolean;
+  /** The word's parts, in order; expanded when the command runs. */
+  parts: WordPart[];
+  /** Whether it holds a parameter or command substitution, known only when it runs (shell/expand.ts). */
+  deferred: boolean;
 }
 
 export type Token = { kind: 'word'; word: Word } | { kind: 'op'; value: string };
@@ -33,6 +44,45 @@ const OPERATORS = ['2>&1', '1>&2', '2>>', '>&2', '&&', '||', '>>', '2>', '1>', '
 const GLOB_CHARS = '*?[';
 const ESCAPE_IN_GLOB = '*?[]\\';
 
+/** The end (index after the closing `)`) of a `$(…)` whose body starts at `i`, skipping quotes and nested parentheses. */
+function commandEnd(src: string, i: number): number {
+  let depth = 1;
+  while (i < src.length) {
+    const c = src[i]!;
+    if (c === '\\') i += 2;
+    else if (c === "'") {
+      const end = src.indexOf("'", i + 1);
+      if (end < 0) break;
+      i = end + 1;
+    } else if (c === '"') {
+      i++;
+      while (i < src.length && src[i] !== '"') i += src[i] === '\\' ? 2 : 1;
+      i++;
+    } else {
+      if (c === '(') depth++;
+      else if (c === ')' && --depth === 0) return i + 1;
+      i++;
+    }
+  }
+  throw new ShellSyntaxError("syntax error: unexpected end of file (expecting ')')");
+}
+
+/** The source inside `…` starting at `i` (after the opening backquote), with its \` \\ \$ escapes removed, and the index after the closing one. */
+function backquoted(src: string, i: number): { body: string; end: number } {
+  let body = '';
+  while (i < src.length && src[i] !== '`') {
+    if (src[i] === '\\' && i + 1 < src.length && '`\\$'.includes(src[i + 1]!)) {
+      body += src[i + 1];
+      i += 2;
+    } else body += src[i++];
+  }
+  if (i >= src.length) throw new ShellSyntaxError('syntax error: unexpected end of file (expecting \'`\')');
+  return { body, end: i + 1 };
+}
+
+/** Single-character special parameters: `$?`, `$#`, `$0`…`$9`, `$@`, `$*`. */
+const SPECIAL = /[?#@*0-9]/;
+
 export function lex(src: string): Token[] {
   const tokens: Token[] = [];
   let i = 0;
@@ -41,28 +91,63 @@ export function lex(src: string): Token[] {
   let hasGlob = false;
   let quoted = false;
   let inWord = false;
-  const addQuoted = (s: string) => {
-    value += s;
-    for (const ch of s) glob += ESCAPE_IN_GLOB.includes(ch) ? `\\${ch}` : ch;
-    quoted = true;
+  let parts: WordPart[] = [];
+  let deferred = false;
+  let start = 0;
+  const text = (t: string, isQuoted: boolean) => {
+    const last = parts[parts.length - 1];
+    if (last?.kind === 'text' && last.quoted === isQuoted) last.text += t;
+    else parts.push({ kind: 'text', text: t, quoted: isQuoted });
+  };
+  const begin = () => {
+    if (!inWord) start = i;
     inWord = true;
   };
+  const addQuoted = (s: string) => {
+    begin();
+    value += s;
+    for (const ch of s) glob += ESCAPE_IN_GLOB.includes(ch) ? `\\${ch}` : ch;
+    text(s, true);
+    quoted = true;
+  };
   const addPlain = (ch: string) => {
+    begin();
     value += ch;
     if (GLOB_CHARS.includes(ch)) hasGlob = true;
     glob += ch === '\\' ? '\\\\' : ch;
-    inWord = true;
+    text(ch, false);
+  };
+  const addPart = (part: WordPart) => {
+    begin();
+    parts.push(part);
+    deferred = true;
+    if (part.quoted) quoted = true;
   };
   const flush = () => {
-    if (inWord) tokens.push({ kind: 'word', word: { value, glob: hasGlob ? glob : null, quoted } });
+    if (inWord) {
+      tokens.push({ kind: 'word', word: deferred
+        ? { value: src.slice(start, i).trim(), glob: null, quoted, parts, deferred }
+        : { value, glob: hasGlob ? glob : null, quoted, parts, deferred } });
+    }
     value = '';
     glob = '';
     hasGlob = false;
     quoted = false;
     inWord = false;
+    parts = [];
+    deferred = false;
   };
-  const expandVar = (): string => {
-    // At "$": read a name, or {name}.
+  /** At "$": a parameter, a command substitution, or a lone "$". */
+  const dollar = (inQuotes: boolean) => {
+    if (src[i + 1] === '(') {
+      if (src[i + 2] === '(') throw new ShellSyntaxError('$((…)): arithmetic expansion is not supported');
+      begin();
+      const end = commandEnd(src, i + 2);
+      addPart({ kind: 'command', src: src.slice(i + 2, end - 1), quoted: inQuotes });
+      i = end;
+      return;
+    }
+    begin();
     i++;
     let name = '';
     if (src[i] === '{') {
@@ -70,11 +155,26 @@ export function lex(src: string): Token[] {
       if (end < 0) throw new ShellSyntaxError('bad substitution');
       name = src.slice(i + 1, end);
       i = end + 1;
+    } else if (i < src.length && SPECIAL.test(src[i]!)) {
+      name = src[i++]!;
     } else {
-      while (i < src.length && /[A-Za-z0-9_?]/.test(src[i]!)) name += src[i++];
+      while (i < src.length && /[A-Za-z0-9_]/.test(src[i]!)) name += src[i++];
     }
-    if (name === '') return '$';
-    return ENV[name] ?? '';
+    if (name === '') {
+      if (inQuotes) addQuoted('$');
+      else addPlain('$');
+      return;
+    }
+    // The system's environment is fixed: it expands now; shell variables and specials when run.
+    const fixed = ENV[name];
+    if (fixed !== undefined) addQuoted(fixed);
+    else addPart({ kind: 'param', name, quoted: inQuotes });
+  };
+  const backquote = (inQuotes: boolean) => {
+    begin();
+    const { body, end } = backquoted(src, i + 1);
+    addPart({ kind: 'command', src: body, quoted: inQuotes });
+    i = end;
   };
   while (i < src.length) {
     const c = src[i]!;
@@ -91,13 +191,20 @@ export function lex(src: string): Token[] {
     if (c === "'") {
       const end = src.indexOf("'", i + 1);
       if (end < 0) throw new ShellSyntaxError('unterminated quoted string');
+      begin();
       addQuoted(src.slice(i + 1, end));
       i = end + 1;
       continue;
     }
     if (c === '"') {
-      let out = '';
+      begin();
+      quoted = true;
       i++;
+      let out = '';
+      const emit = () => {
+        if (out) addQuoted(out);
+        out = '';
+      };
       for (;;) {
         if (i >= src.length) throw new ShellSyntaxError('unterminated quoted string');
         const d = src[i]!;
@@ -111,13 +218,19 @@ export function lex(src: string): Token[] {
           continue;
         }
         if (d === '$') {
-          out += expandVar();
+          emit();
+          dollar(true);
+          continue;
+        }
+        if (d === '`') {
+          emit();
+          backquote(true);
           continue;
         }
         out += d;
         i++;
       }
-      addQuoted(out);
+      emit();
       continue;
     }
     if (c === '\\') {
@@ -126,7 +239,11 @@ export function lex(src: string): Token[] {
       continue;
     }
     if (c === '$') {
-      addQuoted(expandVar());
+      dollar(false);
+      continue;
+    }
+    if (c === '`') {
+      backquote(false);
       continue;
     }
     // `2>` and `1>` are redirections only at the start of a word (`a2>x` is the word `a2`, then `>`).

@@ -178,7 +178,9 @@ describe('Clock: stopwatch', () => {
     await d.idle(4_000);
     tap(d, { text: 'Lap' }); // at 5 s: the Start tap took a second too
     await d.idle(2_500);
-    tap(d, { text: 'Lap' });
+    // AndroidWorld's "stopwatch running" check: content descriptions Pause and Lap on screen.
+    expect(get(d, { contentDesc: 'Pause' })).toBeDefined();
+    tap(d, { contentDesc: 'Lap' });
     expect(q(d, 'SELECT lap_number, lap_time_ms, total_time_ms FROM laps ORDER BY lap_number')).toBe('1|5000|5000\n2|3500|8500');
     expect(texts(d)).toEqual(expect.arrayContaining(['# 2', '00:03.50', '00:08.50']));
     expect(get(d, { resourceId: 'lap_number' }).node.text).toBe('# 2');

@@ -13,9 +13,9 @@ afterAll(() => d.close());
 const PKG = 'com.dimowner.audiorecorder';
 const DB = `/data/data/${PKG}/databases/record.db`;
 const PREFS = `/data/data/${PKG}/shared_prefs/com.dimowner.audiorecorder.data.PrefsImpl.xml`;
-const DIR = '/sdcard/Recordings';
+const DIR = '/sdcard/Android/data/com.dimowner.audiorecorder/files/Music/records';
 /** Where the app says it keeps them (the path stored in the database). */
-const FULL = '/storage/emulated/0/Recordings';
+const FULL = '/storage/emulated/0/Android/data/com.dimowner.audiorecorder/files/Music/records';
 
 const sql = (q: string) => sh(d, `sqlite3 ${DB} "${q}"`).trim();
 const ls = () => sh(d, `ls -1 ${DIR}`).split('\n').filter(Boolean).sort();
@@ -23,8 +23,9 @@ const back = () => d.inputSync({ kind: 'key', key: 'BACK' });
 const text = (id: string) => get(d, { resourceId: id }).node.text;
 const prefs = () => sh(d, `cat ${PREFS}`);
 
+/** As AndroidWorld opens it: the APK's launcher activity, which forwards to MainActivity. */
 function open(): void {
-  sh(d, `am start -n ${PKG}/${PKG}.app.main.MainActivity`);
+  sh(d, `am start -n ${PKG}/${PKG}.app.welcome.WelcomeActivity`);
 }
 
 /** Record for `ms` of idle time (plus the second the Record tap takes), then stop. */
@@ -40,6 +41,11 @@ beforeEach(() => {
 });
 
 describe('Audio Recorder recording', () => {
+  it('opens MainActivity from the launcher WelcomeActivity, one activity deep', () => {
+    expect(d.wm.foreground().activity).toBe(`${PKG}.app.main.MainActivity`);
+    expect(d.wm.frontTask().stack.map((r) => r.activity)).toEqual([`${PKG}.app.main.MainActivity`]);
+  });
+
   it('starts with an empty main screen', () => {
     expect(text('txt_progress')).toBe('00:00');
     expect(find(d, { contentDesc: 'Record' })).toBeDefined();

@@ -42,7 +42,7 @@ export async function clearRecipes(device: Device): Promise<void> {
 export function recipeInsert(r: RecipeDraft): string {
   return sqlInsert('recipes', {
     title: r.title, imageName: '', description: r.description, servings: r.servings, preparationTime: r.preparationTime,
-    source: r.source, ingredients: r.ingredients, directions: r.directions, nutritionalValues: '', notes: '', favorite: r.favorite ? 1 : 0,
+    source: r.source, ingredients: r.ingredients, directions: r.directions, favorite: r.favorite ? 1 : 0,
   });
 }
 

@@ -12,7 +12,7 @@ import { inActivity } from '../../validators/ui.js';
 
 /**
  * Audio Recorder's state as checkers see it on a device: rows of `records` in record.db (through
- * sqlite3), the audio files in /sdcard/Recordings (through ls), and the app's SharedPreferences XML
+ * sqlite3), the audio files in the app's Android/data/…/files/Music/records folder (through ls), and the app's SharedPreferences XML
  * (through cat). Seeding writes all three through the shell.
  */
 export const RECORDER_PKG = 'com.dimowner.audiorecorder';
@@ -20,7 +20,7 @@ export const RECORDER_MAIN = 'com.dimowner.audiorecorder.app.main.MainActivity';
 export const RECORDS_ACTIVITY = 'com.dimowner.audiorecorder.app.records.RecordsActivity';
 export const SETTINGS_ACTIVITY = 'com.dimowner.audiorecorder.app.settings.SettingsActivity';
 export const RECORD_DB = `/data/data/${RECORDER_PKG}/databases/record.db`;
-export const RECORDS_DIR = `${SDCARD}/Recordings`;
+export const RECORDS_DIR = `${SDCARD}/Android/data/${RECORDER_PKG}/files/Music/records`;
 export const PREFS_FILE = `/data/data/${RECORDER_PKG}/shared_prefs/com.dimowner.audiorecorder.data.PrefsImpl.xml`;
 
 export const FORMATS = ['m4a', 'wav', '3gp'] as const;
@@ -95,7 +95,7 @@ export async function readRecords(device: Device): Promise<RecordRow[]> {
   }));
 }
 
-/** Files in the Recordings folder (empty when it is missing). */
+/** Files in the records folder (empty when it is missing). */
 export async function recordingFiles(device: Device): Promise<string[]> {
   return (await listDir(device, RECORDS_DIR)) ?? [];
 }

@@ -1,5 +1,5 @@
-import { isSqliteFile } from '../../system/databases.js';
-import { basename, dirname, FsError, normalizePath } from '../../system/fs.js';
+import { normalizePath } from '../../system/fs.js';
+import { pushFile, pushRefusal, PushRefusedError } from '../../system/push.js';
 import type { Service, ServiceContext, ServiceFactory, ServiceStream } from '../service.js';
 import {
   S_IFLNK, S_IFMT, SYNC_DATA_MAX, SYNC_MAX_PATH, SyncId, dirEntry, failure, fileInfo, header, listing, parseMode, statV1, statV2,
@@ -107,15 +107,8 @@ class SyncSession implements Service {
 
   /** Why a file cannot be created at `path`, in adbd's words; null when it can. */
   private refusal(path: string, mode: number): string | null {
-    const fs = this.ctx.device.fs;
     if ((mode & S_IFMT) === S_IFLNK) return "couldn't create symlink: Operation not supported";
-    const e = fs.stat(path);
-    if (e?.type === 'dir' || basename(path) === '') return "couldn't create file: Is a directory";
-    for (let d = dirname(path); d !== '/'; d = dirname(d)) {
-      const parent = fs.stat(d);
-      if (parent && parent.type !== 'dir') return 'secure_mkdirs failed: Not a directory';
-    }
-    return null;
+    return pushRefusal(this.ctx.device, path);
   }
 
   /** One DATA or DONE of a SEND. Returns false when more bytes are needed. */
@@ -149,35 +142,13 @@ class SyncSession implements Service {
       this.fail(up.refusal);
       return false;
     }
-    const bytes = Buffer.concat(up.chunks, up.size);
-    const dev = this.ctx.device;
-    const live = dev.fs.stat(up.path)?.type === 'sqlite';
     try {
-      if (isSqliteFile(bytes)) {
-        // A database pushed into place becomes the app's data as on a device once the app is
-        // force-stopped and restarted: its owner is stopped, the registry opens the new file.
-        const owner = /^\/data\/data\/([^/]+)\//.exec(up.path)?.[1];
-        if (owner && dev.wm.apps.has(owner)) dev.wm.forceStop(owner);
-        dev.fs.mkdirp(dirname(up.path));
-        try {
-          dev.dbs.load(up.path, bytes);
-        } catch (e) {
-          this.fail(`couldn't create file: ${(e as Error).message}`);
-          return false;
-        }
-      } else if (live) {
-        // Anything else over a live database would corrupt it under its open connection.
-        this.fail("couldn't create file: Text file busy");
-        return false;
-      } else {
-        dev.fs.writeFile(up.path, bytes, { mtime: len * 1000, parents: true });
-      }
+      pushFile(this.ctx.device, up.path, Buffer.concat(up.chunks, up.size), len * 1000);
     } catch (e) {
-      if (!(e instanceof FsError)) throw e;
-      this.fail(`couldn't create file: ${e.message.split(': ').pop()}`);
+      if (!(e instanceof PushRefusedError)) throw e;
+      this.fail(e.reason);
       return false;
     }
-    this.ctx.device.changed();
     this.stream.write(header(SyncId.OKAY, 0));
     return true;
   }

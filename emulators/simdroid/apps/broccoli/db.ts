@@ -3,16 +3,17 @@ import type { Db } from '../../system/databases.js';
 import { randomRecipes } from '../../../../core/seed-data/recipes.js';
 
 /**
- * Broccoli's Room database (BroccoliDatabase v3) at its real path: `recipes` (text columns, one
- * ingredient a line, `favorite` 0/1), `categories` and the `recipes_with_categories` join table.
+ * Broccoli's Room database at its real path, as version 1 of BroccoliDatabase (the APK AndroidWorld
+ * installs) creates it: `recipes` with its 10 columns in Room's order (text columns, one ingredient a
+ * line, `favorite` 0/1; AndroidWorld reads rows into its 10-field Recipe by name, so a column more
+ * breaks it), `categories` and the `recipes_with_categories` join table.
  * The app's FTS4 search table is left out; search runs a LIKE over the same columns.
  */
 export const BROCCOLI_DB = '/data/data/com.flauschcode.broccoli/databases/broccoli';
 
 export const BROCCOLI_SCHEMA = `
 CREATE TABLE recipes (recipeId INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL, title TEXT, imageName TEXT, description TEXT,
-  servings TEXT, preparationTime TEXT, source TEXT, ingredients TEXT, directions TEXT, nutritionalValues TEXT, notes TEXT,
-  favorite INTEGER NOT NULL);
+  servings TEXT, preparationTime TEXT, source TEXT, ingredients TEXT, directions TEXT, favorite INTEGER NOT NULL);
 CREATE TABLE categories (categoryId INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL, name TEXT);
 CREATE TABLE recipes_with_categories (recipeId INTEGER NOT NULL, categoryId INTEGER NOT NULL, PRIMARY KEY(recipeId, categoryId),
   FOREIGN KEY(recipeId) REFERENCES recipes(recipeId) ON UPDATE NO ACTION ON DELETE CASCADE,
@@ -33,8 +34,6 @@ export interface Recipe {
   source: string | null;
   ingredients: string | null;
   directions: string | null;
-  nutritionalValues: string | null;
-  notes: string | null;
   favorite: number;
 }
 
@@ -74,15 +73,14 @@ export type RecipeInput = Omit<Recipe, 'recipeId'>;
 
 export function insertRecipe(db: Db, r: RecipeInput): number {
   const res = db.prepare(`INSERT INTO recipes (title, imageName, description, servings, preparationTime, source, ingredients, directions,
-    nutritionalValues, notes, favorite) VALUES (@title, @imageName, @description, @servings, @preparationTime, @source, @ingredients,
-    @directions, @nutritionalValues, @notes, @favorite)`).run(r);
+    favorite) VALUES (@title, @imageName, @description, @servings, @preparationTime, @source, @ingredients, @directions, @favorite)`).run(r);
   return Number(res.lastInsertRowid);
 }
 
 export function updateRecipe(db: Db, id: number, r: RecipeInput): void {
   db.prepare(`UPDATE recipes SET title = @title, imageName = @imageName, description = @description, servings = @servings,
     preparationTime = @preparationTime, source = @source, ingredients = @ingredients, directions = @directions,
-    nutritionalValues = @nutritionalValues, notes = @notes, favorite = @favorite WHERE recipeId = @id`).run({ ...r, id });
+    favorite = @favorite WHERE recipeId = @id`).run({ ...r, id });
 }
 
 export function deleteRecipe(db: Db, id: number): void {
@@ -150,7 +148,7 @@ export function bootRecipes(db: Db, rng: Rng): void {
   for (const r of randomRecipes(rng, 6)) {
     const id = insertRecipe(db, {
       title: r.title, imageName: '', description: r.description, servings: r.servings, preparationTime: r.preparationTime,
-      source: r.source, ingredients: r.ingredients, directions: r.directions, nutritionalValues: '', notes: '', favorite: rng.chance(0.3) ? 1 : 0,
+      source: r.source, ingredients: r.ingredients, directions: r.directions, favorite: rng.chance(0.3) ? 1 : 0,
     });
     setRecipeCategories(db, id, [rng.pick(cats).id]);
   }

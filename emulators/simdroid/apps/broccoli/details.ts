@@ -51,7 +51,6 @@ function content(ctx: Ctx, r: Recipe): ViewSpec[] {
     text(String(i + 1), { id: 'direction_position', size: 16, bold: true, pad: 0, w: 28, fg: 'primary' }),
     text(l, { id: 'direction_text', size: 16, pad: 0 }),
   ], { pad: [6, 24, 6, 24], gap: 8 }));
-  const extra = (title: string, value: string | null, id: string) => (value ? section(title, [text(value, { id, size: 16, pad: [0, 24, 0, 24] })], `${id}_section`) : []);
   return [
     stack([strip({ cls: W.ImageView, id: 'backdrop', desc: 'Recipe photo', h: 160, style: { icon: 'restaurant', iconColor: '#558B2F', iconSize: 56 } })], { h: 160, style: { bg: '#DCEDC8' } }),
     text(r.title ?? '', { id: 'details_title', size: 26, bold: true, pad: [16, 24, 8, 24] }),
@@ -60,8 +59,6 @@ function content(ctx: Ctx, r: Recipe): ViewSpec[] {
     ...(r.source ? [iconLine('globe', 'Source', r.source, 'details_source')] : []),
     ...section('Ingredients', ingredients, 'details_ingredients'),
     ...section('Directions', directions, 'details_directions'),
-    ...extra('Nutrition', r.nutritionalValues, 'details_nutritional_values'),
-    ...extra('Notes', r.notes, 'details_notes'),
     { cls: W.View, h: 32 },
   ];
 }

@@ -8,7 +8,7 @@ import { alertMessage, EDITOR } from './state.js';
 /**
  * CreateAndEditRecipeActivity: Title (required: "Please add a title."), Categories (a
  * multi-choice dialog), Description, Source, Servings, Time, Ingredients and Directions (one a
- * line), Nutrition and Notes; Save in the toolbar. Leaving with changes asks "Discard changes?".
+ * line); Save in the toolbar. Leaving with changes asks "Discard changes?".
  */
 const FIELDS = [
   { key: 'title', hint: 'Title', id: 'new_title' },
@@ -18,8 +18,6 @@ const FIELDS = [
   { key: 'preparationTime', hint: 'Time', id: 'new_preparation_time' },
   { key: 'ingredients', hint: 'Ingredients', id: 'new_ingredients', multiline: true },
   { key: 'directions', hint: 'Directions', id: 'new_directions', multiline: true },
-  { key: 'nutritionalValues', hint: 'Nutrition', id: 'new_nutritional_values', multiline: true },
-  { key: 'notes', hint: 'Notes', id: 'new_notes', multiline: true },
 ] as const;
 type Key = (typeof FIELDS)[number]['key'];
 
@@ -61,7 +59,6 @@ function save(ctx: Ctx): void {
     title, imageName: ctx.s.imageName, favorite: ctx.s.favorite,
     description: value(ctx, 'description').trim(), source: value(ctx, 'source').trim(), servings: value(ctx, 'servings').trim(),
     preparationTime: value(ctx, 'preparationTime').trim(), ingredients: value(ctx, 'ingredients').trim(), directions: value(ctx, 'directions').trim(),
-    nutritionalValues: value(ctx, 'nutritionalValues').trim(), notes: value(ctx, 'notes').trim(),
   };
   const db = ctx.app.db;
   const id = ctx.s.id ?? insertRecipe(db, row);

@@ -69,8 +69,9 @@ export function fabBar(o: { left?: ViewSpec; fab?: ViewSpec; right?: ViewSpec })
   return row([side(o.left), o.fab ?? { cls: W.View, w: 72 }, side(o.right)], { h: 96, pad: [12, 8, 12, 8] });
 }
 
-export function sideButton(label: string, onClick: Handler, id: string): ViewSpec {
-  return button(label, onClick, { variant: 'tonal', id, w: 'wrap' });
+/** `desc`: the content description DeskClock sets beside the text (the stopwatch's Reset and Lap; AndroidWorld looks for "Lap"). */
+export function sideButton(label: string, onClick: Handler, id: string, desc?: string): ViewSpec {
+  return button(label, onClick, { variant: 'tonal', id, w: 'wrap', ...(desc !== undefined ? { desc } : {}) });
 }
 
 /** DeskClock's label dialog (LabelDialogFragment): one text field, Cancel and OK. */

@@ -38,11 +38,11 @@ export function stopwatchBody(ctx: Ctx): ViewSpec[] {
   return [
     column(body, { h: 'fill' }),
     fabBar({
-      ...(sw.state !== 'reset' ? { left: sideButton('Reset', () => resetStopwatch(db), 'reset') } : {}),
+      ...(sw.state !== 'reset' ? { left: sideButton('Reset', () => resetStopwatch(db), 'reset', 'Reset') } : {}),
       fab: running
         ? fabButton('pause', 'Pause', () => pauseStopwatch(db, ctx.sys.clock.now()))
         : fabButton('play', 'Start', () => startStopwatch(db, ctx.sys.clock.now())),
-      ...(running && laps.length < MAX_LAPS ? { right: sideButton('Lap', () => addLap(db, ctx.sys.clock.now()), 'lap') } : {}),
+      ...(running && laps.length < MAX_LAPS ? { right: sideButton('Lap', () => addLap(db, ctx.sys.clock.now()), 'lap', 'Lap') } : {}),
     }),
   ];
 }

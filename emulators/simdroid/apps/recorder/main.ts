@@ -14,6 +14,8 @@ import {
  * recording in progress is plain data in this activity's state (the app's recording service).
  */
 export const MAIN_ACTIVITY = 'com.dimowner.audiorecorder.app.main.MainActivity';
+/** The APK's launcher activity (AndroidWorld starts it by name). */
+export const WELCOME_ACTIVITY = 'com.dimowner.audiorecorder.app.welcome.WelcomeActivity';
 export const RECORDS_ACTIVITY = 'com.dimowner.audiorecorder.app.records.RecordsActivity';
 export const SETTINGS_ACTIVITY = 'com.dimowner.audiorecorder.app.settings.SettingsActivity';
 

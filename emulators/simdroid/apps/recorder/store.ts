@@ -5,11 +5,12 @@ import { formatOf, readPrefs, writePrefs, RECORDER_PKG, type Format, type Prefs 
 
 /**
  * Audio Recorder's records: a row per recording in record.db (table `records`) and the audio file
- * under /storage/emulated/0/Recordings. Saving, renaming and deleting keep both in step, as the
+ * in the app's own external files folder, Android/data/com.dimowner.audiorecorder/files/Music/records
+ * (where the APK AndroidWorld installs keeps them; AndroidWorld's checkers list that folder). Saving, renaming and deleting keep both in step, as the
  * app's LocalRepository and FileRepository do together.
  */
 export const RECORD_DB = `/data/data/${RECORDER_PKG}/databases/record.db`;
-export const RECORDS_DIR = `${EXTERNAL_STORAGE}/Recordings`;
+export const RECORDS_DIR = `${EXTERNAL_STORAGE}/Android/data/${RECORDER_PKG}/files/Music/records`;
 
 export const RECORD_SCHEMA = `
 CREATE TABLE records (

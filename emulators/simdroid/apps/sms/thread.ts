@@ -119,7 +119,7 @@ function menuOf(ctx: Ctx): MenuView | undefined {
   const close = () => { ctx.s.selected = null; };
   return {
     items: [
-      { label: 'Copy to clipboard', onClick: () => { close(); ctx.nav.toast('Copied to clipboard'); } },
+      { label: 'Copy to clipboard', onClick: () => { close(); ctx.sys.clipboard.setText(m.body); ctx.nav.toast('Copied to clipboard'); } },
       { label: 'Forward', onClick: () => { close(); ctx.nav.start(NEW_CONVERSATION, { text: m.body }); } },
       { label: 'Delete', onClick: () => { ctx.s.dialog = 'delete_message'; } },
     ],

@@ -1,7 +1,8 @@
 import type { Db } from '../../system/databases.js';
 
 /**
- * Tasks.org's Room database (`com.todoroo.astrid.dao.Database`, schema 88): the `tasks` table and
+ * Tasks.org's Room database (`com.todoroo.astrid.dao.Database`, schema 88): the `tasks` table (with `order` between
+ * `parent` and `read_only`, as AndroidWorld's Task row reads and writes it) and
  * the tag tables, with the real column names and NOT NULL constraints, so `sqlite3` checkers read
  * the same columns as on an emulator. Times are epoch milliseconds; 0 means "none".
  *
@@ -17,7 +18,7 @@ CREATE TABLE tasks (
   deleted INTEGER NOT NULL, notes TEXT, estimatedSeconds INTEGER NOT NULL, elapsedSeconds INTEGER NOT NULL,
   timerStart INTEGER NOT NULL, notificationFlags INTEGER NOT NULL, lastNotified INTEGER NOT NULL, recurrence TEXT,
   repeat_from INTEGER NOT NULL DEFAULT 0, calendarUri TEXT, remoteId TEXT, collapsed INTEGER NOT NULL,
-  parent INTEGER NOT NULL, read_only INTEGER NOT NULL DEFAULT 0
+  parent INTEGER NOT NULL, \`order\` INTEGER, read_only INTEGER NOT NULL DEFAULT 0
 );
 CREATE UNIQUE INDEX t_rid ON tasks (remoteId);
 CREATE INDEX active_and_visible ON tasks (completed, deleted, hideUntil);

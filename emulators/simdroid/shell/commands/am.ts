@@ -137,12 +137,24 @@ function start(i: AmIntent, io: CommandIo, dev: Dev): number {
 }
 
 /**
- * `am broadcast`: SimDroid's apps register no broadcast receivers, so every broadcast completes
- * with no receiver answering (result=0, as on a device where none is registered) — AndroidWorld's
- * clipper.get/clipper.set need the Clipper app, which SimDroid does not have.
+ * `am broadcast`: sent ordered, as am does, to the manifest receivers that take the action (only
+ * the named component's with `-n`); each sees the result so far and may set it. The final result
+ * is printed as am's result receiver does: `result=CODE` and `, data="…"` when data was set. With
+ * no receiver the result stays 0 and there is no data.
  */
-function broadcast(i: AmIntent, io: CommandIo): number {
-  io.out(`Broadcasting: ${describe(i, '0x400000')}\nBroadcast completed: result=0\n`);
+function broadcast(i: AmIntent, io: CommandIo, dev: Dev): number {
+  io.out(`Broadcasting: ${describe(i, '0x400000')}\n`);
+  let result: { code: number; data: string | null } = { code: 0, data: null };
+  const target = i.component ? /^([^/]+)\/(.+)$/.exec(i.component) : null;
+  for (const app of dev.wm.apps.values()) {
+    if (target && target[1] !== app.package) continue;
+    for (const r of app.receivers ?? []) {
+      if (target && r.name !== (target[2]!.startsWith('.') ? app.package + target[2]! : target[2]!)) continue;
+      if (i.action === null || !r.actions.includes(i.action)) continue;
+      result = r.onReceive({ action: i.action, extras: i.extras }, dev.sys);
+    }
+  }
+  io.out(`Broadcast completed: result=${result.code}${result.data === null ? '' : `, data="${result.data}"`}\n`);
   return 0;
 }
 
@@ -176,7 +188,7 @@ export const am: Command = (argv, io, dev) => {
       case 'start-activity':
         return start(parseIntent(argv.slice(2)), io, dev);
       case 'broadcast':
-        return broadcast(parseIntent(argv.slice(2)), io);
+        return broadcast(parseIntent(argv.slice(2)), io, dev);
       case 'stack':
       case 'task':
         if (argv[2] === 'list') return stackList(io, dev);

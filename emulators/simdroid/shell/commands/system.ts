@@ -97,6 +97,14 @@ export function keyFromArg(arg: string): KeyName | null | undefined {
   return undefined;
 }
 
+const PASTE_KEYS = new Set(['279', 'KEYCODE_PASTE', 'PASTE']);
+
+/** Paste: the clipboard's text typed into the focused field, as TextView's paste does (nothing without a field or a clip). */
+function paste(dev: Parameters<Command>[2]): void {
+  const clip = dev.wm.state.clipboard;
+  if (clip !== null && clip !== '' && dev.wm.topRecord().view.focus !== null) dev.inputSync({ kind: 'text', text: clip });
+}
+
 const INPUT_USAGE = 'Usage: input [<source>] <command> [<arg>...]\n\nThe commands and default sources are:\n      text <string> (Default: touchscreen)\n      keyevent [--longpress] <key code number or name> ... (Default: keyboard)\n      tap <x> <y> (Default: touchscreen)\n      swipe <x1> <y1> <x2> <y2> [duration(ms)] (Default: touchscreen)\n      draganddrop <x1> <y1> <x2> <y2> [duration(ms)] (Default: touchscreen)\n';
 const SOURCES = new Set(['touchscreen', 'touchpad', 'keyboard', 'mouse', 'stylus', 'trackball', 'dpad', 'gamepad', 'joystick', 'touchnavigation', 'keyboard']);
 
@@ -145,7 +153,8 @@ export const input: Command = (argv, io, dev) => {
           io.err(`Error: Unknown keycode ${k}\n`);
           return 1;
         }
-        if (key) dev.inputSync({ kind: 'key', key });
+        if (PASTE_KEYS.has(k.toUpperCase())) paste(dev);
+        else if (key) dev.inputSync({ kind: 'key', key });
       }
       return 0;
     }
@@ -160,6 +169,7 @@ export const input: Command = (argv, io, dev) => {
         const view = dev.wm.topRecord().view;
         if (view.focus !== null) view.allSelected = true;
       }
+      if (ctrl && (last === '50' || last === 'V')) paste(dev);
       return 0;
     }
     default:

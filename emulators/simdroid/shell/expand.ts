@@ -1,0 +1,87 @@
+import type { FileSystem } from '../system/fs.js';
+import { expandWord } from './glob.js';
+import type { Word } from './tokenize.js';
+
+/**
+ * Expansion of a word when its command runs, as mksh does it: parameters (`$name`, `${name}`, `$?`)
+ * and command substitutions (`$(…)`, `…`, output less its trailing newlines) are replaced; what an
+ * unquoted expansion gives is split into fields on blanks and newlines and then globbed, a quoted
+ * one stays one field; an unquoted expansion that gives nothing leaves no field. Words without
+ * expansions keep their lexed value and glob.
+ */
+export interface ExpandContext {
+  fs: FileSystem;
+  /** A parameter's value ('' when unset). */
+  param(name: string): string;
+  /** Runs a command substitution's source and returns its standard output. */
+  substitute(src: string): string;
+}
+
+const GLOB_CHARS = '*?[';
+const ESCAPE_IN_GLOB = '*?[]\\';
+
+interface Field {
+  value: string;
+  glob: string;
+  hasGlob: boolean;
+  /** Whether anything (even an empty quoted string) made this field exist. */
+  real: boolean;
+}
+
+/** The fields of a word, before globbing; `split` false for assignments (one field, no splitting). */
+function fields(word: Word, ctx: ExpandContext, split: boolean): Field[] {
+  const out: Field[] = [];
+  let cur: Field = { value: '', glob: '', hasGlob: false, real: word.quoted };
+  const addQuoted = (s: string) => {
+    cur.value += s;
+    for (const ch of s) cur.glob += ESCAPE_IN_GLOB.includes(ch) ? `\\${ch}` : ch;
+    cur.real = true;
+  };
+  const addUnquoted = (s: string) => {
+    for (const ch of s) {
+      if (split && (ch === ' ' || ch === '\t' || ch === '\n')) {
+        if (cur.real) out.push(cur);
+        cur = { value: '', glob: '', hasGlob: false, real: false };
+        continue;
+      }
+      cur.value += ch;
+      if (GLOB_CHARS.includes(ch)) cur.hasGlob = true;
+      cur.glob += ch === '\\' ? '\\\\' : ch;
+      cur.real = true;
+    }
+  };
+  for (const part of word.parts) {
+    switch (part.kind) {
+      case 'text':
+        if (part.quoted) addQuoted(part.text);
+        else addUnquoted(part.text);
+        break;
+      case 'param': {
+        const v = ctx.param(part.name);
+        if (part.quoted) addQuoted(v);
+        else addUnquoted(v);
+        break;
+      }
+      case 'command': {
+        const v = ctx.substitute(part.src).replace(/\n+$/, '');
+        if (part.quoted) addQuoted(v);
+        else addUnquoted(v);
+        break;
+      }
+    }
+  }
+  if (cur.real) out.push(cur);
+  return out;
+}
+
+/** The arguments a word gives: its fields, each globbed against the file system. */
+export function expandArgs(word: Word, ctx: ExpandContext): string[] {
+  if (!word.deferred) return expandWord(word, ctx.fs);
+  return fields(word, ctx, true).flatMap((f) => expandWord({ ...word, value: f.value, glob: f.hasGlob ? f.glob : null, deferred: false }, ctx.fs));
+}
+
+/** A word expanded to one string, unsplit and unglobbed (assignment values, redirect targets). */
+export function expandString(word: Word, ctx: ExpandContext): string {
+  if (!word.deferred) return word.value;
+  return fields(word, ctx, false).map((f) => f.value).join('');
+}
