@@ -151,13 +151,20 @@ export interface ProviderTable {
   sort?: string;
 }
 
+/**
+ * Telephony's default order is `date DESC`. Rows of the same millisecond (SimDroid's clock only moves with
+ * device time, so texts delivered back to back share one) come newest-inserted first, which is what "the most
+ * recent message" means to AndroidWorld's checks (`content query --uri content://sms/inbox` row 0).
+ */
+const NEWEST_FIRST = 'date DESC, _id DESC';
+
 const sms = (where: string | undefined, type: number | undefined): ProviderTable => ({
   db: SMS_DB,
   view: 'sms',
   table: 'sms',
   ...(where ? { where } : {}),
   ...(type !== undefined ? { insertDefaults: { type } } : {}),
-  sort: 'date DESC',
+  sort: NEWEST_FIRST,
 });
 
 const media = (where: string): ProviderTable => ({ db: MEDIA_DB, view: 'files', table: 'files', where });
@@ -177,8 +184,8 @@ export const PROVIDER_URIS: Record<string, ProviderTable> = {
   'sms/sent': sms('type = 2', 2),
   'sms/draft': sms('type = 3', 3),
   'sms/outbox': sms('type = 4', 4),
-  'sms/conversations': { db: SMS_DB, view: 'threads', table: 'threads', sort: 'date DESC' },
-  'call_log/calls': { db: CALLLOG_DB, view: 'calls', table: 'calls', sort: 'date DESC' },
+  'sms/conversations': { db: SMS_DB, view: 'threads', table: 'threads', sort: NEWEST_FIRST },
+  'call_log/calls': { db: CALLLOG_DB, view: 'calls', table: 'calls', sort: NEWEST_FIRST },
   'media/external/file': { db: MEDIA_DB, view: 'files', table: 'files' },
   'media/external/images/media': media('media_type = 1'),
   'media/external/audio/media': media('media_type = 2'),

@@ -168,3 +168,22 @@ describe('the console (adb_utils.text_emulator)', () => {
     expect((await emu('sms', 'send', '555-0123', 'hi')).out).toBe('KO: bad phone number format, must be [+](0-9)*\r\n');
   });
 });
+
+describe('SMS as AndroidWorld\'s sms tasks read and send them', () => {
+  it('lists texts delivered back to back newest first, and sends a draft with the button labelled "SMS"', async () => {
+    const emu = (...args: string[]) => adb.ok(['-s', host.serial, 'emu', ...args]);
+    // SimpleSmsReplyMostRecent: several texts within one device millisecond, then row 0 of the inbox must be the last.
+    for (const body of ['first', 'second', 'third']) await emu('sms', 'send', '+15550188', body);
+    const inbox = await sh('content query --uri content://sms/inbox --projection body --where "address=\'+15550188\'"');
+    expect(inbox.out).toBe('Row: 0 body=third\nRow: 1 body=second\nRow: 2 body=first\n');
+    // tools.send_sms: SENDTO with the body as a draft, then a click on the element whose text is "SMS".
+    await sh('am start -a android.intent.action.SENDTO -d sms:+15550188 --es sms_body "on my way"');
+    const dump = (await sh('uiautomator dump /dev/tty')).out;
+    const button = /<node[^>]* text="SMS" resource-id="com\.simplemobiletools\.smsmessenger:id\/thread_send_message"[^>]*bounds="\[(\d+),(\d+)\]\[(\d+),(\d+)\]"/.exec(dump);
+    expect(button).not.toBeNull();
+    const [x1, y1, x2, y2] = button!.slice(1).map(Number) as [number, number, number, number];
+    await sh(`input tap ${(x1 + x2) >> 1} ${(y1 + y2) >> 1}`);
+    const sent = await sh('content query --uri content://sms/sent --projection address:body');
+    expect(sent.out.split('\n')[0]).toBe('Row: 0 address=+15550188, body=on my way');
+  });
+});

@@ -97,8 +97,13 @@ function composer(ctx: Ctx): ViewSpec {
   if (prefFlag(ctx.app, PREF.charCounter)) {
     sendCol.push(caption(`${value.length}/160`, { id: 'thread_character_counter', size: 11, align: 'center', pad: 0 }));
   }
-  sendCol.push(iconButton('send', 'Send', () => send(ctx), { id: 'thread_send_message', enabled: value.trim() !== '', color: 'primary' }));
-  parts.push(column([fill(), ...sendCol, fill()], { w: 48 }));
+  // The app's send button is a text view labelled "SMS" under its send icon (MMS with an attachment);
+  // AndroidWorld's send_sms tool clicks it by that text.
+  sendCol.push(strip({
+    cls: W.TextView, text: 'SMS', desc: 'Send', id: 'thread_send_message', enabled: value.trim() !== '', onClick: () => send(ctx),
+    w: 76, h: 48, pad: [0, 6, 0, 6], style: { icon: 'send', iconColor: 'primary', size: 13, bold: true, fg: 'primary' },
+  }));
+  parts.push(column([fill(), ...sendCol, fill()], { w: 76 }));
   return row(parts, { id: 'message_holder', pad: [8, 8, 8, 12], gap: 4, style: { bg: 'surface' } });
 }
 
