@@ -3,7 +3,7 @@
 AndroidWorld is not vendored: pass its source checkout with --aw (google-research/android_world,
 protos compiled). Start a private adb server and SimDroid first (docs/androidworld.md), then:
 
-  python tools/androidworld/measure.py --aw /path/to/android_world --console-port 5700 \
+  python bench/androidworld/measure.py --aw /path/to/android_world --console-port 5700 \
       --grpc-port 8700 --adb-server-port 5737 --json out.json --markdown out.md
 
 For each template whose apps SimDroid has: params = cls.generate_random_params() (random seeded
