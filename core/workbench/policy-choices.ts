@@ -136,8 +136,15 @@ export function trainableCheckpoint(dataDir: string, name: string): string {
   if (!id.startsWith('checkpoint:')) {
     throw new PolicyChoiceError(name, 'training starts from a checkpoint (checkpoint:<name> or a registered .json), not from a VLM, an adapter or a built-in policy');
   }
-  // Neither profiles nor adapters are reached from a checkpoint: name.
-  const spec = resolvePolicyChoice({ dataDir, vlmProfiles: () => [], vlmSpec: () => ({ name: 'oracle' }) }, id);
+  let spec: PolicySpec;
+  try {
+    // Neither profiles nor adapters are reached from a checkpoint: name.
+    spec = resolvePolicyChoice({ dataDir, vlmProfiles: () => [], vlmSpec: () => ({ name: 'oracle' }) }, id);
+  } catch (e) {
+    // The error names what was given (a bare name stays bare).
+    if (e instanceof PolicyChoiceError && id !== name) throw new PolicyChoiceError(name, e.message.slice(`Policy ${JSON.stringify(id)}: `.length));
+    throw e;
+  }
   switch (spec.name) {
     case 'builtin':
       return spec.checkpoint;

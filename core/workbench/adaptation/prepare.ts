@@ -1,4 +1,4 @@
-import { isAbsolute, join } from 'node:path';
+import { join } from 'node:path';
 import { loadBasePolicy, type BasePolicy } from '../../policy/adapter-file.js';
 import { type AdaptConfig, type AdaptMethod } from '../../rl/adapt-config.js';
 import { demonstrationEpisodes } from '../../rl/demonstrations.js';
