@@ -136,6 +136,8 @@ export function trainableCheckpoint(dataDir: string, name: string): string {
   if (!id.startsWith('checkpoint:')) {
     throw new PolicyChoiceError(name, 'training starts from a checkpoint (checkpoint:<name> or a registered .json), not from a VLM, an adapter or a built-in policy');
   }
+  const onnx = () => new PolicyChoiceError(name, 'an .onnx export cannot be trained (it is scored): start from the checkpoint (.json) it was exported from');
+  if (id.endsWith('.onnx')) throw onnx();
   let spec: PolicySpec;
   try {
     // Neither profiles nor adapters are reached from a checkpoint: name.
@@ -149,7 +151,7 @@ export function trainableCheckpoint(dataDir: string, name: string): string {
     case 'builtin':
       return spec.checkpoint;
     case 'onnx':
-      throw new PolicyChoiceError(name, 'an ONNX export is scored, not trained: start from the checkpoint (.json) it was exported from');
+      throw onnx();
     default:
       throw new PolicyChoiceError(name, 'not a checkpoint JSON');
   }

@@ -107,7 +107,7 @@ describe('policy choices', () => {
     expect(trainableCheckpoint(dir, `checkpoint:${CKPT}`)).toBe(ckpt);
     expect(trainableCheckpoint(dir, 'checkpoint:reg.json')).toBe(join(dir, 'policies', 'reg.json'));
     expect(trainableCheckpoint(dir, ckpt)).toBe(ckpt);
-    expect(() => trainableCheckpoint(dir, 'checkpoint:reg.onnx')).toThrow(/ONNX export is scored, not trained/);
+    expect(() => trainableCheckpoint(dir, 'checkpoint:reg.onnx')).toThrow(/\.onnx export cannot be trained/);
     expect(() => trainableCheckpoint(dir, `adapter:${CKPT}/clock`)).toThrow(expect.objectContaining({ name: 'PolicyChoiceError' }));
     expect(() => trainableCheckpoint(dir, 'no-such-run')).toThrow(expect.objectContaining({ name: 'PolicyChoiceError', policy: 'no-such-run' }));
   });

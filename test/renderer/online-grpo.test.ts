@@ -76,7 +76,7 @@ describe('the jobs slice\'s startOnlineGrpo against the real workbench (over the
     await st().startOnlineGrpo({ trainer: 'nowhere', policy: { kind: 'builtin' }, iterations: 1 });
     expect(errorsByField(st().onlineErrors)).toEqual({ trainer: expect.stringMatching(/nowhere/) });
     await st().startOnlineGrpo({ trainer: 'nowhere', policy: { kind: 'builtin', init: '../up.json' }, iterations: 1 });
-    expect(errorsByField(st().onlineErrors)).toEqual({ init: expect.stringMatching(/bare name/) });
+    expect(errorsByField(st().onlineErrors)).toEqual({ init: expect.stringMatching(/names, not paths/) });
     await st().startOnlineGrpo({ trainer: 'nowhere', policy: { kind: 'builtin', init: 'm.onnx' }, iterations: 1 });
     expect(errorsByField(st().onlineErrors)).toEqual({ init: expect.stringMatching(/\.onnx export cannot be trained/) });
     expect(st().onlineRuns).toEqual([]);
