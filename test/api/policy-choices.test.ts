@@ -16,7 +16,7 @@ import { ScorerAdapter } from '../../core/policy/adapter.js';
 import { AdaptedPolicy } from '../../core/policy/adapter-policy.js';
 import { createPolicy } from '../../core/policy/registry.js';
 import { createRng } from '../../core/util/rng.js';
-import { listRuns } from '../../core/store/index.js';
+import { listRuns, type RunId } from '../../core/store/index.js';
 
 /**
  * The one policy resolver (core/workbench/policy-choices.ts) on a data folder holding every kind of
@@ -159,7 +159,7 @@ describe('policy choices', () => {
     expect(runs.map((r) => [r.kind, r.config.eval, r.config.policy, r.config.seed, r.status])).toEqual(
       expect.arrayContaining([['suite', true, 'builtin', 30, 'finished'], ['suite', true, 'builtin', 7, 'finished']]),
     );
-    const page = await api.listEpisodes({ runId: after!.runs[0]!.runId });
+    const page = await api.listEpisodes({ runId: after!.runs[0]!.runId as RunId });
     expect(page.total).toBe(1);
     expect(page.rows[0]!.policy).toBe(`checkpoint:${CKPT}`);
   });
