@@ -7,6 +7,7 @@ import type { SettingField, Settings } from './settings.js';
 import type {
   CheckpointInfo, IterationMetricsRow, JobInfo, TrainConfigDescription, TrainerKind, TrainingEvent, TrainingResume, TrainingRunInfo, TrainingStart,
 } from './training-types.js';
+import type { EvaluationEvent, EvaluationInfo, EvaluationStart } from './evaluation-types.js';
 import type { AdapterInfo, AdaptationDescription, AdaptationEvent, AdaptationReport, AdaptationStart } from './adaptation-types.js';
 import type { RewardBreakdown } from '../rewards/compose.js';
 import type { OnlineGrpoRunInfo, OnlineGrpoStart, PublicTrainerProfile, RemoteJobEvent, RemoteJobInfo, RemoteJobSubmit, TrainerSave } from './job-types.js';
@@ -106,7 +107,12 @@ export interface WorkbenchApi {
   // Tasks and policies
   listTasks(input?: NoInput): Promise<TaskSummary[]>;
   describeTask(input: { templateId: string; seed: number }): Promise<TaskInstanceView>;
-  /** The built-in policies, the VLM endpoint profiles (`vlm:<name>`) and the policy files registered in <data folder>/policies (`checkpoint:<file>`). */
+  /**
+   * Every policy the workbench can run, one list for every place that chooses one (Agent, Evaluate, GRPO init,
+   * Adaptation base, online GRPO): the built-in policies, VLM endpoint profiles (`vlm:<name>`), checkpoints under
+   * <data folder>/checkpoints (`checkpoint:<name>`), files registered in <data folder>/policies (`checkpoint:<file>`,
+   * .json or an ONNX export) and adapters (`adapter:<checkpoint>/<app>`); each says whether it can be trained from or evaluated.
+   */
   listPolicies(input?: NoInput): Promise<PolicyInfo[]>;
 
   // VLM endpoint profiles (docs/policy-vlm.md "Endpoint profiles"): a key goes in, never out
@@ -190,6 +196,16 @@ export interface WorkbenchApi {
   listAdapters(input?: NoInput): Promise<AdapterInfo[]>;
   /** Adaptation jobs' state changes, progress (runAdaptation's events: evaluation episodes, demonstrations, SFT epochs, GRPO iterations) and reports. */
   onAdaptation(input: NoInput, listener: Listener<AdaptationEvent>): Unsubscribe;
+
+  // Evaluate: `awb eval` in a worker (docs/ui.md "Evaluate")
+  /** Evaluates a policy (or a before and an after) on a split part's templates × seeds; the same store runs as `awb eval`. One at a time. */
+  startEvaluation(input: EvaluationStart): Promise<EvaluationInfo>;
+  /** Stops after the current episode ('stopping', then 'stopped'); the report covers the episodes that ran. */
+  stopEvaluation(input: { id: string }): Promise<EvaluationInfo>;
+  /** This workbench's evaluations, newest first. */
+  listEvaluations(input?: NoInput): Promise<EvaluationInfo[]>;
+  /** Every change of an evaluation: state, each episode (progress, ETA), each policy's report. */
+  onEvaluation(input: NoInput, listener: Listener<EvaluationEvent>): Unsubscribe;
 
   // Remote jobs on trainer services (core/remote-jobs, docs/jobs.md)
   /** Trainer profiles (name, URL, whether a token is set; a token never leaves the secret store, docs/jobs.md "Trainer profiles"). */

@@ -4,8 +4,9 @@ import { KEYS } from '../device/device.js';
 import { EpisodeFilterSchema } from '../store/queries.js';
 import type { ApiEvent, ApiMethod, InputOf } from './api.js';
 import { SettingsPatchSchema } from './settings.js';
-import { CHECKPOINT_FILE_NAME, CHECKPOINT_SESSION_POLICY, SESSION_POLICIES, VLM_SESSION_POLICY } from './types.js';
+import { ADAPTER_SESSION_POLICY, CHECKPOINT_SESSION_POLICY, SESSION_POLICIES, VLM_SESSION_POLICY } from './types.js';
 import { TRAINER_KINDS } from './training-types.js';
+import { PARTS, SPLITS } from '../tasks/splits.js';
 import { ADAPTER_KINDS, MAX_ADAPTER_RANK } from '../policy/adapter.js';
 import { HOME_MODES } from '../policy/adapter-policy.js';
 import { ADAPT_METHODS } from '../rl/adapt-config.js';
@@ -87,8 +88,9 @@ export const API_INPUTS: Schemas = {
       z.enum(SESSION_POLICIES),
       z.templateLiteral(['vlm:', z.string()]).refine((p) => VLM_SESSION_POLICY.test(p), { message: 'a VLM policy is vlm:<endpoint profile name>' }),
       z.templateLiteral(['checkpoint:', z.string()]).refine((p) => CHECKPOINT_SESSION_POLICY.test(p), {
-        message: 'a registered policy is checkpoint:<file name>.json|.onnx, a file directly in <data folder>/policies',
+        message: 'a stored policy is checkpoint:<checkpoint name> or checkpoint:<file name>.json|.onnx (names, not paths)',
       }),
+      z.templateLiteral(['adapter:', z.string()]).refine((p) => ADAPTER_SESSION_POLICY.test(p), { message: 'an adapted policy is adapter:<checkpoint name>/<app slug>' }),
     ]),
     maxSteps: z.int().min(1).max(500).optional(), breakpoints: z.array(BreakpointSchema).max(100).optional(), run: z.boolean().optional(),
     from: z.strictObject({ episodeId, steps: z.int().min(0).max(500) }).optional(),
@@ -154,6 +156,16 @@ export const API_INPUTS: Schemas = {
   getAdaptationReport: z.strictObject({ jobId }),
   listAdapters: none,
   onAdaptation: z.strictObject({}),
+  startEvaluation: z.strictObject({
+    policy: z.string().min(1).max(300), before: z.string().min(1).max(300).optional(),
+    splits: z.array(z.enum(SPLITS)).min(1).max(SPLITS.length).refine(distinct, 'a split is listed twice').optional(),
+    part: z.enum(PARTS).optional(),
+    seeds: z.array(z.int().min(0).max(2 ** 31 - 1)).min(1).max(100).refine(distinct, 'a seed is listed twice').optional(),
+    limit: z.int().min(1).max(100_000).optional(),
+  }),
+  stopEvaluation: z.strictObject({ id: z.string().regex(/^eval-\d{1,9}$/, 'an evaluation id (eval-N)') }),
+  listEvaluations: none,
+  onEvaluation: z.strictObject({}),
   listTrainers: none,
   saveTrainer: z.strictObject({
     name: z.string().min(1).max(64), baseUrl: z.string().min(1).max(2000), token: z.string().min(1).max(4096).optional(),
@@ -177,7 +189,8 @@ export const API_INPUTS: Schemas = {
   startOnlineGrpo: z.strictObject({
     trainer: z.string().min(1).max(64),
     policy: z.discriminatedUnion('kind', [
-      z.strictObject({ kind: z.literal('builtin'), init: z.string().regex(CHECKPOINT_FILE_NAME, 'the bare name of a checkpoint file in <data folder>/policies').optional() }),
+      // A checkpoint choice (checkpoint:<name> or a registered .json, or a bare checkpoint name), resolved by core/workbench/policy-choices.ts.
+      z.strictObject({ kind: z.literal('builtin'), init: z.string().min(1).max(300).optional() }),
       z.strictObject({ kind: z.literal('vlm'), endpoint: endpointName, baseModel: z.string().trim().min(1, 'the model the trainer loads and the endpoint serves').max(200) }),
     ]),
     split: z.string().min(1).max(100).optional(), part: z.string().min(1).max(20).optional(), limit: z.int().min(1).max(100_000).optional(),

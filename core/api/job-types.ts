@@ -53,7 +53,7 @@ export const ONLINE_POLICY_KINDS = ['builtin', 'vlm'] as const;
 export type OnlinePolicyKindName = (typeof ONLINE_POLICY_KINDS)[number];
 
 export type OnlineGrpoPolicyInput =
-  /** `init`: a checkpoint (.json) registered in <data folder>/policies, by its bare file name; none: a fresh model from `seed`. */
+  /** `init`: a checkpoint by name (checkpoint:<name>, a bare checkpoint name, or a registered .json in <data folder>/policies); none: a fresh model from `seed`. */
   | { kind: 'builtin'; init?: string }
   /** `endpoint`: an endpoint profile's name (its key is read in the workbench, never sent through the API); `baseModel`: the trainer's model. */
   | { kind: 'vlm'; endpoint: string; baseModel: string };

@@ -24,6 +24,9 @@ export type {
   AdaptMethod, AdaptProgress, AdaptRegime, AppEvalResult, HomeMode, TemplateDelta, TemplateRate,
 } from './adaptation-types.js';
 
+export type {
+  EvalDeltas, EvalReport, EvaluationEvent, EvaluationInfo, EvaluationPolicyResult, EvaluationStart, EvaluationState, GroupStats, SeedRate,
+} from './evaluation-types.js';
 export type { CoordinateSpace, EndpointInfo, EndpointSave, EndpointSettings, EndpointTestResult, VlmFormatId, VlmServer } from './endpoint-types.js';
 export type { PublicTrainerProfile, RemoteJobEvent, RemoteJobInfo, RemoteJobStatus, RemoteJobSubmit, RemoteSubmitKind, TrainerSave } from './job-types.js';
 export { REMOTE_SUBMIT_KINDS } from './job-types.js';
@@ -106,9 +109,27 @@ export interface TaskInstanceView {
   subgoals: string[];
 }
 
+/**
+ * Where a policy choice comes from: a built-in policy, a VLM endpoint profile, a checkpoint folder under
+ * `<data folder>/checkpoints` (Training's), a file registered in `<data folder>/policies` (a checkpoint
+ * .json or an ONNX export .onnx), or a checkpoint with one app's adapter (Adaptation's).
+ */
+export const POLICY_CHOICE_KINDS = ['builtin', 'vlm', 'checkpoint', 'policy-file', 'onnx', 'adapter'] as const;
+export type PolicyChoiceKind = (typeof POLICY_CHOICE_KINDS)[number];
+
+/** One policy the workbench can run, as every place that chooses a policy lists it (listPolicies). */
 export interface PolicyInfo {
   name: SessionPolicy;
   description: string;
+  kind: PolicyChoiceKind;
+  /** A checkpoint JSON that training can start from (GRPO init, Adaptation base, online GRPO). */
+  trainable: boolean;
+  /** Runs without a person or recorded replies, so Evaluate can run it. */
+  evaluable: boolean;
+  /** The checkpoint folder it comes from (kinds 'checkpoint' and 'adapter'), else null. */
+  checkpoint: string | null;
+  /** The app an adapter is for (kind 'adapter'): it scores that app's screens and the home screen of that app's tasks. */
+  app: string | null;
 }
 
 /**
@@ -120,13 +141,21 @@ export const SESSION_POLICIES = ['oracle', 'random', 'manual', 'vlm-replay'] as 
 export type VlmSessionPolicy = `vlm:${string}`;
 export const VLM_SESSION_POLICY = /^vlm:[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /**
- * A builtin policy file registered in `<data folder>/policies/` (`awb jobs register`, or copied there), run greedily:
- * `checkpoint:<file name>`, a checkpoint (.json) or its ONNX export (.onnx). Only files directly in that folder.
+ * A stored builtin policy, run greedily: `checkpoint:<name>`, a checkpoint folder under `<data folder>/checkpoints`
+ * (as Training lists it), or `checkpoint:<file name>.json|.onnx`, a file registered in `<data folder>/policies/`
+ * (`awb jobs register`, or copied there: a checkpoint or its ONNX export). A name ending in .json or .onnx is a
+ * registered file; any other name a checkpoint folder. Only names, never paths.
  */
 export type CheckpointSessionPolicy = `checkpoint:${string}`;
 export const CHECKPOINT_FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.(json|onnx)$/;
-export const CHECKPOINT_SESSION_POLICY = /^checkpoint:[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.(json|onnx)$/;
-export type SessionPolicy = (typeof SESSION_POLICIES)[number] | VlmSessionPolicy | CheckpointSessionPolicy;
+export const CHECKPOINT_SESSION_POLICY = /^checkpoint:[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
+/**
+ * A checkpoint folder's policy with the adapter Adaptation made for one app on it: `adapter:<checkpoint name>/<app slug>`.
+ * The adapter scores its app's screens (and the home screen in that app's tasks); the checkpoint scores every other screen.
+ */
+export type AdapterSessionPolicy = `adapter:${string}`;
+export const ADAPTER_SESSION_POLICY = /^adapter:[A-Za-z0-9][A-Za-z0-9._-]{0,199}\/[a-z0-9][a-z0-9-]{0,99}$/;
+export type SessionPolicy = (typeof SESSION_POLICIES)[number] | VlmSessionPolicy | CheckpointSessionPolicy | AdapterSessionPolicy;
 
 /** An action's element on screen, for drawing it. */
 export interface ActionTarget {

@@ -2,23 +2,17 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { runEpisode } from '../episode/runner.js';
-import { runPool, type RolloutJob } from '../rollout/threads/run-pool.js';
-import type { EpisodeResult } from '../episode/record.js';
 import type { PolicyModel } from '../policy/builtin.js';
 import { CheckpointError, deserializeCheckpoint } from '../policy/checkpoint.js';
 import type { OnnxPolicyModel } from '../policy/onnx/index.js';
-import { createPolicy, PolicyModels, taskOf, type PolicySpec } from '../policy/registry.js';
-import { aggregateEval, formatMeanStd, type EvalEpisode, type GroupStats } from '../rl/eval.js';
-import { getTemplate, TASKS } from '../tasks/registry.js';
-import { instantiate } from '../tasks/instance.js';
-import { parsePart, parseSplit, SPLIT_DATA, splitTemplates, type SplitName, type SplitPart } from '../tasks/splits.js';
-import type { TaskTemplate } from '../tasks/task.js';
-import { createRun, finishRun, StoreRecorder, type RunId } from '../store/index.js';
+import { PolicyModels, type PolicySpec } from '../policy/registry.js';
+import { formatMeanStd, type GroupStats } from '../rl/eval.js';
+import { evalTemplates, runEvaluation } from '../rl/eval-run.js';
+import { parsePart, parseSplit, SPLIT_DATA } from '../tasks/splits.js';
 import { assertNever } from '../util/errors.js';
 import { intArg, parseFlags, UsageError } from './args.js';
 import { pct, progressBar, table } from './format.js';
-import { embeddedDevice, type Io } from './main.js';
+import type { Io } from './main.js';
 import { loadOnnxPolicyArg, onnxPolicyPath } from './policies.js';
 import { openDb } from './open-db.js';
 import { evalCompareCommand } from './eval-compare.js';
@@ -108,30 +102,7 @@ function specOf(p: EvalPolicy): PolicySpec {
   }
 }
 
-/** One template to evaluate, with every requested regime whose part holds it. */
-export interface EvalTemplate {
-  template: TaskTemplate;
-  regimes: SplitName[];
-}
-
-/**
- * The templates of the part in each regime, in order of first appearance, each once. An instance
- * is (template, evaluation seed), as AW-Gen evaluates every template on each of seeds 30, 7, 1234;
- * `adapt` evaluates the held-out templates (its seeds are the caller's).
- */
-export function evalTemplates(splits: readonly SplitName[], part: SplitPart, limit?: number): EvalTemplate[] {
-  const templatePart: SplitPart = part === 'adapt' ? 'test' : part;
-  const byId = new Map<string, EvalTemplate>();
-  for (const split of splits) {
-    for (const t of splitTemplates(TASKS, split, templatePart)) {
-      const e = byId.get(t.id) ?? { template: t, regimes: [] };
-      e.regimes.push(split);
-      byId.set(t.id, e);
-    }
-  }
-  const all = [...byId.values()];
-  return limit ? all.slice(0, limit) : all;
-}
+export { evalTemplates, type EvalTemplate } from '../rl/eval-run.js';
 
 function rowsOf(title: string, groups: Record<string, GroupStats>, seeds: readonly number[]): string[][] {
   return Object.entries(groups).map(([k, g]) => [
@@ -161,72 +132,25 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
   const templates = evalTemplates(splits, part, values.limit);
   if (templates.length === 0) throw new UsageError(`No templates in ${splits.join(',')}/${part}`);
   const policy = await resolveEvalPolicy(values.policy);
-  const regimesOf = new Map(templates.map((t) => [t.template.id, t.regimes]));
 
   const { db, path } = openDb(values.db);
   try {
-    // One store run per seed, so every seed's episodes can be listed and compared on their own.
-    const runs = seeds.map((seed) => ({
-      seed,
-      id: createRun(db, {
-        kind: 'suite',
-        name: `eval ${policy.kind === 'builtin' || policy.kind === 'onnx' ? policy.path : policy.kind} ${splits.join(',')}/${part} seed ${seed}`,
-        config: { eval: true, ...policyConfig(policy), split: splits.join(','), splits, part, seed, templates: templates.length, ...(values.limit ? { limit: values.limit } : {}), screenshots: values.screenshots },
-      }).id,
-    }));
-    const runOf = new Map<number, RunId>(runs.map((r) => [r.seed, r.id]));
-    const episodes: EvalEpisode[] = [];
-    const record = (seed: number, templateId: string, result: EpisodeResult | null) => {
-      const t = getTemplate(templateId);
-      episodes.push({
-        seed, templateId, regimes: regimesOf.get(templateId) ?? [], difficulty: t.difficulty, app: t.apps[0],
-        success: result?.success === true, error: !result || result.status === 'error',
-      });
-    };
-    const total = seeds.length * templates.length;
-    const progress = progressBar(total);
-    const started = Date.now();
+    const progress = progressBar(seeds.length * templates.length);
+    let result;
     try {
-      if (values.parallel === 1) {
-        const spec = specOf(policy);
-        const models = policy.kind === 'builtin' || policy.kind === 'onnx' ? new PolicyModels().keep(policy.path, policy.model) : new PolicyModels();
-        const device = embeddedDevice();
-        try {
-          for (const seed of seeds) {
-            for (const { template } of templates) {
-              const instance = instantiate(template, seed);
-              const result = await runEpisode({ device, instance, policy: createPolicy(spec, { task: taskOf(instance), models }), recorder: new StoreRecorder(db, runOf.get(seed)!), screenshots: values.screenshots });
-              record(seed, template.id, result);
-              progress.tick(`${seed}/${template.id}`);
-            }
-          }
-        } finally {
-          device.close();
-        }
-      } else {
-        // Workers load the checkpoint from its path (once each); the hash in the run config is of
-        // the bytes read here.
-        const jobs: RolloutJob[] = seeds.flatMap((seed) => templates.map(({ template }) => ({
-          key: `${seed}/${template.id}`, templateId: template.id, seed, policy: specOf(policy),
-        })));
-        await runPool({
-          devices: values.parallel, jobs, screenshots: values.screenshots,
-          recorder: (job) => new StoreRecorder(db, runOf.get(job.seed)!),
-          onEpisode: (job, outcome) => {
-            record(job.seed, job.templateId, outcome.ok ? outcome.result : null);
-            progress.tick(job.key);
-          },
-        });
-      }
+      result = await runEvaluation({
+        db, spec: specOf(policy), name: `eval ${policy.kind === 'builtin' || policy.kind === 'onnx' ? policy.path : policy.kind} ${splits.join(',')}/${part}`,
+        // The in-process loop uses the model read (and hashed) here; workers load it from its path.
+        models: policy.kind === 'builtin' || policy.kind === 'onnx' ? new PolicyModels().keep(policy.path, policy.model) : new PolicyModels(),
+        policyConfig: policyConfig(policy), splits, part, templates, seeds, ...(values.limit ? { limit: values.limit } : {}),
+        parallel: values.parallel, screenshots: values.screenshots, onEpisode: (_done, _total, key) => progress.tick(key),
+      });
     } finally {
       progress.done();
     }
-    for (const r of runs) finishRun(db, r.id, 'finished');
-
-    const report = aggregateEval(episodes, seeds);
-    const wallSeconds = (Date.now() - started) / 1000;
+    const { runs, report, wallSeconds } = result;
     if (values.json) {
-      io.out(JSON.stringify({ policy: policyConfig(policy), splits, part, templates: templates.length, runs: runs.map((r) => ({ seed: r.seed, run: r.id })), db: path, wallSeconds, ...report }));
+      io.out(JSON.stringify({ policy: policyConfig(policy), splits, part, templates: templates.length, runs: runs.map((r) => ({ seed: r.seed, run: r.runId })), db: path, wallSeconds, ...report }));
       return 0;
     }
     io.out(`Eval of ${policyLabel(policy)} on ${splits.join(',')}/${part}: ${templates.length} templates × ${seeds.length} seeds in ${wallSeconds.toFixed(1)} s`);
@@ -238,7 +162,7 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
       ...rowsOf('difficulty', report.byDifficulty, seeds),
       ...rowsOf('app', report.byApp, seeds),
     ]));
-    io.out(`Recorded as runs ${runs.map((r) => `${r.id} (seed ${r.seed})`).join(', ')} in ${path}; compare checkpoints with \`awb eval compare RUN_ID...\`.`);
+    io.out(`Recorded as runs ${runs.map((r) => `${r.runId} (seed ${r.seed})`).join(', ')} in ${path}; compare checkpoints with \`awb eval compare RUN_ID...\`.`);
     return 0;
   } finally {
     db.close();

@@ -15,6 +15,8 @@ import { VlmPolicySettings } from './vlm/settings.js';
 import { VlmFormatId } from './vlm/format.js';
 import { CoordinateSpace } from './vlm/geometry.js';
 import { VlmReplyReplay } from './vlm/replay.js';
+import { AdaptedPolicy, HOME_MODES, type HomeMode } from './adapter-policy.js';
+import { DuplicateAdapterError, loadAdapter, loadBasePolicy, type AppAdapter } from './adapter-file.js';
 
 /**
  * The policies by name, with their options: what `awb run|suite|eval --policy`, a rollout worker's
@@ -34,6 +36,12 @@ export type PolicySpec =
   | { name: 'replay'; actions: unknown[]; then?: PolicySpec }
   /** The builtin policy, greedy, from a checkpoint file; `policyName` names it in records (default 'builtin'). */
   | { name: 'builtin'; checkpoint: string; policyName?: string }
+  /**
+   * The builtin policy, greedy, from a checkpoint file with per-app adapter files (made by `awb adapt`
+   * or the Adaptation view for that checkpoint): each adapter scores its app's screens, and on the home
+   * screen the adapter of the task's app (`home` 'task-app', the default; core/policy/adapter-policy.ts).
+   */
+  | { name: 'builtin-adapted'; checkpoint: string; adapters: string[]; home?: HomeMode; policyName?: string }
   /** The builtin policy, greedy, scored in ONNX Runtime from an exported model file (core/policy/onnx); default name 'onnx'. */
   | { name: 'onnx'; model: string; policyName?: string }
   /**
@@ -61,6 +69,10 @@ export const PolicySpecSchema: z.ZodType<PolicySpec> = z.lazy(() => z.discrimina
   z.strictObject({ name: z.literal('manual') }),
   z.strictObject({ name: z.literal('replay'), actions: z.array(z.unknown()), then: PolicySpecSchema.optional() }),
   z.strictObject({ name: z.literal('builtin'), checkpoint: z.string().min(1), policyName: z.string().min(1).optional() }),
+  z.strictObject({
+    name: z.literal('builtin-adapted'), checkpoint: z.string().min(1), adapters: z.array(z.string().min(1)).min(1),
+    home: z.enum(HOME_MODES).optional(), policyName: z.string().min(1).optional(),
+  }),
   z.strictObject({ name: z.literal('onnx'), model: z.string().min(1), policyName: z.string().min(1).optional() }),
   z.strictObject({ name: z.literal('builtin-sample'), temperature: z.number().positive(), rngKey: z.string(), policyName: z.string().min(1) }),
   z.strictObject({ name: z.literal('vlm'), settings: VlmPolicySettings }),
@@ -78,6 +90,7 @@ export const POLICY_DESCRIPTIONS: Record<PolicyName, string> = {
   manual: 'You choose every action: click an element or pick one, then Step',
   replay: 'A recorded episode re-executed, then another policy or the end',
   builtin: 'The builtin policy from a checkpoint file, greedy',
+  'builtin-adapted': 'The builtin policy from a checkpoint with per-app adapters (each scores its app\'s screens), greedy',
   onnx: 'The builtin policy exported to ONNX, scored in ONNX Runtime, greedy',
   'builtin-sample': 'The builtin policy sampling with temperature (rollouts for training)',
   vlm: 'A VLM served by an OpenAI-compatible endpoint',
@@ -98,6 +111,7 @@ export class MissingSampleModelError extends Error {
  */
 export class PolicyModels {
   private readonly checkpoints = new Map<string, PolicyModel>();
+  private readonly adapted = new Map<string, { model: PolicyModel; adapters: AppAdapter[] }>();
   private readonly onnxLoading = new Map<string, Promise<OnnxPolicyModel>>();
   private readonly onnxLoaded = new Map<string, OnnxPolicyModel>();
 
@@ -117,6 +131,28 @@ export class PolicyModels {
       this.checkpoints.set(path, model);
     }
     return model;
+  }
+
+  /**
+   * A base checkpoint with its adapters, each checked against the base's bytes (an adapter of another
+   * base throws AdapterBaseMismatchError; two for one package, DuplicateAdapterError).
+   */
+  adaptedModel(checkpoint: string, adapterFiles: readonly string[]): { model: PolicyModel; adapters: AppAdapter[] } {
+    const key = JSON.stringify([checkpoint, ...adapterFiles]);
+    let hit = this.adapted.get(key);
+    if (!hit) {
+      const base = loadBasePolicy(checkpoint);
+      const adapters = adapterFiles.map((f) => loadAdapter(f, { baseSha256: base.sha256, model: base.model }));
+      const byPackage = new Map<string, string>();
+      adapterFiles.forEach((f, i) => {
+        const prior = byPackage.get(adapters[i]!.package);
+        if (prior) throw new DuplicateAdapterError(adapters[i]!.package, [prior, f]);
+        byPackage.set(adapters[i]!.package, f);
+      });
+      hit = { model: base.model, adapters };
+      this.adapted.set(key, hit);
+    }
+    return hit;
   }
 
   /** The ONNX model, loading (ONNX Runtime sessions are created asynchronously). */
@@ -172,6 +208,10 @@ export function createPolicy(spec: PolicySpec, inputs: PolicyInputs): Policy {
       return new ReplayPolicy(spec.actions, spec.then ? createPolicy(spec.then, { ...inputs, models }) : undefined);
     case 'builtin':
       return new BuiltinPolicy(models.checkpoint(spec.checkpoint), { mode: 'greedy' }, named(spec.policyName));
+    case 'builtin-adapted': {
+      const { model, adapters } = models.adaptedModel(spec.checkpoint, spec.adapters);
+      return new AdaptedPolicy(model, adapters, { mode: 'greedy' }, { home: spec.home ?? 'task-app', ...named(spec.policyName) });
+    }
     case 'onnx': {
       const loaded = models.onnxIfLoaded(spec.model);
       if (loaded) return new OnnxPolicy(loaded, { mode: 'greedy' }, named(spec.policyName));
@@ -195,6 +235,9 @@ export async function loadPolicyModels(spec: PolicySpec, models: PolicyModels): 
   switch (spec.name) {
     case 'builtin':
       models.checkpoint(spec.checkpoint);
+      return;
+    case 'builtin-adapted':
+      models.adaptedModel(spec.checkpoint, spec.adapters);
       return;
     case 'onnx':
       await models.onnx(spec.model);

@@ -112,3 +112,16 @@ export function aggregateEval(episodes: readonly EvalEpisode[], seeds: readonly 
 export function formatMeanStd(g: Pick<GroupStats, 'mean' | 'std'>): string {
   return `${(g.mean * 100).toFixed(1)}% ± ${g.std === null ? 'n/a' : (g.std * 100).toFixed(1)}`;
 }
+
+/** After − before of the mean success rate, per group present in both reports (before/after an adaptation or more training). */
+export interface EvalDeltas {
+  overall: number;
+  byApp: Record<string, number>;
+  byDifficulty: Record<string, number>;
+}
+
+export function evalDeltas(before: EvalReport, after: EvalReport): EvalDeltas {
+  const diff = (a: Record<string, GroupStats>, b: Record<string, GroupStats>) =>
+    Object.fromEntries(Object.keys(b).filter((k) => k in a).sort().map((k) => [k, b[k]!.mean - a[k]!.mean]));
+  return { overall: after.overall.mean - before.overall.mean, byApp: diff(before.byApp, after.byApp), byDifficulty: diff(before.byDifficulty, after.byDifficulty) };
+}

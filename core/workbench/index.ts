@@ -10,21 +10,21 @@ import {
 import { pngSize } from '../store/content.js';
 import type { SessionStart, WorkbenchApi } from '../api/api.js';
 import { type Settings, SettingsSchema, settingsFields } from '../api/settings.js';
-import { SESSION_POLICIES, type Activity, type PolicyInfo } from '../api/types.js';
+import type { Activity } from '../api/types.js';
 import { DeviceRegistry } from './devices.js';
 import { SessionManager } from './sessions.js';
 import { SettingsFile } from './settings-file.js';
 import { describeTrainConfig } from './training/describe.js';
 import { listCheckpoints } from './checkpoints.js';
 import { TrainingManager } from './training/jobs.js';
+import { EvaluationManager } from './evaluation/jobs.js';
 import { describeAdaptation } from './adaptation/describe.js';
 import { listAdapters } from './adaptation/adapters.js';
 import { EpisodeRewards } from './rewards.js';
 import { RemoteJobsHost, type RemoteJobsHostDeps } from './remote-jobs.js';
 import type { SecretStore } from '../util/secret-store.js';
-import { POLICY_DESCRIPTIONS } from '../policy/registry.js';
 import { EndpointsHost } from './endpoints.js';
-import { checkpointSpec, listCheckpointPolicies } from './policy-files.js';
+import { listPolicyChoices, resolvePolicyChoice, type PolicyChoiceContext } from './policy-choices.js';
 import { OnlineGrpoHost, type OnlineGrpoHostDeps } from './online-grpo.js';
 import { withPromptTemplate } from './prompt-templates.js';
 
@@ -53,16 +53,6 @@ export interface WorkbenchOptions {
 export interface Workbench extends WorkbenchApi {
   close(): Promise<void>;
   readonly db: WritableDB;
-}
-
-const POLICIES: PolicyInfo[] = SESSION_POLICIES.map((name) => ({ name, description: POLICY_DESCRIPTIONS[name] }));
-
-/** The data folder's VLM endpoint profiles as session policies (`vlm:<profile>`); the keys stay where they are. */
-function vlmPolicies(endpoints: EndpointsHost): PolicyInfo[] {
-  return endpoints.list().map((p) => ({
-    name: `vlm:${p.name}` as const,
-    description: `VLM endpoint ${p.name}: ${p.model} at ${p.baseUrl}, ${p.format} format`,
-  }));
 }
 
 export class DataDirBusyError extends Error {
@@ -108,13 +98,19 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
     sessionOf: (serial) => holder.sessions?.sessionOf(serial) ?? null,
   });
   const endpoints = new EndpointsHost({ dataDir: () => settings.dataDir, ...(opts.secrets ? { secrets: opts.secrets } : {}) });
+  /** What the one policy resolver reads: the current data folder and endpoint profiles. */
+  const choices = (): PolicyChoiceContext => ({
+    dataDir: settings.dataDir,
+    vlmProfiles: () => endpoints.list().map((p) => ({ name: p.name, description: `VLM endpoint ${p.name}: ${p.model} at ${p.baseUrl}, ${p.format} format` })),
+    vlmSpec: (profile) => ({ name: 'vlm', settings: { ...withPromptTemplate(endpoints.profiles().resolve(profile)), name: `vlm:${profile}` } }),
+  });
   const sessions = holder.sessions = new SessionManager({
     db: () => db, devices, onDeviceUse: () => void devices.changed(), log,
-    vlmPolicy: (profile) => ({ name: 'vlm', settings: { ...withPromptTemplate(endpoints.profiles().resolve(profile)), name: `vlm:${profile}` } }),
-    checkpointPolicy: (file) => checkpointSpec(settings.dataDir, file),
+    storedPolicy: (name) => resolvePolicyChoice(choices(), name),
   });
   if (opts.embeddedDevice ?? true) await devices.startSimDroid();
   const training = new TrainingManager({ dataDir: () => settings.dataDir, db: () => db, log });
+  const evaluations = new EvaluationManager({ db: () => db, resolve: (name) => resolvePolicyChoice(choices(), name), log });
   const rewards = new EpisodeRewards({ db: () => db, dataDir: () => settings.dataDir });
   const trainerSecrets = opts.secrets ? { secrets: opts.secrets } : {};
   const remoteJobs = new RemoteJobsHost({ db: () => db, dataDir: () => settings.dataDir, log, ...(opts.trainerClient ? { clientFor: opts.trainerClient } : {}), ...trainerSecrets });
@@ -134,6 +130,8 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
     if (running.length) throw new DataDirBusyError(next, `session ${running[0]!.id} is recording`);
     const job = training.active();
     if (job) throw new DataDirBusyError(next, `${job.kind === 'adapt' ? 'adaptation' : 'training'} job ${job.id} is ${job.state}`);
+    const evaluation = evaluations.active();
+    if (evaluation) throw new DataDirBusyError(next, `evaluation ${evaluation.id} is ${evaluation.state}`);
     const online = onlineGrpo.active();
     if (online) throw new DataDirBusyError(next, `online GRPO run ${online.runId} is ${online.state}`);
     mkdirSync(next, { recursive: true });
@@ -182,7 +180,7 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
       const inst = instantiate(t, seed);
       return { templateId, seed, instruction: inst.instruction, params: inst.params, subgoals: t.subgoals(inst.params).map((s) => s.name) };
     },
-    listPolicies: async () => [...POLICIES, ...vlmPolicies(endpoints), ...listCheckpointPolicies(settings.dataDir)],
+    listPolicies: async () => listPolicyChoices(choices()),
 
     listEndpoints: async () => endpoints.list(),
     saveEndpoint: (input) => endpoints.save(input),
@@ -250,6 +248,11 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
     listAdapters: async () => listAdapters(settings.dataDir),
     onAdaptation: (_input, listener) => training.subscribeAdaptation(listener),
 
+    startEvaluation: async (input) => evaluations.start(input),
+    stopEvaluation: async ({ id }) => evaluations.stop(id),
+    listEvaluations: async () => evaluations.list(),
+    onEvaluation: (_input, listener) => evaluations.subscribe(listener),
+
     listTrainers: async () => remoteJobs.trainers(),
     saveTrainer: async (p) => remoteJobs.saveTrainer(p),
     removeTrainer: async ({ name }) => remoteJobs.removeTrainer(name),
@@ -275,6 +278,7 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
       await onlineGrpo.close();
       remoteJobs.close();
       await training.close();
+      await evaluations.close();
       await sessions.close();
       await devices.close();
       db.close();

@@ -1,3 +1,4 @@
+import { isAbsolute } from 'node:path';
 import { OnlineGrpoConfigError, OnlineGrpoStoppedError } from '../remote-jobs/online-errors.js';
 import { ONLINE_METRIC, runOnlineGrpo, type OnlineGrpoOptions, type OnlineIteration, type OnlinePolicy } from '../remote-jobs/online.js';
 import { JobConfigError } from '../remote-jobs/protocol.js';
@@ -14,7 +15,7 @@ import { assertNever, WorkbenchError } from '../util/errors.js';
 import type { SecretStore } from '../util/secret-store.js';
 import type { Activity } from '../api/types.js';
 import type { OnlineGrpoIterationView, OnlineGrpoRunInfo, OnlineGrpoStart, RemoteJobEvent } from '../api/job-types.js';
-import { checkpointPath } from './policy-files.js';
+import { trainableCheckpoint } from './policy-choices.js';
 import { toInfo } from './remote-jobs.js';
 import { withPromptTemplate } from './prompt-templates.js';
 
@@ -176,10 +177,11 @@ export class OnlineGrpoHost {
     switch (p.kind) {
       case 'builtin': {
         if (p.init === undefined) return { policy: { kind: 'builtin' }, start: 'a fresh model', secret: undefined };
-        if (!p.init.endsWith('.json')) throw new OnlineGrpoInputError('policy.init', p.init, 'online GRPO starts from a checkpoint (.json); an .onnx export cannot be trained');
+        // Names only (a page never makes the workbench read a path it chose): a checkpoint or a registered .json.
+        if (isAbsolute(p.init)) throw new OnlineGrpoInputError('policy.init', p.init, 'give a checkpoint by name (checkpoint:<name> or a registered .json), not a path');
         let init: string;
         try {
-          init = checkpointPath(this.deps.dataDir(), p.init);
+          init = trainableCheckpoint(this.deps.dataDir(), p.init);
         } catch (e) {
           throw new OnlineGrpoInputError('policy.init', p.init, (e as Error).message);
         }

@@ -1,6 +1,5 @@
 import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { PolicySpec } from '../policy/registry.js';
 import { WorkbenchError } from '../util/errors.js';
 import { CHECKPOINT_FILE_NAME, type CheckpointSessionPolicy, type PolicyInfo } from '../api/types.js';
 
@@ -30,7 +29,7 @@ function isPlainFile(path: string): boolean {
 }
 
 /** The registered policy files, by name, as session policies. */
-export function listCheckpointPolicies(dataDir: string): PolicyInfo[] {
+export function listCheckpointPolicies(dataDir: string): Array<Pick<PolicyInfo, 'name' | 'description'>> {
   const dir = policiesDir(dataDir);
   let names: string[];
   try {
@@ -55,11 +54,4 @@ export function checkpointPath(dataDir: string, file: string): string {
   const path = join(policiesDir(dataDir), file);
   if (!isPlainFile(path)) throw new CheckpointPolicyError(file, `not a file in ${policiesDir(dataDir)}`);
   return path;
-}
-
-/** The builtin policy of a registered file, greedy (evaluation, as `awb eval --policy FILE`), named `checkpoint:<file>`. */
-export function checkpointSpec(dataDir: string, file: string): PolicySpec {
-  const path = checkpointPath(dataDir, file);
-  const policyName = `checkpoint:${file}`;
-  return file.endsWith('.onnx') ? { name: 'onnx', model: path, policyName } : { name: 'builtin', checkpoint: path, policyName };
 }

@@ -12,7 +12,7 @@ import { assertNever } from '../util/errors.js';
 import type { SessionCommand, SessionReplies, SessionStart } from '../api/api.js';
 import { parseReplies } from '../policy/vlm/replay.js';
 import type { DeviceRegistry } from './devices.js';
-import type { CheckpointSessionPolicy, ProposalInfo, SessionEvent, SessionInfo, SessionPolicy, SessionStepInfo, VlmSessionPolicy } from '../api/types.js';
+import type { AdapterSessionPolicy, CheckpointSessionPolicy, ProposalInfo, SessionEvent, SessionInfo, SessionPolicy, SessionStepInfo, VlmSessionPolicy } from '../api/types.js';
 
 export class SessionNotFoundError extends Error {
   override name = 'SessionNotFoundError';
@@ -50,7 +50,7 @@ export class ReplayMismatchError extends Error {
 }
 
 function vlmScreenshots(policy: SessionPolicy, mode: 'none' | 'half' | 'full'): 'none' | 'half' | 'full' {
-  return (isVlm(policy) || policy === 'vlm-replay') && mode === 'none' ? 'half' : mode;
+  return (policy.startsWith('vlm:') || policy === 'vlm-replay') && mode === 'none' ? 'half' : mode;
 }
 
 /** Breakpoints are toggled and removed by id, so two with one id would be ambiguous. */
@@ -59,29 +59,22 @@ function uniqueIds(breakpoints: readonly Breakpoint[]): void {
   if (new Set(ids).size !== ids.length) throw new DuplicateBreakpointError(ids);
 }
 
-/** The policy of a `vlm:<profile>` session, from the data folder's endpoint profiles. */
-export type VlmPolicySpecOf = (profile: string) => PolicySpec;
-/** The policy of a `checkpoint:<file>` session, a file registered in the data folder's policies/. */
-export type CheckpointPolicySpecOf = (file: string) => PolicySpec;
-
-const isVlm = (name: SessionPolicy): name is VlmSessionPolicy => name.startsWith('vlm:');
-const isCheckpoint = (name: SessionPolicy): name is CheckpointSessionPolicy => name.startsWith('checkpoint:');
+/** The policy of a stored or served session policy (`vlm:`, `checkpoint:`, `adapter:`): core/workbench/policy-choices.ts. */
+export type StoredPolicySpecOf = (name: SessionPolicy) => PolicySpec;
 
 interface PolicySpecsOf {
-  vlm?: VlmPolicySpecOf | undefined;
-  checkpoint?: CheckpointPolicySpecOf | undefined;
+  stored?: StoredPolicySpecOf | undefined;
   replies?: SessionReplies | undefined;
 }
 
+const isStored = (name: SessionPolicy): name is VlmSessionPolicy | CheckpointSessionPolicy | AdapterSessionPolicy =>
+  name.startsWith('vlm:') || name.startsWith('checkpoint:') || name.startsWith('adapter:');
+
 /** The registry spec of a session's policy name. */
 function specOf(name: SessionPolicy, specs: PolicySpecsOf): PolicySpec {
-  if (isVlm(name)) {
-    if (!specs.vlm) throw new SessionStateError('(new)', `start a ${name} session`, 'without VLM endpoint profiles');
-    return specs.vlm(name.slice('vlm:'.length));
-  }
-  if (isCheckpoint(name)) {
-    if (!specs.checkpoint) throw new SessionStateError('(new)', `start a ${name} session`, 'without registered policy files');
-    return specs.checkpoint(name.slice('checkpoint:'.length));
+  if (isStored(name)) {
+    if (!specs.stored) throw new SessionStateError('(new)', `start a ${name} session`, 'without stored policies');
+    return specs.stored(name);
   }
   switch (name) {
     case 'oracle':
@@ -135,7 +128,7 @@ export class SessionManager {
 
   constructor(private readonly deps: {
     db(): WritableDB; devices: DeviceRegistry; onDeviceUse(): void; log(m: string): void;
-    vlmPolicy?: VlmPolicySpecOf; checkpointPolicy?: CheckpointPolicySpecOf;
+    storedPolicy?: StoredPolicySpecOf;
   }) {}
 
   sessionOf(serial: string): string | null {
@@ -149,7 +142,7 @@ export class SessionManager {
     if (busy) throw new DeviceBusyError(input.serial, busy);
     const device = await this.deps.devices.require(input.serial);
     const instance: TaskInstance = input.instruction !== undefined ? freeFormInstance(input.instruction) : instantiate(getTemplate(input.templateId!), input.seed ?? 0);
-    const spec = specOf(input.policy, { vlm: this.deps.vlmPolicy, checkpoint: this.deps.checkpointPolicy, replies: input.replies });
+    const spec = specOf(input.policy, { stored: this.deps.storedPolicy, replies: input.replies });
     // Model files load now: a bad one refuses the session rather than failing its first step.
     const models = new PolicyModels();
     await loadPolicyModels(spec, models);

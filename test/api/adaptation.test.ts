@@ -86,7 +86,7 @@ describe('adaptation jobs through the bridge', () => {
     const issues = ((await bad.catch((e: unknown) => e)) as { issues: Array<{ path: string; message: string }> }).issues;
     expect(issues.map((i) => i.path).sort()).toEqual(['episodes', 'episodes', 'evalTemplates', 'policy', 'sft.epochs', 'shots']);
     const by = (path: string) => issues.filter((i) => i.path === path).map((i) => i.message).join(' | ');
-    expect(by('policy')).toMatch(/"nope": no such checkpoint/);
+    expect(by('policy')).toMatch(/Policy "nope": no checkpoint "nope" under/);
     expect(by('shots')).toMatch(/Cannot pick 500 adaptation instances for Settings: .* from 1 to 16/);
     expect(by('episodes')).toMatch(/method grpo has none/);
     expect(by('episodes')).toMatch(/episode 999/);

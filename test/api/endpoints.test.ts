@@ -159,13 +159,14 @@ describe('endpoint profiles and registered policy files in the workbench API (fa
     });
 
     it('refuses paths out of the folder: by the input schema, and a symlink or a missing file when starting', async () => {
-      for (const p of ['checkpoint:../outside.json', 'checkpoint:sub/nested.json', 'checkpoint:/etc/passwd.json', 'checkpoint:tiny.txt', 'checkpoint:.hidden.json']) {
+      for (const p of ['checkpoint:../outside.json', 'checkpoint:sub/nested.json', 'checkpoint:/etc/passwd.json', 'checkpoint:.hidden.json']) {
         expect(() => parseInput('startSession', { serial: 's', templateId: 'T', seed: 0, policy: p }), p).toThrow(/checkpoint:<file name>/);
       }
       expect(() => parseInput('startSession', { serial: 's', templateId: 'T', seed: 0, policy: 'checkpoint:tiny.json' })).not.toThrow();
-      for (const file of ['linked.json', 'missing.json']) {
+      // A name that is not a .json/.onnx file names a checkpoint folder (none here).
+      for (const file of ['linked.json', 'missing.json', 'tiny.txt']) {
         await expect(wb.startSession({ serial: 'simdroid-1', templateId: 'SystemWifiTurnOn', seed: 0, policy: `checkpoint:${file}` }))
-          .rejects.toMatchObject({ name: 'CheckpointPolicyError', file });
+          .rejects.toMatchObject({ name: 'PolicyChoiceError', policy: `checkpoint:${file}` });
       }
     });
   });

@@ -225,4 +225,29 @@ describe('workbench end to end in Chromium', () => {
     await expect.poll(() => page.locator('[data-testid="adapter-Settings"]').count()).toBe(1);
     await shot(page, 'adaptation');
   });
+
+  it('evaluates the checkpoint by name from its row (progress → results per app), uses it as GRPO init, and runs it in Agent', async () => {
+    await page.keyboard.press('Control+6');
+    const row = page.locator('[data-testid^="checkpoint-"]').first();
+    const name = (await row.getAttribute('data-testid'))!.slice('checkpoint-'.length);
+    await page.getByTestId(`evaluate-${name}`).click();
+    expect(await page.getByTestId('eval-policy').inputValue()).toBe(`checkpoint:${name}`);
+    await page.getByTestId('eval-seeds').fill('30');
+    await page.getByTestId('eval-limit').fill('2');
+    await page.getByTestId('eval-start').click();
+    const progress = page.getByTestId('eval-progress');
+    await expect.poll(() => progress.innerText(), { timeout: 30_000 }).toMatch(/finished, 2\/2 episodes/);
+    await page.getByTestId('eval-row-overall').waitFor();
+    expect(await page.locator('[data-testid^="eval-row-app-"]').count()).toBeGreaterThan(0);
+    expect(await page.locator('[data-testid^="eval-row-difficulty-"]').count()).toBeGreaterThan(0);
+    // GRPO init is a dropdown of the same choices; "Use as init" picks the checkpoint by name.
+    await page.getByTestId(`use-as-init-${name}`).click();
+    await expect.poll(() => page.getByTestId('train-init').inputValue()).toBe(`checkpoint:${name}`);
+    await shot(page, 'evaluate');
+    await page.getByTestId(`run-in-agent-${name}`).click();
+    const policy = page.getByTestId('policy-select');
+    await expect.poll(() => policy.inputValue()).toBe(`checkpoint:${name}`);
+    // The adapter made on this checkpoint above is a choice too (it scores Settings' screens).
+    expect(await policy.locator(`option[value="adapter:${name}/settings"]`).count()).toBe(1);
+  });
 });

@@ -72,9 +72,9 @@ describe('the endpoint form and the endpoints slice against the real workbench (
   });
 
   it('the Agent view groups policies and Reset keeps a checkpoint: policy', () => {
-    const groups = groupPolicies([{ name: 'checkpoint:a.json' }, { name: 'oracle' }, { name: 'vlm:x' }, { name: 'manual' }]);
+    const groups = groupPolicies([{ name: 'checkpoint:a.json' }, { name: 'oracle' }, { name: 'vlm:x' }, { name: 'manual' }, { name: 'checkpoint:grpo-1' }, { name: 'adapter:grpo-1/clock' }]);
     expect(groups.map((g) => [g.group, g.policies.map((p) => p.name)])).toEqual([
-      ['builtin', ['oracle', 'manual']], ['vlm', ['vlm:x']], ['checkpoint', ['checkpoint:a.json']],
+      ['builtin', ['oracle', 'manual']], ['vlm', ['vlm:x']], ['checkpoint', ['checkpoint:grpo-1']], ['adapter', ['adapter:grpo-1/clock']], ['registered', ['checkpoint:a.json']],
     ]);
     const info = { templateId: 'SystemWifiTurnOn', seed: 2, instruction: 'Turn wifi on', policy: 'checkpoint:a.json' } as never;
     expect(sessionStartOf(null, 's', [], info)).toMatchObject({ policy: 'checkpoint:a.json', templateId: 'SystemWifiTurnOn', seed: 2 });

@@ -5,6 +5,7 @@ import type { OnlineGrpoRunInfo } from '../../core/api/job-types.js';
 import type { AppStore } from '../../renderer/src/store/index.js';
 import { bridgedWorkbench, type BridgedWorkbench } from '../helpers/bridged-workbench.js';
 import { upsertOnlineRun } from '../../renderer/src/store/slices/jobs.js';
+import type { PolicyInfo } from '../../core/api/types.js';
 import { errorsByField, initChoices, iterationLine, ONLINE_FORM_INITIAL, onlineRequest } from '../../renderer/src/views/jobs/online-form.js';
 
 const run = (runId: number, over: Partial<OnlineGrpoRunInfo> = {}): OnlineGrpoRunInfo => ({
@@ -39,9 +40,12 @@ describe('the Online GRPO form and the jobs slice\'s online part', () => {
       .toEqual({ init: 'no file', baseModel: 'not loadable', config: 'epochs: too small', trainer: 'unknown', iterations: 'too many', '': 'x' });
   });
 
-  it('initChoices offers registered .json checkpoints only (an .onnx export cannot be trained)', () => {
-    expect(initChoices([{ name: 'oracle', description: '' }, { name: 'checkpoint:a.json', description: '' }, { name: 'checkpoint:a.onnx', description: '' }, { name: 'vlm:x', description: '' }]))
-      .toEqual(['a.json']);
+  it('initChoices offers the trainable choices only: checkpoints and registered .json (an .onnx export, an adapter, a VLM cannot be trained)', () => {
+    const info = (name: PolicyInfo['name'], kind: PolicyInfo['kind'], trainable: boolean): PolicyInfo => ({ name, description: '', kind, trainable, evaluable: true, checkpoint: null, app: null });
+    expect(initChoices([
+      info('oracle', 'builtin', false), info('checkpoint:run-1', 'checkpoint', true), info('checkpoint:a.json', 'policy-file', true),
+      info('checkpoint:a.onnx', 'onnx', false), info('adapter:run-1/clock', 'adapter', false), info('vlm:x', 'vlm', false),
+    ])).toEqual(['checkpoint:run-1', 'checkpoint:a.json']);
   });
 
   it('iterationLine names the success rate, reward, job and the policy switched to; upsertOnlineRun keeps newest first', () => {
@@ -72,7 +76,7 @@ describe('the jobs slice\'s startOnlineGrpo against the real workbench (over the
     await st().startOnlineGrpo({ trainer: 'nowhere', policy: { kind: 'builtin' }, iterations: 1 });
     expect(errorsByField(st().onlineErrors)).toEqual({ trainer: expect.stringMatching(/nowhere/) });
     await st().startOnlineGrpo({ trainer: 'nowhere', policy: { kind: 'builtin', init: '../up.json' }, iterations: 1 });
-    expect(errorsByField(st().onlineErrors)).toEqual({ init: expect.stringMatching(/bare name/) });
+    expect(errorsByField(st().onlineErrors)).toEqual({ init: expect.stringMatching(/names, not paths/) });
     await st().startOnlineGrpo({ trainer: 'nowhere', policy: { kind: 'builtin', init: 'm.onnx' }, iterations: 1 });
     expect(errorsByField(st().onlineErrors)).toEqual({ init: expect.stringMatching(/\.onnx export cannot be trained/) });
     expect(st().onlineRuns).toEqual([]);

@@ -1,5 +1,4 @@
-import { existsSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { join } from 'node:path';
 import { loadBasePolicy, type BasePolicy } from '../../policy/adapter-file.js';
 import { type AdaptConfig, type AdaptMethod } from '../../rl/adapt-config.js';
 import { demonstrationEpisodes } from '../../rl/demonstrations.js';
@@ -8,7 +7,7 @@ import { adaptConfigOf, type RunAdaptationOptions } from '../../rl/adapt.js';
 import type { ReadableDB } from '../../store/index.js';
 import { SPLIT_DATA } from '../../tasks/splits.js';
 import { WorkbenchError } from '../../util/errors.js';
-import { CHECKPOINT_NAME, checkpointsDir } from '../checkpoints.js';
+import { trainableCheckpoint } from '../policy-choices.js';
 import type { AdaptationStart } from '../../api/adaptation-types.js';
 import { formatIssues } from '../../util/zod-issues.js';
 
@@ -43,23 +42,8 @@ const usesSft = (m: AdaptMethod) => m === 'sft' || m === 'sft+grpo';
 const usesGrpo = (m: AdaptMethod) => m === 'grpo' || m === 'sft+grpo';
 const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-export class PolicyPathError extends WorkbenchError {
-  override name = 'PolicyPathError';
-  constructor(readonly policy: string, reason: string) {
-    super(`${JSON.stringify(policy)}: ${reason}`);
-  }
-}
-
-/** A checkpoint name (its policy.json under the data folder) or an absolute path to a policy file. */
-function policyPath(policy: string, dataDir: string): string {
-  if (CHECKPOINT_NAME.test(policy)) {
-    const path = join(checkpointsDir(dataDir), policy, 'policy.json');
-    if (!existsSync(path)) throw new PolicyPathError(policy, `no such checkpoint (no ${path})`);
-    return path;
-  }
-  if (!isAbsolute(policy)) throw new PolicyPathError(policy, 'give a checkpoint name or an absolute path to a policy JSON file');
-  return policy;
-}
+/** The base: a checkpoint choice or name (core/workbench/policy-choices.ts) or an absolute path to a policy file. */
+const policyPath = (policy: string, dataDir: string): string => trainableCheckpoint(dataDir, policy);
 
 /** User errors a request can cause (the others are bugs, and pass through). */
 const isInputProblem = (e: unknown): e is Error => e instanceof WorkbenchError || (e instanceof Error && e.name === 'CheckpointError');

@@ -15,6 +15,7 @@ import { CONTROL, type FromTrainingWorker, type WorkerData, type WorkerJob } fro
 import {
   ENDED_JOB_STATES, type JobInfo, type JobKind, type JobState, type TrainerKind, type TrainingEvent, type TrainingResume, type TrainingRunInfo, type TrainingStart,
 } from '../../api/training-types.js';
+import { PolicyChoiceError, trainableCheckpoint } from '../policy-choices.js';
 import { CHECKPOINT_NAME, checkpointsDir, listCheckpoints, readJobFile, readTrainerSummary } from '../checkpoints.js';
 import { JobKindError, TrainingBusyError, TrainingConfigError, TrainingJobNotFoundError, TrainingStateError, TrainingStoreError } from '../job-errors.js';
 
@@ -71,8 +72,16 @@ export class TrainingManager {
     switch (input.kind) {
       case 'grpo': {
         const config = parseOr('grpo', () => parseTrainConfig(input.config ?? {}), TrainConfigError);
-        // Checked here so a typo is a config problem, not a job that fails after its worker started.
-        if (config.init !== null && !existsSync(config.init)) throw new TrainingConfigError('grpo', [`init: no such checkpoint file ${config.init}`]);
+        // init names a checkpoint as the view lists it (or is a path): resolved here, so a typo is a
+        // config problem, not a job that fails after its worker started.
+        if (config.init !== null) {
+          try {
+            config.init = trainableCheckpoint(this.opts.dataDir(), config.init);
+          } catch (e) {
+            if (e instanceof PolicyChoiceError) throw new TrainingConfigError('grpo', [`init: ${e.message}`]);
+            throw e;
+          }
+        }
         const outDir = this.newCheckpointDir('grpo');
         return this.spawn({ kind: 'grpo', config, outDir, job: (dbPath) => ({ kind: 'grpo', config, outDir, dbPath, resume: null }) });
       }

@@ -5,8 +5,10 @@ import type { ConfigField } from '../../../core/api/types.js';
  * description (with the cited default) and an input of its kind. The Training and Adaptation forms
  * share it; `idPrefix` keeps their test ids apart ('train-…', 'adapt-…').
  */
-export function FieldRow({ field, value, error, onChange, idPrefix = 'train' }: {
+export function FieldRow({ field, value, error, onChange, idPrefix = 'train', choices }: {
   field: ConfigField; value: string; error: string | undefined; onChange(v: string): void; idPrefix?: string;
+  /** Named choices for a text field (e.g. GRPO init's checkpoints): a dropdown, keeping a typed value that is not among them. */
+  choices?: Array<{ value: string; label: string; title?: string }>;
 }) {
   const id = `${idPrefix}-${field.path}`;
   const name = field.path.split('.').at(-1);
@@ -16,7 +18,13 @@ export function FieldRow({ field, value, error, onChange, idPrefix = 'train' }: 
         <span className="mono">{name}</span>
         <span className="muted training-field-desc">{field.description}</span>
       </label>
-      <FieldInput id={id} field={field} value={value} onChange={onChange} />
+      {choices ? (
+        <select id={id} data-testid={id} value={value} onChange={(e) => onChange(e.target.value)}>
+          <option value="">{field.nullable ? 'none' : 'default'}</option>
+          {value && !choices.some((c) => c.value === value) ? <option value={value}>{value}</option> : null}
+          {choices.map((c) => <option key={c.value} value={c.value} title={c.title}>{c.label}</option>)}
+        </select>
+      ) : <FieldInput id={id} field={field} value={value} onChange={onChange} />}
       {error ? <div className="settings-error" data-testid={`${idPrefix}-error-${field.path}`}>{error}</div> : null}
     </div>
   );

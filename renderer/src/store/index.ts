@@ -12,12 +12,13 @@ import { createAdaptationSlice, type AdaptationSlice } from './slices/adaptation
 import { createRewardsSlice, type RewardsSlice } from './slices/rewards.js';
 import { createJobsSlice, type JobsSlice } from './slices/jobs.js';
 import { createEndpointsSlice, type EndpointsSlice } from './slices/endpoints.js';
+import { createEvaluationSlice, type EvaluationSlice } from './slices/evaluation.js';
 
 /**
  * One zustand store of typed slices (one per domain). It is created around an API object, so tests
  * build it with the real workbench over an in-memory channel (or a fake) and no React.
  */
-export type AppState = UiSlice & DevicesSlice & LiveSlice & SessionSlice & TrajectoriesSlice & SettingsSlice & TrainingSlice & AdaptationSlice & RewardsSlice & JobsSlice & EndpointsSlice;
+export type AppState = UiSlice & DevicesSlice & LiveSlice & SessionSlice & TrajectoriesSlice & SettingsSlice & TrainingSlice & AdaptationSlice & RewardsSlice & JobsSlice & EndpointsSlice & EvaluationSlice;
 export type AppStore = StoreApi<AppState> & { api: WorkbenchApi };
 
 export function createAppStore(api: WorkbenchApi): AppStore {
@@ -33,6 +34,7 @@ export function createAppStore(api: WorkbenchApi): AppStore {
     ...createRewardsSlice(api)(...a),
     ...createJobsSlice(api)(...a),
     ...createEndpointsSlice(api)(...a),
+    ...createEvaluationSlice(api)(...a),
   }));
   return Object.assign(store, { api });
 }

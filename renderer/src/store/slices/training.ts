@@ -1,7 +1,7 @@
 import type { StateCreator } from 'zustand';
 import type { WorkbenchApi } from '../../../../core/api/api.js';
 import type {
-  CheckpointInfo, IterationMetricsRow, JobInfo, TrainConfigDescription, TrainerKind, TrainingEvent, TrainingResume, TrainingRunInfo,
+  CheckpointInfo, IterationMetricsRow, JobInfo, SessionPolicy, TrainConfigDescription, TrainerKind, TrainingEvent, TrainingResume, TrainingRunInfo,
 } from '../../../../core/api/types.js';
 import type { AppState } from '../index.js';
 import { sharedWatch } from '../shared-watch.js';
@@ -38,6 +38,13 @@ export interface TrainingSlice {
   showRun(runId: number): Promise<void>;
   refreshTrainingRuns(): Promise<void>;
   clearTrainingError(path: string): void;
+  /** A GRPO init the New run form should take (set by a checkpoint row's "Use as init"; the form clears it). */
+  pendingInit: string | null;
+  /** "Use as init": the New run form switches to GRPO with init = the checkpoint. */
+  useAsInit(checkpoint: string): void;
+  takePendingInit(): string | null;
+  /** "Run in Agent": the Agent view with its policy set to this choice. */
+  runInAgent(policy: SessionPolicy): void;
 }
 
 const ENDED = new Set<JobInfo['state']>(['stopped', 'finished', 'failed']);
@@ -119,6 +126,18 @@ export const createTrainingSlice = (api: WorkbenchApi): StateCreator<AppState, [
     runMetrics: {},
     trainingErrors: {},
     trainingBusy: false,
+    pendingInit: null,
+
+    useAsInit: (checkpoint) => set({ trainingKind: 'grpo', trainingErrors: {}, pendingInit: `checkpoint:${checkpoint}` }),
+    takePendingInit: () => {
+      const init = get().pendingInit;
+      if (init !== null) set({ pendingInit: null });
+      return init;
+    },
+    runInAgent: (policy) => {
+      get().setAgentForm({ policy });
+      get().setView('agent');
+    },
 
     setTrainingKind: (kind) => set({ trainingKind: kind, trainingErrors: {} }),
 
@@ -185,11 +204,13 @@ export const createTrainingSlice = (api: WorkbenchApi): StateCreator<AppState, [
     },
 
     refreshTrainingRuns: async () => {
-      const [runs, checkpoints] = await Promise.all([
+      // The policy choices follow the checkpoints (GRPO init, Evaluate and Agent list them).
+      const [runs, checkpoints, policies] = await Promise.all([
         get().attempt('List training runs', () => api.listTrainingRuns({})),
         get().attempt('List checkpoints', () => api.listCheckpoints({})),
+        get().attempt('List policies', () => api.listPolicies({})),
       ]);
-      set((s) => ({ trainingRuns: runs ?? s.trainingRuns, checkpoints: checkpoints ?? s.checkpoints }));
+      set((s) => ({ trainingRuns: runs ?? s.trainingRuns, checkpoints: checkpoints ?? s.checkpoints, agentPolicies: policies ?? s.agentPolicies }));
     },
 
     clearTrainingError: (path) => set((s) => {

@@ -58,7 +58,7 @@ export function SessionSetup() {
         <label>Seed <input className="agent-num" inputMode="numeric" value={form.seed} onChange={(e) => act.setForm({ seed: e.target.value })} data-testid="seed-input" /></label>
         <label>Policy{' '}
           <select value={form.policy} onChange={(e) => act.setForm({ policy: e.target.value as SessionPolicy })} data-testid="policy-select">
-            {groupPolicies(policies.length ? policies : [{ name: form.policy, description: '' }]).map((g) => (
+            {groupPolicies<{ name: SessionPolicy; description: string }>(policies.length ? policies : [{ name: form.policy, description: '' }]).map((g) => (
               <optgroup key={g.group} label={POLICY_GROUP_LABELS[g.group]}>
                 {g.policies.map((p) => <option key={p.name} value={p.name} title={p.description}>{p.name}</option>)}
               </optgroup>

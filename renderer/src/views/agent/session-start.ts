@@ -41,17 +41,23 @@ export class SessionWaitError extends Error {
 /** The policies a Reset can start again from a session's name alone (a replay's replies are only in its start input). */
 const POLICIES: readonly SessionPolicy[] = ['oracle', 'random', 'manual'];
 
-/** The policy picker's groups: built-in, VLM endpoint profiles (`vlm:`), registered policy files (`checkpoint:`). */
-export type PolicyGroup = 'builtin' | 'vlm' | 'checkpoint';
+/**
+ * The policy picker's groups: built-in, VLM endpoint profiles (`vlm:`), Training's checkpoints (`checkpoint:<name>`),
+ * checkpoints with an app's adapter (`adapter:`), registered policy files (`checkpoint:<file>.json|.onnx`).
+ */
+export type PolicyGroup = 'builtin' | 'vlm' | 'checkpoint' | 'adapter' | 'registered';
 export const POLICY_GROUP_LABELS: Record<PolicyGroup, string> = {
   builtin: 'Built-in',
   vlm: 'VLM endpoints (Settings)',
-  checkpoint: 'Registered policies (<data folder>/policies, greedy)',
+  checkpoint: 'Checkpoints (Training, greedy)',
+  adapter: 'Checkpoints with an app adapter (Adaptation; the adapter scores its app)',
+  registered: 'Registered policies (<data folder>/policies, greedy)',
 };
 
 export function policyGroup(name: SessionPolicy): PolicyGroup {
   if (name.startsWith('vlm:')) return 'vlm';
-  if (name.startsWith('checkpoint:')) return 'checkpoint';
+  if (name.startsWith('adapter:')) return 'adapter';
+  if (name.startsWith('checkpoint:')) return /\.(json|onnx)$/.test(name) ? 'registered' : 'checkpoint';
   return 'builtin';
 }
 

@@ -84,7 +84,7 @@ export function OnlineGrpoForm() {
       {form.kind === 'builtin' ? row('init', 'Start from', (
         <select style={FIT} aria-label="Online start checkpoint" data-testid="online-field-init" value={form.init} onChange={(e) => set({ init: e.target.value })}>
           <option value="">a fresh model (from the seed)</option>
-          {initChoices(policies).map((n) => <option key={n} value={n}>checkpoint:{n}</option>)}
+          {initChoices(policies).map((n) => <option key={n} value={n}>{n}</option>)}
         </select>
       )) : (
         <>

@@ -52,9 +52,9 @@ export function errorsByField(issues: Record<string, string>): Partial<Record<ke
   return out;
 }
 
-/** Registered checkpoints a loop can start from: `checkpoint:<file>.json` policies (an .onnx export cannot be trained). */
+/** The checkpoints a loop can start from: the trainable policy choices (checkpoints, registered .json; an .onnx export cannot be trained). */
 export function initChoices(policies: readonly PolicyInfo[]): string[] {
-  return policies.map((p) => p.name).filter((n) => n.startsWith('checkpoint:') && n.endsWith('.json')).map((n) => n.slice('checkpoint:'.length));
+  return policies.filter((p) => p.trainable).map((p) => p.name);
 }
 
 const WHOLE = /^\d+$/;

@@ -20,10 +20,19 @@ export function ConfigPanel() {
   const [values, setValues] = useState<ConfigFormValues>({});
   const [preset, setPreset] = useState('');
 
+  const pendingInit = useApp((s) => s.pendingInit);
+  // GRPO init chooses from the same list as everywhere else: the checkpoints training can start from.
+  const initChoices = useApp((s) => s.agentPolicies).filter((p) => p.trainable).map((p) => ({ value: p.name, label: p.name, title: p.description }));
+
   useEffect(() => {
     if (description) setValues(defaultFormValues(description.fields));
     setPreset('');
   }, [description]);
+  useEffect(() => {
+    if (pendingInit === null || kind !== 'grpo' || !description) return;
+    const init = appStore().getState().takePendingInit();
+    if (init !== null) setValues((old) => ({ ...old, init }));
+  }, [pendingInit, kind, description]);
 
   const groups = useMemo(() => groupFields(description?.fields ?? []), [description]);
   const config = useMemo(() => configFromForm(values, description?.fields ?? []), [values, description]);
@@ -63,7 +72,8 @@ export function ConfigPanel() {
           <details key={g.group || 'run'} open={g.group === ''} className="training-group">
             <summary>{g.group || 'run'}</summary>
             {g.fields.map((f) => (
-              <FieldRow key={f.path} field={f} value={values[f.path] ?? ''} error={errors[f.path]} onChange={(v) => change(f.path, v)} />
+              <FieldRow key={f.path} field={f} value={values[f.path] ?? ''} error={errors[f.path]} onChange={(v) => change(f.path, v)}
+                {...(kind === 'grpo' && f.path === 'init' ? { choices: initChoices } : {})} />
             ))}
           </details>
         ))}

@@ -57,7 +57,12 @@ export function RunTables() {
                 <td className="row">
                   <button type="button" disabled={!c.resumable || busy} title={c.resumable ? 'Continue this GRPO run from here' : 'Only a GRPO checkpoint (trainer.json) can be resumed'}
                     onClick={() => void st.resumeTraining({ checkpoint: c.name })}>Resume</button>
-                  <button type="button" disabled title={`Evaluation from the UI comes later; meanwhile: awb eval --policy ${c.policy}`}>Evaluate</button>
+                  <button type="button" data-testid={`use-as-init-${c.name}`} title="Start a new GRPO run from this checkpoint (the New run form's init)"
+                    onClick={() => st.useAsInit(c.name)}>Use as init</button>
+                  <button type="button" data-testid={`evaluate-${c.name}`} title={`Evaluate this checkpoint below (as awb eval --policy ${c.policy})`}
+                    onClick={() => st.setEvaluationForm({ policy: `checkpoint:${c.name}` })}>Evaluate</button>
+                  <button type="button" data-testid={`run-in-agent-${c.name}`} title="Run it step by step in the Agent view"
+                    onClick={() => st.runInAgent(`checkpoint:${c.name}`)}>Run in Agent</button>
                 </td>
               </tr>
             ))}
