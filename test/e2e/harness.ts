@@ -21,10 +21,12 @@ export interface ServeProcess {
   stop(): Promise<void>;
 }
 
-export async function startServe(opts: { home?: string; args?: string[] } = {}): Promise<ServeProcess> {
+/** `adbPort`: talk to that adb server (a private one; default: no adb). `env`: added to the process's environment. */
+export async function startServe(opts: { home?: string; args?: string[]; adbPort?: number; env?: NodeJS.ProcessEnv } = {}): Promise<ServeProcess> {
   const home = opts.home ?? mkdtempSync(join(tmpdir(), 'awb-e2e-'));
-  const child = spawn(process.execPath, [AWB, 'serve', '--no-adb', '--port', '0', '--json', ...(opts.args ?? [])], {
-    env: { ...process.env, AWB_HOME: home, HOME: home, AWB_DB: '' }, stdio: ['ignore', 'pipe', 'pipe'],
+  const adb = opts.adbPort !== undefined ? ['--adb-port', String(opts.adbPort)] : ['--no-adb'];
+  const child = spawn(process.execPath, [AWB, 'serve', ...adb, '--port', '0', '--json', ...(opts.args ?? [])], {
+    env: { ...process.env, ...opts.env, AWB_HOME: home, HOME: home, AWB_DB: '' }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));

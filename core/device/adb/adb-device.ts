@@ -12,7 +12,7 @@ import { QuickBootSnapshotMissingError } from './avd.js';
 import { EmulatorSnapshotError, type EmulatorGrpcClient } from './emulator-grpc.js';
 import { EmulatorFrameSource } from './grpc-frames.js';
 import { EmulatorGrpcLink, FALL_BACK, sendInputOverGrpc, type EmulatorGrpcSetting } from './grpc-link.js';
-import type { FrameSource, PollingOptions } from '../frames.js';
+import type { FrameSource, MirrorOptions } from '../frames.js';
 import { exec, shellV1, shellV2 } from './transport.js';
 import { pngFromPng, pngFromRaw, ScreencapChooser, type ScreencapFormat } from './screencap.js';
 import type { AdbServer } from './server.js';
@@ -217,8 +217,8 @@ export class AdbDevice implements Device, SnapshotCapable, Reconnectable {
     return this.grpc.client();
   }
 
-  /** Frames of the screen: the emulator's stream when it has gRPC, else screencap polled. */
-  frames(opts: PollingOptions = {}): FrameSource {
+  /** Frames of the screen: the emulator's stream when it has gRPC (unless `emulator` says 'adb-polling'), else screencap polled. */
+  frames(opts: MirrorOptions = {}): FrameSource {
     return new EmulatorFrameSource(this, this.grpc, opts);
   }
 
