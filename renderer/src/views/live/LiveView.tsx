@@ -26,6 +26,7 @@ export function LiveView() {
   const settingsLoaded = useApp((s) => s.settingsLoaded);
   const scale = useApp((s) => s.settings?.mirrorScale);
   const maxFps = useApp((s) => s.settings?.mirrorFps);
+  const emulatorMirror = useApp((s) => s.settings?.emulatorMirror);
   const device = useApp((s) => s.devices.find((d) => d.serial === s.selectedSerial) ?? null);
   const online = useApp(useShallow((s) => s.devices.filter((d) => d.online).map((d) => d.serial)));
   const loaded = useApp((s) => s.devicesLoaded);
@@ -39,7 +40,7 @@ export function LiveView() {
   useEffect(() => {
     if (!serial || !settingsLoaded) return;
     return appStore().getState().startMirror(serial);
-  }, [serial, settingsLoaded, scale, maxFps]);
+  }, [serial, settingsLoaded, scale, maxFps, emulatorMirror]);
 
   return (
     <div className="live-view" data-testid="live-view">
