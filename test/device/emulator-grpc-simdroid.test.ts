@@ -82,8 +82,9 @@ describe('an AdbDevice on SimDroid over gRPC', () => {
     expect(lines).toEqual([]);
   });
 
-  it('mirrors through streamScreenshot: half-size frames, a new one when the screen changes', async () => {
-    const source = device.frames({ scale: 0.5, fps: 30 });
+  it.each(['grpc-png', 'grpc-rgba'] as const)('mirrors through streamScreenshot (%s): half-size frames, a new one when the screen changes', async (emulator) => {
+    await device.shell('input keyevent KEYCODE_HOME');
+    const source = device.frames({ scale: 0.5, fps: 30, emulator });
     const frames: Frame[] = [];
     source.onFrame((f) => frames.push(f));
     source.start();
@@ -95,6 +96,21 @@ describe('an AdbDevice on SimDroid over gRPC', () => {
       const before = frames.length;
       await device.shell('am start -n com.android.settings/.Settings');
       await until(() => frames.length > before);
+      expect(new Set(frames.map((f) => f.path))).toEqual(new Set(['grpc-stream']));
+    } finally {
+      source.stop();
+    }
+  });
+
+  it("polls screencap when the setting says 'adb-polling', though the device has gRPC", async () => {
+    const source = device.frames({ scale: 0.5, fps: 30, emulator: 'adb-polling' });
+    const frames: Frame[] = [];
+    source.onFrame((f) => frames.push(f));
+    source.start();
+    try {
+      await until(() => frames.length >= 1);
+      expect(source.kind).toBe('poll');
+      expect(frames[0]!.path).toBe('polling');
     } finally {
       source.stop();
     }
