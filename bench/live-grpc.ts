@@ -13,7 +13,7 @@
  * browser (PNG, JPEG, WebP through @napi-rs/canvas, raw RGBA) on a busy half-size screen.
  *   npm run bench -- live-grpc      (needs `npm run build`, /usr/bin/chromium and /usr/bin/adb)
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCanvas, ImageData } from '@napi-rs/canvas';
@@ -24,7 +24,7 @@ import { boundsCenter, flattenUiTree, findFirst } from '../core/a11y/ui-tree.js'
 import { SimDroid } from '../emulators/simdroid/simdroid.js';
 import { encodeScreen, fitImageSize } from '../emulators/simdroid/grpc/image.js';
 import { apiClient, openBrowser, startServe, type ServeProcess } from '../test/e2e/harness.js';
-import { startGrpcEmulator } from '../test/e2e/grpc-emulator.js';
+import { openEmulatorRig } from '../test/e2e/grpc-emulator.js';
 import { fmt, stats, type Stats } from './stats.js';
 
 const IMG = '[data-testid="live-screen"] img';
@@ -143,11 +143,13 @@ async function measure(page: Page, serve: ServeProcess, serial: string, label: s
 
 export async function benchLiveGrpc(): Promise<Record<string, unknown>> {
   const results: Record<string, unknown> = { encoders: await encoders() };
-  const emu = await startGrpcEmulator();
+  const rig = await openEmulatorRig();
   const serves: ServeProcess[] = [];
+  const none = mkdtempSync(join(tmpdir(), 'awb-no-avd-running-'));
   const browser = await openBrowser();
   try {
-    const serve = await startServe({ adbPort: emu.adbPort, env: emu.serveEnv, args: ['--no-device'] });
+    const emu = await rig.start();
+    const serve = await startServe({ adbPort: rig.adbPort, env: rig.serveEnv, args: ['--no-device'] });
     serves.push(serve);
     const modes: Record<string, unknown> = {};
     for (const mode of ['grpc-png', 'grpc-rgba', 'adb-polling'] as EmulatorMirror[]) {
@@ -157,8 +159,7 @@ export async function benchLiveGrpc(): Promise<Record<string, unknown>> {
       modes[mode] = await measure(browser.page, serve, emu.serial, mode);
     }
     // The same device seen by a workbench that finds no discovery file: no gRPC at all.
-    const none = mkdtempSync(join(tmpdir(), 'awb-no-avd-running-'));
-    const plain = await startServe({ adbPort: emu.adbPort, env: { AWB_AVD_RUNNING_DIR: none }, args: ['--no-device'] });
+    const plain = await startServe({ adbPort: rig.adbPort, env: { AWB_AVD_RUNNING_DIR: none }, args: ['--no-device'] });
     serves.push(plain);
     const plainDriver = await apiClient(plain);
     await plainDriver.api.updateSettings({ mirrorFps: 60, mirrorScale: 0.5 });
@@ -168,7 +169,8 @@ export async function benchLiveGrpc(): Promise<Record<string, unknown>> {
   } finally {
     await browser.close();
     for (const s of serves) await s.stop();
-    await emu.stop();
+    await rig.stop();
+    rmSync(none, { recursive: true, force: true });
   }
   return results;
 }

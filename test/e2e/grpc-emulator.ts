@@ -11,20 +11,26 @@ import { AdbCli, freePort, tempHome } from '../emulators/adb/helpers.js';
  * --grpc`), announced to a private real adb server (Debian `adb` on its own port, never 5037), so
  * the server lists it as `emulator-NNNN`, and advertised in a private running-instances folder
  * (pid_<pid>.ini) where the workbench finds its gRPC port. `serveEnv` and `adbPort` point
- * `awb serve` at both. stop() kills the emulator and the adb server and removes the folders.
+ * `awb serve` at both, known before the emulator is up (so both can start at once). stop() kills
+ * the emulator and the adb server and removes the folders.
  */
 const AWB = fileURLToPath(new URL('../../bin/awb.js', import.meta.url));
+
+export interface EmulatorRig {
+  adb: AdbCli;
+  /** The private adb server's port (`awb serve --adb-port`). */
+  adbPort: number;
+  /** Environment for `awb serve`: the running-instances folder. */
+  serveEnv: NodeJS.ProcessEnv;
+  /** `awb emulator start`; resolves once adb lists the instance online. `useToken`: `--grpc-use-token`. */
+  start(opts?: { useToken?: boolean }): Promise<GrpcEmulator>;
+  stop(): Promise<void>;
+}
 
 export interface GrpcEmulator {
   serial: string;
   consolePort: number;
   grpcPort: number;
-  adb: AdbCli;
-  /** Environment for `awb serve`: the running-instances folder and the adb server port. */
-  serveEnv: NodeJS.ProcessEnv;
-  /** The private adb server's port (`awb serve --adb-port`). */
-  adbPort: number;
-  stop(): Promise<void>;
 }
 
 /** An even console port whose adb (+1) and gRPC (+3000, the emulator's default) ports are free now. */
@@ -48,11 +54,10 @@ async function listedOnline(adb: AdbCli, serial: string, timeoutMs = 10_000): Pr
   }
 }
 
-export async function startGrpcEmulator(): Promise<GrpcEmulator> {
+export async function openEmulatorRig(): Promise<EmulatorRig> {
   const home = tempHome();
   const running = mkdtempSync(join(tmpdir(), 'awb-avd-running-'));
   const adb = new AdbCli(await freePort(), home.home);
-  await adb.ok(['start-server']);
   const env = { ...process.env, HOME: home.home, AWB_HOME: home.home, AWB_AVD_RUNNING_DIR: running, ANDROID_ADB_SERVER_PORT: String(adb.serverPort) };
   let child: ChildProcess | null = null;
   const stop = async () => {
@@ -65,10 +70,18 @@ export async function startGrpcEmulator(): Promise<GrpcEmulator> {
     rmSync(running, { recursive: true, force: true });
   };
   try {
+    await adb.ok(['start-server']);
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  const start = async (opts: { useToken?: boolean } = {}): Promise<GrpcEmulator> => {
     let lastError = '';
-    for (let attempt = 0; attempt < 5 && !child; attempt++) {
+    for (let attempt = 0; attempt < 5; attempt++) {
       const port = await freeConsolePort();
-      const c = spawn(process.execPath, [AWB, 'emulator', 'start', '--port', String(port), '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const c = spawn(process.execPath, [AWB, 'emulator', 'start', '--port', String(port), '--json', ...(opts.useToken ? ['--grpc-use-token'] : [])], {
+        env, stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stderr = '';
       c.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
       const line = await new Promise<string | null>((resolve) => {
@@ -80,13 +93,11 @@ export async function startGrpcEmulator(): Promise<GrpcEmulator> {
         const info = JSON.parse(line) as { serial: string; port: number; grpcPort: number };
         // The emulator told the adb server about itself (host:emulator:<adb port>): wait until it is listed online.
         await listedOnline(adb, info.serial);
-        return { serial: info.serial, consolePort: info.port, grpcPort: info.grpcPort, adb, serveEnv: { AWB_AVD_RUNNING_DIR: running }, adbPort: adb.serverPort, stop };
+        return { serial: info.serial, consolePort: info.port, grpcPort: info.grpcPort };
       }
       lastError = stderr; // a port taken meanwhile: try another
     }
     throw new Error(`awb emulator start failed: ${lastError}`);
-  } catch (e) {
-    await stop();
-    throw e;
-  }
+  };
+  return { adb, adbPort: adb.serverPort, serveEnv: { AWB_AVD_RUNNING_DIR: running }, start, stop };
 }

@@ -3,16 +3,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { boundsCenter, findFirst, flattenUiTree } from '../../core/a11y/ui-tree.js';
 import { apiClient, openBrowser, startServe, type Browser, type ServeProcess } from './harness.js';
-import { startGrpcEmulator, type GrpcEmulator } from './grpc-emulator.js';
+import { openEmulatorRig, type EmulatorRig, type GrpcEmulator } from './grpc-emulator.js';
 
 /**
  * The Live view mirroring an emulator over its gRPC API, in Chromium: a SimDroid in its own process
- * (`awb emulator start`, gRPC on) is listed by a private real adb server as emulator-NNNN, and `awb
- * serve` finds its gRPC port in its discovery file. The mirror must come from the stream (the badge
+ * (`awb emulator start --grpc-use-token`) is listed by a private real adb server as emulator-NNNN, and `awb
+ * serve` finds its gRPC port and token in its discovery file. The mirror must come from the stream (the badge
  * says "gRPC stream"; adb polling fails the test), and a click on the mirrored screen must reach the
  * device and show its new screen.
  */
 describe('Live view of an emulator over gRPC (SimDroid process, real adb server, Chromium)', () => {
+  let rig: EmulatorRig;
   let emu: GrpcEmulator;
   let serve: ServeProcess;
   let browser: Browser;
@@ -20,8 +21,11 @@ describe('Live view of an emulator over gRPC (SimDroid process, real adb server,
   const img = '[data-testid="live-screen"] img';
 
   beforeAll(async () => {
-    [emu, browser] = await Promise.all([startGrpcEmulator(), openBrowser()]);
-    serve = await startServe({ adbPort: emu.adbPort, env: emu.serveEnv, args: ['--no-device'] });
+    rig = await openEmulatorRig();
+    // All three at once: the workbench lists adb devices when asked, so it need not wait for the emulator.
+    [emu, serve, browser] = await Promise.all([
+      rig.start({ useToken: true }), startServe({ adbPort: rig.adbPort, env: rig.serveEnv, args: ['--no-device'] }), openBrowser(),
+    ]);
     page = browser.page;
     page.on('pageerror', (e) => {
       throw e;
@@ -33,7 +37,7 @@ describe('Live view of an emulator over gRPC (SimDroid process, real adb server,
   afterAll(async () => {
     await browser?.close();
     await serve?.stop();
-    await emu?.stop();
+    await rig?.stop();
   });
 
   it('mirrors emulator-NNNN from its gRPC stream, and a click on the screen opens an app', async () => {
