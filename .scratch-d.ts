@@ -1,25 +1,26 @@
-import { startGrpcEmulator } from './test/e2e/grpc-emulator.js';
-import { AdbServer } from './core/device/adb/server.js';
-const emu = await startGrpcEmulator();
+import { openEmulatorRig } from './test/e2e/grpc-emulator.js';
+import { apiClient, openBrowser, startServe } from './test/e2e/harness.js';
+const rig = await openEmulatorRig();
+const browser = await openBrowser();
+const serve = await startServe({ adbPort: rig.adbPort, env: rig.serveEnv, args: ['--no-device'] });
 try {
-  const server = new AdbServer({ port: emu.adbPort });
-  const dev = server.device(emu.serial, { env: { AWB_AVD_RUNNING_DIR: emu.serveEnv.AWB_AVD_RUNNING_DIR! } });
-  for (const emulator of ['grpc-png', 'grpc-rgba'] as const) {
-    await dev.input({ kind: 'key', key: 'HOME' });
-    await dev.input({ kind: 'swipe', x1: 540, y1: 2000, x2: 540, y2: 600, durationMs: 200 });
-    const src = dev.frames({ scale: 0.5, fps: 60, emulator });
-    const times: number[] = [];
-    src.onFrame((f) => times.push(performance.now()));
-    src.start();
-    await new Promise((r) => setTimeout(r, 1500));
-    const t0 = performance.now(); const n0 = times.length;
-    let inputs = 0; const inputT: number[] = [];
-    const end = Date.now() + 4000; let n = 0;
-    const drive = async () => { while (Date.now() < end) { const down = n++ % 2 === 0; const t = performance.now(); await dev.input({ kind: 'swipe', x1: 540, y1: down ? 1600 : 900, x2: 540, y2: down ? 900 : 1600, durationMs: 100 }); inputT.push(performance.now() - t); inputs++; } };
-    await Promise.all([drive(), drive()]);
-    const span = (performance.now() - t0) / 1000;
-    console.log(emulator, src.kind, 'fps', ((times.length - n0) / span).toFixed(1), 'swipes', inputs, 'swipe ms median', inputT.sort((a,b)=>a-b)[inputT.length>>1].toFixed(0));
-    src.stop();
-  }
-  dev.close();
-} finally { await emu.stop(); }
+  const emu = await rig.start();
+  const d = await apiClient(serve);
+  await d.api.updateSettings({ mirrorFps: 60 });
+  const page = browser.page;
+  await page.goto(serve.url); await page.locator('.connection.open').waitFor();
+  await page.click('[data-view="live"]'); await page.locator('[data-testid="live-screen"] img').waitFor();
+  const cdp = await page.context().newCDPSession(page); await cdp.send('Network.enable');
+  const sizes: number[] = [];
+  cdp.on('Network.webSocketFrameReceived', (e: any) => sizes.push(e.response.opcode * 1e7 + e.response.payloadData.length));
+  await d.api.sendInput({ serial: emu.serial, event: { kind: 'key', key: 'HOME' } });
+  await d.api.sendInput({ serial: emu.serial, event: { kind: 'swipe', x1: 540, y1: 2000, x2: 540, y2: 600, durationMs: 200 } });
+  const st = await d.api.screenState({ serial: emu.serial }); console.log(st.foreground, st.xml.slice(0, 600));
+  await page.waitForTimeout(500);
+  console.log(sizes.join(' ')); sizes.length = 0;
+  for (let i = 0; i < 10; i++) { const down = i % 2 === 0; await d.api.sendInput({ serial: emu.serial, event: { kind: 'swipe', x1: 540, y1: down ? 1600 : 900, x2: 540, y2: down ? 900 : 1600, durationMs: 16 } }); }
+  await page.waitForTimeout(500);
+  console.log(sizes.join(' '));
+  const st2 = await d.api.screenState({ serial: emu.serial }); console.log(st2.foreground, st2.xml.slice(0, 600));
+  d.close();
+} finally { await browser.close(); await serve.stop(); await rig.stop(); }

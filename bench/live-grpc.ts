@@ -8,8 +8,9 @@
  *   - grpc-rgba:  streamScreenshot in RGBA, PNG-encoded in the workbench;
  *   - adb-polling: the emulatorMirror setting says poll (input still over gRPC);
  *   - no gRPC:    a second `awb serve` that finds no discovery file: screencap polling and `input` over adb,
- * the Live view's fps while the screen changes continuously, input → new frame shown, and the bytes
- * of a frame on the WebSocket. Beside that, in process: the encoders a frame could take to the
+ * and, as a reference under the same load, the workbench's own embedded SimDroid: the Live view's
+ * fps while the screen changes continuously, input → new frame shown, and the bytes of a frame on
+ * the WebSocket. Beside that, in process: the encoders a frame could take to the
  * browser (PNG, JPEG, WebP through @napi-rs/canvas, raw RGBA) on a busy half-size screen.
  *   npm run bench -- live-grpc      (needs `npm run build`, /usr/bin/chromium and /usr/bin/adb)
  */
@@ -67,7 +68,7 @@ async function encoders(): Promise<Record<string, { bytes: number; encode: Stats
   }
 }
 
-interface ModeResult { path: FramePath; fps: number; frames: number; bytesPerFrame: number; inputToFrame: Stats }
+interface ModeResult { path: FramePath; fps: number; frames: number; inputs: number; bytesPerFrame: number; wsSizes: number[]; inputToFrame: Stats }
 
 /** One mirror on the Live view: fps while two input loops keep the drawer scrolling, then clicks → new frame. */
 async function measure(page: Page, serve: ServeProcess, serial: string, label: string): Promise<ModeResult> {
@@ -76,7 +77,10 @@ async function measure(page: Page, serve: ServeProcess, serial: string, label: s
     await page.goto(serve.url);
     await page.locator('.connection.open').waitFor();
     await page.click('[data-view="live"]');
+    await page.locator(`[data-testid="live-device"] option[value="${serial}"]`).waitFor({ state: 'attached' });
+    await page.selectOption('[data-testid="live-device"]', serial);
     await page.locator(IMG).waitFor();
+    await page.waitForTimeout(300);
     const path = (await page.locator('[data-testid="live-frame-path"]').getAttribute('data-path')) as FramePath;
     await driver.api.sendInput({ serial, event: { kind: 'key', key: 'HOME' } });
     await driver.api.sendInput({ serial, event: { kind: 'swipe', x1: 540, y1: 2000, x2: 540, y2: 600, durationMs: 200 } });
@@ -84,31 +88,32 @@ async function measure(page: Page, serve: ServeProcess, serial: string, label: s
     // Bytes on the wire: the binary WebSocket messages the page receives (frames), counted by CDP.
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('Network.enable');
-    let wsBytes = 0;
-    let wsFrames = 0;
+    const wsSizes: number[] = [];
     cdp.on('Network.webSocketFrameReceived', (e: { response: { opcode: number; payloadData: string } }) => {
-      if (e.response.opcode !== 2) return;
-      wsBytes += Math.floor((e.response.payloadData.length * 3) / 4);
-      wsFrames++;
+      if (e.response.opcode === 2) wsSizes.push(Math.floor((e.response.payloadData.length * 3) / 4));
     });
     await page.evaluate((sel) => {
       const w = window as unknown as { frames_: number[] };
       w.frames_ = [];
       new MutationObserver(() => w.frames_.push(performance.now())).observe(document.querySelector(sel)!, { attributes: true, attributeFilter: ['src'] });
     }, IMG);
-    const end = Date.now() + 5000;
+    // Quick flicks (one 16 ms move: over gRPC a down, a move and an up), two in flight at all
+    // times: every one scrolls the drawer, and a change is always pending, so the mirror, not the
+    // input's round trip, sets the pace. (A slow drag would: over gRPC a 100 ms swipe takes 100 ms.)
+    const seconds = 5;
+    const end = Date.now() + seconds * 1000;
     let n = 0;
     const drive = async () => {
       while (Date.now() < end) {
         const down = n++ % 2 === 0;
-        await driver.api.sendInput({ serial, event: { kind: 'swipe', x1: 540, y1: down ? 1600 : 900, x2: 540, y2: down ? 900 : 1600, durationMs: 100 } });
+        await driver.api.sendInput({ serial, event: { kind: 'swipe', x1: 540, y1: down ? 1600 : 900, x2: 540, y2: down ? 900 : 1600, durationMs: 16 } });
       }
     };
     await Promise.all([drive(), drive()]);
     const shown = await page.evaluate(() => (window as unknown as { frames_: number[] }).frames_);
     await cdp.detach();
-    const span = (shown.at(-1)! - shown[0]!) / 1000;
-    const fps = (shown.length - 1) / span;
+    const span = shown.length > 1 ? (shown.at(-1)! - shown[0]!) / 1000 : seconds;
+    const fps = shown.length > 1 ? (shown.length - 1) / span : shown.length / seconds;
 
     await driver.api.sendInput({ serial, event: { kind: 'key', key: 'HOME' } });
     await page.waitForTimeout(500);
@@ -133,8 +138,8 @@ async function measure(page: Page, serve: ServeProcess, serial: string, label: s
       await page.waitForTimeout(150);
     }
     const lat = stats(latencies);
-    const result = { path, fps, frames: shown.length, bytesPerFrame: wsFrames ? Math.round(wsBytes / wsFrames) : 0, inputToFrame: lat };
-    console.log(`${label} [${path}]: ${fps.toFixed(1)} fps over ${span.toFixed(1)} s, ${result.bytesPerFrame} bytes a frame on the WebSocket; input → new frame shown: ${fmt(lat)}`);
+    const result = { path, fps, frames: shown.length, inputs: n, bytesPerFrame: wsSizes.length ? stats(wsSizes).median : 0, wsSizes, inputToFrame: lat };
+    console.log(`${label} [${path}]: ${fps.toFixed(1)} fps over ${span.toFixed(1)} s (${n} flicks), ${result.bytesPerFrame} bytes a frame on the WebSocket (median); input → new frame shown: ${fmt(lat)}`);
     return result;
   } finally {
     driver.close();
@@ -149,7 +154,8 @@ export async function benchLiveGrpc(): Promise<Record<string, unknown>> {
   const browser = await openBrowser();
   try {
     const emu = await rig.start();
-    const serve = await startServe({ adbPort: rig.adbPort, env: rig.serveEnv, args: ['--no-device'] });
+    // With its embedded SimDroid (simdroid-1): the in-process mirror as a reference under the same load.
+    const serve = await startServe({ adbPort: rig.adbPort, env: rig.serveEnv });
     serves.push(serve);
     const modes: Record<string, unknown> = {};
     for (const mode of ['grpc-png', 'grpc-rgba', 'adb-polling'] as EmulatorMirror[]) {
@@ -158,6 +164,7 @@ export async function benchLiveGrpc(): Promise<Record<string, unknown>> {
       driver.close();
       modes[mode] = await measure(browser.page, serve, emu.serial, mode);
     }
+    modes['embedded SimDroid'] = await measure(browser.page, serve, 'simdroid-1', 'embedded SimDroid (reference)');
     // The same device seen by a workbench that finds no discovery file: no gRPC at all.
     const plain = await startServe({ adbPort: rig.adbPort, env: { AWB_AVD_RUNNING_DIR: none }, args: ['--no-device'] });
     serves.push(plain);

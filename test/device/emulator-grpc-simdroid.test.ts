@@ -62,6 +62,13 @@ describe('an AdbDevice on SimDroid over gRPC', () => {
       await device.input({ kind: 'swipe', x1: 500, y1: 1800, x2: 500, y2: 600, durationMs: 48 });
       // Down, a move per 16 ms, up.
       expect(touch.mock.calls.map((c) => c[0][0]!.pressure)).toEqual([1, 1, 1, 1, 0]);
+      // Two callers at once: each gesture's touches stay together (one finger), the first sent first.
+      touch.mockClear();
+      await Promise.all([
+        device.input({ kind: 'swipe', x1: 500, y1: 1800, x2: 500, y2: 900, durationMs: 32 }),
+        device.input({ kind: 'tap', x: 100, y: 200 }),
+      ]);
+      expect(touch.mock.calls.map((c) => `${c[0][0]!.y}:${c[0][0]!.pressure}`)).toEqual(['1800:1', '1350:1', '900:1', '900:0', '200:1', '200:0']);
       expect(lines).toEqual([]);
     } finally {
       touch.mockRestore();

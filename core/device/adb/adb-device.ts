@@ -104,6 +104,7 @@ export class AdbDevice implements Device, SnapshotCapable, Reconnectable {
   private tree: { at: number; tree: UiTree } | null = null;
   private readonly screencap: ScreencapChooser;
   private readonly grpc: EmulatorGrpcLink;
+  private inputs: Promise<void> = Promise.resolve();
 
   constructor(private readonly opts: AdbDeviceOptions) {
     this.serial = opts.serial;
@@ -222,7 +223,18 @@ export class AdbDevice implements Device, SnapshotCapable, Reconnectable {
     return new EmulatorFrameSource(this, this.grpc, opts);
   }
 
-  async input(e: InputEvent): Promise<void> {
+  /**
+   * One gesture at a time, in the order sent: over gRPC every gesture is finger 0, so two callers'
+   * gestures interleaved (the Live view and a script, say) would make one wrong gesture — a drag
+   * read as a tap. `adb shell input` commands are kept in order the same way.
+   */
+  input(e: InputEvent): Promise<void> {
+    const run = this.inputs.then(() => this.inputNow(e));
+    this.inputs = run.catch(() => {});
+    return run;
+  }
+
+  private async inputNow(e: InputEvent): Promise<void> {
     this.tree = null;
     const sent = await this.guard('gRPC input', () => this.grpc.run('input', (c) => sendInputOverGrpc(c, e)));
     if (sent !== FALL_BACK) return;
