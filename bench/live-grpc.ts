@@ -9,8 +9,9 @@
  *   - adb-polling: the emulatorMirror setting says poll (input still over gRPC);
  *   - no gRPC:    a second `awb serve` that finds no discovery file: screencap polling and `input` over adb,
  * and, as a reference under the same load, the workbench's own embedded SimDroid: the Live view's
- * fps while the screen changes continuously, input → new frame shown, and the bytes of a frame on
- * the WebSocket. Beside that, in process: the encoders a frame could take to the
+ * fps while the screen changes continuously (flicks sent straight to the emulator's gRPC, not
+ * through the path measured), input → new frame shown (clicks on the page), and the bytes of a
+ * frame on the WebSocket. Beside that, in process: the encoders a frame could take to the
  * browser (PNG, JPEG, WebP through @napi-rs/canvas, raw RGBA) on a busy half-size screen.
  *   npm run bench -- live-grpc      (needs `npm run build`, /usr/bin/chromium and /usr/bin/adb)
  */
@@ -21,6 +22,7 @@ import { createCanvas, ImageData } from '@napi-rs/canvas';
 import type { Page } from 'playwright-core';
 import type { EmulatorMirror, FramePath } from '../core/device/frames.js';
 import { encodePngAsync } from '../core/util/png-async.js';
+import { EmulatorGrpcClient } from '../core/device/adb/emulator-grpc.js';
 import { boundsCenter, flattenUiTree, findFirst } from '../core/a11y/ui-tree.js';
 import { SimDroid } from '../emulators/simdroid/simdroid.js';
 import { encodeScreen, fitImageSize } from '../emulators/simdroid/grpc/image.js';
@@ -68,10 +70,10 @@ async function encoders(): Promise<Record<string, { bytes: number; encode: Stats
   }
 }
 
-interface ModeResult { path: FramePath; fps: number; frames: number; inputs: number; bytesPerFrame: number; wsSizes: number[]; inputToFrame: Stats }
+interface ModeResult { path: FramePath; fps: number; frames: number; changes: number; bytesPerFrame: number; wsSizes: number[]; inputToFrame: Stats }
 
-/** One mirror on the Live view: fps while two input loops keep the drawer scrolling, then clicks → new frame. */
-async function measure(page: Page, serve: ServeProcess, serial: string, label: string): Promise<ModeResult> {
+/** One mirror on the Live view: fps while `change` keeps the drawer scrolling, then clicks → new frame. */
+async function measure(page: Page, serve: ServeProcess, serial: string, label: string, change: (up: boolean) => Promise<void>): Promise<ModeResult> {
   const driver = await apiClient(serve);
   try {
     await page.goto(serve.url);
@@ -97,19 +99,13 @@ async function measure(page: Page, serve: ServeProcess, serial: string, label: s
       w.frames_ = [];
       new MutationObserver(() => w.frames_.push(performance.now())).observe(document.querySelector(sel)!, { attributes: true, attributeFilter: ['src'] });
     }, IMG);
-    // Quick flicks (one 16 ms move: over gRPC a down, a move and an up), two in flight at all
-    // times: every one scrolls the drawer, and a change is always pending, so the mirror, not the
-    // input's round trip, sets the pace. (A slow drag would: over gRPC a 100 ms swipe takes 100 ms.)
+    // The screen changes continuously: flicks up and down the drawer, back to back, from a change
+    // source that is not the path measured (for the emulator, the bench's own gRPC client), so the
+    // mirror, not an input round trip, sets the pace.
     const seconds = 5;
     const end = Date.now() + seconds * 1000;
     let n = 0;
-    const drive = async () => {
-      while (Date.now() < end) {
-        const down = n++ % 2 === 0;
-        await driver.api.sendInput({ serial, event: { kind: 'swipe', x1: 540, y1: down ? 1600 : 900, x2: 540, y2: down ? 900 : 1600, durationMs: 16 } });
-      }
-    };
-    await Promise.all([drive(), drive()]);
+    while (Date.now() < end) await change(n++ % 2 === 0);
     const shown = await page.evaluate(() => (window as unknown as { frames_: number[] }).frames_);
     await cdp.detach();
     const span = shown.length > 1 ? (shown.at(-1)! - shown[0]!) / 1000 : seconds;
@@ -138,8 +134,8 @@ async function measure(page: Page, serve: ServeProcess, serial: string, label: s
       await page.waitForTimeout(150);
     }
     const lat = stats(latencies);
-    const result = { path, fps, frames: shown.length, inputs: n, bytesPerFrame: wsSizes.length ? stats(wsSizes).median : 0, wsSizes, inputToFrame: lat };
-    console.log(`${label} [${path}]: ${fps.toFixed(1)} fps over ${span.toFixed(1)} s (${n} flicks), ${result.bytesPerFrame} bytes a frame on the WebSocket (median); input → new frame shown: ${fmt(lat)}`);
+    const result = { path, fps, frames: shown.length, changes: n, bytesPerFrame: wsSizes.length ? stats(wsSizes).median : 0, wsSizes, inputToFrame: lat };
+    console.log(`${label} [${path}]: ${fps.toFixed(1)} fps over ${span.toFixed(1)} s (${n} screen changes), ${result.bytesPerFrame} bytes a frame on the WebSocket (median); input → new frame shown: ${fmt(lat)}`);
     return result;
   } finally {
     driver.close();
@@ -150,10 +146,20 @@ export async function benchLiveGrpc(): Promise<Record<string, unknown>> {
   const results: Record<string, unknown> = { encoders: await encoders() };
   const rig = await openEmulatorRig();
   const serves: ServeProcess[] = [];
+  const closers: Array<() => void> = [];
   const none = mkdtempSync(join(tmpdir(), 'awb-no-avd-running-'));
   const browser = await openBrowser();
   try {
     const emu = await rig.start();
+    // Flicks straight to the emulator: down, one move, up (one finger), as fast as it takes them.
+    const grpc = await EmulatorGrpcClient.connect({ host: '127.0.0.1', port: emu.grpcPort });
+    const flick = async (up: boolean) => {
+      const [y1, y2] = up ? [1600, 900] : [900, 1600];
+      await grpc.sendTouch([{ x: 540, y: y1, pressure: 1 }]);
+      await grpc.sendTouch([{ x: 540, y: y2, pressure: 1 }]);
+      await grpc.sendTouch([{ x: 540, y: y2, pressure: 0 }]);
+    };
+    closers.push(() => grpc.close());
     // With its embedded SimDroid (simdroid-1): the in-process mirror as a reference under the same load.
     const serve = await startServe({ adbPort: rig.adbPort, env: rig.serveEnv });
     serves.push(serve);
@@ -162,18 +168,22 @@ export async function benchLiveGrpc(): Promise<Record<string, unknown>> {
       const driver = await apiClient(serve);
       await driver.api.updateSettings({ mirrorFps: 60, mirrorScale: 0.5, emulatorMirror: mode });
       driver.close();
-      modes[mode] = await measure(browser.page, serve, emu.serial, mode);
+      modes[mode] = await measure(browser.page, serve, emu.serial, mode, flick);
     }
-    modes['embedded SimDroid'] = await measure(browser.page, serve, 'simdroid-1', 'embedded SimDroid (reference)');
+    const embedded = await apiClient(serve);
+    closers.push(() => embedded.close());
+    modes['embedded SimDroid'] = await measure(browser.page, serve, 'simdroid-1', 'embedded SimDroid (reference)', (up) =>
+      embedded.api.sendInput({ serial: 'simdroid-1', event: { kind: 'swipe', x1: 540, y1: up ? 1600 : 900, x2: 540, y2: up ? 900 : 1600, durationMs: 16 } }));
     // The same device seen by a workbench that finds no discovery file: no gRPC at all.
     const plain = await startServe({ adbPort: rig.adbPort, env: { AWB_AVD_RUNNING_DIR: none }, args: ['--no-device'] });
     serves.push(plain);
     const plainDriver = await apiClient(plain);
     await plainDriver.api.updateSettings({ mirrorFps: 60, mirrorScale: 0.5 });
     plainDriver.close();
-    modes['no gRPC'] = await measure(browser.page, plain, emu.serial, 'no gRPC (adb only)');
+    modes['no gRPC'] = await measure(browser.page, plain, emu.serial, 'no gRPC (adb only)', flick);
     results.modes = modes;
   } finally {
+    for (const close of closers) close();
     await browser.close();
     for (const s of serves) await s.stop();
     await rig.stop();
