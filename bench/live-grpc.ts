@@ -16,7 +16,7 @@
  *   npm run bench -- live-grpc      (needs `npm run build`, /usr/bin/chromium and /usr/bin/adb)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCanvas, ImageData } from '@napi-rs/canvas';
 import type { Page } from 'playwright-core';
@@ -143,7 +143,8 @@ async function measure(page: Page, serve: ServeProcess, serial: string, label: s
 }
 
 export async function benchLiveGrpc(): Promise<Record<string, unknown>> {
-  const results: Record<string, unknown> = { encoders: await encoders() };
+  // Other users' load moves every figure here: the 1-minute load average before and after is kept.
+  const results: Record<string, unknown> = { loadBefore: loadavg()[0], encoders: await encoders() };
   const rig = await openEmulatorRig();
   const serves: ServeProcess[] = [];
   const closers: Array<() => void> = [];
@@ -182,6 +183,8 @@ export async function benchLiveGrpc(): Promise<Record<string, unknown>> {
     plainDriver.close();
     modes['no gRPC'] = await measure(browser.page, plain, emu.serial, 'no gRPC (adb only)', flick);
     results.modes = modes;
+    results.loadAfter = loadavg()[0];
+    console.log(`load average (1 min): ${(results.loadBefore as number).toFixed(1)} before, ${(results.loadAfter as number).toFixed(1)} after`);
   } finally {
     for (const close of closers) close();
     await browser.close();
