@@ -11,32 +11,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import WebSocket from 'ws';
-import type { WorkbenchApi } from '../core/api/api.js';
-import { connectApi, type BridgeMessage, type Channel } from '../core/api/bridge.js';
-import { decodeMessage, encodeMessage } from '../core/api/codec.js';
 import { createRun, openStore } from '../core/store/index.js';
 import { TASKS } from '../core/tasks/registry.js';
 import { boundsCenter, flattenUiTree, findFirst } from '../core/a11y/ui-tree.js';
-import { openBrowser, startServe } from '../test/e2e/harness.js';
+import { apiClient, openBrowser, startServe } from '../test/e2e/harness.js';
 import { captureEpisodes, replay } from './store.js';
 import { fmt, stats } from './stats.js';
-
-/** A second API connection from Node (what drives the device while the page watches). */
-async function nodeClient(port: number, token: string): Promise<{ api: WorkbenchApi; close(): void }> {
-  const ws = new WebSocket(`ws://127.0.0.1:${port}/api?token=${token}`);
-  await new Promise((r, j) => (ws.once('open', r), ws.once('error', j)));
-  const channel: Channel = {
-    send: (m) => ws.send(encodeMessage(m)),
-    onMessage: (l) => {
-      const h = (d: Buffer, bin: boolean) => l(decodeMessage(bin ? new Uint8Array(d) : d.toString()) as BridgeMessage);
-      ws.on('message', h);
-      return () => ws.off('message', h);
-    },
-    onClose: (l) => (ws.on('close', l), () => ws.off('close', l)),
-  };
-  return { api: connectApi<WorkbenchApi>(channel), close: () => ws.close() };
-}
 
 async function fillEpisodes(home: string, n: number): Promise<void> {
   const pool = (await captureEpisodes(10)).map((e) => ({ ...e, steps: e.steps.slice(0, 3) }));
@@ -55,9 +35,8 @@ export async function benchUi(): Promise<Record<string, unknown>> {
   const home = mkdtempSync(join(tmpdir(), 'awb-bench-ui-'));
   await fillEpisodes(home, 10_000);
   const serve = await startServe({ home });
-  const token = new URL(serve.url).searchParams.get('token')!;
   const browser = await openBrowser();
-  const driver = await nodeClient(serve.port, token);
+  const driver = await apiClient(serve);
   try {
     const { page } = browser;
     await driver.api.updateSettings({ mirrorFps: 60, mirrorScale: 0.5 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EMULATOR_MIRRORS } from '../device/frames.js';
 
 /**
  * The workbench's settings: one zod schema with a line per field, the single source for the
@@ -11,6 +12,7 @@ export const SettingsSchema = z.strictObject({
   maxSteps: z.int().min(1).max(500).nullable().describe("Step budget for sessions; none = the task's own (else 20)"),
   mirrorScale: z.union([z.literal(1), z.literal(0.5)]).describe('Mirrored screen resolution: 1 = full, 0.5 = half (faster)'),
   mirrorFps: z.int().min(1).max(60).describe('Highest mirror frame rate (adb devices are polled at this rate)'),
+  emulatorMirror: z.enum(EMULATOR_MIRRORS).describe("How an emulator with gRPC is mirrored: its stream as PNG (the emulator encodes), as RGBA (encoded here), or adb screencap polling"),
   adbPort: z.int().min(1).max(65535).nullable().describe('adb server port; none = $ANDROID_ADB_SERVER_PORT or 5037'),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
@@ -18,7 +20,7 @@ export type Settings = z.infer<typeof SettingsSchema>;
 export const SettingsPatchSchema = SettingsSchema.partial();
 
 export function defaultSettings(dataDir: string): Settings {
-  return { dataDir, defaultDevice: null, screenshots: 'half', maxSteps: null, mirrorScale: 0.5, mirrorFps: 30, adbPort: null };
+  return { dataDir, defaultDevice: null, screenshots: 'half', maxSteps: null, mirrorScale: 0.5, mirrorFps: 30, emulatorMirror: 'grpc-png', adbPort: null };
 }
 
 /** One settings field as a form needs it: the label (the schema's description) and the input it takes. */

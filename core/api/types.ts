@@ -2,6 +2,7 @@ import type { Breakpoint } from '../episode/breakpoints.js';
 import type { ControllerState } from '../episode/controller.js';
 import type { EpisodeStatus, StepError, StepRecord, Termination } from '../episode/record.js';
 import type { ForegroundApp, InputEvent, ScreenInfo } from '../device/device.js';
+import type { FramePath } from '../device/frames.js';
 import type { Bounds, UiTree } from '../a11y/ui-tree.js';
 import type { Difficulty } from '../tasks/task.js';
 
@@ -12,6 +13,7 @@ import type { Difficulty } from '../tasks/task.js';
 export type { Breakpoint, BreakpointSpec } from '../episode/breakpoints.js';
 export type { ControllerState } from '../episode/controller.js';
 export type { InputEvent, KeyName, ScreenInfo, ForegroundApp } from '../device/device.js';
+export type { FramePath } from '../device/frames.js';
 export type { Bounds, UiNode, UiTree } from '../a11y/ui-tree.js';
 export type { EpisodeFilter, EpisodePage, EpisodeSummary, StatusCounts, StoredEpisodeStatus, Trajectory, StoredStep, Reward, RunSummary } from '../store/index.js';
 
@@ -69,6 +71,8 @@ export interface ScreenImage {
 
 export interface FrameView extends ScreenImage {
   serial: string;
+  /** How the frame came: SimDroid's push, the emulator's gRPC stream, or adb screencap polling. */
+  path: FramePath;
   seq: number;
   /** Capture time (epoch ms). */
   at: number;

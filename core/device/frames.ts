@@ -6,8 +6,15 @@ import type { Device } from './device.js';
  * (emulators/simdroid/frames.ts); an adb device is polled with screencap at a set rate, or, when
  * it is an emulator with a gRPC endpoint, streamed (adb/grpc-frames.ts; docs/devices.md).
  */
+/**
+ * How a device's frames reach the workbench, shown in the Live view: SimDroid's own push (in
+ * process), an emulator's gRPC `streamScreenshot`, or screencap polled over adb.
+ */
+export type FramePath = 'push' | 'grpc-stream' | 'polling';
+
 export interface Frame {
   png: Buffer;
+  path: FramePath;
   seq: number;
   /** When the frame was captured (epoch ms). */
   at: number;
@@ -37,6 +44,19 @@ export interface PollingOptions {
   /** Screenshots per second to try for (default 5). */
   fps?: number;
   scale?: 1 | 0.5;
+}
+
+/**
+ * How an emulator with a gRPC endpoint is mirrored: its stream in PNG (the emulator encodes, the
+ * bytes are passed on as they came), its stream in RGBA (PNG-encoded here), or no stream
+ * (screencap polled over adb). BENCHMARKS.md, "The Live view over gRPC", compares them.
+ */
+export const EMULATOR_MIRRORS = ['grpc-png', 'grpc-rgba', 'adb-polling'] as const;
+export type EmulatorMirror = (typeof EMULATOR_MIRRORS)[number];
+
+export interface MirrorOptions extends PollingOptions {
+  /** Default 'grpc-png'. */
+  emulator?: EmulatorMirror;
 }
 
 /** Polls `screenshot()`; emits only frames that differ from the last one. */
@@ -74,7 +94,7 @@ export class PollingFrameSource implements FrameSource {
         const hash = createHash('sha1').update(png).digest('hex');
         if (hash !== this.lastHash && this.running) {
           this.lastHash = hash;
-          this.listeners.emit({ png, seq: ++this.seq, at: Date.now() });
+          this.listeners.emit({ png, path: 'polling', seq: ++this.seq, at: Date.now() });
         }
       } catch {
         this.errors++;

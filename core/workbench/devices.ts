@@ -2,7 +2,7 @@ import type { SimDroid } from '../../emulators/simdroid/simdroid.js';
 import { SimDroidFrameSource } from '../../emulators/simdroid/frames.js';
 import { startEmulatorHost, type EmulatorHost } from '../../emulators/simdroid/host.js';
 import type { Device } from '../device/device.js';
-import { PollingFrameSource, type FrameSource } from '../device/frames.js';
+import { PollingFrameSource, type EmulatorMirror, type FrameSource } from '../device/frames.js';
 import type { AdbServer } from '../device/adb/server.js';
 import type { AdbDevice } from '../device/adb/adb-device.js';
 import { launchAvd, listAvds, SdkNotFoundError } from '../device/adb/avd.js';
@@ -175,20 +175,20 @@ export class DeviceRegistry {
 
   /**
    * A frame source: pushed by an embedded SimDroid; from an adb device, streamed over the
-   * emulator's gRPC API when it has one, else polled by screencap (AdbDevice.frames chooses).
+   * emulator's gRPC API when it has one (as `emulator` says), else polled by screencap (AdbDevice.frames chooses).
    */
-  frames(serial: string, scale: 1 | 0.5, maxFps: number): FrameSource {
+  frames(serial: string, scale: 1 | 0.5, maxFps: number, emulator: EmulatorMirror = 'grpc-png'): FrameSource {
     const e = this.embedded.get(serial);
     if (e) return new SimDroidFrameSource(e.device, { scale, maxFps });
     const d = this.get(serial);
     const adb = this.adbDevices.get(serial);
-    return adb ? adb.frames({ scale, fps: maxFps }) : new PollingFrameSource(d, { scale, fps: maxFps });
+    return adb ? adb.frames({ scale, fps: maxFps, emulator }) : new PollingFrameSource(d, { scale, fps: maxFps });
   }
 
-  watchFrames(serial: string, scale: 1 | 0.5, maxFps: number, listener: (f: FrameView) => void): () => void {
-    const source = this.frames(serial, scale, maxFps);
+  watchFrames(serial: string, mirror: { scale: 1 | 0.5; maxFps: number; emulator: EmulatorMirror }, listener: (f: FrameView) => void): () => void {
+    const source = this.frames(serial, mirror.scale, mirror.maxFps, mirror.emulator);
     const off = source.onFrame((f) => {
-      listener({ serial, png: f.png, ...pngSize(f.png), seq: f.seq, at: f.at, changedAt: f.changedAt ?? null });
+      listener({ serial, png: f.png, ...pngSize(f.png), path: f.path, seq: f.seq, at: f.at, changedAt: f.changedAt ?? null });
     });
     source.start();
     return () => {

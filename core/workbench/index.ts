@@ -169,7 +169,7 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
       await devices.get(serial).input(event);
     },
     onFrame: ({ serial, scale, maxFps }, listener) =>
-      devices.watchFrames(serial, scale ?? settings.mirrorScale, maxFps ?? settings.mirrorFps, listener),
+      devices.watchFrames(serial, { scale: scale ?? settings.mirrorScale, maxFps: maxFps ?? settings.mirrorFps, emulator: settings.emulatorMirror }, listener),
 
     listTasks: async () => TASKS.map((t) => ({
       id: t.id, app: t.apps[0], apps: [...t.apps], difficulty: t.difficulty, template: t.template,

@@ -52,6 +52,6 @@ export class SimDroidFrameSource implements FrameSource {
     // still allows maxFps (counting from its end halved the rate at 60 fps).
     this.lastEmit = performance.now();
     const png = this.device.screenshotSync(this.opts.scale ?? 0.5);
-    this.listeners.emit({ png, seq: ++this.seq, at: Date.now(), changedAt });
+    this.listeners.emit({ png, path: 'push', seq: ++this.seq, at: Date.now(), changedAt });
   }
 }

@@ -62,6 +62,13 @@ describe('an AdbDevice on SimDroid over gRPC', () => {
       await device.input({ kind: 'swipe', x1: 500, y1: 1800, x2: 500, y2: 600, durationMs: 48 });
       // Down, a move per 16 ms, up.
       expect(touch.mock.calls.map((c) => c[0][0]!.pressure)).toEqual([1, 1, 1, 1, 0]);
+      // Two callers at once: each gesture's touches stay together (one finger), the first sent first.
+      touch.mockClear();
+      await Promise.all([
+        device.input({ kind: 'swipe', x1: 500, y1: 1800, x2: 500, y2: 900, durationMs: 32 }),
+        device.input({ kind: 'tap', x: 100, y: 200 }),
+      ]);
+      expect(touch.mock.calls.map((c) => `${c[0][0]!.y}:${c[0][0]!.pressure}`)).toEqual(['1800:1', '1350:1', '900:1', '900:0', '200:1', '200:0']);
       expect(lines).toEqual([]);
     } finally {
       touch.mockRestore();
@@ -82,8 +89,9 @@ describe('an AdbDevice on SimDroid over gRPC', () => {
     expect(lines).toEqual([]);
   });
 
-  it('mirrors through streamScreenshot: half-size frames, a new one when the screen changes', async () => {
-    const source = device.frames({ scale: 0.5, fps: 30 });
+  it.each(['grpc-png', 'grpc-rgba'] as const)('mirrors through streamScreenshot (%s): half-size frames, a new one when the screen changes', async (emulator) => {
+    await device.shell('input keyevent KEYCODE_HOME');
+    const source = device.frames({ scale: 0.5, fps: 30, emulator });
     const frames: Frame[] = [];
     source.onFrame((f) => frames.push(f));
     source.start();
@@ -95,6 +103,21 @@ describe('an AdbDevice on SimDroid over gRPC', () => {
       const before = frames.length;
       await device.shell('am start -n com.android.settings/.Settings');
       await until(() => frames.length > before);
+      expect(new Set(frames.map((f) => f.path))).toEqual(new Set(['grpc-stream']));
+    } finally {
+      source.stop();
+    }
+  });
+
+  it("polls screencap when the setting says 'adb-polling', though the device has gRPC", async () => {
+    const source = device.frames({ scale: 0.5, fps: 30, emulator: 'adb-polling' });
+    const frames: Frame[] = [];
+    source.onFrame((f) => frames.push(f));
+    source.start();
+    try {
+      await until(() => frames.length >= 1);
+      expect(source.kind).toBe('poll');
+      expect(frames[0]!.path).toBe('polling');
     } finally {
       source.stop();
     }

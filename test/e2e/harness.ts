@@ -5,6 +5,10 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import WebSocket from 'ws';
+import type { WorkbenchApi } from '../../core/api/api.js';
+import { connectApi, type BridgeMessage, type Channel } from '../../core/api/bridge.js';
+import { decodeMessage, encodeMessage } from '../../core/api/codec.js';
 
 /**
  * End-to-end rig: `awb serve` as users start it (its own process, a fresh data folder, no adb)
@@ -21,10 +25,12 @@ export interface ServeProcess {
   stop(): Promise<void>;
 }
 
-export async function startServe(opts: { home?: string; args?: string[] } = {}): Promise<ServeProcess> {
+/** `adbPort`: talk to that adb server (a private one; default: no adb). `env`: added to the process's environment. */
+export async function startServe(opts: { home?: string; args?: string[]; adbPort?: number; env?: NodeJS.ProcessEnv } = {}): Promise<ServeProcess> {
   const home = opts.home ?? mkdtempSync(join(tmpdir(), 'awb-e2e-'));
-  const child = spawn(process.execPath, [AWB, 'serve', '--no-adb', '--port', '0', '--json', ...(opts.args ?? [])], {
-    env: { ...process.env, AWB_HOME: home, HOME: home, AWB_DB: '' }, stdio: ['ignore', 'pipe', 'pipe'],
+  const adb = opts.adbPort !== undefined ? ['--adb-port', String(opts.adbPort)] : ['--no-adb'];
+  const child = spawn(process.execPath, [AWB, 'serve', ...adb, '--port', '0', '--json', ...(opts.args ?? [])], {
+    env: { ...process.env, ...opts.env, AWB_HOME: home, HOME: home, AWB_DB: '' }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
@@ -74,4 +80,21 @@ export async function openWorkbench(serve: ServeProcess): Promise<Browser> {
   await browser.page.goto(serve.url);
   await browser.page.locator('.connection.open').waitFor({ timeout: 15_000 });
   return browser;
+}
+
+/** A second API connection from Node, as the page's (what drives the device or settings while the page watches). */
+export async function apiClient(serve: ServeProcess): Promise<{ api: WorkbenchApi; close(): void }> {
+  const token = new URL(serve.url).searchParams.get('token')!;
+  const ws = new WebSocket(`ws://127.0.0.1:${serve.port}/api?token=${token}`);
+  await new Promise((r, j) => (ws.once('open', r), ws.once('error', j)));
+  const channel: Channel = {
+    send: (m) => ws.send(encodeMessage(m)),
+    onMessage: (l) => {
+      const h = (d: Buffer, bin: boolean) => l(decodeMessage(bin ? new Uint8Array(d) : d.toString()) as BridgeMessage);
+      ws.on('message', h);
+      return () => ws.off('message', h);
+    },
+    onClose: (l) => (ws.on('close', l), () => ws.off('close', l)),
+  };
+  return { api: connectApi<WorkbenchApi>(channel), close: () => ws.close() };
 }

@@ -37,7 +37,7 @@ function fakeApi() {
     sendInput: async ({ event }: { event: InputEvent }) => void inputs.push(event),
     onFrame: (_input: unknown, listener: (f: FrameView) => void) => {
       // PNG signature only: the view shows bytes, it does not decode them.
-      listener({ serial: 'sim', png: new Uint8Array([0x89, 0x50, 0x4e, 0x47]), width: 540, height: 1200, seq: 1, at: Date.now(), changedAt: Date.now() });
+      listener({ serial: 'sim', png: new Uint8Array([0x89, 0x50, 0x4e, 0x47]), width: 540, height: 1200, path: 'push', seq: 1, at: Date.now(), changedAt: Date.now() });
       return () => {};
     },
   };

@@ -13,7 +13,7 @@ import { QuickBootSnapshotMissingError } from './avd.js';
 import { EmulatorSnapshotError, type EmulatorGrpcClient } from './emulator-grpc.js';
 import { EmulatorFrameSource } from './grpc-frames.js';
 import { EmulatorGrpcLink, FALL_BACK, sendInputOverGrpc, type EmulatorGrpcSetting } from './grpc-link.js';
-import type { FrameSource, PollingOptions } from '../frames.js';
+import type { FrameSource, MirrorOptions } from '../frames.js';
 import { exec, shellV1, shellV2 } from './transport.js';
 import { pngFromPng, pngFromRaw, ScreencapChooser, type ScreencapFormat } from './screencap.js';
 import type { AdbServer } from './server.js';
@@ -105,6 +105,7 @@ export class AdbDevice implements Device, FileWritable, SnapshotCapable, Reconne
   private tree: { at: number; tree: UiTree } | null = null;
   private readonly screencap: ScreencapChooser;
   private readonly grpc: EmulatorGrpcLink;
+  private inputs: Promise<void> = Promise.resolve();
 
   constructor(private readonly opts: AdbDeviceOptions) {
     this.serial = opts.serial;
@@ -235,12 +236,23 @@ export class AdbDevice implements Device, FileWritable, SnapshotCapable, Reconne
     return this.grpc.client();
   }
 
-  /** Frames of the screen: the emulator's stream when it has gRPC, else screencap polled. */
-  frames(opts: PollingOptions = {}): FrameSource {
+  /** Frames of the screen: the emulator's stream when it has gRPC (unless `emulator` says 'adb-polling'), else screencap polled. */
+  frames(opts: MirrorOptions = {}): FrameSource {
     return new EmulatorFrameSource(this, this.grpc, opts);
   }
 
-  async input(e: InputEvent): Promise<void> {
+  /**
+   * One gesture at a time, in the order sent: over gRPC every gesture is finger 0, so two callers'
+   * gestures interleaved (the Live view and a script, say) would make one wrong gesture — a drag
+   * read as a tap. `adb shell input` commands are kept in order the same way.
+   */
+  input(e: InputEvent): Promise<void> {
+    const run = this.inputs.then(() => this.inputNow(e));
+    this.inputs = run.catch(() => {});
+    return run;
+  }
+
+  private async inputNow(e: InputEvent): Promise<void> {
     this.tree = null;
     const sent = await this.guard('gRPC input', () => this.grpc.run('input', (c) => sendInputOverGrpc(c, e)));
     if (sent !== FALL_BACK) return;

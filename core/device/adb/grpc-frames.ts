@@ -1,14 +1,17 @@
 import type { Device } from '../device.js';
-import { FrameListeners, PollingFrameSource, type Frame, type FrameSource, type PollingOptions } from '../frames.js';
+import { assertNever } from '../../util/errors.js';
+import { FrameListeners, PollingFrameSource, type Frame, type FrameSource, type MirrorOptions } from '../frames.js';
 import { encodePngAsync } from '../../util/png-async.js';
 import type { EmulatorImage, ScreenshotStream } from './emulator-grpc.js';
 import type { EmulatorGrpcLink } from './grpc-link.js';
 
 /**
  * Mirroring an emulator through `streamScreenshot`: the emulator pushes a frame when its display
- * changes, RGBA at the size asked for (half size: it scales), and the PNG is encoded here on the
- * thread pool, the latest frame winning while one is being encoded. Without a usable gRPC endpoint,
- * or when the stream fails, it polls screencap as before (PollingFrameSource), with the reason logged once.
+ * changes, at the size asked for (half size: it scales). 'grpc-png' (the default, the fastest in
+ * BENCHMARKS.md) asks it for PNG and passes the bytes on; 'grpc-rgba' asks for RGBA and encodes
+ * the PNG here on the thread pool, the latest frame winning while one is being encoded. Without a
+ * usable gRPC endpoint, when the stream fails, or with 'adb-polling', it polls screencap
+ * (PollingFrameSource), a failure's reason logged once. Each frame says which path it took.
  */
 export class EmulatorFrameSource implements FrameSource {
   private readonly listeners = new FrameListeners();
@@ -20,7 +23,7 @@ export class EmulatorFrameSource implements FrameSource {
   private encoding = false;
   private lastEmit = 0;
 
-  constructor(private readonly device: Device, private readonly link: EmulatorGrpcLink, private readonly opts: PollingOptions = {}) {}
+  constructor(private readonly device: Device, private readonly link: EmulatorGrpcLink, private readonly opts: MirrorOptions = {}) {}
 
   get kind(): 'push' | 'poll' {
     return this.polling ? 'poll' : 'push';
@@ -44,6 +47,8 @@ export class EmulatorFrameSource implements FrameSource {
   }
 
   private async open(): Promise<void> {
+    const mirror = this.opts.emulator ?? 'grpc-png';
+    if (mirror === 'adb-polling') return this.poll();
     const client = await this.link.client();
     if (!this.running) return;
     if (!client) return this.poll();
@@ -55,7 +60,7 @@ export class EmulatorFrameSource implements FrameSource {
       height = Math.floor(s.height / 2);
     }
     if (!this.running) return;
-    const stream = client.streamScreenshot('RGBA8888', width, height, (img) => this.received(img));
+    const stream = client.streamScreenshot(streamFormat(mirror), width, height, (img) => this.received(img));
     this.stream = stream;
     stream.done.then(
       () => { if (this.running && this.stream === stream) this.fallBack('the stream ended'); },
@@ -78,7 +83,8 @@ export class EmulatorFrameSource implements FrameSource {
 
   private received(img: EmulatorImage): void {
     // An inactive display sends an empty image: nothing to show.
-    if (!img.width || !img.height || img.data.length < img.width * img.height * 4) return;
+    if (!img.width || !img.height || img.data.length === 0) return;
+    if (img.format === 'RGBA8888' && img.data.length < img.width * img.height * 4) return;
     this.pending = img;
     void this.pump();
   }
@@ -94,10 +100,10 @@ export class EmulatorFrameSource implements FrameSource {
         const img = this.pending;
         this.pending = null;
         if (!img) break;
-        const png = await encodePngAsync(img.data, img.width, img.height);
+        const png = img.format === 'PNG' ? img.data : await encodePngAsync(img.data, img.width, img.height);
         this.lastEmit = performance.now();
         if (!this.running) break;
-        const frame: Frame = { png, seq: ++this.seq, at: Date.now() };
+        const frame: Frame = { png, path: 'grpc-stream', seq: ++this.seq, at: Date.now() };
         // timestampUs is the host's clock when the emulator took the frame; used only if it is one.
         const changedAt = img.timestampUs / 1000;
         if (Math.abs(changedAt - frame.at) < 60_000) frame.changedAt = Math.round(changedAt);
@@ -106,5 +112,16 @@ export class EmulatorFrameSource implements FrameSource {
     } finally {
       this.encoding = false;
     }
+  }
+}
+
+function streamFormat(mirror: 'grpc-png' | 'grpc-rgba'): 'PNG' | 'RGBA8888' {
+  switch (mirror) {
+    case 'grpc-png':
+      return 'PNG';
+    case 'grpc-rgba':
+      return 'RGBA8888';
+    default:
+      return assertNever(mirror, 'emulator mirror');
   }
 }

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
+import type { FramePath } from '../../../../core/api/types.js';
 import { appStore, useApp } from '../../store/index.js';
 import { LiveScreen } from './LiveScreen.js';
 import { Inspector } from './Inspector.js';
@@ -25,6 +26,7 @@ export function LiveView() {
   const settingsLoaded = useApp((s) => s.settingsLoaded);
   const scale = useApp((s) => s.settings?.mirrorScale);
   const maxFps = useApp((s) => s.settings?.mirrorFps);
+  const emulatorMirror = useApp((s) => s.settings?.emulatorMirror);
   const device = useApp((s) => s.devices.find((d) => d.serial === s.selectedSerial) ?? null);
   const online = useApp(useShallow((s) => s.devices.filter((d) => d.online).map((d) => d.serial)));
   const loaded = useApp((s) => s.devicesLoaded);
@@ -38,7 +40,7 @@ export function LiveView() {
   useEffect(() => {
     if (!serial || !settingsLoaded) return;
     return appStore().getState().startMirror(serial);
-  }, [serial, settingsLoaded, scale, maxFps]);
+  }, [serial, settingsLoaded, scale, maxFps, emulatorMirror]);
 
   return (
     <div className="live-view" data-testid="live-view">
@@ -55,6 +57,7 @@ export function LiveView() {
           </select>
         </label>
         {serial ? <LiveStats /> : null}
+        {serial ? <FramePathBadge /> : null}
         <ForegroundApp />
       </div>
       {!serial ? (
@@ -73,6 +76,20 @@ export function LiveView() {
       )}
     </div>
   );
+}
+
+/** Which path mirrors the device, so users see when an emulator fell back from its gRPC stream to polling. */
+const FRAME_PATHS: Record<FramePath, { label: string; title: string }> = {
+  push: { label: 'SimDroid push', title: 'SimDroid in the workbench renders a frame when its screen changes' },
+  'grpc-stream': { label: 'gRPC stream', title: "The emulator's gRPC streamScreenshot pushes a frame when its display changes" },
+  polling: { label: 'adb polling', title: 'screencap over adb at the mirror frame rate (no usable gRPC endpoint, or the setting says so)' },
+};
+
+function FramePathBadge() {
+  const path = useApp((s) => s.frame?.path ?? null);
+  if (!path) return null;
+  const p = FRAME_PATHS[path];
+  return <span className={`live-path live-path-${path}`} data-testid="live-frame-path" data-path={path} title={p.title}>{p.label}</span>;
 }
 
 function LiveStats() {
