@@ -14,6 +14,7 @@ import { Clock } from './system/clock.js';
 import { DatabaseRegistry, type DbSnapshot } from './system/databases.js';
 import { FileSystem, EXTERNAL_STORAGE, type FsEntry } from './system/fs.js';
 import { SettingsStore, type SettingsData } from './system/settings.js';
+import { DeviceLog } from './system/log.js';
 import { PROVIDER_DATABASES } from './system/providers.js';
 import { runShell, type ShellOutput } from './shell/run.js';
 import { isPngScreencap, mayChangeState } from './shell/effects.js';
@@ -71,6 +72,7 @@ export class SimDroid implements Device, SnapshotCapable {
   readonly clock = new Clock();
   readonly fs = new FileSystem(this.clock);
   readonly dbs = new DatabaseRegistry(this.fs, this.clock);
+  readonly log = new DeviceLog(this.clock);
   readonly wm: WindowManager;
   readonly dispatcher: InputDispatcher;
   private readonly renderer = new FrameRenderer();
@@ -99,6 +101,7 @@ export class SimDroid implements Device, SnapshotCapable {
       settings: this.settings,
       fs: this.fs,
       clock: this.clock,
+      log: this.log,
       db: (path) => dbs.require(path),
       installedApps: () => appsInfo,
     };
@@ -292,17 +295,17 @@ export class SimDroid implements Device, SnapshotCapable {
    * change the device counts as a change (shell/effects.ts): observing the screen through adb
    * must not invalidate the caches, wake mirrors or drop the press highlight of the last touch.
    */
-  shellBytes(command: string, stdin?: Buffer): ShellOutput {
+  shellBytes(command: string, stdin?: Buffer, opts: { follow?: boolean } = {}): ShellOutput {
     if (!mayChangeState(command)) {
       const crashes = this.wm.state.crashes.length;
-      const out = runShell(this, command, stdin);
+      const out = runShell(this, command, stdin, opts);
       // Rendering the screen (uiautomator dump) can crash an app; mirrors must hear of that.
       if (this.wm.state.crashes.length !== crashes) this.changed();
       return out;
     }
     this.wm.state.lastTouch = null;
     try {
-      return runShell(this, command, stdin);
+      return runShell(this, command, stdin, opts);
     } finally {
       this.wm.syncResumed();
       this.changed();
@@ -310,8 +313,8 @@ export class SimDroid implements Device, SnapshotCapable {
   }
 
   /** shellBytes, with `screencap -p` to stdout encoded off the event loop (adbd's shell and exec use this). */
-  async shellBytesAsync(command: string, stdin?: Buffer): Promise<ShellOutput> {
-    if (!isPngScreencap(command)) return this.shellBytes(command, stdin);
+  async shellBytesAsync(command: string, stdin?: Buffer, opts: { follow?: boolean } = {}): Promise<ShellOutput> {
+    if (!isPngScreencap(command)) return this.shellBytes(command, stdin, opts);
     return { stdout: await this.screenshot({ scale: 1 }), stderr: Buffer.alloc(0), exitCode: 0 };
   }
 
