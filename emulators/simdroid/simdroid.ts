@@ -56,6 +56,8 @@ interface ViewCache {
   tree?: UiTree;
   png: Map<number, Buffer>;
   encoding: Map<number, Promise<Buffer>>;
+  /** RGBA pixels by `WxH@scale`. */
+  rgba: Map<string, Buffer>;
 }
 
 export const DEFAULT_SCREEN: ScreenInfo = { width: 1080, height: 2400, density: 420 };
@@ -79,7 +81,7 @@ export class SimDroid implements Device, SnapshotCapable {
   private readonly snapshots = new Map<string, DeviceSnapshot>();
   /** Bumped on every change; caches of the frame, tree and screenshots are keyed by it. */
   private version = 0;
-  private cache: ViewCache = { version: -1, png: new Map(), encoding: new Map() };
+  private cache: ViewCache = { version: -1, png: new Map(), encoding: new Map(), rgba: new Map() };
   readonly sys: SystemServices;
 
   constructor(opts: SimDroidOptions = {}) {
@@ -172,7 +174,7 @@ export class SimDroid implements Device, SnapshotCapable {
   }
 
   private fresh(): typeof this.cache {
-    if (this.cache.version !== this.version) this.cache = { version: this.version, png: new Map(), encoding: new Map() };
+    if (this.cache.version !== this.version) this.cache = { version: this.version, png: new Map(), encoding: new Map(), rgba: new Map() };
     return this.cache;
   }
 
@@ -245,9 +247,17 @@ export class SimDroid implements Device, SnapshotCapable {
    * scaled sizes); scale 1 at the screen's size is screencap's image.
    */
   screenshotRgba(width: number, height: number, scale: number): { width: number; height: number; rgba: Buffer } {
+    // Kept per state, like the PNGs: an observation often reads the same state more than once
+    // (android_env's reset and step, a screencap beside a gRPC screenshot). Callers must not write into it.
+    const c = this.fresh();
+    const key = `${width}x${height}@${scale}`;
+    const cached = c.rgba.get(key);
+    if (cached) return { width, height, rgba: cached };
     const canvas = this.renderer.draw(this.frame(), width, height, scale);
     const data = canvas.getContext('2d').getImageData(0, 0, width, height).data;
-    return { width, height, rgba: Buffer.from(data.buffer, data.byteOffset, data.byteLength) };
+    const rgba = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    c.rgba.set(key, rgba);
+    return { width, height, rgba };
   }
 
   async foreground(): Promise<ForegroundApp> {
