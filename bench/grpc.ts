@@ -3,8 +3,9 @@
  * start` runs it: getScreenshot (RGBA8888, PNG) and streamScreenshot fps against `adb exec-out
  * screencap -p` (Debian's adb CLI, a process per call, as android_world's adb calls are) in the same
  * run, and an AndroidWorld-style step: gRPC touch (down, up) + gRPC RGBA screenshot + `adb shell
- * uiautomator dump`.
- *   npm run bench -- grpc      (needs Debian's `adb` on PATH)
+ * uiautomator dump`, from this Node client and through AndroidWorld's own stack (android_env on
+ * grpcio + the adb CLI, grpc_step_client.py), each with its parts timed one by one.
+ *   npm run bench -- grpc      (needs Debian's `adb` on PATH and the venv)
  */
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -16,12 +17,14 @@ import { promisify } from 'node:util';
 import { credentials, loadPackageDefinition, type Client } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import { fmt, stats } from './stats.js';
+import { requirePython } from '../test/python-env.js';
+import { notifyAdb } from '../emulators/simdroid/host.js';
 
 const run = promisify(execFile);
 const PROTOS = fileURLToPath(new URL('../emulators/simdroid/grpc/proto/', import.meta.url));
 
 type Unary = (req: object, cb: (e: Error | null, v: { image?: Buffer; seq?: number } & Record<string, unknown>) => void) => void;
-type Emu = Client & Record<'getScreenshot' | 'sendTouch' | 'sendKey', Unary> & { streamScreenshot(req: object): NodeJS.ReadableStream & { cancel(): void } };
+export type Emu = Client & Record<'getScreenshot' | 'sendTouch' | 'sendKey', Unary> & { streamScreenshot(req: object): NodeJS.ReadableStream & { cancel(): void } };
 
 function client(port: number): Emu {
   const defs = loadSync('emulator_controller.proto', { includeDirs: [PROTOS], keepCase: true, enums: String, longs: Number, defaults: true });
@@ -76,16 +79,83 @@ async function streamRate(emu: Emu, format: object, frames: number): Promise<{ f
   return { fps: (got - 1) / ((performance.now() - t0) / 1000), changeToFrame: stats(latencies) };
 }
 
+type Adb = (...args: string[]) => Promise<{ stdout: Buffer }>;
+
+/**
+ * AndroidWorld's step: a touch (down, up) through gRPC, an RGBA screenshot through gRPC, the UI
+ * tree through the adb CLI; then the same parts timed one by one in one loop (each after a fresh
+ * Home, so nothing cached is reused), with `adb shell true` as the CLI's own floor.
+ */
+export async function benchStep(emu: Emu, adb: Adb, n: number): Promise<Record<string, unknown>> {
+  const results: Record<string, unknown> = {};
+  await call(emu, 'sendKey', { key: 'GoHome' });
+  const tree = (await adb('shell', 'uiautomator', 'dump', '/dev/tty')).stdout.toString();
+  const m = /text="Simple SMS Messenger"[^>]*bounds="\[(\d+),(\d+)\]\[(\d+),(\d+)\]"/.exec(tree)!;
+  const [x, y] = [(Number(m[1]) + Number(m[3])) >> 1, (Number(m[2]) + Number(m[4])) >> 1];
+  const touch = async () => {
+    await call(emu, 'sendTouch', { touches: [{ x, y, identifier: 0, pressure: 1 }] });
+    await call(emu, 'sendTouch', { touches: [{ x, y, identifier: 0, pressure: 0 }] });
+  };
+  const shot = () => call(emu, 'getScreenshot', { format: 'RGBA8888' });
+  const dump = () => adb('shell', 'uiautomator', 'dump', '/dev/tty');
+  const steps: number[] = [];
+  for (let i = 0; i < n; i++) {
+    await call(emu, 'sendKey', { key: 'GoHome' }); // untimed: every step starts on the launcher
+    steps.push(...(await samples(1, async () => {
+      await touch();
+      await shot();
+      await dump();
+    })));
+  }
+  const name = 'AndroidWorld-style step (gRPC touch + gRPC RGBA screenshot + adb uiautomator dump)';
+  results[name] = stats(steps);
+  console.log(`AndroidWorld-style step: ${fmt(stats(steps))} (target ≤ 30 ms median)`);
+  const parts: Record<string, number[]> = { 'gRPC touch (down, up)': [], 'gRPC getScreenshot RGBA8888 1080x2400 after the touch': [], '`adb shell uiautomator dump /dev/tty` (adb CLI)': [], '`adb shell true` (adb CLI process + adb server + shell service)': [] };
+  const timed = async (part: string, fn: () => Promise<unknown>) => parts[part]!.push(...(await samples(1, fn)));
+  for (let i = 0; i < n; i++) {
+    await call(emu, 'sendKey', { key: 'GoHome' });
+    const [a, b, c, d] = Object.keys(parts) as [string, string, string, string];
+    await timed(a, touch);
+    await timed(b, shot);
+    await timed(c, dump);
+    await timed(d, () => adb('shell', 'true'));
+  }
+  for (const [part, s] of Object.entries(parts)) {
+    results[`step part: ${part}`] = stats(s);
+    console.log(`  step part: ${part}: ${fmt(stats(s))}`);
+  }
+  return results;
+}
+
+/**
+ * The same step through AndroidWorld's own stack (grpc_step_client.py: android_env's
+ * EmulatorSimulator on grpcio, its AdbController's adb CLI), which is what the ≤ 30 ms target is about.
+ */
+export async function benchStepAndroidWorldStack(consolePort: number, grpcPort: number, adbServer: number, home: string, n: number): Promise<Record<string, unknown>> {
+  const script = fileURLToPath(new URL('./grpc_step_client.py', import.meta.url));
+  const { stdout } = await run(requirePython(), [script, String(consolePort + 1), String(consolePort), String(grpcPort), String(adbServer), String(n)], {
+    env: { ...process.env, HOME: home }, maxBuffer: 1 << 20,
+  });
+  const r = JSON.parse(stdout.trim().split('\n').pop()!) as Record<string, number[]>;
+  const results: Record<string, unknown> = {};
+  const names: Record<string, string> = {
+    step: 'AndroidWorld-style step, AndroidWorld stack (android_env EmulatorSimulator on grpcio + adb CLI)',
+    touch: 'android_env step part: send_touch down, up', screenshot: 'android_env step part: get_screenshot (RGBA8888 1080x2400 → numpy RGB)',
+    dump: 'android_env step part: adb shell uiautomator dump /dev/tty', adb_shell_true: 'android_env step part: adb shell true (the CLI floor)',
+  };
+  for (const [k, name] of Object.entries(names)) {
+    results[name] = stats(r[k]!);
+    console.log(`${k === 'step' ? '' : '  '}${name}: ${fmt(stats(r[k]!))}`);
+  }
+  return results;
+}
+
 export async function benchGrpc(): Promise<Record<string, unknown>> {
   const results: Record<string, unknown> = { loadavgAtStart: loadavg()[0] };
   const home = mkdtempSync(join(tmpdir(), 'awb-bench-grpc-'));
   const [consolePort, grpcPort, adbServer] = [21654, 21754, 45137];
-  const emulator = await startEmulator(consolePort, grpcPort, home);
-  const adb = (...args: string[]) => run('adb', ['-P', String(adbServer), '-s', `127.0.0.1:${consolePort + 1}`, ...args], { encoding: 'buffer', maxBuffer: 64 << 20 });
-  const emu = client(grpcPort);
+  const { emu, adb, close } = await grpcBenchSetup(consolePort, grpcPort, adbServer, home);
   try {
-    execFileSync('adb', ['-P', String(adbServer), 'start-server'], { stdio: 'ignore' });
-    execFileSync('adb', ['-P', String(adbServer), 'connect', `127.0.0.1:${consolePort + 1}`], { stdio: 'ignore' });
     const n = 40;
     // Each screenshot follows a change (home ⇄ recents, untimed), so no cached PNG is reused.
     let flip = 0;
@@ -111,29 +181,33 @@ export async function benchGrpc(): Promise<Record<string, unknown>> {
       console.log(`streamScreenshot ${name}: ${r.fps.toFixed(1)} fps; change → frame ${fmt(r.changeToFrame)}`);
     }
 
-    // AndroidWorld's step: a touch (down, up) through gRPC, an RGBA screenshot through gRPC, the UI tree through adb.
-    await call(emu, 'sendKey', { key: 'GoHome' });
-    const tree = (await adb('shell', 'uiautomator', 'dump', '/dev/tty')).stdout.toString();
-    const m = /text="Simple SMS Messenger"[^>]*bounds="\[(\d+),(\d+)\]\[(\d+),(\d+)\]"/.exec(tree)!;
-    const [x, y] = [(Number(m[1]) + Number(m[3])) >> 1, (Number(m[2]) + Number(m[4])) >> 1];
-    const steps: number[] = [];
-    for (let i = 0; i < n; i++) {
-      await call(emu, 'sendKey', { key: 'GoHome' }); // untimed: every step starts on the launcher
-      steps.push(...(await samples(1, async () => {
-        await call(emu, 'sendTouch', { touches: [{ x, y, identifier: 0, pressure: 1 }] });
-        await call(emu, 'sendTouch', { touches: [{ x, y, identifier: 0, pressure: 0 }] });
-        await call(emu, 'getScreenshot', { format: 'RGBA8888' });
-        await adb('shell', 'uiautomator', 'dump', '/dev/tty');
-      })));
-    }
-    results['AndroidWorld-style step (gRPC touch + gRPC RGBA screenshot + adb uiautomator dump)'] = stats(steps);
-    console.log(`AndroidWorld-style step: ${fmt(stats(steps))} (target ≤ 30 ms median)`);
+    Object.assign(results, await benchStep(emu, adb, n));
+    Object.assign(results, await benchStepAndroidWorldStack(consolePort, grpcPort, adbServer, home, n));
     results.loadavgAtEnd = loadavg()[0];
   } finally {
-    emu.close();
-    execFileSync('adb', ['-P', String(adbServer), 'kill-server'], { stdio: 'ignore' });
-    await emulator.stop();
+    await close();
     rmSync(home, { recursive: true, force: true });
   }
   return results;
+}
+
+/** SimDroid in its own process with a gRPC port, a private adb server connected to it, and a gRPC client. */
+export async function grpcBenchSetup(consolePort: number, grpcPort: number, adbServer: number, home: string): Promise<{ emu: Emu; adb: Adb; close(): Promise<void> }> {
+  const emulator = await startEmulator(consolePort, grpcPort, home);
+  // As an emulator is known to adb: emulator-<console port> (android_env derives that serial).
+  const serial = `emulator-${consolePort}`;
+  const adb: Adb = (...args) => run('adb', ['-P', String(adbServer), '-s', serial, ...args], { encoding: 'buffer', maxBuffer: 64 << 20 });
+  const emu = client(grpcPort);
+  execFileSync('adb', ['-P', String(adbServer), 'start-server'], { stdio: 'ignore' });
+  await notifyAdb(adbServer, consolePort + 1, () => {});
+  execFileSync('adb', ['-P', String(adbServer), '-s', serial, 'wait-for-device'], { stdio: 'ignore', timeout: 30_000 });
+  return {
+    emu,
+    adb,
+    close: async () => {
+      emu.close();
+      execFileSync('adb', ['-P', String(adbServer), 'kill-server'], { stdio: 'ignore' });
+      await emulator.stop();
+    },
+  };
 }

@@ -104,7 +104,7 @@ function listen(server: Server, port: number, host: string, role: 'console' | 'a
  * Tells a local adb server that an emulator listens on `adbPort`. A server started later finds it
  * anyway (it scans 5555–5585 when it starts); no server running is not an error.
  */
-function notifyAdb(serverPort: number, adbPort: number, log: (m: string) => void): Promise<void> {
+export function notifyAdb(serverPort: number, adbPort: number, log: (m: string) => void): Promise<void> {
   return new Promise((resolve) => {
     const socket = connect({ host: '127.0.0.1', port: serverPort });
     const request = `host:emulator:${adbPort}`;

@@ -17,6 +17,7 @@ import { SettingsStore, type SettingsData } from './system/settings.js';
 import { CALLLOG_DB, PROVIDER_DATABASES } from './system/providers.js';
 import { Telephony, type GsmCall } from './system/telephony.js';
 import { pushFile, PushRefusedError } from './system/push.js';
+import { DeviceLog } from './system/log.js';
 import { runShell, type ShellOutput } from './shell/run.js';
 import { isPngScreencap, mayChangeState } from './shell/effects.js';
 import { ALL_APPS } from './apps/index.js';
@@ -58,6 +59,8 @@ interface ViewCache {
   tree?: UiTree;
   png: Map<number, Buffer>;
   encoding: Map<number, Promise<Buffer>>;
+  /** RGBA pixels by `WxH@scale`. */
+  rgba: Map<string, Buffer>;
 }
 
 export const DEFAULT_SCREEN: ScreenInfo = { width: 1080, height: 2400, density: 420 };
@@ -76,13 +79,14 @@ export class SimDroid implements Device, FileWritable, SnapshotCapable {
   readonly dbs = new DatabaseRegistry(this.fs, this.clock);
   /** The modem's voice calls (the console's `gsm` commands). */
   readonly telephony = new Telephony(this.clock, () => this.dbs.require(CALLLOG_DB));
+  readonly log = new DeviceLog(this.clock);
   readonly wm: WindowManager;
   readonly dispatcher: InputDispatcher;
   private readonly renderer = new FrameRenderer();
   private readonly snapshots = new Map<string, DeviceSnapshot>();
   /** Bumped on every change; caches of the frame, tree and screenshots are keyed by it. */
   private version = 0;
-  private cache: ViewCache = { version: -1, png: new Map(), encoding: new Map() };
+  private cache: ViewCache = { version: -1, png: new Map(), encoding: new Map(), rgba: new Map() };
   readonly sys: SystemServices;
 
   constructor(opts: SimDroidOptions = {}) {
@@ -104,6 +108,7 @@ export class SimDroid implements Device, FileWritable, SnapshotCapable {
       settings: this.settings,
       fs: this.fs,
       clock: this.clock,
+      log: this.log,
       db: (path) => dbs.require(path),
       installedApps: () => appsInfo,
       clipboard: { text: () => this.wm.state.clipboard, setText: (text) => { this.wm.state.clipboard = text; } },
@@ -175,7 +180,7 @@ export class SimDroid implements Device, FileWritable, SnapshotCapable {
   }
 
   private fresh(): typeof this.cache {
-    if (this.cache.version !== this.version) this.cache = { version: this.version, png: new Map(), encoding: new Map() };
+    if (this.cache.version !== this.version) this.cache = { version: this.version, png: new Map(), encoding: new Map(), rgba: new Map() };
     return this.cache;
   }
 
@@ -248,9 +253,17 @@ export class SimDroid implements Device, FileWritable, SnapshotCapable {
    * scaled sizes); scale 1 at the screen's size is screencap's image.
    */
   screenshotRgba(width: number, height: number, scale: number): { width: number; height: number; rgba: Buffer } {
+    // Kept per state, like the PNGs: an observation often reads the same state more than once
+    // (android_env's reset and step, a screencap beside a gRPC screenshot). Callers must not write into it.
+    const c = this.fresh();
+    const key = `${width}x${height}@${scale}`;
+    const cached = c.rgba.get(key);
+    if (cached) return { width, height, rgba: cached };
     const canvas = this.renderer.draw(this.frame(), width, height, scale);
     const data = canvas.getContext('2d').getImageData(0, 0, width, height).data;
-    return { width, height, rgba: Buffer.from(data.buffer, data.byteOffset, data.byteLength) };
+    const rgba = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    c.rgba.set(key, rgba);
+    return { width, height, rgba };
   }
 
   async foreground(): Promise<ForegroundApp> {
@@ -296,16 +309,16 @@ export class SimDroid implements Device, FileWritable, SnapshotCapable {
    * change the device counts as a change (shell/effects.ts): observing the screen through adb
    * must not invalidate the caches, wake mirrors or drop the press highlight of the last touch.
    */
-  shellBytes(command: string, stdin?: Buffer): ShellOutput {
+  shellBytes(command: string, stdin?: Buffer, opts: { follow?: boolean } = {}): ShellOutput {
     if (!mayChangeState(command)) {
       const crashes = this.wm.state.crashes.length;
-      const out = runShell(this, command, stdin);
+      const out = runShell(this, command, stdin, opts);
       // Rendering the screen (uiautomator dump) can crash an app; mirrors must hear of that.
       if (this.wm.state.crashes.length !== crashes) this.changed();
       return out;
     }
     try {
-      return runShell(this, command, stdin);
+      return runShell(this, command, stdin, opts);
     } finally {
       this.wm.syncResumed();
       this.changed();
@@ -313,8 +326,8 @@ export class SimDroid implements Device, FileWritable, SnapshotCapable {
   }
 
   /** shellBytes, with `screencap -p` to stdout encoded off the event loop (adbd's shell and exec use this). */
-  async shellBytesAsync(command: string, stdin?: Buffer): Promise<ShellOutput> {
-    if (!isPngScreencap(command)) return this.shellBytes(command, stdin);
+  async shellBytesAsync(command: string, stdin?: Buffer, opts: { follow?: boolean } = {}): Promise<ShellOutput> {
+    if (!isPngScreencap(command)) return this.shellBytes(command, stdin, opts);
     return { stdout: await this.screenshot({ scale: 1 }), stderr: Buffer.alloc(0), exitCode: 0 };
   }
 

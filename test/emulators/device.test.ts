@@ -97,6 +97,18 @@ describe('screenshots', () => {
     d.close();
   });
 
+  it('keeps raw RGBA pixels per screen state, drawn again after a change', () => {
+    const d = device();
+    const a = d.screenshotRgba(1080, 2400, 1).rgba;
+    expect(d.screenshotRgba(1080, 2400, 1).rgba).toBe(a);
+    expect(d.screenshotRgba(540, 1200, 0.5).rgba.length).toBe(540 * 1200 * 4);
+    d.inputSync({ kind: 'key', key: 'APP_SWITCH' });
+    const b = d.screenshotRgba(1080, 2400, 1).rgba;
+    expect(b).not.toBe(a);
+    expect(b.equals(a)).toBe(false);
+    d.close();
+  });
+
   it('renders at half resolution', async () => {
     const d = device();
     const half = await pixels(d.screenshotSync(0.5));

@@ -167,14 +167,14 @@ export function emulatorController(o: ControllerOptions): UntypedServiceImplemen
   };
 
   const sendKey = (req: KeyboardEventMsg) => {
-    const event = keyboardInput({
+    const events = keyboardInput({
       codeType: oneOf<KeyCodeType>('codeType', req.codeType, KEY_CODE_TYPES),
       eventType: oneOf<KeyEventType>('eventType', req.eventType, KEY_EVENT_TYPES),
       keyCode: req.keyCode,
       key: req.key,
       text: req.text,
     });
-    if (event) device.inputSync(event);
+    for (const event of events) device.inputSync(event);
     return {};
   };
 

@@ -4,6 +4,7 @@ import { loadSync, type PackageDefinition } from '@grpc/proto-loader';
 import type { SimDroid } from '../simdroid.js';
 import { bearerAuth } from './calls.js';
 import { emulatorController } from './controller.js';
+import { imageSerializer, type ImageReply } from './image-message.js';
 import { snapshotService } from './snapshots.js';
 
 /** The proto files SimDroid serves (a subset of the emulator's, same wire format). */
@@ -61,7 +62,13 @@ export async function startGrpcServer(o: GrpcServerOptions): Promise<EmulatorGrp
   const control = (loadPackageDefinition(loadEmulatorProtos()) as unknown as ServicePackage).android.emulation.control;
   // Screenshots of big screens are large: lift grpc-js's 4 MB default on what we send.
   const server = new Server({ 'grpc.max_send_message_length': -1, 'grpc.max_receive_message_length': 4 * 1024 * 1024 });
-  server.addService(control.EmulatorController!.service, emulatorController({
+  // Screenshots are serialized into a buffer reused from reply to reply (image-message.ts).
+  const controllerService = { ...control.EmulatorController!.service };
+  const serializeImage = imageSerializer(controllerService.getScreenshot!.responseSerialize as (v: object) => Buffer);
+  for (const m of ['getScreenshot', 'streamScreenshot'] as const) {
+    controllerService[m] = { ...controllerService[m]!, responseSerialize: serializeImage as (v: ImageReply) => Buffer };
+  }
+  server.addService(controllerService, emulatorController({
     device: o.device, auth, log, startedAt: performance.now(), onShutdown: o.onShutdown ?? (() => {}), streams,
   }));
   server.addService(control.SnapshotService!.service, snapshotService(o.device, auth, log));

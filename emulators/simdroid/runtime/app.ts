@@ -3,6 +3,7 @@ import type { Db } from '../system/databases.js';
 import type { FileSystem } from '../system/fs.js';
 import type { SettingsStore } from '../system/settings.js';
 import type { Clock } from '../system/clock.js';
+import type { DeviceLog } from '../system/log.js';
 import type { Handler, ViewSpec } from '../view/spec.js';
 
 /** A JSON value: activity state and intent extras must be plain data so snapshots can copy them. */
@@ -17,6 +18,8 @@ export interface SystemServices {
   readonly settings: SettingsStore;
   readonly fs: FileSystem;
   readonly clock: Clock;
+  /** The device log (logcat). */
+  readonly log: DeviceLog;
   /** Any database by path (providers live in other apps' data directories, as on Android). */
   db(path: string): Db;
   /** Installed apps, for the launcher. */

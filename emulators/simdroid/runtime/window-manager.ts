@@ -3,6 +3,7 @@ import {
   LAUNCHER_HOME, LAUNCHER_PACKAGE, LAUNCHER_RECENTS, emptyViewState,
   type ActivityRecord, type TaskRecord, type UiState,
 } from './ui-state.js';
+import { SYSTEM_SERVER_PID } from '../system/log.js';
 
 export class UnknownActivityError extends Error {
   override name = 'UnknownActivityError';
@@ -19,6 +20,14 @@ export class UnknownPackageError extends Error {
 }
 
 const TOAST_MS = 3500;
+
+/** `pkg/.Activity` when the class is in the package, else `pkg/full.Class` (ComponentName.flattenToShortString). */
+export function shortComponent(pkg: string, activity: string): string {
+  return activity.startsWith(`${pkg}.`) ? `${pkg}/${activity.slice(pkg.length)}` : `${pkg}/${activity}`;
+}
+
+/** How long SimDroid reports an activity took to draw (its "Displayed … +Nms"); it draws at once, the figure is a plausible constant. */
+const DISPLAYED_MS = 120;
 
 /**
  * Tasks and back stacks with Android's semantics: each app runs in its own task; launching an app
@@ -270,6 +279,12 @@ export class WindowManager {
     const prev = this.state.resumed;
     if (prev === top.id) return;
     this.state.resumed = top.id;
+    // ActivityTaskManager's line when an activity's first frame is drawn (ActivityMetricsLogger).
+    const fg = this.foreground();
+    this.sys.log.write({
+      buffer: 'system', pid: SYSTEM_SERVER_PID, tid: SYSTEM_SERVER_PID + 27, priority: 'I', tag: 'ActivityTaskManager',
+      message: `Displayed ${shortComponent(fg.package, fg.activity)}: +${DISPLAYED_MS}ms`,
+    });
     for (const task of this.state.tasks) {
       const record = task.stack.find((r) => r.id === prev);
       if (!record) continue;

@@ -30,12 +30,14 @@ const READ_ONLY = new Map<string, (argv: string[]) => boolean>(Object.entries({
   date: (argv: string[]) => argv.slice(1).every((a) => a.startsWith('+') || a === '-u'), // printing, not setting
   dumpsys: always,
   echo: always,
+  export: always, // SimDroid's environment is fixed
   false: always,
   find: (argv: string[]) => !argv.includes('-delete'),
   getprop: always,
   grep: always,
   head: always,
   id: always,
+  logcat: always, // reads or clears the log, never the screen's state
   ls: always,
   stat: always,
   tail: always,
@@ -69,10 +71,12 @@ function commandMayChange(cmd: ShellCommand): boolean {
   }
   if (substitutions(cmd).some(mayChangeState)) return true;
   if (cmd.kind !== 'simple') return false; // its inner commands are checked on their own
-  const name = cmd.argv[0];
+  // `exec cmd …` is cmd.
+  const argv = cmd.argv[0] === 'exec' ? cmd.argv.slice(1) : cmd.argv;
+  const name = argv[0];
   if (name === undefined) return false;
   const readOnly = READ_ONLY.get(name.replace(/^\/system\/bin\//, ''));
-  return !readOnly?.(cmd.argv);
+  return !readOnly?.(argv);
 }
 
 /** False only when every command in the line is known to leave the device as it was. */

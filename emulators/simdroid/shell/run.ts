@@ -4,16 +4,36 @@ import { parseShell, ShellSyntaxError, type CommandList, type Pipeline, type Red
 import { expandArgs, expandString, type ExpandContext } from './expand.js';
 import { COMMANDS } from './commands/index.js';
 
+/**
+ * A command that keeps writing after the line's output (`logcat` without -d): started with the
+ * session's output, it writes until the returned function stops it (the host closed the stream).
+ */
+export type Follower = (write: (data: Buffer) => void) => () => void;
+
 export interface ShellOutput {
   stdout: Buffer;
   stderr: Buffer;
   exitCode: number;
+  /** Set when the line's last command follows (only when the caller allowed it). */
+  follow?: Follower;
 }
 
 export interface CommandIo {
   readonly stdin: Buffer;
   out(data: string | Buffer): void;
   err(data: string): void;
+  /**
+   * Present only for the last command of a line run in a session that can stay open (adbd's
+   * shell service): the command hands over what it will write later. Elsewhere (pipelines, an
+   * interactive shell's lines, the in-process API) a following command prints what it has and ends.
+   */
+  follow?: (f: Follower) => void;
+}
+
+/** Per-line state: which command may follow, and the follower it registered. */
+interface RunContext {
+  followable: SimpleCommand | null;
+  follower: Follower | null;
 }
 
 /** A shell command: returns its exit code. Throwing an FsError prints it as toybox would. */
@@ -43,7 +63,7 @@ class Shell implements ExpandContext {
   rounds = 0;
   /** What command substitutions wrote to stderr (it goes to the shell's stderr). */
   substitutionErr: Buffer[] = [];
-  constructor(readonly dev: SimDroid) {}
+  constructor(readonly dev: SimDroid, readonly ctx: RunContext = { followable: null, follower: null }) {}
 
   get fs() {
     return this.dev.fs;
@@ -115,6 +135,8 @@ function runSimple(cmd: SimpleCommand, stdin: Buffer, sh: Shell): Result {
   const argv = cmd.words.flatMap((w) => expandArgs(w, sh));
   const values = cmd.assignments.map((a) => [a.name, expandString(a.value, sh)] as const);
   err.write(sh.takeErr());
+  // `exec cmd …` runs cmd in the shell's place; for a one-line session that is the same command.
+  while (argv[0] === 'exec') argv.shift();
   const name = argv[0];
   let code = sh.substituted ?? 0;
   if (name === undefined) {
@@ -127,7 +149,13 @@ function runSimple(cmd: SimpleCommand, stdin: Buffer, sh: Shell): Result {
       code = 127;
     } else {
       try {
-        code = impl(argv, { stdin, out: (d) => out.write(d), err: (d) => err.write(d) }, dev);
+        const ctx = sh.ctx;
+        const follow = cmd === ctx.followable ? (f: Follower) => void (ctx.follower = f) : undefined;
+        code = impl(argv, { stdin, out: (d) => out.write(d), err: (d) => err.write(d), follow }, dev);
+        // `export NAME=value` is a builtin: the command checked the names, the shell keeps the values.
+        if (name === 'export' && code === 0) {
+          for (const a of argv.slice(1)) if (a.includes('=')) sh.vars.set(a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1));
+        }
       } catch (e) {
         if (e instanceof FsError) {
           err.write(`${name}: ${e.message}\n`);
@@ -296,8 +324,15 @@ function runList(list: CommandList, stdin: Buffer, sh: Shell): Result {
   return join(parts, code);
 }
 
-/** Runs a command line on the device as `adb shell` would. */
-export function runShell(dev: SimDroid, line: string, stdin: Buffer = Buffer.alloc(0)): ShellOutput {
+/** The line's last command, when it alone can keep the session open: a lone simple command, output not redirected. */
+function lastSimpleCommand(list: CommandList): SimpleCommand | null {
+  const last = list.items[list.items.length - 1];
+  const cmd = last && last.next === null && last.pipeline.commands.length === 1 && !last.pipeline.negate ? last.pipeline.commands[0]! : null;
+  return cmd?.kind === 'simple' && cmd.redirects.length === 0 ? cmd : null;
+}
+
+/** Runs a command line on the device as `adb shell` would; `follow`: the session can stay open for a following last command. */
+export function runShell(dev: SimDroid, line: string, stdin: Buffer = Buffer.alloc(0), opts: { follow?: boolean } = {}): ShellOutput {
   let list;
   try {
     list = parseShell(line);
@@ -305,10 +340,11 @@ export function runShell(dev: SimDroid, line: string, stdin: Buffer = Buffer.all
     if (e instanceof ShellSyntaxError) return { stdout: Buffer.alloc(0), stderr: Buffer.from(`${SH}: ${e.message}\n`), exitCode: 1 };
     throw e;
   }
-  const sh = new Shell(dev);
+  const ctx: RunContext = { followable: opts.follow ? lastSimpleCommand(list) : null, follower: null };
+  const sh = new Shell(dev, ctx);
   try {
     const r = runList(list, stdin, sh);
-    return { stdout: r.stdout, stderr: r.stderr, exitCode: r.code };
+    return { stdout: r.stdout, stderr: r.stderr, exitCode: r.code, ...(ctx.follower ? { follow: ctx.follower } : {}) };
   } catch (e) {
     if (!(e instanceof LoopLimitError)) throw e;
     // What ran before the limit is not returned: the line is cut off as a killed shell's would be.

@@ -85,6 +85,24 @@ describe('shell', () => {
   });
 });
 
+describe('logcat', () => {
+  it('follows the log as `adb logcat` asks (export; exec logcat …) until the host closes the stream', async () => {
+    host.device.shellBytes('logcat -b all -c');
+    const s = (await adb.openStream(`shell,v2,raw:export ANDROID_LOG_TAGS="''" ; exec logcat '-v' 'brief' 'ActivityTaskManager:I' '*:S'`))!;
+    // The session runs its line before it answers OKAY: the log is followed from now on.
+    expect(host.device.log.following).toBe(1);
+    host.device.shellBytes('am start -n com.simplemobiletools.smsmessenger/.activities.MainActivity');
+    const text = await s.readUntil((t) => t.includes('smsmessenger'));
+    expect(shellPackets(Buffer.from(text, 'latin1')).map((p) => p.data.toString())).toEqual([
+      `I/ActivityTaskManager(  542): Displayed com.simplemobiletools.smsmessenger/.activities.MainActivity: +120ms\n`,
+    ]);
+    s.close();
+    // The device handles the connection's messages in order: once this answers, the close was seen.
+    await adb.run('shell:true');
+    expect(host.device.log.following).toBe(0);
+  });
+});
+
 describe('hostile shell input', () => {
   it('ends an interactive session whose line never ends, and a stream whose packet claims too much', async () => {
     const s = (await adb.openStream('shell,v2,raw:'))!;

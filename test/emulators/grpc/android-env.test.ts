@@ -66,6 +66,32 @@ describe('android_env attached to SimDroid', () => {
     expect(host.device.listSnapshotsSync()).toContain('android_env_saved');
   });
 
+  it("android_env's AndroidEnv (loader.load + our task proto) resets, steps with touches that open an app, and ends the episode from logcat", () => {
+    const env = observed.env as {
+      observation_spec: Record<string, number[]>;
+      reset: { step_type: string; pixels_shape: number[]; orientation: number[]; on_launcher: boolean };
+      steps: Array<{ action: string; step_type: string; discount: number; timedelta_us: number; orientation: number[]; pixels_shape: number[]; pixels_equal_screencap: boolean }>;
+      app_open_at_end: boolean;
+      episode_steps: number;
+    };
+    expect(env.observation_spec).toEqual({ pixels: [2400, 1080, 3], timedelta: [], orientation: [4] });
+    // The reset ran the task's reset step (HOME) and read the orientation through `dumpsys input`.
+    expect(env.reset).toEqual({ step_type: 'FIRST', pixels_shape: [2400, 1080, 3], orientation: [1, 0, 0, 0], on_launcher: true });
+    const [touch, ...lifts] = env.steps;
+    expect(touch).toMatchObject({ action: 'TOUCH', step_type: 'MID' });
+    expect(lifts[0]!.action).toBe('LIFT');
+    for (const s of env.steps) {
+      expect(s).toMatchObject({ pixels_shape: [2400, 1080, 3], pixels_equal_screencap: true, orientation: [1, 0, 0, 0] });
+      expect(s.timedelta_us).toBeGreaterThan(0);
+    }
+    // Termination (discount 0) from the task's episode_end regexp on ActivityTaskManager's
+    // "Displayed" line, not truncation at max_episode_steps (discount 1).
+    const last = env.steps[env.steps.length - 1]!;
+    expect(last).toMatchObject({ action: 'LIFT', step_type: 'LAST', discount: 0 });
+    expect(env.app_open_at_end).toBe(true);
+    expect(env.episode_steps).toBe(env.steps.length);
+  });
+
   it('adbutils runs commands as a second adb client', () => {
     expect(observed.adbutils).toEqual({
       serials: [host.serial],

@@ -77,6 +77,15 @@ describe('EmulatorController', () => {
     const png = await call<Img>(emu, 'getScreenshot', { format: 'PNG', width: 100, height: 100 });
     expect(pngSize(png.image)).toEqual({ width: 45, height: 100 });
     expect(png.format).toMatchObject({ width: 45, height: 100 });
+    // Replies are serialized into one reused buffer: replies in flight together must each keep their own bytes.
+    const [full, half, rgb2] = await Promise.all([
+      call<Img>(emu, 'getScreenshot', { format: 'RGBA8888' }),
+      call<Img>(emu, 'getScreenshot', { format: 'RGBA8888', width: 540 }),
+      call<Img>(emu, 'getScreenshot', { format: 'RGB888', width: 540 }),
+    ]);
+    expect(full.image.equals(host.device.screenshotRaw().rgba)).toBe(true);
+    expect(half.image.equals(host.device.screenshotRgba(540, 1200, 0.5).rgba)).toBe(true);
+    expect(rgb2.image.equals(rgb.image)).toBe(true);
   });
 
   it('refuses absurd sizes and unknown methods and stays up', async () => {

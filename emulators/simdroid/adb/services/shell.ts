@@ -58,7 +58,8 @@ function runLine(ctx: ServiceContext, line: string, stdin: Buffer): ShellOutput 
 /** runLine for a one-command session: a `screencap -p` encodes off the event loop, so other streams get answers meanwhile. */
 async function runLineAsync(ctx: ServiceContext, line: string, stdin: Buffer): Promise<ShellOutput> {
   try {
-    return await ctx.device.shellBytesAsync(line, stdin);
+    // A one-command session may stay open for a following command (`logcat`), as adbd's does.
+    return await ctx.device.shellBytesAsync(line, stdin, { follow: true });
   } catch (e) {
     ctx.log(`shell ${JSON.stringify(line)} threw: ${(e as Error).stack ?? String(e)}`);
     return { stdout: EMPTY, stderr: Buffer.from(`${SH}: ${(e as Error).message}\n`), exitCode: 255 };
@@ -128,17 +129,26 @@ class ShellInput {
 /** `shell:cmd`, `shell,v2,…:cmd`, `exec:cmd`: run one command line, send its output (and exit code), close. */
 function commandSession(ctx: ServiceContext, req: ShellRequest, stream: ServiceStream): Service {
   const writer = new ShellWriter(stream, req);
+  // A following command writes until the host closes the stream (adb kills `adb logcat`).
+  let stopFollowing: (() => void) | null = null;
+  let hungUp = false;
   const run = (stdin: Buffer) => {
     // The command reads the device now; only an encode may finish later. A closed stream drops the output.
     void runLineAsync(ctx, req.command, stdin).then((r) => {
       writer.result(r);
-      writer.exit(r.exitCode);
+      if (r.follow && !hungUp) stopFollowing = r.follow((d) => writer.out(d));
+      else writer.exit(r.exitCode);
     }).catch((e: unknown) => ctx.log(`shell ${JSON.stringify(req.command)}: ${(e as Error).stack ?? String(e)}`));
+  };
+  const hangUp = () => {
+    hungUp = true;
+    stopFollowing?.();
+    stopFollowing = null;
   };
   // On a pty, input is keystrokes, not a file: the command runs at once.
   if (req.pty || !readsSessionStdin(req.command)) {
     run(EMPTY);
-    return { onData: () => {}, onClose: () => {} };
+    return { onData: () => {}, onClose: hangUp };
   }
   const chunks: Buffer[] = [];
   let size = 0;
@@ -166,7 +176,11 @@ function commandSession(ctx: ServiceContext, req: ShellRequest, stream: ServiceS
     onData: (c) => input.onData(c),
     // Without the protocol a closed stream is the end of stdin (`adb exec-in`): the command still
     // runs for its side effects. Under v2 it is a hangup: the command never started, and never will.
-    onClose: () => (req.protocol === 'none' ? finish() : (finished = true)),
+    onClose: () => {
+      if (req.protocol === 'none') finish();
+      else finished = true;
+      hangUp();
+    },
   };
 }
 

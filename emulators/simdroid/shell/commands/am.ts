@@ -1,14 +1,12 @@
 import type { Command, CommandIo } from '../run.js';
 import type { Json } from '../../runtime/app.js';
 import { resolveIntent, type ImplicitIntent } from '../../runtime/intents.js';
-import { UnknownActivityError, UnknownPackageError } from '../../runtime/window-manager.js';
+import { shortComponent, UnknownActivityError, UnknownPackageError } from '../../runtime/window-manager.js';
 import { LAUNCHER_HOME, LAUNCHER_PACKAGE } from '../../runtime/ui-state.js';
 
 type Dev = Parameters<Command>[2];
 
-export function shortComponent(pkg: string, activity: string): string {
-  return activity.startsWith(`${pkg}.`) ? `${pkg}/${activity.slice(pkg.length)}` : `${pkg}/${activity}`;
-}
+export { shortComponent };
 
 class AmUsageError extends Error {
   override name = 'AmUsageError';
