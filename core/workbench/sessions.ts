@@ -94,7 +94,7 @@ function specOf(name: SessionPolicy, specs: PolicySpecsOf): PolicySpec {
 function proposalInfo(v: ProposalView): ProposalInfo {
   return {
     index: v.index, action: v.action, description: v.description, target: v.target, thought: v.thought ?? null,
-    candidates: v.candidates ?? [], error: v.error ?? null, foreground: v.foreground,
+    candidates: v.candidates ?? [], error: v.error ?? null, foreground: v.foreground, handover: v.handover ?? null,
   };
 }
 
