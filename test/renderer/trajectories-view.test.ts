@@ -20,6 +20,7 @@ function summary(i: number): EpisodeSummary {
   return {
     id, uid: `u${id}`, templateId: 'ContactsAddContact', app: 'Contacts', difficulty: 'easy', seed: id, instruction: `Add contact ${id}`,
     policy: 'oracle', status: STATUSES[id % 2]!, steps: 3, startedAt: 1_700_000_000_000 + id * 1000, durationMs: 1200,
+    overriddenSteps: id === N ? 1 : 0,
   } as EpisodeSummary;
 }
 
@@ -102,6 +103,9 @@ describe('the Trajectories view in a DOM', () => {
     expect(rows().length).toBeGreaterThan(0);
     expect(rows().length).toBeLessThan(60);
     expect(rows()[0]!.dataset.testid).toBe(`episode-row-${N}`);
+    // Only the episode with an overridden step is marked.
+    expect(document.querySelectorAll('[data-testid^="episode-overridden-"]').length).toBe(1);
+    expect(q(`episode-overridden-${N}`).title).toContain('1 of its actions');
     expect(q('status-count-failure').textContent).toContain('5,000');
   });
 
