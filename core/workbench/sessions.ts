@@ -28,6 +28,18 @@ export class DeviceBusyError extends Error {
   }
 }
 
+/**
+ * Live input into a device a session holds is refused rather than recorded: a raw gesture is not an
+ * action of the agent's action space, and it would change the screen under the held proposal
+ * without a step saying so. The Agent view's own screen records a click as an override instead.
+ */
+export class DeviceInSessionError extends Error {
+  override name = 'DeviceInSessionError';
+  constructor(readonly serial: string, readonly sessionId: string, readonly state: string) {
+    super(`${serial} is in step-through session ${sessionId} (${state}): input here would not be recorded. Click the screen in Agent to override the next step, or stop the session.`);
+  }
+}
+
 export class SessionStateError extends Error {
   override name = 'SessionStateError';
   constructor(readonly sessionId: string, readonly command: string, readonly state: string) {
@@ -134,6 +146,12 @@ export class SessionManager {
   sessionOf(serial: string): string | null {
     for (const s of this.sessions.values()) if (s.info.serial === serial && s.info.state !== 'finished') return s.info.id;
     return null;
+  }
+
+  /** Throws DeviceInSessionError when a session holds the device (input from outside it would go unrecorded). */
+  refuseOutsideInput(serial: string): void {
+    const id = this.sessionOf(serial);
+    if (id) throw new DeviceInSessionError(serial, id, this.sessions.get(id)!.info.state);
   }
 
   async start(input: SessionStart, defaults: { screenshots: 'none' | 'half' | 'full'; maxSteps: number | null }): Promise<SessionInfo> {
