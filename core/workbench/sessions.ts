@@ -170,7 +170,7 @@ export class SessionManager {
       if (t.instance.templateId !== instance.template.id || t.instance.seed !== instance.seed) {
         throw new ReplayMismatchError(input.from.episodeId, `${t.instance.templateId} seed ${t.instance.seed}`, `${instance.template.id} seed ${instance.seed}`);
       }
-      policy = new ReplayPolicy(t.steps.slice(0, input.from.steps).map((s) => s.raw), policy);
+      policy = new ReplayPolicy(t.steps.slice(0, input.from.steps).map((s) => s.raw), policy, { holdAfter: true });
     }
     const id = randomUUID().slice(0, 8);
     const run = createRun(this.deps.db(), {

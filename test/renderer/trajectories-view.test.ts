@@ -159,6 +159,12 @@ describe('the Trajectories view in a DOM', () => {
     await flush();
     expect(q('replay-position').textContent).toBe('end · 3 steps');
     expect(q('replay-rewards').textContent).toContain('outcome: 1');
+    // Moving the timeline does not change how many steps Replay re-executes: N stays as shown until set on purpose.
+    expect((q('replay-steps-input') as HTMLInputElement).value).toBe('0');
+    expect(q('replay-on-device').textContent).toBe('Replay 0 steps on device');
+    await act(async () => q('replay-steps-from-timeline').click());
+    expect((q('replay-steps-input') as HTMLInputElement).value).toBe('3');
+    expect(q('replay-on-device').textContent).toBe('Replay 3 steps on device');
 
     await act(async () => window.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape' })));
     await flush();
