@@ -177,6 +177,8 @@ export interface ProposalInfo {
   candidates: Array<{ action: unknown; score: number; probability: number; description: string | null; target: ActionTarget | null }>;
   error: StepError | null;
   foreground: ForegroundApp;
+  /** Set when the policy hands the choice to the person (why, in plain words); the session holds here even while running. */
+  handover: string | null;
 }
 
 export interface SessionStepInfo {

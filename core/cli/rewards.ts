@@ -106,7 +106,7 @@ function printEpisode(io: Io, r: EpisodeRewards): void {
 }
 
 /** A reward model's checkpoint that is missing or damaged: the user's to fix, so no stack trace. */
-const MISSING_MODEL_ERRORS = new Set(['ProgRmCheckpointError', 'ProgRmCheckpointMissingError', 'JudgeCheckpointError', 'ShepherdJudgeMissingError']);
+const MISSING_MODEL_ERRORS = new Set(['ProgRmCheckpointError', 'ProgRmCheckpointMissingError', 'ProgRmModelMissingError', 'JudgeCheckpointError', 'ShepherdJudgeMissingError']);
 
 const isHelp = (a: string) => a === '--help' || a === '-h';
 

@@ -31,6 +31,8 @@ export interface ProposalView extends ActionSketch {
   candidates?: Array<{ action: unknown; score: number; probability: number } & ActionSketch>;
   /** Why it does not parse, if it does not. */
   error?: { name: string; message: string };
+  /** The policy wants a person to choose (why): the episode holds here even while running. */
+  handover?: string;
   foreground: { package: string; activity: string };
 }
 
@@ -75,6 +77,7 @@ function view(p: StepProposal): ProposalView {
     v.candidates = cands.map((c, i) => ({ action: c.action, score: c.score, probability: exps[i]! / total, ...sketchAction(c.action, p.obs) }));
   }
   if (p.error) v.error = p.error;
+  if (p.decision.handover !== undefined) v.handover = p.decision.handover;
   return v;
 }
 
@@ -162,6 +165,8 @@ export class EpisodeController {
       this.mode = 'pause';
       this.emit('onBreak', { breakpoints: hit, proposal: v });
     }
+    // Running on would record the placeholder the policy proposed; hold for the person instead.
+    if (v.handover !== undefined) this.mode = 'pause';
     if (this.mode === 'pause') {
       this.current = v;
       this.setState('paused');

@@ -21,6 +21,11 @@ export interface PolicyDecision {
   requestMs?: number;
   /** A served model's token counts for the request, recorded as the step's usage. */
   usage?: TokenUsage;
+  /**
+   * Set when the policy cannot choose and wants a person to (why, in plain words): a step-through
+   * session holds at this proposal even while running, instead of recording it.
+   */
+  handover?: string;
 }
 
 /** Anything that picks actions: a scripted oracle, a random agent, a trained policy, a person. */

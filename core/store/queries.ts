@@ -40,6 +40,8 @@ export interface EpisodeSummary {
   startedAt: number;
   /** Null while running or when the end was never recorded (interrupted). */
   durationMs: number | null;
+  /** Steps whose action a person chose instead of the policy's (step-through overrides): not the policy's own episode. */
+  overriddenSteps: number;
 }
 
 export interface EpisodePage {
@@ -66,17 +68,19 @@ interface SummaryRow {
   steps_count: number;
   started_at: number;
   finished_at: number | null;
+  overridden_steps: number;
 }
 
 const SUMMARY_COLUMNS = `e.id, e.uid, i.template_id, t.app, t.difficulty, i.seed, i.instruction, e.policy, e.status, e.steps_count,
-  e.started_at, e.finished_at`;
+  e.started_at, e.finished_at,
+  (SELECT count(*) FROM steps s WHERE s.episode_id = e.id AND s.overridden = 1) AS overridden_steps`;
 const SUMMARY_FROM = 'episodes e JOIN task_instances i ON i.id = e.instance_id JOIN task_templates t ON t.id = i.template_id';
 
 function rowToSummary(r: SummaryRow): EpisodeSummary {
   return {
     id: asEpisodeId(r.id), uid: r.uid, templateId: r.template_id, app: r.app, difficulty: r.difficulty, seed: r.seed,
     instruction: r.instruction, policy: r.policy, status: r.status, steps: r.steps_count, startedAt: r.started_at,
-    durationMs: r.finished_at === null ? null : r.finished_at - r.started_at,
+    durationMs: r.finished_at === null ? null : r.finished_at - r.started_at, overriddenSteps: r.overridden_steps,
   };
 }
 

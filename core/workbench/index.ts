@@ -166,6 +166,7 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
       return { serial, screen, tree, xml: serializeUiTree(tree), foreground };
     },
     sendInput: async ({ serial, event }) => {
+      sessions.refuseOutsideInput(serial);
       await devices.get(serial).input(event);
     },
     onFrame: ({ serial, scale, maxFps }, listener) =>

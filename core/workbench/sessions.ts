@@ -28,6 +28,18 @@ export class DeviceBusyError extends Error {
   }
 }
 
+/**
+ * Live input into a device a session holds is refused rather than recorded: a raw gesture is not an
+ * action of the agent's action space, and it would change the screen under the held proposal
+ * without a step saying so. The Agent view's own screen records a click as an override instead.
+ */
+export class DeviceInSessionError extends Error {
+  override name = 'DeviceInSessionError';
+  constructor(readonly serial: string, readonly sessionId: string, readonly state: string) {
+    super(`${serial} is in step-through session ${sessionId} (${state}): input here would not be recorded. Click the screen in Agent to override the next step, or stop the session.`);
+  }
+}
+
 export class SessionStateError extends Error {
   override name = 'SessionStateError';
   constructor(readonly sessionId: string, readonly command: string, readonly state: string) {
@@ -94,7 +106,7 @@ function specOf(name: SessionPolicy, specs: PolicySpecsOf): PolicySpec {
 function proposalInfo(v: ProposalView): ProposalInfo {
   return {
     index: v.index, action: v.action, description: v.description, target: v.target, thought: v.thought ?? null,
-    candidates: v.candidates ?? [], error: v.error ?? null, foreground: v.foreground,
+    candidates: v.candidates ?? [], error: v.error ?? null, foreground: v.foreground, handover: v.handover ?? null,
   };
 }
 
@@ -136,6 +148,12 @@ export class SessionManager {
     return null;
   }
 
+  /** Throws DeviceInSessionError when a session holds the device (input from outside it would go unrecorded). */
+  refuseOutsideInput(serial: string): void {
+    const id = this.sessionOf(serial);
+    if (id) throw new DeviceInSessionError(serial, id, this.sessions.get(id)!.info.state);
+  }
+
   async start(input: SessionStart, defaults: { screenshots: 'none' | 'half' | 'full'; maxSteps: number | null }): Promise<SessionInfo> {
     uniqueIds(input.breakpoints ?? []);
     const busy = this.sessionOf(input.serial);
@@ -152,7 +170,7 @@ export class SessionManager {
       if (t.instance.templateId !== instance.template.id || t.instance.seed !== instance.seed) {
         throw new ReplayMismatchError(input.from.episodeId, `${t.instance.templateId} seed ${t.instance.seed}`, `${instance.template.id} seed ${instance.seed}`);
       }
-      policy = new ReplayPolicy(t.steps.slice(0, input.from.steps).map((s) => s.raw), policy);
+      policy = new ReplayPolicy(t.steps.slice(0, input.from.steps).map((s) => s.raw), policy, { holdAfter: true });
     }
     const id = randomUUID().slice(0, 8);
     const run = createRun(this.deps.db(), {

@@ -2,6 +2,7 @@ import { createRoot } from 'react-dom/client';
 import { connectWorkbench } from './api/client.js';
 import { createAppStore, setAppStore } from './store/index.js';
 import { App } from './App.js';
+import { installRouting } from './routes.js';
 import './styles.css';
 
 let setConnection: ((s: 'connecting' | 'open' | 'closed') => void) | null = null;
@@ -17,5 +18,7 @@ reportSubscriptionError = (member, e) => void store.getState().attempt(`Watch ${
 setAppStore(store);
 setConnection = store.getState().setConnection;
 setConnection(early);
+// The URL hash names the view / episode / run shown: a reload lands there again.
+installRouting(store);
 
 createRoot(document.getElementById('root')!).render(<App />);

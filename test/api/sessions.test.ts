@@ -49,10 +49,16 @@ describe('step-through sessions (SessionManager)', () => {
     // Malformed overrides are refused and leave nothing pending.
     await expect(wb.overrideAction({ sessionId: s.id, action: '{"action_type":"fly"}' })).rejects.toMatchObject({ name: 'ActionParseError' });
     expect((await wb.getSession({ sessionId: s.id })).pendingOverride).toBeNull();
+    // Live input into the held device is refused, not silently applied and left out of the episode.
+    const live = await wb.sendInput({ serial, event: { kind: 'key', key: 'HOME' } }).catch((e: unknown) => e);
+    expect(live).toMatchObject({ name: 'DeviceInSessionError', serial, sessionId: s.id, state: 'paused' });
+    expect((live as Error).message).toMatch(/would not be recorded.*Agent/);
     await wb.controlSession({ sessionId: s.id, command: 'stop' });
     await finished(s.id);
     off();
     expect((await wb.getSession({ sessionId: s.id })).result).toMatchObject({ status: 'error', terminatedBy: 'stopped' });
+    // Once the session is over, Live input goes through again.
+    await wb.sendInput({ serial, event: { kind: 'key', key: 'HOME' } });
   });
 
   it('sends the new breakpoints as an event, refuses duplicate ids, and reports a breakpoint hit while stepping', async () => {

@@ -165,7 +165,7 @@ describe('awb rewards fit: bad input', () => {
       for (const kind of ['progrm', 'shepherd']) {
         const r = await run('rewards', 'compute', '--episode', '1', '--components', kind, '--db', db);
         expect(r.code).toBe(2);
-        expect(r.err).toMatch(new RegExp(`empty-home/${kind}/(model|judge)\\.json: cannot read[\\s\\S]*awb rewards fit progrm\\|shepherd trains one`));
+        expect(r.err).toMatch(new RegExp(`empty-home/${kind}/(model|judge)\\.json(: cannot read|: fit one with \`awb rewards fit progrm\`)[\\s\\S]*awb rewards fit progrm\\|shepherd trains one`));
         expect(r.err).not.toMatch(/\n\s+at /);
       }
     } finally {

@@ -163,6 +163,10 @@ describe('workbench end to end in Chromium', () => {
     expect(await imageColours(page.locator('[data-testid="replay-screen"] img'))).toBeGreaterThan(8);
     expect(await page.getByTestId('replay-rewards').innerText()).toBeTruthy();
     await shot(page, 'replay');
+    // A reload keeps the place: the URL names the episode and step, and the page opens there again.
+    expect(page.url()).toMatch(/#\/trajectories\/episode\/\d+\/step\/2$/);
+    await page.reload();
+    await expect.poll(() => page.getByTestId('replay-position').innerText().catch(() => ''), { timeout: 15_000 }).toMatch(/step 3 of/);
   });
 
   it('lists the episode in the trajectory table with counts', async () => {
@@ -171,7 +175,13 @@ describe('workbench end to end in Chromium', () => {
     await expect.poll(() => page.locator('[data-testid^="episode-row-"]').count()).toBe(1);
     expect(await page.getByTestId('status-count-success').innerText()).toMatch(/1/);
     expect(await page.getByTestId('episode-total').innerText()).toMatch(/1/);
+    // The step overridden in Agent marks its episode in the list.
+    expect(await page.locator('[data-testid^="episode-overridden-"]').count()).toBe(1);
     await shot(page, 'trajectories');
+    // The Agent form survived the reload above.
+    await page.click('[data-view="agent"]');
+    await expect.poll(() => page.getByTestId('seed-input').inputValue()).toBe('3');
+    expect(await page.getByTestId('task-select').inputValue()).toBe(TEMPLATE);
     await page.click('[data-view="settings"]');
     await page.getByTestId('setting-mirrorFps').waitFor();
     await shot(page, 'settings');

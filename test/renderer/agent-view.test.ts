@@ -30,7 +30,7 @@ const paused: SessionInfo = {
       { action: { action_type: 'click', index: 1 }, score: 2, probability: 0.88, description: 'Tap "Save"', target: { bounds: SAVE, label: 'Save' } },
       { action: { action_type: 'navigate_back' }, score: 0, probability: 0.12, description: 'Go back', target: null },
     ],
-    error: null, foreground: { package: 'p', activity: 'a' },
+    error: null, foreground: { package: 'p', activity: 'a' }, handover: null,
   },
   steps: [{ index: 0, action: { action_type: 'open_app', app_name: 'X' }, description: 'Open X', thought: null, target: null, overridden: true, error: null, foreground: { package: 'p', activity: 'a' }, rewards: {} }],
   episodeId: 7, result: null, hitBreakpoints: ['bp1'], pendingOverride: null,

@@ -20,6 +20,7 @@ function summary(i: number): EpisodeSummary {
   return {
     id, uid: `u${id}`, templateId: 'ContactsAddContact', app: 'Contacts', difficulty: 'easy', seed: id, instruction: `Add contact ${id}`,
     policy: 'oracle', status: STATUSES[id % 2]!, steps: 3, startedAt: 1_700_000_000_000 + id * 1000, durationMs: 1200,
+    overriddenSteps: id === N ? 1 : 0,
   } as EpisodeSummary;
 }
 
@@ -102,6 +103,9 @@ describe('the Trajectories view in a DOM', () => {
     expect(rows().length).toBeGreaterThan(0);
     expect(rows().length).toBeLessThan(60);
     expect(rows()[0]!.dataset.testid).toBe(`episode-row-${N}`);
+    // Only the episode with an overridden step is marked.
+    expect(document.querySelectorAll('[data-testid^="episode-overridden-"]').length).toBe(1);
+    expect(q(`episode-overridden-${N}`).title).toContain('1 of its actions');
     expect(q('status-count-failure').textContent).toContain('5,000');
   });
 
@@ -155,6 +159,12 @@ describe('the Trajectories view in a DOM', () => {
     await flush();
     expect(q('replay-position').textContent).toBe('end · 3 steps');
     expect(q('replay-rewards').textContent).toContain('outcome: 1');
+    // Moving the timeline does not change how many steps Replay re-executes: N stays as shown until set on purpose.
+    expect((q('replay-steps-input') as HTMLInputElement).value).toBe('0');
+    expect(q('replay-on-device').textContent).toBe('Replay 0 steps on device');
+    await act(async () => q('replay-steps-from-timeline').click());
+    expect((q('replay-steps-input') as HTMLInputElement).value).toBe('3');
+    expect(q('replay-on-device').textContent).toBe('Replay 3 steps on device');
 
     await act(async () => window.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape' })));
     await flush();

@@ -267,8 +267,8 @@ describe('the trajectories slice against the real workbench', () => {
     const start = api.calls.find((c) => c.m === 'startSession')!.a;
     expect(start).toMatchObject({
       serial: 'simdroid-1', templateId: TEMPLATE, seed: 1, policy: 'manual', from: { episodeId: ids.success, steps: 2 }, run: true,
-      breakpoints: [{ id: 'replay-handover', enabled: true, spec: { kind: 'step', index: 2 } }],
     });
+    expect(start).not.toHaveProperty('breakpoints');
     const s = store.getState();
     expect(s.view).toBe('agent');
     expect(s.pendingSessionId).toBe(info!.id);
@@ -282,10 +282,13 @@ describe('the trajectories slice against the real workbench', () => {
       cur = await api.api.getSession({ sessionId: info!.id });
     }
     expect(cur.steps.map((x) => x.description)).toEqual(t.steps.slice(0, 2).map((x) => x.description));
-    expect(cur).toMatchObject({ state: 'paused', hitBreakpoints: ['replay-handover'] });
+    expect(cur).toMatchObject({ state: 'paused', breakpoints: [] });
+    expect(cur.proposal!.handover).toMatch(/replayed the first 2 recorded steps/);
     // The Agent view's state follows the session's events.
     while (store.getState().session?.state !== 'paused' && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
     expect(store.getState().session).toMatchObject({ id: info!.id, state: 'paused', steps: [{}, {}] });
+    // Nothing of the replay is left for the next, unrelated session started from the Agent form.
+    expect(store.getState().agentBreakpoints).toEqual([]);
     await api.api.controlSession({ sessionId: info!.id, command: 'stop' });
   });
 

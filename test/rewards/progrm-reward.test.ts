@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { computeRewards, prepareRewards, RewardConfigError } from '../../core/rewards/compose.js';
 import { saveProgressModel } from '../../core/rewards/progrm/checkpoint.js';
 import { fitProgRm, loadProgRm, saveProgRm } from '../../core/rewards/progrm/fit.js';
-import { ProgRmCheckpointMissingError } from '../../core/rewards/progrm/index.js';
+import { ProgRmCheckpointMissingError, ProgRmModelMissingError } from '../../core/rewards/progrm/index.js';
 import { libraryFromJson, AnnotationError } from '../../core/rewards/progrm/annotate.js';
 import { parseProgressTrainConfig } from '../../core/rewards/progrm/train.js';
 import { createEncoder } from '../../core/policy/encoder.js';
@@ -107,9 +107,11 @@ describe('the progrm registry entry', () => {
     await expect(computeRewards(episode(['tap:x']), { components: [{ kind: 'progrm', weight: 1 }] }))
       .rejects.toThrow(ProgRmCheckpointMissingError);
     await expect(computeRewards(episode(['tap:x']), { components: [{ kind: 'progrm', weight: 1 }] }, { dataDir: dir }))
-      .rejects.toThrow(new RegExp(`${join(dir, 'progrm', 'model.json')}.*cannot read`));
+      .rejects.toThrow(new ProgRmModelMissingError(join(dir, 'progrm', 'model.json')).message);
+    await expect(computeRewards(episode(['tap:x']), { components: [{ kind: 'progrm', weight: 1 }] }, { dataDir: dir }))
+      .rejects.toThrow(/^No ProgRM model at .*: fit one with `awb rewards fit progrm`/);
     await expect(computeRewards(episode(['tap:x']), { components: [{ kind: 'progrm', weight: 1, options: { checkpoint: 'missing.json' } }] }, { dataDir: dir }))
-      .rejects.toThrow(/missing.json.*cannot read/);
+      .rejects.toMatchObject({ name: 'ProgRmModelMissingError', checkpoint: join(dir, 'missing.json') });
   });
 
   it('fits a model from episodes and keeps its recipe library in the checkpoint, so the registry\'s reward names key steps', async () => {

@@ -60,6 +60,13 @@ describe('listEpisodes', () => {
     expect(listEpisodes(db, { status: 'running' }).rows[0]!.durationMs).toBeNull();
   });
 
+  it('counts the steps a person overrode in each row (an overridden episode is marked in the list)', () => {
+    db.prepare('UPDATE steps SET overridden = 1 WHERE episode_id = ?').run(ids.c3);
+    const rows = listEpisodes(db, { templateId: 'ContactsAddContact', order: 'oldest' }).rows;
+    expect(rows.map((r) => r.overriddenSteps)).toEqual([0, 0, 2, 0]);
+    db.prepare('UPDATE steps SET overridden = 0 WHERE episode_id = ?').run(ids.c3);
+  });
+
   it('filters by template, app, run and policy', () => {
     expect(keysOf(listEpisodes(db, { templateId: 'ContactsAddContact', order: 'oldest' }).rows)).toEqual(['c1', 'c2', 'c3', 'c5']);
     expect(keysOf(listEpisodes(db, { app: 'Clock', order: 'oldest' }).rows)).toEqual(['k1', 'k2', 'k3', 'k4']);

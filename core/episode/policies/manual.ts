@@ -9,6 +9,10 @@ export class ManualPolicy implements Policy {
   readonly name = 'manual';
 
   act(): PolicyDecision {
-    return { action: { action_type: 'wait' }, thought: 'Waiting for you: click an element on the screen or choose an action, then Step.' };
+    // A handover, so Run holds here for the person instead of recording a page of waits.
+    return {
+      action: { action_type: 'wait' }, thought: 'Waiting for you: click an element on the screen or choose an action, then Step.',
+      handover: 'the manual policy waits for you to choose each action',
+    };
   }
 }

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { WorkbenchError } from '../../util/errors.js';
@@ -35,6 +36,14 @@ export class ProgRmCheckpointMissingError extends WorkbenchError {
   }
 }
 
+/** No model file where the component looks: the usual cause is that none was fitted yet, so the message says how. */
+export class ProgRmModelMissingError extends WorkbenchError {
+  override name = 'ProgRmModelMissingError';
+  constructor(readonly checkpoint: string) {
+    super(`No ProgRM model at ${checkpoint}: fit one with \`awb rewards fit progrm\` (or point options.checkpoint at one)`);
+  }
+}
+
 /**
  * The registry's entry (core/rewards/registry.ts loads `rewardModule` from here). A checkpoint written
  * by saveProgRm brings its recipe library, so explanations name the key steps.
@@ -47,6 +56,7 @@ export const rewardModule = defineRewardModule({
       if (!ctx.dataDir) throw new ProgRmCheckpointMissingError(path);
       path = join(ctx.dataDir, path);
     }
+    if (!existsSync(path)) throw new ProgRmModelMissingError(path);
     const { model, library, annotate } = loadProgRm(path);
     return new ProgRmReward(model, { k: o.k, library, annotate: { ...annotate, encoder: model.encoder } });
   },

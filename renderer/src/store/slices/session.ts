@@ -6,7 +6,7 @@ import type {
 } from '../../../../core/api/types.js';
 import type { AppState } from '../index.js';
 import { flattenTree, hitTest, type FlatNode } from '../../views/agent/hit-test.js';
-import { formProblem, NoDeviceError, sessionStartOf, waitForFinish, type AgentForm } from '../../views/agent/session-start.js';
+import { formProblem, NoDeviceError, saveAgentForm, savedAgentForm, sessionStartOf, waitForFinish, type AgentForm } from '../../views/agent/session-start.js';
 
 export type { AgentForm } from '../../views/agent/session-start.js';
 
@@ -173,7 +173,8 @@ export const createSessionSlice = (api: WorkbenchApi): StateCreator<AppState, []
     agentPolicies: [],
     agentDevices: [],
     agentFilter: { app: '', difficulty: '', text: '' },
-    agentForm: { templateId: '', seed: '1', instruction: '', policy: 'oracle', maxSteps: '', repliesFormat: 'androidworld', repliesText: '' },
+    // A reload keeps the form as it was last edited (checked against the tasks and policies on load).
+    agentForm: { templateId: '', seed: '1', instruction: '', policy: 'oracle', maxSteps: '', repliesFormat: 'androidworld', repliesText: '', ...savedAgentForm() },
     agentTaskView: null,
     agentBreakpoints: [],
     sessionId: null,
@@ -194,7 +195,10 @@ export const createSessionSlice = (api: WorkbenchApi): StateCreator<AppState, []
         attempt('List sessions', () => api.listSessions()),
       ]);
       set({ agentTasks: tasks ?? [], agentPolicies: policies ?? [], agentDevices: devices?.devices ?? [] });
-      if (!get().agentForm.templateId && tasks?.length) set({ agentForm: { ...get().agentForm, templateId: tasks[0]!.id } });
+      const form = get().agentForm;
+      // A saved task or policy that is gone (a removed endpoint, a deleted checkpoint) falls back to the first / the oracle.
+      if (tasks?.length && !tasks.some((t) => t.id === form.templateId)) set({ agentForm: { ...get().agentForm, templateId: tasks[0]!.id } });
+      if (policies?.length && form.policy !== 'vlm-replay' && !policies.some((p) => p.name === form.policy)) set({ agentForm: { ...get().agentForm, policy: 'oracle' } });
       void describe();
       // After a reload, pick up the session still running on the chosen device (or any).
       if (!get().sessionId && sessions?.length) {
@@ -208,6 +212,7 @@ export const createSessionSlice = (api: WorkbenchApi): StateCreator<AppState, []
 
     setAgentForm: (patch) => {
       set((s) => ({ agentForm: { ...s.agentForm, ...patch } }));
+      saveAgentForm(get().agentForm);
       if ('templateId' in patch || 'seed' in patch || 'instruction' in patch) void describe();
     },
 

@@ -261,11 +261,9 @@ export const createReplaySlice = (api: WorkbenchApi): StateCreator<AppState, [],
           templateId: t.instance.templateId, seed: t.instance.seed, policy: then,
           from: { episodeId: t.episode.id, steps },
         };
-        if (steps > 0) {
-          // Re-execute the recorded steps at once, then hold at step k for whoever takes over.
-          input.run = true;
-          input.breakpoints = [{ id: 'replay-handover', enabled: true, spec: { kind: 'step', index: steps } }];
-        }
+        // Re-execute the recorded steps at once; the session holds at step k by itself (a handover,
+        // not a breakpoint: one would be carried into later, unrelated sessions).
+        if (steps > 0) input.run = true;
         return { input, info: await api.startSession(input) };
       });
       set({ replayStarting: false });

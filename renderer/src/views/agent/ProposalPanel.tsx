@@ -43,6 +43,11 @@ export function ProposalPanel() {
           Stopped at breakpoint{hits.length > 1 ? 's' : ''}: {hits.map((b) => describeBreakpoint(b.spec)).join(', ')}
         </div>
       ) : null}
+      {proposal?.handover ? (
+        <div className="agent-hit" data-testid="proposal-handover" role="status">
+          Your turn: {proposal.handover}. Choose an action (click the screen or below), then Step.
+        </div>
+      ) : null}
       <div className="agent-field">
         <div className="agent-label">Thought</div>
         <div data-testid="proposal-thought" className={proposal?.thought ? '' : 'muted'}>{proposal ? proposal.thought ?? '(the policy gave none)' : '—'}</div>

@@ -123,3 +123,42 @@ export function waitForFinish(store: StoreApi<AppState>, id: string, ms = 20_000
     });
   });
 }
+
+const FORM_KEY = 'awb.agent-form';
+/** The fields a reload keeps (the replies are a file's worth of text: loaded again, not stored). */
+const KEPT = ['templateId', 'seed', 'instruction', 'policy', 'maxSteps', 'repliesFormat'] as const;
+type KeptForm = Pick<AgentForm, (typeof KEPT)[number]>;
+
+const storage = (): Storage | null => {
+  try {
+    return globalThis.localStorage ?? null;
+  } catch {
+    return null; // storage switched off (a private window): the form just starts fresh
+  }
+};
+
+/** The form as last edited on this machine, field by field (anything not a string is dropped). */
+export function savedAgentForm(): Partial<KeptForm> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(storage()?.getItem(FORM_KEY) ?? 'null');
+  } catch {
+    return {};
+  }
+  if (typeof raw !== 'object' || raw === null) return {};
+  const out: Record<string, string> = {};
+  for (const k of KEPT) {
+    const v = (raw as Record<string, unknown>)[k];
+    if (typeof v === 'string') out[k] = v;
+  }
+  return out as Partial<KeptForm>;
+}
+
+export function saveAgentForm(f: AgentForm): void {
+  const kept = Object.fromEntries(KEPT.map((k) => [k, f[k]]));
+  try {
+    storage()?.setItem(FORM_KEY, JSON.stringify(kept));
+  } catch {
+    // Full or switched off: the form is still there until the page goes.
+  }
+}

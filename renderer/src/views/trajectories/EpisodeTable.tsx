@@ -53,7 +53,14 @@ const Row = memo(function Row({ index, ep, selected, cursor, onOpen, onToggle, o
       <span role="gridcell" className="traj-ellipsis">{ep.app ?? '—'}</span>
       <span role="gridcell" className="mono">{ep.seed}</span>
       <span role="gridcell" className="traj-ellipsis">{ep.policy}</span>
-      <span role="gridcell"><span className={`traj-status traj-status-${ep.status}`}>{ep.status}</span></span>
+      <span role="gridcell">
+        <span className={`traj-status traj-status-${ep.status}`}>{ep.status}</span>
+        {ep.overriddenSteps > 0 ? (
+          <span className="replay-badge" data-testid={`episode-overridden-${ep.id}`} title={`A person chose ${ep.overriddenSteps} of its actions instead of the policy`}>
+            overridden
+          </span>
+        ) : null}
+      </span>
       <span role="gridcell" className="mono">{ep.steps}</span>
       <span role="gridcell" className="mono">{formatTime(ep.startedAt)}</span>
       <span role="gridcell" className="mono">{formatDuration(ep.durationMs)}</span>

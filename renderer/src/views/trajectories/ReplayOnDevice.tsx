@@ -4,8 +4,9 @@ import { useApp } from '../../store/index.js';
 
 /**
  * "Replay on device from step k": restore the task's start state on a device, re-execute the first
- * k recorded steps, then hand over to a policy or to the user in the Agent view. k follows the
- * timeline until edited.
+ * k recorded steps, then hand over to a policy or to the user in the Agent view. k is what the box
+ * shows: it starts at the step the episode was opened at and changes only when edited or set from
+ * the timeline on purpose, so moving the slider never changes what Replay does behind one's back.
  */
 export function ReplayOnDevice({ t, step }: { t: Trajectory; step: number }) {
   const policies = useApp((s) => s.sessionPolicies);
@@ -16,7 +17,6 @@ export function ReplayOnDevice({ t, step }: { t: Trajectory; step: number }) {
   const [k, setK] = useState(String(step));
   const [then, setThen] = useState<SessionPolicy | ''>('');
   useEffect(() => void loadPolicies(), [loadPolicies]);
-  useEffect(() => setK(String(step)), [step]);
   const max = t.steps.length;
   const n = Number(k);
   const problem = k.trim() === '' || !Number.isInteger(n) ? 'Enter a whole number of steps'
@@ -32,6 +32,11 @@ export function ReplayOnDevice({ t, step }: { t: Trajectory; step: number }) {
           className={problem ? 'invalid' : undefined} aria-invalid={problem !== null} style={{ width: 64 }} data-testid="replay-steps-input" />
         <span>{n === 1 ? 'step' : 'steps'}, then</span>
       </label>
+      {String(step) !== k ? (
+        <button onClick={() => setK(String(step))} data-testid="replay-steps-from-timeline" title="Re-execute the steps before the one the timeline shows">
+          Use step {step}
+        </button>
+      ) : null}
       <select value={chosen} onChange={(e) => setThen(e.target.value as SessionPolicy)} data-testid="replay-then-select"
         title="Who acts after the replayed steps">
         {(policies ?? [{ name: 'manual' as const, description: '' }]).map((p) => (
@@ -45,7 +50,7 @@ export function ReplayOnDevice({ t, step }: { t: Trajectory; step: number }) {
         title={`Start a step-through session on ${serial ?? 'the first online device'}: reset the task (seed ${t.instance.seed}), replay ${problem ? 'k' : n} steps, then hold for ${chosen}`}
         data-testid="replay-on-device"
       >
-        {starting ? <><span className="spinner" aria-hidden /> Starting…</> : 'Replay on device'}
+        {starting ? <><span className="spinner" aria-hidden /> Starting…</> : problem ? 'Replay on device' : `Replay ${n} step${n === 1 ? '' : 's'} on device`}
       </button>
       {problem ? <span className="traj-problem" role="alert" data-testid="replay-steps-error">{problem}</span> : null}
     </div>

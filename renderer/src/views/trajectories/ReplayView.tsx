@@ -144,7 +144,7 @@ export function ReplayView() {
       <div className="replay-tools">
         <ComparePicker />
         <span className="traj-spacer-x" />
-        <ReplayOnDevice t={t} step={step} />
+        <ReplayOnDevice key={t.episode.id} t={t} step={step} />
       </div>
       <Timeline t={t} step={step} />
       <div className={`replay-body${comparing ? ' comparing' : ''}`}>
