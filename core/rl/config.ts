@@ -98,8 +98,8 @@ const Recording = z.strictObject({
   keepEvery: z.int().min(1).default(1)
     .describe('Recorded rollouts (the workbench, --record-episodes): keep every rollout of each k-th iteration and of the last; 1 = all (ours; BENCHMARKS.md measures the growth)'),
   keepSuccesses: z.boolean().default(true).describe('Of the other iterations, keep the successful rollouts (ours)'),
-  screenshots: z.enum(['none', 'half', 'full']).default('half')
-    .describe("Screenshots of recorded rollouts: 'half' = half resolution (enough to see what happened), 'full', or 'none' (trees and actions only)"),
+  screenshots: z.enum(['none', 'half', 'full']).default('none')
+    .describe("Screenshots of recorded rollouts: 'none' (trees and actions; no cost), 'half' resolution (enough to see what happened) or 'full'; rendering them slows rollouts several times (BENCHMARKS.md)"),
 });
 
 export const TrainConfigSchema = z.strictObject({
