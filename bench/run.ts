@@ -11,6 +11,7 @@ import { benchAdb } from './adb.js';
 import { benchUi } from './ui.js';
 import { benchPolicy } from './policy.js';
 import { benchGrpo } from './grpo.js';
+import { benchRolloutStore } from './rollout-store.js';
 import { benchTrain } from './train.js';
 import { benchEval } from './eval.js';
 import { benchAdapt } from './adapt.js';
@@ -27,7 +28,7 @@ import { benchVlmSft } from './vlm-sft.js';
 import { benchGrpc } from './grpc.js';
 import { benchLiveGrpc } from './live-grpc.js';
 
-const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = { simdroid: benchSimdroid, parallel: benchParallel, adb: benchAdb, store: benchStore, ui: benchUi, grpo: benchGrpo, policy: benchPolicy, eval: benchEval, train: benchTrain, adapt: benchAdapt, rewards: benchRewards, progrm: benchProgrm, shepherd: benchShepherd, onnx: benchOnnx, jobs: benchJobs, ray: benchRay, online: benchOnline, 'served-vlm': benchServedVlm, 'tiny-vlm': benchTinyVlm, 'vlm-sft': benchVlmSft, grpc: benchGrpc, 'live-grpc': benchLiveGrpc };
+const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = { simdroid: benchSimdroid, parallel: benchParallel, adb: benchAdb, store: benchStore, ui: benchUi, grpo: benchGrpo, 'rollout-store': benchRolloutStore, policy: benchPolicy, eval: benchEval, train: benchTrain, adapt: benchAdapt, rewards: benchRewards, progrm: benchProgrm, shepherd: benchShepherd, onnx: benchOnnx, jobs: benchJobs, ray: benchRay, online: benchOnline, 'served-vlm': benchServedVlm, 'tiny-vlm': benchTinyVlm, 'vlm-sft': benchVlmSft, grpc: benchGrpc, 'live-grpc': benchLiveGrpc };
 
 const wanted = process.argv.slice(2);
 const names = wanted.length ? wanted : Object.keys(BENCHES);

@@ -119,6 +119,11 @@ export interface ConfigPreset {
   label: string;
   description: string;
   config: Record<string, unknown>;
+  /**
+   * Starts from a warm start when one exists: the form sets `init` to the newest checkpoint (a fresh policy never
+   * succeeds, so every group would be flat and GRPO would get no gradient).
+   */
+  warmStart?: boolean;
 }
 
 /** A metric worth a chart for this trainer. */

@@ -233,7 +233,8 @@ export interface EpisodeFacets {
   templates: string[];
   apps: string[];
   policies: string[];
-  runs: Array<{ id: number; name: string }>;
+  /** `iterations`: a training run's iterations with recorded rollouts (the iteration filter's values). */
+  runs: Array<{ id: number; name: string; iterations: number[] }>;
 }
 
 export interface ExportResult {

@@ -58,7 +58,8 @@ function savedIterations(dir: string): number | undefined {
 
 /** One progress line per iteration. */
 export function progressLine(m: IterationMetrics, total: number): string {
-  const v = (k: string, digits = 3) => (m.metrics[k] ?? Number.NaN).toFixed(digits);
+  // A metric the iteration does not define (entropy when no step was trained) reads 'n/a'.
+  const v = (k: string, digits = 3) => m.metrics[k]?.toFixed(digits) ?? 'n/a';
   return `iter ${m.iteration}/${total}  success ${v(METRIC.successRate, 2)}  reward ${v(METRIC.rewardMean)}  loss ${v(METRIC.lossPolicy, 4)}`
     + `  kl ${v(METRIC.lossKl, 4)}  entropy ${v(METRIC.entropy)}  clip ${v(METRIC.clipFrac, 2)}  zero-std ${v(METRIC.zeroStdFrac, 2)}`
     + `  ${v(METRIC.stepsPerS, 0)} steps/s  ${v(METRIC.iterationS, 1)} s`;

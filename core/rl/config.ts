@@ -94,6 +94,14 @@ const Rewards = z.strictObject({
   gamma: z.number().min(0).max(1).default(0.9).describe("Discount γ of 'return-to-go' (ProgRM Table 6: 0.9)"),
 });
 
+const Recording = z.strictObject({
+  keepEvery: z.int().min(1).default(1)
+    .describe('Recorded rollouts (the workbench, --record-episodes): keep every rollout of each k-th iteration and of the last; 1 = all (ours; BENCHMARKS.md measures the growth)'),
+  keepSuccesses: z.boolean().default(true).describe('Of the other iterations, keep the successful rollouts (ours)'),
+  screenshots: z.enum(['none', 'half', 'full']).default('none')
+    .describe("Screenshots of recorded rollouts: 'none' (trees and actions; no cost), 'half' resolution (enough to see what happened) or 'full'; rendering them slows rollouts several times (BENCHMARKS.md)"),
+});
+
 export const TrainConfigSchema = z.strictObject({
   split: z.enum(SPLITS).default('unseen-instance').describe('Generalization regime whose training part is sampled (AW-Gen §3)'),
   part: z.enum(PARTS).default('train').describe("Part of the split to train on ('adapt' for few-shot per-app adaptation)"),
@@ -114,6 +122,7 @@ export const TrainConfigSchema = z.strictObject({
   adagrpo: AdaGrpo.prefault({}).describe('AdaGRPO switches (MobileRL); all off = plain GRPO'),
   curriculum: Curriculum.prefault({}).describe('Difficulty curriculum (AW-Gen)'),
   rewards: Rewards.prefault({}).describe('Reward components (issue 7): outcome, format, ADMIRE, ProgRM, GUI-Shepherd'),
+  recording: Recording.prefault({}).describe('What is kept of the recorded rollouts (browsable in Trajectories)'),
 });
 
 /** A validated run config (all defaults filled). */

@@ -3,6 +3,7 @@ import type { Device, ScreenInfo } from '../device/device.js';
 import type { Observation } from '../device/observation.js';
 import { OraclePolicy } from '../episode/policies/oracle.js';
 import type { Policy } from '../episode/policy.js';
+import type { EpisodeRecorder } from '../episode/record.js';
 import { runEpisode } from '../episode/runner.js';
 import { stepInputs, type PolicyModel } from '../policy/builtin.js';
 import { matchCandidate, type CandidateKind } from '../policy/candidates.js';
@@ -52,6 +53,8 @@ export interface CollectDemonstrationsOptions {
   signal?: AbortSignal;
   /** Before each instance (0-based), e.g. to report progress or pause; an abort seen after it stops there. */
   beforeInstance?: (index: number, total: number) => void;
+  /** A recorder per demonstration episode (the SFT run's StoreRecorder), so the demonstrations are browsable. */
+  recorder?: () => EpisodeRecorder;
 }
 
 /** Runs the oracle on each instance and records every step it takes as a demonstration. */
@@ -76,7 +79,9 @@ export async function collectDemonstrations(
         return decision;
       },
     };
-    const r = await runEpisode({ device, instance, policy: spy });
+    const recorder = opts.recorder?.();
+    // Recorded demonstrations keep half-size screenshots: enough to see what the oracle did.
+    const r = await runEpisode({ device, instance, policy: spy, ...(recorder ? { recorder, screenshots: 'half' as const } : {}) });
     set.episodes++;
     if (!r.success) set.oracleFailures++;
   }

@@ -166,11 +166,11 @@ export async function runGrpoLoop<E extends GrpoEpisode, R extends GrpoRollouts<
   return { completed: Math.max(loop.completed, loop.iterations), stoppedBy: 'done' };
 }
 
-/** A local update's statistics, means over its minibatches (entropy: over the fresh steps it trains). */
+/** A local update's statistics, means over its minibatches (entropy: over the fresh steps it trains; null when none). */
 export interface UpdateStats {
   policyLoss: number;
   kl: number;
-  entropy: number;
+  entropy: number | null;
   clipFraction: number;
   gradNorm: number;
 }
@@ -204,7 +204,8 @@ export function iterationMetrics(f: IterationFacts): Record<string, number> {
     [METRIC.zeroStdFrac]: mean(f.stats.map((g) => (g.groupStd === 0 ? 1 : 0))),
     [METRIC.lossPolicy]: f.update.policyLoss,
     [METRIC.lossKl]: f.update.kl,
-    [METRIC.entropy]: f.update.entropy,
+    // Left out, not 0, when no step was trained: the chart and tables show 'n/a' there.
+    ...(f.update.entropy !== null ? { [METRIC.entropy]: f.update.entropy } : {}),
     [METRIC.clipFrac]: f.update.clipFraction,
     [METRIC.stepsPerS]: f.rolloutS > 0 ? envSteps / f.rolloutS : 0,
     [METRIC.iterationS]: (performance.now() - f.t0) / 1000,

@@ -92,7 +92,8 @@ export function updatePolicy<S extends UpdateStep>(batch: readonly BatchEpisode<
     : null;
   const fresh = batch.slice(0, batch.length - o.replayed).flatMap((e) => e.records.filter(trains));
   const net0 = scorer.current();
-  const ent = mean(fresh.map((r) => entropy(net0.logProbs(r.features, r.n, r.temperature))));
+  // No fresh step trained (every group had zero variance): the entropy is undefined, not 0.
+  const ent = fresh.length ? mean(fresh.map((r) => entropy(net0.logProbs(r.features, r.n, r.temperature)))) : null;
   const policyLosses: number[] = [];
   const kls: number[] = [];
   const clips: number[] = [];

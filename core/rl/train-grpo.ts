@@ -4,7 +4,7 @@ import { createModel, type PolicyModel } from '../policy/builtin.js';
 import { loadCheckpoint } from '../policy/checkpoint.js';
 import { Adam, type AdamOptions } from '../policy/network.js';
 import { createRun, finishRun, getRun, openStore, resumeRun, StoreRecorder, type RunId, type WritableDB } from '../store/index.js';
-import { deleteRolloutsAfter, putIterationMetrics } from '../store/training.js';
+import { deleteRolloutsAfter, keepsIteration, pruneIterationRollouts, putIterationMetrics, putRolloutScores, type RolloutScore } from '../store/training.js';
 import { TASKS } from '../tasks/registry.js';
 import { instanceKey, type TaskInstance } from '../tasks/instance.js';
 import { splitInstances } from '../tasks/splits.js';
@@ -19,7 +19,7 @@ import { advanceCurriculum, initialCurriculum, sampleIterationTasks } from './cu
 import { loadTrainerCheckpoint, saveTrainerCheckpoint, type ReplayEpisode, type TrainerState } from './grpo-checkpoint.js';
 import { iterationMetrics, mean, METRIC, runGrpoLoop, type GroupScores, type IterationMetrics } from './grpo-loop.js';
 import { trainingBatch, updatePolicy, type BatchEpisode } from './grpo-update.js';
-import { runRollouts, type RolloutJob, type RolloutOptions } from '../rollout/rollouts.js';
+import { runRollouts, type Rollout, type RolloutJob, type RolloutOptions } from '../rollout/rollouts.js';
 import { resolveRolloutWorkers, RolloutWorkerPool } from '../rollout/rollout-workers.js';
 import { REWARD_METRIC, storeRewardValues, TrainingRewards } from './train-rewards.js';
 import { scorerParameters } from './trained-scorer.js';
@@ -55,8 +55,13 @@ export interface TrainGrpoOptions {
    * resolve under.
    */
   rewardContext?: { db?: WritableDB; dataDir?: string };
-  /** Also record every rollout episode in the store (slow; default off). */
+  /**
+   * Also record every rollout episode in the store, with its iteration, group, reward and advantage, thinned by
+   * `config.recording` (default off).
+   */
   recordEpisodes?: boolean;
+  /** The store run to write into (the workbench's job opened it); default: the checkpoint's run, else a new one. */
+  runId?: RunId;
   /** Stop after the current iteration (a checkpoint is written). */
   signal?: AbortSignal;
   onIteration?: (m: IterationMetrics, model: PolicyModel) => void;
@@ -111,6 +116,25 @@ export function learningRateAt(c: TrainConfig, iteration0: number): number {
   return c.optimizer.learningRate * (warm > 0 ? Math.min(1, (iteration0 + 1) / warm) : 1);
 }
 
+/**
+ * Stores what each recorded rollout of an iteration was learned from (its shaped return and advantage: the
+ * trajectory advantage, or the mean of its step advantages), then thins the iteration by `config.recording`.
+ */
+function recordRolloutScores(
+  db: WritableDB, runId: RunId, iteration: number, c: TrainConfig, groups: readonly (readonly Rollout[])[],
+  shaped: readonly (readonly number[])[], advantages: readonly (readonly (readonly number[])[])[], recorded: ReadonlyMap<RolloutJob, StoreRecorder>,
+): void {
+  const scores: RolloutScore[] = [];
+  groups.forEach((g, gi) => g.forEach((r, i) => {
+    const episodeId = recorded.get(r.job)?.episodeId;
+    if (episodeId == null) return;
+    const steps = advantages[gi]?.[i] ?? [];
+    scores.push({ episodeId, reward: shaped[gi]?.[i] ?? Number.NaN, advantage: steps.length ? mean(steps) : Number.NaN });
+  }));
+  putRolloutScores(db, scores);
+  if (!keepsIteration(c.recording, iteration, c.iterations)) pruneIterationRollouts(db, runId, iteration, c.recording.keepSuccesses);
+}
+
 /** Runs (or resumes) a GRPO / AdaGRPO training run; see the module comment. */
 export async function trainGrpo(opts: TrainGrpoOptions): Promise<TrainGrpoResult> {
   const s: TrainerState = opts.resume ? loadTrainerCheckpoint(opts.outDir, adamFor) : freshState(opts.config);
@@ -126,8 +150,9 @@ export async function trainGrpo(opts: TrainGrpoOptions): Promise<TrainGrpoResult
   const db = opts.db;
   let runId: RunId | null = null;
   if (db) {
-    const existing = s.runId !== null && (() => { try { return getRun(db, s.runId as RunId); } catch { return null; } })(); // a checkpoint from another store: start a new run
-    runId = existing ? resumeRun(db, existing.id).run.id : createRun(db, { kind: 'training', name: `grpo ${c.split}/${c.part} seed ${c.seed}`, config: c }).id;
+    const given = opts.runId !== undefined ? getRun(db, opts.runId) : null;
+    const existing = given ?? (s.runId !== null && (() => { try { return getRun(db, s.runId as RunId); } catch { return null; } })()); // a checkpoint from another store: start a new run
+    runId = given ? given.id : existing ? resumeRun(db, existing.id).run.id : createRun(db, { kind: 'training', name: `grpo ${c.split}/${c.part} seed ${c.seed}`, config: c }).id;
     // The iterations after the checkpoint run again: their recorded rollouts go, as their metrics are replaced.
     if (existing) deleteRolloutsAfter(db, runId, s.iteration);
   }
@@ -159,7 +184,9 @@ export async function trainGrpo(opts: TrainGrpoOptions): Promise<TrainGrpoResult
       rewards = await TrainingRewards.start(c.rewards, { db: given ?? rewardStore!, ...(dataDir ? { dataDir } : {}) });
     }
     // Started once per run, stopped in `finally` (end, abort, error); each iteration sends it the current parameters.
-    if (workerCount > 0) workers = await RolloutWorkerPool.start({ workers: workerCount });
+    const recording = opts.recordEpisodes === true && db !== undefined;
+    const screenshots = recording ? c.recording.screenshots : 'none';
+    if (workerCount > 0) workers = await RolloutWorkerPool.start({ workers: workerCount, screenshots });
     const end = await runGrpoLoop({
       completed: s.iteration, iterations: c.iterations,
       ...(opts.beforeIteration ? { stopBefore: async (completed: number) => {
@@ -183,7 +210,7 @@ export async function trainGrpo(opts: TrainGrpoOptions): Promise<TrainGrpoResult
         // Recorded rollouts (recordEpisodes) also get each reward component's values, as `awb rewards compute --write` stores them.
         const recorded = new Map<RolloutJob, StoreRecorder>();
         const rolloutOpts: RolloutOptions = {
-          model: s.model, temperature: c.temperature, maxSteps: c.maxSteps, captureTrees: rewards !== null,
+          model: s.model, temperature: c.temperature, maxSteps: c.maxSteps, captureTrees: rewards !== null, screenshots,
           ...(opts.recordEpisodes && db && runId !== null ? { recorder: (job: RolloutJob) => {
             const r = new StoreRecorder(db, runId!, { rollout: { iteration, group: job.group, rollout: job.rollout } });
             recorded.set(job, r);
@@ -208,7 +235,7 @@ export async function trainGrpo(opts: TrainGrpoOptions): Promise<TrainGrpoResult
         const scores: GroupScores = composed && c.rewards.credit !== 'episode-sum'
           ? { kind: 'step', values: composed.stepValues }
           : { kind: 'episode', returns: shaped, steps: groups.map((g) => g.map((r) => r.records.length)) };
-        return { scores, outcome, composed };
+        return { scores, outcome, composed, shaped };
       },
       advantage: { mode: c.advantage.mode, options: advOpts },
 
@@ -240,7 +267,8 @@ export async function trainGrpo(opts: TrainGrpoOptions): Promise<TrainGrpoResult
       },
 
       // log: metrics, FCF / curriculum state, store, checkpoint, callback
-      log: ({ iteration, t0 }, { rolled: { tasks, groups, curriculum, rolloutS }, scored: { outcome, composed }, advantages, updated: u }) => {
+      log: ({ iteration, t0 }, { rolled: { tasks, groups, curriculum, rolloutS, recorded }, scored: { outcome, composed, shaped }, advantages, updated: u }) => {
+        if (db && runId !== null && recorded.size) recordRolloutScores(db, runId, iteration, c, groups, shaped, advantages.advantages, recorded);
         const metrics: Record<string, number> = {
           ...iterationMetrics({
             groups, stats: advantages.groups, freshAdvantages: u.freshAdvantages, update: u.stats, rolloutS, t0, batchSteps: u.batchSteps, lr: u.lr,

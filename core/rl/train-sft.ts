@@ -5,7 +5,7 @@ import type { Device } from '../device/device.js';
 import { createModel, DEFAULT_HIDDEN, type PolicyModel } from '../policy/builtin.js';
 import { saveCheckpoint } from '../policy/checkpoint.js';
 import { DEFAULT_ENCODER, EncoderConfigSchema } from '../policy/encoder.js';
-import type { RunId, WritableDB } from '../store/index.js';
+import { StoreRecorder, type RunId, type WritableDB } from '../store/index.js';
 import { putIterationMetrics } from '../store/training.js';
 import { TASKS } from '../tasks/registry.js';
 import { instanceKey, instantiate, type TaskInstance } from '../tasks/instance.js';
@@ -104,7 +104,7 @@ export interface RunSftOptions {
    * may end at any epoch) or once at the end ('end': the CLI, with the final metrics).
    */
   checkpoint?: { file: string; every: 'epoch' | 'end' };
-  /** The training run whose iterations get each epoch's metrics (SFT_METRIC). */
+  /** The training run whose iterations get each epoch's metrics (SFT_METRIC) and whose episodes are the demonstrations. */
   store?: { db: WritableDB; runId: RunId };
   /** Stops before the next demonstration or epoch. */
   signal?: AbortSignal;
@@ -129,7 +129,9 @@ export async function runSft(config: TrainSftConfig, o: RunSftOptions): Promise<
   const model = createModel(createRng(`sft-init/${config.modelSeed}`), config.encoder, config.hidden);
 
   // rollout: the oracle demonstrates each instance, one at a time (a stop applies between them)
+  const store = o.store;
   const set = await collectDemonstrations(o.device, instances, model, {
+    ...(store ? { recorder: () => new StoreRecorder(store.db, store.runId) } : {}),
     ...(o.signal ? { signal: o.signal } : {}), ...(o.beforeDemonstration ? { beforeInstance: o.beforeDemonstration } : {}),
   });
   const demonstrations: SftDemonstrations = {

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { EpisodeRecorder, EpisodeResult } from '../episode/record.js';
+import type { ScreenshotMode } from '../episode/runner.js';
 import type { RolloutJob as WireJob } from './threads/protocol.js';
 import { unfinishedResult, WorkerPool, type WorkerOutcome } from './threads/pool.js';
 import { BuiltinPolicy } from '../policy/builtin.js';
@@ -57,6 +58,8 @@ export function resolveRolloutWorkers(setting: 'auto' | number, devices: number,
 
 export interface RolloutWorkerPoolOptions {
   workers: number;
+  /** Screenshots of recorded rollouts (default 'none'); fixed for the pool's life, as each worker's device config is. */
+  screenshots?: ScreenshotMode;
   /** The worker script (tests substitute one that crashes on purpose). */
   entry?: URL;
 }
@@ -71,7 +74,7 @@ export class RolloutWorkerPool {
       workers: opts.workers,
       ...(opts.entry ? { entry: opts.entry } : {}),
       // Device seed 0 for all, as the in-process path's SimDroids (openSimDroids): the boot content is then the same everywhere.
-      config: (i) => ({ serial: `simdroid-grpo-w${i}`, deviceSeed: 0, screenshots: 'none', onMalformed: 'continue', forward: 'results' }),
+      config: (i) => ({ serial: `simdroid-grpo-w${i}`, deviceSeed: 0, screenshots: opts.screenshots ?? 'none', onMalformed: 'continue', forward: 'results' }),
     });
     return new RolloutWorkerPool(pool);
   }

@@ -1,6 +1,6 @@
 import type { Device } from '../device/device.js';
 import type { EpisodeRecorder, EpisodeResult, EpisodeStart, ObservationRecord, StepRecord } from '../episode/record.js';
-import { runEpisode } from '../episode/runner.js';
+import { runEpisode, type ScreenshotMode } from '../episode/runner.js';
 import type { PolicyModel, PolicyStepRecord } from '../policy/builtin.js';
 import { samplingPolicy } from '../policy/registry.js';
 import type { TaskInstance } from '../tasks/instance.js';
@@ -37,6 +37,8 @@ export interface RolloutOptions {
   recorder?: (job: RolloutJob) => EpisodeRecorder;
   /** Keep each step's accessibility tree in `Rollout.trees` (reward components read them). */
   captureTrees?: boolean;
+  /** Screenshots the recorder gets (default 'none': the policy reads trees only). In-process rollouts only; workers take it at start. */
+  screenshots?: ScreenshotMode;
 }
 
 /** Keeps the tree each step was taken on, passing everything on to `inner` (a store recorder, say). */
@@ -89,6 +91,7 @@ export async function runRollouts(devices: readonly Device[], jobs: readonly Rol
     const { recorder, capture } = rolloutRecorder(opts, job);
     const result = await runEpisode({
       device, instance: job.instance, policy, maxSteps: opts.maxSteps, onMalformed: 'continue', ...(recorder ? { recorder } : {}),
+      ...(recorder && opts.screenshots ? { screenshots: opts.screenshots } : {}),
     });
     out[k] = { job, result, records: policy.takeRecords(), reward: outcomeReward(result), ...(capture ? { trees: capture.trees } : {}) };
   });

@@ -23,10 +23,13 @@ export {
 } from './reward-annotations.js';
 export { StoreRecorder, type StoreRecorderOptions } from './recorder.js';
 export {
-  EpisodeFilterSchema, episodeFilterValues, listEpisodes, successfulEpisodes, type EpisodeFilter, type EpisodePage, type EpisodeSummary,
+  EpisodeFilterSchema, episodeFilterValues, listEpisodes, successfulEpisodes, type EpisodeFilter, type EpisodePage, type EpisodeSummary, type RolloutPlace,
 } from './queries.js';
 export { loadTrajectory, type InstanceInfo, type Trajectory } from './trajectory.js';
 export { exportEpisodes, type ExportSummary } from './export.js';
 export { importEpisodes, type ImportSummary } from './import.js';
 export { FORMAT_VERSION } from './format.js';
-export { listIterationMetrics, MetricValueError, metricSeries, putIterationMetrics, type IterationMetricsRow } from './training.js';
+export {
+  keepsIteration, listIterationMetrics, MetricValueError, metricSeries, pruneIterationRollouts, putIterationMetrics, putRolloutScores, rolloutIterations,
+  type IterationMetricsRow, type RolloutRetention, type RolloutScore,
+} from './training.js';

@@ -12,6 +12,8 @@ export const EpisodeFilterSchema = z.object({
   app: z.string().min(1).optional(),
   status: z.union([Status, z.array(Status).min(1)]).optional(),
   runId: z.number().int().positive().optional(),
+  /** A training run's iteration: its recorded rollouts only. */
+  iteration: z.number().int().positive().optional(),
   policy: z.string().min(1).optional(),
   /** Episodes started at or after this time (epoch ms). */
   since: z.number().int().optional(),
@@ -42,6 +44,16 @@ export interface EpisodeSummary {
   durationMs: number | null;
   /** Steps whose action a person chose instead of the policy's (step-through overrides): not the policy's own episode. */
   overriddenSteps: number;
+  /** A GRPO training rollout's place and score (reward, advantage: null until its iteration was scored); else null. */
+  rollout: RolloutPlace | null;
+}
+
+export interface RolloutPlace {
+  iteration: number;
+  group: number;
+  index: number;
+  reward: number | null;
+  advantage: number | null;
 }
 
 export interface EpisodePage {
@@ -69,18 +81,26 @@ interface SummaryRow {
   started_at: number;
   finished_at: number | null;
   overridden_steps: number;
+  r_iteration: number | null;
+  r_group: number | null;
+  r_index: number | null;
+  r_reward: number | null;
+  r_advantage: number | null;
 }
 
 const SUMMARY_COLUMNS = `e.id, e.uid, i.template_id, t.app, t.difficulty, i.seed, i.instruction, e.policy, e.status, e.steps_count,
   e.started_at, e.finished_at,
-  (SELECT count(*) FROM steps s WHERE s.episode_id = e.id AND s.overridden = 1) AS overridden_steps`;
-const SUMMARY_FROM = 'episodes e JOIN task_instances i ON i.id = e.instance_id JOIN task_templates t ON t.id = i.template_id';
+  (SELECT count(*) FROM steps s WHERE s.episode_id = e.id AND s.overridden = 1) AS overridden_steps,
+  r.iteration AS r_iteration, r.group_index AS r_group, r.rollout_index AS r_index, r.reward AS r_reward, r.advantage AS r_advantage`;
+const SUMMARY_FROM = `episodes e JOIN task_instances i ON i.id = e.instance_id JOIN task_templates t ON t.id = i.template_id
+  LEFT JOIN training_rollouts r ON r.episode_id = e.id`;
 
 function rowToSummary(r: SummaryRow): EpisodeSummary {
   return {
     id: asEpisodeId(r.id), uid: r.uid, templateId: r.template_id, app: r.app, difficulty: r.difficulty, seed: r.seed,
     instruction: r.instruction, policy: r.policy, status: r.status, steps: r.steps_count, startedAt: r.started_at,
     durationMs: r.finished_at === null ? null : r.finished_at - r.started_at, overriddenSteps: r.overridden_steps,
+    rollout: r.r_iteration === null ? null : { iteration: r.r_iteration, group: r.r_group!, index: r.r_index!, reward: r.r_reward, advantage: r.r_advantage },
   };
 }
 
@@ -101,6 +121,7 @@ function whereOf(f: z.output<typeof EpisodeFilterSchema>): Where {
   if (f.templateId !== undefined) add('i.template_id = ?', true, f.templateId);
   if (f.app !== undefined) add('t.app = ?', true, f.app);
   if (f.runId !== undefined) add('e.run_id = ?', false, f.runId);
+  if (f.iteration !== undefined) add('r.iteration = ?', true, f.iteration);
   if (f.policy !== undefined) add('e.policy = ?', false, f.policy);
   if (f.since !== undefined) add('e.started_at >= ?', false, f.since);
   if (f.until !== undefined) add('e.started_at < ?', false, f.until);

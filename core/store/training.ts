@@ -1,6 +1,6 @@
 import { inTransaction, prepare, type ReadableDB, type WritableDB } from './db.js';
 import { RunNotFoundError } from './errors.js';
-import type { RunId } from './ids.js';
+import type { EpisodeId, RunId } from './ids.js';
 
 /** One iteration's metrics of a training run, by name ('reward/mean', 'loss/policy', …). */
 export interface IterationMetricsRow {
@@ -61,4 +61,65 @@ export function metricSeries(db: ReadableDB, runId: RunId, name: string): Array<
 export function deleteRolloutsAfter(db: WritableDB, runId: RunId, completed: number): number {
   return prepare(db, `DELETE FROM episodes WHERE id IN (
     SELECT r.episode_id FROM training_rollouts r JOIN episodes e ON e.id = r.episode_id WHERE e.run_id = ? AND r.iteration > ?)`).run(runId, completed).changes;
+}
+
+/** What GRPO learned from one recorded rollout: its episode return and its advantage. */
+export interface RolloutScore {
+  episodeId: EpisodeId;
+  reward: number;
+  advantage: number;
+}
+
+/** Writes the scores of an iteration's recorded rollouts (after its advantages are computed), in one transaction. */
+export function putRolloutScores(db: WritableDB, scores: readonly RolloutScore[]): void {
+  inTransaction(db, () => {
+    const update = prepare(db, 'UPDATE training_rollouts SET reward = ?, advantage = ? WHERE episode_id = ?');
+    for (const s of scores) {
+      // NaN (an unscorable rollout) is stored as unknown, not as a number.
+      update.run(Number.isFinite(s.reward) ? s.reward : null, Number.isFinite(s.advantage) ? s.advantage : null, s.episodeId);
+    }
+  });
+}
+
+/** How the recorded rollouts of a long run are thinned (TrainConfig `recording`). */
+export interface RolloutRetention {
+  /** Keep every rollout of each k-th iteration (and of the last); of the others, only successes (or none). */
+  keepEvery: number;
+  keepSuccesses: boolean;
+}
+
+/** Whether an iteration's rollouts are kept whole under a retention setting. */
+export function keepsIteration(r: RolloutRetention, iteration: number, lastIteration: number): boolean {
+  return iteration % r.keepEvery === 0 || iteration === lastIteration;
+}
+
+/**
+ * Deletes the recorded rollouts of one iteration that a retention setting does not keep (all but successes, or all),
+ * with the screenshots and trees no other step or episode refers to. Returns how many episodes went.
+ */
+export function pruneIterationRollouts(db: WritableDB, runId: RunId, iteration: number, keepSuccesses: boolean): number {
+  return inTransaction(db, () => {
+    const ids = prepare<[number, number], number>(db, `SELECT r.episode_id FROM training_rollouts r JOIN episodes e ON e.id = r.episode_id
+      WHERE e.run_id = ? AND r.iteration = ?${keepSuccesses ? ` AND e.status != 'success'` : ''}`).pluck().all(runId, iteration);
+    if (!ids.length) return 0;
+    const list = ids.join(', ');
+    const shots = prepare<[], string>(db, `SELECT screenshot FROM steps WHERE episode_id IN (${list}) AND screenshot IS NOT NULL
+      UNION SELECT final_screenshot FROM episodes WHERE id IN (${list}) AND final_screenshot IS NOT NULL`).pluck().all();
+    const trees = prepare<[], string>(db, `SELECT tree FROM steps WHERE episode_id IN (${list}) AND tree IS NOT NULL
+      UNION SELECT final_tree FROM episodes WHERE id IN (${list}) AND final_tree IS NOT NULL`).pluck().all();
+    const n = prepare(db, `DELETE FROM episodes WHERE id IN (${list})`).run().changes;
+    const dropShot = prepare(db, `DELETE FROM screenshots WHERE sha256 = ? AND NOT EXISTS (SELECT 1 FROM steps WHERE screenshot = ?)
+      AND NOT EXISTS (SELECT 1 FROM episodes WHERE final_screenshot = ?)`);
+    for (const s of shots) dropShot.run(s, s, s);
+    const dropTree = prepare(db, `DELETE FROM ui_trees WHERE sha256 = ? AND NOT EXISTS (SELECT 1 FROM steps WHERE tree = ?)
+      AND NOT EXISTS (SELECT 1 FROM episodes WHERE final_tree = ?)`);
+    for (const t of trees) dropTree.run(t, t, t);
+    return n;
+  });
+}
+
+/** The iterations of a run that have recorded rollouts, with how many each (the Trajectories view's iteration filter). */
+export function rolloutIterations(db: ReadableDB, runId: RunId): Array<{ iteration: number; episodes: number }> {
+  return prepare<[number], { iteration: number; episodes: number }>(db, `SELECT r.iteration, count(*) AS episodes FROM training_rollouts r
+    JOIN episodes e ON e.id = r.episode_id WHERE e.run_id = ? GROUP BY r.iteration ORDER BY r.iteration`).all(runId);
 }

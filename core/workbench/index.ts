@@ -4,7 +4,7 @@ import { parseUiTree, serializeUiTree } from '../a11y/ui-tree.js';
 import { TASKS, getTemplate } from '../tasks/registry.js';
 import { instantiate } from '../tasks/instance.js';
 import {
-  episodeFilterValues, exportEpisodes, getScreenshot, getTree, listEpisodes, listRuns, loadTrajectory, successfulEpisodes, openStore,
+  episodeFilterValues, exportEpisodes, getScreenshot, getTree, listEpisodes, listRuns, loadTrajectory, successfulEpisodes, openStore, rolloutIterations,
   type EpisodeId, type WritableDB,
 } from '../store/index.js';
 import { pngSize } from '../store/content.js';
@@ -198,7 +198,10 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
 
     listEpisodes: async (filter) => listEpisodes(db, filter),
     listRuns: async () => listRuns(db),
-    episodeFacets: async () => ({ ...episodeFilterValues(db), runs: listRuns(db).map((r) => ({ id: r.id, name: r.name })) }),
+    episodeFacets: async () => ({
+      ...episodeFilterValues(db),
+      runs: listRuns(db).map((r) => ({ id: r.id, name: r.name, iterations: r.kind === 'training' ? rolloutIterations(db, r.id).map((x) => x.iteration) : [] })),
+    }),
     getTrajectory: async ({ episodeId }) => loadTrajectory(db, episodeId as EpisodeId),
     getScreenshot: async ({ hash }) => getScreenshot(db, hash),
     getTree: async ({ hash }) => {

@@ -8,6 +8,7 @@ import { serveApi } from '../../core/api/serve-api.js';
 import type { JobInfo, JobState, TrainingEvent } from '../../core/api/types.js';
 import { createWorkbench, type Workbench } from '../../core/workbench/index.js';
 import { trainConfigFields } from '../../core/rl/config.js';
+import { asRunId } from '../../core/store/ids.js';
 
 /**
  * Training through the real bridge (in-memory channel, the same serveApi / connectApi as both
@@ -116,13 +117,21 @@ describe('training jobs through the bridge', () => {
     const its = iterationsOf(first.id);
     expect(its.map((e) => e.iteration)).toEqual(Array.from({ length: stopped.iteration }, (_, i) => i + 1));
     for (const e of its) {
-      for (const m of ['success/rate', 'reward/mean', 'adv/mean', 'adv/std', 'loss/policy', 'loss/kl', 'policy/entropy', 'policy/clip_frac', 'perf/steps_per_s']) {
+      for (const m of ['success/rate', 'reward/mean', 'adv/mean', 'adv/std', 'loss/policy', 'loss/kl', 'policy/clip_frac', 'perf/steps_per_s']) {
         expect(Number.isFinite(e.metrics[m]), m).toBe(true);
       }
+      // Entropy over the steps trained: 'n/a' (absent), not 0, when every group was flat and nothing was trained.
+      if (e.metrics['batch/steps'] === 0) expect(e.metrics['policy/entropy']).toBeUndefined();
+      else expect(Number.isFinite(e.metrics['policy/entropy'])).toBe(true);
       expect(e.job.runId).toBe(stopped.runId);
     }
     // The history a reloaded page draws comes from the store and matches what was streamed.
     expect(await api.getTrainingMetrics({ runId: stopped.runId! })).toEqual(its.map((e) => ({ iteration: e.iteration, metrics: e.metrics })));
+    // Issue 21: the job recorded its rollouts (1 instance × G = 2 per iteration) with their iteration and score.
+    const rollouts = await api.listEpisodes({ runId: asRunId(stopped.runId!), iteration: 1 });
+    expect(rollouts.total).toBe(2);
+    expect(rollouts.rows.map((r) => r.rollout)).toEqual(expect.arrayContaining([expect.objectContaining({ iteration: 1, group: 0, reward: expect.any(Number) })]));
+    expect((await api.episodeFacets()).runs.find((r) => r.id === stopped.runId)!.iterations).toEqual(its.map((e) => e.iteration));
     const [run] = await api.listTrainingRuns();
     expect(run).toMatchObject({ runId: stopped.runId, trainer: 'grpo', status: 'interrupted', iterations: stopped.iteration, checkpoint: stopped.checkpoint!.name, job: { id: first.id, state: 'stopped' } });
     const [ckpt] = await api.listCheckpoints();

@@ -3,8 +3,11 @@ import type { ConfigField } from '../../core/api/types.js';
 import { createAppStore, type AppStore } from '../../renderer/src/store/index.js';
 import { bridgedWorkbench, type BridgedWorkbench } from '../helpers/bridged-workbench.js';
 import { currentJob, mergeMetrics } from '../../renderer/src/store/slices/training.js';
-import { seriesOf } from '../../renderer/src/views/training/chart-data.js';
-import { applyPreset, configFromForm, defaultFormValues, fieldValue, groupFields } from '../../renderer/src/views/training/config-form.js';
+import { METRIC } from '../../core/rl/grpo-loop.js';
+import { SFT_METRIC } from '../../core/rl/sft.js';
+import { chartColumns, seriesOf } from '../../renderer/src/views/training/chart-data.js';
+import { applyPreset, configFromForm, defaultFormValues, fieldValue, groupFields, newestCheckpoint } from '../../renderer/src/views/training/config-form.js';
+import { etaSeconds, formatEta, INTEGER_TICK_STEPS, iterationRange, NO_SIGNAL_ITERATIONS, noSignalWarning, smoothSeries } from '../../renderer/src/views/training/health.js';
 
 async function until(what: string, cond: () => boolean, ms = 30_000): Promise<void> {
   const end = Date.now() + ms;
@@ -75,6 +78,21 @@ describe('the training slice against the real workbench', () => {
     expect(await s.resumeTraining({ jobId: done.id })).toBeUndefined();
     expect(store.getState().errors.at(-1)).toMatchObject({ name: 'TrainingStateError', message: expect.stringMatching(/SFT/) });
 
+    // Issue 21: the SFT demonstrations are stored in its run and browsable (2 templates × seed 0).
+    await store.getState().loadFacets();
+    expect(store.getState().facets!.runs.find((r) => r.id === done.runId)).toMatchObject({ iterations: [] });
+    store.getState().openRunEpisodes(done.runId!);
+    await until('the run\'s episodes', () => store.getState().episodeTotal !== null);
+    expect(store.getState().view).toBe('trajectories');
+    expect(store.getState().episodeTotal).toBe(2);
+    expect(store.getState().episodePages[0]!.every((e) => e.policy === 'oracle' && e.rollout === null)).toBe(true);
+    // The GRPO Smoke preset starts from the newest checkpoint (this SFT run's), not a fresh policy.
+    const grpo = store.getState().trainDescriptions.grpo!;
+    const smoke = grpo.presets.find((p) => p.name === 'smoke')!;
+    const warm = applyPreset(defaultFormValues(grpo.fields), grpo.fields, smoke, newestCheckpoint(store.getState().checkpoints));
+    expect(configFromForm(warm, grpo.fields)).toMatchObject({ init: `checkpoint:${done.checkpoint!.name}`, iterations: 20 });
+    expect(configFromForm(applyPreset(defaultFormValues(grpo.fields), grpo.fields, smoke, newestCheckpoint([])), grpo.fields)).not.toHaveProperty('init');
+
     const reloaded = createAppStore(store.api);
     await reloaded.getState().loadTraining();
     expect(reloaded.getState().chartRunId).toBe(done.runId);
@@ -125,5 +143,41 @@ describe('training form and chart helpers', () => {
     const merged = mergeMetrics([{ iteration: 2, metrics: { a: 1 } }, { iteration: 1, metrics: { a: 0 } }], [{ iteration: 2, metrics: { a: 5, b: 1 } }, { iteration: 3, metrics: { b: 2 } }]);
     expect(merged.map((r) => r.iteration)).toEqual([1, 2, 3]);
     expect(seriesOf(merged, 'a')).toEqual([[1, 2, 3], [0, 5, null]]);
+  });
+
+  // Issue 21: a dead run (every group flat) looked healthy.
+  it('warns after K iterations in a row without signal (all groups zero variance), not for a run that learns', () => {
+    // The trainer's own metric name (the renderer keeps its copy of it).
+    const flat = (iteration: number, frac: number) => ({ iteration, metrics: { [METRIC.zeroStdFrac]: frac } });
+    const dead = Array.from({ length: NO_SIGNAL_ITERATIONS + 2 }, (_, i) => flat(i + 1, 1));
+    expect(noSignalWarning(dead)).toEqual({ iterations: NO_SIGNAL_ITERATIONS + 2, from: 1, to: NO_SIGNAL_ITERATIONS + 2 });
+    expect(noSignalWarning([...dead, flat(99, 0.5)])).toBeNull(); // a group with signal ends the streak
+    expect(noSignalWarning(dead.slice(0, NO_SIGNAL_ITERATIONS - 1))).toBeNull();
+  });
+
+  it('ETA from the last iterations\' (or epochs\') own timings; none before the first is timed', () => {
+    const rows = [1, 2, 3].map((i) => ({ iteration: i, metrics: { [METRIC.iterationS]: i * 10, [SFT_METRIC.epochS]: 4 } }));
+    expect(etaSeconds('grpo', rows, 3, 10, 2)).toBe(25 * 7);
+    expect(etaSeconds('sft', rows, 3, 5)).toBe(8);
+    expect(etaSeconds('grpo', [], 0, 10)).toBeNull();
+    expect([formatEta(12), formatEta(200), formatEta(3900)]).toEqual(['12 s', '3 min 20 s', '1 h 05 min']);
+  });
+
+  it('charts as TensorBoard does: debiased EMA smoothing over gaps, overlaid runs on shared iterations, integer ticks', () => {
+    expect(smoothSeries([2, null, 4], 0)).toEqual([2, null, 4]);
+    const s = smoothSeries([2, null, 4], 0.5);
+    expect(s[0]).toBeCloseTo(2); // debiased: the first point is itself, not pulled to 0
+    expect(s[1]).toBeNull();
+    expect(s[2]).toBeCloseTo((0.5 * 1 + 0.5 * 4) / 0.75);
+    const a = { runId: 1, rows: [{ iteration: 1, metrics: { m: 1 } }, { iteration: 2, metrics: { m: 3 } }] };
+    const b = { runId: 2, rows: [{ iteration: 2, metrics: { m: 5 } }, { iteration: 3, metrics: { m: 7 } }] };
+    expect(chartColumns([a, b], 'm', 0)).toEqual({
+      data: [[1, 2, 3], [1, 3, null], [null, 5, 7]],
+      series: [{ label: 'run 1', runId: 1, raw: false, color: expect.any(String) }, { label: 'run 2', runId: 2, raw: false, color: expect.any(String) }],
+    });
+    expect(chartColumns([a], 'm', 0.6).series.map((x) => x.label)).toEqual(['run 1 (raw)', 'run 1']);
+    expect(INTEGER_TICK_STEPS.every(Number.isInteger)).toBe(true);
+    expect(INTEGER_TICK_STEPS[0]).toBe(1);
+    expect(iterationRange(1, 1)).toEqual([0, 2]); // a one-iteration run: ticks 0, 1, 2, never 0.5
   });
 });

@@ -9,7 +9,8 @@ import { trainGrpo, TrainingDivergedError } from '../../core/rl/train-grpo.js';
 import { loadTrainerCheckpoint } from '../../core/rl/grpo-checkpoint.js';
 import { openStore } from '../../core/store/db.js';
 import { getRun, listRuns } from '../../core/store/runs.js';
-import { listIterationMetrics } from '../../core/store/training.js';
+import { listIterationMetrics, rolloutIterations } from '../../core/store/training.js';
+import { listEpisodes } from '../../core/store/queries.js';
 import { Adam } from '../../core/policy/network.js';
 import { device } from '../helpers/simdroid.js';
 import { GRPO_POOL, grpoTestConfig, sftWarmStart } from '../helpers/grpo-fixture.js';
@@ -51,12 +52,18 @@ describe('GRPO training loop', () => {
     expect(straight.stoppedBy).toBe('done');
     expect(straight.history.map((m) => m.iteration)).toEqual([1, 2, 3]);
     for (const m of straight.history) {
-      for (const name of Object.values(METRIC)) expect(Number.isFinite(m.metrics[name]), `${name} at ${m.iteration}`).toBe(true);
+      // Entropy is defined over the steps trained: absent ('n/a'), not 0, in an iteration that trained none.
+      const trained = m.metrics[METRIC.batchSteps]! > 0;
+      for (const name of Object.values(METRIC)) {
+        if (name === METRIC.entropy && !trained) expect(m.metrics[name], `${name} at ${m.iteration}`).toBeUndefined();
+        else expect(Number.isFinite(m.metrics[name]), `${name} at ${m.iteration}`).toBe(true);
+      }
       expect(m.metrics[METRIC.successRate]).toBeGreaterThanOrEqual(0);
       expect(m.metrics[METRIC.successRate]).toBeLessThanOrEqual(1);
     }
     // the policy did learn something: some group had mixed outcomes and the weights moved
     expect(straight.history.some((m) => m.metrics[METRIC.batchSteps]! > 0)).toBe(true);
+    expect(straight.history.some((m) => m.metrics[METRIC.batchSteps] === 0)).toBe(true); // so the entropy check above saw both cases
     const initial = loadTrainerCheckpoint(straightDir, (n) => new Adam(n)).reference.params;
     expect(Array.from(straight.model.net.params)).not.toEqual(Array.from(initial));
 
@@ -90,7 +97,7 @@ describe('GRPO training loop', () => {
     const db = openStore(':memory:');
     const dir = tmp();
     const crash = new Error('crashed after recording iteration 3');
-    const c = config({ iterations: 4, checkpointEvery: 2 });
+    const c = config({ iterations: 4, checkpointEvery: 2, recording: { screenshots: 'none' } });
     const err = await trainGrpo({
       config: c, outDir: dir, instances: POOL, devices: [d], db, recordEpisodes: true,
       onIteration: (m) => { if (m.iteration === 3) throw crash; },
@@ -104,6 +111,45 @@ describe('GRPO training loop', () => {
     expect(resumed.iterations).toBe(4);
     expect(perIteration()).toEqual([1, 2, 3, 4].map((iteration) => ({ iteration, n: G })));
     expect(db.prepare('SELECT count(*) FROM episodes WHERE run_id = ?').pluck().get(resumed.runId)).toBe(4 * G);
+    db.close();
+  });
+
+  // Issue 21: recorded rollouts carry what GRPO learned from them, and a retention setting thins a long run.
+  it('records each rollout with its reward and advantage; keepEvery keeps whole iterations k, 2k, … and the last, else successes', async () => {
+    const db = openStore(':memory:');
+    // Iterations 2 (a k-th) and 3 (the last) are kept whole; iteration 1 is thinned.
+    const c = config({ iterations: 3, recording: { keepEvery: 2, keepSuccesses: true, screenshots: 'half' } });
+    const r = await trainGrpo({ config: c, outDir: tmp(), instances: POOL, devices: [d], db, recordEpisodes: true });
+    const rows = db.prepare(`SELECT r.iteration, r.group_index AS g, r.reward, r.advantage, e.status FROM training_rollouts r
+      JOIN episodes e ON e.id = r.episode_id WHERE e.run_id = ? ORDER BY r.iteration, r.group_index, r.rollout_index`).all(r.runId) as
+      Array<{ iteration: number; g: number; reward: number | null; advantage: number | null; status: string }>;
+    const G = 2 * 4;
+    const at = (i: number) => rows.filter((x) => x.iteration === i);
+    expect(at(2)).toHaveLength(G);
+    expect(at(3)).toHaveLength(G);
+    // Iteration 1 is thinned to its successes (none of its failures kept).
+    expect(at(1).every((x) => x.status === 'success')).toBe(true);
+    expect(at(1).length).toBeLessThan(G);
+    // Outcome reward (no SPA): 1 for a success, 0 for a failure; advantages centred within each group.
+    for (const x of rows) expect(x.reward).toBe(x.status === 'success' ? 1 : 0);
+    for (const i of [2, 3]) {
+      for (const g of [0, 1]) {
+        const adv = at(i).filter((x) => x.g === g).map((x) => x.advantage!);
+        expect(adv.reduce((a, b) => a + b, 0)).toBeCloseTo(0, 6);
+      }
+    }
+    expect(rows.some((x) => x.advantage !== 0)).toBe(true);
+    // Half-size screenshots, and none left behind by the pruned rollouts.
+    const shot = db.prepare('SELECT width FROM screenshots LIMIT 1').get() as { width: number };
+    expect(shot.width).toBe((await d.screenInfo()).width / 2);
+    const orphans = db.prepare(`SELECT count(*) FROM screenshots s WHERE NOT EXISTS (SELECT 1 FROM steps WHERE screenshot = s.sha256)
+      AND NOT EXISTS (SELECT 1 FROM episodes WHERE final_screenshot = s.sha256)`).pluck().get();
+    expect(orphans).toBe(0);
+    // The episode table shows a rollout's place and score, and filters by iteration.
+    const page = listEpisodes(db, { runId: r.runId!, iteration: 2, limit: 100 });
+    expect(page.total).toBe(G);
+    expect(page.rows.every((e) => e.rollout?.iteration === 2 && e.rollout.reward !== null)).toBe(true);
+    expect(rolloutIterations(db, r.runId!).map((x) => x.iteration)).toEqual(at(1).length ? [1, 2, 3] : [2, 3]);
     db.close();
   });
 

@@ -13,6 +13,10 @@ const TABLES = [
   'task_instances', 'task_templates', 'training_metrics', 'training_rollouts', 'ui_trees',
 ];
 
+/** What version 8 added (to turn a fresh store back into an older version's). */
+const DROP_VERSION_8 = `DROP INDEX steps_screenshot; DROP INDEX steps_tree;
+  ALTER TABLE training_rollouts DROP COLUMN advantage; ALTER TABLE training_rollouts DROP COLUMN reward`;
+
 let tmp: ReturnType<typeof tempDir>;
 beforeEach(() => {
   tmp = tempDir();
@@ -119,14 +123,32 @@ describe('store migrations', () => {
     device.close();
     // What version 6 had: no usage columns.
     db.exec('ALTER TABLE steps DROP COLUMN completion_tokens; ALTER TABLE steps DROP COLUMN prompt_tokens');
+    db.exec(DROP_VERSION_8);
     db.pragma('user_version = 6');
     db.close();
     const again = openStore(path);
-    expect(schemaVersion(again)).toBe(7);
+    expect(schemaVersion(again)).toBe(LATEST_VERSION);
     expect(loadSteps(again, id)[0]!.usage).toBeUndefined();
     again.prepare('UPDATE steps SET prompt_tokens = 812, completion_tokens = 16').run();
     expect(loadSteps(again, id)[0]!.usage).toEqual({ promptTokens: 812, completionTokens: 16 });
     expect(() => again.prepare('UPDATE steps SET completion_tokens = NULL').run()).toThrow(/CHECK constraint/);
+    again.close();
+  });
+
+  it('version 8 adds a reward and an advantage to a version-7 store\'s training rollouts: old ones read as unknown', () => {
+    const path = join(tmp.dir, 'v7.db');
+    const db = openStore(path);
+    const run = createRun(db, { kind: 'training', name: 'old grpo' });
+    db.exec(`INSERT INTO task_templates (id, app, difficulty) VALUES ('T', 'clock', 'easy')`);
+    db.exec(`INSERT INTO task_instances (template_id, seed, params, instruction) VALUES ('T', 0, 'null', 'do it')`);
+    db.prepare(`INSERT INTO episodes (uid, run_id, instance_id, policy, status, started_at) VALUES ('e1', ?, 1, 'builtin-grpo', 'failure', 1)`).run(run.id);
+    db.exec(DROP_VERSION_8);
+    db.exec('INSERT INTO training_rollouts (episode_id, iteration, group_index, rollout_index) VALUES (1, 3, 0, 1)');
+    db.pragma('user_version = 7');
+    db.close();
+    const again = openStore(path);
+    expect(schemaVersion(again)).toBe(8);
+    expect(again.prepare('SELECT iteration, reward, advantage FROM training_rollouts').get()).toEqual({ iteration: 3, reward: null, advantage: null });
     again.close();
   });
 });

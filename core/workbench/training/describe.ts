@@ -66,8 +66,9 @@ export function configFields(schema: z.ZodType): ConfigField[] {
 /** A few seconds per iteration on one SimDroid: to try the view, not to learn much. */
 const GRPO_SMOKE: ConfigPreset = {
   name: 'smoke', label: 'Smoke test (tiny)',
-  description: '1 instance × G=2 rollouts of ≤ 5 steps per iteration on 1 SimDroid, 20 iterations, a checkpoint every 5',
+  description: '1 instance × G=2 rollouts of ≤ 5 steps per iteration on 1 SimDroid, 20 iterations, a checkpoint every 5; init = the newest checkpoint (e.g. the SFT smoke run) when there is one',
   config: { iterations: 20, instancesPerIteration: 1, rolloutsPerInstance: 2, maxSteps: 5, devices: 1, checkpointEvery: 5 },
+  warmStart: true,
 };
 
 const ABLATION_LABELS: Record<keyof typeof ADAGRPO_ABLATIONS, string> = {

@@ -5,14 +5,14 @@ import { openSimDroid } from '../../devices/provider.js';
 import { trainerFile } from '../../rl/grpo-checkpoint.js';
 import { TrainingDivergedError, trainGrpo } from '../../rl/train-grpo.js';
 import { createRun, finishRun, getRun, openStore, resumeRun, type RunId, type WritableDB } from '../../store/index.js';
-import { putIterationMetrics } from '../../store/training.js';
 import { assertNever } from '../../util/errors.js';
 import { CONTROL, JOB_FILE, type FromTrainingWorker, type JobFile, type WorkerData, type WorkerJob } from './protocol.js';
 
 /**
  * The training worker (one per job, started by jobs.ts): runs trainGrpo, runSft or a per-app
- * adaptation (../adaptation/worker-adapt.ts), writes the run's metrics to the store through its own
- * connection (WAL; the workbench's connection reads them), posts each iteration and state change,
+ * adaptation (../adaptation/worker-adapt.ts), which write the run's metrics and episodes (rollouts,
+ * demonstrations) to the store through its own connection (WAL; the workbench's connection reads
+ * them), posts each iteration and state change,
  * and obeys the shared control word between iterations.
  */
 const { job, control } = workerData as WorkerData;
@@ -72,12 +72,13 @@ async function grpo(j: Extract<WorkerJob, { kind: 'grpo' }>, db: WritableDB): Pr
   let checkpoint: number | null = null;
   try {
     const result = await trainGrpo({
+      // trainGrpo writes the metrics and the rollouts (thinned by c.recording) into the run this job opened.
       config: c, outDir: j.outDir, resume: j.resume !== null, signal: ac.signal, rewardContext: { db, dataDir: dirname(j.dbPath) },
+      db, runId, recordEpisodes: true,
       beforeIteration: async (done) => {
         if (gate(done)) ac.abort();
       },
       onIteration: ({ iteration, metrics }) => {
-        putIterationMetrics(db, runId, iteration, metrics);
         const wrote = wroteCheckpoint();
         if (wrote) checkpoint = iteration;
         post({ type: 'iteration', iteration, metrics, checkpoint: wrote });

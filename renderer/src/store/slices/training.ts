@@ -45,6 +45,18 @@ export interface TrainingSlice {
   takePendingInit(): string | null;
   /** "Run in Agent": the Agent view with its policy set to this choice. */
   runInAgent(policy: SessionPolicy): void;
+  /** The iteration the charts mark (a link back from a rollout in Trajectories), or null. */
+  chartMarker: number | null;
+  /** Trajectories → Training: shows the run's charts marked at the iteration. */
+  openRunChart(runId: number, iteration: number): void;
+  /** Training → Trajectories: the run's recorded episodes (at an iteration, if given). */
+  openRunEpisodes(runId: number, iteration?: number): void;
+  /** EMA weight of the charts' smoothed line, 0 (none) to 0.99 (TensorBoard's slider). */
+  chartSmoothing: number;
+  setChartSmoothing(weight: number): void;
+  /** Other runs drawn over the shown run's charts. */
+  overlayRunIds: number[];
+  toggleOverlayRun(runId: number): void;
 }
 
 const ENDED = new Set<JobInfo['state']>(['stopped', 'finished', 'failed']);
@@ -138,6 +150,29 @@ export const createTrainingSlice = (api: WorkbenchApi): StateCreator<AppState, [
       get().setAgentForm({ policy });
       get().setView('agent');
     },
+    chartMarker: null,
+    openRunChart: (runId, iteration) => {
+      set({ chartRunId: runId, chartMarker: iteration });
+      get().setView('training');
+      void get().showRun(runId);
+    },
+    openRunEpisodes: (runId, iteration) => {
+      get().setView('trajectories');
+      void get().setEpisodeQuery({ runId, iteration: iteration ?? null });
+      void get().loadFacets();
+    },
+    chartSmoothing: 0,
+    setChartSmoothing: (weight) => set({ chartSmoothing: Math.min(0.99, Math.max(0, weight)) }),
+    overlayRunIds: [],
+    toggleOverlayRun: (runId) => {
+      const on = get().overlayRunIds.includes(runId);
+      set((s) => ({ overlayRunIds: on ? s.overlayRunIds.filter((x) => x !== runId) : [...s.overlayRunIds, runId] }));
+      if (!on && !get().runMetrics[runId]) {
+        void get().attempt(`Load the metrics of run ${runId}`, () => api.getTrainingMetrics({ runId })).then((rows) => {
+          if (rows) set((s) => ({ runMetrics: { ...s.runMetrics, [runId]: mergeMetrics(rows, s.runMetrics[runId] ?? []) } }));
+        });
+      }
+    },
 
     setTrainingKind: (kind) => set({ trainingKind: kind, trainingErrors: {} }),
 
@@ -198,7 +233,8 @@ export const createTrainingSlice = (api: WorkbenchApi): StateCreator<AppState, [
     },
 
     showRun: async (runId) => {
-      set({ chartRunId: runId });
+      // A marker belongs to the run it was set for.
+      set((s) => ({ chartRunId: runId, chartMarker: s.chartRunId === runId || s.chartRunId === null ? s.chartMarker : null }));
       const rows = await get().attempt(`Load the metrics of run ${runId}`, () => api.getTrainingMetrics({ runId }));
       if (rows) set((s) => ({ runMetrics: { ...s.runMetrics, [runId]: mergeMetrics(rows, s.runMetrics[runId] ?? []) } }));
     },

@@ -21,6 +21,8 @@ export interface EpisodeQuery {
   templateId: string | null;
   app: string | null;
   runId: number | null;
+  /** A training run's iteration (its recorded rollouts); only with runId. */
+  iteration: number | null;
   policy: string | null;
   /** Started at or after (epoch ms). */
   since: number | null;
@@ -31,7 +33,7 @@ export interface EpisodeQuery {
 }
 
 export const EMPTY_QUERY: EpisodeQuery = {
-  status: [], templateId: null, app: null, runId: null, policy: null, since: null, until: null, search: '',
+  status: [], templateId: null, app: null, runId: null, iteration: null, policy: null, since: null, until: null, search: '',
 };
 
 /** The API filter for a query, with no paging and no empty keys (the input schema is strict). */
@@ -41,6 +43,7 @@ export function filterOf(q: EpisodeQuery): EpisodeFilter {
   if (q.templateId) f.templateId = q.templateId;
   if (q.app) f.app = q.app;
   if (q.runId !== null) f.runId = q.runId as EpisodeFilter['runId'];
+  if (q.runId !== null && q.iteration !== null) f.iteration = q.iteration;
   if (q.policy) f.policy = q.policy;
   if (q.since !== null) f.since = q.since;
   if (q.until !== null) f.until = q.until;
@@ -148,7 +151,8 @@ const createEpisodeTableSlice = (api: WorkbenchApi): StateCreator<AppState, [], 
     exporting: false,
     lastExport: null,
 
-    setEpisodeQuery: (patch) => restart({ ...get().episodeQuery, ...patch }),
+    // Another run's iterations are not this one's: changing the run clears the iteration.
+    setEpisodeQuery: (patch) => restart({ ...get().episodeQuery, ...(patch.runId !== undefined && !('iteration' in patch) ? { iteration: null } : {}), ...patch }),
     refreshEpisodes: async () => {
       await Promise.all([restart(get().episodeQuery), get().loadFacets()]);
     },

@@ -3,7 +3,7 @@ import type { TrainerKind } from '../../../../core/api/types.js';
 import { FieldRow } from '../../components/ConfigFieldRow.js';
 import { appStore, useApp } from '../../store/index.js';
 import { activeJob } from '../../store/slices/training.js';
-import { applyPreset, configFromForm, defaultFormValues, groupFields, type ConfigFormValues } from './config-form.js';
+import { applyPreset, configFromForm, defaultFormValues, groupFields, newestCheckpoint, type ConfigFormValues } from './config-form.js';
 
 const KIND_LABELS: Record<TrainerKind, string> = { grpo: 'GRPO / AdaGRPO', sft: 'SFT (behaviour cloning)' };
 
@@ -48,7 +48,7 @@ export function ConfigPanel() {
   };
   const usePreset = (name: string) => {
     const p = description.presets.find((x) => x.name === name);
-    if (p) setValues((old) => applyPreset(old, description.fields, p));
+    if (p) setValues((old) => applyPreset(old, description.fields, p, newestCheckpoint(appStore().getState().checkpoints)));
     setPreset(name);
   };
 

@@ -1,3 +1,4 @@
+import { etaSeconds, formatEta, progressUnit } from './health.js';
 import { appStore, useApp } from '../../store/index.js';
 import { activeJob, currentJob, isTrainingJob } from '../../store/slices/training.js';
 
@@ -8,6 +9,10 @@ export function JobBar() {
     const a = activeJob(s);
     return a && !isTrainingJob(a) ? a : null;
   });
+  const rows = useApp((s) => {
+    const j = currentJob(s);
+    return j?.runId != null ? s.runMetrics[j.runId] : undefined;
+  });
   const busy = other ? (
     <div className="muted" data-testid="training-other-job">Adaptation {other.id} is {other.state}: one background job runs at a time.</div>
   ) : null;
@@ -16,6 +21,9 @@ export function JobBar() {
   const canPause = job.state === 'running' || job.state === 'starting';
   const canResume = job.state === 'paused' || job.state === 'pausing' || (job.kind === 'grpo' && (job.state === 'stopped' || job.state === 'failed') && job.checkpoint !== null);
   const canStop = !['stopping', 'stopped', 'finished', 'failed'].includes(job.state);
+  const unit = progressUnit(job.kind);
+  const live = job.state === 'running' || job.state === 'starting';
+  const eta = live && job.total !== null && rows ? etaSeconds(job.kind, rows, job.iteration, job.total) : null;
   return (
     <div className="panel job-bar" data-testid="training-job">
       <div className="row">
@@ -23,8 +31,9 @@ export function JobBar() {
         <span className="muted">{job.kind.toUpperCase()}{job.runId !== null ? ` · run ${job.runId}` : ''}</span>
         <span className={`job-state job-state-${job.state}`} data-testid="training-state" data-state={job.state}>{job.state}</span>
         <span data-testid="training-progress">
-          iteration {job.iteration}{job.total !== null ? ` / ${job.total}` : ''}
+          {unit} {job.iteration}{job.total !== null ? ` / ${job.total}` : ''}
         </span>
+        {eta !== null ? <span className="muted" data-testid="training-eta" title={`From the last ${unit}s' durations`}>ETA {formatEta(eta)}</span> : null}
         {job.detail ? <span className="muted">{job.detail}</span> : null}
         <span className="job-buttons">
           <button type="button" data-testid="training-pause" disabled={!canPause} onClick={() => void st.pauseTraining(job.id)}>Pause</button>
@@ -35,7 +44,7 @@ export function JobBar() {
         </span>
       </div>
       {job.checkpoint ? (
-        <div className="muted">Checkpoint: <span className="mono">{job.checkpoint.name}</span> (iteration {job.checkpoint.iteration})</div>
+        <div className="muted">Checkpoint: <span className="mono">{job.checkpoint.name}</span> ({unit} {job.checkpoint.iteration})</div>
       ) : null}
       {job.error ? <div className="settings-error" role="alert" data-testid="training-error">{job.error.name}: {job.error.message}</div> : null}
       {busy}

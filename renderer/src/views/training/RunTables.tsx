@@ -18,24 +18,35 @@ export function RunTables() {
   // A live run's row follows its iterations as they stream (the store listing is refreshed on state changes).
   const live = useApp((s) => s.runMetrics);
   const busy = useApp((s) => activeJob(s) !== null);
+  const overlays = useApp((s) => s.overlayRunIds);
   const st = appStore().getState();
   return (
     <div className="training-tables">
       <div className="panel">
         <h3>Runs</h3>
         <table data-testid="training-runs">
-          <thead><tr><th>Run</th><th>Name</th><th>Status</th><th>Iterations</th><th>Success</th><th>Loss</th><th>Job</th><th>Started</th></tr></thead>
+          <thead><tr><th>Run</th><th>Name</th><th>Status</th><th>Iterations / epochs</th><th>Success</th><th>Top-1 acc.</th><th>Loss</th><th>Job</th><th>Started</th><th /></tr></thead>
           <tbody>
             {runs.map((stored) => withLive(stored, live[stored.runId]?.at(-1))).map((r) => (
               <tr key={r.runId} className={r.runId === shown ? 'selected clickable' : 'clickable'} data-testid={`training-run-${r.runId}`} onClick={() => void st.showRun(r.runId)}>
                 <td>{r.runId}</td>
                 <td>{r.name}</td>
                 <td>{r.status}</td>
-                <td>{r.iterations}</td>
-                <td>{formatMetric(r.last?.['success/rate'] ?? r.last?.['acc/top1'])}</td>
+                <td>{r.iterations}{r.trainer === 'sft' ? ' epochs' : ''}</td>
+                {/* SFT has no rollouts: its accuracy at imitating the oracle is not a success rate. */}
+                <td>{formatMetric(r.last?.['success/rate'])}</td>
+                <td>{formatMetric(r.last?.['acc/top1'])}</td>
                 <td>{formatMetric(r.last?.['loss/policy'] ?? r.last?.['loss/nll'])}</td>
                 <td>{r.job ? `${r.job.id} ${r.job.state}` : ''}</td>
                 <td className="muted">{when(r.createdAt)}</td>
+                <td className="row" onClick={(e) => e.stopPropagation()}>
+                  <button type="button" className="link" data-testid={`run-episodes-${r.runId}`} title="Its rollouts (GRPO) or demonstrations (SFT) in Trajectories"
+                    onClick={() => st.openRunEpisodes(r.runId)}>Episodes</button>
+                  <label title="Draw this run over the shown run's charts">
+                    <input type="checkbox" data-testid={`overlay-${r.runId}`} disabled={r.runId === shown} checked={overlays.includes(r.runId)}
+                      onChange={() => st.toggleOverlayRun(r.runId)} /> overlay
+                  </label>
+                </td>
               </tr>
             ))}
           </tbody>

@@ -1,3 +1,4 @@
+import { smoothSeries } from './health.js';
 import type { IterationMetricsRow } from '../../../../core/api/types.js';
 
 /** One metric over a run as uPlot's columns: iterations, and values (null where the iteration lacks it). */
@@ -21,4 +22,46 @@ export function yRange(min: number | null, max: number | null): [number, number]
   }
   const pad = (max - min) * 0.05;
   return [min - pad, max + pad];
+}
+
+/** A run drawn on a chart: the shown run first, then the overlaid ones. */
+export interface ChartRun {
+  runId: number;
+  /** The legend's name (default `run N`). */
+  label?: string;
+  rows: readonly IterationMetricsRow[];
+}
+
+export interface ChartSeriesSpec {
+  label: string;
+  runId: number;
+  /** The raw values of a smoothed run (drawn faint behind the smoothed line). */
+  raw: boolean;
+  color: string;
+}
+
+const RUN_COLORS = ['#2f6fed', '#e8590c', '#2b8a3e', '#ae3ec9', '#c92a2a', '#1098ad'];
+
+/**
+ * uPlot's columns for one metric over several runs: the union of their iterations, and per run its values
+ * (null where it lacks the iteration), smoothed by `smoothing` (TensorBoard's EMA) with the raw values kept
+ * as a faint series, as TensorBoard and W&B draw them.
+ */
+export function chartColumns(runs: readonly ChartRun[], metric: string, smoothing: number): { data: Array<Array<number | null>>; series: ChartSeriesSpec[] } {
+  const xs = [...new Set(runs.flatMap((r) => r.rows.map((row) => row.iteration)))].sort((a, b) => a - b);
+  const data: Array<Array<number | null>> = [xs];
+  const series: ChartSeriesSpec[] = [];
+  runs.forEach((r, k) => {
+    const byIteration = new Map(r.rows.map((row) => [row.iteration, row.metrics[metric] ?? null]));
+    const values = xs.map((x) => byIteration.get(x) ?? null);
+    const color = RUN_COLORS[k % RUN_COLORS.length]!;
+    const name = r.label ?? `run ${r.runId}`;
+    if (smoothing > 0) {
+      data.push(values);
+      series.push({ label: `${name} (raw)`, runId: r.runId, raw: true, color });
+    }
+    data.push(smoothing > 0 ? smoothSeries(values, smoothing) : values);
+    series.push({ label: name, runId: r.runId, raw: false, color });
+  });
+  return { data, series };
 }

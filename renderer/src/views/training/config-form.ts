@@ -1,4 +1,4 @@
-import type { ConfigField, ConfigPreset } from '../../../../core/api/types.js';
+import type { CheckpointInfo, ConfigField, ConfigPreset } from '../../../../core/api/types.js';
 
 /**
  * The training form holds one text per field path ('loss.clipEps'); these convert between it and
@@ -30,14 +30,21 @@ export function flattenConfig(obj: Record<string, unknown>, prefix = ''): Record
 }
 
 /** The form with a preset's fields set (other fields keep what is typed, so presets combine). */
-export function applyPreset(values: ConfigFormValues, fields: readonly ConfigField[], preset: ConfigPreset): ConfigFormValues {
+export function applyPreset(values: ConfigFormValues, fields: readonly ConfigField[], preset: ConfigPreset, warmStart: string | null = null): ConfigFormValues {
   const byPath = new Map(fields.map((f) => [f.path, f]));
   const next = { ...values };
   for (const [path, v] of Object.entries(flattenConfig(preset.config))) {
     const f = byPath.get(path);
     if (f) next[path] = toText(f, v);
   }
+  if (preset.warmStart && warmStart !== null && byPath.has('init')) next.init = warmStart;
   return next;
+}
+
+/** The warm start a preset starts from: the newest checkpoint, as a policy choice name; null when there is none. */
+export function newestCheckpoint(checkpoints: readonly CheckpointInfo[]): string | null {
+  const newest = [...checkpoints].sort((a, b) => b.updatedAt - a.updatedAt)[0];
+  return newest ? `checkpoint:${newest.name}` : null;
 }
 
 /** The typed value of one field's text, or undefined to leave the field out (empty and optional / defaulted). */

@@ -70,6 +70,8 @@ export function EpisodeFilters() {
   useEffect(() => setSearch(q.search), [q.search]);
   const opts = (xs: string[] | undefined) => (xs ?? []).map((x) => ({ value: x, label: x }));
   const dirty = JSON.stringify(q) !== JSON.stringify(EMPTY_QUERY);
+  const runIterations = facets?.runs.find((r) => r.id === q.runId)?.iterations ?? [];
+  const openRunChart = useApp((s) => s.openRunChart);
   return (
     <div className="traj-filters">
       <StatusFacet />
@@ -81,6 +83,15 @@ export function EpisodeFilters() {
         <FacetSelect testId="filter-run" label="Run" value={q.runId === null ? '' : String(q.runId)}
           options={(facets?.runs ?? []).map((r) => ({ value: String(r.id), label: `#${r.id} ${r.name}` }))}
           onChange={(v) => void setQuery({ runId: v ? Number(v) : null })} />
+        {runIterations.length ? (
+          <FacetSelect testId="filter-iteration" label="Iteration" value={q.iteration === null ? '' : String(q.iteration)}
+            options={runIterations.map((i) => ({ value: String(i), label: String(i) }))}
+            onChange={(v) => void setQuery({ iteration: v ? Number(v) : null })} />
+        ) : null}
+        {q.runId !== null && q.iteration !== null ? (
+          <button className="link" data-testid="iteration-chart" title="The training run's charts, marked at this iteration"
+            onClick={() => openRunChart(q.runId!, q.iteration!)}>Chart at iteration {q.iteration}</button>
+        ) : null}
         <FacetSelect testId="filter-policy" label="Policy" value={q.policy ?? ''} options={opts(facets?.policies)}
           onChange={(v) => void setQuery({ policy: v || null })} />
         <label className="traj-filter">

@@ -2,7 +2,7 @@ import { memo, useCallback, useEffect, useLayoutEffect, useRef, useState, type K
 import type { EpisodeSummary } from '../../../../core/api/types.js';
 import { useApp } from '../../store/index.js';
 import { episodeAt } from '../../store/slices/trajectories.js';
-import { formatCount, formatDuration, formatTime } from './format.js';
+import { formatCount, formatDuration, formatScore, formatTime } from './format.js';
 import { rowWindow, scrollToRow } from './virtual.js';
 
 /**
@@ -52,7 +52,14 @@ const Row = memo(function Row({ index, ep, selected, cursor, onOpen, onToggle, o
       <span role="gridcell" className="traj-ellipsis">{ep.templateId}</span>
       <span role="gridcell" className="traj-ellipsis">{ep.app ?? '—'}</span>
       <span role="gridcell" className="mono">{ep.seed}</span>
-      <span role="gridcell" className="traj-ellipsis">{ep.policy}</span>
+      <span role="gridcell" className="traj-ellipsis">
+        {ep.policy}
+        {ep.rollout ? (
+          <span className="muted mono" data-testid={`rollout-${ep.id}`} title="GRPO iteration, group, rollout; its reward and advantage">
+            {' '}· it {ep.rollout.iteration} g{ep.rollout.group}/{ep.rollout.index} · R {formatScore(ep.rollout.reward)} · A {formatScore(ep.rollout.advantage)}
+          </span>
+        ) : null}
+      </span>
       <span role="gridcell">
         <span className={`traj-status traj-status-${ep.status}`}>{ep.status}</span>
         {ep.overriddenSteps > 0 ? (

@@ -56,3 +56,8 @@ export function stepDiff(mine: readonly StoredStep[], theirs: readonly StoredSte
   }
   return { rows, firstDivergence };
 }
+
+/** A rollout's reward or advantage: 2 decimals, '–' when not scored. */
+export function formatScore(v: number | null): string {
+  return v === null ? '–' : v.toFixed(2);
+}
