@@ -111,7 +111,6 @@ class Sink {
 }
 
 function runSimple(cmd: SimpleCommand, stdin: Buffer, sh: Shell): Result {
-  const dev = sh.dev;
   const out = new Sink();
   const err = new Sink();
   // An assignment-only command exits with its last command substitution's status, or 0.
