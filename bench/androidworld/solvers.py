@@ -177,11 +177,19 @@ def _sms_resend(env, task, args):
   send_sms(env, task.params['number'], task.params['message'])
 
 
+def contact_number(env, name):
+  """The number as the contact holds it (contacts_utils.list_contacts strips the leading +)."""
+  out = shell(env, 'content query --uri content://contacts/phones/ --projection display_name:number')
+  return next(m.group(2).strip() for m in re.finditer(r'display_name=(.*), number=(.*)', out) if m.group(1) == name)
+
+
 @solver('ui', 'SimpleSmsSendReceivedAddress')
 def _sms_forward_address(env, task, args):
-  from android_world.utils import contacts_utils  # pylint: disable=g-import-not-at-top
-  number = next(c.number for c in contacts_utils.list_contacts(env.controller) if c.name == task.params['name1'])
-  send_sms(env, number, task.params['message'])
+  # The address is the text name2 just sent; it goes to name1, both found as a person would: by contact name.
+  sender = re.sub(r'[^+\d]', '', contact_number(env, task.params['name2']))
+  inbox = shell(env, 'content query --uri content://sms/inbox --projection address:body')
+  address = next(m.group(2) for m in re.finditer(r'address=([^,]*), body=(.*)', inbox) if m.group(1) == sender)
+  send_sms(env, contact_number(env, task.params['name1']), address)
 
 
 # --- Markor and Files -------------------------------------------------------------------------
