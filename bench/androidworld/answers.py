@@ -53,10 +53,9 @@ def rows(env, db, sql):
   return [line.split('|') for line in out.split('\n') if line]
 
 
-def parse_day(phrase, today, past=False):
+def parse_day(phrase, today):
   """A day as a person says it: today / tomorrow / yesterday / (this) Monday / the Monday after
-  next / October 16 / October 16 2023. A bare weekday means the coming one, or the last one when the
-  question is about the past (`past`: "which tasks have I completed for Tuesday")."""
+  next / October 16 / October 16 2023. A bare weekday means the coming one."""
   p = phrase.strip().lower()
   if p.startswith('on '):
     p = p[3:]
@@ -69,11 +68,9 @@ def parse_day(phrase, today, past=False):
   m = re.fullmatch(r'(?:the )?(\w+) after next', p)
   if m and m.group(1) in WEEKDAYS:
     return coming(today, WEEKDAYS.index(m.group(1))) + datetime.timedelta(days=7)
-  m = re.fullmatch(r'(this )?(\w+)', p)
-  if m and m.group(2) in WEEKDAYS:
-    if past and not m.group(1):
-      return today - datetime.timedelta(days=(today.weekday() - WEEKDAYS.index(m.group(2))) % 7 or 7)
-    return coming(today, WEEKDAYS.index(m.group(2)))
+  m = re.fullmatch(r'(?:this )?(\w+)', p)
+  if m and m.group(1) in WEEKDAYS:
+    return coming(today, WEEKDAYS.index(m.group(1)))
   m = re.fullmatch(r'(\w+) (\d{1,2})(?: (\d{4}))?', p)
   if m and m.group(1) in MONTHS:
     return datetime.date(int(m.group(3) or today.year), MONTHS.index(m.group(1)) + 1, int(m.group(2)))
@@ -220,7 +217,8 @@ def tasks_answer(env, task):
     first, last = next_week(today)
     return str(sum(1 for t in todos if t.due and first <= t.due <= last))
   if name == 'TasksCompletedTasksForDate':
-    day = parse_day(goal_match(task, r'completed for (.+?) in Tasks app').group(1), today, past=True)
+    # A bare weekday is the coming one here too, though AndroidWorld also words a past date (≤ 7 days ago) so.
+    day = parse_day(goal_match(task, r'completed for (.+?) in Tasks app').group(1), today)
     return titles(t.title for t in todos if t.completed and t.due == day)
   if name == 'TasksIncompleteTasksOnDate':
     day = parse_day(goal_match(task, r'still have to do by (.+?) in Tasks app').group(1), today)
