@@ -19,9 +19,12 @@ import tempfile
 from android_world.env import actuation
 from android_world.env import adb_utils
 from android_world.env import device_constants
+from android_world.env import json_action
 from android_world.env import tools
 from android_world.task_evals.single.calendar import calendar_utils
 from android_world.task_evals.utils import sqlite_utils
+
+import answers
 
 MARKOR = device_constants.MARKOR_DATA
 EXPENSE_DB = '/data/data/com.arduia.expense/databases/accounting.db'
@@ -174,11 +177,19 @@ def _sms_resend(env, task, args):
   send_sms(env, task.params['number'], task.params['message'])
 
 
+def contact_number(env, name):
+  """The number as the contact holds it (contacts_utils.list_contacts strips the leading +)."""
+  out = shell(env, 'content query --uri content://contacts/phones/ --projection display_name:number')
+  return next(m.group(2).strip() for m in re.finditer(r'display_name=(.*), number=(.*)', out) if m.group(1) == name)
+
+
 @solver('ui', 'SimpleSmsSendReceivedAddress')
 def _sms_forward_address(env, task, args):
-  from android_world.utils import contacts_utils  # pylint: disable=g-import-not-at-top
-  number = next(c.number for c in contacts_utils.list_contacts(env.controller) if c.name == task.params['name1'])
-  send_sms(env, number, task.params['message'])
+  # The address is the text name2 just sent; it goes to name1, both found as a person would: by contact name.
+  sender = re.sub(r'[^+\d]', '', contact_number(env, task.params['name2']))
+  inbox = shell(env, 'content query --uri content://sms/inbox --projection address:body')
+  address = next(m.group(2) for m in re.finditer(r'address=([^,]*), body=(.*)', inbox) if m.group(1) == sender)
+  send_sms(env, contact_number(env, task.params['name1']), address)
 
 
 # --- Markor and Files -------------------------------------------------------------------------
@@ -305,10 +316,88 @@ def _calendar_delete(env, task, args):
   sqlite(env, calendar_utils.DB_PATH, f'DELETE FROM events WHERE {keys}')
 
 
-# --- Audio Recorder ---------------------------------------------------------------------------
+# --- Broccoli (recipes) ---------------------------------------------------------------------
 
-@solver('adb', 'AudioRecorderRecordAudioWithFileName', 'AudioRecorderRecordAudio')
+RECIPE_DB = '/data/data/com.flauschcode.broccoli/databases/broccoli'
+RECIPE_COLUMNS = 'title, description, servings, preparationTime, source, ingredients, directions, favorite, imageName'
+
+
+@solver('adb', 'RecipeAddSingleRecipe', 'RecipeAddMultipleRecipes', 'RecipeAddMultipleRecipesFromMarkor')
+def _recipe_add(env, task, args):
+  # The goal (or recipes.txt) lists exactly the recipes to add.
+  sqlite_utils.insert_rows_to_remote_db(task.params['row_objects'], 'recipeId', 'recipes', RECIPE_DB, 'broccoli app', env)
+
+
+@solver('adb', 'RecipeAddMultipleRecipesFromMarkor2')
+def _recipe_add_by_prep_time(env, task, args):
+  # recipes.txt holds every row (targets and noise); a person adds those with the goal's prep time.
+  p = task.params
+  wanted = [r for r in p['row_objects'] + p['noise_row_objects'] if r.preparationTime == p['prep_time']]
+  sqlite_utils.insert_rows_to_remote_db(wanted, 'recipeId', 'recipes', RECIPE_DB, 'broccoli app', env)
+
+
+@solver('adb', 'RecipeDeleteSingleRecipe', 'RecipeDeleteSingleWithRecipeWithNoise', 'RecipeDeleteMultipleRecipes',
+        'RecipeDeleteMultipleRecipesWithNoise')
+def _recipe_delete(env, task, args):
+  names = ', '.join(sql_text(r.title) for r in task.params['row_objects'])  # the titles the goal names
+  sqlite(env, RECIPE_DB, f'DELETE FROM recipes WHERE title IN ({names})')
+
+
+@solver('adb', 'RecipeDeleteMultipleRecipesWithConstraint')
+def _recipe_delete_by_ingredient(env, task, args):
+  ingredient = task.params['ingredient'].lower()  # "… that use {ingredient} in the directions"
+  sqlite(env, RECIPE_DB, f"DELETE FROM recipes WHERE instr(lower(directions), {sql_text(ingredient)}) > 0")
+
+
+@solver('adb', 'RecipeDeleteDuplicateRecipes', 'RecipeDeleteDuplicateRecipes2', 'RecipeDeleteDuplicateRecipes3')
+def _recipe_dedupe(env, task, args):
+  sqlite(env, RECIPE_DB, f'DELETE FROM recipes WHERE recipeId NOT IN (SELECT MIN(recipeId) FROM recipes GROUP BY {RECIPE_COLUMNS})')
+
+
+# --- Clipper (the clipboard) ------------------------------------------------------------------
+
+@solver('adb', 'SystemCopyToClipboard')
+def _copy_to_clipboard(env, task, args):
+  adb_utils.set_clipboard_contents(task.params['clipboard_content'], env.controller)
+
+
+@solver('adb', 'MarkorCreateNoteFromClipboard')
+def _markor_paste(env, task, args):
+  push_text(env, markor(task.params['file_name']), adb_utils.get_clipboard_contents(env.controller))
+
+
+@solver('ui', 'SimpleSmsSendClipboardContent')
+def _sms_clipboard(env, task, args):
+  send_sms(env, task.params['number'], adb_utils.get_clipboard_contents(env.controller))
+
+
+# --- Audio Recorder (through its screens: record, stop, name it in the rename dialog) ---------
+
+def record_clip(env, name=None):
+  adb_utils.launch_app('audio recorder', env.controller)
+  click(env, 'Record')
+  click(env, 'Stop recording')
+  if name is not None:
+    field = next(i for i, e in enumerate(env.controller.get_ui_elements()) if (e.resource_id or '').endswith('input_name'))
+    env.execute_action(json_action.JSONAction(action_type='input_text', text=name, index=field, clear_text=True))
+  # input_text ends with Enter, which saves; otherwise save the suggested name.
+  if any(e.text == 'Save' for e in env.controller.get_ui_elements()):
+    click(env, 'Save')
+
+
+@solver('ui', 'AudioRecorderRecordAudio')
 def _record(env, task, args):
-  name = task.params.get('file_name') or 'Record-1.m4a'
-  shell(env, f'mkdir -p {device_constants.AUDIORECORDER_DATA}')
-  push_text(env, f'{device_constants.AUDIORECORDER_DATA}/{name}', 'not really audio')
+  record_clip(env)
+
+
+@solver('ui', 'AudioRecorderRecordAudioWithFileName')
+def _record_named(env, task, args):
+  record_clip(env, task.params['file_name'])
+
+
+# --- Information retrieval: the answer action (answers.py) -------------------------------------
+
+for _name in answers.CALENDAR_IR:
+  SOLVERS[_name] = Solver('adb', answers.solve_calendar)
+for _name in answers.TASKS_IR:
+  SOLVERS[_name] = Solver('adb', answers.solve_tasks)

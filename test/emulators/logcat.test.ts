@@ -56,10 +56,10 @@ describe('logcat', () => {
 
   it('refuses bad options and filters like logcat, and export checks its names and sets variables', () => {
     expect(run('logcat -q')).toMatchObject({ code: 1, err: "logcat: invalid option -- 'q'\n" });
-    expect(run('logcat -b nope -d')).toMatchObject({ code: 1, err: "logcat: unknown buffer 'nope'\n" });
+    expect(run('logcat -b nope -d')).toMatchObject({ code: 1, err: "logcat: Unknown buffer 'nope' listed for -b.\n" });
     expect(run('logcat -d Tag:Q')).toMatchObject({ code: 1, err: "logcat: Invalid filter expression 'Tag:Q'\n" });
     expect(run('logcat -d -v fancy')).toMatchObject({ code: 1, err: "logcat: unknown format 'fancy'\n" });
-    expect(run('export 1X=2')).toMatchObject({ code: 1, err: 'export: 1X: is not an identifier\n' });
+    expect(run('export 1X=2')).toMatchObject({ code: 1, err: '/system/bin/sh: export: 1X: is not an identifier\n' });
     expect(run('export GREETING="hi there"; echo "$GREETING"').out).toBe('hi there\n');
     expect(run('exec echo in place').out).toBe('in place\n');
   });

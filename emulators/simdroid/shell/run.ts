@@ -61,6 +61,10 @@ class Shell implements ExpandContext {
   /** The status of the last command substitution of the command being expanded (null: none ran). */
   substituted: number | null = null;
   rounds = 0;
+  /** Names `export` marked (listed by a bare `export`). */
+  readonly exported = new Set<string>();
+  /** Set by `exec`: the shell has been replaced, so nothing after it runs. */
+  exited = false;
   /** What command substitutions wrote to stderr (it goes to the shell's stderr). */
   substitutionErr: Buffer[] = [];
   constructor(readonly dev: SimDroid, readonly ctx: RunContext = { followable: null, follower: null }) {}
@@ -127,7 +131,6 @@ class Sink {
 }
 
 function runSimple(cmd: SimpleCommand, stdin: Buffer, sh: Shell): Result {
-  const dev = sh.dev;
   const out = new Sink();
   const err = new Sink();
   // An assignment-only command exits with its last command substitution's status, or 0.
@@ -135,40 +138,73 @@ function runSimple(cmd: SimpleCommand, stdin: Buffer, sh: Shell): Result {
   const argv = cmd.words.flatMap((w) => expandArgs(w, sh));
   const values = cmd.assignments.map((a) => [a.name, expandString(a.value, sh)] as const);
   err.write(sh.takeErr());
-  // `exec cmd …` runs cmd in the shell's place; for a one-line session that is the same command.
-  while (argv[0] === 'exec') argv.shift();
   const name = argv[0];
   let code = sh.substituted ?? 0;
   if (name === undefined) {
     for (const [k, v] of values) sh.vars.set(k, v);
   } else {
-    code = 0;
-    const impl = COMMANDS[name.replace(/^\/system\/bin\//, '')];
-    if (!impl) {
-      err.write(`${SH}: ${name}: inaccessible or not found\n`);
-      code = 127;
-    } else {
-      try {
-        const ctx = sh.ctx;
-        const follow = cmd === ctx.followable ? (f: Follower) => void (ctx.follower = f) : undefined;
-        code = impl(argv, { stdin, out: (d) => out.write(d), err: (d) => err.write(d), follow }, dev);
-        // `export NAME=value` is a builtin: the command checked the names, the shell keeps the values.
-        if (name === 'export' && code === 0) {
-          for (const a of argv.slice(1)) if (a.includes('=')) sh.vars.set(a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1));
-        }
-      } catch (e) {
-        if (e instanceof FsError) {
-          err.write(`${name}: ${e.message}\n`);
-          code = 1;
-        } else {
-          // A bug in a command must not take the device down: report it like a crashed binary.
-          err.write(`${name}: ${(e as Error).message}\n`);
-          code = 255;
-        }
-      }
-    }
+    const ctx = sh.ctx;
+    const follow = cmd === ctx.followable ? (f: Follower) => void (ctx.follower = f) : undefined;
+    code = invoke(argv, { stdin, out: (d) => out.write(d), err: (d) => err.write(d), follow }, sh);
   }
   return { stdout: out.take(), stderr: err.take(), code };
+}
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Runs one command by name: mksh's builtins that act on the shell itself (`export`, `exec`), else a COMMANDS entry. */
+function invoke(argv: string[], io: CommandIo, sh: Shell): number {
+  const name = argv[0]!;
+  if (name === 'export') return exportVars(argv, io, sh);
+  if (name === 'exec') {
+    // `exec cmd …` replaces the shell with cmd: nothing after it on the line runs, and cmd's status is the shell's.
+    if (argv.length === 1) return 0;
+    const code = invoke(argv.slice(1), io, sh);
+    sh.exited = true;
+    return code;
+  }
+  const impl = COMMANDS[name.replace(/^\/system\/bin\//, '')];
+  if (!impl) {
+    io.err(`${SH}: ${name}: inaccessible or not found\n`);
+    return 127;
+  }
+  try {
+    return impl(argv, io, sh.dev);
+  } catch (e) {
+    if (e instanceof FsError) {
+      io.err(`${name}: ${e.message}\n`);
+      return 1;
+    }
+    // A bug in a command must not take the device down: report it like a crashed binary.
+    io.err(`${name}: ${(e as Error).message}\n`);
+    return 255;
+  }
+}
+
+/** mksh's `export NAME[=value] …`; with no operand it lists what this shell exported. */
+function exportVars(argv: string[], io: CommandIo, sh: Shell): number {
+  if (argv.length === 1) {
+    for (const k of [...sh.exported].sort()) io.out(`export ${k}=${quoteValue(sh.vars.get(k) ?? '')}\n`);
+    return 0;
+  }
+  let code = 0;
+  for (const arg of argv.slice(1)) {
+    const eq = arg.indexOf('=');
+    const key = eq < 0 ? arg : arg.slice(0, eq);
+    if (!IDENTIFIER.test(key)) {
+      io.err(`${SH}: export: ${key}: is not an identifier\n`);
+      code = 1;
+      continue;
+    }
+    if (eq >= 0) sh.vars.set(key, arg.slice(eq + 1));
+    sh.exported.add(key);
+  }
+  return code;
+}
+
+/** How mksh's `export` listing quotes a value: bare when safe, else in single quotes. */
+function quoteValue(v: string): string {
+  return /^[A-Za-z0-9_./:,+-]+$/.test(v) ? v : `'${v.replace(/'/g, "'\\''")}'`;
 }
 
 /** Redirect targets expanded (`> $f`, `> "$(…)"`). */
@@ -244,6 +280,7 @@ function runCommand(cmd: ShellCommand, stdin: Buffer, sh: Shell): Result {
       const parts: Result[] = [{ stdout: Buffer.alloc(0), stderr: sh.takeErr(), code: 0 }];
       let code = 0;
       for (const item of items) {
+        if (sh.exited) break;
         sh.round();
         sh.vars.set(cmd.name, item);
         const b = runList(cmd.body, input, sh);
@@ -260,7 +297,7 @@ function runCommand(cmd: ShellCommand, stdin: Buffer, sh: Shell): Result {
         sh.round();
         const c = runList(cmd.cond, input, sh);
         parts.push(c);
-        if ((c.code === 0) === cmd.until) break;
+        if (sh.exited || (c.code === 0) === cmd.until) break;
         const b = runList(cmd.body, input, sh);
         parts.push(b);
         code = b.code;
@@ -276,6 +313,7 @@ function runCommand(cmd: ShellCommand, stdin: Buffer, sh: Shell): Result {
       for (const clause of cmd.clauses) {
         const c = runList(clause.cond, input, sh);
         parts.push(c);
+        if (sh.exited) break;
         if (c.code === 0) {
           taken = runList(clause.body, input, sh);
           break;
@@ -312,6 +350,7 @@ function runList(list: CommandList, stdin: Buffer, sh: Shell): Result {
   let code = 0;
   let skip = false;
   for (const item of list.items) {
+    if (sh.exited) break;
     if (!skip) {
       const r = runPipeline(item.pipeline, stdin, sh);
       parts.push(r);

@@ -187,3 +187,17 @@ describe('SMS as AndroidWorld\'s sms tasks read and send them', () => {
     expect(sent.out.split('\n')[0]).toBe('Row: 0 address=+15550188, body=on my way');
   });
 });
+
+describe('logcat and the builtins adb logcat sends (android_env\'s log stream)', () => {
+  it('clears every buffer with `adb logcat -b all -c` (export …; exec logcat), refuses an unknown buffer, and runs export/exec as mksh', async () => {
+    // adb's client sends `export ANDROID_LOG_TAGS="''"; exec logcat '-b' 'all' '-c'`: android_env check_output()s it.
+    expect(await adb.run(['-s', host.address, 'logcat', '-b', 'all', '-c'])).toMatchObject({ code: 0, out: '' });
+    expect(await adb.run(['-s', host.address, 'logcat', '-d'])).toMatchObject({ code: 0, out: '' }); // cleared just above
+    expect(await adb.run(['-s', host.address, 'logcat', '-b', 'mian', '-c'])).toMatchObject({ code: 1, err: "logcat: Unknown buffer 'mian' listed for -b.\n" });
+    expect(await sh('export A=1 B; echo "$A"; export')).toMatchObject({ code: 0, out: "1\nexport A=1\nexport B=''\n" });
+    expect(await sh('export 1x=2')).toMatchObject({ code: 1, err: '/system/bin/sh: export: 1x: is not an identifier\n' });
+    // exec replaces the shell: its status is the line's, and nothing after it runs.
+    expect(await sh('exec false; echo after')).toMatchObject({ code: 1, out: '' });
+    expect(await sh('for i in 1 2; do echo $i; exec true; done; echo after')).toMatchObject({ code: 0, out: '1\n' });
+  });
+});

@@ -51,7 +51,7 @@ function parseArgs(argv: string[]): Options {
         if (name === 'all') LOG_BUFFERS.forEach((b) => o.buffers.add(b));
         else if (name === 'default') DEFAULT_BUFFERS.forEach((b) => o.buffers.add(b));
         else if ((LOG_BUFFERS as readonly string[]).includes(name)) o.buffers.add(name as LogBufferName);
-        else throw new LogcatUsageError(`unknown buffer '${name}'`);
+        else throw new LogcatUsageError(`Unknown buffer '${name}' listed for -b.`);
       }
     } else if (a === '-c' || a === '--clear') o.clear = true;
     else if (a === '-d') o.dump = true;
@@ -143,20 +143,5 @@ export const logcat: Command = (argv, io, dev) => {
   io.follow((write) => dev.log.follow((e) => {
     if (show(e)) write(Buffer.from(formatEntry(o, dev.clock, e), 'utf8'));
   }));
-  return 0;
-};
-
-/**
- * mksh's `export NAME[=value]…`: checks the names; the shell (run.ts) keeps the values as variables.
- * adb's `logcat` sends one (ANDROID_LOG_TAGS) first.
- */
-export const exportCmd: Command = (argv, io) => {
-  for (const a of argv.slice(1)) {
-    const name = a.split('=')[0]!;
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
-      io.err(`export: ${name}: is not an identifier\n`);
-      return 1;
-    }
-  }
   return 0;
 };
