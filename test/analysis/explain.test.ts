@@ -2,7 +2,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { elementLabel, flattenUiTree } from '../../core/a11y/ui-tree.js';
 import { compareRuns, explainEpisode, runFailures } from '../../core/analysis/index.js';
+import type { WorkbenchApi } from '../../core/api/api.js';
+import { channelPair, connectApi, type RemoteError } from '../../core/api/bridge.js';
+import { serveApi } from '../../core/api/serve-api.js';
 import { main } from '../../core/cli/main.js';
+import { createWorkbench } from '../../core/workbench/index.js';
 import { OraclePolicy } from '../../core/episode/policies/oracle.js';
 import type { Policy } from '../../core/episode/policy.js';
 import { createRun, openStore, type EpisodeId, type RunId, type WritableDB } from '../../core/store/index.js';
@@ -137,6 +141,25 @@ describe('awb episodes explain / awb runs failures', () => {
       const c = capture();
       expect(await main([...argv, '--db', dbPath], c.io)).toBe(2);
       expect(c.err[0]!.split('\n')[0]).toContain(msg);
+    }
+  });
+});
+
+describe('the API for the Trajectories view', () => {
+  it('explainEpisode and runFailures answer through the bridge; a bad id is refused by name', async () => {
+    const workbench = await createWorkbench({ dataDir: join(tmp.dir, 'data'), dbPath, adb: false, embeddedDevice: false });
+    try {
+      const [client, server] = channelPair();
+      serveApi(workbench, server);
+      const api = connectApi<WorkbenchApi>(client);
+      expect(await api.explainEpisode({ episodeId: failed })).toMatchObject({ classification: { primary: 'not_committed' }, alignment: { divergence: { failedStep: 6 } } });
+      const v = await api.runFailures({ runId: before, vsRunId: after });
+      expect(v.runs.map((r) => r.failed)).toEqual([2, 0]);
+      expect(v.comparison!.fixed.map((f) => f.seed)).toEqual([1]);
+      expect(((await api.runFailures({ runId: 999 }).catch((e: unknown) => e)) as RemoteError).name).toBe('RunNotFoundError');
+      expect(((await api.explainEpisode({ episodeId: -1 }).catch((e: unknown) => e)) as RemoteError).name).toBe('ApiInputError');
+    } finally {
+      await workbench.close();
     }
   });
 });

@@ -31,7 +31,7 @@ const step = (index: number, xml: string, action: Action, extra: Partial<PathSte
 });
 const path = (label: string, steps: PathStep[], finalXml: string | null): EpisodePath => ({ label, episodeId: null, seed: 1, steps: steps.map((s, i) => ({ ...s, index: i })), finalXml });
 
-const tap = (label: string): Action => ({ action_type: 'click', index: 1 });
+const tap = (_label: string): Action => ({ action_type: 'click', index: 1 });
 const type = (text: string): Action => ({ action_type: 'input_text', text });
 const done: Action = { action_type: 'status', goal_status: 'complete' };
 
