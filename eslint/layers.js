@@ -18,6 +18,7 @@ export const LAYERS = [
   ['core/episode'],
   ['core/policy', 'core/store'],
   ['core/rewards'],
+  ['core/analysis'],
   ['core/rollout'],
   ['core/rl'],
   ['core/remote-jobs'],

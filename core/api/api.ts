@@ -10,6 +10,7 @@ import type {
 import type { EvaluationEvent, EvaluationInfo, EvaluationStart } from './evaluation-types.js';
 import type { AdapterInfo, AdaptationDescription, AdaptationEvent, AdaptationReport, AdaptationStart } from './adaptation-types.js';
 import type { RewardBreakdown } from '../rewards/compose.js';
+import type { EpisodeExplanation, RunComparison, RunFailures } from '../analysis/index.js';
 import type { OnlineGrpoRunInfo, OnlineGrpoStart, PublicTrainerProfile, RemoteJobEvent, RemoteJobInfo, RemoteJobSubmit, TrainerSave } from './job-types.js';
 import type { CoordinateSpace, EndpointInfo, EndpointSave, EndpointTestResult, VlmFormatId } from './endpoint-types.js';
 
@@ -21,6 +22,15 @@ import type { CoordinateSpace, EndpointInfo, EndpointSave, EndpointTestResult, V
  * (what to watch) and a listener, and return an unsubscribe function.
  */
 export type Listener<T> = (event: T) => void;
+
+/** Whether failure analysis runs the oracle on the episode's instance (core/analysis/references.ts). */
+export type OracleReference = 'when-needed' | 'always' | 'never';
+
+/** A run's failures, and with a second run, both runs' and the flips between them. */
+export interface RunFailuresView {
+  runs: RunFailures[];
+  comparison: Omit<RunComparison, 'runs'> | null;
+}
 export type Unsubscribe = () => void;
 export type NoInput = Record<string, never>;
 
@@ -153,6 +163,13 @@ export interface WorkbenchApi {
    * the judge's verdicts), stored when `write` (docs/ui.md "Rewards").
    */
   getEpisodeRewards(input: EpisodeRewardsQuery): Promise<EpisodeRewardsView>;
+  /**
+   * Why an episode failed: the checker's reasons, the failure class and the first divergence from the
+   * successful paths (stored, or the oracle's run on SimDroid; docs/failure-analysis.md).
+   */
+  explainEpisode(input: { episodeId: number; oracle?: OracleReference }): Promise<EpisodeExplanation>;
+  /** A run's failure taxonomy (class × app × template × difficulty); with `vsRunId`, the instances that flipped between the runs. */
+  runFailures(input: { runId: number; vsRunId?: number; oracle?: OracleReference }): Promise<RunFailuresView>;
 
   // Settings and long work
   getSettings(input?: NoInput): Promise<Settings>;

@@ -132,6 +132,8 @@ export const API_INPUTS: Schemas = {
     config: z.unknown().optional(),
     write: z.boolean().optional(),
   }).refine((q) => !q.write || q.config !== undefined, { message: 'write stores recomputed values: give config too', path: ['write'] }),
+  explainEpisode: z.strictObject({ episodeId, oracle: z.enum(['when-needed', 'always', 'never']).optional() }),
+  runFailures: z.strictObject({ runId: z.int().positive(), vsRunId: z.int().positive().optional(), oracle: z.enum(['when-needed', 'always', 'never']).optional() }),
   getSettings: none,
   updateSettings: SettingsPatchSchema,
   describeSettings: none,

@@ -4,6 +4,7 @@ import {
   type RunId,
 } from '../store/index.js';
 import { intArg, parseFlags, UsageError } from './args.js';
+import { explainCommand } from './explain.js';
 import { table } from './format.js';
 import type { Io } from './main.js';
 import { openDb } from './open-db.js';
@@ -11,6 +12,7 @@ import { openDb } from './open-db.js';
 const USAGE = `awb episodes list [--template T] [--app A] [--status success|failure|error|interrupted] [--run R] [--policy P]
                   [--search TEXT] [--limit N] [--offset N] [--oldest] [--db PATH] [--json]
 awb episodes show EPISODE_ID [--db PATH] [--json]
+awb episodes explain EPISODE_ID [--oracle when-needed|always|never] [--db PATH] [--json]
 awb episodes export (EPISODE_ID... | --template T | --run R | --status S ...) --out DIR [--db PATH] [--json]
 awb episodes import DIR [--name NAME] [--db PATH] [--json]`;
 
@@ -47,7 +49,7 @@ function filterOf(v: z.infer<typeof FilterValues>): EpisodeFilter {
 
 const time = (ms: number) => new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
 
-/** `awb episodes list|show|export|import`: the recorded trajectories. */
+/** `awb episodes list|show|explain|export|import`: the recorded trajectories. */
 export async function episodesCommand(argv: string[], io: Io): Promise<number> {
   const [sub, ...rest] = argv;
   switch (sub) {
@@ -97,6 +99,8 @@ export async function episodesCommand(argv: string[], io: Io): Promise<number> {
         db.close();
       }
     }
+    case 'explain':
+      return await explainCommand(rest, io);
     case 'export': {
       const { values, positionals } = parseFlags(rest, { ...FilterFlags, out: { type: 'string' } }, FilterValues.extend({ out: z.string({ error: '--out DIR is required' }) }));
       const ids = positionals.map((p) => {

@@ -82,6 +82,11 @@ Usage:
   awb train grpo --config FILE [--resume DIR] [--out DIR] [--json]   GRPO/AdaGRPO training of the builtin policy (awb train grpo --help)
   awb adapt --app APP [--policy CKPT] [--shots 8] [--method grpo|sft|sft+grpo]   few-shot per-app adapter: before → adapt → after (awb adapt --help)
   awb episodes list|show|export|import         recorded trajectories (awb episodes --help)
+  awb episodes explain EPISODE_ID [--oracle when-needed|always|never] [--json]
+                                               why it failed: the checker's reasons, the failure class, the first
+                                               divergence from the successful paths (docs/failure-analysis.md)
+  awb runs failures RUN_ID [--vs RUN_ID2] [--oracle never|when-needed|always] [--json]
+                                               the run's failure taxonomy per class × app × template; with --vs, the flips
   awb rewards compute --episode ID[,ID…] (--components outcome,format,… | --config FILE) [--write] [--db PATH] [--json]
                                                per-step rewards of each component, with explanations and the weighted total
   awb rewards fit progrm|shepherd [--split S] [--part P] [--seeds …] [--out FILE] [--json]
@@ -161,6 +166,8 @@ export async function main(argv: string[], io: Io = consoleIo()): Promise<number
         return await trainCommand(rest, io);
       case 'rewards':
         return await rewardsCommand(rest, io);
+      case 'runs':
+        return await (await import('./explain.js')).runsCommand(rest, io);
       case 'splits':
         return await splitsCommand(rest, io);
       case 'jobs':

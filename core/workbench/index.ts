@@ -5,7 +5,7 @@ import { TASKS, getTemplate } from '../tasks/registry.js';
 import { instantiate } from '../tasks/instance.js';
 import {
   episodeFilterValues, exportEpisodes, getScreenshot, getTree, listEpisodes, listRuns, loadTrajectory, successfulEpisodes, openStore, rolloutIterations,
-  type EpisodeId, type WritableDB,
+  type EpisodeId, type RunId, type WritableDB,
 } from '../store/index.js';
 import { pngSize } from '../store/content.js';
 import type { SessionStart, WorkbenchApi } from '../api/api.js';
@@ -21,6 +21,7 @@ import { EvaluationManager } from './evaluation/jobs.js';
 import { describeAdaptation } from './adaptation/describe.js';
 import { listAdapters } from './adaptation/adapters.js';
 import { EpisodeRewards } from './rewards.js';
+import { compareRuns, explainEpisode, runFailures } from '../analysis/index.js';
 import { RemoteJobsHost, type RemoteJobsHostDeps } from './remote-jobs.js';
 import type { SecretStore } from '../util/secret-store.js';
 import { EndpointsHost } from './endpoints.js';
@@ -219,6 +220,14 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
     getEpisodeRewards: (input) => (input.config === undefined
       ? rewards.get(input)
       : activity(`Computing rewards for episode ${input.episodeId}`, () => rewards.get(input))),
+    explainEpisode: ({ episodeId, oracle }) =>
+      activity(`Explaining episode ${episodeId}`, () => explainEpisode(db, episodeId as EpisodeId, oracle ? { oracle } : {})),
+    runFailures: ({ runId, vsRunId, oracle }) => activity(`Failure analysis of run ${runId}`, async () => {
+      const o = oracle ? { oracle } : {};
+      if (vsRunId === undefined) return { runs: [await runFailures(db, runId as RunId, o)], comparison: null };
+      const { runs, ...comparison } = await compareRuns(db, runId as RunId, vsRunId as RunId, o);
+      return { runs, comparison };
+    }),
 
     getSettings: async () => settings,
     updateSettings: async (patch) => {

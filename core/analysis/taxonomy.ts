@@ -1,0 +1,194 @@
+import { elementLabel, flattenUiTree, parseUiTree } from '../a11y/ui-tree.js';
+import { appByPackage } from '../device/app-catalog.js';
+import type { StepError, Termination } from '../episode/record.js';
+import type { StoredEpisodeStatus } from '../store/statuses.js';
+import type { Difficulty } from '../tasks/task.js';
+import type { CheckVerdict } from '../tasks/verdict.js';
+import type { Alignment, Reference } from './align.js';
+import { screensOf, typedTexts, type EpisodePath } from './path.js';
+import { stateKey } from './screen-state.js';
+
+/**
+ * The failure taxonomy (docs/failure-analysis.md "Taxonomy"): one rule per class, tried in this
+ * order. Every class whose rule matches is listed; the first is the primary class. Errors come
+ * first (the episode says nothing about the task), then causes before the symptoms they produce
+ * (a wrong app or a loop usually ends in running out of steps), the terminal symptoms last.
+ */
+export const FAILURE_CLASSES = [
+  'environment_error', 'policy_error', 'invalid_actions', 'wrong_app', 'wrong_answer', 'typed_wrong_text',
+  'not_committed', 'looping', 'declared_done_early', 'out_of_steps', 'unexplained',
+] as const;
+export type FailureClass = (typeof FAILURE_CLASSES)[number];
+
+/** Coming back to a screen this many times (and more often than on any successful path) is a loop. */
+export const LOOP_VISITS = 3;
+/** Steps on one screen that typed nothing, held this long (and longer than on any successful path), are a loop too. */
+export const STUCK_STEPS = 4;
+/** Labels of the buttons that commit an edit (Save, OK…): matched whole, case-insensitively. */
+export const COMMIT_LABEL = /^(save|ok|done|add|create|apply|set|confirm|send|update|delete|yes|submit)$/i;
+
+export interface FailureEvidence {
+  status: StoredEpisodeStatus;
+  terminatedBy: Termination | null;
+  answer: string | null;
+  error: StepError | null;
+  template: { id: string; apps: readonly string[]; kind: 'completion' | 'information_retrieval' | null; difficulty: Difficulty | null };
+  params: unknown;
+  path: EpisodePath;
+  references: readonly Reference[];
+  alignment: Alignment | null;
+  verdict?: CheckVerdict;
+}
+
+export interface FailureLabel { class: FailureClass; why: string }
+export interface Classification { primary: FailureClass; labels: FailureLabel[] }
+
+type Rule = (e: FailureEvidence) => string | null;
+
+const norm = (s: string) => s.trim().toLowerCase();
+
+/** Levenshtein distance over UTF-16 units (two rows). */
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length]!;
+}
+
+/** 1 − distance / longer length: 1 for equal strings, 0 for nothing in common. */
+export function similarity(a: string, b: string): number {
+  const x = norm(a);
+  const y = norm(b);
+  const n = Math.max(x.length, y.length);
+  return n === 0 ? 1 : 1 - editDistance(x, y) / n;
+}
+
+/** The instance's parameter values that could be typed: strings and numbers, nested ones too. */
+function paramTexts(p: unknown, out: string[] = []): string[] {
+  if (typeof p === 'string' || typeof p === 'number') out.push(String(p));
+  else if (Array.isArray(p)) for (const v of p) paramTexts(v, out);
+  else if (p !== null && typeof p === 'object') for (const v of Object.values(p)) paramTexts(v, out);
+  return out;
+}
+
+/**
+ * Per screen (exact state): how many separate times the path came to it (runs of consecutive
+ * positions count once: typing into a form keeps the screen, by design) and the longest run of
+ * steps on it that typed nothing (the same no-op again and again).
+ */
+function visits(p: EpisodePath): Map<string, { first: number; returns: number; held: number }> {
+  const out = new Map<string, { first: number; returns: number; held: number }>();
+  const screens = screensOf(p);
+  let prev: string | null = null;
+  let run = 0;
+  screens.forEach((s, i) => {
+    const k = s ? stateKey(s) : null;
+    const typed = p.steps[i]?.action?.action_type === 'input_text';
+    if (k === null) {
+      prev = null;
+      return;
+    }
+    let v = out.get(k);
+    if (!v) out.set(k, (v = { first: i, returns: 0, held: 0 }));
+    if (k !== prev) {
+      v.returns++;
+      run = 0;
+    }
+    if (i < p.steps.length && !typed) v.held = Math.max(v.held, ++run);
+    prev = k;
+  });
+  return out;
+}
+
+const clickLabel = (s: EpisodePath['steps'][number]) =>
+  (s.action?.action_type === 'click' || s.action?.action_type === 'long_press') && !s.error ? s.targetLabel ?? '' : '';
+
+const RULES: Record<FailureClass, Rule> = {
+  environment_error: (e) => (e.status === 'error' && e.terminatedBy !== 'policy_error' && e.terminatedBy !== 'stopped'
+    ? `the device failed${e.error ? `: ${e.error.name}: ${e.error.message}` : ''}` : null),
+  policy_error: (e) => (e.status === 'error' && e.terminatedBy === 'policy_error'
+    ? `the policy failed${e.error ? `: ${e.error.name}: ${e.error.message}` : ''}` : null),
+  invalid_actions: (e) => {
+    if (e.terminatedBy === 'malformed_action') return `ended on an unparseable action${e.error ? ` (${e.error.message})` : ''}`;
+    const bad = e.path.steps.filter((s) => s.error);
+    return bad.length >= Math.max(2, Math.ceil(e.path.steps.length / 3))
+      ? `${bad.length} of ${e.path.steps.length} actions were invalid or impossible (${[...new Set(bad.map((s) => s.error!.name))].join(', ')})` : null;
+  },
+  wrong_app: (e) => {
+    const seen = new Set(e.path.steps.map((s) => appByPackage(s.foreground.package)?.name).filter((n): n is string => n !== undefined));
+    const missing = e.template.apps.filter((a) => !seen.has(a));
+    const others = [...seen].filter((a) => !e.template.apps.includes(a));
+    return missing.length && others.length ? `never opened ${missing.join(', ')}; worked in ${others.join(', ')} instead` : null;
+  },
+  wrong_answer: (e) => {
+    const cond = e.verdict?.conditions.find((c) => !c.ok && /answer/i.test(c.name));
+    if (cond) return `${cond.name}: expected ${cond.expected ?? '?'}, answered ${cond.found ?? JSON.stringify(e.answer)}`;
+    return e.template.kind === 'information_retrieval' && e.answer !== null ? `answered ${JSON.stringify(e.answer)}, which the checker rejected` : null;
+  },
+  typed_wrong_text: (e) => {
+    const typed = typedTexts(e.path);
+    if (!typed.length) return null;
+    const byVerdict = e.verdict?.conditions.find((c) => !c.ok && c.found !== undefined && typed.some((t) => norm(t) === norm(c.found!) || norm(c.found!).includes(norm(t))));
+    if (byVerdict) return `${byVerdict.name}: typed ${JSON.stringify(byVerdict.found)}, expected ${JSON.stringify(byVerdict.expected ?? '?')}`;
+    const refTyped = e.references.filter((r) => r.level === 'exact').flatMap((r) => typedTexts(r.path));
+    const expected = refTyped.length ? refTyped : paramTexts(e.params).flatMap((p) => [p, ...p.split(/\s+/)]);
+    for (const t of typed) {
+      if (expected.some((x) => norm(x) === norm(t))) continue;
+      const near = expected.reduce((best, x) => (similarity(t, x) > similarity(t, best) ? x : best), '');
+      if (near && similarity(t, near) >= 0.5) return `typed ${JSON.stringify(t)} where ${refTyped.length ? 'the successful path typed' : 'the task says'} ${JSON.stringify(near)}`;
+    }
+    return null;
+  },
+  not_committed: (e) => {
+    if (e.template.kind === 'information_retrieval' || e.path.steps.some((s) => COMMIT_LABEL.test(clickLabel(s)))) return null;
+    for (const r of e.references) {
+      const j = r.path.steps.findIndex((s) => COMMIT_LABEL.test(clickLabel(s)));
+      if (j < 0) continue;
+      // Only screens it acted on: arriving at the Save screen with the last step of the budget is running out.
+      const reached = e.alignment?.onPath.slice(0, e.path.steps.length).some((hits) => hits.some((h) => h.reference === r.path.label && h.position === j));
+      if (reached) return `reached the screen where ${r.path.label} tapped "${r.path.steps[j]!.targetLabel}", and never tapped it`;
+    }
+    const lastXml = e.path.steps.at(-1)?.xml;
+    if (e.references.length || !lastXml) return null;
+    const commit = flattenUiTree(parseUiTree(lastXml)).find((el) => el.node.clickable && el.node.enabled && COMMIT_LABEL.test(elementLabel(el)));
+    if (commit) return `had "${elementLabel(commit)}" on its last screen and never tapped it`;
+    return null;
+  },
+  looping: (e) => {
+    const mine = visits(e.path);
+    const refMax = new Map<string, { returns: number; held: number }>();
+    for (const r of e.references) {
+      for (const [k, v] of visits(r.path)) {
+        const m = refMax.get(k);
+        refMax.set(k, { returns: Math.max(m?.returns ?? 0, v.returns), held: Math.max(m?.held ?? 0, v.held) });
+      }
+    }
+    for (const [k, v] of mine) {
+      const ref = refMax.get(k) ?? { returns: 0, held: 0 };
+      if (v.returns >= LOOP_VISITS && v.returns > ref.returns) return `came back to the screen of step ${v.first + 1} ${v.returns} times`;
+      if (v.held >= STUCK_STEPS && v.held > ref.held) return `stayed on the screen of step ${v.first + 1} for ${v.held} steps without typing`;
+    }
+    return null;
+  },
+  declared_done_early: (e) => {
+    if (e.terminatedBy !== 'status') return null;
+    const last = e.path.steps.at(-1)?.action;
+    return `declared the task ${last?.action_type === 'status' ? last.goal_status : 'done'} while the checker says it is not`;
+  },
+  out_of_steps: (e) => (e.terminatedBy === 'max_steps' ? `used all ${e.path.steps.length} steps` : null),
+  unexplained: (e) => `no rule matched (${e.status}${e.terminatedBy ? `, ended by ${e.terminatedBy}` : ''})`,
+};
+
+/** Classifies a failed (or errored) episode: every class whose rule matches, in FAILURE_CLASSES order; the first is primary. */
+export function classifyFailure(e: FailureEvidence): Classification {
+  const labels: FailureLabel[] = [];
+  for (const c of FAILURE_CLASSES) {
+    if (c === 'unexplained' && labels.length) break;
+    const why = RULES[c](e);
+    if (why !== null) labels.push({ class: c, why });
+  }
+  return { primary: labels[0]!.class, labels };
+}

@@ -1,0 +1,146 @@
+import { describe, expect, it } from 'vitest';
+import { serializeUiTree, type UiNode } from '../../core/a11y/ui-tree.js';
+import type { Action } from '../../core/actions/schema.js';
+import { align, type Reference } from '../../core/analysis/align.js';
+import type { EpisodePath, PathStep } from '../../core/analysis/path.js';
+import { classifyFailure, FAILURE_CLASSES, type FailureClass, type FailureEvidence } from '../../core/analysis/taxonomy.js';
+
+/** Constructed episodes: small screens, steps and how they ended, one per failure class. */
+const CONTACTS = 'com.google.android.contacts';
+const SETTINGS = 'com.android.settings';
+
+function node(text: string, over: Partial<UiNode> = {}): UiNode {
+  return {
+    index: 0, text, resourceId: '', className: 'android.widget.TextView', packageName: CONTACTS, contentDesc: '', checkable: false,
+    checked: false, clickable: false, enabled: true, focusable: false, focused: false, scrollable: false, longClickable: false, password: false,
+    selected: false, bounds: { left: 0, top: 0, right: 100, bottom: 100 }, naf: false, children: [], ...over,
+  };
+}
+/** A screen of one app: a root holding these nodes. */
+const screen = (pkg: string, ...children: UiNode[]) =>
+  serializeUiTree({ rotation: 0, roots: [node('', { className: 'android.widget.FrameLayout', packageName: pkg, children: children.map((c) => ({ ...c, packageName: pkg })) })] });
+
+const LIST = screen(CONTACTS, node('Contacts'), node('Create contact', { className: 'android.widget.Button', clickable: true }));
+const FORM = screen(CONTACTS, node('Create contact'), node('Save', { className: 'android.widget.Button', clickable: true }), node('', { className: 'android.widget.EditText', resourceId: 'x:id/phone' }));
+const SAVED = screen(CONTACTS, node('Zoe Ito'), node('771-226-2741'));
+const HOME = screen('com.google.android.apps.nexuslauncher', node('Contacts', { clickable: true }));
+const SETTINGS_MAIN = screen(SETTINGS, node('Network & internet', { clickable: true }));
+
+const step = (index: number, xml: string, action: Action, extra: Partial<PathStep> = {}): PathStep => ({
+  index, foreground: { package: /package="([^"]+)"/.exec(xml)![1]!, activity: 'A' }, xml, action, description: JSON.stringify(action), ...extra,
+});
+const path = (label: string, steps: PathStep[], finalXml: string | null): EpisodePath => ({ label, episodeId: null, seed: 1, steps: steps.map((s, i) => ({ ...s, index: i })), finalXml });
+
+const tap = (_label: string): Action => ({ action_type: 'click', index: 1 });
+const type = (text: string): Action => ({ action_type: 'input_text', text });
+const done: Action = { action_type: 'status', goal_status: 'complete' };
+
+/** The oracle's way: open Contacts, create, type the number, Save, done. */
+const success = path('oracle', [
+  step(0, HOME, { action_type: 'open_app', app_name: 'Contacts' }), step(0, LIST, tap('Create contact'), { targetLabel: 'Create contact' }),
+  step(0, FORM, type('771-226-2741')), step(0, FORM, tap('Save'), { targetLabel: 'Save' }), step(0, SAVED, done),
+], SAVED);
+const refs: Reference[] = [{ path: success, level: 'exact' }];
+
+function evidence(p: EpisodePath, over: Partial<FailureEvidence> = {}): FailureEvidence {
+  const references = over.references ?? refs;
+  return {
+    status: 'failure', terminatedBy: 'status', answer: null, error: null,
+    template: { id: 'ContactsAddContact', apps: ['Contacts'], kind: 'completion', difficulty: 'easy' },
+    params: { name: 'Zoe Ito', number: '771-226-2741' }, path: p, references, alignment: align(p, references), ...over,
+  };
+}
+const primary = (e: FailureEvidence): FailureClass => classifyFailure(e).primary;
+
+describe('the failure taxonomy: one constructed episode per class', () => {
+  it('environment_error: the device failed', () => {
+    expect(primary(evidence(path('f', [], null), { status: 'error', terminatedBy: 'environment_error', error: { name: 'EnvironmentError', message: 'observe: adb gone' } }))).toBe('environment_error');
+  });
+
+  it('policy_error: the policy failed', () => {
+    expect(primary(evidence(path('f', [step(0, HOME, done)], HOME), { status: 'error', terminatedBy: 'policy_error', error: { name: 'VlmEndpointError', message: 'timeout' } }))).toBe('policy_error');
+  });
+
+  it('invalid_actions: most actions could not be carried out, or one could not be parsed', () => {
+    const bad = { error: { name: 'ElementIndexError', message: 'no element 99' } };
+    const p = path('f', [step(0, HOME, tap('x'), bad), step(0, HOME, tap('x'), bad), step(0, HOME, { action_type: 'wait' }), step(0, HOME, done)], HOME);
+    const c = classifyFailure(evidence(p));
+    expect(c.primary).toBe('invalid_actions');
+    expect(c.labels[0]!.why).toContain('2 of 4 actions were invalid or impossible (ElementIndexError)');
+    expect(primary(evidence(path('f', [step(0, HOME, { action_type: 'wait' })], HOME), { terminatedBy: 'malformed_action' }))).toBe('invalid_actions');
+  });
+
+  it('wrong_app: the task\'s app never in front, another one was', () => {
+    const p = path('f', [step(0, HOME, { action_type: 'open_app', app_name: 'Settings' }), step(0, SETTINGS_MAIN, done)], SETTINGS_MAIN);
+    const c = classifyFailure(evidence(p));
+    expect(c.primary).toBe('wrong_app');
+    expect(c.labels[0]!.why).toBe('never opened Contacts; worked in Settings instead');
+  });
+
+  it('wrong_answer: an information task answered wrongly (the checker\'s condition when stored)', () => {
+    const p = path('f', [step(0, HOME, { action_type: 'open_app', app_name: 'Contacts' }), step(0, LIST, { action_type: 'answer', text: '4' })], LIST);
+    const ir = { template: { id: 'ContactsCount', apps: ['Contacts'], kind: 'information_retrieval' as const, difficulty: 'easy' as const } };
+    expect(primary(evidence(p, { ...ir, terminatedBy: 'answer', answer: '4', references: [] }))).toBe('wrong_answer');
+    const c = classifyFailure(evidence(p, { ...ir, terminatedBy: 'answer', answer: '4', verdict: { ok: false, conditions: [{ name: 'answer equals 3', ok: false, expected: '3', found: '4' }] } }));
+    expect(c.labels[0]).toEqual({ class: 'wrong_answer', why: 'answer equals 3: expected 3, answered 4' });
+  });
+
+  it('typed_wrong_text: typed something near what the successful path typed', () => {
+    const SAVED_WRONG = screen(CONTACTS, node('Zoe Ito'), node('771-226-2714'));
+    const p = path('f', [
+      step(0, HOME, { action_type: 'open_app', app_name: 'Contacts' }), step(0, LIST, tap('Create contact'), { targetLabel: 'Create contact' }),
+      step(0, FORM, type('771-226-2714')), step(0, FORM, tap('Save'), { targetLabel: 'Save' }), step(0, SAVED_WRONG, done),
+    ], SAVED_WRONG);
+    const c = classifyFailure(evidence(p));
+    expect(c.primary).toBe('typed_wrong_text');
+    expect(c.labels[0]!.why).toBe('typed "771-226-2714" where the successful path typed "771-226-2741"');
+    // Without a successful path, the instance's parameters say what to type.
+    expect(primary(evidence(p, { references: [] }))).toBe('typed_wrong_text');
+  });
+
+  it('not_committed: reached the screen where the success tapped Save, never tapped it', () => {
+    const p = path('f', [
+      step(0, HOME, { action_type: 'open_app', app_name: 'Contacts' }), step(0, LIST, tap('Create contact'), { targetLabel: 'Create contact' }),
+      step(0, FORM, type('771-226-2741')), step(0, FORM, done),
+    ], FORM);
+    const c = classifyFailure(evidence(p));
+    expect(c.primary).toBe('not_committed');
+    expect(c.labels.map((l) => l.class)).toEqual(['not_committed', 'declared_done_early']);
+    // Without a successful path: it ended with Save on screen.
+    expect(classifyFailure(evidence(p, { references: [] })).labels[0]!.why).toBe('had "Save" on its last screen and never tapped it');
+  });
+
+  it('looping: a screen came back to LOOP_VISITS times, more often than on the successful path', () => {
+    const p = path('f', [
+      step(0, HOME, { action_type: 'open_app', app_name: 'Contacts' }), step(0, LIST, { action_type: 'navigate_back' }),
+      step(0, HOME, { action_type: 'open_app', app_name: 'Contacts' }), step(0, LIST, { action_type: 'navigate_back' }),
+      step(0, HOME, { action_type: 'open_app', app_name: 'Contacts' }),
+    ], LIST);
+    const c = classifyFailure(evidence(p, { terminatedBy: 'max_steps' }));
+    expect(c.primary).toBe('looping');
+    expect(c.labels.map((l) => l.class)).toEqual(['looping', 'out_of_steps']);
+    expect(c.labels[0]!.why).toBe('came back to the screen of step 1 3 times');
+    // The same no-op on one screen again and again is stuck too.
+    const wait: Action = { action_type: 'wait' };
+    const stuck = path('f', [step(0, HOME, { action_type: 'open_app', app_name: 'Contacts' }), ...[0, 1, 2, 3].map(() => step(0, LIST, wait))], LIST);
+    expect(classifyFailure(evidence(stuck, { terminatedBy: 'max_steps' })).labels[0]).toEqual({ class: 'looping', why: 'stayed on the screen of step 2 for 4 steps without typing' });
+  });
+
+  it('declared_done_early: said complete on the way', () => {
+    const p = path('f', [step(0, HOME, { action_type: 'open_app', app_name: 'Contacts' }), step(0, LIST, done)], LIST);
+    const c = classifyFailure(evidence(p));
+    expect(c.primary).toBe('declared_done_early');
+    expect(c.labels[0]!.why).toBe('declared the task complete while the checker says it is not');
+  });
+
+  it('out_of_steps: the budget ran out on distinct screens', () => {
+    const p = path('f', [step(0, HOME, { action_type: 'open_app', app_name: 'Contacts' }), step(0, LIST, tap('Create contact'), { targetLabel: 'Create contact' })], FORM);
+    expect(primary(evidence(p, { terminatedBy: 'max_steps' }))).toBe('out_of_steps');
+  });
+
+  it('unexplained: nothing matched, and it says how the episode ended', () => {
+    const c = classifyFailure(evidence(path('f', [step(0, HOME, { action_type: 'wait' })], HOME), { terminatedBy: 'policy_done' }));
+    expect(c).toEqual({ primary: 'unexplained', labels: [{ class: 'unexplained', why: 'no rule matched (failure, ended by policy_done)' }] });
+    expect(FAILURE_CLASSES.at(-1)).toBe('unexplained');
+  });
+});
