@@ -3,8 +3,8 @@
  * error map (`schema.safeParse(v, PLAIN_ISSUES)`), it words every zod default ("Too small: expected
  * number to be >=1") as what the field must be ("must be a whole number ≥ 1, got 0"); a message a
  * schema gives itself wins over it (zod's precedence). The text names no field: the CLI prints
- * `batchSize: must be …` (issueLines) and a form puts `issueSentence` ("Batch size must be …") next
- * to the field. No zod import: the renderer's bundle may include this.
+ * `batchSize: must be …` (issueLines) and a form puts the field's name in front ("Batch size must
+ * be …", renderer/src/store/issues.ts) next to the field. No zod import.
  */
 
 /** The fields of zod's raw issue (what an error map is given) that the wording reads. */
@@ -111,20 +111,3 @@ export function plainIssueMessage(iss: RawIssueLike): string | undefined {
 
 /** A parse's options that word its problems plainly: `schema.safeParse(value, PLAIN_ISSUES)`. */
 export const PLAIN_ISSUES = { error: plainIssueMessage } as const;
-
-/** A field's name as words: `batchSize` → "Batch size"; the last named key of a dotted path (`loss.clipEps` → "Clip eps"). */
-export function fieldLabel(path: string): string {
-  const key = path.split('.').filter((k) => k !== '' && !/^\d+$/.test(k)).at(-1);
-  if (!key) return 'The input';
-  const words = key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/[_-]+/g, ' ').toLowerCase();
-  return words.charAt(0).toUpperCase() + words.slice(1);
-}
-
-/**
- * A field's problem as a sentence for the place next to the field: "Batch size must be a whole
- * number ≥ 1, got 0"; a message that is not a predicate ("a SHA-256 hex digest") after a colon.
- */
-export function issueSentence(path: string, message: string): string {
-  if (path === '') return message.charAt(0).toUpperCase() + message.slice(1);
-  return /^(must|is|has|does|cannot|should) /.test(message) ? `${fieldLabel(path)} ${message}` : `${fieldLabel(path)}: ${message}`;
-}

@@ -133,7 +133,7 @@ interface Entry {
   /** A copy of the info, with the pending override refreshed. */
   snapshot(): SessionInfo;
   emit(e: SessionEvent): void;
-  /** The person chooses every action (the manual policy): Run is refused. */
+  /** The person chooses every action (the manual policy, not a replay's hold): Run is refused. */
   byHand: boolean;
 }
 
@@ -166,7 +166,9 @@ export class SessionManager {
 
   async start(input: SessionStart, defaults: { screenshots: 'none' | 'half' | 'full'; maxSteps: number | null }): Promise<SessionInfo> {
     uniqueIds(input.breakpoints ?? []);
-    if (input.run && input.policy === 'manual') throw new ManualRunError(null);
+    // Replay on device (`from`) runs its recorded steps, then holds for the person: that Run is the replay's.
+    const byHand = input.policy === 'manual' && input.from === undefined;
+    if (input.run && byHand) throw new ManualRunError(null);
     const busy = this.sessionOf(input.serial);
     if (busy) throw new DeviceBusyError(input.serial, busy);
     const device = await this.deps.devices.require(input.serial);
@@ -208,7 +210,7 @@ export class SessionManager {
       info.pendingOverride = controller.pending();
       return structuredClone(info);
     };
-    const entry: Entry = { info, controller, listeners, snapshot, emit, byHand: input.policy === 'manual' };
+    const entry: Entry = { info, controller, listeners, snapshot, emit, byHand };
     this.sessions.set(id, entry);
 
     controller.on('onState', ({ state }) => {

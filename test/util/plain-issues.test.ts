@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { fieldLabel, issueSentence, PLAIN_ISSUES } from '../../core/util/plain-issues.js';
+import { PLAIN_ISSUES } from '../../core/util/plain-issues.js';
+import { fieldLabel, issueSentence } from '../../renderer/src/store/issues.js';
 import { parseTrainConfig, TrainConfigError } from '../../core/rl/config.js';
 import { ApiInputError, parseInput } from '../../core/api/inputs.js';
 

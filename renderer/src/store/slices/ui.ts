@@ -3,7 +3,7 @@ import type { WorkbenchApi } from '../../../../core/api/api.js';
 import type { Activity } from '../../../../core/api/types.js';
 import type { ConnectionState } from '../../api/client.js';
 import type { AppState } from '../index.js';
-import { issueSentence } from '../../../../core/util/plain-issues.js';
+import { issuesOf } from '../issues.js';
 
 /** In the navigation's order; each view's Ctrl/Cmd+N shortcut is its command's (Training is 6, Adaptation 7, Jobs 8, Settings keeps 5). */
 export const VIEWS = ['devices', 'live', 'agent', 'trajectories', 'training', 'adaptation', 'jobs', 'settings'] as const;
@@ -43,18 +43,6 @@ export interface UiSlice {
 }
 
 let nextError = 1;
-
-/** A validation error's problems by field path, each as the sentence shown next to its field; null for an error without them. */
-export function issuesOf(e: unknown): Record<string, string> | null {
-  const issues = (e as { issues?: Array<{ path: string; message: string }> } | null)?.issues;
-  if (!Array.isArray(issues) || issues.length === 0) return null;
-  const out: Record<string, string> = {};
-  for (const i of issues) {
-    const text = issueSentence(i.path, i.message);
-    out[i.path] = out[i.path] ? `${out[i.path]}; ${text}` : text;
-  }
-  return out;
-}
 
 export const createUiSlice = (api: WorkbenchApi): StateCreator<AppState, [], [], UiSlice> => (set, get) => ({
   view: 'devices',
