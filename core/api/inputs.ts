@@ -14,6 +14,7 @@ import { REMOTE_SUBMIT_KINDS } from './job-types.js';
 import { fieldIssues, formatIssues } from '../util/zod-issues.js';
 import { VLM_FORMAT_IDS } from '../policy/vlm/format.js';
 import { COORDINATE_SPACES } from '../policy/vlm/geometry.js';
+import { PLAIN_ISSUES } from '../util/plain-issues.js';
 
 /**
  * The input schema of every API member: the bridge validates each call and subscription against it
@@ -172,6 +173,7 @@ export const API_INPUTS: Schemas = {
   saveTrainer: z.strictObject({
     name: z.string().min(1).max(64), baseUrl: z.string().min(1).max(2000), token: z.string().min(1).max(4096).optional(),
     kind: z.enum(['trainer', 'ray']).optional(), resultsDir: z.string().min(1).max(4096).optional(), gpus: z.int().min(0).max(1024).optional(),
+    saveAnyway: z.boolean().optional(),
   }),
   removeTrainer: z.strictObject({ name: z.string().min(1).max(64) }),
   listRemoteJobs: none,
@@ -225,7 +227,7 @@ export function isApiMember(name: string): boolean {
 export function parseInput(member: string, input: unknown): unknown {
   const schema = isApiMember(member) ? (API_INPUTS as Record<string, z.ZodType>)[member] : undefined;
   if (!schema) throw new ApiInputError(member, [{ path: '', message: 'no such API member' }]);
-  const r = schema.safeParse(input);
+  const r = schema.safeParse(input, PLAIN_ISSUES);
   if (!r.success) throw new ApiInputError(member, fieldIssues(r.error.issues));
   return r.data;
 }

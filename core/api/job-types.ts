@@ -18,6 +18,8 @@ export interface TrainerSave {
   resultsDir?: string;
   /** ray: GPUs each job reserves (default 1). */
   gpus?: number;
+  /** Save without checking that the trainer answers (one that is off now): otherwise an unreachable one is refused (TrainerCheckError). */
+  saveAnyway?: boolean;
 }
 
 /** The job kinds the workbench builds bundles for from the UI (VLM kinds need episodes and a served model: CLI). */

@@ -1,6 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { z } from 'zod';
 import { issueLines } from '../util/zod-issues.js';
+import { PLAIN_ISSUES } from '../util/plain-issues.js';
 
 /** A bad command line: the message is for the user, the exit code is 2 (as most CLIs use). */
 export class UsageError extends Error {
@@ -24,7 +25,7 @@ export function parseFlags<S extends z.ZodType>(argv: string[], options: Options
     // Node's messages can run over several lines ("argument is ambiguous.\nDid you forget …"): one line here.
     throw new UsageError((e as Error).message.replace(/^TypeError \[[A-Z_]+\]: /, '').replace(/\s*\n\s*/g, ' '));
   }
-  const r = schema.safeParse(parsed.values);
+  const r = schema.safeParse(parsed.values, PLAIN_ISSUES);
   if (!r.success) {
     throw new UsageError(issueLines(r.error.issues).map((l) => `--${l}`).join('\n'));
   }

@@ -12,6 +12,7 @@ import { OnnxPolicyDimsError, OnnxPolicyFileError, OnnxPolicyModel, OnnxRuntimeU
 import { UsageError, type Options } from './args.js';
 import { dataDir } from '../util/data-dir.js';
 import { formatIssues } from '../util/zod-issues.js';
+import { PLAIN_ISSUES } from '../util/plain-issues.js';
 
 /** Policies a suite can run unattended (in worker threads too); each is a registry kind (core/policy/registry.ts). */
 export const SUITE_POLICIES = ['oracle', 'random'] as const satisfies readonly PolicyName[];
@@ -152,7 +153,7 @@ export function vlmSettingsFromFlags(v: VlmFlags, profiles: EndpointProfiles = E
     delete merged.promptTemplateText;
   }
   if (v['prompt-language']) merged.promptLanguage = v['prompt-language'];
-  const r = VlmPolicySettings.safeParse(merged);
+  const r = VlmPolicySettings.safeParse(merged, PLAIN_ISSUES);
   if (!r.success) throw new UsageError(`VLM settings: ${formatIssues(r.error.issues, { root: '(settings)' })}`);
   return loadedTemplate(r.data);
 }
@@ -179,7 +180,7 @@ export function storableVlmSettings(s: VlmPolicySettings, profile?: string): Rec
  */
 export function vlmSettingsForResume(stored: Record<string, unknown>, profiles: EndpointProfiles = EndpointProfiles.inDataDir(dataDir())): VlmPolicySettings {
   const { profile, ...rest } = stored;
-  const r = VlmPolicySettings.safeParse(rest);
+  const r = VlmPolicySettings.safeParse(rest, PLAIN_ISSUES);
   if (!r.success) throw new UsageError(`The run's recorded VLM settings do not read: ${formatIssues(r.error.issues)}`);
   if (typeof profile === 'string' && !r.data.endpoint.apiKeyEnv) {
     const key = profiles.key(profile);

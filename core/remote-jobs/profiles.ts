@@ -5,6 +5,7 @@ import { PlainFileSecretStore, SECRETS_FILE, secretName, type SecretStore } from
 import { assertNever } from '../util/errors.js';
 import { formatIssues } from '../util/zod-issues.js';
 import { TrainerProfileError } from './errors.js';
+import { PLAIN_ISSUES } from '../util/plain-issues.js';
 
 /**
  * Trainer profiles: name → base URL in <dataDir>/trainers.json (mode 0600, written atomically), and
@@ -124,11 +125,16 @@ export class TrainerProfiles {
     return { ...entry, token };
   }
 
+  /** A profile checked against the schema and the kinds' rules (TrainerProfileError listing every problem). */
+  static validate(profile: TrainerProfile): TrainerProfile {
+    const r = TrainerProfileSchema.safeParse(profile, PLAIN_ISSUES);
+    if (!r.success) throw new TrainerProfileError(String(profile.name), formatIssues(r.error.issues));
+    return r.data;
+  }
+
   /** Adds or replaces a profile: the token to the secret store first (a refused token saves nothing), then the file. */
   put(profile: TrainerProfile): void {
-    const r = TrainerProfileSchema.safeParse(profile);
-    if (!r.success) throw new TrainerProfileError(String(profile.name), formatIssues(r.error.issues));
-    const { token, ...entry } = r.data;
+    const { token, ...entry } = TrainerProfiles.validate(profile);
     // Read first: an older file's inline token moves to the store on reading, and must not overwrite this one.
     const trainers = this.store.read();
     if (token !== undefined) this.store.setSecret(entry.name, token);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { issueLines } from '../util/zod-issues.js';
+import { PLAIN_ISSUES } from '../util/plain-issues.js';
 
 /**
  * The wire types of docs/trainer-protocol.md (the remote trainer service). Responses are parsed
@@ -117,12 +118,12 @@ export function parseJobConfig(kind: JobKind, input: unknown): Record<string, un
     if (input === undefined || input === null) return {};
     if (typeof input !== 'object' || Array.isArray(input)) throw new JobConfigError(kind, [`expected an object, got ${JSON.stringify(input)}`]);
     if (kind === 'vlm-sft' || kind === 'vlm-grpo') {
-      const r = VlmJobPixelsSchema.safeParse(input);
+      const r = VlmJobPixelsSchema.safeParse(input, PLAIN_ISSUES);
       if (!r.success) throw new JobConfigError(kind, issueLines(r.error.issues, { root: '(root)' }));
     }
     return input as Record<string, unknown>;
   }
-  const r = schema.safeParse(input ?? {});
+  const r = schema.safeParse(input ?? {}, PLAIN_ISSUES);
   if (!r.success) throw new JobConfigError(kind, issueLines(r.error.issues, { root: '(root)' }));
   return r.data;
 }

@@ -6,6 +6,7 @@ import { TrainConfigSchema } from './config.js';
 import type { AdvantageOptions, BatchLossOptions } from './grpo.js';
 import { SftConfigSchema } from './sft.js';
 import { issueLines } from '../util/zod-issues.js';
+import { PLAIN_ISSUES } from '../util/plain-issues.js';
 
 /**
  * The hyper-parameters of one per-app adaptation (docs/adaptation.md): what is adapted, how many
@@ -69,7 +70,7 @@ export class AdaptConfigError extends WorkbenchError {
 
 /** Validates and fills defaults, listing every problem. */
 export function parseAdaptConfig(input: unknown): AdaptConfig {
-  const r = AdaptConfigSchema.safeParse(input ?? {});
+  const r = AdaptConfigSchema.safeParse(input ?? {}, PLAIN_ISSUES);
   if (!r.success) throw new AdaptConfigError(issueLines(r.error.issues, { root: '(config)' }));
   const c = r.data;
   if (c.grpo.loss.clipEpsHigh !== null && c.grpo.loss.clipEpsHigh < c.grpo.loss.clipEps) {

@@ -8,6 +8,7 @@ import { REWARD_CREDITS } from './credit.js';
 import type { CurriculumOptions } from './curriculum.js';
 import type { AdvantageOptions, BatchLossOptions } from './grpo.js';
 import { issueLines } from '../util/zod-issues.js';
+import { PLAIN_ISSUES } from '../util/plain-issues.js';
 
 /**
  * One typed config for a GRPO / AdaGRPO training run: the single source for validation, defaults,
@@ -189,7 +190,7 @@ export function parseTrainConfig(input: unknown): TrainConfig {
       throw new TrainConfigError([`not JSON: ${(e as Error).message}`]);
     }
   }
-  const r = TrainConfigSchema.safeParse(value ?? {});
+  const r = TrainConfigSchema.safeParse(value ?? {}, PLAIN_ISSUES);
   if (!r.success) throw new TrainConfigError(issueLines(r.error.issues, { root: '(config)' }));
   const problems = crossFieldProblems(r.data);
   if (problems.length) throw new TrainConfigError(problems);

@@ -6,6 +6,7 @@ import { assertNever } from '../util/errors.js';
 import { createRng } from '../util/rng.js';
 import type { Demonstration } from './demonstrations.js';
 import { scorerParameters, type TrainedScorer } from './trained-scorer.js';
+import { PLAIN_ISSUES } from '../util/plain-issues.js';
 
 /**
  * Supervised fine-tuning (behaviour cloning) of the builtin policy on demonstrations (demonstrations.ts):
@@ -32,7 +33,7 @@ export class SftConfigError extends Error {
 }
 
 export function parseSftConfig(input: unknown): SftConfig {
-  const r = SftConfigSchema.safeParse(input ?? {});
+  const r = SftConfigSchema.safeParse(input ?? {}, PLAIN_ISSUES);
   if (!r.success) throw new SftConfigError(input, issueLines(r.error.issues, { root: '(root)' }));
   return r.data;
 }

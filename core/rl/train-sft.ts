@@ -15,6 +15,7 @@ import { createRng } from '../util/rng.js';
 import { issueLines } from '../util/zod-issues.js';
 import { collectDemonstrations, type DemonstrationSet } from './demonstrations.js';
 import { behaviourClone, SftConfigSchema, storedSftMetrics, type SftEpochMetrics } from './sft.js';
+import { PLAIN_ISSUES } from '../util/plain-issues.js';
 
 /**
  * An SFT run of the builtin policy from one config: oracle demonstrations of the config's task
@@ -49,7 +50,7 @@ export class TrainSftConfigError extends Error {
 
 /** Parses and checks a config, schema and template ids together, so one run lists every problem. */
 export function parseTrainSftConfig(input: unknown): TrainSftConfig {
-  const r = TrainSftConfigSchema.safeParse(input ?? {});
+  const r = TrainSftConfigSchema.safeParse(input ?? {}, PLAIN_ISSUES);
   const problems = r.success ? [] : issueLines(r.error.issues, { root: '(root)' });
   if (r.success && r.data.templates) {
     const inPart = new Set(splitTemplates(TASKS, r.data.split, r.data.part === 'adapt' ? 'test' : r.data.part).map((t) => t.id));

@@ -11,6 +11,7 @@ import { WorkbenchError } from '../util/errors.js';
 import { redact } from '../llm/redact.js';
 import type { EndpointInfo, EndpointSave, EndpointTestResult } from '../api/endpoint-types.js';
 import { formatIssues, issuePath } from '../util/zod-issues.js';
+import { PLAIN_ISSUES } from '../util/plain-issues.js';
 
 /**
  * The workbench's VLM endpoint profiles (docs/policy-vlm.md "Endpoint profiles", docs/ui.md
@@ -55,7 +56,7 @@ function checkSettings(name: string, settings: unknown, apiKey: string | null | 
     // Not echoed: it is a key typed into the wrong place.
     throw new EndpointSettingsError(name, [{ path: 'endpoint.apiKey', message: 'a profile never stores the key in its settings: send it as apiKey' }]);
   }
-  const r = VlmPolicySettings.safeParse(settings);
+  const r = VlmPolicySettings.safeParse(settings, PLAIN_ISSUES);
   if (!r.success) {
     throw new EndpointSettingsError(name, r.error.issues.map((i) => {
       const v = valueAt(settings, i.path);

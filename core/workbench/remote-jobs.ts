@@ -5,6 +5,7 @@ import { parseJobConfig } from '../remote-jobs/protocol.js';
 import { isRewardJobKind } from '../remote-jobs/prepare-rewards.js';
 import { registerRewardModel } from '../remote-jobs/register-reward.js';
 import { TrainerProfiles } from '../remote-jobs/profiles.js';
+import { checkTrainerReachable } from '../remote-jobs/reach.js';
 import { RemoteJobs, type RemoteJobsDeps } from '../remote-jobs/remote.js';
 import type { WritableDB } from '../store/db.js';
 import type { EpisodeId } from '../store/ids.js';
@@ -68,10 +69,15 @@ export class RemoteJobsHost {
     return this.profiles().list();
   }
 
-  /** Returns once the token is stored (the app's keychain writes later: a failed write rejects). */
-  async saveTrainer(p: TrainerSave): Promise<PublicTrainerProfile[]> {
+  /**
+   * Checks the profile, then that it answers (TrainerCheckError, unless `saveAnyway`: a trainer that
+   * is off now), then stores it. Returns once the token is stored (the app's keychain writes later: a failed write rejects).
+   */
+  async saveTrainer({ saveAnyway, ...p }: TrainerSave): Promise<PublicTrainerProfile[]> {
+    const profile = TrainerProfiles.validate(p);
+    if (!saveAnyway) await checkTrainerReachable(profile, { then: 'or save anyway to keep a trainer that is off now' });
     const profiles = this.profiles();
-    profiles.put(p);
+    profiles.put(profile);
     await profiles.settled();
     return this.trainers();
   }
@@ -87,10 +93,10 @@ export class RemoteJobsHost {
     return this.jobs().list().map(toInfo);
   }
 
-  /** Builds the bundle, uploads, submits, then follows the job in the background. */
+  /** Checks that the trainer answers (before the bundle is built and hashed), builds the bundle, uploads, submits, then follows the job in the background. */
   async submit(input: RemoteJobSubmit): Promise<RemoteJobInfo> {
     const jobs = this.jobs();
-    jobs.profiles.get(input.trainer);
+    const profile = jobs.profiles.get(input.trainer);
     const config = parseJobConfig(input.kind, input.config);
     const dataDir = this.deps.dataDir();
     let init: string | undefined;
@@ -101,6 +107,8 @@ export class RemoteJobsHost {
       }
       init = resolve(dataDir, input.init);
     }
+    // A dead URL is said now, plainly, not after the bundle's hash and an upload's retries.
+    await checkTrainerReachable(profile, { then: 'or correct the trainer profile (Jobs → Trainers)' });
     const dir = join(dataDir, 'jobs', 'bundles');
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `bundle-${process.pid}-${Date.now()}.tar`);

@@ -47,6 +47,14 @@ export class SessionStateError extends Error {
   }
 }
 
+/** The manual policy proposes `wait` until the person chooses: running it would record a string of waits as a failed episode. */
+export class ManualRunError extends Error {
+  override name = 'ManualRunError';
+  constructor(readonly sessionId: string | null) {
+    super(`The manual policy is stepped by you${sessionId ? ` (session ${sessionId})` : ''}: choose an action on the screen or in the list, then Step; Run would only record "wait" steps`);
+  }
+}
+
 export class DuplicateBreakpointError extends Error {
   override name = 'DuplicateBreakpointError';
   constructor(readonly ids: string[]) {
@@ -125,6 +133,8 @@ interface Entry {
   /** A copy of the info, with the pending override refreshed. */
   snapshot(): SessionInfo;
   emit(e: SessionEvent): void;
+  /** The person chooses every action (the manual policy, not a replay's hold): Run is refused. */
+  byHand: boolean;
 }
 
 /** How many finished sessions are kept for the UI to look at. */
@@ -156,6 +166,9 @@ export class SessionManager {
 
   async start(input: SessionStart, defaults: { screenshots: 'none' | 'half' | 'full'; maxSteps: number | null }): Promise<SessionInfo> {
     uniqueIds(input.breakpoints ?? []);
+    // Replay on device (`from`) runs its recorded steps, then holds for the person: that Run is the replay's.
+    const byHand = input.policy === 'manual' && input.from === undefined;
+    if (input.run && byHand) throw new ManualRunError(null);
     const busy = this.sessionOf(input.serial);
     if (busy) throw new DeviceBusyError(input.serial, busy);
     const device = await this.deps.devices.require(input.serial);
@@ -197,7 +210,7 @@ export class SessionManager {
       info.pendingOverride = controller.pending();
       return structuredClone(info);
     };
-    const entry: Entry = { info, controller, listeners, snapshot, emit };
+    const entry: Entry = { info, controller, listeners, snapshot, emit, byHand };
     this.sessions.set(id, entry);
 
     controller.on('onState', ({ state }) => {
@@ -283,13 +296,14 @@ export class SessionManager {
   }
 
   control(id: string, command: SessionCommand): SessionInfo {
-    const { controller, info, snapshot } = this.entry(id);
+    const { controller, info, snapshot, byHand } = this.entry(id);
     if (info.state === 'finished') throw new SessionStateError(id, command, 'finished');
     switch (command) {
       case 'step':
         controller.step();
         break;
       case 'run':
+        if (byHand) throw new ManualRunError(id);
         controller.run();
         break;
       case 'pause':

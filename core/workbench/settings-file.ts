@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { defaultSettings, SettingsSchema, type Settings } from '../api/settings.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { formatIssues } from '../util/zod-issues.js';
+import { PLAIN_ISSUES } from '../util/plain-issues.js';
 
 export class SettingsFileError extends Error {
   override name = 'SettingsFileError';
@@ -35,7 +36,7 @@ export class SettingsFile {
     } catch (e) {
       throw new SettingsFileError(this.path, `not JSON: ${(e as Error).message}`);
     }
-    const r = SettingsSchema.safeParse({ ...defaultSettings(dataDir), ...(json as object) });
+    const r = SettingsSchema.safeParse({ ...defaultSettings(dataDir), ...(json as object) }, PLAIN_ISSUES);
     if (!r.success) throw new SettingsFileError(this.path, formatIssues(r.error.issues));
     return r.data;
   }

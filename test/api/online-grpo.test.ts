@@ -129,7 +129,7 @@ describe.skipIf(skip !== null)('online GRPO in the workbench API, against the re
   it('refusals name their field and leave no run: a path for init (input schema), a checkpoint that is not registered, an unknown trainer, a bad trainer config field', async () => {
     const runsBefore = (await wb.listTrainingRuns({})).length;
     expect(() => parseInput('startOnlineGrpo', { trainer: 'local', policy: { kind: 'builtin', init: '../x.json' }, iterations: 1 })).toThrow(ApiInputError);
-    expect(() => parseInput('startOnlineGrpo', { trainer: 'local', policy: { kind: 'vlm', endpoint: 'x', baseModel: 'm', apiKey: KEY }, iterations: 1 })).toThrow(/policy: Unrecognized key/);
+    expect(() => parseInput('startOnlineGrpo', { trainer: 'local', policy: { kind: 'vlm', endpoint: 'x', baseModel: 'm', apiKey: KEY }, iterations: 1 })).toThrow(/policy: unknown field "apiKey"/);
     await expect(start({ trainer: 'local', policy: { kind: 'builtin', init: 'nope.json' }, iterations: 1 }))
       .rejects.toMatchObject({ name: 'OnlineGrpoInputError', issues: [{ path: 'policy.init', message: expect.stringMatching(/not a file in .*policies.*\(got "nope.json"\)/) }] });
     await expect(start({ trainer: 'elsewhere', policy: { kind: 'builtin' }, iterations: 1 }))

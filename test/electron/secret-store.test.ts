@@ -172,7 +172,7 @@ describe('trainer tokens in the app: the same secret store as endpoint keys (fak
       expect(readFileSync(trainersFile(), 'utf8')).not.toContain('old-token-SECRET');
       expect(SafeStorageSecretStore.inDataDir(dir, fakeSafeStorage()).get('trainer:old')).toBe('old-token-SECRET');
 
-      const list = await wb.saveTrainer({ name: 'gpu', baseUrl: 'http://127.0.0.1:9', token: TOKEN });
+      const list = await wb.saveTrainer({ name: 'gpu', baseUrl: 'http://127.0.0.1:9', token: TOKEN, saveAnyway: true });
       expect(list).toEqual([{ name: 'gpu', baseUrl: 'http://127.0.0.1:9', hasToken: true }, { name: 'old', baseUrl: 'http://127.0.0.1:9', hasToken: true }]);
       expect(SafeStorageSecretStore.inDataDir(dir, fakeSafeStorage()).get('trainer:gpu')).toBe(TOKEN);
       expect(readFileSync(trainersFile(), 'utf8')).not.toContain(TOKEN);
@@ -193,7 +193,7 @@ describe('trainer tokens in the app: the same secret store as endpoint keys (fak
     try {
       expect(await wb.listTrainers({})).toEqual([{ name: 'old', baseUrl: 'http://127.0.0.1:9', hasToken: true }]);
       expect(readFileSync(trainersFile(), 'utf8')).toContain('old-token-SECRET');
-      await expect(wb.saveTrainer({ name: 'gpu', baseUrl: 'http://127.0.0.1:9', token: TOKEN }))
+      await expect(wb.saveTrainer({ name: 'gpu', baseUrl: 'http://127.0.0.1:9', token: TOKEN, saveAnyway: true }))
         .rejects.toMatchObject({ name: 'SecretStoreUnavailableError', profile: 'gpu', message: expect.stringMatching(/^Cannot store the token of trainer "gpu": /) });
       expect(await wb.listTrainers({})).toEqual([{ name: 'old', baseUrl: 'http://127.0.0.1:9', hasToken: true }]);
       expect(readFileSync(trainersFile(), 'utf8')).not.toContain(TOKEN);

@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RemoteJobInfo } from '../../core/api/types.js';
@@ -79,7 +81,40 @@ describe('the jobs slice against the real workbench and the fake trainer', () =>
     expect(store.getState().errors[0]!.message).toMatch(/path under the data folder, got "\/etc\/passwd"/);
     expect(fake.jobs.size).toBe(1);
   });
+
+  it('refuses a trainer that does not answer, saying what was tried and what to do; Save anyway keeps it; a submit to it says so first', async () => {
+    const dead = await deadUrl();
+    for (const e of store.getState().errors) store.getState().dismissError(e.id);
+    expect(await store.getState().saveTrainer({ name: 'off', baseUrl: dead, token: TOKEN })).toBe(false);
+    // Said once, at the form (with Save anyway), not as a banner too.
+    expect(store.getState().trainerUnreachable).toBe(
+      `Trainer "off" at ${dead} did not answer GET /v1/health: connection refused (nothing listens at that port). `
+      + 'start it (python3 -m awb_trainer serve) or correct the URL; or save anyway to keep a trainer that is off now');
+    expect(store.getState().errors).toEqual([]);
+    expect((await workbench.listTrainers({})).map((t) => t.name)).toEqual(['fake']);
+    await expect(workbench.saveTrainer({ name: 'ray-off', baseUrl: dead, kind: 'ray', resultsDir: dir }))
+      .rejects.toMatchObject({ name: 'TrainerCheckError', message: expect.stringMatching(/did not answer GET \/api\/version: connection refused.*ray start --head/) });
+
+    expect(await store.getState().saveTrainer({ name: 'off', baseUrl: dead, token: TOKEN, saveAnyway: true })).toBe(true);
+    expect(store.getState().trainerUnreachable).toBeNull();
+    const jobsBefore = (await workbench.listRemoteJobs({})).length;
+    const t0 = Date.now();
+    await store.getState().submitRemoteJob({ trainer: 'off', kind: 'builtin-sft', split: 'unseen-instance', part: 'train', limit: 2 });
+    expect(Date.now() - t0).toBeLessThan(3_000); // not after an upload's retries
+    expect(store.getState().errors.at(-1)).toMatchObject({ name: 'TrainerCheckError', message: expect.stringMatching(/^Trainer "off" at .* did not answer GET \/v1\/health: connection refused.*correct the trainer profile/) });
+    expect((await workbench.listRemoteJobs({})).length).toBe(jobsBefore);
+    await workbench.removeTrainer({ name: 'off' });
+  });
 });
+
+/** A URL nothing listens at: a port just given up by the OS. */
+async function deadUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((r) => server.close(r));
+  return `http://127.0.0.1:${port}`;
+}
 
 describe('jobs view helpers', () => {
   const job = (id: number, status: RemoteJobInfo['status']) => ({ id, status } as RemoteJobInfo);

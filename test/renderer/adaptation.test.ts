@@ -6,7 +6,7 @@ import { createModel } from '../../core/policy/builtin.js';
 import { saveCheckpoint } from '../../core/policy/checkpoint.js';
 import { createRng } from '../../core/util/rng.js';
 import { createAppStore, type AppStore } from '../../renderer/src/store/index.js';
-import { applyProgress, emptyRun, parseSeeds, requestFromForm } from '../../renderer/src/store/slices/adaptation-model.js';
+import { applyProgress, baseChoices, emptyRun, parseSeeds, requestFromForm } from '../../renderer/src/store/slices/adaptation-model.js';
 import { shownAdaptJob } from '../../renderer/src/store/slices/adaptation.js';
 import { barColumns, barRows, formatPoints } from '../../renderer/src/views/adaptation/bars.js';
 import { bridgedWorkbench, type BridgedWorkbench } from '../helpers/bridged-workbench.js';
@@ -40,15 +40,17 @@ describe('the adaptation slice against the real workbench', () => {
     await bridged.close();
   });
 
-  it('loads the description and fills the form: a held-out app first, the newest checkpoint, the defaults', async () => {
+  it('loads the description and fills the form: a held-out app first, the newest checkpoint by name from the shared policy list, the defaults', async () => {
     await store.getState().loadAdaptation();
     const s = store.getState();
     expect(s.adaptDescription!.apps[0]).toMatchObject({ app: 'Audio Recorder', heldOut: true });
-    expect(s.adaptForm).toMatchObject({ app: 'Audio Recorder', policy, evalSeeds: '30, 7, 1234', episodes: [] });
+    // The base choices are listPolicies' trainable ones (the same names GRPO init and Agent use), not file paths.
+    expect(baseChoices(s.agentPolicies).map((p) => p.name)).toEqual(['checkpoint:base']);
+    expect(s.adaptForm).toMatchObject({ app: 'Audio Recorder', policy: 'checkpoint:base', evalSeeds: '30, 7, 1234', episodes: [] });
     expect(s.adaptForm.values).toMatchObject({ shots: '8', method: 'grpo', kind: 'lowrank', 'sft.epochs': '60', 'grpo.iterations': '50' });
     expect([s.adapters, s.demoEpisodes, shownAdaptJob(s)]).toEqual([[], [], null]);
     // Unchanged defaults send nothing but the app and base.
-    expect(requestFromForm(s.adaptForm, s.adaptDescription!)).toEqual({ request: { app: 'Audio Recorder', policy, config: {} } });
+    expect(requestFromForm(s.adaptForm, s.adaptDescription!)).toEqual({ request: { app: 'Audio Recorder', policy: 'checkpoint:base', config: {} } });
   });
 
   it('bad seeds are caught before sending; the server’s problems show by field; nothing starts', async () => {
@@ -62,7 +64,9 @@ describe('the adaptation slice against the real workbench', () => {
     st.setAdaptValue('sft.epochs', '0');
     expect(await st.startAdaptation()).toBeUndefined();
     expect(Object.keys(store.getState().adaptErrors).sort()).toEqual(['sft.epochs', 'shots']);
-    expect(store.getState().errors.at(-1)).toMatchObject({ action: 'Adapt to Settings', name: 'AdaptationInputError' });
+    expect(store.getState().adaptErrors['sft.epochs']).toBe('Epochs must be a whole number ≥ 1, got 0');
+    // Shown at the fields only: no banner repeats them.
+    expect(store.getState().errors.filter((e) => e.action === 'Adapt to Settings')).toEqual([]);
     st.setAdaptValue('shots', '2');
     expect(Object.keys(store.getState().adaptErrors)).toEqual(['sft.epochs']);
     expect(store.getState().trainingJobs).toEqual([]);

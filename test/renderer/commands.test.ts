@@ -66,6 +66,11 @@ describe('commands', () => {
     expect(can('session-step')).toBe(false);
     store.setState({ sessionBusy: false, session: session('finished') });
     expect([can('session-step'), can('session-stop'), can('session-reset')]).toEqual([false, false, true]);
+    // The manual policy is stepped by the person: Run is off, with its reason; Step stays.
+    store.setState({ session: { ...session('paused'), policy: 'manual' } });
+    expect([can('session-step'), can('session-run')]).toEqual([true, false]);
+    expect(COMMANDS['session-run'].reason?.(store.getState())).toBe('The manual policy is stepped by you: choose an action, then Step');
+    expect(COMMANDS['session-run'].reason?.({ ...store.getState(), session: session('paused') })).toBeNull();
     store.setState({ session: session('paused'), view: 'live' });
     expect(can('session-step')).toBe(false);
     expect(can('go-live')).toBe(false);

@@ -5,6 +5,8 @@ import type { AppStore } from '../../renderer/src/store/index.js';
 import { flattenTree, hitTest } from '../../renderer/src/views/agent/hit-test.js';
 import { specFrom } from '../../renderer/src/views/agent/breakpoints.js';
 import { bridgedWorkbench, type BridgedWorkbench } from '../helpers/bridged-workbench.js';
+import { ManualRunError } from '../../core/workbench/sessions.js';
+import { COMMANDS } from '../../renderer/src/commands/index.js';
 
 /** The Agent view's slice against the real workbench in memory (the embedded SimDroid simdroid-1). */
 describe('session slice', () => {
@@ -51,6 +53,22 @@ describe('session slice', () => {
     if (s().session && s().session!.state !== 'finished') await s().controlSession('stop');
     await finished();
   }
+
+  it('refuses Run for the manual policy on the server (ManualRunError) and in the controls, while Step goes on', async () => {
+    await expect(wb.startSession({ serial: 'simdroid-1', templateId: TASK, seed: 1, policy: 'manual', run: true })).rejects.toThrow(ManualRunError);
+    s().setAgentForm({ templateId: TASK, seed: '1', policy: 'manual', maxSteps: '' });
+    await s().startAgentSession();
+    await pausedAt(0);
+    store.setState({ view: 'agent' });
+    expect([COMMANDS['session-step'].predicate!(s()), COMMANDS['session-run'].predicate!(s())]).toEqual([true, false]);
+    await expect(wb.controlSession({ sessionId: s().sessionId!, command: 'run' })).rejects.toMatchObject({ name: 'ManualRunError', message: expect.stringMatching(/stepped by you/) });
+    expect(s().session!.state).toBe('paused');
+    await s().controlSession('step');
+    await pausedAt(1);
+    expect(s().session!.steps).toHaveLength(1);
+    await stop();
+    s().closeSession();
+  });
 
   it('loads tasks and policies, and shows the chosen task\'s instruction for the seed', async () => {
     expect(s().agentTasks.some((t) => t.id === TASK)).toBe(true);

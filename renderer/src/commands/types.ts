@@ -21,6 +21,8 @@ export interface Command {
   keyTest?(e: KeyLike): boolean;
   /** Whether it can run in this state (buttons are disabled otherwise); always when absent. */
   predicate?(s: AppState): boolean;
+  /** Why it cannot run in this state when that is not plain from the state (the button's title says it); null when it can or the reason is plain. */
+  reason?(s: AppState): string | null;
   /** Calls one slice action. */
   perform(store: AppStore): unknown;
 }

@@ -1,5 +1,5 @@
 import type {
-  AdaptationDescription, AdaptationStart, AdaptProgress, CheckpointInfo, IterationMetricsRow,
+  AdaptationDescription, AdaptationStart, AdaptProgress, IterationMetricsRow, PolicyInfo,
 } from '../../../../core/api/types.js';
 import { configFromForm, defaultFormValues, type ConfigFormValues } from '../../views/training/config-form.js';
 
@@ -10,7 +10,7 @@ import { configFromForm, defaultFormValues, type ConfigFormValues } from '../../
  */
 export interface AdaptForm {
   app: string;
-  /** The base checkpoint's policy.json path ('' = none chosen). */
+  /** The base: a trainable policy choice by name (listPolicies', e.g. checkpoint:<name>; '' = none chosen). */
   policy: string;
   /** Adaptation config values by dotted path (shots, method, sft.epochs, grpo.iterations, …). */
   values: ConfigFormValues;
@@ -25,9 +25,12 @@ export const MAIN_FIELDS = ['shots', 'method', 'kind', 'rank', 'sft.epochs', 'gr
 
 export const emptyForm = (): AdaptForm => ({ app: '', policy: '', values: {}, evalSeeds: '', episodes: [] });
 
-/** The form's defaults: the first app (a held-out one), the newest checkpoint, the config's defaults. */
-export function defaultForm(d: AdaptationDescription, checkpoints: readonly CheckpointInfo[]): AdaptForm {
-  return { app: d.apps[0]?.app ?? '', policy: checkpoints[0]?.policy ?? '', values: defaultFormValues(d.fields), evalSeeds: d.defaults.evalSeeds.join(', '), episodes: [] };
+/** The base choices: the policies training can start from, from the one shared list (listPolicies). */
+export const baseChoices = (policies: readonly PolicyInfo[]): PolicyInfo[] => policies.filter((p) => p.trainable);
+
+/** The form's defaults: the first app (a held-out one), the first trainable policy (the newest checkpoint), the config's defaults. */
+export function defaultForm(d: AdaptationDescription, policies: readonly PolicyInfo[]): AdaptForm {
+  return { app: d.apps[0]?.app ?? '', policy: baseChoices(policies)[0]?.name ?? '', values: defaultFormValues(d.fields), evalSeeds: d.defaults.evalSeeds.join(', '), episodes: [] };
 }
 
 /** Seeds typed as "30, 7 1234": the numbers, or what is wrong with the text. */

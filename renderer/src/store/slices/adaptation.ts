@@ -2,8 +2,8 @@ import type { StateCreator } from 'zustand';
 import type { WorkbenchApi } from '../../../../core/api/api.js';
 import type { AdaptationDescription, AdaptationEvent, AdaptationReport, AdapterInfo, EpisodeSummary, JobInfo } from '../../../../core/api/types.js';
 import type { AppState } from '../index.js';
-import { applyProgress, defaultForm, emptyForm, emptyRun, requestFromForm, type AdaptForm, type AdaptRun } from './adaptation-model.js';
-import { issuesOf, upsertJob } from './training.js';
+import { applyProgress, baseChoices, defaultForm, emptyForm, emptyRun, requestFromForm, type AdaptForm, type AdaptRun } from './adaptation-model.js';
+import { upsertJob } from './training.js';
 import { sharedWatch } from '../shared-watch.js';
 
 /**
@@ -11,8 +11,8 @@ import { sharedWatch } from '../shared-watch.js';
  * adaptation's progress (folded from onAdaptation) and report, the stored adapters, and the recorded
  * successful episodes of the chosen app (demonstration candidates, from the trajectories API).
  * Adaptation jobs live in the training slice's job list (`trainingJobs`), which both views keep
- * current, because one background job of any kind runs at a time; the base checkpoints are its
- * `checkpoints` too.
+ * current, because one background job of any kind runs at a time; the base choices are the shared
+ * policy list's trainable ones (`agentPolicies`, as GRPO init and Agent list them).
  */
 export interface AdaptationSlice {
   adaptDescription: AdaptationDescription | null;
@@ -102,22 +102,23 @@ export const createAdaptationSlice = (api: WorkbenchApi): StateCreator<AppState,
     loadAdaptation: async () => {
       const { attempt, adaptDescription: known } = get();
       // The description does not change while the app runs: fetched once, so a typed form survives a view switch.
-      const [description, jobs, checkpoints] = await Promise.all([
+      const [description, jobs, policies] = await Promise.all([
         known ?? attempt('Describe adaptation', () => api.describeAdaptation({})),
         attempt('List jobs', () => api.listTrainingJobs({})),
-        attempt('List checkpoints', () => api.listCheckpoints({})),
+        attempt('List policies', () => api.listPolicies({})),
         get().refreshAdapters(),
       ]);
       set((s) => ({
         adaptDescription: description ?? s.adaptDescription,
-        checkpoints: checkpoints ?? s.checkpoints,
+        agentPolicies: policies ?? s.agentPolicies,
         // Events may have arrived meanwhile: they are newer than the listing.
         trainingJobs: (jobs ?? []).reduce((acc, j) => (acc.some((x) => x.id === j.id) ? acc : [...acc, j]), s.trainingJobs)
           .sort((a, b) => a.startedAt - b.startedAt),
       }));
       const s = get();
-      if (s.adaptDescription && s.adaptForm.app === '') set({ adaptForm: defaultForm(s.adaptDescription, s.checkpoints) });
-      else if (s.adaptForm.policy === '' && s.checkpoints[0]) set({ adaptForm: { ...s.adaptForm, policy: s.checkpoints[0].policy } });
+      const base = baseChoices(s.agentPolicies)[0];
+      if (s.adaptDescription && s.adaptForm.app === '') set({ adaptForm: defaultForm(s.adaptDescription, s.agentPolicies) });
+      else if (s.adaptForm.policy === '' && base) set({ adaptForm: { ...s.adaptForm, policy: base.name } });
       const app = get().adaptForm.app;
       const shown = shownAdaptJob(get());
       await Promise.all([app ? get().setAdaptApp(app) : undefined, shown ? get().showAdaptation(shown.id) : undefined]);
@@ -153,7 +154,7 @@ export const createAdaptationSlice = (api: WorkbenchApi): StateCreator<AppState,
 
     resetAdaptForm: () => {
       const s = get();
-      if (s.adaptDescription) set({ adaptForm: { ...defaultForm(s.adaptDescription, s.checkpoints), app: s.adaptForm.app, policy: s.adaptForm.policy }, adaptErrors: {} });
+      if (s.adaptDescription) set({ adaptForm: { ...defaultForm(s.adaptDescription, s.agentPolicies), app: s.adaptForm.app, policy: s.adaptForm.policy }, adaptErrors: {} });
     },
 
     startAdaptation: async () => {
@@ -165,14 +166,7 @@ export const createAdaptationSlice = (api: WorkbenchApi): StateCreator<AppState,
         return undefined;
       }
       set({ adaptBusy: true, adaptErrors: {} });
-      const job = await get().attempt(`Adapt to ${built.request.app}`, async () => {
-        try {
-          return await api.startAdaptation(built.request);
-        } catch (e) {
-          set({ adaptErrors: issuesOf(e) });
-          throw e;
-        }
-      });
+      const job = await get().attemptForm(`Adapt to ${built.request.app}`, () => api.startAdaptation(built.request), (adaptErrors) => set({ adaptErrors }));
       set((s) => ({
         adaptBusy: false,
         ...(job ? {

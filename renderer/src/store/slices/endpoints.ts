@@ -3,7 +3,6 @@ import type { WorkbenchApi } from '../../../../core/api/api.js';
 import type { EndpointInfo, EndpointTestResult } from '../../../../core/api/types.js';
 import { draftOf, newDraft, saveInputOf, type EndpointDraft } from '../../views/settings/endpoint-form.js';
 import type { AppState } from '../index.js';
-import { issuesOf } from './training.js';
 
 /**
  * Settings → Endpoints: the VLM endpoint profiles as the workbench lists them (never a key), the one
@@ -73,14 +72,7 @@ export const createEndpointsSlice = (api: WorkbenchApi): StateCreator<AppState, 
       if (!draft) return false;
       set({ endpointSaving: true, endpointErrors: {} });
       const input = saveInputOf(draft);
-      const list = await get().attempt(`Save endpoint ${input.name || '(unnamed)'}`, async () => {
-        try {
-          return await api.saveEndpoint(input);
-        } catch (e) {
-          set({ endpointErrors: issuesOf(e) });
-          throw e;
-        }
-      });
+      const list = await get().attemptForm(`Save endpoint ${input.name || '(unnamed)'}`, () => api.saveEndpoint(input), (endpointErrors) => set({ endpointErrors }));
       set({ endpointSaving: false });
       if (!list) return false;
       set({ endpointDraft: null });

@@ -6,7 +6,6 @@ import type {
 import type { OnlineGrpoRunInfo, OnlineGrpoStart } from '../../../../core/api/job-types.js';
 import type { AppState } from '../index.js';
 import { sharedWatch } from '../shared-watch.js';
-import { issuesOf } from './training.js';
 
 /**
  * The Jobs view's state: trainer profiles (no tokens), the store's remote-job records (kept current
@@ -48,7 +47,11 @@ export interface JobsSlice {
   cancelRemoteJob(id: number): Promise<void>;
   downloadRemoteArtifacts(id: number): Promise<void>;
   registerRemotePolicy(id: number): Promise<void>;
+  /** Saves a profile; a trainer that does not answer is refused into `trainerUnreachable` (the panel offers Save anyway), not a banner. */
   saveTrainer(p: TrainerSave): Promise<boolean>;
+  /** Why the last save was refused because the trainer did not answer (what was tried, what to do); null when it was not. */
+  trainerUnreachable: string | null;
+  clearTrainerUnreachable(): void;
   removeTrainer(name: string): Promise<void>;
   /** Starts an online GRPO loop; a refusal lands in onlineErrors at its field. */
   startOnlineGrpo(input: OnlineGrpoStart): Promise<OnlineGrpoRunInfo | undefined>;
@@ -113,6 +116,8 @@ export const createJobsSlice = (api: WorkbenchApi): StateCreator<AppState, [], [
   };
   return {
     trainers: [],
+    trainerUnreachable: null,
+    clearTrainerUnreachable: () => set({ trainerUnreachable: null }),
     remoteJobs: [],
     jobStreams: {},
     shownRemoteJob: null,
@@ -154,20 +159,23 @@ export const createJobsSlice = (api: WorkbenchApi): StateCreator<AppState, [], [
     registerRemotePolicy: async (id) => replace(await get().attempt('Register policy', () => api.registerPolicy({ id }))),
 
     saveTrainer: async (p) => {
-      const list = await get().attempt(`Save trainer ${p.name}`, () => api.saveTrainer(p));
+      set({ trainerUnreachable: null });
+      const list = await get().attempt(`Save trainer ${p.name}`, async () => {
+        try {
+          return await api.saveTrainer(p);
+        } catch (e) {
+          // Shown once, at the form, with its Save anyway: the error is its whole cause.
+          if ((e as Error).name !== 'TrainerCheckError') throw e;
+          set({ trainerUnreachable: (e as Error).message });
+          return undefined;
+        }
+      });
       if (list) set({ trainers: list });
       return list !== undefined;
     },
     startOnlineGrpo: async (input) => {
       set({ onlineBusy: true, onlineErrors: {} });
-      const run = await get().attempt('Start online GRPO', async () => {
-        try {
-          return await api.startOnlineGrpo(input);
-        } catch (e) {
-          set({ onlineErrors: issuesOf(e) });
-          throw e;
-        }
-      });
+      const run = await get().attemptForm('Start online GRPO', () => api.startOnlineGrpo(input), (onlineErrors) => set({ onlineErrors }));
       set((s) => ({ onlineBusy: false, ...(run ? { onlineRuns: upsertOnlineRun(s.onlineRuns, s.onlineRuns.find((r) => r.runId === run.runId) ?? run) } : {}) }));
       return run;
     },

@@ -18,15 +18,6 @@ export interface SettingsSlice {
   clearSettingsError(key: string): void;
 }
 
-/** Validation issues carried by a RemoteError of name ApiInputError (the server's zod issues). */
-function issuesOf(e: unknown): Record<string, string> {
-  const issues = (e as { issues?: Array<{ path: string; message: string }> }).issues;
-  const out: Record<string, string> = {};
-  if (Array.isArray(issues)) for (const i of issues) out[i.path] = out[i.path] ? `${out[i.path]}; ${i.message}` : i.message;
-  else out[''] = e instanceof Error ? e.message : String(e);
-  return out;
-}
-
 export const createSettingsSlice = (api: WorkbenchApi): StateCreator<AppState, [], [], SettingsSlice> => (set, get) => ({
   settings: null,
   settingsFields: null,
@@ -44,15 +35,8 @@ export const createSettingsSlice = (api: WorkbenchApi): StateCreator<AppState, [
 
   saveSettings: async (patch) => {
     set({ settingsSaving: true, settingsErrors: {} });
-    const saved = await get().attempt('Save settings', async () => {
-      try {
-        // The patch's values come from a form: the server's schema is the one validator.
-        return await api.updateSettings(patch as Partial<Settings>);
-      } catch (e) {
-        set({ settingsErrors: issuesOf(e) });
-        throw e;
-      }
-    });
+    // The patch's values come from a form: the server's schema is the one validator.
+    const saved = await get().attemptForm('Save settings', () => api.updateSettings(patch as Partial<Settings>), (settingsErrors) => set({ settingsErrors }));
     set((s) => ({ settingsSaving: false, settings: saved ?? s.settings }));
     return saved !== undefined;
   },

@@ -98,15 +98,6 @@ function adoptJob(jobs: readonly JobInfo[], job: JobInfo): JobInfo[] {
   return jobs.some((j) => j.id === job.id) ? [...jobs] : [...jobs, job];
 }
 
-/** A refused call's problems by field path (an error without `issues` under ''). */
-export function issuesOf(e: unknown): Record<string, string> {
-  const issues = (e as { issues?: Array<{ path: string; message: string }> }).issues;
-  const out: Record<string, string> = {};
-  if (Array.isArray(issues)) for (const i of issues) out[i.path] = out[i.path] ? `${out[i.path]}; ${i.message}` : i.message;
-  else out[''] = e instanceof Error ? e.message : String(e);
-  return out;
-}
-
 export const createTrainingSlice = (api: WorkbenchApi): StateCreator<AppState, [], [], TrainingSlice> => (set, get) => {
 
   const onEvent = (e: TrainingEvent) => {
@@ -204,14 +195,7 @@ export const createTrainingSlice = (api: WorkbenchApi): StateCreator<AppState, [
     startTraining: async (config) => {
       set({ trainingBusy: true, trainingErrors: {} });
       const kind = get().trainingKind;
-      const job = await get().attempt(`Start ${kind.toUpperCase()} training`, async () => {
-        try {
-          return await api.startTraining({ kind, config });
-        } catch (e) {
-          set({ trainingErrors: issuesOf(e) });
-          throw e;
-        }
-      });
+      const job = await get().attemptForm(`Start ${kind.toUpperCase()} training`, () => api.startTraining({ kind, config }), (trainingErrors) => set({ trainingErrors }));
       set((s) => ({ trainingBusy: false, ...(job ? { trainingJobs: adoptJob(s.trainingJobs, job) } : {}) }));
       return job;
     },

@@ -2,7 +2,7 @@ import { useMemo, type FormEvent } from 'react';
 import type { AdaptableApp, ConfigField } from '../../../../core/api/types.js';
 import { FieldRow } from '../../components/ConfigFieldRow.js';
 import { appStore, useApp } from '../../store/index.js';
-import { MAIN_FIELDS } from '../../store/slices/adaptation-model.js';
+import { baseChoices, MAIN_FIELDS } from '../../store/slices/adaptation-model.js';
 import { activeJob } from '../../store/slices/training.js';
 import { groupFields } from '../training/config-form.js';
 import { DemoEpisodes } from './DemoEpisodes.js';
@@ -18,13 +18,17 @@ export function AdaptForm() {
   const d = useApp((s) => s.adaptDescription);
   const form = useApp((s) => s.adaptForm);
   const errors = useApp((s) => s.adaptErrors);
-  const checkpoints = useApp((s) => s.checkpoints);
+  const policies = useApp((s) => s.agentPolicies);
   const busy = useApp((s) => s.adaptBusy);
   const running = useApp((s) => activeJob(s));
   const fields = d?.fields ?? [];
   const main = useMemo(() => MAIN_FIELDS.map((p) => fields.find((f) => f.path === p)).filter((f): f is ConfigField => f !== undefined), [fields]);
   const rest = useMemo(() => groupFields(fields.filter((f) => !(MAIN_FIELDS as readonly string[]).includes(f.path))), [fields]);
   if (!d) return <div className="panel training-config muted">Loading the adaptation settings…</div>;
+  const bases = baseChoices(policies);
+  // A problem shows once: at its field, or in the list below when no field of the form has its path.
+  const atField = new Set(['app', 'policy', 'evalSeeds', ...fields.map((f) => f.path)]);
+  const elsewhere = Object.entries(errors).filter(([path]) => !atField.has(path));
 
   const st = appStore().getState();
   const app = d.apps.find((a) => a.app === form.app);
@@ -52,11 +56,10 @@ export function AdaptForm() {
       {errors.app ? <div className="settings-error">{errors.app}</div> : null}
 
       <label className="adapt-label" htmlFor="adapt-policy">Base checkpoint</label>
-      {checkpoints.length ? (
+      {bases.length ? (
         <select id="adapt-policy" data-testid="adapt-policy" value={form.policy} onChange={(e) => st.setAdaptPolicy(e.target.value)}>
-          {checkpoints.map((c) => (
-            <option key={c.name} value={c.policy} title={c.policy}>{c.name} ({c.trainer ?? '?'}, iteration {c.iteration ?? '?'})</option>
-          ))}
+          {form.policy && !bases.some((b) => b.name === form.policy) ? <option value={form.policy}>{form.policy}</option> : null}
+          {bases.map((b) => <option key={b.name} value={b.name} title={b.description}>{b.name}</option>)}
         </select>
       ) : <div className="muted" data-testid="adapt-no-checkpoint">No checkpoint yet: train a base policy on the Training view first.</div>}
       {errors.policy ? <div className="settings-error">{errors.policy}</div> : null}
@@ -79,9 +82,9 @@ export function AdaptForm() {
           </details>
         ))}
       </div>
-      {Object.keys(errors).length ? (
+      {elsewhere.length ? (
         <ul className="training-problems" role="alert" data-testid="adapt-problems">
-          {Object.entries(errors).map(([path, message]) => <li key={path}><span className="mono">{path || 'request'}</span>: {message}</li>)}
+          {elsewhere.map(([path, message]) => <li key={path}>{message}</li>)}
         </ul>
       ) : null}
       <div className="row">

@@ -1,5 +1,6 @@
 import { useApp } from '../../store/index.js';
 import { formatPoints, formatRate } from './bars.js';
+import { formatTime } from '../../time-format.js';
 
 const kib = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
 
@@ -20,7 +21,7 @@ export function AdaptersTable() {
               <td>{a.method ?? ''}{a.stoppedBy === 'aborted' ? ' (stopped)' : ''}</td>
               <td>{a.report ? `${formatRate(a.report.before)} → ${formatRate(a.report.after)} (${formatPoints(a.report.delta === null ? null : a.report.delta * 100)})` : ''}</td>
               <td>{kib(a.bytes)}</td>
-              <td className="muted">{new Date(a.updatedAt).toLocaleString()}</td>
+              <td className="muted">{formatTime(a.updatedAt)}</td>
               <td className="mono training-path" title={a.problem ?? a.path}>{a.problem ?? a.path}</td>
             </tr>
           ))}

@@ -28,9 +28,10 @@ export function AvdPanel() {
         <div className="muted">Looking for the Android SDK…</div>
       ) : (
         <>
-          <div className="muted" data-testid="avd-sdk">
-            {avds.sdk ? <>SDK: <span className="mono">{avds.sdk}</span></> : 'No Android SDK found.'}
-          </div>
+          {/* The missing SDK is said once: the server's error names where it looked and what to set. */}
+          {avds.sdk || !avds.error ? (
+            <div className="muted" data-testid="avd-sdk">{avds.sdk ? <>SDK: <span className="mono">{avds.sdk}</span></> : 'No Android SDK found.'}</div>
+          ) : null}
           {avds.error ? <div className="devices-notice" role="note" data-testid="avd-error">{avds.error}</div> : null}
           {avds.avds.length === 0 && !avds.error ? <div className="muted">No AVDs: create one with Android Studio's Device Manager or avdmanager.</div> : null}
           <ul className="devices-avd-list">

@@ -2,8 +2,7 @@ import { useEffect, useRef } from 'react';
 import { appStore, useApp } from '../../store/index.js';
 import { isRemoteJobActive, metricNames } from '../../store/slices/jobs.js';
 import { MetricChart } from '../training/MetricChart.js';
-
-const time = (ms: number) => new Date(ms).toLocaleTimeString();
+import { formatClock } from '../../time-format.js';
 
 /** The shown job: status and actions, its metric charts (the Training view's charts) and a live log tail. */
 export function JobDetail() {
@@ -33,7 +32,7 @@ export function JobDetail() {
         {metricNames(stream).map((m) => <MetricChart key={m} metric={m} label={m} rows={stream!.metrics} />)}
       </div>
       <pre ref={tail} className="mono" data-testid="job-log" style={{ maxHeight: 260, overflow: 'auto', margin: 0 }}>
-        {(stream?.logs ?? []).map((l) => `${time(l.time)} [${l.level}] ${l.message}`).join('\n')}
+        {(stream?.logs ?? []).map((l) => `${formatClock(l.time)} [${l.level}] ${l.message}`).join('\n')}
       </pre>
     </div>
   );

@@ -1,6 +1,5 @@
 import { appStore, useApp } from '../../store/index.js';
-
-const when = (ms: number) => new Date(ms).toLocaleString();
+import { formatTime } from '../../time-format.js';
 
 /** The store's remote jobs, newest first; a click shows one (and streams its events). */
 export function JobsTable() {
@@ -20,7 +19,7 @@ export function JobsTable() {
               <td>{j.kind}</td>
               <td>{j.name ?? ''}</td>
               <td>{j.status}{j.error ? ` (${j.error.code})` : ''}</td>
-              <td className="muted">{when(j.createdAt)}</td>
+              <td className="muted">{formatTime(j.createdAt)}</td>
               <td className="mono training-path">{j.policyPath ?? ''}</td>
             </tr>
           ))}

@@ -7,13 +7,18 @@ import { appStore, useApp } from '../../store/index.js';
  */
 export function TrainersPanel() {
   const trainers = useApp((s) => s.trainers);
+  const unreachable = useApp((s) => s.trainerUnreachable);
   const [form, setForm] = useState({ name: '', baseUrl: 'http://127.0.0.1:8470', token: '', kind: 'trainer' as 'trainer' | 'ray', resultsDir: '' });
   const st = appStore().getState();
   const ray = form.kind === 'ray';
-  const save = async () => {
+  const edit = (next: typeof form) => {
+    setForm(next);
+    st.clearTrainerUnreachable(); // the refusal was about the values typed before
+  };
+  const save = async (saveAnyway: boolean) => {
     const { kind, resultsDir, token, ...rest } = form;
     const p = ray ? { ...rest, kind, resultsDir, ...(token ? { token } : {}) } : { ...rest, token };
-    if (await st.saveTrainer(p)) setForm({ ...form, name: '', token: '' });
+    if (await st.saveTrainer({ ...p, ...(saveAnyway ? { saveAnyway } : {}) })) setForm({ ...form, name: '', token: '' });
   };
   return (
     <div className="panel" data-testid="jobs-trainers">
@@ -32,16 +37,21 @@ export function TrainersPanel() {
       </table>
       {trainers.length === 0 ? <div className="muted">No trainer yet: start one with python3 -m awb_trainer serve and add it here.</div> : null}
       <div className="row" style={{ flexWrap: 'wrap' }}>
-        <select aria-label="Trainer kind" value={form.kind} onChange={(e) => setForm({ ...form, kind: e.target.value === 'ray' ? 'ray' : 'trainer' })}>
+        <select aria-label="Trainer kind" value={form.kind} onChange={(e) => edit({ ...form, kind: e.target.value === 'ray' ? 'ray' : 'trainer' })}>
           <option value="trainer">trainer service</option>
           <option value="ray">Ray cluster</option>
         </select>
-        <input aria-label="Trainer name" placeholder="name" value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} />
-        <input aria-label="Trainer URL" placeholder="http://host:8470" value={form.baseUrl} onChange={(e) => setForm({ ...form, baseUrl: e.target.value })} />
-        {ray ? <input aria-label="Ray results folder" placeholder="/shared/awb-results" value={form.resultsDir} onChange={(e) => setForm({ ...form, resultsDir: e.target.value })} /> : null}
-        <input aria-label="Trainer token" type="password" placeholder={ray ? 'token (if the dashboard asks)' : 'token'} value={form.token} onChange={(e) => setForm({ ...form, token: e.target.value })} />
-        <button type="button" disabled={!form.name || !form.baseUrl || (ray ? !form.resultsDir : !form.token)} onClick={() => void save()}>Save</button>
+        <input aria-label="Trainer name" placeholder="name" value={form.name} onChange={(e) => edit({ ...form, name: e.target.value })} />
+        <input aria-label="Trainer URL" placeholder="http://host:8470" value={form.baseUrl} onChange={(e) => edit({ ...form, baseUrl: e.target.value })} />
+        {ray ? <input aria-label="Ray results folder" placeholder="/shared/awb-results" value={form.resultsDir} onChange={(e) => edit({ ...form, resultsDir: e.target.value })} /> : null}
+        <input aria-label="Trainer token" type="password" placeholder={ray ? 'token (if the dashboard asks)' : 'token'} value={form.token} onChange={(e) => edit({ ...form, token: e.target.value })} />
+        <button type="button" data-testid="trainer-save" disabled={!form.name || !form.baseUrl || (ray ? !form.resultsDir : !form.token)} onClick={() => void save(false)}>Save</button>
       </div>
+      {unreachable ? (
+        <div className="settings-error" role="alert" data-testid="trainer-unreachable">
+          {unreachable} <button type="button" data-testid="trainer-save-anyway" onClick={() => void save(true)}>Save anyway</button>
+        </div>
+      ) : null}
     </div>
   );
 }

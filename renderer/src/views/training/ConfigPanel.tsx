@@ -37,6 +37,7 @@ export function ConfigPanel() {
   const groups = useMemo(() => groupFields(description?.fields ?? []), [description]);
   const config = useMemo(() => configFromForm(values, description?.fields ?? []), [values, description]);
   if (!description) return <div className="panel training-config muted">Loading the training config…</div>;
+  const elsewhere = Object.entries(errors).filter(([path]) => !description.fields.some((f) => f.path === path));
 
   const change = (path: string, v: string) => {
     setValues((old) => ({ ...old, [path]: v }));
@@ -78,9 +79,10 @@ export function ConfigPanel() {
           </details>
         ))}
       </div>
-      {Object.keys(errors).length ? (
+      {/* A problem shows once: at its field, or here when no field of the form has its path. */}
+      {elsewhere.length ? (
         <ul className="training-problems" role="alert" data-testid="training-problems">
-          {Object.entries(errors).map(([path, message]) => <li key={path}><span className="mono">{path || 'config'}</span>: {message}</li>)}
+          {elsewhere.map(([path, message]) => <li key={path}>{message}</li>)}
         </ul>
       ) : null}
       <div className="row">

@@ -13,12 +13,7 @@ export function formatDuration(ms: number | null | undefined): string {
 
 const pad = (n: number) => String(n).padStart(2, '0');
 
-/** Local date and time, sortable and compact: 2025-03-14 09:26:53. */
-export function formatTime(epochMs: number | null | undefined): string {
-  if (epochMs === null || epochMs === undefined) return '—';
-  const d = new Date(epochMs);
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
-}
+export { formatTime } from '../../time-format.js';
 
 /** An <input type="date"> value (local day) for an epoch time, and back; `end` gives the next midnight (exclusive end). */
 export function toDateInput(epochMs: number | null, end = false): string {
