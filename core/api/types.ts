@@ -15,6 +15,7 @@ export type { ControllerState } from '../episode/controller.js';
 export type { InputEvent, KeyName, ScreenInfo, ForegroundApp } from '../device/device.js';
 export type { FramePath } from '../device/frames.js';
 export type { Bounds, UiNode, UiTree } from '../a11y/ui-tree.js';
+export type { CheckCondition, CheckVerdict } from '../tasks/verdict.js';
 export type { EpisodeFilter, EpisodePage, EpisodeSummary, StatusCounts, StoredEpisodeStatus, Trajectory, StoredStep, Reward, RunSummary } from '../store/index.js';
 
 export type {

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import type { Difficulty } from '../tasks/task.js';
 import { prepare, readConsistent, type ReadableDB } from './db.js';
 import { asEpisodeId, type EpisodeId, type RunId } from './ids.js';
+import { describeCondition, firstFailed, type CheckVerdict } from '../tasks/verdict.js';
+import { fromJson } from './json.js';
 import { emptyStatusCounts, STORED_EPISODE_STATUSES, type StatusCounts, type StoredEpisodeStatus } from './statuses.js';
 
 const Status = z.enum(STORED_EPISODE_STATUSES);
@@ -42,6 +44,8 @@ export interface EpisodeSummary {
   durationMs: number | null;
   /** Steps whose action a person chose instead of the policy's (step-through overrides): not the policy's own episode. */
   overriddenSteps: number;
+  /** The checker's first failed condition in one line ("answer equals 3: expected 3, found answered 4"); null when none failed or none was recorded. */
+  reason: string | null;
 }
 
 export interface EpisodePage {
@@ -69,10 +73,11 @@ interface SummaryRow {
   started_at: number;
   finished_at: number | null;
   overridden_steps: number;
+  verdict: string | null;
 }
 
 const SUMMARY_COLUMNS = `e.id, e.uid, i.template_id, t.app, t.difficulty, i.seed, i.instruction, e.policy, e.status, e.steps_count,
-  e.started_at, e.finished_at,
+  e.started_at, e.finished_at, e.verdict,
   (SELECT count(*) FROM steps s WHERE s.episode_id = e.id AND s.overridden = 1) AS overridden_steps`;
 const SUMMARY_FROM = 'episodes e JOIN task_instances i ON i.id = e.instance_id JOIN task_templates t ON t.id = i.template_id';
 
@@ -81,7 +86,13 @@ function rowToSummary(r: SummaryRow): EpisodeSummary {
     id: asEpisodeId(r.id), uid: r.uid, templateId: r.template_id, app: r.app, difficulty: r.difficulty, seed: r.seed,
     instruction: r.instruction, policy: r.policy, status: r.status, steps: r.steps_count, startedAt: r.started_at,
     durationMs: r.finished_at === null ? null : r.finished_at - r.started_at, overriddenSteps: r.overridden_steps,
+    reason: reasonOf(r.verdict),
   };
+}
+
+function reasonOf(verdict: string | null): string | null {
+  const failed = verdict === null ? undefined : firstFailed(fromJson<CheckVerdict>(verdict));
+  return failed ? describeCondition(failed) : null;
 }
 
 interface Where {

@@ -48,3 +48,22 @@ export function describeCondition(c: CheckCondition): string {
 export function listed(values: readonly string[], none = 'none'): string {
   return values.length ? values.map((v) => JSON.stringify(v)).join(', ') : none;
 }
+
+/** A count that must be exact ("3 contacts in all"). */
+export function countIs(name: string, expected: number, found: number): CheckCondition {
+  return condition(name, String(expected), String(found));
+}
+
+/**
+ * Every item passes `ok` ("the other contacts are unchanged"): found names the items that do not,
+ * by `label`, so a failure says which.
+ */
+export function eachHolds<T>(name: string, items: readonly T[], ok: (t: T) => boolean, label: (t: T) => string): CheckCondition {
+  const bad = items.filter((t) => !ok(t)).map(label);
+  return holds(name, bad.length === 0, { expected: `all ${items.length}`, found: bad.length ? `not ${listed(bad)}` : `all ${items.length}` });
+}
+
+/** A yes/no property ("alarm enabled"): expected and found as the words for each side. */
+export function flagIs(name: string, expected: boolean, found: boolean, words: [yes: string, no: string] = ['yes', 'no']): CheckCondition {
+  return condition(name, expected ? words[0] : words[1], found ? words[0] : words[1]);
+}

@@ -6,6 +6,7 @@ import { up as up0004 } from './0004-milestones.js';
 import { up as up0005 } from './0005-remote-jobs.js';
 import { up as up0006 } from './0006-training-rollouts.js';
 import { up as up0007 } from './0007-step-usage.js';
+import { up as up0008 } from './0008-episode-verdicts.js';
 
 export interface Migration {
   version: number;
@@ -22,4 +23,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 5, name: 'remote-jobs', up: up0005 },
   { version: 6, name: 'training-rollouts', up: up0006 },
   { version: 7, name: 'step-usage', up: up0007 },
+  { version: 8, name: 'episode-verdicts', up: up0008 },
 ];
