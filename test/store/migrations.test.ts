@@ -118,15 +118,42 @@ describe('store migrations', () => {
       scriptedPolicy('p', [{ action: { action_type: 'navigate_home' } }]));
     device.close();
     // What version 6 had: no usage columns.
-    db.exec('ALTER TABLE steps DROP COLUMN completion_tokens; ALTER TABLE steps DROP COLUMN prompt_tokens');
+    db.exec('ALTER TABLE steps DROP COLUMN completion_tokens; ALTER TABLE steps DROP COLUMN prompt_tokens; ALTER TABLE episodes DROP COLUMN verdict');
     db.pragma('user_version = 6');
     db.close();
     const again = openStore(path);
-    expect(schemaVersion(again)).toBe(7);
+    expect(schemaVersion(again)).toBe(LATEST_VERSION);
     expect(loadSteps(again, id)[0]!.usage).toBeUndefined();
     again.prepare('UPDATE steps SET prompt_tokens = 812, completion_tokens = 16').run();
     expect(loadSteps(again, id)[0]!.usage).toEqual({ promptTokens: 812, completionTokens: 16 });
     expect(() => again.prepare('UPDATE steps SET completion_tokens = NULL').run()).toThrow(/CHECK constraint/);
+    again.close();
+  });
+
+  it('version 8 stores the checker\'s conditions with the episode: old episodes read without them, the list shows the first failed one', async () => {
+    const { recordSynthetic } = await import('./helpers.js');
+    const { loadTrajectory } = await import('../../core/store/trajectory.js');
+    const { listEpisodes } = await import('../../core/store/queries.js');
+    const path = join(tmp.dir, 'v7.db');
+    const db = openStore(path);
+    const run = createRun(db, { kind: 'single', name: 'verdicts' }).id;
+    const old = recordSynthetic(db, run, { templateId: 'ContactsAddContact', status: 'failure', startedAt: 1 });
+    // What version 7 had: no verdict column.
+    db.exec('ALTER TABLE episodes DROP COLUMN verdict');
+    db.pragma('user_version = 7');
+    db.close();
+    const again = openStore(path);
+    expect(schemaVersion(again)).toBe(8);
+    expect(loadTrajectory(again, old).episode.verdict).toBeNull();
+    const verdict = { ok: false, conditions: [
+      { name: 'number of contacts', ok: true, expected: '4', found: '4' },
+      { name: 'contact Ann Lee has number 2412043170', ok: false, expected: '2412043170', found: '2412043107' },
+    ] };
+    const id = recordSynthetic(again, run, { templateId: 'ContactsAddContact', status: 'failure', startedAt: 2, verdict });
+    expect(loadTrajectory(again, id).episode.verdict).toEqual(verdict);
+    const reasons = Object.fromEntries(listEpisodes(again, { runId: run }).rows.map((r) => [r.id, r.reason]));
+    expect(reasons).toEqual({ [old]: null, [id]: 'contact Ann Lee has number 2412043170: expected 2412043170, found 2412043107' });
+    expect(() => again.prepare('UPDATE episodes SET verdict = ? WHERE id = ?').run('{not json', id)).toThrow(/CHECK constraint/);
     again.close();
   });
 });
