@@ -5,7 +5,7 @@ import { EVENT_LOCATIONS, EVENT_NOTES, eventTitles } from '../../../seed-data/ev
 import type { Rng } from '../../../util/rng.js';
 import { fieldHolds } from '../../validators/ui.js';
 import { addEvents, clearEvents, listEvents, type StoredEvent } from './calendar-db.js';
-import { allDayEvent, calendarOpen, DateSchema, dayAround, dayText, DURATIONS, editorOpen, EventSchema, MINUTE_MS, openCalendar, sameDay, sameText, setEditorDate, setEditorTime, shiftDay, timedEvent, toInput, withoutExpected, type EventParam } from './common.js';
+import { allDayEvent, calendarOpen, DateSchema, dayAround, dayText, DURATIONS, editorOpen, EventSchema, MINUTE_MS, openCalendar, sameText, setEditorDate, setEditorTime, shiftDay, timedEvent, toInput, withoutExpected, type EventParam } from './common.js';
 import { holds, verdictOf } from '../../verdict.js';
 
 /**

@@ -8,7 +8,7 @@ import { sqlExec, sqlInsert, sqlObjects } from '../../validators/sqlite.js';
 import { inActivity } from '../../validators/ui.js';
 import { ALARMS_DB, CITY_SELECTION, CLOCK_PKG, clockOpen, openClockTab, tabSelected } from './common.js';
 import { timeAnswerMatches, type HourMinute } from './answers.js';
-import { holds, listed, verdictOf } from '../../verdict.js';
+import { holds, verdictOf } from '../../verdict.js';
 
 /**
  * World clocks: the `cities` table behind the Clock tab, edited in the city chooser
