@@ -131,7 +131,9 @@ const RULES: Record<FailureClass, Rule> = {
   typed_wrong_text: (e) => {
     const typed = typedTexts(e.path);
     if (!typed.length) return null;
-    const byVerdict = e.verdict?.conditions.find((c) => !c.ok && c.found !== undefined && typed.some((t) => norm(t) === norm(c.found!) || norm(c.found!).includes(norm(t))));
+    // The found value must be exactly what was typed: "no contact named Zoe Ito" after typing "Zoe Ito" says the record
+    // is missing, and a found count of 4 is not the "4" inside a typed phone number.
+    const byVerdict = e.verdict?.conditions.find((c) => !c.ok && c.found !== undefined && c.found.trim() !== '' && typed.some((t) => norm(t) === norm(c.found!)));
     if (byVerdict) return `${byVerdict.name}: typed ${JSON.stringify(byVerdict.found)}, expected ${JSON.stringify(byVerdict.expected ?? '?')}`;
     const refTyped = e.references.filter((r) => r.level === 'exact').flatMap((r) => typedTexts(r.path));
     const expected = refTyped.length ? refTyped : paramTexts(e.params).flatMap((p) => [p, ...p.split(/\s+/)]);

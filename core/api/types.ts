@@ -18,6 +18,7 @@ export type { Bounds, UiNode, UiTree } from '../a11y/ui-tree.js';
 export type {
   Alignment, CheckVerdictView, Classification, Divergence, EpisodeExplanation, FailureCell, FailureClass, Flip, RunComparison, RunFailures, TreeDiff,
 } from './analysis-types.js';
+export type { CheckCondition, CheckVerdict } from '../tasks/verdict.js';
 export type { EpisodeFilter, EpisodePage, EpisodeSummary, StatusCounts, StoredEpisodeStatus, Trajectory, StoredStep, Reward, RunSummary } from '../store/index.js';
 
 export type {

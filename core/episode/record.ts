@@ -2,6 +2,7 @@ import type { Action } from '../actions/schema.js';
 import type { ForegroundApp, ScreenInfo } from '../device/device.js';
 import type { Bounds } from '../a11y/ui-tree.js';
 import type { EpisodeOutcome } from '../tasks/task.js';
+import type { CheckVerdict } from '../tasks/verdict.js';
 import type { TokenUsage } from '../llm/chat-client.js';
 
 export type { TokenUsage } from '../llm/chat-client.js';
@@ -101,6 +102,8 @@ export interface EpisodeResult {
   policy: string;
   steps: StepRecord[];
   success: boolean;
+  /** The checker's conditions with what each expected and found; absent when there was no verdict (environment error). */
+  verdict?: CheckVerdict;
   status: EpisodeStatus;
   outcome: EpisodeOutcome;
   terminatedBy: Termination;

@@ -8,6 +8,7 @@ import { actionElement } from '../actions/target.js';
 import { elementLabel, serializeUiTree } from '../a11y/ui-tree.js';
 import type { TaskInstance } from '../tasks/instance.js';
 import type { EpisodeOutcome } from '../tasks/task.js';
+import type { CheckVerdict } from '../tasks/verdict.js';
 import type { Policy, PolicyDecision } from './policy.js';
 import {
   errorOf, type EpisodeRecorder, type EpisodeResult, type EpisodeStatus, type ObservationRecord, type StepError,
@@ -262,17 +263,20 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<EpisodeResult
 
   // The checker reads the device; an environment failure means there is no verdict to trust.
   let success = false;
+  let verdict: CheckVerdict | undefined;
   const tCheck = performance.now();
   let final: ObservationRecord = { xml: '' };
   if (terminatedBy !== 'environment_error') {
     try {
-      success = await instance.template.check(device, instance.params, outcome);
+      verdict = await instance.template.check(device, instance.params, outcome);
+      success = verdict.ok;
       await instance.template.teardown?.(device, instance.params);
       final = observationRecord(await look());
     } catch (e) {
       error = errorOf(new EnvironmentError('check', e));
       terminatedBy = 'environment_error';
       success = false;
+      verdict = undefined;
     }
   }
   const checkMs = since(tCheck);
@@ -283,6 +287,7 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<EpisodeResult
     steps, success, status, outcome, terminatedBy,
     timings: { resetMs, checkMs, totalMs: since(t0) }, startedAt, finishedAt: Date.now(),
   };
+  if (verdict) result.verdict = verdict;
   if (error) result.error = error;
   await recorder?.end(result, final);
   return result;

@@ -5,6 +5,7 @@ import { asEpisodeId, asRunId, type EpisodeId, type RunId } from './ids.js';
 import { fromJson } from './json.js';
 import type { DeviceInfo } from './catalog.js';
 import type { StoredEpisodeStatus } from './statuses.js';
+import type { CheckVerdict } from '../tasks/verdict.js';
 
 /** The episode row: what was run, how it ended, and the final observation (by hash). */
 export interface EpisodeInfo {
@@ -16,6 +17,8 @@ export interface EpisodeInfo {
   status: StoredEpisodeStatus;
   /** The checker's verdict; null until the episode ended. */
   success: boolean | null;
+  /** The checker's conditions (what it expected, what it found); null without a verdict or when recorded before verdicts had reasons. */
+  verdict: CheckVerdict | null;
   terminatedBy: Termination | null;
   answer: string | null;
   error: StepError | null;
@@ -47,6 +50,7 @@ export function insertEpisode(db: WritableDB, e: NewEpisode): EpisodeId {
 export interface EpisodeEnd {
   status: StoredEpisodeStatus;
   success: boolean | null;
+  verdict: CheckVerdict | null;
   terminatedBy: Termination | null;
   answer: string | null;
   error: StepError | null;
@@ -59,11 +63,11 @@ export interface EpisodeEnd {
 /** Writes how an episode ended; `steps_count` is recounted from the stored steps. */
 export function completeEpisode(db: WritableDB, id: EpisodeId, end: EpisodeEnd): void {
   const r = prepare(db, `
-    UPDATE episodes SET status = ?, success = ?, terminated_by = ?, answer = ?, error_name = ?, error_message = ?,
+    UPDATE episodes SET status = ?, success = ?, verdict = ?, terminated_by = ?, answer = ?, error_name = ?, error_message = ?,
       finished_at = ?, timings = ?, final_screenshot = ?, final_tree = ?,
       steps_count = (SELECT count(*) FROM steps s WHERE s.episode_id = episodes.id)
     WHERE id = ?`).run(
-    end.status, end.success === null ? null : end.success ? 1 : 0, end.terminatedBy, end.answer, end.error?.name ?? null,
+    end.status, end.success === null ? null : end.success ? 1 : 0, end.verdict ? JSON.stringify(end.verdict) : null, end.terminatedBy, end.answer, end.error?.name ?? null,
     end.error?.message ?? null, end.finishedAt, end.timings ? JSON.stringify(end.timings) : null, end.finalScreenshot, end.finalTree, id,
   );
   if (r.changes === 0) throw new EpisodeNotFoundError(id);
@@ -77,6 +81,7 @@ export interface EpisodeRow {
   policy: string;
   status: StoredEpisodeStatus;
   success: 0 | 1 | null;
+  verdict: string | null;
   // Written only from the runner's Termination values or a zod-checked import.
   terminated_by: Termination | null;
   answer: string | null;
@@ -98,7 +103,7 @@ export interface EpisodeRow {
 export function rowToEpisode(r: EpisodeRow): EpisodeInfo {
   return {
     id: asEpisodeId(r.id), uid: r.uid, runId: asRunId(r.run_id), policy: r.policy, status: r.status,
-    success: r.success === null ? null : r.success === 1, terminatedBy: r.terminated_by, answer: r.answer,
+    success: r.success === null ? null : r.success === 1, verdict: fromJson<CheckVerdict>(r.verdict), terminatedBy: r.terminated_by, answer: r.answer,
     error: r.error_name === null ? null : { name: r.error_name, message: r.error_message ?? '' },
     stepsCount: r.steps_count, maxSteps: r.max_steps, startedAt: r.started_at, finishedAt: r.finished_at,
     timings: fromJson<EpisodeTimings>(r.timings),

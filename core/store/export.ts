@@ -23,7 +23,7 @@ export function trajectoryToLine(t: Trajectory): EpisodeLine {
   return {
     uid: e.uid, template: i.templateId, apps: i.template.apps, difficulty: i.template.difficulty, task_kind: i.template.kind,
     tags: i.template.tags, seed: i.seed, params: i.params, instruction: i.instruction, policy: e.policy, status: e.status,
-    success: e.success, terminated_by: e.terminatedBy, answer: e.answer, error: e.error, max_steps: e.maxSteps,
+    success: e.success, verdict: e.verdict, terminated_by: e.terminatedBy, answer: e.answer, error: e.error, max_steps: e.maxSteps,
     started_at: e.startedAt, finished_at: e.finishedAt,
     timings: e.timings && { reset_ms: e.timings.resetMs, check_ms: e.timings.checkMs, total_ms: e.timings.totalMs },
     device: e.device,

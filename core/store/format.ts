@@ -61,6 +61,9 @@ export const StepLine = z.object({
 });
 export type StepLine = z.infer<typeof StepLine>;
 
+const ConditionLine = z.object({ name: z.string(), ok: z.boolean(), expected: z.string().optional(), found: z.string().optional() });
+const VerdictLine = z.object({ ok: z.boolean(), conditions: z.array(ConditionLine) });
+
 const SubgoalsLine = z.object({ names: z.array(z.string()), done: z.array(z.number().int().min(0)) });
 
 export const EpisodeLine = z.object({
@@ -76,6 +79,8 @@ export const EpisodeLine = z.object({
   policy: z.string(),
   status: z.enum(STORED_EPISODE_STATUSES),
   success: z.boolean().nullable(),
+  /** The checker's conditions, each with what it expected and found (added within version 1: absent in older files). */
+  verdict: VerdictLine.nullable().default(null),
   terminated_by: z.enum(TERMINATIONS).nullable(),
   answer: z.string().nullable(),
   error: ErrorLine.nullable(),

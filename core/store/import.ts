@@ -176,7 +176,7 @@ function insertEpisodeLine(db: WritableDB, runId: RunId, ep: EpisodeLine, dir: s
   for (const [kind, values] of unscoredKinds(ep)) putRewardValues(db, id, kind, values);
   if (ep.subgoals) putSubgoalProgress(db, id, ep.subgoals);
   completeEpisode(db, id, {
-    status: ep.status, success: ep.success, terminatedBy: ep.terminated_by, answer: ep.answer, error: ep.error,
+    status: ep.status, success: ep.success, verdict: ep.verdict, terminatedBy: ep.terminated_by, answer: ep.answer, error: ep.error,
     finishedAt: ep.finished_at,
     timings: ep.timings && { resetMs: ep.timings.reset_ms, checkMs: ep.timings.check_ms, totalMs: ep.timings.total_ms },
     finalScreenshot: storeAsset(db, dir, ep.final_screenshot), finalTree: storeAsset(db, dir, ep.final_tree),

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import type { Difficulty } from '../tasks/task.js';
 import { prepare, readConsistent, type ReadableDB } from './db.js';
 import { asEpisodeId, type EpisodeId, type RunId } from './ids.js';
+import { describeCondition, firstFailed, type CheckVerdict } from '../tasks/verdict.js';
+import { fromJson } from './json.js';
 import { emptyStatusCounts, STORED_EPISODE_STATUSES, type StatusCounts, type StoredEpisodeStatus } from './statuses.js';
 
 const Status = z.enum(STORED_EPISODE_STATUSES);
@@ -46,6 +48,8 @@ export interface EpisodeSummary {
   overriddenSteps: number;
   /** A GRPO training rollout's place and score (reward, advantage: null until its iteration was scored); else null. */
   rollout: RolloutPlace | null;
+  /** The checker's first failed condition in one line ("answer equals 3: expected 3, found answered 4"); null when none failed or none was recorded. */
+  reason: string | null;
 }
 
 export interface RolloutPlace {
@@ -86,10 +90,11 @@ interface SummaryRow {
   r_index: number | null;
   r_reward: number | null;
   r_advantage: number | null;
+  verdict: string | null;
 }
 
 const SUMMARY_COLUMNS = `e.id, e.uid, i.template_id, t.app, t.difficulty, i.seed, i.instruction, e.policy, e.status, e.steps_count,
-  e.started_at, e.finished_at,
+  e.started_at, e.finished_at, e.verdict,
   (SELECT count(*) FROM steps s WHERE s.episode_id = e.id AND s.overridden = 1) AS overridden_steps,
   r.iteration AS r_iteration, r.group_index AS r_group, r.rollout_index AS r_index, r.reward AS r_reward, r.advantage AS r_advantage`;
 const SUMMARY_FROM = `episodes e JOIN task_instances i ON i.id = e.instance_id JOIN task_templates t ON t.id = i.template_id
@@ -101,7 +106,13 @@ function rowToSummary(r: SummaryRow): EpisodeSummary {
     instruction: r.instruction, policy: r.policy, status: r.status, steps: r.steps_count, startedAt: r.started_at,
     durationMs: r.finished_at === null ? null : r.finished_at - r.started_at, overriddenSteps: r.overridden_steps,
     rollout: r.r_iteration === null ? null : { iteration: r.r_iteration, group: r.r_group!, index: r.r_index!, reward: r.r_reward, advantage: r.r_advantage },
+    reason: reasonOf(r.verdict),
   };
+}
+
+function reasonOf(verdict: string | null): string | null {
+  const failed = verdict === null ? undefined : firstFailed(fromJson<CheckVerdict>(verdict));
+  return failed ? describeCondition(failed) : null;
 }
 
 interface Where {

@@ -78,7 +78,7 @@ export class StoreRecorder implements EpisodeRecorder {
       const screenshot = final.screenshot ? putScreenshot(this.db, final.screenshot) : null;
       const tree = final.xml ? putTree(this.db, final.xml) : null;
       completeEpisode(this.db, id, {
-        status: result.status, success: result.success, terminatedBy: result.terminatedBy, answer: result.outcome.answer ?? null,
+        status: result.status, success: result.success, verdict: result.verdict ?? null, terminatedBy: result.terminatedBy, answer: result.outcome.answer ?? null,
         error: result.error ?? null, finishedAt: result.finishedAt, timings: result.timings, finalScreenshot: screenshot, finalTree: tree,
       });
       // No step, no reward: a reward belongs to an action the policy took.

@@ -1,3 +1,4 @@
+import { condition, verdictOf } from './verdict.js';
 import { z } from 'zod';
 import type { TaskInstance } from './instance.js';
 import { defineTask } from './task.js';
@@ -35,7 +36,7 @@ export const FREE_FORM = defineTask<Params>({
   instruction: (p) => p.instruction,
   // The device starts from its boot snapshot, as for every episode; nothing else is set up.
   initialize: async () => {},
-  check: async (_device, _p, episode) => episode.status === 'complete',
+  check: async (_device, _p, episode) => verdictOf([condition('the agent declared the task complete', 'complete', episode.status ?? 'no status')]),
   subgoals: () => [],
   oracle: (p) => {
     throw new FreeFormOracleError(p.instruction);

@@ -4,6 +4,7 @@ import type { Observation } from '../device/observation.js';
 import type { Action } from '../actions/schema.js';
 import type { Rng } from '../util/rng.js';
 import type { OracleUi } from './oracle.js';
+import type { CheckVerdict } from './verdict.js';
 
 /**
  * A task template in AndroidWorld's anatomy: an instruction with parameters drawn from a seed,
@@ -70,8 +71,11 @@ export interface TaskTemplate<P = any> {
   readonly maxSteps?: number;
   /** Sets up the starting state through the device (shell commands), from the device's boot state. */
   initialize(device: Device, p: P): Promise<void>;
-  /** True when the task is done (state read back through device queries; answers compared). */
-  check(device: Device, p: P, episode: EpisodeOutcome): Promise<boolean>;
+  /**
+   * Whether the task is done (state read back through device queries; answers compared): `ok` is the
+   * verdict, the conditions say which checks held and which did not, with what was expected and found.
+   */
+  check(device: Device, p: P, episode: EpisodeOutcome): Promise<CheckVerdict>;
   teardown?(device: Device, p: P): Promise<void>;
   subgoals(p: P): Subgoal[];
   /** Solves the task through the UI: yields one action at a time, reading `ui.obs` for the current screen. */

@@ -21,6 +21,7 @@ function summary(i: number): EpisodeSummary {
     id, uid: `u${id}`, templateId: 'ContactsAddContact', app: 'Contacts', difficulty: 'easy', seed: id, instruction: `Add contact ${id}`,
     policy: 'oracle', status: STATUSES[id % 2]!, steps: 3, startedAt: 1_700_000_000_000 + id * 1000, durationMs: 1200,
     overriddenSteps: id === N ? 1 : 0,
+    reason: STATUSES[id % 2] === 'failure' ? `contact Ann Lee has number ${id}: expected ${id}, found no contact named Ann Lee` : null,
   } as EpisodeSummary;
 }
 
@@ -54,7 +55,11 @@ function fakeApi() {
       calls.push({ m: 'getTrajectory', a: episodeId });
       return {
         episode: {
-          id: episodeId, uid: 'u', runId: 1, policy: 'oracle', status: 'success', success: true, terminatedBy: 'status', answer: null, error: null,
+          id: episodeId, uid: 'u', runId: 1, policy: 'oracle', status: 'failure', success: false, terminatedBy: 'status', answer: null, error: null,
+          verdict: { ok: false, conditions: [
+            { name: 'number of contacts', ok: true, expected: '4', found: '4' },
+            { name: 'contact Ann Lee has number 2412043170', ok: false, expected: '2412043170', found: '2412043107' },
+          ] },
           stepsCount: 3, maxSteps: 20, startedAt: 0, finishedAt: 1000, timings: null, device: { serial: 's', width: 1080, height: 2400, density: 420 },
         },
         instance: { templateId: 'ContactsAddContact', seed: 1, params: {}, instruction: 'Add a contact', template: {} },
@@ -107,6 +112,9 @@ describe('the Trajectories view in a DOM', () => {
     expect(document.querySelectorAll('[data-testid^="episode-overridden-"]').length).toBe(1);
     expect(q(`episode-overridden-${N}`).title).toContain('1 of its actions');
     expect(q('status-count-failure').textContent).toContain('5,000');
+    // A failed episode shows its first failed condition as the short reason; a successful one none.
+    expect(q(`episode-reason-${N - 1}`).textContent).toBe(`contact Ann Lee has number ${N - 1}: expected ${N - 1}, found no contact named Ann Lee`);
+    expect(q(`episode-reason-${N}`)).toBeNull();
   });
 
   it('scrolling deep fetches only the pages in view and renders rows there', async () => {
@@ -146,6 +154,10 @@ describe('the Trajectories view in a DOM', () => {
     expect(q('replay-screen').querySelector('img')).toBeTruthy();
     expect(q('replay-screen').querySelector('.screen-box.target')).toBeTruthy();
     expect(q('replay-tree-target').textContent).toContain('Save');
+    // The Why panel: the failed condition first, each with ✓/✗, expected and found.
+    expect(q('replay-why').querySelector('h3')!.textContent).toBe('Why: 1 of 2 conditions failed');
+    expect([...q('why-condition-0').querySelectorAll('td')].map((td) => td.textContent)).toEqual(['✗', 'contact Ann Lee has number 2412043170', '2412043170', '2412043107']);
+    expect([...q('why-condition-1').querySelectorAll('td')].map((td) => td.textContent)).toEqual(['✓', 'number of contacts', '4', '4']);
 
     await act(async () => window.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight' })));
     await flush();

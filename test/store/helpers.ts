@@ -66,6 +66,8 @@ export interface SyntheticEpisode {
   steps?: number;
   startedAt: number;
   instruction?: string;
+  /** The checker's conditions to record with the ending. */
+  verdict?: EpisodeResult['verdict'];
 }
 
 /** Records an episode from made-up data (fast; for queries): `steps` steps, then the given ending. */
@@ -95,6 +97,7 @@ export function recordSynthetic(db: WritableDB, runId: RunId, e: SyntheticEpisod
       templateId: e.templateId, seed, instruction, policy, steps, success: status === 'success', status,
       outcome: { actions: [] }, terminatedBy: status === 'error' ? 'policy_error' : 'status',
       timings: { resetMs: 1, checkMs: 1, totalMs: 10 }, startedAt: e.startedAt, finishedAt: e.startedAt + 1000,
+      ...(e.verdict ? { verdict: e.verdict } : {}),
       ...(status === 'error' ? { error: { name: 'PolicyCrash', message: 'boom' } } : {}),
     }, { xml: '<hierarchy rotation="0"/>' });
   }

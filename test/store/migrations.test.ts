@@ -16,6 +16,8 @@ const TABLES = [
 /** What version 8 added (to turn a fresh store back into an older version's). */
 const DROP_VERSION_8 = `DROP INDEX steps_screenshot; DROP INDEX steps_tree;
   ALTER TABLE training_rollouts DROP COLUMN advantage; ALTER TABLE training_rollouts DROP COLUMN reward`;
+/** What version 9 added: the checker's verdict with its conditions. */
+const DROP_VERSION_9 = 'ALTER TABLE episodes DROP COLUMN verdict';
 
 let tmp: ReturnType<typeof tempDir>;
 beforeEach(() => {
@@ -124,6 +126,7 @@ describe('store migrations', () => {
     // What version 6 had: no usage columns.
     db.exec('ALTER TABLE steps DROP COLUMN completion_tokens; ALTER TABLE steps DROP COLUMN prompt_tokens');
     db.exec(DROP_VERSION_8);
+    db.exec(DROP_VERSION_9);
     db.pragma('user_version = 6');
     db.close();
     const again = openStore(path);
@@ -142,13 +145,41 @@ describe('store migrations', () => {
     db.exec(`INSERT INTO task_templates (id, app, difficulty) VALUES ('T', 'clock', 'easy')`);
     db.exec(`INSERT INTO task_instances (template_id, seed, params, instruction) VALUES ('T', 0, 'null', 'do it')`);
     db.prepare(`INSERT INTO episodes (uid, run_id, instance_id, policy, status, started_at) VALUES ('e1', ?, 1, 'builtin-grpo', 'failure', 1)`).run(run.id);
+    db.exec(DROP_VERSION_9);
     db.exec(DROP_VERSION_8);
     db.exec('INSERT INTO training_rollouts (episode_id, iteration, group_index, rollout_index) VALUES (1, 3, 0, 1)');
     db.pragma('user_version = 7');
     db.close();
     const again = openStore(path);
-    expect(schemaVersion(again)).toBe(8);
+    expect(schemaVersion(again)).toBe(LATEST_VERSION);
     expect(again.prepare('SELECT iteration, reward, advantage FROM training_rollouts').get()).toEqual({ iteration: 3, reward: null, advantage: null });
+    again.close();
+  });
+
+  it('version 9 stores the checker\'s conditions with the episode: old episodes read without them, the list shows the first failed one', async () => {
+    const { recordSynthetic } = await import('./helpers.js');
+    const { loadTrajectory } = await import('../../core/store/trajectory.js');
+    const { listEpisodes } = await import('../../core/store/queries.js');
+    const path = join(tmp.dir, 'v8.db');
+    const db = openStore(path);
+    const run = createRun(db, { kind: 'single', name: 'verdicts' }).id;
+    const old = recordSynthetic(db, run, { templateId: 'ContactsAddContact', status: 'failure', startedAt: 1 });
+    // What version 8 had: no verdict column.
+    db.exec(DROP_VERSION_9);
+    db.pragma('user_version = 8');
+    db.close();
+    const again = openStore(path);
+    expect(schemaVersion(again)).toBe(9);
+    expect(loadTrajectory(again, old).episode.verdict).toBeNull();
+    const verdict = { ok: false, conditions: [
+      { name: 'number of contacts', ok: true, expected: '4', found: '4' },
+      { name: 'contact Ann Lee has number 2412043170', ok: false, expected: '2412043170', found: '2412043107' },
+    ] };
+    const id = recordSynthetic(again, run, { templateId: 'ContactsAddContact', status: 'failure', startedAt: 2, verdict });
+    expect(loadTrajectory(again, id).episode.verdict).toEqual(verdict);
+    const reasons = Object.fromEntries(listEpisodes(again, { runId: run }).rows.map((r) => [r.id, r.reason]));
+    expect(reasons).toEqual({ [old]: null, [id]: 'contact Ann Lee has number 2412043170: expected 2412043170, found 2412043107' });
+    expect(() => again.prepare('UPDATE episodes SET verdict = ? WHERE id = ?').run('{not json', id)).toThrow(/CHECK constraint/);
     again.close();
   });
 });

@@ -35,7 +35,7 @@ function seedWhere<P>(t: TaskTemplate<P>, pred: (p: P) => boolean): number {
   throw new Error(`No seed of ${t.id} fits`);
 }
 
-const passes = <P>(t: TaskTemplate<P>, p: P, answer?: string) => t.check(d, p, { actions: [], ...(answer === undefined ? {} : { answer }) });
+const passes = <P>(t: TaskTemplate<P>, p: P, answer?: string) => t.check(d, p, { actions: [], ...(answer === undefined ? {} : { answer }) }).then((v) => v.ok);
 const sql = (s: string) => sqlExec(d, EVENTS_DB, s);
 
 async function stored(e: EventParam): Promise<StoredEvent> {

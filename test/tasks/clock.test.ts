@@ -36,7 +36,7 @@ async function solve<P>(template: TaskTemplate<P>, seed: number, tweak?: (p: P) 
   return inst;
 }
 
-const check = <P>(inst: TaskInstance<P>, answer?: string) => inst.template.check(d, inst.params, { actions: [], ...(answer !== undefined ? { answer } : {}) });
+const check = <P>(inst: TaskInstance<P>, answer?: string) => inst.template.check(d, inst.params, { actions: [], ...(answer !== undefined ? { answer } : {}) }).then((v) => v.ok);
 
 /** Restores the solved state, applies a change, and checks. */
 async function after<P>(inst: TaskInstance<P>, change: () => unknown): Promise<boolean> {

@@ -50,7 +50,7 @@ describe('ContactsAddContact', () => {
   it('accepts the contact with the number in any format and any name case', async () => {
     const p = await start(AddContact);
     await addContact(d, { name: `  ${p.person.name.toUpperCase()} `, phone: `+1 ${p.person.phone}` });
-    expect(await AddContact.check(d, p, none)).toBe(true);
+    expect((await AddContact.check(d, p, none)).ok).toBe(true);
   });
 
   it('rejects a wrong number typed through the editor', async () => {
@@ -62,24 +62,24 @@ describe('ContactsAddContact', () => {
     typeInto(d, { text: 'Phone' }, otherPhone(p.person.phone));
     tap(d, { resourceId: 'toolbar_button' });
     expect(get(d, { resourceId: 'large_title' }).node.text).toBe(p.person.name);
-    expect(await AddContact.check(d, p, none)).toBe(false);
+    expect((await AddContact.check(d, p, none)).ok).toBe(false);
   });
 
   it('rejects a duplicate, a second number, and a deleted distractor', async () => {
     let p = await start(AddContact, 2);
     await addContact(d, { name: p.person.name, phone: p.person.phone });
     await addContact(d, { name: p.person.name, phone: p.person.phone });
-    expect(await AddContact.check(d, p, none)).toBe(false);
+    expect((await AddContact.check(d, p, none)).ok).toBe(false);
 
     p = await start(AddContact, 2);
     await addContact(d, { name: p.person.name, phone: p.person.phone });
     await contentInsert(d, 'content://com.android.contacts/data', { raw_contact_id: await idOf(p.person.name), mimetype: MIMETYPE.phone, data1: '2025550100' });
-    expect(await AddContact.check(d, p, none)).toBe(false);
+    expect((await AddContact.check(d, p, none)).ok).toBe(false);
 
     p = await start(AddContact, 2);
     await addContact(d, { name: p.person.name, phone: p.person.phone });
     await deleteByName(p.others[0]!.name);
-    expect(await AddContact.check(d, p, none)).toBe(false);
+    expect((await AddContact.check(d, p, none)).ok).toBe(false);
   });
 });
 
@@ -88,12 +88,12 @@ describe('ContactsAddContactWithEmail', () => {
     const p = await start(AddContactWithEmail);
     const full = { name: p.person.name, phone: p.person.phone, email: p.person.email, company: p.person.company };
     await addContact(d, full);
-    expect(await AddContactWithEmail.check(d, p, none)).toBe(true);
+    expect((await AddContactWithEmail.check(d, p, none)).ok).toBe(true);
 
     for (const wrong of [{ email: `x${p.person.email}` }, { company: undefined }, { company: 'Wrong Inc' }, { email: undefined }]) {
       await start(AddContactWithEmail);
       await addContact(d, { ...full, ...wrong });
-      expect(await AddContactWithEmail.check(d, p, none), JSON.stringify(wrong)).toBe(false);
+      expect((await AddContactWithEmail.check(d, p, none)).ok, JSON.stringify(wrong)).toBe(false);
     }
   });
 });
@@ -102,15 +102,15 @@ describe('ContactsAddMultiple', () => {
   it('needs every person, each with the right number', async () => {
     const p = await start(AddMultipleContacts);
     for (const x of p.people) await addContact(d, { name: x.name, phone: x.phone });
-    expect(await AddMultipleContacts.check(d, p, none)).toBe(true);
+    expect((await AddMultipleContacts.check(d, p, none)).ok).toBe(true);
 
     await start(AddMultipleContacts);
     for (const x of p.people.slice(1)) await addContact(d, { name: x.name, phone: x.phone });
-    expect(await AddMultipleContacts.check(d, p, none)).toBe(false);
+    expect((await AddMultipleContacts.check(d, p, none)).ok).toBe(false);
 
     await start(AddMultipleContacts);
     for (const [i, x] of p.people.entries()) await addContact(d, { name: x.name, phone: i === 0 ? otherPhone(x.phone) : x.phone });
-    expect(await AddMultipleContacts.check(d, p, none)).toBe(false);
+    expect((await AddMultipleContacts.check(d, p, none)).ok).toBe(false);
   });
 });
 
@@ -118,26 +118,26 @@ describe('ContactsEditNumber', () => {
   it('accepts the same contact with the new number only, as written in the instruction', async () => {
     const p = await start(EditNumber, seedWhere(EditNumber, (x) => x.number.includes('(')));
     await setPhone(p.person.name, p.number);
-    expect(await EditNumber.check(d, p, none)).toBe(true);
+    expect((await EditNumber.check(d, p, none)).ok).toBe(true);
   });
 
   it('rejects a re-created contact, a kept old number and a wrong number', async () => {
     let p = await start(EditNumber);
     await deleteByName(p.person.name);
     await addContact(d, { name: p.person.name, phone: p.newPhone });
-    expect(await EditNumber.check(d, p, none)).toBe(false);
+    expect((await EditNumber.check(d, p, none)).ok).toBe(false);
 
     p = await start(EditNumber);
     await contentInsert(d, 'content://com.android.contacts/data', { raw_contact_id: await idOf(p.person.name), mimetype: MIMETYPE.phone, data1: p.newPhone });
-    expect(await EditNumber.check(d, p, none)).toBe(false);
+    expect((await EditNumber.check(d, p, none)).ok).toBe(false);
 
     p = await start(EditNumber);
     await setPhone(p.person.name, otherPhone(p.newPhone));
-    expect(await EditNumber.check(d, p, none)).toBe(false);
+    expect((await EditNumber.check(d, p, none)).ok).toBe(false);
 
     p = await start(EditNumber);
     await addContact(d, { name: p.person.name, phone: p.newPhone });
-    expect(await EditNumber.check(d, p, none)).toBe(false);
+    expect((await EditNumber.check(d, p, none)).ok).toBe(false);
   });
 });
 
@@ -146,25 +146,25 @@ describe('ContactsStarContact', () => {
     const seed = seedWhere(StarContact, (x) => x.star && x.others.some((o) => !o.starred));
     let p = await start(StarContact, seed);
     await setStar(p.person.name, true);
-    expect(await StarContact.check(d, p, none)).toBe(true);
+    expect((await StarContact.check(d, p, none)).ok).toBe(true);
     await setStar(p.others.find((o) => !o.starred)!.name, true);
-    expect(await StarContact.check(d, p, none)).toBe(false);
+    expect((await StarContact.check(d, p, none)).ok).toBe(false);
 
     p = await start(StarContact, seed);
     await setStar(p.others.find((o) => !o.starred)!.name, true);
-    expect(await StarContact.check(d, p, none)).toBe(false);
+    expect((await StarContact.check(d, p, none)).ok).toBe(false);
   });
 
   it('accepts unstarring when asked to remove a favourite, and rejects unstarring others', async () => {
     const seed = seedWhere(StarContact, (x) => !x.star && x.others.some((o) => o.starred));
     let p = await start(StarContact, seed);
     await setStar(p.person.name, false);
-    expect(await StarContact.check(d, p, none)).toBe(true);
+    expect((await StarContact.check(d, p, none)).ok).toBe(true);
 
     p = await start(StarContact, seed);
     await setStar(p.person.name, false);
     await setStar(p.others.find((o) => o.starred)!.name, false);
-    expect(await StarContact.check(d, p, none)).toBe(false);
+    expect((await StarContact.check(d, p, none)).ok).toBe(false);
   });
 });
 
@@ -172,18 +172,18 @@ describe('ContactsDeleteContact', () => {
   it('accepts deleting exactly the person', async () => {
     const p = await start(DeleteContact);
     await deleteByName(p.person.name);
-    expect(await DeleteContact.check(d, p, none)).toBe(true);
+    expect((await DeleteContact.check(d, p, none)).ok).toBe(true);
     await deleteByName(p.others[2]!.name);
-    expect(await DeleteContact.check(d, p, none)).toBe(false);
+    expect((await DeleteContact.check(d, p, none)).ok).toBe(false);
   });
 
   it('rejects deleting someone else or everyone', async () => {
     let p = await start(DeleteContact);
     await deleteByName(p.others[0]!.name);
-    expect(await DeleteContact.check(d, p, none)).toBe(false);
+    expect((await DeleteContact.check(d, p, none)).ok).toBe(false);
     p = await start(DeleteContact);
     await contentDelete(d, 'content://com.android.contacts/raw_contacts');
-    expect(await DeleteContact.check(d, p, none)).toBe(false);
+    expect((await DeleteContact.check(d, p, none)).ok).toBe(false);
   });
 });
 
@@ -201,7 +201,7 @@ describe('ContactsDeleteDuplicates', () => {
       // Keep the newest copy: any one copy will do.
       for (const id of ids.slice(0, -1)) await contentDelete(d, 'content://com.android.contacts/raw_contacts', `_id = ${id}`);
     }
-    expect(await DeleteDuplicates.check(d, p, none)).toBe(true);
+    expect((await DeleteDuplicates.check(d, p, none)).ok).toBe(true);
   });
 
   it('rejects leftover duplicates and deleting every copy of a person', async () => {
@@ -210,12 +210,12 @@ describe('ContactsDeleteDuplicates', () => {
     const [first, ...rest] = await copiesById(dupes);
     for (const ids of rest) for (const id of ids.slice(1)) await contentDelete(d, 'content://com.android.contacts/raw_contacts', `_id = ${id}`);
     expect(first!.length).toBeGreaterThan(1);
-    expect(await DeleteDuplicates.check(d, p, none)).toBe(false);
+    expect((await DeleteDuplicates.check(d, p, none)).ok).toBe(false);
 
     p = await start(DeleteDuplicates);
     for (const ids of await copiesById(dupes)) for (const id of ids.slice(1)) await contentDelete(d, 'content://com.android.contacts/raw_contacts', `_id = ${id}`);
     await deleteByName(dupes[0]!);
-    expect(await DeleteDuplicates.check(d, p, none)).toBe(false);
+    expect((await DeleteDuplicates.check(d, p, none)).ok).toBe(false);
   });
 });
 
@@ -224,20 +224,20 @@ describe('Contacts questions', () => {
     const p = await start(PhoneNumberQuestion);
     const n = p.person.phone;
     expect(normalizePhone(`(${n.slice(0, 3)}) ${n.slice(3, 6)}-${n.slice(6)}`)).toBe(n);
-    expect(await PhoneNumberQuestion.check(d, p, answer(`(${n.slice(0, 3)}) ${n.slice(3, 6)}-${n.slice(6)}`))).toBe(true);
-    expect(await PhoneNumberQuestion.check(d, p, answer(`+1 ${n}`))).toBe(true);
-    expect(await PhoneNumberQuestion.check(d, p, answer(otherPhone(n)))).toBe(false);
-    expect(await PhoneNumberQuestion.check(d, p, answer(p.others[0]!.phone))).toBe(false);
-    expect(await PhoneNumberQuestion.check(d, p, none)).toBe(false);
+    expect((await PhoneNumberQuestion.check(d, p, answer(`(${n.slice(0, 3)}) ${n.slice(3, 6)}-${n.slice(6)}`))).ok).toBe(true);
+    expect((await PhoneNumberQuestion.check(d, p, answer(`+1 ${n}`))).ok).toBe(true);
+    expect((await PhoneNumberQuestion.check(d, p, answer(otherPhone(n)))).ok).toBe(false);
+    expect((await PhoneNumberQuestion.check(d, p, answer(p.others[0]!.phone))).ok).toBe(false);
+    expect((await PhoneNumberQuestion.check(d, p, none)).ok).toBe(false);
   });
 
   it('ContactsCountQuestion wants the exact count of names with the letter', async () => {
     const p = await start(CountQuestion, 3);
     const want = p.people.filter((x) => x.first.startsWith(p.letter)).length;
     expect(want).toBe(p.answer);
-    expect(await CountQuestion.check(d, p, answer(String(want)))).toBe(true);
-    expect(await CountQuestion.check(d, p, answer(String(want + 1)))).toBe(false);
-    expect(await CountQuestion.check(d, p, answer(String(p.people.length)))).toBe(false);
+    expect((await CountQuestion.check(d, p, answer(String(want)))).ok).toBe(true);
+    expect((await CountQuestion.check(d, p, answer(String(want + 1)))).ok).toBe(false);
+    expect((await CountQuestion.check(d, p, answer(String(p.people.length)))).ok).toBe(false);
   });
 
   it('ContactsCompanyCountQuestion wants the number of people at the company', async () => {
@@ -246,8 +246,8 @@ describe('Contacts questions', () => {
     expect(want).toBe(p.answer);
     const atCompany = (await listContacts(d)).filter((c) => c.company === p.company).length;
     expect(atCompany).toBe(want);
-    expect(await CompanyCountQuestion.check(d, p, answer(`${want}`))).toBe(true);
-    expect(await CompanyCountQuestion.check(d, p, answer(`${want - 1}`))).toBe(false);
-    expect(await CompanyCountQuestion.check(d, p, none)).toBe(false);
+    expect((await CompanyCountQuestion.check(d, p, answer(`${want}`))).ok).toBe(true);
+    expect((await CompanyCountQuestion.check(d, p, answer(`${want - 1}`))).ok).toBe(false);
+    expect((await CompanyCountQuestion.check(d, p, none)).ok).toBe(false);
   });
 });

@@ -32,9 +32,9 @@ describe('ExpenseAddSingle', () => {
   it('accepts the expense with its values, whatever the case of the text', async () => {
     const p = await start(AddSingle, 1);
     const t = p.targets[0]!;
-    expect(await AddSingle.check(d, p, none)).toBe(false);
+    expect((await AddSingle.check(d, p, none)).ok).toBe(false);
     await add({ ...t, name: t.name.toUpperCase(), note: ` ${t.note.toLowerCase()} `, date: Date.UTC(2023, 9, 15, 15, 30) });
-    expect(await AddSingle.check(d, p, none)).toBe(true);
+    expect((await AddSingle.check(d, p, none)).ok).toBe(true);
   });
 
   it.each([
@@ -46,18 +46,18 @@ describe('ExpenseAddSingle', () => {
   ])('rejects %s', async (_what, change) => {
     const p = await start(AddSingle, 2);
     await add(change(p.targets[0]!));
-    expect(await AddSingle.check(d, p, none)).toBe(false);
+    expect((await AddSingle.check(d, p, none)).ok).toBe(false);
   });
 
   it('rejects the expense added twice, or a noise expense deleted', async () => {
     const p = await start(AddSingle, 3);
     await add(p.targets[0]!);
     await add(p.targets[0]!);
-    expect(await AddSingle.check(d, p, none)).toBe(false);
+    expect((await AddSingle.check(d, p, none)).ok).toBe(false);
     await del(p.targets[0]!.name);
-    expect(await AddSingle.check(d, p, none)).toBe(true);
+    expect((await AddSingle.check(d, p, none)).ok).toBe(true);
     await del(p.noise[0]!.name);
-    expect(await AddSingle.check(d, p, none)).toBe(false);
+    expect((await AddSingle.check(d, p, none)).ok).toBe(false);
   });
 
   it('accepts the expense entered through the app', async () => {
@@ -74,7 +74,7 @@ describe('ExpenseAddSingle', () => {
     tap(d, { resourceId: 'btn_save' });
     const rows = await listExpenses(d);
     expect(rows.some((r) => r.name === t.name && r.category === EXPENSE_CATEGORY_IDS[t.category])).toBe(true);
-    expect(await AddSingle.check(d, p, none)).toBe(true);
+    expect((await AddSingle.check(d, p, none)).ok).toBe(true);
     expect(get(d, { resourceId: 'toolbar_title' }).node.text).toBe('Home');
   });
 });
@@ -83,35 +83,35 @@ describe('ExpenseAddMultiple', () => {
   it('needs every expense', async () => {
     const p = await start(AddMultiple, 0);
     for (const t of p.targets.slice(1)) await add(t);
-    expect(await AddMultiple.check(d, p, none)).toBe(false);
+    expect((await AddMultiple.check(d, p, none)).ok).toBe(false);
     await add(p.targets[0]!);
-    expect(await AddMultiple.check(d, p, none)).toBe(true);
+    expect((await AddMultiple.check(d, p, none)).ok).toBe(true);
     await add({ ...p.targets[0]!, name: 'Extra Snacks' });
-    expect(await AddMultiple.check(d, p, none)).toBe(false);
+    expect((await AddMultiple.check(d, p, none)).ok).toBe(false);
   });
 });
 
 describe('ExpenseDeleteSingle', () => {
   it('accepts the target deleted, and only it', async () => {
     const p = await start(DeleteSingle, 0);
-    expect(await DeleteSingle.check(d, p, none)).toBe(false);
+    expect((await DeleteSingle.check(d, p, none)).ok).toBe(false);
     await del(p.targets[0]!.name);
-    expect(await DeleteSingle.check(d, p, none)).toBe(true);
+    expect((await DeleteSingle.check(d, p, none)).ok).toBe(true);
     await del(p.noise[0]!.name);
-    expect(await DeleteSingle.check(d, p, none)).toBe(false);
+    expect((await DeleteSingle.check(d, p, none)).ok).toBe(false);
   });
 
   it('rejects a wrong expense deleted instead', async () => {
     const p = await start(DeleteSingle, 1);
     await del(p.noise[1]!.name);
-    expect(await DeleteSingle.check(d, p, none)).toBe(false);
+    expect((await DeleteSingle.check(d, p, none)).ok).toBe(false);
   });
 
   it('rejects a remaining expense that was changed', async () => {
     const p = await start(DeleteSingle, 2);
     await del(p.targets[0]!.name);
     await set(p.noise[0]!.name, 'amount = amount + 100');
-    expect(await DeleteSingle.check(d, p, none)).toBe(false);
+    expect((await DeleteSingle.check(d, p, none)).ok).toBe(false);
   });
 });
 
@@ -121,11 +121,11 @@ describe('ExpenseDeleteMultiple', () => {
     expect(p.noise.length).toBeGreaterThanOrEqual(14);
     await del(p.targets[0]!.name);
     await del(p.targets[1]!.name);
-    expect(await DeleteMultiple.check(d, p, none)).toBe(false);
+    expect((await DeleteMultiple.check(d, p, none)).ok).toBe(false);
     await del(p.targets[2]!.name);
-    expect(await DeleteMultiple.check(d, p, none)).toBe(true);
+    expect((await DeleteMultiple.check(d, p, none)).ok).toBe(true);
     await del(p.noise[5]!.name);
-    expect(await DeleteMultiple.check(d, p, none)).toBe(false);
+    expect((await DeleteMultiple.check(d, p, none)).ok).toBe(false);
   });
 });
 
@@ -134,28 +134,28 @@ describe('ExpenseDeleteDuplicates', () => {
     const p = await start(DeleteDuplicates, 0);
     const same = `AND amount = ${p.target.amount}`;
     await del(p.target.name, same);
-    expect(await DeleteDuplicates.check(d, p, none)).toBe(true);
+    expect((await DeleteDuplicates.check(d, p, none)).ok).toBe(true);
     await del(p.target.name, same);
-    expect(await DeleteDuplicates.check(d, p, none)).toBe(false);
+    expect((await DeleteDuplicates.check(d, p, none)).ok).toBe(false);
   });
 
   it('rejects deleting the near copy (same name, other amount)', async () => {
     const p = await start(DeleteDuplicates, 1);
     await del(p.near.name, `AND amount = ${p.near.amount}`);
-    expect(await DeleteDuplicates.check(d, p, none)).toBe(false);
+    expect((await DeleteDuplicates.check(d, p, none)).ok).toBe(false);
     await start(DeleteDuplicates, 1);
     await del(p.target.name, `AND amount = ${p.target.amount}`);
     await del(p.noise[0]!.name);
-    expect(await DeleteDuplicates.check(d, p, none)).toBe(false);
+    expect((await DeleteDuplicates.check(d, p, none)).ok).toBe(false);
   });
 });
 
 describe('ExpenseEditAmount', () => {
   it('accepts the new amount on the target, other fields kept', async () => {
     const p = await start(EditAmount, 0);
-    expect(await EditAmount.check(d, p, none)).toBe(false);
+    expect((await EditAmount.check(d, p, none)).ok).toBe(false);
     await set(p.target.name, `amount = ${p.amount}, modified_date = ${Date.UTC(2023, 9, 15)}`);
-    expect(await EditAmount.check(d, p, none)).toBe(true);
+    expect((await EditAmount.check(d, p, none)).ok).toBe(true);
   });
 
   it.each([
@@ -165,13 +165,13 @@ describe('ExpenseEditAmount', () => {
   ])('rejects %s', async (_what, assign) => {
     const p = await start(EditAmount, 1);
     await set(p.target.name, assign(p));
-    expect(await EditAmount.check(d, p, none)).toBe(false);
+    expect((await EditAmount.check(d, p, none)).ok).toBe(false);
   });
 
   it('rejects the amount put on another expense', async () => {
     const p = await start(EditAmount, 2);
     await set(p.noise[0]!.name, `amount = ${p.amount}`);
-    expect(await EditAmount.check(d, p, none)).toBe(false);
+    expect((await EditAmount.check(d, p, none)).ok).toBe(false);
   });
 });
 
@@ -180,12 +180,12 @@ describe('ExpenseCategoryTotalQuestion', () => {
     const p = await start(CategoryTotalQuestion, 0);
     const sum = p.rows.filter((r) => r.category === p.category).reduce((s, r) => s + r.amount, 0);
     expect(sum).toBe(p.total);
-    expect(await CategoryTotalQuestion.check(d, p, answer(dollars(sum)))).toBe(true);
-    expect(await CategoryTotalQuestion.check(d, p, answer((sum / 100).toFixed(2)))).toBe(true);
-    expect(await CategoryTotalQuestion.check(d, p, answer(dollars(sum + 1)))).toBe(false);
+    expect((await CategoryTotalQuestion.check(d, p, answer(dollars(sum)))).ok).toBe(true);
+    expect((await CategoryTotalQuestion.check(d, p, answer((sum / 100).toFixed(2)))).ok).toBe(true);
+    expect((await CategoryTotalQuestion.check(d, p, answer(dollars(sum + 1)))).ok).toBe(false);
     const all = p.rows.reduce((s, r) => s + r.amount, 0);
-    expect(await CategoryTotalQuestion.check(d, p, answer(dollars(all)))).toBe(false);
-    expect(await CategoryTotalQuestion.check(d, p, none)).toBe(false);
+    expect((await CategoryTotalQuestion.check(d, p, answer(dollars(all)))).ok).toBe(false);
+    expect((await CategoryTotalQuestion.check(d, p, none)).ok).toBe(false);
   });
 });
 
@@ -195,8 +195,8 @@ describe('ExpenseWeekTotalQuestion', () => {
     const today = p.rows.filter((r) => r.date >= Date.UTC(2023, 9, 15));
     const income = today.filter((r) => r.category === 'Income').reduce((s, r) => s + r.amount, 0);
     expect(income).toBeGreaterThan(0);
-    expect(await WeekTotalQuestion.check(d, p, answer(dollars(p.total)))).toBe(true);
-    expect(await WeekTotalQuestion.check(d, p, answer(dollars(p.total + income)))).toBe(false);
+    expect((await WeekTotalQuestion.check(d, p, answer(dollars(p.total)))).ok).toBe(true);
+    expect((await WeekTotalQuestion.check(d, p, answer(dollars(p.total + income)))).ok).toBe(false);
     // The app shows the same figure the checker expects.
     d.wm.launchApp('com.arduia.expense');
     d.changed();

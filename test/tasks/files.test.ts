@@ -19,7 +19,7 @@ async function start<P>(t: TaskTemplate<P>, seed = 3): Promise<P> {
   return inst.params;
 }
 
-const check = <P>(t: TaskTemplate<P>, p: P, answer?: string) => t.check(d, p, { actions: [], ...(answer !== undefined ? { answer } : {}) });
+const check = <P>(t: TaskTemplate<P>, p: P, answer?: string) => t.check(d, p, { actions: [], ...(answer !== undefined ? { answer } : {}) }).then((v) => v.ok);
 const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 const SD = '/sdcard';
 

@@ -24,7 +24,7 @@ describe('task instances', () => {
       id: 'BrokenTemplate', apps: ['Settings'], difficulty: 'easy', tags: [], kind: 'completion',
       template: 'Say {word}.', params: z.object({ word: z.string().min(3) }),
       generate: () => ({ word: 'no' }),
-      initialize: async () => {}, check: async () => false, subgoals: () => [],
+      initialize: async () => {}, check: async () => ({ ok: false, conditions: [] }), subgoals: () => [],
       *oracle() {},
     });
     expect(() => instantiate(broken, 1)).toThrow(TaskParamsError);

@@ -33,7 +33,7 @@ describe.each(TASKS.map((t) => [t.id, t] as const))('%s', (_id, template) => {
       const instance = instantiate(template, seed);
       await resetForTask(d, instance);
       const answerless = { actions: [] };
-      expect(await template.check(d, instance.params, answerless)).toBe(false);
+      expect((await template.check(d, instance.params, answerless)).ok).toBe(false);
     }
   });
 });

@@ -32,12 +32,12 @@ async function start<P>(t: TaskTemplate<P>, seed = 0): Promise<P> {
 describe('RecipeAddRecipe', () => {
   it('accepts the recipe with ingredients one a line or separated by commas', async () => {
     const p = await start(AddRecipe, 0);
-    expect(await AddRecipe.check(d, p, none)).toBe(false);
+    expect((await AddRecipe.check(d, p, none)).ok).toBe(false);
     await add(p.target);
-    expect(await AddRecipe.check(d, p, none)).toBe(true);
+    expect((await AddRecipe.check(d, p, none)).ok).toBe(true);
     await del(p.target.title);
     await add({ ...p.target, title: p.target.title.toLowerCase(), ingredients: p.target.ingredients.split('\n').join(', ') });
-    expect(await AddRecipe.check(d, p, none)).toBe(true);
+    expect((await AddRecipe.check(d, p, none)).ok).toBe(true);
   });
 
   it.each([
@@ -50,17 +50,17 @@ describe('RecipeAddRecipe', () => {
   ])('rejects the recipe with %s', async (_what, change) => {
     const p = await start(AddRecipe, 1);
     await add(change(p.target));
-    expect(await AddRecipe.check(d, p, none)).toBe(false);
+    expect((await AddRecipe.check(d, p, none)).ok).toBe(false);
   });
 
   it('rejects the recipe added twice, or a noise recipe lost', async () => {
     const p = await start(AddRecipe, 2);
     await add(p.target);
     await add(p.target);
-    expect(await AddRecipe.check(d, p, none)).toBe(false);
+    expect((await AddRecipe.check(d, p, none)).ok).toBe(false);
     await del(p.target.title);
     await del(p.noise[0]!.title);
-    expect(await AddRecipe.check(d, p, none)).toBe(false);
+    expect((await AddRecipe.check(d, p, none)).ok).toBe(false);
   });
 
   it('accepts the recipe typed into the app', async () => {
@@ -83,28 +83,28 @@ describe('RecipeAddRecipe', () => {
     fillIn('new_ingredients', t.ingredients.split('\n').join(', '));
     fillIn('new_directions', t.directions);
     tap(d, { resourceId: 'button_save_recipe' });
-    expect(await AddRecipe.check(d, p, none)).toBe(true);
+    expect((await AddRecipe.check(d, p, none)).ok).toBe(true);
   });
 });
 
 describe('RecipeDeleteSingleRecipe', () => {
   it('accepts the target deleted, and only it', async () => {
     const p = await start(DeleteSingleRecipe, 0);
-    expect(await DeleteSingleRecipe.check(d, p, none)).toBe(false);
+    expect((await DeleteSingleRecipe.check(d, p, none)).ok).toBe(false);
     await del(p.targets[0]!.title);
-    expect(await DeleteSingleRecipe.check(d, p, none)).toBe(true);
+    expect((await DeleteSingleRecipe.check(d, p, none)).ok).toBe(true);
     await del(p.noise[0]!.title);
-    expect(await DeleteSingleRecipe.check(d, p, none)).toBe(false);
+    expect((await DeleteSingleRecipe.check(d, p, none)).ok).toBe(false);
   });
 
   it('rejects another recipe deleted, or a remaining one changed', async () => {
     const p = await start(DeleteSingleRecipe, 1);
     await del(p.noise[1]!.title);
-    expect(await DeleteSingleRecipe.check(d, p, none)).toBe(false);
+    expect((await DeleteSingleRecipe.check(d, p, none)).ok).toBe(false);
     await start(DeleteSingleRecipe, 1);
     await del(p.targets[0]!.title);
     await set(p.noise[0]!.title, `favorite = ${p.noise[0]!.favorite ? 0 : 1}`);
-    expect(await DeleteSingleRecipe.check(d, p, none)).toBe(false);
+    expect((await DeleteSingleRecipe.check(d, p, none)).ok).toBe(false);
   });
 });
 
@@ -112,11 +112,11 @@ describe('RecipeDeleteMultipleRecipes', () => {
   it('needs every target deleted and nothing else', async () => {
     const p = await start(DeleteMultipleRecipes, 0);
     for (const t of p.targets.slice(0, 2)) await del(t.title);
-    expect(await DeleteMultipleRecipes.check(d, p, none)).toBe(false);
+    expect((await DeleteMultipleRecipes.check(d, p, none)).ok).toBe(false);
     await del(p.targets[2]!.title);
-    expect(await DeleteMultipleRecipes.check(d, p, none)).toBe(true);
+    expect((await DeleteMultipleRecipes.check(d, p, none)).ok).toBe(true);
     await del(p.noise[3]!.title);
-    expect(await DeleteMultipleRecipes.check(d, p, none)).toBe(false);
+    expect((await DeleteMultipleRecipes.check(d, p, none)).ok).toBe(false);
   });
 });
 
@@ -124,56 +124,56 @@ describe('RecipeDeleteDuplicateRecipes', () => {
   it('accepts one copy deleted; rejects both copies deleted', async () => {
     const p = await start(DeleteDuplicateRecipes, 0);
     const same = `AND description = ${sqlLiteral(p.target.description)}`;
-    expect(await DeleteDuplicateRecipes.check(d, p, none)).toBe(false);
+    expect((await DeleteDuplicateRecipes.check(d, p, none)).ok).toBe(false);
     await del(p.target.title, same);
-    expect(await DeleteDuplicateRecipes.check(d, p, none)).toBe(true);
+    expect((await DeleteDuplicateRecipes.check(d, p, none)).ok).toBe(true);
     await del(p.target.title, same);
-    expect(await DeleteDuplicateRecipes.check(d, p, none)).toBe(false);
+    expect((await DeleteDuplicateRecipes.check(d, p, none)).ok).toBe(false);
   });
 
   it('rejects deleting the same-titled variant instead', async () => {
     const p = await start(DeleteDuplicateRecipes, 1);
     await del(p.variant.title, `AND description = ${sqlLiteral(p.variant.description)}`);
-    expect(await DeleteDuplicateRecipes.check(d, p, none)).toBe(false);
+    expect((await DeleteDuplicateRecipes.check(d, p, none)).ok).toBe(false);
   });
 });
 
 describe('RecipeEditServings', () => {
   it('accepts the new servings, everything else kept', async () => {
     const p = await start(EditServings, 0);
-    expect(await EditServings.check(d, p, none)).toBe(false);
+    expect((await EditServings.check(d, p, none)).ok).toBe(false);
     await set(p.target.title, `servings = ${sqlLiteral(p.servings)}`);
-    expect(await EditServings.check(d, p, none)).toBe(true);
+    expect((await EditServings.check(d, p, none)).ok).toBe(true);
   });
 
   it('rejects other servings, another field changed, or another recipe edited', async () => {
     const p = await start(EditServings, 1);
     await set(p.target.title, `servings = ${sqlLiteral(`${p.servings} `)}`);
-    expect(await EditServings.check(d, p, none)).toBe(false);
+    expect((await EditServings.check(d, p, none)).ok).toBe(false);
     await set(p.target.title, `servings = ${sqlLiteral(p.servings)}, preparationTime = '5 mins'`);
-    expect(await EditServings.check(d, p, none)).toBe(false);
+    expect((await EditServings.check(d, p, none)).ok).toBe(false);
     await start(EditServings, 1);
     await set(p.noise[0]!.title, `servings = ${sqlLiteral(p.servings)}`);
-    expect(await EditServings.check(d, p, none)).toBe(false);
+    expect((await EditServings.check(d, p, none)).ok).toBe(false);
   });
 });
 
 describe('RecipeMarkFavourite', () => {
   it('accepts the target marked, other favourites kept', async () => {
     const p = await start(MarkFavourite, 0);
-    expect(await MarkFavourite.check(d, p, none)).toBe(false);
+    expect((await MarkFavourite.check(d, p, none)).ok).toBe(false);
     await set(p.target.title, 'favorite = 1');
-    expect(await MarkFavourite.check(d, p, none)).toBe(true);
+    expect((await MarkFavourite.check(d, p, none)).ok).toBe(true);
     const other = p.noise[0]!;
     await set(other.title, `favorite = ${other.favorite ? 0 : 1}`);
-    expect(await MarkFavourite.check(d, p, none)).toBe(false);
+    expect((await MarkFavourite.check(d, p, none)).ok).toBe(false);
   });
 
   it('rejects another recipe marked instead', async () => {
     const p = await start(MarkFavourite, 1);
     const plain = p.noise.find((r) => !r.favorite)!;
     await set(plain.title, 'favorite = 1');
-    expect(await MarkFavourite.check(d, p, none)).toBe(false);
+    expect((await MarkFavourite.check(d, p, none)).ok).toBe(false);
   });
 });
 
@@ -182,12 +182,12 @@ describe('RecipeIngredientsQuestion', () => {
     const p = await start(IngredientsQuestion, 0);
     const lines = p.target.ingredients.split('\n');
     expect(p.names.length).toBe(lines.length);
-    expect(await IngredientsQuestion.check(d, p, answer(p.names.join(', ')))).toBe(true);
-    expect(await IngredientsQuestion.check(d, p, answer([...p.names].reverse().join(', ')))).toBe(true);
-    expect(await IngredientsQuestion.check(d, p, answer(lines.join('\n')))).toBe(true);
-    expect(await IngredientsQuestion.check(d, p, answer(p.names.slice(1).join(', ')))).toBe(false);
-    expect(await IngredientsQuestion.check(d, p, answer([...p.names, 'salt'].join(', ')))).toBe(false);
-    expect(await IngredientsQuestion.check(d, p, none)).toBe(false);
+    expect((await IngredientsQuestion.check(d, p, answer(p.names.join(', ')))).ok).toBe(true);
+    expect((await IngredientsQuestion.check(d, p, answer([...p.names].reverse().join(', ')))).ok).toBe(true);
+    expect((await IngredientsQuestion.check(d, p, answer(lines.join('\n')))).ok).toBe(true);
+    expect((await IngredientsQuestion.check(d, p, answer(p.names.slice(1).join(', ')))).ok).toBe(false);
+    expect((await IngredientsQuestion.check(d, p, answer([...p.names, 'salt'].join(', ')))).ok).toBe(false);
+    expect((await IngredientsQuestion.check(d, p, none)).ok).toBe(false);
   });
 
   it('names what the details screen shows after the quantity', async () => {

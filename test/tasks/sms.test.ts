@@ -47,22 +47,22 @@ describe('Simple SMS Messenger templates', () => {
 
   it('SmsSendMessage: the exact text to that number, once, and nothing else', async () => {
     const p = await start(SmsSendMessage);
-    expect(await SmsSendMessage.check(d, p, nothing)).toBe(false);
+    expect((await SmsSendMessage.check(d, p, nothing)).ok).toBe(false);
     await send(`+1 ${numberDigits(p.number)}`, p.message);
-    expect(await SmsSendMessage.check(d, p, nothing)).toBe(true);
+    expect((await SmsSendMessage.check(d, p, nothing)).ok).toBe(true);
     await send('+15550000000', 'Extra');
-    expect(await SmsSendMessage.check(d, p, nothing)).toBe(false);
+    expect((await SmsSendMessage.check(d, p, nothing)).ok).toBe(false);
 
     await start(SmsSendMessage);
     await send(p.number, `${p.message}!`);
-    expect(await SmsSendMessage.check(d, p, nothing)).toBe(false);
+    expect((await SmsSendMessage.check(d, p, nothing)).ok).toBe(false);
     await start(SmsSendMessage);
     await send(`${numberDigits(p.number).slice(0, 9)}9`, p.message);
-    expect(await SmsSendMessage.check(d, p, nothing)).toBe(numberDigits(p.number).endsWith('9'));
+    expect((await SmsSendMessage.check(d, p, nothing)).ok).toBe(numberDigits(p.number).endsWith('9'));
     await start(SmsSendMessage);
     await send(p.number, p.message);
     await send(p.number, p.message);
-    expect(await SmsSendMessage.check(d, p, nothing)).toBe(false);
+    expect((await SmsSendMessage.check(d, p, nothing)).ok).toBe(false);
   });
 
   it('SmsSendMessage: typing without sending leaves a draft, which is not a sent message', async () => {
@@ -75,17 +75,17 @@ describe('Simple SMS Messenger templates', () => {
     d.inputSync({ kind: 'key', key: 'BACK' });
     d.inputSync({ kind: 'key', key: 'BACK' });
     expect((await allMessages(d)).some((m) => m.type === 3 && m.body === p.message)).toBe(true);
-    expect(await SmsSendMessage.check(d, p, nothing)).toBe(false);
+    expect((await SmsSendMessage.check(d, p, nothing)).ok).toBe(false);
   });
 
   it('SmsReplyToMostRecent: only a reply to the newest conversation counts', async () => {
     const p = await start(SmsReplyToMostRecent);
     const other = p.messages.find((m) => !sameNumber(m.address, p.target))!.address;
     await send(other, p.message);
-    expect(await SmsReplyToMostRecent.check(d, p, nothing)).toBe(false);
+    expect((await SmsReplyToMostRecent.check(d, p, nothing)).ok).toBe(false);
     await start(SmsReplyToMostRecent);
     await send(p.target, p.message);
-    expect(await SmsReplyToMostRecent.check(d, p, nothing)).toBe(true);
+    expect((await SmsReplyToMostRecent.check(d, p, nothing)).ok).toBe(true);
     // The newest message is theirs, and unread.
     const newest = [...p.messages].sort((a, b) => a.minutesAgo - b.minutesAgo)[0]!;
     expect(newest).toMatchObject({ address: p.target, type: 1, read: false });
@@ -94,17 +94,17 @@ describe('Simple SMS Messenger templates', () => {
   it('SmsResendLastMessage: the same text again, to the same person', async () => {
     // Seed 2: the conversation has an earlier message of mine besides the last one.
     const p = await start(SmsResendLastMessage, 2);
-    expect(await SmsResendLastMessage.check(d, p, nothing)).toBe(false);
+    expect((await SmsResendLastMessage.check(d, p, nothing)).ok).toBe(false);
     const earlier = p.messages.find((m) => m.type === 2 && sameNumber(m.address, p.phone) && m.body !== p.body)!;
     expect(earlier).toBeDefined();
     await send(p.phone, earlier.body);
-    expect(await SmsResendLastMessage.check(d, p, nothing)).toBe(false);
+    expect((await SmsResendLastMessage.check(d, p, nothing)).ok).toBe(false);
     await start(SmsResendLastMessage, 2);
     await send(p.contacts.find((c) => c.name !== p.name)!.phone, p.body);
-    expect(await SmsResendLastMessage.check(d, p, nothing)).toBe(false);
+    expect((await SmsResendLastMessage.check(d, p, nothing)).ok).toBe(false);
     await start(SmsResendLastMessage, 2);
     await send(p.phone, p.body);
-    expect(await SmsResendLastMessage.check(d, p, nothing)).toBe(true);
+    expect((await SmsResendLastMessage.check(d, p, nothing)).ok).toBe(true);
   });
 
   it('SmsSendToContactByName: the namesake with the same first name is wrong', async () => {
@@ -113,10 +113,10 @@ describe('Simple SMS Messenger templates', () => {
     const twin = p.contacts.find((c) => c.name !== p.name && c.name.startsWith(`${first} `))!;
     expect(twin).toBeDefined();
     await send(twin.phone, p.message);
-    expect(await SmsSendToContactByName.check(d, p, nothing)).toBe(false);
+    expect((await SmsSendToContactByName.check(d, p, nothing)).ok).toBe(false);
     await start(SmsSendToContactByName);
     await send(p.phone, p.message);
-    expect(await SmsSendToContactByName.check(d, p, nothing)).toBe(true);
+    expect((await SmsSendToContactByName.check(d, p, nothing)).ok).toBe(true);
   });
 
   it('SmsDeleteConversation: that conversation gone, every other one intact', async () => {
@@ -124,18 +124,18 @@ describe('Simple SMS Messenger templates', () => {
     const other = p.messages.find((m) => !sameNumber(m.address, p.address))!;
     const del = (address: string) => contentDelete(d, 'content://sms', `address = '${address.replace(/'/g, "''")}'`);
     await del(other.address);
-    expect(await SmsDeleteConversation.check(d, p, nothing)).toBe(false);
+    expect((await SmsDeleteConversation.check(d, p, nothing)).ok).toBe(false);
     await del(p.address);
-    expect(await SmsDeleteConversation.check(d, p, nothing)).toBe(false);
+    expect((await SmsDeleteConversation.check(d, p, nothing)).ok).toBe(false);
     await start(SmsDeleteConversation);
     // Deleting one message of the conversation is not deleting the conversation (seed 1 has three).
     const mine = p.messages.filter((m) => sameNumber(m.address, p.address));
     expect(mine.length).toBeGreaterThan(1);
     await contentDelete(d, 'content://sms', `body = '${mine[0]!.body.replace(/'/g, "''")}'`);
-    expect(await SmsDeleteConversation.check(d, p, nothing)).toBe(false);
+    expect((await SmsDeleteConversation.check(d, p, nothing)).ok).toBe(false);
     await start(SmsDeleteConversation);
     await del(p.address);
-    expect(await SmsDeleteConversation.check(d, p, nothing)).toBe(true);
+    expect((await SmsDeleteConversation.check(d, p, nothing)).ok).toBe(true);
   });
 
   it('SmsDeleteConversation: deleting through the list long-press is accepted', async () => {
@@ -147,7 +147,7 @@ describe('Simple SMS Messenger templates', () => {
     longPress(d, { text: p.who, resourceId: 'conversation_address' });
     tap(d, { text: 'Delete' });
     tap(d, { text: 'Yes' });
-    expect(await SmsDeleteConversation.check(d, p, nothing)).toBe(true);
+    expect((await SmsDeleteConversation.check(d, p, nothing)).ok).toBe(true);
     expect(d.wm.state.crashes).toEqual([]);
   });
 
@@ -155,17 +155,17 @@ describe('Simple SMS Messenger templates', () => {
     const p = await start(SmsForwardMessage);
     const fromPhone = p.contacts.find((c) => c.name === p.from)!.phone;
     await send(fromPhone, p.body);
-    expect(await SmsForwardMessage.check(d, p, nothing)).toBe(false);
+    expect((await SmsForwardMessage.check(d, p, nothing)).ok).toBe(false);
     await start(SmsForwardMessage);
     const older = p.messages.find((m) => m.type === 1 && sameNumber(m.address, fromPhone) && m.body !== p.body);
     await send(p.toPhone, older?.body ?? 'Something else');
-    expect(await SmsForwardMessage.check(d, p, nothing)).toBe(false);
+    expect((await SmsForwardMessage.check(d, p, nothing)).ok).toBe(false);
     await start(SmsForwardMessage);
     await send(p.toPhone, p.body.toUpperCase());
-    expect(await SmsForwardMessage.check(d, p, nothing)).toBe(false);
+    expect((await SmsForwardMessage.check(d, p, nothing)).ok).toBe(false);
     await start(SmsForwardMessage);
     await send(p.toPhone, p.body);
-    expect(await SmsForwardMessage.check(d, p, nothing)).toBe(true);
+    expect((await SmsForwardMessage.check(d, p, nothing)).ok).toBe(true);
   });
 
   it('SmsLatestMessageQuestion: their last message, not mine', async () => {
@@ -175,20 +175,20 @@ describe('Simple SMS Messenger templates', () => {
     expect(thread.filter((m) => m.type === 1).at(-1)!.body).toBe(p.answer);
     // Seed 3: the conversation ends with my reply, after their last message.
     expect(thread.at(-1)!.type).toBe(2);
-    expect(await SmsLatestMessageQuestion.check(d, p, answer(thread.at(-1)!.body))).toBe(false);
+    expect((await SmsLatestMessageQuestion.check(d, p, answer(thread.at(-1)!.body))).ok).toBe(false);
     const older = thread.filter((m) => m.type === 1).at(-2)!;
-    expect(await SmsLatestMessageQuestion.check(d, p, answer(older.body))).toBe(false);
-    expect(await SmsLatestMessageQuestion.check(d, p, nothing)).toBe(false);
-    expect(await SmsLatestMessageQuestion.check(d, p, answer(` ${p.answer.toLowerCase()} `))).toBe(true);
+    expect((await SmsLatestMessageQuestion.check(d, p, answer(older.body))).ok).toBe(false);
+    expect((await SmsLatestMessageQuestion.check(d, p, nothing)).ok).toBe(false);
+    expect((await SmsLatestMessageQuestion.check(d, p, answer(` ${p.answer.toLowerCase()} `))).ok).toBe(true);
   });
 
   it('SmsUnreadCountQuestion: the total over every conversation', async () => {
     const p = await start(SmsUnreadCountQuestion);
     const unread = (await allMessages(d)).filter((m) => m.type === 1 && !m.read).length;
     expect(unread).toBe(p.total);
-    expect(await SmsUnreadCountQuestion.check(d, p, answer(String(p.total - 1)))).toBe(false);
-    expect(await SmsUnreadCountQuestion.check(d, p, answer(String(p.total + 1)))).toBe(false);
-    expect(await SmsUnreadCountQuestion.check(d, p, answer(String(p.total)))).toBe(true);
+    expect((await SmsUnreadCountQuestion.check(d, p, answer(String(p.total - 1)))).ok).toBe(false);
+    expect((await SmsUnreadCountQuestion.check(d, p, answer(String(p.total + 1)))).ok).toBe(false);
+    expect((await SmsUnreadCountQuestion.check(d, p, answer(String(p.total)))).ok).toBe(true);
     // The conversations overflow the screen: some unread ones are only found by scrolling.
     openSms();
     const shown = new Set(p.messages.filter((m) => find(d, { text: m.address })).map((m) => m.address));
@@ -199,10 +199,10 @@ describe('Simple SMS Messenger templates', () => {
     const p = await start(SmsVerificationCodeQuestion);
     const codes = p.messages.filter((m) => m.body.includes(p.service)).map((m) => /\d{6}/.exec(m.body)![0]);
     expect(codes.length).toBeGreaterThanOrEqual(2);
-    for (const c of codes.filter((x) => x !== p.code)) expect(await SmsVerificationCodeQuestion.check(d, p, answer(c))).toBe(false);
-    expect(await SmsVerificationCodeQuestion.check(d, p, answer(p.code))).toBe(true);
+    for (const c of codes.filter((x) => x !== p.code)) expect((await SmsVerificationCodeQuestion.check(d, p, answer(c))).ok).toBe(false);
+    expect((await SmsVerificationCodeQuestion.check(d, p, answer(p.code))).ok).toBe(true);
     // A newer message from someone else does not change the answer.
     await addReceivedMessage(d, { address: '+15550001234', body: 'Your code is 111111' });
-    expect(await SmsVerificationCodeQuestion.check(d, p, answer('111111'))).toBe(false);
+    expect((await SmsVerificationCodeQuestion.check(d, p, answer('111111'))).ok).toBe(false);
   });
 });

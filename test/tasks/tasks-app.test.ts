@@ -65,27 +65,27 @@ describe('TasksAddTask', () => {
   it('accepts the new task whatever the case and spacing of its title', async () => {
     const p = await start(AddTask);
     await addTask(d, { title: `  ${p.title.toUpperCase()} ` });
-    expect(await AddTask.check(d, p, none)).toBe(true);
+    expect((await AddTask.check(d, p, none)).ok).toBe(true);
   });
 
   it('rejects a misspelt title, a duplicate, a completed task, and a touched distractor', async () => {
     let p = await start(AddTask, 1);
     await addTask(d, { title: `${p.title}s` });
-    expect(await AddTask.check(d, p, none)).toBe(false);
+    expect((await AddTask.check(d, p, none)).ok).toBe(false);
 
     p = await start(AddTask, 1);
     await addTask(d, { title: p.title });
     await addTask(d, { title: p.title });
-    expect(await AddTask.check(d, p, none)).toBe(false);
+    expect((await AddTask.check(d, p, none)).ok).toBe(false);
 
     p = await start(AddTask, 1);
     await addTask(d, { title: p.title, completed: true });
-    expect(await AddTask.check(d, p, none)).toBe(false);
+    expect((await AddTask.check(d, p, none)).ok).toBe(false);
 
     p = await start(AddTask, 1);
     await addTask(d, { title: p.title });
     markDeleted(p.tasks[0]!.title);
-    expect(await AddTask.check(d, p, none)).toBe(false);
+    expect((await AddTask.check(d, p, none)).ok).toBe(false);
   });
 });
 
@@ -97,15 +97,15 @@ describe('TasksAddTaskWithPriority', () => {
     typeInto(d, { resourceId: 'title', className: 'android.widget.EditText' }, p.title);
     tap(d, { contentDesc: p.importance === 0 ? 'Medium priority' : 'High priority' });
     tap(d, { contentDesc: 'Save' });
-    expect(await AddTaskWithPriority.check(d, p, none)).toBe(false);
+    expect((await AddTaskWithPriority.check(d, p, none)).ok).toBe(false);
 
     p = await start(AddTaskWithPriority, 2);
     await addTask(d, { title: p.title });
-    expect(await AddTaskWithPriority.check(d, p, none)).toBe(false);
+    expect((await AddTaskWithPriority.check(d, p, none)).ok).toBe(false);
 
     p = await start(AddTaskWithPriority, 2);
     await addTask(d, { title: p.title, importance: p.importance });
-    expect(await AddTaskWithPriority.check(d, p, none)).toBe(true);
+    expect((await AddTaskWithPriority.check(d, p, none)).ok).toBe(true);
   });
 });
 
@@ -113,19 +113,19 @@ describe('TasksAddTaskWithDueDate', () => {
   it('accepts the right day (with or without a time) and rejects the day after or no date', async () => {
     let p = await start(AddTaskWithDueDate, 3);
     await addTask(d, { title: p.title, dueDate: p.dueDate });
-    expect(await AddTaskWithDueDate.check(d, p, none)).toBe(true);
+    expect((await AddTaskWithDueDate.check(d, p, none)).ok).toBe(true);
 
     p = await start(AddTaskWithDueDate, 3);
     await addTask(d, { title: p.title, dueDate: noon(p.dueDate) - 3 * 3_600_000 + 1000 });
-    expect(await AddTaskWithDueDate.check(d, p, none)).toBe(true);
+    expect((await AddTaskWithDueDate.check(d, p, none)).ok).toBe(true);
 
     p = await start(AddTaskWithDueDate, 3);
     await addTask(d, { title: p.title, dueDate: p.dueDate + DAY });
-    expect(await AddTaskWithDueDate.check(d, p, none)).toBe(false);
+    expect((await AddTaskWithDueDate.check(d, p, none)).ok).toBe(false);
 
     p = await start(AddTaskWithDueDate, 3);
     await addTask(d, { title: p.title });
-    expect(await AddTaskWithDueDate.check(d, p, none)).toBe(false);
+    expect((await AddTaskWithDueDate.check(d, p, none)).ok).toBe(false);
   });
 });
 
@@ -135,19 +135,19 @@ describe('TasksAddTaskWithDetails', () => {
       Math.floor(p.dueDate / DAY) * DAY + p.hour * 3_600_000 + minute * 60_000 + 1000;
     let p = await start(AddTaskWithDetails, 4);
     await addTask(d, { title: p.title, dueDate: at(p), notes: p.notes });
-    expect(await AddTaskWithDetails.check(d, p, none)).toBe(true);
+    expect((await AddTaskWithDetails.check(d, p, none)).ok).toBe(true);
 
     p = await start(AddTaskWithDetails, 4);
     await addTask(d, { title: p.title, dueDate: at(p, (p.minute + 5) % 60), notes: p.notes });
-    expect(await AddTaskWithDetails.check(d, p, none)).toBe(false);
+    expect((await AddTaskWithDetails.check(d, p, none)).ok).toBe(false);
 
     p = await start(AddTaskWithDetails, 4);
     await addTask(d, { title: p.title, dueDate: noon(p.dueDate), notes: p.notes });
-    expect(await AddTaskWithDetails.check(d, p, none)).toBe(false);
+    expect((await AddTaskWithDetails.check(d, p, none)).ok).toBe(false);
 
     p = await start(AddTaskWithDetails, 4);
     await addTask(d, { title: p.title, dueDate: at(p) });
-    expect(await AddTaskWithDetails.check(d, p, none)).toBe(false);
+    expect((await AddTaskWithDetails.check(d, p, none)).ok).toBe(false);
   });
 });
 
@@ -159,7 +159,7 @@ describe('TasksCompleteTask', () => {
       d.inputSync({ kind: 'swipe', x1: 540, y1: 1600, x2: 540, y2: 700, durationMs: 300 });
     }
     tap(d, { contentDesc: p.target, className: 'android.widget.CheckBox' });
-    expect(await CompleteTask.check(d, p, none)).toBe(true);
+    expect((await CompleteTask.check(d, p, none)).ok).toBe(true);
   });
 
   it('rejects the wrong task, an extra task, or deleting the target instead', async () => {
@@ -167,16 +167,16 @@ describe('TasksCompleteTask', () => {
     const other = (p: { target: string; tasks: Array<{ title: string; completed: boolean }> }) => p.tasks.find((t) => !t.completed && t.title !== p.target)!.title;
     let p = await start(CompleteTask, seed);
     complete(other(p));
-    expect(await CompleteTask.check(d, p, none)).toBe(false);
+    expect((await CompleteTask.check(d, p, none)).ok).toBe(false);
 
     p = await start(CompleteTask, seed);
     complete(p.target);
     complete(other(p));
-    expect(await CompleteTask.check(d, p, none)).toBe(false);
+    expect((await CompleteTask.check(d, p, none)).ok).toBe(false);
 
     p = await start(CompleteTask, seed);
     markDeleted(p.target);
-    expect(await CompleteTask.check(d, p, none)).toBe(false);
+    expect((await CompleteTask.check(d, p, none)).ok).toBe(false);
   });
 });
 
@@ -190,22 +190,22 @@ describe('TasksDeleteTask', () => {
     tap(d, { text: p.target });
     tap(d, { contentDesc: 'Delete task' });
     tap(d, { text: 'OK' });
-    expect(await DeleteTask.check(d, p, none)).toBe(true);
+    expect((await DeleteTask.check(d, p, none)).ok).toBe(true);
 
     p = await start(DeleteTask, 6);
     sql(`DELETE FROM tasks WHERE title = ${sqlLiteral(p.target)}`);
-    expect(await DeleteTask.check(d, p, none)).toBe(true);
+    expect((await DeleteTask.check(d, p, none)).ok).toBe(true);
   });
 
   it('rejects deleting another task, or completing the target instead', async () => {
     let p = await start(DeleteTask, 7);
     markDeleted(p.target);
     markDeleted(p.tasks.find((t) => t.title !== p.target)!.title);
-    expect(await DeleteTask.check(d, p, none)).toBe(false);
+    expect((await DeleteTask.check(d, p, none)).ok).toBe(false);
 
     p = await start(DeleteTask, 7);
     complete(p.target);
-    expect(await DeleteTask.check(d, p, none)).toBe(false);
+    expect((await DeleteTask.check(d, p, none)).ok).toBe(false);
   });
 });
 
@@ -213,19 +213,19 @@ describe('TasksRescheduleTask', () => {
   it('accepts the new day and rejects a wrong day or other changes to the task', async () => {
     let p = await start(RescheduleTask, 8);
     update(p.target, `dueDate = ${p.dueDate}`);
-    expect(await RescheduleTask.check(d, p, none)).toBe(true);
+    expect((await RescheduleTask.check(d, p, none)).ok).toBe(true);
 
     p = await start(RescheduleTask, 8);
     update(p.target, `dueDate = ${p.dueDate - DAY}`);
-    expect(await RescheduleTask.check(d, p, none)).toBe(false);
+    expect((await RescheduleTask.check(d, p, none)).ok).toBe(false);
 
     p = await start(RescheduleTask, 8);
     update(p.target, `dueDate = ${p.dueDate}, completed = ${NOW}`);
-    expect(await RescheduleTask.check(d, p, none)).toBe(false);
+    expect((await RescheduleTask.check(d, p, none)).ok).toBe(false);
 
     p = await start(RescheduleTask, 8);
     update(p.target, `dueDate = ${p.dueDate}, importance = ${(p.tasks.find((t) => t.title === p.target)!.importance + 1) % 4}`);
-    expect(await RescheduleTask.check(d, p, none)).toBe(false);
+    expect((await RescheduleTask.check(d, p, none)).ok).toBe(false);
   });
 });
 
@@ -236,17 +236,17 @@ describe('TasksDeleteCompletedTasks', () => {
     tap(d, { contentDesc: 'More options' });
     tap(d, { text: 'Clear Completed' });
     tap(d, { text: 'OK' });
-    expect(await DeleteCompletedTasks.check(d, p, none)).toBe(true);
+    expect((await DeleteCompletedTasks.check(d, p, none)).ok).toBe(true);
 
     p = await start(DeleteCompletedTasks, 9);
     const done = p.tasks.filter((t) => t.completed).map((t) => t.title);
     done.slice(1).forEach(markDeleted);
-    expect(await DeleteCompletedTasks.check(d, p, none)).toBe(false);
+    expect((await DeleteCompletedTasks.check(d, p, none)).ok).toBe(false);
 
     p = await start(DeleteCompletedTasks, 9);
     done.forEach(markDeleted);
     markDeleted(p.tasks.find((t) => !t.completed)!.title);
-    expect(await DeleteCompletedTasks.check(d, p, none)).toBe(false);
+    expect((await DeleteCompletedTasks.check(d, p, none)).ok).toBe(false);
   });
 });
 
@@ -254,17 +254,17 @@ describe('TasksCompleteAllDueToday', () => {
   it('accepts all of today done, rejects one missed or a tomorrow task ticked too', async () => {
     let p = await start(CompleteAllDueToday, 10);
     p.today.forEach(complete);
-    expect(await CompleteAllDueToday.check(d, p, none)).toBe(true);
+    expect((await CompleteAllDueToday.check(d, p, none)).ok).toBe(true);
 
     p = await start(CompleteAllDueToday, 10);
     p.today.slice(1).forEach(complete);
-    expect(await CompleteAllDueToday.check(d, p, none)).toBe(false);
+    expect((await CompleteAllDueToday.check(d, p, none)).ok).toBe(false);
 
     const seed = seedWhere(CompleteAllDueToday, (q) => q.tasks.some((t) => !t.completed && t.dueDate > 0 && !q.today.includes(t.title)));
     p = await start(CompleteAllDueToday, seed);
     p.today.forEach(complete);
     complete(p.tasks.find((t) => !t.completed && t.dueDate > 0 && !p.today.includes(t.title))!.title);
-    expect(await CompleteAllDueToday.check(d, p, none)).toBe(false);
+    expect((await CompleteAllDueToday.check(d, p, none)).ok).toBe(false);
   });
 });
 
@@ -272,17 +272,17 @@ describe('Tasks questions', () => {
   it('TasksDueTodayQuestion wants exactly the open tasks due today, in any order', async () => {
     const p = await start(DueTodayQuestion, 11);
     const doneToday = p.tasks.find((t) => t.completed && !p.today.includes(t.title) && Math.floor(t.dueDate / DAY) === Math.floor(NOW / DAY))!;
-    expect(await DueTodayQuestion.check(d, p, answer([...p.today].reverse().join(', ')))).toBe(true);
-    expect(await DueTodayQuestion.check(d, p, answer(p.today.slice(1).join(', ')))).toBe(false);
-    expect(await DueTodayQuestion.check(d, p, answer([...p.today, doneToday.title].join(', ')))).toBe(false);
-    expect(await DueTodayQuestion.check(d, p, none)).toBe(false);
+    expect((await DueTodayQuestion.check(d, p, answer([...p.today].reverse().join(', ')))).ok).toBe(true);
+    expect((await DueTodayQuestion.check(d, p, answer(p.today.slice(1).join(', ')))).ok).toBe(false);
+    expect((await DueTodayQuestion.check(d, p, answer([...p.today, doneToday.title].join(', ')))).ok).toBe(false);
+    expect((await DueTodayQuestion.check(d, p, none)).ok).toBe(false);
   });
 
   it('TasksIncompleteCountQuestion wants the number of open tasks only', async () => {
     const p = await start(IncompleteCountQuestion, 12);
-    expect(await IncompleteCountQuestion.check(d, p, answer(String(p.open)))).toBe(true);
-    expect(await IncompleteCountQuestion.check(d, p, answer(String(p.tasks.length)))).toBe(false);
-    expect(await IncompleteCountQuestion.check(d, p, answer(String(p.open + 1)))).toBe(false);
+    expect((await IncompleteCountQuestion.check(d, p, answer(String(p.open)))).ok).toBe(true);
+    expect((await IncompleteCountQuestion.check(d, p, answer(String(p.tasks.length)))).ok).toBe(false);
+    expect((await IncompleteCountQuestion.check(d, p, answer(String(p.open + 1)))).ok).toBe(false);
   });
 
   it('TasksHighPriorityQuestion wants the open high-priority tasks, not the completed one nor a medium one', async () => {
@@ -290,8 +290,8 @@ describe('Tasks questions', () => {
     const p = await start(HighPriorityQuestion, seed);
     const doneHigh = p.tasks.find((t) => t.completed && t.importance === 0)!;
     const medium = p.tasks.find((t) => t.importance === 1 && !t.completed)!;
-    expect(await HighPriorityQuestion.check(d, p, answer(p.high.join(' and ')))).toBe(true);
-    expect(await HighPriorityQuestion.check(d, p, answer([...p.high, doneHigh.title].join(', ')))).toBe(false);
-    expect(await HighPriorityQuestion.check(d, p, answer([...p.high, medium.title].join(', ')))).toBe(false);
+    expect((await HighPriorityQuestion.check(d, p, answer(p.high.join(' and ')))).ok).toBe(true);
+    expect((await HighPriorityQuestion.check(d, p, answer([...p.high, doneHigh.title].join(', ')))).ok).toBe(false);
+    expect((await HighPriorityQuestion.check(d, p, answer([...p.high, medium.title].join(', ')))).ok).toBe(false);
   });
 });

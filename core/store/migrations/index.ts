@@ -7,6 +7,7 @@ import { up as up0005 } from './0005-remote-jobs.js';
 import { up as up0006 } from './0006-training-rollouts.js';
 import { up as up0007 } from './0007-step-usage.js';
 import { up as up0008 } from './0008-rollout-scores.js';
+import { up as up0009 } from './0009-episode-verdicts.js';
 
 export interface Migration {
   version: number;
@@ -24,4 +25,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 6, name: 'training-rollouts', up: up0006 },
   { version: 7, name: 'step-usage', up: up0007 },
   { version: 8, name: 'rollout-scores', up: up0008 },
+  { version: 9, name: 'episode-verdicts', up: up0009 },
 ];

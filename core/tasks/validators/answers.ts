@@ -1,3 +1,5 @@
+import { holds, listed, verdictOf, type CheckCondition, type CheckVerdict } from '../verdict.js';
+
 /**
  * Comparing an agent's `answer` to the expected one, tolerant the way AndroidWorld's
  * information-retrieval checks are: case, surrounding punctuation and spacing do not matter;
@@ -23,4 +25,34 @@ export function answerListMatches(given: string | undefined, expected: readonly 
   const items = given.split(/,|\band\b|\n|;/i).map(normalizeAnswer).filter(Boolean);
   const want = expected.map(normalizeAnswer);
   return items.length === want.length && want.every((w) => items.includes(w));
+}
+
+/** What the agent answered, in words. */
+export function answeredWords(given: string | undefined): string {
+  return given === undefined ? 'no answer' : `answered ${JSON.stringify(given)}`;
+}
+
+/** "answer equals E": found `answered "G"` or "no answer". */
+export function answerCondition(given: string | undefined, expected: string): CheckCondition {
+  return holds(`answer equals ${JSON.stringify(expected)}`, answersMatch(given, expected), { expected, found: answeredWords(given) });
+}
+
+/** The answer matches one of several accepted forms (e.g. a file name with or without its extension). */
+export function answerOneOfCondition(given: string | undefined, accepted: readonly string[]): CheckCondition {
+  const ok = accepted.some((a) => answersMatch(given, a));
+  return holds(`answer equals ${accepted.map((a) => JSON.stringify(a)).join(' or ')}`, ok, { expected: accepted.join(' or '), found: answeredWords(given) });
+}
+
+/** "answer lists …": the items in any order. */
+export function answerListCondition(given: string | undefined, expected: readonly string[]): CheckCondition {
+  return holds(`answer lists ${listed(expected)}`, answerListMatches(given, expected), { expected: expected.join(', '), found: answeredWords(given) });
+}
+
+/** The verdict of an information-retrieval task: the answer alone. */
+export function answerVerdict(given: string | undefined, expected: string): CheckVerdict {
+  return verdictOf([answerCondition(given, expected)]);
+}
+
+export function answerListVerdict(given: string | undefined, expected: readonly string[]): CheckVerdict {
+  return verdictOf([answerListCondition(given, expected)]);
 }

@@ -5,10 +5,8 @@ import { EVENT_LOCATIONS, EVENT_NOTES, eventTitles } from '../../../seed-data/ev
 import type { Rng } from '../../../util/rng.js';
 import { fieldHolds } from '../../validators/ui.js';
 import { addEvents, clearEvents, listEvents, type StoredEvent } from './calendar-db.js';
-import {
-  allDayEvent, calendarOpen, DateSchema, dayAround, dayText, DURATIONS, editorOpen, EventSchema, MINUTE_MS, openCalendar,
-  sameText, setEditorDate, setEditorTime, shiftDay, timedEvent, toInput, withoutExpected, type EventParam,
-} from './common.js';
+import { allDayEvent, calendarOpen, DateSchema, dayAround, dayText, DURATIONS, editorOpen, EventSchema, MINUTE_MS, openCalendar, sameText, setEditorDate, setEditorTime, shiftDay, timedEvent, toInput, withoutExpected, type EventParam } from './common.js';
+import { holds, verdictOf } from '../../verdict.js';
 
 /**
  * Creating events through the editor: AndroidWorld's SimpleCalendarAddOneEvent (date, hour,
@@ -66,8 +64,8 @@ export const AddEvent = defineTask({
   check: async (device, p) => {
     const e = addedEvent(await listEvents(device), p.existing);
     const start = msOf(p.date, p.hour);
-    return e !== undefined && sameText(e.title, p.title) && sameText(e.description, p.description) && !e.allDay
-      && e.start === start && e.end === start + p.durationMins * MINUTE_MS;
+    return verdictOf([holds('end state as instructed', e !== undefined && sameText(e.title, p.title) && sameText(e.description, p.description) && !e.allDay
+      && e.start === start && e.end === start + p.durationMins * MINUTE_MS)]);
   },
   subgoals: (p) => [
     calendarOpen,
@@ -118,8 +116,8 @@ export const AddEventWithLocation = defineTask({
   },
   check: async (device, p) => {
     const e = addedEvent(await listEvents(device), p.existing);
-    return e !== undefined && sameText(e.title, p.target.title) && sameText(e.location, p.target.location) && !e.allDay
-      && e.start === p.target.start && e.end === p.target.end;
+    return verdictOf([holds('end state as instructed', e !== undefined && sameText(e.title, p.target.title) && sameText(e.location, p.target.location) && !e.allDay
+      && e.start === p.target.start && e.end === p.target.end)]);
   },
   subgoals: (p) => [
     calendarOpen,
@@ -168,7 +166,7 @@ export const AddAllDayEvent = defineTask({
     const e = addedEvent(await listEvents(device), p.existing);
     const start = msOf(p.date);
     // The app stores all-day events from midnight to noon of their last day; any end within the day is the same day.
-    return e !== undefined && sameText(e.title, p.title) && e.allDay && e.start === start && e.end >= start && e.end < start + 86_400_000;
+    return verdictOf([holds('end state as instructed', e !== undefined && sameText(e.title, p.title) && e.allDay && e.start === start && e.end >= start && e.end < start + 86_400_000)]);
   },
   subgoals: (p) => [
     calendarOpen,

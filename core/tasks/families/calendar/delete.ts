@@ -2,11 +2,9 @@ import { z } from 'zod';
 import { defineTask, type Subgoal, type TaskTemplate } from '../../task.js';
 import { dateParts } from '../../../seed-data/dates.js';
 import { addEvents, clearEvents, listEvents } from './calendar-db.js';
-import {
-  calendarOpen, DateSchema, dayAround, dayOpen, dayText, EventSchema, eventOpen, isEvent, openCalendar, openDay,
-  openEventInDay, shiftDay, timedEvent, toInput, withoutExpected,
-} from './common.js';
+import { calendarOpen, DateSchema, dayAround, dayOpen, dayText, eventOpen, EventSchema, isEvent, openCalendar, openDay, openEventInDay, shiftDay, timedEvent, toInput, withoutExpected } from './common.js';
 import { dayScenario } from './scenario.js';
+import { holds, verdictOf } from '../../verdict.js';
 
 /**
  * Deleting events: one named event on a given day (a same-titled event on another day must stay),
@@ -47,7 +45,7 @@ export const DeleteEvent = defineTask({
     await clearEvents(device);
     await addEvents(device, [...p.others, p.target].map(toInput));
   },
-  check: async (device, p) => onlyKept(device, p.others),
+  check: async (device, p) => verdictOf([holds('end state as instructed', await onlyKept(device, p.others))]),
   subgoals: (p) => [
     calendarOpen,
     dayOpen(dateParts(p.target.start)),
@@ -85,7 +83,7 @@ export const DeleteEventsOnDay = defineTask({
     await clearEvents(device);
     await addEvents(device, [...p.others, ...p.targets].map(toInput));
   },
-  check: async (device, p) => onlyKept(device, p.others),
+  check: async (device, p) => verdictOf([holds('end state as instructed', await onlyKept(device, p.others))]),
   subgoals: (p) => {
     const goals: Subgoal[] = [calendarOpen, dayOpen(p.date)];
     p.targets.forEach((t, i) => goals.push({

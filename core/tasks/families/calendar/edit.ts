@@ -4,11 +4,9 @@ import { dateParts, msOf, time12 } from '../../../seed-data/dates.js';
 import { eventTitles } from '../../../seed-data/events.js';
 import { fieldHolds } from '../../validators/ui.js';
 import { addEvents, clearEvents, listEvents } from './calendar-db.js';
-import {
-  calendarOpen, dayAround, dayOpen, dayText, EventSchema, eventOpen, isEvent, openCalendar, openDay, openEventInDay,
-  setEditorDate, setEditorTime, shiftDay, timedEvent, toInput, withoutExpected, type EventParam,
-} from './common.js';
+import { calendarOpen, dayAround, dayOpen, dayText, eventOpen, EventSchema, isEvent, openCalendar, openDay, openEventInDay, setEditorDate, setEditorTime, shiftDay, timedEvent, toInput, withoutExpected, type EventParam } from './common.js';
 import { dayScenario } from './scenario.js';
+import { holds, verdictOf } from '../../verdict.js';
 
 /**
  * Editing a stored event in the editor: renaming it, and moving it to another day and time with
@@ -46,7 +44,7 @@ export const EditEventTitle = defineTask({
     await clearEvents(device);
     await addEvents(device, [...p.others, p.target].map(toInput));
   },
-  check: async (device, p) => exactly(device, [...p.others, { ...p.target, title: p.newTitle }]),
+  check: async (device, p) => verdictOf([holds('end state as instructed', await exactly(device, [...p.others, { ...p.target, title: p.newTitle }]))]),
   subgoals: (p) => [
     calendarOpen,
     dayOpen(dateParts(p.target.start)),
@@ -101,7 +99,7 @@ export const RescheduleEvent = defineTask({
     await clearEvents(device);
     await addEvents(device, [...p.others, p.target].map(toInput));
   },
-  check: async (device, p) => exactly(device, [...p.others, moved(p)]),
+  check: async (device, p) => verdictOf([holds('end state as instructed', await exactly(device, [...p.others, moved(p)]))]),
   subgoals: (p) => [
     calendarOpen,
     dayOpen(dateParts(p.target.start)),

@@ -2,15 +2,12 @@ import { z } from 'zod';
 import { defineTask, type Difficulty, type TaskTag, type TaskTemplate } from '../../task.js';
 import { dateParts, DAY_MS, DEVICE_NOW, msOf, type DateParts } from '../../../seed-data/dates.js';
 import { eventTitles } from '../../../seed-data/events.js';
-import { answerListMatches, answersMatch } from '../../validators/answers.js';
+import { answerListVerdict, answerVerdict } from '../../validators/answers.js';
 import { onScreen } from '../../validators/ui.js';
 import type { Rng } from '../../../util/rng.js';
 import { scrollTo } from '../../oracle.js';
 import { addEvents, clearEvents } from './calendar-db.js';
-import {
-  calendarOpen, DateSchema, dayAround, dayOpen, dayText, EventSchema, MINUTE_MS, openCalendar, openDay, readDayTitles,
-  timedEvent, toInput, type EventParam,
-} from './common.js';
+import { calendarOpen, DateSchema, dayAround, dayOpen, dayText, EventSchema, MINUTE_MS, openCalendar, openDay, readDayTitles, timedEvent, toInput, type EventParam } from './common.js';
 import { dayScenario, elsewhere } from './scenario.js';
 
 /**
@@ -44,7 +41,7 @@ function eventsOnDayQuestion(o: { id: string; difficulty: Difficulty; tags: Task
       await clearEvents(device);
       await addEvents(device, [...p.others, ...p.targets].map(toInput));
     },
-    check: async (_device, p, episode) => answerListMatches(episode.answer, p.targets.map((t) => t.title)),
+    check: async (_device, p, episode) => answerListVerdict(episode.answer, p.targets.map((t) => t.title)),
     subgoals: (p) => [calendarOpen, dayOpen(p.date)],
     *oracle(p, ui) {
       yield* openCalendar(ui);
@@ -115,7 +112,7 @@ export const NextEventQuestion = defineTask({
     await clearEvents(device);
     await addEvents(device, [...p.others, p.target].map(toInput));
   },
-  check: async (_device, p, episode) => answersMatch(episode.answer, p.target.title),
+  check: async (_device, p, episode) => answerVerdict(episode.answer, p.target.title),
   subgoals: () => [
     calendarOpen,
     { name: 'event list shown', check: async ({ obs }) => onScreen(obs, { resourceId: 'calendar_events_list' }) },

@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { DEVICE_NOW } from '../../../seed-data/dates.js';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { countAnswerMatches, timeAnswerMatches } from './answers.js';
-import { AlarmSpec, DAY_BITS, clockOpen, openClockTab, randomAlarms, setAlarms, tabSelected } from './common.js';
+import { AlarmSpec, clockOpen, DAY_BITS, openClockTab, randomAlarms, setAlarms, tabSelected } from './common.js';
+import { holds, verdictOf } from '../../verdict.js';
+import { answeredWords } from '../../validators/answers.js';
 
 /**
  * Questions answered from the alarms: when the next one rings (repeat days matter, disabled ones
@@ -39,7 +41,8 @@ export const NextAlarmQuestion = defineTask({
     return { alarms, hour: next.hour, minute: next.minutes };
   },
   initialize: async (device, p) => setAlarms(device, p.alarms),
-  check: async (_device, p, episode) => timeAnswerMatches(episode.answer, [{ hour: p.hour, minute: p.minute }]),
+  check: async (_device, p, episode) => verdictOf([holds(`answer is the time ${p.hour}:${String(p.minute).padStart(2, '0')}`, timeAnswerMatches(episode.answer, [{ hour: p.hour, minute: p.minute }]),
+    { expected: `${p.hour}:${String(p.minute).padStart(2, '0')}`, found: answeredWords(episode.answer) })]),
   subgoals: () => [clockOpen],
   *oracle(_p, ui) {
     // The Clock tab shows the next alarm under the date ("Mon 7:30 AM").
@@ -64,7 +67,7 @@ export const EnabledAlarmCount = defineTask({
     return { alarms, count: alarms.filter((a) => a.enabled).length };
   },
   initialize: async (device, p) => setAlarms(device, p.alarms),
-  check: async (_device, p, episode) => countAnswerMatches(episode.answer, p.count),
+  check: async (_device, p, episode) => verdictOf([holds(`answer equals ${p.count}`, countAnswerMatches(episode.answer, p.count), { expected: String(p.count), found: answeredWords(episode.answer) })]),
   subgoals: () => [clockOpen, tabSelected('alarm', 'Alarm')],
   *oracle(_p, ui) {
     yield* openClockTab(ui, 'alarm');

@@ -3,10 +3,8 @@ import { defineTask, type TaskTemplate } from '../../task.js';
 import { enterTime } from '../../pickers.js';
 import { scrollTo } from '../../oracle.js';
 import { fieldHolds, onScreen } from '../../validators/ui.js';
-import {
-  ALARM_LABELS, AlarmSpec, alarmTime, alarmsWhere, clockOpen, expandAlarm, findInAlarmCard, openClockTab, partitionAt,
-  randomAlarms, randomTargetTime, readAlarms, sameAlarms, setAlarms, tabSelected, timePickerOpen,
-} from './common.js';
+import { ALARM_LABELS, AlarmSpec, alarmsWhere, alarmTime, clockOpen, expandAlarm, findInAlarmCard, openClockTab, partitionAt, randomAlarms, randomTargetTime, readAlarms, sameAlarms, setAlarms, tabSelected, timePickerOpen } from './common.js';
+import { holds, verdictOf } from '../../verdict.js';
 
 /**
  * Creating, deleting, switching off and re-timing alarms. Every check reads alarm_templates back
@@ -32,7 +30,7 @@ export const AddAlarm = defineTask({
   initialize: async (device, p) => setAlarms(device, p.others),
   check: async (device, p) => {
     const [at, rest] = partitionAt(await readAlarms(device), p);
-    return at.length === 1 && at[0]!.enabled && sameAlarms(rest, p.others);
+    return verdictOf([holds('end state as instructed', at.length === 1 && at[0]!.enabled && sameAlarms(rest, p.others))]);
   },
   subgoals: (p) => [
     clockOpen,
@@ -67,7 +65,7 @@ export const AddAlarmWithLabel = defineTask({
   initialize: async (device, p) => setAlarms(device, p.others),
   check: async (device, p) => {
     const [at, rest] = partitionAt(await readAlarms(device), p);
-    return at.length === 1 && at[0]!.enabled && labelsEqual(at[0]!.label, p.label) && sameAlarms(rest, p.others);
+    return verdictOf([holds('end state as instructed', at.length === 1 && at[0]!.enabled && labelsEqual(at[0]!.label, p.label) && sameAlarms(rest, p.others))]);
   },
   subgoals: (p) => [
     clockOpen,
@@ -118,7 +116,7 @@ export const DeleteAlarm = defineTask({
   initialize: async (device, p) => setAlarms(device, shuffledWithTarget(p)),
   check: async (device, p) => {
     const [at, rest] = partitionAt(await readAlarms(device), p.target);
-    return at.length === 0 && sameAlarms(rest, p.others);
+    return verdictOf([holds('end state as instructed', at.length === 0 && sameAlarms(rest, p.others))]);
   },
   subgoals: (p) => [
     clockOpen,
@@ -148,7 +146,7 @@ export const TurnOffAlarm = defineTask({
   check: async (device, p) => {
     const [at, rest] = partitionAt(await readAlarms(device), p.target);
     // Switched off, not deleted: the same alarm with enabled = 0.
-    return at.length === 1 && sameAlarms(at, [{ ...p.target, enabled: false }]) && sameAlarms(rest, p.others);
+    return verdictOf([holds('end state as instructed', at.length === 1 && sameAlarms(at, [{ ...p.target, enabled: false }]) && sameAlarms(rest, p.others))]);
   },
   subgoals: (p) => [
     clockOpen,
@@ -185,7 +183,7 @@ export const ChangeAlarmTime = defineTask({
     const [old, rest0] = partitionAt(alarms, p.target);
     const [moved, rest] = partitionAt(rest0, p);
     // The same alarm (label, repeat days) at the new time, switched on; nothing left at the old time.
-    return old.length === 0 && moved.length === 1 && sameAlarms(moved, [{ ...p.target, hour: p.hour, minutes: p.minutes, enabled: true }]) && sameAlarms(rest, p.others);
+    return verdictOf([holds('end state as instructed', old.length === 0 && moved.length === 1 && sameAlarms(moved, [{ ...p.target, hour: p.hour, minutes: p.minutes, enabled: true }]) && sameAlarms(rest, p.others))]);
   },
   subgoals: (p) => [
     clockOpen,

@@ -5,10 +5,8 @@ import { scrollTo, type OracleUi } from '../../oracle.js';
 import { enterTime } from '../../pickers.js';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { onScreen } from '../../validators/ui.js';
-import {
-  ALARM_LABELS, AlarmSpec, DAY_BITS, DAY_NAMES, alarmTime, alarmsWhere, clockOpen, expandAlarm, openClockTab, partitionAt,
-  randomAlarms, randomTargetTime, readAlarms, sameAlarms, setAlarms, tabSelected, timePickerOpen,
-} from './common.js';
+import { ALARM_LABELS, AlarmSpec, alarmsWhere, alarmTime, clockOpen, DAY_BITS, DAY_NAMES, expandAlarm, openClockTab, partitionAt, randomAlarms, randomTargetTime, readAlarms, sameAlarms, setAlarms, tabSelected, timePickerOpen } from './common.js';
+import { holds, verdictOf } from '../../verdict.js';
 
 /**
  * Repeat days: the expanded alarm card's day buttons (S M T W T F S) edit the `daysofweek`
@@ -68,7 +66,7 @@ export const SetAlarmRepeatDays = defineTask({
   initialize: async (device, p) => setAlarms(device, [...p.others, p.target]),
   check: async (device, p) => {
     const [at, rest] = partitionAt(await readAlarms(device), p.target);
-    return at.length === 1 && sameAlarms(at, [{ ...p.target, days: p.mask }]) && sameAlarms(rest, p.others);
+    return verdictOf([holds('end state as instructed', at.length === 1 && sameAlarms(at, [{ ...p.target, days: p.mask }]) && sameAlarms(rest, p.others))]);
   },
   subgoals: (p) => [
     clockOpen,
@@ -108,7 +106,7 @@ export const AddRepeatingAlarm = defineTask({
   check: async (device, p) => {
     const [at, rest] = partitionAt(await readAlarms(device), p);
     const a = at[0];
-    return at.length === 1 && a!.enabled && a!.days === p.mask && a!.label.trim().toLowerCase() === p.label.toLowerCase() && sameAlarms(rest, p.others);
+    return verdictOf([holds('end state as instructed', at.length === 1 && a!.enabled && a!.days === p.mask && a!.label.trim().toLowerCase() === p.label.toLowerCase() && sameAlarms(rest, p.others))]);
   },
   subgoals: (p) => [
     clockOpen,

@@ -4,6 +4,7 @@ import { DEVICE_NOW } from '../../../seed-data/dates.js';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { sqlExec, sqlInsert, sqlObjects, sqlSelect } from '../../validators/sqlite.js';
 import { ALARMS_DB, clockOpen, openClockTab, tabSelected } from './common.js';
+import { condition, countIs, holds, verdictOf } from '../../verdict.js';
 
 /**
  * The stopwatch (AndroidWorld's ClockStopWatchRunning and ClockStopWatchPausedVerify, plus laps).
@@ -44,7 +45,7 @@ export const StopwatchRun = defineTask({
     ? { from: 'reset' as const, elapsedMs: 0, laps: 0 }
     : { from: 'paused' as const, elapsedMs: rng.int(5, 600) * 1000, laps: rng.int(0, 3) }),
   initialize: async (device, p) => setStopwatch(device, p.from, p.elapsedMs, p.laps),
-  check: async (device) => (await readStopwatch(device)).state === 'running',
+  check: async (device) => verdictOf([condition('stopwatch running', 'running', (await readStopwatch(device)).state)]),
   subgoals: () => [
     clockOpen,
     tabSelected('stopwatch', 'Stopwatch'),
@@ -72,7 +73,11 @@ export const StopwatchPause = defineTask({
   // Paused, not reset: the time counted so far and the laps are kept.
   check: async (device, p) => {
     const sw = await readStopwatch(device);
-    return sw.state === 'paused' && sw.accumulated_ms >= p.elapsedMs && sw.laps === p.laps;
+    return verdictOf([
+      condition('stopwatch paused', 'paused', sw.state),
+      holds(`stopwatch at ${p.elapsedMs} ms or more`, sw.accumulated_ms >= p.elapsedMs, { expected: `≥ ${p.elapsedMs} ms`, found: `${sw.accumulated_ms} ms` }),
+      countIs('laps recorded', p.laps, sw.laps),
+    ]);
   },
   subgoals: () => [
     clockOpen,
@@ -100,7 +105,11 @@ export const StopwatchLaps = defineTask({
   initialize: async (device) => setStopwatch(device, 'reset', 0, 0),
   check: async (device, p) => {
     const sw = await readStopwatch(device);
-    return sw.state === 'paused' && sw.accumulated_ms > 0 && sw.laps === p.laps;
+    return verdictOf([
+      condition('stopwatch paused', 'paused', sw.state),
+      holds('stopwatch ran', sw.accumulated_ms > 0, { expected: '> 0 ms', found: `${sw.accumulated_ms} ms` }),
+      countIs('laps recorded', p.laps, sw.laps),
+    ]);
   },
   subgoals: (p) => [
     clockOpen,

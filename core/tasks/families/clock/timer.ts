@@ -7,6 +7,7 @@ import { defineTask, type TaskTemplate } from '../../task.js';
 import { sqlExec, sqlInsert, sqlObjects } from '../../validators/sqlite.js';
 import { inActivity, onScreen } from '../../validators/ui.js';
 import { ALARM_LABELS, ALARMS_DB, CLOCK_PKG, clockOpen, openClockTab, tabSelected } from './common.js';
+import { holds, verdictOf } from '../../verdict.js';
 
 /**
  * Timers: typed on DeskClock's keypad (digits enter from the right into "00h 00m 00s") and
@@ -68,7 +69,7 @@ export const StartTimer = defineTask({
     const started = timers.filter((t) => t.state === 'running' && t.length_ms === want);
     const rest = timers.filter((t) => !started.includes(t));
     const untouched = p.existing.every((e) => rest.some((t) => t.state === 'paused' && t.length_ms === e.length_ms && t.remaining_ms === e.remaining_ms && t.label === e.label));
-    return started.length === 1 && rest.length === p.existing.length && untouched;
+    return verdictOf([holds('end state as instructed', started.length === 1 && rest.length === p.existing.length && untouched)]);
   },
   subgoals: (p) => [
     clockOpen,
@@ -104,7 +105,7 @@ export const TimerEntry = defineTask({
   check: async (device, p) => {
     const elements = flattenUiTree(await device.uiTree());
     const shown = elements.some((e) => e.node.resourceId === `${CLOCK_PKG}:id/timer_setup_time` && e.node.text === setupText(p));
-    return shown && (await readTimers(device)).length === 0;
+    return verdictOf([holds('end state as instructed', shown && (await readTimers(device)).length === 0)]);
   },
   subgoals: (p) => [
     clockOpen,

@@ -8,6 +8,7 @@ import { sqlExec, sqlInsert, sqlObjects } from '../../validators/sqlite.js';
 import { inActivity } from '../../validators/ui.js';
 import { ALARMS_DB, CITY_SELECTION, CLOCK_PKG, clockOpen, openClockTab, tabSelected } from './common.js';
 import { timeAnswerMatches, type HourMinute } from './answers.js';
+import { holds, verdictOf } from '../../verdict.js';
 
 /**
  * World clocks: the `cities` table behind the Clock tab, edited in the city chooser
@@ -59,7 +60,7 @@ export const AddWorldClockCity = defineTask({
   },
   instruction: (p) => `Add ${p.city.name} to my world clocks.`,
   initialize: async (device, p) => setCities(device, p.others),
-  check: async (device, p) => sameNames(await readCityNames(device), [...p.others.map((c) => c.name), p.city.name]),
+  check: async (device, p) => verdictOf([holds('end state as instructed', sameNames(await readCityNames(device), [...p.others.map((c) => c.name), p.city.name]))]),
   subgoals: (p) => [
     clockOpen,
     tabSelected('clock', 'Clock'),
@@ -87,7 +88,7 @@ export const RemoveWorldClockCity = defineTask({
   },
   instruction: (p) => `Remove ${p.city.name} from my world clocks.`,
   initialize: async (device, p) => setCities(device, [...p.others, p.city].sort((a, b) => a.offset - b.offset)),
-  check: async (device, p) => sameNames(await readCityNames(device), p.others.map((c) => c.name)),
+  check: async (device, p) => verdictOf([holds('end state as instructed', sameNames(await readCityNames(device), p.others.map((c) => c.name)))]),
   subgoals: (p) => [
     clockOpen,
     chooserOpen,
@@ -134,7 +135,7 @@ export const TimeInCityQuestion = defineTask({
   },
   instruction: (p) => `What time is it in ${p.city.name} right now?`,
   initialize: async (device, p) => setCities(device, p.listed ? [...p.others, p.city] : p.others),
-  check: async (device, p, episode) => timeAnswerMatches(episode.answer, recentCityTimes(await deviceNow(device), p.city.offset)),
+  check: async (device, p, episode) => verdictOf([holds('end state as instructed', timeAnswerMatches(episode.answer, recentCityTimes(await deviceNow(device), p.city.offset)))]),
   subgoals: () => [clockOpen, tabSelected('clock', 'Clock')],
   *oracle(p, ui) {
     yield* openClockTab(ui, 'clock');

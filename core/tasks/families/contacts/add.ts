@@ -3,10 +3,9 @@ import { emailFor } from '../../../seed-data/people.js';
 import { randomCompanies } from '../../../seed-data/companies.js';
 import { launch } from '../../oracle.js';
 import { defineTask, type Subgoal, type TaskTemplate } from '../../task.js';
-import { hasExactly, listContacts, normalizeName, withName, type ContactRecord } from './contacts-db.js';
-import {
-  contactsOpen, createContact, drawPeople, editorOpen, PersonSchema, seedContacts, typed, writtenPhone, type PersonP,
-} from './common.js';
+import { contactCount, contactHas, contactsKept, hasExactly, listContacts, normalizeName, withName, type ContactRecord } from './contacts-db.js';
+import { holds, listed, verdictOf, type CheckCondition } from '../../verdict.js';
+import { contactsOpen, createContact, drawPeople, editorOpen, PersonSchema, seedContacts, typed, writtenPhone, type PersonP } from './common.js';
 
 /**
  * Creating contacts through the editor: one with a number (AndroidWorld's ContactsAddContact), one
@@ -15,8 +14,8 @@ import {
  */
 
 /** The distractors are all still there, unchanged, and nothing but `added` was created. */
-function othersIntact(list: readonly ContactRecord[], before: readonly PersonP[], added: number): boolean {
-  return list.length === before.length + added && before.every((p) => hasExactly(list, p.name, p.phone));
+function othersIntact(list: readonly ContactRecord[], before: readonly PersonP[], added: number): CheckCondition[] {
+  return [contactCount(list, before.length + added), contactsKept(list, before)];
 }
 
 const savedSubgoal = (p: PersonP): Subgoal => ({
@@ -42,7 +41,7 @@ export const AddContact = defineTask({
   initialize: async (device, p) => seedContacts(device, p.others),
   check: async (device, p) => {
     const list = await listContacts(device);
-    return hasExactly(list, p.person.name, p.person.phone) && othersIntact(list, p.others, 1);
+    return verdictOf([contactHas(list, p.person.name, p.person.phone), ...othersIntact(list, p.others, 1)]);
   },
   subgoals: (p) => [contactsOpen, editorOpen, typed('first name', p.person.first), typed('number', p.number), savedSubgoal(p.person)],
   *oracle(p, ui) {
@@ -73,9 +72,14 @@ export const AddContactWithEmail = defineTask({
   check: async (device, p) => {
     const list = await listContacts(device);
     const [c] = withName(list, p.person.name);
-    return hasExactly(list, p.person.name, p.person.phone) && othersIntact(list, p.others, 1)
-      && c!.emails.length === 1 && c!.emails[0]!.trim().toLowerCase() === p.person.email.toLowerCase()
-      && normalizeName(c!.company ?? '') === normalizeName(p.person.company);
+    const emails = c?.emails.map((e) => e.trim()) ?? [];
+    return verdictOf([
+      contactHas(list, p.person.name, p.person.phone), ...othersIntact(list, p.others, 1),
+      holds(`contact ${p.person.name} has email ${p.person.email}`, emails.length === 1 && emails[0]!.toLowerCase() === p.person.email.toLowerCase(),
+        { expected: p.person.email, found: c ? listed(emails, 'no email') : 'no contact' }),
+      holds(`contact ${p.person.name} works at ${p.person.company}`, c !== undefined && normalizeName(c.company ?? '') === normalizeName(p.person.company),
+        { expected: p.person.company, found: c ? (c.company ?? 'no company') : 'no contact' }),
+    ]);
   },
   subgoals: (p) => [
     contactsOpen, editorOpen, typed('first name', p.person.first), typed('company', p.person.company), typed('email', p.person.email), savedSubgoal(p.person),
@@ -108,7 +112,7 @@ export const AddMultipleContacts = defineTask({
   initialize: async (device, p) => seedContacts(device, p.others),
   check: async (device, p) => {
     const list = await listContacts(device);
-    return p.people.every((x) => hasExactly(list, x.name, x.phone)) && othersIntact(list, p.others, p.people.length);
+    return verdictOf([...p.people.map((x) => contactHas(list, x.name, x.phone)), ...othersIntact(list, p.others, p.people.length)]);
   },
   subgoals: (p) => [contactsOpen, ...p.people.flatMap((x) => [editorOpen, savedSubgoal(x)]), {
     name: 'every contact saved',

@@ -1,3 +1,4 @@
+import { countIs, eachHolds, holds, type CheckCondition } from '../../verdict.js';
 import type { Device } from '../../../device/device.js';
 import { contentDelete, contentInsert, contentQuery, type Binding } from '../../validators/content.js';
 
@@ -116,4 +117,27 @@ export function withName(list: readonly ContactRecord[], name: string): ContactR
 export function hasExactly(list: readonly ContactRecord[], name: string, phone: string): boolean {
   const found = withName(list, name);
   return found.length === 1 && found[0]!.phones.length === 1 && normalizePhone(found[0]!.phones[0]!) === normalizePhone(phone);
+}
+
+/** What the list holds under a name, in words: "no contact named X", the numbers, or how many there are. */
+function foundUnder(list: readonly ContactRecord[], name: string): string {
+  const found = withName(list, name);
+  if (found.length === 0) return `no contact named ${name}`;
+  if (found.length > 1) return `${found.length} contacts named ${name}`;
+  const phones = found[0]!.phones.map(normalizePhone);
+  return phones.length === 0 ? 'no number' : phones.join(', ');
+}
+
+/** "contact Alice Smith has number 2412043170" (exactly one such contact, with that one number). */
+export function contactHas(list: readonly ContactRecord[], name: string, phone: string): CheckCondition {
+  return holds(`contact ${name} has number ${normalizePhone(phone)}`, hasExactly(list, name, phone), { expected: normalizePhone(phone), found: foundUnder(list, name) });
+}
+
+/** Each of these people is still there once with their number. */
+export function contactsKept(list: readonly ContactRecord[], people: readonly { name: string; phone: string }[], what = 'other contacts'): CheckCondition {
+  return eachHolds(`the ${people.length} ${what} unchanged`, people, (o) => hasExactly(list, o.name, o.phone), (o) => `${o.name} (${foundUnder(list, o.name)})`);
+}
+
+export function contactCount(list: readonly ContactRecord[], expected: number): CheckCondition {
+  return countIs('number of contacts', expected, list.length);
 }

@@ -4,8 +4,9 @@ import type { UiElement } from '../../../a11y/ui-tree.js';
 import { launch, OracleError, screenSummary, type OracleUi } from '../../oracle.js';
 import { defineTask, type Subgoal, type TaskTemplate } from '../../task.js';
 import { onScreen } from '../../validators/ui.js';
-import { hasExactly, listContacts, withName } from './contacts-db.js';
+import { contactCount, contactsKept, listContacts, withName } from './contacts-db.js';
 import { contactOpen, contactsOpen, drawPeople, findRow, NAME_ROW, openContact, PersonSchema, seedContacts } from './common.js';
+import { countIs, verdictOf } from '../../verdict.js';
 
 /** Removing contacts: one from its page (overflow › Delete › confirm), duplicates through selection mode. */
 
@@ -32,7 +33,10 @@ export const DeleteContact = defineTask({
   initialize: async (device, p) => seedContacts(device, [...p.others.slice(0, 4), p.person, ...p.others.slice(4)]),
   check: async (device, p) => {
     const list = await listContacts(device);
-    return withName(list, p.person.name).length === 0 && list.length === p.others.length && p.others.every((o) => hasExactly(list, o.name, o.phone));
+    return verdictOf([
+      countIs(`contacts named ${p.person.name}`, 0, withName(list, p.person.name).length),
+      contactCount(list, p.others.length), contactsKept(list, p.others),
+    ]);
   },
   subgoals: (p) => [
     contactsOpen,
@@ -103,7 +107,7 @@ export const DeleteDuplicates = defineTask({
   },
   check: async (device, p) => {
     const list = await listContacts(device);
-    return list.length === p.people.length && p.people.every((x) => hasExactly(list, x.name, x.phone));
+    return verdictOf([contactCount(list, p.people.length), contactsKept(list, p.people, 'people once each')]);
   },
   subgoals: (p) => [
     contactsOpen,

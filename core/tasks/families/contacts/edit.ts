@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { randomPhone } from '../../../seed-data/people.js';
 import { defineTask, type TaskTemplate } from '../../task.js';
-import { hasExactly, listContacts, normalizePhone, withName } from './contacts-db.js';
+import { contactCount, contactHas, contactsKept, hasExactly, listContacts, withName } from './contacts-db.js';
 import { contactOpen, contactsOpen, drawPeople, editorOpen, openContact, PersonSchema, seedContacts, typed, writtenPhone } from './common.js';
+import { eachHolds, holds, verdictOf } from '../../verdict.js';
 
 /** Changing an existing contact: its number through the editor, its star from its page. */
 
@@ -28,11 +29,13 @@ export const EditNumber = defineTask({
   check: async (device, p) => {
     const list = await listContacts(device);
     const found = withName(list, p.person.name);
-    if (found.length !== 1) return false;
+    const number = contactHas(list, p.person.name, p.newPhone);
+    if (found.length !== 1) return verdictOf([number]);
     const c = found[0]!;
-    const sameContact = list.every((x) => x.id >= c.id);
-    return sameContact && c.phones.length === 1 && normalizePhone(c.phones[0]!) === p.newPhone
-      && list.length === p.others.length + 1 && p.others.every((o) => hasExactly(list, o.name, o.phone));
+    return verdictOf([
+      holds(`${p.person.name} edited, not re-created`, list.every((x) => x.id >= c.id), { expected: 'the original contact', found: list.every((x) => x.id >= c.id) ? 'the original contact' : 'a new contact' }),
+      number, contactCount(list, p.others.length + 1), contactsKept(list, p.others),
+    ]);
   },
   subgoals: (p) => [
     contactsOpen,
@@ -77,7 +80,15 @@ export const StarContact = defineTask({
       const found = withName(list, name);
       return found.length === 1 && found[0]!.starred === want;
     };
-    return list.length === p.others.length + 1 && starredAs(p.person.name, p.star) && p.others.every((o) => starredAs(o.name, o.starred === true));
+    const starState = (name: string) => {
+      const found = withName(list, name);
+      return found.length === 1 ? (found[0]!.starred ? 'starred' : 'not starred') : `${found.length} contacts named ${name}`;
+    };
+    return verdictOf([
+      contactCount(list, p.others.length + 1),
+      holds(`${p.person.name} ${p.star ? 'starred' : 'not starred'}`, starredAs(p.person.name, p.star), { expected: p.star ? 'starred' : 'not starred', found: starState(p.person.name) }),
+      eachHolds(`the ${p.others.length} other contacts' stars unchanged`, p.others, (o) => starredAs(o.name, o.starred === true), (o) => `${o.name} (${starState(o.name)})`),
+    ]);
   },
   subgoals: (p) => [
     contactsOpen,

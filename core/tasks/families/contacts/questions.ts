@@ -3,10 +3,11 @@ import { emailFor, FIRST_NAMES } from '../../../seed-data/people.js';
 import { randomCompanies } from '../../../seed-data/companies.js';
 import { launch } from '../../oracle.js';
 import { defineTask, type TaskTemplate } from '../../task.js';
-import { answersMatch } from '../../validators/answers.js';
+import { answeredWords, answerVerdict } from '../../validators/answers.js';
 import { onScreen } from '../../validators/ui.js';
 import { normalizePhone } from './contacts-db.js';
 import { contactOpen, contactsOpen, drawPeople, NAME_ROW, openContact, PersonSchema, seedContacts, visibleNames } from './common.js';
+import { holds, verdictOf } from '../../verdict.js';
 
 /**
  * Questions answered from what Contacts shows: a person's number (find them in a long list), how
@@ -31,7 +32,8 @@ export const PhoneNumberQuestion = defineTask({
   instruction: (p) => `What is ${p.person.name}'s phone number?`,
   initialize: async (device, p) => seedContacts(device, [...p.others.slice(0, 6), p.person, ...p.others.slice(6)]),
   // Any formatting of the digits counts ("(415) 555-0134", "+1 415 555 0134").
-  check: async (_device, p, episode) => episode.answer !== undefined && normalizePhone(episode.answer) === p.person.phone,
+  check: async (_device, p, episode) => verdictOf([holds(`answer is the number ${p.person.phone}`, episode.answer !== undefined && normalizePhone(episode.answer) === p.person.phone,
+    { expected: p.person.phone, found: answeredWords(episode.answer) })]),
   subgoals: (p) => [contactsOpen, contactOpen(p.person.name)],
   *oracle(p, ui) {
     yield* openContact(ui, p.person.name);
@@ -60,7 +62,7 @@ export const CountQuestion = defineTask({
     return { letter, people: rng.shuffle([...targets, ...others]), answer: targets.length };
   },
   initialize: async (device, p) => seedContacts(device, p.people),
-  check: async (_device, p, episode) => answersMatch(episode.answer, String(p.answer)),
+  check: async (_device, p, episode) => answerVerdict(episode.answer, String(p.answer)),
   subgoals: (p) => [
     contactsOpen,
     { name: `section ${p.letter} on screen`, check: async ({ obs }) => onScreen(obs, { resourceId: 'section_header', text: p.letter }) },
@@ -103,7 +105,7 @@ export const CompanyCountQuestion = defineTask({
     return { company: company!, people: rng.shuffle(people), answer: k };
   },
   initialize: async (device, p) => seedContacts(device, p.people),
-  check: async (_device, p, episode) => answersMatch(episode.answer, String(p.answer)),
+  check: async (_device, p, episode) => answerVerdict(episode.answer, String(p.answer)),
   subgoals: (p) => [
     contactsOpen,
     { name: 'company searched', check: async ({ obs }) => onScreen(obs, { resourceId: 'open_search_view_edit_text', text: p.company }) },

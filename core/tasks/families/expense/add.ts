@@ -5,6 +5,7 @@ import { defineTask, type TaskTemplate } from '../../task.js';
 import { addExpense, APP, entryOpen, expenseOpen, typed } from './common.js';
 import { listExpenses, resetExpenses, rowMatches, withoutExact, type ExpenseRow } from './expense-db.js';
 import { describe, Draft } from './params.js';
+import { holds, verdictOf } from '../../verdict.js';
 
 /**
  * Adding expenses (AndroidWorld's ExpenseAddSingle / ExpenseAddMultiple): the table starts with
@@ -49,7 +50,7 @@ function addTask(o: { id: string; count: [number, number]; difficulty: 'medium' 
       ? `Add the following expense in Pro Expense: ${describe(p.targets[0]!)}.`
       : `Add the following expenses in Pro Expense:\n${p.targets.map((t, i) => `${i + 1}. ${describe(t)}`).join('\n')}`,
     initialize: async (device, p) => resetExpenses(device, p.noise),
-    check: async (device, p) => addedExactly(await listExpenses(device), p.noise, p.targets),
+    check: async (device, p) => verdictOf([holds('end state as instructed', addedExactly(await listExpenses(device), p.noise, p.targets))]),
     subgoals: (p) => [
       expenseOpen,
       entryOpen,

@@ -5,6 +5,7 @@ import { defineTask, type TaskTemplate } from '../../task.js';
 import { detailOpen, expenseOpen, findExpense, logsOpen, openLogs, typed } from './common.js';
 import { listExpenses, plainDollars, resetExpenses, withoutExact, type ExpenseRow } from './expense-db.js';
 import { Draft } from './params.js';
+import { holds, verdictOf } from '../../verdict.js';
 
 /**
  * Changing an expense's amount: open it from the logs, Edit, replace the amount, Update. The
@@ -37,7 +38,7 @@ export const EditAmount = defineTask({
   },
   instruction: (p) => `In Pro Expense, change the amount of the expense ${p.target.name} to ${dollars(p.amount)}.`,
   initialize: async (device, p) => resetExpenses(device, [...p.noise, p.target].sort((a, b) => a.date - b.date)),
-  check: async (device, p) => edited(await listExpenses(device), p),
+  check: async (device, p) => verdictOf([holds('end state as instructed', edited(await listExpenses(device), p))]),
   subgoals: (p) => [
     expenseOpen,
     logsOpen,

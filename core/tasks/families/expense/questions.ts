@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { EXPENSE_CATEGORY_NAMES, randomExpense, randomExpenses, type ExpenseDraft } from '../../../seed-data/expenses.js';
 import { launch } from '../../oracle.js';
 import { defineTask, type TaskTemplate } from '../../task.js';
-import { answersMatch } from '../../validators/answers.js';
+import { answerVerdict } from '../../validators/answers.js';
 import { APP, expenseOpen, logsOpen, openLogs, readAllExpenses } from './common.js';
 import { plainDollars, resetExpenses } from './expense-db.js';
 import { Draft } from './params.js';
@@ -33,7 +33,7 @@ export const CategoryTotalQuestion = defineTask({
     return { category, rows, total: targets.reduce((s, t) => s + t.amount, 0) };
   },
   initialize: async (device, p) => resetExpenses(device, p.rows),
-  check: async (_device, p, episode) => answersMatch(episode.answer, plainDollars(p.total)),
+  check: async (_device, p, episode) => answerVerdict(episode.answer, plainDollars(p.total)),
   subgoals: () => [expenseOpen, logsOpen],
   *oracle(p, ui) {
     yield* openLogs(ui);
@@ -64,7 +64,7 @@ export const WeekTotalQuestion = defineTask({
     return { rows: rng.shuffle([...today, ...earlier, income]), total: today.reduce((s, t) => s + t.amount, 0) };
   },
   initialize: async (device, p) => resetExpenses(device, p.rows),
-  check: async (_device, p, episode) => answersMatch(episode.answer, plainDollars(p.total)),
+  check: async (_device, p, episode) => answerVerdict(episode.answer, plainDollars(p.total)),
   subgoals: () => [expenseOpen],
   *oracle(_p, ui) {
     yield* launch(ui, APP);

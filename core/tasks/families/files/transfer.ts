@@ -2,13 +2,11 @@ import { z } from 'zod';
 import { defineTask, type Subgoal, type TaskTemplate } from '../../task.js';
 import { FOLDER_NAMES } from '../../../seed-data/file-names.js';
 import { inActivity } from '../../validators/ui.js';
-import {
-  drawFiles, filesOpen, folderOpen, folderShown, folderPath, holdsExactly, itemSelected, listDetailed, openFolder, seedFolder, select,
-  SeedFile, FOLDERS, PICK_ACTIVITY, FILES_PKG, TITLE,
-} from './files-helpers.js';
+import { drawFiles, FILES_PKG, filesOpen, folderOpen, folderPath, FOLDERS, folderShown, holdsExactly, itemSelected, listDetailed, openFolder, PICK_ACTIVITY, SeedFile, seedFolder, select, TITLE } from './files-helpers.js';
 import type { Device } from '../../../device/device.js';
 import type { Action } from '../../../actions/schema.js';
 import { scrollTo, type OracleUi } from '../../oracle.js';
+import { holds, verdictOf } from '../../verdict.js';
 
 /**
  * Moving and copying documents: select, More options › Move to…/Copy to…, browse the destination
@@ -64,7 +62,7 @@ export const MoveFile = defineTask({
     await seedFolder(device, folderPath('Documents'), [], p.subs.map((s) => s.name));
     for (const s of p.subs) await seedFolder(device, folderPath('Documents', s.name), s.files);
   },
-  check: async (device, p) => movedIntoPlace(device, p),
+  check: async (device, p) => verdictOf([holds('end state as instructed', await movedIntoPlace(device, p))]),
   subgoals: (p) => [
     filesOpen,
     folderOpen('Download'),
@@ -111,7 +109,7 @@ export const CopyFile = defineTask({
     await seedFolder(device, folderPath(p.from), [...p.source, p.target]);
     await seedFolder(device, folderPath(p.to), p.dest);
   },
-  check: async (device, p) => copied(device, p),
+  check: async (device, p) => verdictOf([holds('end state as instructed', await copied(device, p))]),
   subgoals: (p) => [
     filesOpen,
     folderOpen(p.from),

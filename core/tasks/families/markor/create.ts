@@ -2,10 +2,8 @@ import { z } from 'zod';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { FOLDER_NAMES, randomNoteNames, randomNoteText } from '../../../seed-data/notes.js';
 import { fieldHolds } from '../../validators/ui.js';
-import {
-  EDITOR, FAB, NEW_NAME, Note, documentOpen, markorOpen, newFileDialogOpen, openMarkor,
-} from './common.js';
-import { clearMarkor, makeFolder, notebookTree, readNote, sameTypedText, treeIs, treeOf, writeNote } from './markor-files.js';
+import { documentOpen, EDITOR, FAB, markorOpen, NEW_NAME, newFileDialogOpen, Note, openMarkor } from './common.js';
+import { clearMarkor, makeFolder, notebookTree, readNote, sameTypedText, treeOf, treeVerdict, writeNote } from './markor-files.js';
 
 /**
  * Creating notes and folders in the notebook (AndroidWorld's MarkorCreateNote and
@@ -35,7 +33,7 @@ export const MarkorCreateNote = defineTask({
     for (const n of p.others) await writeNote(device, n.name, n.text);
   },
   // The typed text must match; trailing spaces or newlines are tolerated (a person may end with Enter).
-  check: async (device, p) => treeIs(await notebookTree(device), treeOf([...p.others, { name: p.file_name, text: p.text }]), {
+  check: async (device, p) => treeVerdict(await notebookTree(device), treeOf([...p.others, { name: p.file_name, text: p.text }]), {
     [p.file_name]: (t) => sameTypedText(t, p.text),
   }),
   subgoals: (p) => [
@@ -82,7 +80,7 @@ export const MarkorCreateFolder = defineTask({
     for (const f of p.folders) await makeFolder(device, f);
     for (const n of p.others) await writeNote(device, n.name, n.text);
   },
-  check: async (device, p) => treeIs(await notebookTree(device), treeOf(p.others, [...p.folders, p.folder_name])),
+  check: async (device, p) => treeVerdict(await notebookTree(device), treeOf(p.others, [...p.folders, p.folder_name])),
   subgoals: (p) => [
     markorOpen,
     newFileDialogOpen,

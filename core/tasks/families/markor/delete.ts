@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { defineTask, type Subgoal, type TaskTemplate } from '../../task.js';
 import { randomNoteNames, randomNoteText } from '../../../seed-data/notes.js';
 import { onScreen } from '../../validators/ui.js';
-import { Note, markorOpen, openMarkor, selectEntry, selected } from './common.js';
-import { clearMarkor, listNotes, notebookTree, readNote, treeIs, treeOf, writeNote } from './markor-files.js';
+import { markorOpen, Note, openMarkor, selected, selectEntry } from './common.js';
+import { clearMarkor, listNotes, notebookTree, readNote, treeOf, treeVerdict, writeNote } from './markor-files.js';
+import { holds, verdictOf } from '../../verdict.js';
 
 /**
  * Deleting notes (AndroidWorld's MarkorDeleteNote, MarkorDeleteNewestNote, MarkorDeleteAllNotes):
@@ -37,7 +38,7 @@ export const MarkorDeleteNote = defineTask({
     await clearMarkor(device);
     for (const n of [...p.others, { name: p.file_name, text: p.text }]) await writeNote(device, n.name, n.text);
   },
-  check: async (device, p) => treeIs(await notebookTree(device), treeOf(p.others)),
+  check: async (device, p) => treeVerdict(await notebookTree(device), treeOf(p.others)),
   subgoals: (p) => [
     markorOpen,
     selected(p.file_name),
@@ -80,7 +81,7 @@ export const MarkorDeleteNewestNote = defineTask({
   },
   check: async (device, p) => {
     const newest = newestOf(p.notes);
-    return treeIs(await notebookTree(device), treeOf(p.notes.filter((n) => n !== newest)));
+    return treeVerdict(await notebookTree(device), treeOf(p.notes.filter((n) => n !== newest)));
   },
   subgoals: (p) => [
     markorOpen,
@@ -118,7 +119,7 @@ export const MarkorDeleteAllNotes = defineTask({
     await clearMarkor(device);
     for (const n of p.notes) await writeNote(device, n.name, n.text);
   },
-  check: async (device) => (await notebookTree(device)).size === 0,
+  check: async (device) => verdictOf([holds('end state as instructed', (await notebookTree(device)).size === 0)]),
   subgoals: (p) => [
     markorOpen,
     { name: 'all notes selected', check: async ({ obs }) => onScreen(obs, { resourceId: 'toolbar_title', text: `${p.notes.length} selected` }) },

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { randomNoteNames, randomNoteText, TODO_ITEMS } from '../../../seed-data/notes.js';
 import { fieldHolds, inActivity, onScreen } from '../../validators/ui.js';
-import { EDITOR, MAIN_ACTIVITY, MARKOR_PKG, Note, documentOpen, markorOpen, openEntry, openMarkor } from './common.js';
-import { clearMarkor, notebookTree, readNote, sameTypedText, treeIs, treeOf, writeNote } from './markor-files.js';
+import { documentOpen, EDITOR, MAIN_ACTIVITY, MARKOR_PKG, markorOpen, Note, openEntry, openMarkor } from './common.js';
+import { clearMarkor, notebookTree, readNote, sameTypedText, treeOf, treeVerdict, writeNote } from './markor-files.js';
 
 /**
  * Editing a note's text (AndroidWorld's MarkorEditNote: a line added at the top or the bottom, or
@@ -63,7 +63,7 @@ export const MarkorEditNote = defineTask({
     await clearMarkor(device);
     for (const n of [...p.others, { name: p.file_name, text: p.original }]) await writeNote(device, n.name, n.text);
   },
-  check: async (device, p) => treeIs(await notebookTree(device), treeOf([...p.others, { name: p.file_name, text: p.original }]), {
+  check: async (device, p) => treeVerdict(await notebookTree(device), treeOf([...p.others, { name: p.file_name, text: p.original }]), {
     [p.file_name]: (t) => edited(p, t),
   }),
   subgoals: (p) => [
@@ -113,7 +113,7 @@ export const MarkorAddTodoItem = defineTask({
     for (const n of p.others) await writeNote(device, n.name, n.text);
     await writeNote(device, 'todo.txt', p.items.join('\n'), { ageMinutes: 120 });
   },
-  check: async (device, p) => treeIs(await notebookTree(device), treeOf([...p.others, { name: 'todo.txt', text: '' }]), {
+  check: async (device, p) => treeVerdict(await notebookTree(device), treeOf([...p.others, { name: 'todo.txt', text: '' }]), {
     'todo.txt': (t) => sameTasks(t, [...p.items, p.item]),
   }),
   subgoals: (p) => [

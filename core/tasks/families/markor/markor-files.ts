@@ -1,3 +1,4 @@
+import { holds, listed, verdictOf, type CheckCondition, type CheckVerdict } from '../../verdict.js';
 import type { Device } from '../../../device/device.js';
 import { shellOk } from '../../../device/device.js';
 import { shellCommand } from '../../../device/shell-quote.js';
@@ -94,19 +95,32 @@ export function sameTypedText(actual: string | null | undefined, expected: strin
  * or per `matches` for the ones the agent wrote) and nothing else exists. `null` expects a folder.
  */
 export function treeIs(actual: NotebookTree, expected: NotebookTree, matches: Record<string, (text: string | null) => boolean> = {}): boolean {
+  return treeVerdict(actual, expected, matches).ok;
+}
+
+const entryWords = (text: string | null) => (text === null ? 'a folder' : JSON.stringify(text));
+
+/** treeIs's conditions: which expected entries are missing, which are extra, which hold other text. */
+export function treeVerdict(actual: NotebookTree, expected: NotebookTree, matches: Record<string, (text: string | null) => boolean> = {}): CheckVerdict {
   // Folders implied by nested paths are part of the expectation too.
   const want = new Map(expected);
   for (const p of expected.keys()) {
     for (let i = p.indexOf('/'); i > 0; i = p.indexOf('/', i + 1)) if (!want.has(p.slice(0, i))) want.set(p.slice(0, i), null);
   }
-  if (actual.size !== want.size) return false;
+  const missing = [...want.keys()].filter((p) => !actual.has(p));
+  const extra = [...actual.keys()].filter((p) => !want.has(p));
+  const conditions: CheckCondition[] = [
+    holds('every expected note and folder exists', missing.length === 0, { expected: `all ${want.size}`, found: missing.length ? `missing ${listed(missing)}` : `all ${want.size}` }),
+    holds('no other notes or folders', extra.length === 0, { expected: 'none', found: listed(extra) }),
+  ];
   for (const [path, text] of want) {
-    if (!actual.has(path)) return false;
+    if (!actual.has(path)) continue;
     const got = actual.get(path)!;
     const match = matches[path];
-    if (match ? !match(got) : got !== text) return false;
+    const ok = match ? match(got) : got === text;
+    if (!ok || match) conditions.push(holds(`${path} ${match ? 'has the text asked for' : 'unchanged'}`, ok, { expected: entryWords(text), found: entryWords(got) }));
   }
-  return true;
+  return verdictOf(conditions);
 }
 
 /** A tree from a list of notes and folders. */

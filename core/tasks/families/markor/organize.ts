@@ -2,10 +2,8 @@ import { z } from 'zod';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { FOLDER_NAMES, randomNoteNames, randomNoteText } from '../../../seed-data/notes.js';
 import { fieldHolds, onScreen } from '../../validators/ui.js';
-import {
-  Note, PICKER_LIST, entry, folderOpen, markorOpen, openEntry, openMarkor, scrollToIn, selectEntry, selected,
-} from './common.js';
-import { clearMarkor, makeFolder, notebookTree, readNote, treeIs, treeOf, writeNote } from './markor-files.js';
+import { entry, folderOpen, markorOpen, Note, openEntry, openMarkor, PICKER_LIST, scrollToIn, selected, selectEntry } from './common.js';
+import { clearMarkor, makeFolder, notebookTree, readNote, treeOf, treeVerdict, writeNote } from './markor-files.js';
 
 /**
  * Renaming a note and moving one between folders (AndroidWorld's MarkorMoveNote). The note must
@@ -36,7 +34,7 @@ export const MarkorRenameNote = defineTask({
     await clearMarkor(device);
     for (const n of [...p.others, { name: p.file_name, text: p.text }]) await writeNote(device, n.name, n.text);
   },
-  check: async (device, p) => treeIs(await notebookTree(device), treeOf([...p.others, { name: p.new_name, text: p.text }])),
+  check: async (device, p) => treeVerdict(await notebookTree(device), treeOf([...p.others, { name: p.new_name, text: p.text }])),
   subgoals: (p) => [
     markorOpen,
     selected(p.file_name),
@@ -110,7 +108,7 @@ export const MarkorMoveNote = defineTask({
     for (const n of p.root_notes) await writeNote(device, n.name, n.text);
     await writeNote(device, `${p.source_folder}/${p.file_name}`, p.text);
   },
-  check: async (device, p) => treeIs(await notebookTree(device), movedTree(p, p.destination_folder)),
+  check: async (device, p) => treeVerdict(await notebookTree(device), movedTree(p, p.destination_folder)),
   subgoals: (p) => [
     markorOpen,
     folderOpen(p.source_folder),

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { FOLDER_NAMES, NOTE_SENTENCES, TODO_ITEMS, randomNoteNames, randomNoteText } from '../../../seed-data/notes.js';
-import { answersMatch } from '../../validators/answers.js';
+import { answerVerdict } from '../../validators/answers.js';
 import { OracleError, screenSummary } from '../../oracle.js';
-import { EDITOR, Note, collectEntries, documentOpen, folderOpen, markorOpen, openEntry, openMarkor } from './common.js';
+import { collectEntries, documentOpen, EDITOR, folderOpen, markorOpen, Note, openEntry, openMarkor } from './common.js';
 import { clearMarkor, makeFolder, writeNote } from './markor-files.js';
 
 /**
@@ -44,7 +44,7 @@ export const MarkorNoteLineQuestion = defineTask({
     await clearMarkor(device);
     for (const n of [...p.others, { name: p.file_name, text: p.text }]) await writeNote(device, n.name, n.text);
   },
-  check: async (_device, p, episode) => answersMatch(episode.answer, p.text.split('\n')[p.line]!),
+  check: async (_device, p, episode) => answerVerdict(episode.answer, p.text.split('\n')[p.line]!),
   subgoals: (p) => [markorOpen, documentOpen(p.file_name)],
   *oracle(p, ui) {
     yield* openMarkor(ui);
@@ -90,7 +90,7 @@ export const MarkorCountNotesQuestion = defineTask({
       for (const n of f.notes) await writeNote(device, `${f.name}/${n.name}`, n.text);
     }
   },
-  check: async (_device, p, episode) => answersMatch(episode.answer, String(target(p).notes.length)),
+  check: async (_device, p, episode) => answerVerdict(episode.answer, String(target(p).notes.length)),
   subgoals: (p) => [markorOpen, folderOpen(p.folder)],
   *oracle(p, ui) {
     yield* openMarkor(ui);

@@ -21,6 +21,7 @@ import {
 import { Draft } from '../expense/params.js';
 import { addExpense, expenseOpen } from '../expense/common.js';
 import { listExpenses, resetExpenses, rowMatches, withoutExact } from '../expense/expense-db.js';
+import { holds, verdictOf } from '../../verdict.js';
 
 /**
  * Multi-app tasks that start from a text message: read something in Simple SMS Messenger (a new
@@ -58,8 +59,8 @@ export const SaveTextSenderAsContact = defineTask({
   initialize: async (device, p) => seedSms(device, p.messages, p.others),
   check: async (device, p) => {
     const list = await listContacts(device);
-    return list.length === p.others.length + 1 && hasExactly(list, p.person.name, p.person.phone)
-      && p.others.every((o) => hasExactly(list, o.name, o.phone));
+    return verdictOf([holds('end state as instructed', list.length === p.others.length + 1 && hasExactly(list, p.person.name, p.person.phone)
+      && p.others.every((o) => hasExactly(list, o.name, o.phone)))]);
   },
   subgoals: (p) => [
     smsOpen,
@@ -103,7 +104,7 @@ export const TextContactEmail = defineTask({
   },
   check: async (device, p) => {
     const sent = await newSentMessages(device, p.messages);
-    return sent.length === 1 && sameNumber(sent[0]!.address, p.recipient.phone) && sent[0]!.body.trim().toLowerCase() === p.person.email.toLowerCase();
+    return verdictOf([holds('end state as instructed', sent.length === 1 && sameNumber(sent[0]!.address, p.recipient.phone) && sent[0]!.body.trim().toLowerCase() === p.person.email.toLowerCase())]);
   },
   subgoals: (p) => [
     contactOpen(p.person.name),
@@ -168,9 +169,11 @@ export const TextedMeetingToCalendar = defineTask({
   },
   check: async (device, p) => {
     const left = withoutExpected(await listEvents(device), p.existing);
-    if (left === null || left.length !== 1) return false;
+    if (left === null || left.length !== 1) {
+      return verdictOf([holds('exactly one new event, the events there before kept', false, { expected: '1 new event', found: left === null ? 'an event there before changed or removed' : `${left.length} new events` })]);
+    }
     const e = left[0]!;
-    return e.title.trim().toLowerCase() === p.title.toLowerCase() && e.start === p.start && e.end === p.start + 60 * MINUTE_MS && !e.allDay;
+    return verdictOf([holds('end state as instructed', e.title.trim().toLowerCase() === p.title.toLowerCase() && e.start === p.start && e.end === p.start + 60 * MINUTE_MS && !e.allDay)]);
   },
   subgoals: (p) => [
     smsOpen,
@@ -245,7 +248,7 @@ export const BankTextToExpense = defineTask({
   },
   check: async (device, p) => {
     const left = withoutExact(await listExpenses(device), p.existing);
-    return left !== null && left.length === 1 && rowMatches(left[0]!, { name: p.merchant, amount: p.amount, category: p.category, note: 'card', date: 0 });
+    return verdictOf([holds('end state as instructed', left !== null && left.length === 1 && rowMatches(left[0]!, { name: p.merchant, amount: p.amount, category: p.category, note: 'card', date: 0 }))]);
   },
   subgoals: (p) => [
     smsOpen,

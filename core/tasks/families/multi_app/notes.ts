@@ -4,7 +4,7 @@ import { launch } from '../../oracle.js';
 import { DAY_MS, DEVICE_NOW, dateParts, msOf, type DateParts } from '../../../seed-data/dates.js';
 import { randomTitles, randomSlug, randomParagraph } from '../../../seed-data/text.js';
 import { randomRecipes } from '../../../seed-data/recipes.js';
-import { clearMarkor, notebookTree, readNote, treeIs, treeOf, writeNote } from '../markor/markor-files.js';
+import { clearMarkor, notebookTree, readNote, treeOf, treeVerdict, writeNote } from '../markor/markor-files.js';
 import { EDITOR, FAB, NEW_NAME, Note, documentOpen, markorOpen, openEntry, openMarkor } from '../markor/common.js';
 import { addEvents, clearEvents } from '../calendar/calendar-db.js';
 import { calendarOpen, dayOpen, dayText, EventSchema, openCalendar, openDay, readDayTitles, timedEvent, toInput } from '../calendar/common.js';
@@ -12,6 +12,7 @@ import { drawTitles, installSeeds, newRows, norm, othersUntouched, SeedTask, see
 import { createTask, openTasks } from '../tasks/steps.js';
 import { ingredientList, resetRecipes } from '../recipes/recipes-db.js';
 import { broccoliOpen, detailsOpen, openRecipe, overflow, Recipe } from '../recipes/common.js';
+import { holds, listed, verdictOf } from '../../verdict.js';
 
 /**
  * Multi-app tasks around notes: copy what one app shows into a Markor note (the day's agenda, a
@@ -70,7 +71,7 @@ export const CalendarAgendaToMarkor = defineTask({
     await clearMarkor(device);
     for (const n of p.notes) await writeNote(device, n.name, n.text);
   },
-  check: async (device, p) => treeIs(await notebookTree(device), treeOf([...p.notes, { name: p.file, text: '' }]), {
+  check: async (device, p) => treeVerdict(await notebookTree(device), treeOf([...p.notes, { name: p.file, text: '' }]), {
     [p.file]: (text) => sameLines(lines(text), p.titles),
   }),
   subgoals: (p) => [calendarOpen, dayOpen(p.day), markorOpen, documentOpen(p.file), noteWritten(p.file, (t) => sameLines(lines(t), p.titles))],
@@ -113,7 +114,11 @@ export const NoteLinesToTasks = defineTask({
   },
   check: async (device, p) => withTasks(device, (rows) => {
     const added = newRows(rows, p.seeds);
-    return othersUntouched(rows, p.seeds) && sameSet(added.map((r) => norm(r.title)), p.items.map(norm));
+    const titles = added.map((r) => r.title);
+    return verdictOf([
+      holds('the tasks there before unchanged', othersUntouched(rows, p.seeds), { expected: 'unchanged', found: othersUntouched(rows, p.seeds) ? 'unchanged' : 'changed or removed' }),
+      holds('new tasks are the note\'s items', sameSet(titles.map(norm), p.items.map(norm)), { expected: p.items.join(', '), found: listed(titles) }),
+    ]);
   }),
   subgoals: (p) => [
     markorOpen,
@@ -160,7 +165,7 @@ export const RecipeIngredientsToMarkor = defineTask({
     await clearMarkor(device);
     for (const n of p.notes) await writeNote(device, n.name, n.text);
   },
-  check: async (device, p) => treeIs(await notebookTree(device), treeOf([...p.notes, { name: p.file, text: '' }]), {
+  check: async (device, p) => treeVerdict(await notebookTree(device), treeOf([...p.notes, { name: p.file, text: '' }]), {
     [p.file]: (text) => sameSet(lines(text), p.ingredients),
   }),
   subgoals: (p) => [broccoliOpen, detailsOpen(p.title), markorOpen, documentOpen(p.file), noteWritten(p.file, (t) => sameSet(lines(t), p.ingredients))],

@@ -14,6 +14,7 @@ import {
   AlarmSpec, alarmsWhere, clockOpen, openClockTab, partitionAt, randomAlarms, readAlarms, sameAlarms, setAlarms, timePickerOpen,
 } from '../clock/common.js';
 import { SPLIT_DATA } from '../../splits.js';
+import { holds, verdictOf } from '../../verdict.js';
 
 /**
  * Multi-app tasks through the system: change a setting, then open an app (AndroidWorld's
@@ -36,7 +37,7 @@ export const WifiThenOpenApp = defineTask({
   params: WifiApp,
   generate: (rng) => ({ app: rng.pick(OPENABLE) }),
   initialize: async (device) => putSetting(device, 'global', 'wifi_on', '0'),
-  check: async (device, p) => (await getSetting(device, 'global', 'wifi_on')) === '1' && (await device.foreground()).package === requireApp(p.app).package,
+  check: async (device, p) => verdictOf([holds('end state as instructed', (await getSetting(device, 'global', 'wifi_on')) === '1' && (await device.foreground()).package === requireApp(p.app).package)]),
   subgoals: (p) => [
     settingsOpen,
     pageOpen('Internet'),
@@ -90,7 +91,7 @@ export const AlarmBeforeFirstEvent = defineTask({
   },
   check: async (device, p) => {
     const [at, rest] = partitionAt(await readAlarms(device), p);
-    return at.length === 1 && at[0]!.enabled && sameAlarms(rest, p.alarms);
+    return verdictOf([holds('end state as instructed', at.length === 1 && at[0]!.enabled && sameAlarms(rest, p.alarms))]);
   },
   subgoals: (p) => [
     calendarOpen,

@@ -2,9 +2,10 @@ import { z } from 'zod';
 import { randomRecipes } from '../../../seed-data/recipes.js';
 import { OracleError, screenSummary } from '../../oracle.js';
 import { defineTask, type TaskTemplate } from '../../task.js';
-import { answerListMatches } from '../../validators/answers.js';
+import { answeredWords, answerListMatches } from '../../validators/answers.js';
 import { broccoliOpen, detailsOpen, openRecipe, Recipe } from './common.js';
 import { resetRecipes } from './recipes-db.js';
+import { holds, verdictOf } from '../../verdict.js';
 
 /**
  * "Which ingredients does {title} need?": read the recipe's ingredient list in Broccoli. The
@@ -34,7 +35,7 @@ export const IngredientsQuestion = defineTask({
   },
   instruction: (p) => `What ingredients does the recipe ${p.target.title} need according to the Broccoli app? List them separated by commas.`,
   initialize: async (device, p) => resetRecipes(device, [...p.noise, p.target]),
-  check: async (_device, p, episode) => answerListMatches(episode.answer, p.names) || answerListMatches(episode.answer, p.target.ingredients.split('\n')),
+  check: async (_device, p, episode) => verdictOf([holds(`answer lists the ingredients of ${p.target.title}`, answerListMatches(episode.answer, p.names) || answerListMatches(episode.answer, p.target.ingredients.split('\n')), { expected: p.names.join(', '), found: answeredWords(episode.answer) })]),
   subgoals: (p) => [broccoliOpen, detailsOpen(p.target.title)],
   *oracle(p, ui) {
     yield* openRecipe(ui, p.target.title);

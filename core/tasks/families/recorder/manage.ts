@@ -6,9 +6,8 @@ import { OracleError, scrollTo, screenSummary, type OracleUi } from '../../oracl
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { RECORDING_NAMES } from '../../../seed-data/file-names.js';
 import { fieldHolds, onScreen } from '../../validators/ui.js';
-import {
-  drawRecords, openRecorder, readRecords, recordPath, recorderOpen, recordingFiles, recordsListOpen, seededIntact, seedRecords, SeedRecord,
-} from './recorder-db.js';
+import { drawRecords, openRecorder, readRecords, recorderOpen, recordingFiles, recordPath, recordsListOpen, seededIntact, SeedRecord, seedRecords } from './recorder-db.js';
+import { holds, verdictOf } from '../../verdict.js';
 
 /** Managing recordings in the records list: delete, rename, bookmark (per-row controls and menu). */
 
@@ -63,7 +62,7 @@ export const DeleteRecording = defineTask({
   params: TargetParams,
   generate: drawTarget,
   initialize: async (device, p) => seedRecords(device, p.seeded),
-  check: async (device, p) => deleted(device, p),
+  check: async (device, p) => verdictOf([holds('end state as instructed', await deleted(device, p))]),
   subgoals: (p) => [
     recorderOpen,
     recordsListOpen,
@@ -105,7 +104,7 @@ export const RenameRecording = defineTask({
     return { seeded, target, newName };
   },
   initialize: async (device, p) => seedRecords(device, p.seeded),
-  check: async (device, p) => renamed(device, p),
+  check: async (device, p) => verdictOf([holds('end state as instructed', await renamed(device, p))]),
   subgoals: (p) => [
     recorderOpen,
     recordsListOpen,
@@ -143,7 +142,7 @@ export const BookmarkRecording = defineTask({
     return { seeded: seeded.map((s) => (s.name === target ? { ...s, bookmark: false } : s)), target };
   },
   initialize: async (device, p) => seedRecords(device, p.seeded),
-  check: async (device, p) => bookmarked(device, p),
+  check: async (device, p) => verdictOf([holds('end state as instructed', await bookmarked(device, p))]),
   subgoals: (p) => [recorderOpen, recordsListOpen, { name: 'bookmarked', check: async ({ device }) => bookmarked(device, p) }],
   *oracle(p, ui) {
     yield* openRecords(ui);

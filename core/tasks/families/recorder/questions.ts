@@ -2,9 +2,10 @@ import { z } from 'zod';
 import type { UiElement } from '../../../a11y/ui-tree.js';
 import { scrollTo } from '../../oracle.js';
 import { defineTask, type TaskTemplate } from '../../task.js';
-import { answersMatch, normalizeAnswer } from '../../validators/answers.js';
+import { answerVerdict, normalizeAnswer } from '../../validators/answers.js';
 import { onScreen } from '../../validators/ui.js';
-import { drawRecords, openRecorder, recorderOpen, recordsListOpen, seedRecords, SeedRecord } from './recorder-db.js';
+import { drawRecords, openRecorder, recorderOpen, recordsListOpen, SeedRecord, seedRecords } from './recorder-db.js';
+import { holds, verdictOf } from '../../verdict.js';
 
 /** Questions answered from the records list: the longest recording, and how long one recording is. */
 
@@ -31,7 +32,7 @@ export const LongestRecordingQuestion = defineTask({
     }
   },
   initialize: async (device, p) => seedRecords(device, p.seeded),
-  check: async (_device, p, episode) => answersMatch(episode.answer, longest(p.seeded).name),
+  check: async (_device, p, episode) => answerVerdict(episode.answer, longest(p.seeded).name),
   subgoals: () => [recorderOpen, recordsListOpen, { name: 'sorted by duration', check: async ({ obs }) => onScreen(obs, { textContains: 'By duration (longest)' }) }],
   *oracle(_p, ui) {
     yield* openRecorder(ui);
@@ -68,7 +69,7 @@ export const RecordingDurationQuestion = defineTask({
     return { seeded, target: rng.pick(seeded).name };
   },
   initialize: async (device, p) => seedRecords(device, p.seeded),
-  check: async (_device, p, episode) => durationAnswerMatches(episode.answer, p.seeded.find((s) => s.name === p.target)!.durationMs),
+  check: async (_device, p, episode) => verdictOf([holds('end state as instructed', durationAnswerMatches(episode.answer, p.seeded.find((s) => s.name === p.target)!.durationMs))]),
   subgoals: () => [recorderOpen, recordsListOpen],
   *oracle(p, ui) {
     yield* openRecorder(ui);

@@ -3,10 +3,8 @@ import type { Device } from '../../../device/device.js';
 import { defineTask, type Subgoal, type TaskTemplate } from '../../task.js';
 import { ADJECTIVES, NOUNS } from '../../../seed-data/text.js';
 import { fieldHolds, onScreen } from '../../validators/ui.js';
-import {
-  drawRecords, newRows, openRecorder, readRecords, recordClip, recorderOpen, recordingFiles, recordingFormat, savedProperly, seededIntact,
-  seedRecords, setPrefs, SeedRecord, FORMATS,
-} from './recorder-db.js';
+import { drawRecords, FORMATS, newRows, openRecorder, readRecords, recordClip, recorderOpen, recordingFiles, recordingFormat, savedProperly, seededIntact, SeedRecord, seedRecords, setPrefs } from './recorder-db.js';
+import { holds, verdictOf } from '../../verdict.js';
 
 /**
  * Recording with Audio Recorder: the clip's length is virtual device time between Record and Stop
@@ -39,7 +37,7 @@ export const RecordAudio = defineTask({
     await seedRecords(device, p.seeded);
     await setPrefs(device, { is_ask_rename_after_stop_recording: p.askRename });
   },
-  check: async (device, p) => (await newRecording(device, p.seeded)) !== null,
+  check: async (device, p) => verdictOf([holds('end state as instructed', (await newRecording(device, p.seeded)) !== null)]),
   subgoals: (p) => [
     recorderOpen,
     recordingStarted,
@@ -72,7 +70,7 @@ export const RecordAudioWithFileName = defineTask({
     await seedRecords(device, p.seeded);
     await setPrefs(device, { is_ask_rename_after_stop_recording: p.askRename });
   },
-  check: async (device, p) => (await newRecording(device, p.seeded))?.name === p.name,
+  check: async (device, p) => verdictOf([holds('end state as instructed', (await newRecording(device, p.seeded))?.name === p.name)]),
   subgoals: (p) => [
     recorderOpen,
     recordingStarted,
@@ -110,7 +108,7 @@ export const RecordWavWithName = defineTask({
     await seedRecords(device, p.seeded);
     await setPrefs(device, { is_ask_rename_after_stop_recording: p.askRename, setting_recording_format: p.startFormat });
   },
-  check: async (device, p) => wavSaved(device, p),
+  check: async (device, p) => verdictOf([holds('end state as instructed', await wavSaved(device, p))]),
   subgoals: (p) => [
     recorderOpen,
     { name: 'format set to wav', check: async ({ device }) => (await recordingFormat(device)) === 'wav' },

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { FIRST_NAMES } from '../../../seed-data/people.js';
-import { getSetting, putSetting } from '../../validators/settings.js';
-import { answersMatch } from '../../validators/answers.js';
+import { getSetting, putSetting, settingVerdict } from '../../validators/settings.js';
+import { answerVerdict } from '../../validators/answers.js';
 import { fieldHolds, onScreen } from '../../validators/ui.js';
 import { openSettingsPath, pageOpen, settingsOpen } from './common.js';
 
@@ -27,7 +27,7 @@ export const RenameDevice = defineTask({
     return { name, previous };
   },
   initialize: async (device, p) => putSetting(device, 'global', 'device_name', p.previous),
-  check: async (device, p) => (await getSetting(device, 'global', 'device_name')) === p.name,
+  check: async (device, p) => settingVerdict(device, 'global', 'device_name', p.name, undefined, `device named ${p.name}`),
   subgoals: (p) => [
     settingsOpen,
     pageOpen('About emulated device'),
@@ -64,7 +64,7 @@ export const AboutDeviceFact = defineTask({
   generate: (rng) => ({ fact: rng.int(0, FACTS.length - 1) }),
   instruction: (p) => `${FACTS[p.fact]!.question} Answer with the value only.`,
   initialize: async () => {},
-  check: async (_device, p, episode) => answersMatch(episode.answer, FACTS[p.fact]!.answer),
+  check: async (_device, p, episode) => answerVerdict(episode.answer, FACTS[p.fact]!.answer),
   subgoals: () => [settingsOpen, pageOpen('About emulated device')],
   *oracle(p, ui) {
     yield* openSettingsPath(ui, ['About emulated device']);
@@ -84,7 +84,7 @@ export const DeviceNameQuestion = defineTask({
   params: Name,
   generate: (rng) => ({ name: `${rng.pick(FIRST_NAMES)}'s ${rng.pick(DEVICE_NAMES)}` }),
   initialize: async (device, p) => putSetting(device, 'global', 'device_name', p.name),
-  check: async (_device, p, episode) => answersMatch(episode.answer, p.name),
+  check: async (_device, p, episode) => answerVerdict(episode.answer, p.name),
   subgoals: () => [settingsOpen, pageOpen('About emulated device')],
   *oracle(_p, ui) {
     yield* openSettingsPath(ui, ['About emulated device']);

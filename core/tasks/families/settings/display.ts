@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTask, type TaskTemplate } from '../../task.js';
-import { getSetting, putSetting } from '../../validators/settings.js';
+import { getSetting, putSetting, settingVerdict } from '../../validators/settings.js';
 import { onScreen } from '../../validators/ui.js';
 import { openSettingsPath, pageOpen, settingsOpen } from './common.js';
 
@@ -32,7 +32,7 @@ function brightnessExtreme(max: boolean): TaskTemplate<z.infer<typeof Extreme>> 
     params: Extreme,
     generate: () => ({}),
     initialize: async (device) => putSetting(device, BRIGHTNESS.ns, BRIGHTNESS.key, '128'),
-    check: async (device) => Number(await getSetting(device, BRIGHTNESS.ns, BRIGHTNESS.key)) === want,
+    check: async (device) => settingVerdict(device, BRIGHTNESS.ns, BRIGHTNESS.key, String(want), (v) => Number(v) === want, `brightness at ${want}`),
     subgoals: () => [
       settingsOpen,
       pageOpen('Display'),
@@ -59,7 +59,8 @@ export const BrightnessLevel = defineTask({
   generate: (rng) => ({ percent: rng.int(1, 9) * 10 }),
   initialize: async (device, p) => putSetting(device, BRIGHTNESS.ns, BRIGHTNESS.key, p.percent >= 50 ? '25' : '230'),
   // Within 5 percentage points: a finger cannot hit an exact slider value, and Settings shows whole percents.
-  check: async (device, p) => Math.abs((Number(await getSetting(device, BRIGHTNESS.ns, BRIGHTNESS.key)) / 255) * 100 - p.percent) <= 5,
+  check: async (device, p) => settingVerdict(device, BRIGHTNESS.ns, BRIGHTNESS.key, `${Math.round((p.percent / 100) * 255)} (${p.percent}% ± 5)`,
+    (v) => Math.abs((Number(v) / 255) * 100 - p.percent) <= 5, `brightness within 5 points of ${p.percent}%`),
   subgoals: (p) => [
     settingsOpen,
     pageOpen('Display'),
@@ -93,7 +94,7 @@ export const ScreenTimeout = defineTask({
   params: Timeout,
   generate: (rng) => ({ label: rng.pick(TIMEOUTS.filter(([, ms]) => ms !== 60000)).at(0) as string }),
   initialize: async (device) => putSetting(device, 'system', 'screen_off_timeout', '60000'),
-  check: async (device, p) => (await getSetting(device, 'system', 'screen_off_timeout')) === String(timeoutMs(p.label)),
+  check: async (device, p) => settingVerdict(device, 'system', 'screen_off_timeout', String(timeoutMs(p.label)), undefined, `screen timeout ${p.label} (ms)`),
   subgoals: (p) => [
     settingsOpen,
     pageOpen('Display'),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTask, type Difficulty, type TaskTag, type TaskTemplate } from '../../task.js';
-import { getSetting, putSetting, type SettingsNamespace } from '../../validators/settings.js';
+import { getSetting, putSetting, settingVerdict, type SettingsNamespace } from '../../validators/settings.js';
 import { openSettingsPath, pageOpen, settingsOpen } from './common.js';
 
 /**
@@ -53,7 +53,7 @@ function switchTask(d: SwitchDef, turnOn: boolean): TaskTemplate<z.infer<typeof 
     initialize: async (device) => {
       await putSetting(device, d.ns, d.key, start);
     },
-    check: async (device) => (await getSetting(device, d.ns, d.key)) === want,
+    check: async (device) => settingVerdict(device, d.ns, d.key, want, undefined, `${d.what} ${turnOn ? 'on' : 'off'} (${d.ns}/${d.key} = ${want})`),
     subgoals: () => [
       settingsOpen,
       pageOpen(d.path[d.path.length - 1]!),

@@ -9,7 +9,8 @@ import { OracleError, launch, screenSummary, scrollTo, type OracleUi } from '../
 import type { Subgoal } from '../../task.js';
 import { fieldHolds, inActivity, onScreen } from '../../validators/ui.js';
 import { addContact, clearContacts } from '../contacts/contacts-db.js';
-import { SMS_TYPE, addReceivedMessage, addSentMessage, clearMessages, sameNumber, sentMessages, type SmsRow } from './sms-db.js';
+import { addReceivedMessage, addSentMessage, clearMessages, sameNumber, sentMessages, SMS_TYPE, type SmsRow } from './sms-db.js';
+import { countIs, holds, verdictOf, type CheckVerdict } from '../../verdict.js';
 
 /** What Simple SMS Messenger tasks share: seeded history, strict sent-message checks, oracle moves. */
 export const SMS_APP = 'Simple SMS Messenger';
@@ -107,8 +108,18 @@ export async function newSentMessages(device: Device, seeded: readonly SeedMessa
 
 /** Exactly one new message was sent, to this number, with this text (surrounding spaces aside). */
 export async function sentExactly(device: Device, seeded: readonly SeedMessage[], to: string, body: string): Promise<boolean> {
+  return (await sentVerdict(device, seeded, to, body)).ok;
+}
+
+/** sentExactly's conditions: how many new messages, to whom, with what text. */
+export async function sentVerdict(device: Device, seeded: readonly SeedMessage[], to: string, body: string): Promise<CheckVerdict> {
   const sent = await newSentMessages(device, seeded);
-  return sent.length === 1 && sameNumber(sent[0]!.address, to) && sent[0]!.body.trim() === body.trim();
+  const m = sent[0];
+  return verdictOf([
+    countIs('new messages sent', 1, sent.length),
+    holds(`message sent to ${to}`, m !== undefined && sameNumber(m.address, to), { expected: to, found: m ? m.address : 'no message sent' }),
+    holds('message text', m !== undefined && m.body.trim() === body.trim(), { expected: body.trim(), found: m ? m.body.trim() : 'no message sent' }),
+  ]);
 }
 
 // ------------------------------------------------------------------ oracle moves

@@ -3,11 +3,9 @@ import { defineTask, type TaskTemplate } from '../../task.js';
 import { randomPeople } from '../../../seed-data/people.js';
 import { randomDialogues, randomOutgoing } from '../../../seed-data/messages.js';
 import { onScreen } from '../../validators/ui.js';
-import {
-  ContactParam, SeedMessage, chooseRecipient, conversation, conversationOpen, distractorThreads, formatPhone, lastBubble,
-  messageSent, newConversationOpen, openConversation, openSms, seedSms, sentExactly, smsOpen,
-} from './common.js';
-import { SMS_TYPE, allMessages, sameNumber } from './sms-db.js';
+import { chooseRecipient, ContactParam, conversation, conversationOpen, distractorThreads, formatPhone, lastBubble, messageSent, newConversationOpen, openConversation, openSms, SeedMessage, seedSms, sentVerdict, smsOpen } from './common.js';
+import { allMessages, sameNumber, SMS_TYPE } from './sms-db.js';
+import { countIs, eachHolds, verdictOf } from '../../verdict.js';
 
 /**
  * Managing conversations: deleting one (a confirmation dialog, often below the fold of a long
@@ -39,10 +37,15 @@ export const SmsDeleteConversation = defineTask({
   initialize: async (device, p) => seedSms(device, p.messages, p.contacts),
   check: async (device, p) => {
     const left = (await allMessages(device)).filter((m) => m.type !== SMS_TYPE.draft);
-    if (left.some((m) => sameNumber(m.address, p.address))) return false;
+    const target = left.filter((m) => sameNumber(m.address, p.address)).length;
+    if (target > 0) return verdictOf([countIs(`messages left with ${p.address}`, 0, target)]);
     // Every other conversation is intact.
     const others = p.messages.filter((m) => !sameNumber(m.address, p.address));
-    return left.length === others.length && others.every((m) => left.some((r) => sameNumber(r.address, m.address) && r.body === m.body));
+    return verdictOf([
+      countIs(`messages left with ${p.address}`, 0, 0),
+      countIs('messages left in other conversations', others.length, left.length),
+      eachHolds('the other conversations\' messages kept', others, (m) => left.some((r) => sameNumber(r.address, m.address) && r.body === m.body), (m) => `${m.address}: ${m.body}`),
+    ]);
   },
   subgoals: (p) => [
     smsOpen,
@@ -89,7 +92,7 @@ export const SmsForwardMessage = defineTask({
     };
   },
   initialize: async (device, p) => seedSms(device, p.messages, p.contacts),
-  check: async (device, p) => sentExactly(device, p.messages, p.toPhone, p.body),
+  check: async (device, p) => sentVerdict(device, p.messages, p.toPhone, p.body),
   subgoals: (p) => [smsOpen, conversationOpen(p.from), newConversationOpen, conversationOpen(p.to), messageSent(p.messages, p.toPhone, p.body)],
   *oracle(p, ui) {
     yield* openSms(ui);

@@ -2,14 +2,11 @@ import { z } from 'zod';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { randomPeople } from '../../../seed-data/people.js';
 import { CODE_SENDERS, FOLLOW_UPS, randomCode, randomDialogues, randomOutgoing } from '../../../seed-data/messages.js';
-import { answersMatch } from '../../validators/answers.js';
+import { answerVerdict } from '../../validators/answers.js';
 import { OracleError, screenSummary, type OracleUi } from '../../oracle.js';
 import type { Action } from '../../../actions/schema.js';
 import type { UiElement } from '../../../a11y/ui-tree.js';
-import {
-  ContactParam, SeedMessage, conversation, conversationOpen, distractorThreads, formatPhone, lastBubble, olderThan,
-  openConversation, openSms, seedSms, smsOpen,
-} from './common.js';
+import { ContactParam, conversation, conversationOpen, distractorThreads, formatPhone, lastBubble, olderThan, openConversation, openSms, SeedMessage, seedSms, smsOpen } from './common.js';
 import { SMS_TYPE } from './sms-db.js';
 
 /**
@@ -51,7 +48,7 @@ export const SmsLatestMessageQuestion = defineTask({
     return { name: contacts[rank]!.name, answer, contacts, messages };
   },
   initialize: async (device, p) => seedSms(device, p.messages, p.contacts),
-  check: async (_device, p, episode) => answersMatch(episode.answer, p.answer),
+  check: async (_device, p, episode) => answerVerdict(episode.answer, p.answer),
   subgoals: (p) => [smsOpen, conversationOpen(p.name)],
   *oracle(p, ui) {
     yield* openSms(ui);
@@ -111,7 +108,7 @@ export const SmsUnreadCountQuestion = defineTask({
     return { total, messages };
   },
   initialize: async (device, p) => seedSms(device, p.messages),
-  check: async (_device, p, episode) => answersMatch(episode.answer, String(p.total)),
+  check: async (_device, p, episode) => answerVerdict(episode.answer, String(p.total)),
   subgoals: () => [smsOpen],
   *oracle(_p, ui) {
     yield* openSms(ui);
@@ -154,7 +151,7 @@ export const SmsVerificationCodeQuestion = defineTask({
     return { service: sender!.service, code: codes.at(-1)!, messages: [...own, ...others, ...chats] };
   },
   initialize: async (device, p) => seedSms(device, p.messages),
-  check: async (_device, p, episode) => answersMatch(episode.answer, p.code),
+  check: async (_device, p, episode) => answerVerdict(episode.answer, p.code),
   subgoals: () => [smsOpen],
   *oracle(p, ui) {
     yield* openSms(ui);

@@ -2,12 +2,10 @@ import { z } from 'zod';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { dateParts, longDate, time12 } from '../../../seed-data/dates.js';
 import { TODO_NOTES } from '../../../seed-data/todos.js';
-import { listTasks, IMPORTANCE_WORD, type TaskRecord } from './tasks-db.js';
-import {
-  drawTitles, dueInDaysFromToday, editorOpen, installSeeds, newRows, norm, othersUntouched, SeedTask, seedTasks,
-  stateReached, tasksOpen, titleTyped,
-} from './common.js';
+import { IMPORTANCE_WORD, listTasks, type TaskRecord } from './tasks-db.js';
+import { drawTitles, dueInDaysFromToday, editorOpen, installSeeds, newRows, norm, othersUntouched, SeedTask, seedTasks, stateReached, tasksOpen, titleTyped } from './common.js';
 import { createTask, openTasks } from './steps.js';
+import { holds, verdictOf } from '../../verdict.js';
 
 /**
  * Creating tasks through the editor: a plain one, one with a priority, one due on a date (the date
@@ -41,7 +39,7 @@ export const AddTask = defineTask({
   params: Add,
   generate: (rng) => distractors(rng, [2, 6]),
   initialize: async (device, p) => installSeeds(device, p.tasks),
-  check: async (device, p) => added(await listTasks(device), p) !== undefined,
+  check: async (device, p) => verdictOf([holds('end state as instructed', added(await listTasks(device), p) !== undefined)]),
   subgoals: (p) => [tasksOpen, editorOpen, titleTyped(p.title), stateReached('task saved', (rows) => added(rows, p) !== undefined)],
   *oracle(p, ui) {
     yield* openTasks(ui);
@@ -63,7 +61,7 @@ export const AddTaskWithPriority = defineTask({
   generate: (rng) => ({ ...distractors(rng, [2, 6]), importance: rng.int(0, 2) }),
   instruction: (p) => `In Tasks, add a ${IMPORTANCE_WORD[p.importance]}-priority task titled '${p.title}'.`,
   initialize: async (device, p) => installSeeds(device, p.tasks),
-  check: async (device, p) => added(await listTasks(device), p)?.importance === p.importance,
+  check: async (device, p) => verdictOf([holds('end state as instructed', added(await listTasks(device), p)?.importance === p.importance)]),
   subgoals: (p) => [
     tasksOpen, editorOpen, titleTyped(p.title),
     stateReached(`task saved with ${IMPORTANCE_WORD[p.importance]} priority`, (rows) => added(rows, p)?.importance === p.importance),
@@ -94,7 +92,7 @@ export const AddTaskWithDueDate = defineTask({
   generate: (rng) => ({ ...distractors(rng, [2, 6]), dueDate: dueInDaysFromToday(rng.int(1, 45)) }),
   instruction: (p) => `In Tasks, add a task titled '${p.title}' that is due on ${longDate(dateParts(p.dueDate))}.`,
   initialize: async (device, p) => installSeeds(device, p.tasks),
-  check: async (device, p) => dueDayIs(added(await listTasks(device), p), p.dueDate),
+  check: async (device, p) => verdictOf([holds('end state as instructed', dueDayIs(added(await listTasks(device), p), p.dueDate))]),
   subgoals: (p) => [tasksOpen, editorOpen, titleTyped(p.title), stateReached('task saved with the due date', (rows) => dueDayIs(added(rows, p), p.dueDate))],
   *oracle(p, ui) {
     yield* openTasks(ui);
@@ -136,7 +134,7 @@ export const AddTaskWithDetails = defineTask({
   }),
   instruction: (p) => `In Tasks, create a task '${p.title}' due on ${longDate(dateParts(p.dueDate))} at ${time12(p.hour, p.minute)}, with the description '${p.notes}'.`,
   initialize: async (device, p) => installSeeds(device, p.tasks),
-  check: async (device, p) => detailsMatch(added(await listTasks(device), p), p),
+  check: async (device, p) => verdictOf([holds('end state as instructed', detailsMatch(added(await listTasks(device), p), p))]),
   subgoals: (p) => [
     tasksOpen, editorOpen, titleTyped(p.title),
     stateReached('task saved with date, time and description', (rows) => detailsMatch(added(rows, p), p)),

@@ -122,7 +122,7 @@ export function newRows(rows: readonly TaskRecord[], seeds: readonly SeedTask[])
 }
 
 /** Reads the tasks and runs a predicate over them (for checks and subgoals). */
-export async function withTasks(device: Device, f: (rows: TaskRecord[]) => boolean): Promise<boolean> {
+export async function withTasks<T>(device: Device, f: (rows: TaskRecord[]) => T): Promise<T> {
   return f(await listTasks(device));
 }
 

@@ -4,11 +4,9 @@ import { dateParts, longDate } from '../../../seed-data/dates.js';
 import { onScreen } from '../../validators/ui.js';
 import { pickDate } from '../../pickers.js';
 import { listTasks, type TaskRecord } from './tasks-db.js';
-import {
-  drawTitles, dueInDaysFromToday, dueTodayList, editorOpen, installSeeds, isDeleted, newRows, othersUntouched, rowFor,
-  DueTodayList, SeedTask, seedTasks, stateReached, tasksOpen, type SeedOptions,
-} from './common.js';
+import { drawTitles, dueInDaysFromToday, dueTodayList, DueTodayList, editorOpen, installSeeds, isDeleted, newRows, othersUntouched, rowFor, SeedTask, seedTasks, stateReached, tasksOpen, type SeedOptions } from './common.js';
 import { completeTask, isTodayLabel, openTask, openTasks, visibleRows } from './steps.js';
+import { holds, verdictOf } from '../../verdict.js';
 
 /**
  * Changing existing tasks: completing one (sometimes below the fold), deleting one, moving a due
@@ -52,7 +50,7 @@ export const CompleteTask = defineTask({
     return p;
   },
   initialize: async (device, p) => installSeeds(device, p.tasks),
-  check: async (device, p) => completedOk(await listTasks(device), p),
+  check: async (device, p) => verdictOf([holds('end state as instructed', completedOk(await listTasks(device), p))]),
   subgoals: (p) => [tasksOpen, stateReached(`"${p.target}" completed`, (rows) => completedOk(rows, p))],
   *oracle(p, ui) {
     yield* openTasks(ui);
@@ -75,7 +73,7 @@ export const DeleteTask = defineTask({
   params: Targeted,
   generate: (rng) => targeted(rng, [4, 12]),
   initialize: async (device, p) => installSeeds(device, p.tasks),
-  check: async (device, p) => deletedOk(await listTasks(device), p),
+  check: async (device, p) => verdictOf([holds('end state as instructed', deletedOk(await listTasks(device), p))]),
   subgoals: (p) => [
     tasksOpen, editorOpen,
     { name: 'delete confirmation shown', check: async ({ obs }) => onScreen(obs, { text: 'Delete this task?' }) },
@@ -116,7 +114,7 @@ export const RescheduleTask = defineTask({
   },
   instruction: (p) => `In Tasks, change the due date of '${p.target}' to ${longDate(dateParts(p.dueDate))}.`,
   initialize: async (device, p) => installSeeds(device, p.tasks),
-  check: async (device, p) => rescheduledOk(await listTasks(device), p),
+  check: async (device, p) => verdictOf([holds('end state as instructed', rescheduledOk(await listTasks(device), p))]),
   subgoals: (p) => [tasksOpen, editorOpen, stateReached('due date changed', (rows) => rescheduledOk(rows, p))],
   *oracle(p, ui) {
     yield* openTasks(ui);
@@ -153,7 +151,7 @@ export const DeleteCompletedTasks = defineTask({
     return { tasks: rng.shuffle(tasks) };
   },
   initialize: async (device, p) => installSeeds(device, p.tasks),
-  check: async (device, p) => clearedOk(await listTasks(device), p),
+  check: async (device, p) => verdictOf([holds('end state as instructed', clearedOk(await listTasks(device), p))]),
   subgoals: (p) => [
     tasksOpen,
     { name: 'clear confirmation shown', check: async ({ obs }) => onScreen(obs, { text: 'Clear completed tasks?' }) },
@@ -186,7 +184,7 @@ export const CompleteAllDueToday = defineTask({
   params: DueTodayList,
   generate: (rng) => dueTodayList(rng, [12, 22]),
   initialize: async (device, p) => installSeeds(device, p.tasks),
-  check: async (device, p) => allTodayDone(await listTasks(device), p),
+  check: async (device, p) => verdictOf([holds('end state as instructed', allTodayDone(await listTasks(device), p))]),
   subgoals: (p) => [
     tasksOpen,
     stateReached('one task due today completed', (rows) => p.today.some((t) => (rowFor(rows, t)?.completed ?? 0) > 0)),

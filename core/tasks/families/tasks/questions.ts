@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTask, type TaskTemplate } from '../../task.js';
-import { answerListMatches, answersMatch } from '../../validators/answers.js';
-import { drawTitles, DueTodayList, dueTodayList, editorOpen, installSeeds, PRIORITY_DESC, SeedTask, seedTasks, tasksOpen } from './common.js';
+import { answerListVerdict, answerVerdict } from '../../validators/answers.js';
+import { drawTitles, dueTodayList, DueTodayList, editorOpen, installSeeds, PRIORITY_DESC, SeedTask, seedTasks, tasksOpen } from './common.js';
 import { isTodayLabel, openTasks, readAllRows, sortBy, visibleRows } from './steps.js';
 
 /**
@@ -21,7 +21,7 @@ export const DueTodayQuestion = defineTask({
   params: DueTodayList,
   generate: (rng) => dueTodayList(rng, [10, 20]),
   initialize: async (device, p) => installSeeds(device, p.tasks),
-  check: async (_device, p, episode) => answerListMatches(episode.answer, p.today),
+  check: async (_device, p, episode) => answerListVerdict(episode.answer, p.today),
   subgoals: () => [tasksOpen],
   *oracle(_p, ui) {
     yield* openTasks(ui);
@@ -49,7 +49,7 @@ export const IncompleteCountQuestion = defineTask({
     return { open, tasks: rng.shuffle(tasks) };
   },
   initialize: async (device, p) => installSeeds(device, p.tasks),
-  check: async (_device, p, episode) => answersMatch(episode.answer, String(p.open)),
+  check: async (_device, p, episode) => answerVerdict(episode.answer, String(p.open)),
   subgoals: () => [tasksOpen],
   *oracle(_p, ui) {
     yield* openTasks(ui);
@@ -81,7 +81,7 @@ export const HighPriorityQuestion = defineTask({
     return { high: titles.slice(0, nHigh), tasks: rng.shuffle(tasks) };
   },
   initialize: async (device, p) => installSeeds(device, p.tasks),
-  check: async (_device, p, episode) => answerListMatches(episode.answer, p.high),
+  check: async (_device, p, episode) => answerListVerdict(episode.answer, p.high),
   subgoals: () => [tasksOpen, editorOpen],
   *oracle(_p, ui) {
     yield* openTasks(ui);

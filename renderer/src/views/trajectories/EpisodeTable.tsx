@@ -67,6 +67,7 @@ const Row = memo(function Row({ index, ep, selected, cursor, onOpen, onToggle, o
             overridden
           </span>
         ) : null}
+        {ep.reason ? <span className="traj-reason" title={ep.reason} data-testid={`episode-reason-${ep.id}`}>{ep.reason}</span> : null}
       </span>
       <span role="gridcell" className="mono">{ep.steps}</span>
       <span role="gridcell" className="mono">{formatTime(ep.startedAt)}</span>

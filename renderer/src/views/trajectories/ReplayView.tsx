@@ -8,6 +8,7 @@ import { deviceSize, stepLine } from './overlay.js';
 import { ReplayOnDevice } from './ReplayOnDevice.js';
 import { BeforeAfter, MainScreen } from './ReplayScreens.js';
 import { RewardsPanel } from './RewardsPanel.js';
+import { WhyPanel } from './WhyPanel.js';
 import { StepDetails } from './StepDetails.js';
 import { TreePanel } from './TreePanel.js';
 import type { ParsedTree } from './tree-model.js';
@@ -43,6 +44,7 @@ function Header({ t, onBack }: { t: Trajectory; onBack(): void }) {
         {e.answer !== null ? <div><dt>Answer</dt><dd className="mono" data-testid="replay-answer">{e.answer}</dd></div> : null}
       </dl>
       {e.error ? <div className="replay-error" data-testid="replay-episode-error">{e.error.name}: {e.error.message}</div> : null}
+      <WhyPanel verdict={e.verdict} />
     </header>
   );
 }

@@ -1,0 +1,60 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { resetForTask } from '../../core/episode/runner.js';
+import { instantiate } from '../../core/tasks/instance.js';
+import { getTemplate } from '../../core/tasks/registry.js';
+import type { EpisodeOutcome } from '../../core/tasks/task.js';
+import { firstFailed, type CheckCondition } from '../../core/tasks/verdict.js';
+import { device } from '../helpers/simdroid.js';
+
+/**
+ * A wrong end state yields the failed condition that says why, one template per family: the
+ * device is left as the task set it up (nothing done) or the agent answers wrongly, and the
+ * checker must name the condition with what it expected and what it found.
+ */
+const d = device();
+afterAll(() => d.close());
+
+type Expectation = (c: CheckCondition, params: any) => void;
+const WRONG = 'definitely not it';
+const nothing: EpisodeOutcome = { actions: [], status: 'complete' };
+const answered = (text: string): EpisodeOutcome => ({ actions: [], answer: text });
+
+const CASES: Array<{ family: string; template: string; outcome: EpisodeOutcome; failed: Expectation }> = [
+  { family: 'contacts', template: 'ContactsAddContact', outcome: nothing, failed: (c, p) => {
+    expect(c.name).toBe(`contact ${p.person.name} has number ${p.person.phone}`);
+    expect(c).toMatchObject({ expected: p.person.phone, found: `no contact named ${p.person.name}` });
+  } },
+  { family: 'settings', template: 'SystemWifiTurnOn', outcome: nothing, failed: (c) => expect(c).toMatchObject({ name: 'Wi-Fi on (global/wifi_on = 1)', expected: '1', found: '0' }) },
+  { family: 'sms', template: 'SmsSendMessage', outcome: nothing, failed: (c) => expect(c).toMatchObject({ name: 'new messages sent', expected: '1', found: '0' }) },
+  { family: 'markor', template: 'MarkorCreateNote', outcome: nothing, failed: (c, p) => {
+    expect(c.name).toBe('every expected note and folder exists');
+    expect(c.found).toBe(`missing ${JSON.stringify(p.file_name)}`);
+  } },
+  { family: 'clock', template: 'ClockStopwatchRun', outcome: nothing, failed: (c) => expect(c).toMatchObject({ name: 'stopwatch running', expected: 'running', found: 'paused' }) },
+  { family: 'expense', template: 'ExpenseCategoryTotalQuestion', outcome: answered(WRONG), failed: (c) => {
+    expect(c.name).toMatch(/^answer equals /);
+    expect(c.found).toBe(`answered "${WRONG}"`);
+  } },
+  { family: 'calendar', template: 'CalendarNextEventQuestion', outcome: answered(WRONG), failed: (c, p) => expect(c).toMatchObject({ expected: p.target.title, found: `answered "${WRONG}"` }) },
+  { family: 'tasks', template: 'TasksIncompleteCountQuestion', outcome: { actions: [] }, failed: (c, p) => expect(c).toMatchObject({ name: `answer equals "${p.open}"`, found: 'no answer' }) },
+  { family: 'files', template: 'FilesCountQuestion', outcome: answered('999'), failed: (c, p) => expect(c).toMatchObject({ expected: String(p.files.length), found: 'answered "999"' }) },
+  { family: 'recorder', template: 'AudioRecorderLongestRecordingQuestion', outcome: answered(WRONG), failed: (c) => expect(c.name).toMatch(/^answer equals /) },
+  { family: 'recipes', template: 'RecipeIngredientsQuestion', outcome: answered(WRONG), failed: (c, p) => expect(c).toMatchObject({ expected: p.names.join(', '), found: `answered "${WRONG}"` }) },
+  { family: 'multi_app', template: 'MultiNoteLinesToTasks', outcome: nothing, failed: (c, p) => {
+    expect(c.name).toBe("new tasks are the note's items");
+    expect(c).toMatchObject({ expected: p.items.join(', '), found: 'none' });
+  } },
+];
+
+describe('checker verdicts say why a wrong end state fails', () => {
+  it.each(CASES)('$family ($template)', async ({ template, outcome, failed }) => {
+    const inst = instantiate(getTemplate(template), 0);
+    await resetForTask(d, inst);
+    const verdict = await inst.template.check(d, inst.params, outcome);
+    expect(verdict.ok).toBe(false);
+    expect(verdict.ok).toBe(verdict.conditions.every((c) => c.ok));
+    const c = firstFailed(verdict);
+    expect(c, JSON.stringify(verdict)).toBeDefined();
+    failed(c!, inst.params);
+  });
+});
