@@ -4,7 +4,7 @@ import { dateParts, isoDate, msOf, time12, type DateParts } from '../../../seed-
 import { EVENT_LOCATIONS, EVENT_NOTES, eventTitles } from '../../../seed-data/events.js';
 import type { Rng } from '../../../util/rng.js';
 import { fieldHolds } from '../../validators/ui.js';
-import { addEvents, clearEvents, listEvents, type StoredEvent } from './calendar-db.js';
+import { addEvents, clearEvents, listEvents } from './calendar-db.js';
 import { allDayEvent, EVENT, EVENT_FIELDS, eventKind, when, calendarOpen, DateSchema, dayAround, dayText, DURATIONS, editorOpen, EventSchema, MINUTE_MS, openCalendar, sameText, setEditorDate, setEditorTime, shiftDay, timedEvent, toInput, type EventParam } from './common.js';
 import { verdictOf } from '../../verdict.js';
 import { keptThenWanted } from '../../validators/records.js';
