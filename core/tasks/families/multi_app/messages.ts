@@ -7,7 +7,7 @@ import { randomTitles } from '../../../seed-data/text.js';
 import { EXPENSE_CATEGORY_NAMES, randomExpenses } from '../../../seed-data/expenses.js';
 import { emailFor } from '../../../seed-data/people.js';
 import { fieldHolds } from '../../validators/ui.js';
-import { addContact, contactCount, contactHas, contactsKept, listContacts } from '../contacts/contacts-db.js';
+import { addContact, contactCount, contactHas, contactsKept, hasExactly, listContacts } from '../contacts/contacts-db.js';
 import { contactOpen, createContact, drawPeople, editorOpen, openContact, PersonSchema, typed } from '../contacts/common.js';
 import { sameNumber } from '../sms/sms-db.js';
 import {
