@@ -40,6 +40,25 @@ const CASES: Array<{ family: string; template: string; outcome: EpisodeOutcome; 
   { family: 'files', template: 'FilesCountQuestion', outcome: answered('999'), failed: (c, p) => expect(c).toMatchObject({ expected: String(p.files.length), found: 'answered "999"' }) },
   { family: 'recorder', template: 'AudioRecorderLongestRecordingQuestion', outcome: answered(WRONG), failed: (c) => expect(c.name).toMatch(/^answer equals /) },
   { family: 'recipes', template: 'RecipeIngredientsQuestion', outcome: answered(WRONG), failed: (c, p) => expect(c).toMatchObject({ expected: p.names.join(', '), found: `answered "${WRONG}"` }) },
+  // Checkers that compare stored records: the failed condition names the field that differs.
+  { family: 'expense', template: 'ExpenseEditAmount', outcome: nothing, failed: (c, p) => {
+    expect(c).toMatchObject({ name: `expense ${JSON.stringify(p.target.name)} amount ${(p.amount / 100).toFixed(2)}`, expected: (p.amount / 100).toFixed(2), found: (p.target.amount / 100).toFixed(2) });
+  } },
+  { family: 'recipes', template: 'RecipeEditServings', outcome: nothing, failed: (c, p) => {
+    expect(c).toMatchObject({ name: `recipe ${JSON.stringify(p.target.title)} servings ${JSON.stringify(p.servings)}`, expected: JSON.stringify(p.servings), found: JSON.stringify(p.target.servings) });
+  } },
+  { family: 'calendar', template: 'CalendarDeleteEvent', outcome: nothing, failed: (c, p) => expect(c).toMatchObject({ name: 'no other events', expected: 'none', found: JSON.stringify(p.target.title) }) },
+  { family: 'clock', template: 'ClockTurnOffAlarm', outcome: nothing, failed: (c, p) => expect(c).toMatchObject({ name: `alarm ${p.time} switched off`, expected: 'off', found: 'on' }) },
+  { family: 'tasks', template: 'TasksCompleteTask', outcome: nothing, failed: (c, p) => expect(c).toMatchObject({ name: `task "${p.target}" completed`, expected: 'completed', found: 'open' }) },
+  { family: 'files', template: 'FilesDeleteFile', outcome: nothing, failed: (c, p) => expect(c).toMatchObject({ name: `nothing else in ${p.folder}`, expected: 'none', found: JSON.stringify(p.target.name) }) },
+  { family: 'recorder', template: 'AudioRecorderBookmarkRecording', outcome: nothing, failed: (c, p) => expect(c).toMatchObject({ name: `recording ${p.target} bookmarked`, expected: 'bookmarked', found: 'not bookmarked' }) },
+  { family: 'markor', template: 'MarkorDeleteAllNotes', outcome: nothing, failed: (c, p) => {
+    expect(c).toMatchObject({ name: 'notebook empty', expected: 'no notes or folders' });
+    for (const n of p.notes) expect(c.found).toContain(JSON.stringify(n.name));
+  } },
+  { family: 'multi_app', template: 'MultiTextedMeetingToCalendar', outcome: nothing, failed: (c, p) => {
+    expect(c).toMatchObject({ name: `event ${JSON.stringify(p.title)} added`, expected: 'added', found: `no event ${JSON.stringify(p.title)}` });
+  } },
   { family: 'multi_app', template: 'MultiNoteLinesToTasks', outcome: nothing, failed: (c, p) => {
     expect(c.name).toBe("new tasks are the note's items");
     expect(c).toMatchObject({ expected: p.items.join(', '), found: 'none' });

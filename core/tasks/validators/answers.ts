@@ -43,6 +43,14 @@ export function answerOneOfCondition(given: string | undefined, accepted: readon
   return holds(`answer equals ${accepted.map((a) => JSON.stringify(a)).join(' or ')}`, ok, { expected: accepted.join(' or '), found: answeredWords(given) });
 }
 
+/**
+ * An answer judged by a task's own matcher (a size, a duration, a time): `ok` is its result,
+ * `expected` the answer in words.
+ */
+export function answerJudged(given: string | undefined, expected: string, ok: boolean): CheckCondition {
+  return holds(`answer equals ${JSON.stringify(expected)}`, ok, { expected, found: answeredWords(given) });
+}
+
 /** "answer lists …": the items in any order. */
 export function answerListCondition(given: string | undefined, expected: readonly string[]): CheckCondition {
   return holds(`answer lists ${listed(expected)}`, answerListMatches(given, expected), { expected: expected.join(', '), found: answeredWords(given) });

@@ -4,9 +4,10 @@ import { dateParts, isoDate, msOf, time12, type DateParts } from '../../../seed-
 import { EVENT_LOCATIONS, EVENT_NOTES, eventTitles } from '../../../seed-data/events.js';
 import type { Rng } from '../../../util/rng.js';
 import { fieldHolds } from '../../validators/ui.js';
-import { addEvents, clearEvents, listEvents, type StoredEvent } from './calendar-db.js';
-import { allDayEvent, calendarOpen, DateSchema, dayAround, dayText, DURATIONS, editorOpen, EventSchema, MINUTE_MS, openCalendar, sameText, setEditorDate, setEditorTime, shiftDay, timedEvent, toInput, withoutExpected, type EventParam } from './common.js';
-import { holds, verdictOf } from '../../verdict.js';
+import { addEvents, clearEvents, listEvents } from './calendar-db.js';
+import { allDayEvent, EVENT, EVENT_FIELDS, eventKind, when, calendarOpen, DateSchema, dayAround, dayText, DURATIONS, editorOpen, EventSchema, MINUTE_MS, openCalendar, sameText, setEditorDate, setEditorTime, shiftDay, timedEvent, toInput, type EventParam } from './common.js';
+import { verdictOf } from '../../verdict.js';
+import { keptThenWanted } from '../../validators/records.js';
 
 /**
  * Creating events through the editor: AndroidWorld's SimpleCalendarAddOneEvent (date, hour,
@@ -20,11 +21,13 @@ function existingAround(rng: Rng, day: DateParts, exclude: string[]): EventParam
   return titles.map((t, i) => timedEvent(rng, t, i < sameDay ? day : dayAround(rng, -10, 90)));
 }
 
-/** The one event added, when the existing ones are all intact and nothing else changed. */
-function addedEvent(events: StoredEvent[], existing: readonly EventParam[]): StoredEvent | undefined {
-  const left = withoutExpected(events, existing);
-  return left && left.length === 1 ? left[0] : undefined;
-}
+const F = EVENT_FIELDS;
+const WITH_DESCRIPTION = eventKind([F.title, F.description, F.allDay, F.start, F.end]);
+const WITH_LOCATION = eventKind([F.title, F.location, F.allDay, F.start, F.end]);
+// The app stores all-day events from midnight to noon of their last day; any end within the day is the same day.
+const ALL_DAY = eventKind([F.title, F.allDay, F.start, {
+  name: 'end', got: (s) => when(s.end), want: (e) => `within ${when(e.start).slice(0, 10)}`, same: (s, e) => s.end >= e.start && s.end < e.start + 86_400_000,
+}]);
 
 function savedWithTitle(title: string): Subgoal {
   return { name: `event "${title}" saved`, check: async ({ device }) => (await listEvents(device)).some((e) => sameText(e.title, title)) };
@@ -62,10 +65,9 @@ export const AddEvent = defineTask({
     await addEvents(device, p.existing.map(toInput));
   },
   check: async (device, p) => {
-    const e = addedEvent(await listEvents(device), p.existing);
     const start = msOf(p.date, p.hour);
-    return verdictOf([holds('end state as instructed', e !== undefined && sameText(e.title, p.title) && sameText(e.description, p.description) && !e.allDay
-      && e.start === start && e.end === start + p.durationMins * MINUTE_MS)]);
+    const want = { title: p.title, description: p.description, allDay: false, start, end: start + p.durationMins * MINUTE_MS, location: '' };
+    return verdictOf(keptThenWanted(await listEvents(device), EVENT, p.existing, WITH_DESCRIPTION, [want], 'added'));
   },
   subgoals: (p) => [
     calendarOpen,
@@ -115,9 +117,8 @@ export const AddEventWithLocation = defineTask({
     await addEvents(device, p.existing.map(toInput));
   },
   check: async (device, p) => {
-    const e = addedEvent(await listEvents(device), p.existing);
-    return verdictOf([holds('end state as instructed', e !== undefined && sameText(e.title, p.target.title) && sameText(e.location, p.target.location) && !e.allDay
-      && e.start === p.target.start && e.end === p.target.end)]);
+    const want = { ...p.target, allDay: false };
+    return verdictOf(keptThenWanted(await listEvents(device), EVENT, p.existing, WITH_LOCATION, [want], 'added'));
   },
   subgoals: (p) => [
     calendarOpen,
@@ -163,10 +164,9 @@ export const AddAllDayEvent = defineTask({
     await addEvents(device, p.existing.map(toInput));
   },
   check: async (device, p) => {
-    const e = addedEvent(await listEvents(device), p.existing);
     const start = msOf(p.date);
-    // The app stores all-day events from midnight to noon of their last day; any end within the day is the same day.
-    return verdictOf([holds('end state as instructed', e !== undefined && sameText(e.title, p.title) && e.allDay && e.start === start && e.end >= start && e.end < start + 86_400_000)]);
+    const want = { title: p.title, allDay: true, start, end: start, location: '', description: '' };
+    return verdictOf(keptThenWanted(await listEvents(device), EVENT, p.existing, ALL_DAY, [want], 'added'));
   },
   subgoals: (p) => [
     calendarOpen,

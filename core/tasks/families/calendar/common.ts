@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { withoutMatches } from '../../validators/records.js';
+import { recordKind, withoutMatches, type RecordField } from '../../validators/records.js';
 import { monthNumber } from '../../../util/calendar-names.js';
 import type { Action } from '../../../actions/schema.js';
 import type { Rng } from '../../../util/rng.js';
@@ -81,6 +81,30 @@ export function isEvent(s: StoredEvent, e: EventParam): boolean {
   return sameText(s.title, e.title) && s.start === e.start && s.end === e.end && sameText(s.location, e.location)
     && sameText(s.description, e.description) && s.allDay === e.allDay;
 }
+
+/** A time as the checker's reasons write it: "2024-03-05 14:30" (device time, UTC). */
+export const when = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
+
+type EventField = RecordField<StoredEvent, EventParam>;
+const textField = (name: 'title' | 'location' | 'description'): EventField => ({
+  name, got: (s) => JSON.stringify(s[name]), want: (e) => JSON.stringify(e[name]), same: (s, e) => sameText(s[name], e[name]),
+});
+/** The fields `isEvent` compares, in words. */
+export const EVENT_FIELDS = {
+  title: textField('title'),
+  start: { name: 'start', got: (s) => when(s.start), want: (e) => when(e.start) },
+  end: { name: 'end', got: (s) => when(s.end), want: (e) => when(e.end) },
+  location: textField('location'),
+  description: textField('description'),
+  allDay: { name: 'all-day', got: (s) => (s.allDay ? 'yes' : 'no'), want: (e) => (e.allDay ? 'yes' : 'no') },
+} satisfies Record<string, EventField>;
+
+/** Events compared on these fields (title first: an event's identity), labelled by title. */
+export function eventKind(fields: readonly [EventField, ...EventField[]]) {
+  return recordKind<StoredEvent, EventParam>('event', (e) => JSON.stringify(e.title), (s) => s.title, fields);
+}
+/** An event exactly as `isEvent` compares it. */
+export const EVENT = eventKind([EVENT_FIELDS.title, EVENT_FIELDS.start, EVENT_FIELDS.end, EVENT_FIELDS.location, EVENT_FIELDS.description, EVENT_FIELDS.allDay]);
 
 /**
  * Matches each expected event to a distinct stored one; returns the stored events left over, or

@@ -2,9 +2,10 @@ import { z } from 'zod';
 import { defineTask, type Subgoal, type TaskTemplate } from '../../task.js';
 import { dateParts } from '../../../seed-data/dates.js';
 import { addEvents, clearEvents, listEvents } from './calendar-db.js';
-import { calendarOpen, DateSchema, dayAround, dayOpen, dayText, eventOpen, EventSchema, isEvent, openCalendar, openDay, openEventInDay, shiftDay, timedEvent, toInput, withoutExpected } from './common.js';
+import { calendarOpen, EVENT, DateSchema, dayAround, dayOpen, dayText, eventOpen, EventSchema, isEvent, openCalendar, openDay, openEventInDay, shiftDay, timedEvent, toInput } from './common.js';
 import { dayScenario } from './scenario.js';
-import { holds, verdictOf } from '../../verdict.js';
+import { verdictOf } from '../../verdict.js';
+import { exactRecords } from '../../validators/records.js';
 
 /**
  * Deleting events: one named event on a given day (a same-titled event on another day must stay),
@@ -12,12 +13,6 @@ import { holds, verdictOf } from '../../verdict.js';
  * through the editor's Delete action and its confirmation.
  */
 const CONFIRM = { text: 'Delete', className: 'android.widget.Button' };
-
-/** Exactly the events to keep are left: nothing else deleted, changed or added. */
-async function onlyKept(device: Parameters<TaskTemplate['check']>[0], keep: readonly z.infer<typeof EventSchema>[]): Promise<boolean> {
-  const left = withoutExpected(await listEvents(device), keep);
-  return left !== null && left.length === 0;
-}
 
 const One = z.object({ target: EventSchema, others: z.array(EventSchema) });
 
@@ -45,7 +40,7 @@ export const DeleteEvent = defineTask({
     await clearEvents(device);
     await addEvents(device, [...p.others, p.target].map(toInput));
   },
-  check: async (device, p) => verdictOf([holds('end state as instructed', await onlyKept(device, p.others))]),
+  check: async (device, p) => verdictOf(exactRecords(EVENT, await listEvents(device), p.others, 'kept')),
   subgoals: (p) => [
     calendarOpen,
     dayOpen(dateParts(p.target.start)),
@@ -83,7 +78,7 @@ export const DeleteEventsOnDay = defineTask({
     await clearEvents(device);
     await addEvents(device, [...p.others, ...p.targets].map(toInput));
   },
-  check: async (device, p) => verdictOf([holds('end state as instructed', await onlyKept(device, p.others))]),
+  check: async (device, p) => verdictOf(exactRecords(EVENT, await listEvents(device), p.others, 'kept')),
   subgoals: (p) => {
     const goals: Subgoal[] = [calendarOpen, dayOpen(p.date)];
     p.targets.forEach((t, i) => goals.push({

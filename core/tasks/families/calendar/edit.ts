@@ -4,19 +4,16 @@ import { dateParts, msOf, time12 } from '../../../seed-data/dates.js';
 import { eventTitles } from '../../../seed-data/events.js';
 import { fieldHolds } from '../../validators/ui.js';
 import { addEvents, clearEvents, listEvents } from './calendar-db.js';
-import { calendarOpen, dayAround, dayOpen, dayText, eventOpen, EventSchema, isEvent, openCalendar, openDay, openEventInDay, setEditorDate, setEditorTime, shiftDay, timedEvent, toInput, withoutExpected, type EventParam } from './common.js';
+import { calendarOpen, EVENT, dayAround, dayOpen, dayText, eventOpen, EventSchema, isEvent, openCalendar, openDay, openEventInDay, setEditorDate, setEditorTime, shiftDay, timedEvent, toInput, type EventParam } from './common.js';
 import { dayScenario } from './scenario.js';
-import { holds, verdictOf } from '../../verdict.js';
+import { verdictOf } from '../../verdict.js';
+import { keptThenWanted } from '../../validators/records.js';
 
 /**
  * Editing a stored event in the editor: renaming it, and moving it to another day and time with
  * its duration kept (the editor moves the end along with the start). Everything else about the
  * event, and every other event, must stay as it was.
  */
-async function exactly(device: Parameters<TaskTemplate['check']>[0], expected: readonly EventParam[]): Promise<boolean> {
-  const left = withoutExpected(await listEvents(device), expected);
-  return left !== null && left.length === 0;
-}
 
 const Rename = z.object({ target: EventSchema, newTitle: z.string().min(1), others: z.array(EventSchema) });
 
@@ -44,7 +41,7 @@ export const EditEventTitle = defineTask({
     await clearEvents(device);
     await addEvents(device, [...p.others, p.target].map(toInput));
   },
-  check: async (device, p) => verdictOf([holds('end state as instructed', await exactly(device, [...p.others, { ...p.target, title: p.newTitle }]))]),
+  check: async (device, p) => verdictOf(keptThenWanted(await listEvents(device), EVENT, p.others, EVENT, [{ ...p.target, title: p.newTitle }], 'edited')),
   subgoals: (p) => [
     calendarOpen,
     dayOpen(dateParts(p.target.start)),
@@ -99,7 +96,7 @@ export const RescheduleEvent = defineTask({
     await clearEvents(device);
     await addEvents(device, [...p.others, p.target].map(toInput));
   },
-  check: async (device, p) => verdictOf([holds('end state as instructed', await exactly(device, [...p.others, moved(p)]))]),
+  check: async (device, p) => verdictOf(keptThenWanted(await listEvents(device), EVENT, p.others, EVENT, [moved(p)], 'edited')),
   subgoals: (p) => [
     calendarOpen,
     dayOpen(dateParts(p.target.start)),

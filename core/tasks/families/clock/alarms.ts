@@ -3,8 +3,9 @@ import { defineTask, type TaskTemplate } from '../../task.js';
 import { enterTime } from '../../pickers.js';
 import { scrollTo } from '../../oracle.js';
 import { fieldHolds, onScreen } from '../../validators/ui.js';
-import { ALARM_LABELS, AlarmSpec, alarmsWhere, alarmTime, clockOpen, expandAlarm, findInAlarmCard, openClockTab, partitionAt, randomAlarms, randomTargetTime, readAlarms, sameAlarms, setAlarms, tabSelected, timePickerOpen } from './common.js';
-import { holds, verdictOf } from '../../verdict.js';
+import { ALARM, alarmHas, alarmsAtCondition, otherAlarmsKept, ALARM_LABELS, AlarmSpec, alarmsWhere, alarmTime, clockOpen, expandAlarm, findInAlarmCard, openClockTab, partitionAt, randomAlarms, randomTargetTime, readAlarms, setAlarms, tabSelected, timePickerOpen } from './common.js';
+import { verdictOf } from '../../verdict.js';
+import { matchRecords } from '../../validators/records.js';
 
 /**
  * Creating, deleting, switching off and re-timing alarms. Every check reads alarm_templates back
@@ -30,7 +31,7 @@ export const AddAlarm = defineTask({
   initialize: async (device, p) => setAlarms(device, p.others),
   check: async (device, p) => {
     const [at, rest] = partitionAt(await readAlarms(device), p);
-    return verdictOf([holds('end state as instructed', at.length === 1 && at[0]!.enabled && sameAlarms(rest, p.others))]);
+    return verdictOf([alarmsAtCondition(p, at, 1), ...alarmHas(at, p, 'on', 'on', (a) => (a.enabled ? 'on' : 'off'), (a) => a.enabled), ...otherAlarmsKept(rest, p.others)]);
   },
   subgoals: (p) => [
     clockOpen,
@@ -65,7 +66,11 @@ export const AddAlarmWithLabel = defineTask({
   initialize: async (device, p) => setAlarms(device, p.others),
   check: async (device, p) => {
     const [at, rest] = partitionAt(await readAlarms(device), p);
-    return verdictOf([holds('end state as instructed', at.length === 1 && at[0]!.enabled && labelsEqual(at[0]!.label, p.label) && sameAlarms(rest, p.others))]);
+    return verdictOf([
+      alarmsAtCondition(p, at, 1), ...alarmHas(at, p, 'on', 'on', (a) => (a.enabled ? 'on' : 'off'), (a) => a.enabled),
+      ...alarmHas(at, p, `labelled ${JSON.stringify(p.label)}`, p.label, (a) => JSON.stringify(a.label), (a) => labelsEqual(a.label, p.label)),
+      ...otherAlarmsKept(rest, p.others),
+    ]);
   },
   subgoals: (p) => [
     clockOpen,
@@ -116,7 +121,7 @@ export const DeleteAlarm = defineTask({
   initialize: async (device, p) => setAlarms(device, shuffledWithTarget(p)),
   check: async (device, p) => {
     const [at, rest] = partitionAt(await readAlarms(device), p.target);
-    return verdictOf([holds('end state as instructed', at.length === 0 && sameAlarms(rest, p.others))]);
+    return verdictOf([alarmsAtCondition(p.target, at, 0), ...otherAlarmsKept(rest, p.others)]);
   },
   subgoals: (p) => [
     clockOpen,
@@ -146,7 +151,8 @@ export const TurnOffAlarm = defineTask({
   check: async (device, p) => {
     const [at, rest] = partitionAt(await readAlarms(device), p.target);
     // Switched off, not deleted: the same alarm with enabled = 0.
-    return verdictOf([holds('end state as instructed', at.length === 1 && sameAlarms(at, [{ ...p.target, enabled: false }]) && sameAlarms(rest, p.others))]);
+    const off = at.length === 1 ? matchRecords(ALARM, at, [{ ...p.target, enabled: false }], 'switched off').conditions : [];
+    return verdictOf([alarmsAtCondition(p.target, at, 1), ...off, ...otherAlarmsKept(rest, p.others)]);
   },
   subgoals: (p) => [
     clockOpen,
@@ -183,7 +189,8 @@ export const ChangeAlarmTime = defineTask({
     const [old, rest0] = partitionAt(alarms, p.target);
     const [moved, rest] = partitionAt(rest0, p);
     // The same alarm (label, repeat days) at the new time, switched on; nothing left at the old time.
-    return verdictOf([holds('end state as instructed', old.length === 0 && moved.length === 1 && sameAlarms(moved, [{ ...p.target, hour: p.hour, minutes: p.minutes, enabled: true }]) && sameAlarms(rest, p.others))]);
+    const same = moved.length === 1 ? matchRecords(ALARM, moved, [{ ...p.target, hour: p.hour, minutes: p.minutes, enabled: true }], 'moved').conditions : [];
+    return verdictOf([alarmsAtCondition(p.target, old, 0), alarmsAtCondition(p, moved, 1), ...same, ...otherAlarmsKept(rest, p.others)]);
   },
   subgoals: (p) => [
     clockOpen,

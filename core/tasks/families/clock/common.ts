@@ -9,6 +9,8 @@ import type { Subgoal } from '../../task.js';
 import { time12 } from '../../../seed-data/dates.js';
 import { sqlExec, sqlInsert, sqlObjects } from '../../validators/sqlite.js';
 import { inActivity, onScreen } from '../../validators/ui.js';
+import { exactRecords, type RecordKind } from '../../validators/records.js';
+import { condition, holds, type CheckCondition } from '../../verdict.js';
 
 /**
  * Shared pieces of the Clock task families: DeskClock's alarms.db read and written with `sqlite3`
@@ -101,6 +103,42 @@ export function sameAlarms(actual: readonly AlarmSpec[], expected: readonly Alar
   const a = actual.map(alarmKey).sort();
   const b = expected.map(alarmKey).sort();
   return a.length === b.length && a.every((k, i) => k === b[i]);
+}
+
+/** The days an alarm repeats on, Monday first ("Mon, Wed"), or "never". */
+export function repeatWords(mask: number): string {
+  const names = [1, 2, 3, 4, 5, 6, 0].filter((i) => (mask & DAY_BITS[i]!) !== 0).map((i) => DAY_NAMES[i]!.slice(0, 3));
+  return names.length ? names.join(', ') : 'never';
+}
+
+/** Alarms in words for a checker's reasons; two are the same when `alarmKey` is (as `sameAlarms`). */
+export const ALARM: RecordKind<AlarmSpec, AlarmSpec> = {
+  noun: 'alarm',
+  label: alarmTime,
+  labelOf: alarmTime,
+  fields: [
+    { name: 'time', got: alarmTime, want: alarmTime },
+    { name: 'switched', got: (a) => (a.enabled ? 'on' : 'off'), want: (e) => (e.enabled ? 'on' : 'off') },
+    { name: 'repeating', got: (a) => repeatWords(a.days), want: (e) => repeatWords(e.days) },
+    { name: 'label', got: (a) => JSON.stringify(a.label), want: (e) => JSON.stringify(e.label) },
+  ],
+  same: (a, e) => alarmKey(a) === alarmKey(e),
+};
+
+/** How many alarms ring at `time`: one (`want` 1) or none (`want` 0). */
+export function alarmsAtCondition(time: { hour: number; minutes: number }, at: readonly AlarmSpec[], want: 0 | 1): CheckCondition {
+  const words = (n: number) => (n === 0 ? 'none' : String(n));
+  return condition(`${want === 0 ? 'no alarm' : 'one alarm'} at ${alarmTime(time)}`, words(want), words(at.length));
+}
+
+/** The reasons of `sameAlarms(rest, others)`: each other alarm unchanged, no other alarm. */
+export function otherAlarmsKept(rest: readonly AlarmSpec[], others: readonly AlarmSpec[]): CheckCondition[] {
+  return exactRecords(ALARM, rest, others, 'unchanged');
+}
+
+/** The one alarm at a time has this property (compared by `ok`), when there is exactly one. */
+export function alarmHas(at: readonly AlarmSpec[], time: { hour: number; minutes: number }, what: string, expected: string, found: (a: AlarmSpec) => string, ok: (a: AlarmSpec) => boolean): CheckCondition[] {
+  return at.length === 1 ? [holds(`alarm at ${alarmTime(time)} ${what}`, ok(at[0]!), { expected, found: found(at[0]!) })] : [];
 }
 
 /** Splits the alarms into those at `time` and the rest. */

@@ -5,8 +5,9 @@ import { scrollTo, type OracleUi } from '../../oracle.js';
 import { enterTime } from '../../pickers.js';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { onScreen } from '../../validators/ui.js';
-import { ALARM_LABELS, AlarmSpec, alarmsWhere, alarmTime, clockOpen, DAY_BITS, DAY_NAMES, expandAlarm, openClockTab, partitionAt, randomAlarms, randomTargetTime, readAlarms, sameAlarms, setAlarms, tabSelected, timePickerOpen } from './common.js';
-import { holds, verdictOf } from '../../verdict.js';
+import { ALARM, alarmHas, alarmsAtCondition, otherAlarmsKept, repeatWords, ALARM_LABELS, AlarmSpec, alarmsWhere, alarmTime, clockOpen, DAY_BITS, DAY_NAMES, expandAlarm, openClockTab, partitionAt, randomAlarms, randomTargetTime, readAlarms, setAlarms, tabSelected, timePickerOpen } from './common.js';
+import { verdictOf } from '../../verdict.js';
+import { matchRecords } from '../../validators/records.js';
 
 /**
  * Repeat days: the expanded alarm card's day buttons (S M T W T F S) edit the `daysofweek`
@@ -66,7 +67,8 @@ export const SetAlarmRepeatDays = defineTask({
   initialize: async (device, p) => setAlarms(device, [...p.others, p.target]),
   check: async (device, p) => {
     const [at, rest] = partitionAt(await readAlarms(device), p.target);
-    return verdictOf([holds('end state as instructed', at.length === 1 && sameAlarms(at, [{ ...p.target, days: p.mask }]) && sameAlarms(rest, p.others))]);
+    const set = at.length === 1 ? matchRecords(ALARM, at, [{ ...p.target, days: p.mask }], 'set to repeat').conditions : [];
+    return verdictOf([alarmsAtCondition(p.target, at, 1), ...set, ...otherAlarmsKept(rest, p.others)]);
   },
   subgoals: (p) => [
     clockOpen,
@@ -105,8 +107,13 @@ export const AddRepeatingAlarm = defineTask({
   initialize: async (device, p) => setAlarms(device, p.others),
   check: async (device, p) => {
     const [at, rest] = partitionAt(await readAlarms(device), p);
-    const a = at[0];
-    return verdictOf([holds('end state as instructed', at.length === 1 && a!.enabled && a!.days === p.mask && a!.label.trim().toLowerCase() === p.label.toLowerCase() && sameAlarms(rest, p.others))]);
+    return verdictOf([
+      alarmsAtCondition(p, at, 1),
+      ...alarmHas(at, p, 'on', 'on', (a) => (a.enabled ? 'on' : 'off'), (a) => a.enabled),
+      ...alarmHas(at, p, `repeating ${repeatWords(p.mask)}`, repeatWords(p.mask), (a) => repeatWords(a.days), (a) => a.days === p.mask),
+      ...alarmHas(at, p, `labelled ${JSON.stringify(p.label)}`, p.label, (a) => JSON.stringify(a.label), (a) => a.label.trim().toLowerCase() === p.label.toLowerCase()),
+      ...otherAlarmsKept(rest, p.others),
+    ]);
   },
   subgoals: (p) => [
     clockOpen,

@@ -7,7 +7,17 @@ import { defineTask, type TaskTemplate } from '../../task.js';
 import { sqlExec, sqlInsert, sqlObjects } from '../../validators/sqlite.js';
 import { inActivity, onScreen } from '../../validators/ui.js';
 import { ALARM_LABELS, ALARMS_DB, CLOCK_PKG, clockOpen, openClockTab, tabSelected } from './common.js';
-import { holds, verdictOf } from '../../verdict.js';
+import { countIs, holds, listed, verdictOf } from '../../verdict.js';
+
+const two = (n: number) => String(n).padStart(2, '0');
+/** A length in words: "1:05:09" or "5:09". */
+function lengthWords(ms: number): string {
+  const s = Math.round(ms / 1000);
+  const h = Math.floor(s / 3600);
+  return h ? `${h}:${two(Math.floor(s / 60) % 60)}:${two(s % 60)}` : `${Math.floor(s / 60)}:${two(s % 60)}`;
+}
+const timerWords = (t: { length_ms: number; remaining_ms: number; state: string; label: string }) =>
+  `${lengthWords(t.length_ms)} ${t.state}, ${lengthWords(t.remaining_ms)} left${t.label ? `, ${t.label}` : ''}`;
 
 /**
  * Timers: typed on DeskClock's keypad (digits enter from the right into "00h 00m 00s") and
@@ -69,7 +79,11 @@ export const StartTimer = defineTask({
     const started = timers.filter((t) => t.state === 'running' && t.length_ms === want);
     const rest = timers.filter((t) => !started.includes(t));
     const untouched = p.existing.every((e) => rest.some((t) => t.state === 'paused' && t.length_ms === e.length_ms && t.remaining_ms === e.remaining_ms && t.label === e.label));
-    return verdictOf([holds('end state as instructed', started.length === 1 && rest.length === p.existing.length && untouched)]);
+    return verdictOf([
+      holds(`one timer running for ${lengthWords(want)}`, started.length === 1, { expected: '1', found: started.length === 1 ? '1' : `${started.length} (timers: ${listed(timers.map(timerWords))})` }),
+      countIs('other timers', p.existing.length, rest.length),
+      holds(`the ${p.existing.length} paused timers unchanged`, untouched, { expected: listed(p.existing.map((e) => timerWords({ ...e, state: 'paused' }))), found: listed(rest.map(timerWords)) }),
+    ]);
   },
   subgoals: (p) => [
     clockOpen,
@@ -105,7 +119,12 @@ export const TimerEntry = defineTask({
   check: async (device, p) => {
     const elements = flattenUiTree(await device.uiTree());
     const shown = elements.some((e) => e.node.resourceId === `${CLOCK_PKG}:id/timer_setup_time` && e.node.text === setupText(p));
-    return verdictOf([holds('end state as instructed', shown && (await readTimers(device)).length === 0)]);
+    const keypad = elements.find((e) => e.node.resourceId === `${CLOCK_PKG}:id/timer_setup_time`);
+    const timers = await readTimers(device);
+    return verdictOf([
+      holds(`timer keypad shows ${setupText(p)}`, shown, { expected: setupText(p), found: keypad ? JSON.stringify(keypad.node.text) : 'no timer keypad on screen' }),
+      holds('no timer created', timers.length === 0, { expected: 'none', found: listed(timers.map(timerWords)) }),
+    ]);
   },
   subgoals: (p) => [
     clockOpen,

@@ -8,7 +8,9 @@ import { sqlExec, sqlInsert, sqlObjects } from '../../validators/sqlite.js';
 import { inActivity } from '../../validators/ui.js';
 import { ALARMS_DB, CITY_SELECTION, CLOCK_PKG, clockOpen, openClockTab, tabSelected } from './common.js';
 import { timeAnswerMatches, type HourMinute } from './answers.js';
-import { holds, verdictOf } from '../../verdict.js';
+import { verdictOf } from '../../verdict.js';
+import { exactRecords, recordKind } from '../../validators/records.js';
+import { answerJudged } from '../../validators/answers.js';
 
 /**
  * World clocks: the `cities` table behind the Clock tab, edited in the city chooser
@@ -25,11 +27,8 @@ async function readCityNames(device: Device): Promise<string[]> {
   return (await sqlObjects(device, ALARMS_DB, ['name'] as const, 'cities')).map((r) => String(r.name).toLowerCase()).sort();
 }
 
-const sameNames = (a: readonly string[], b: readonly string[]) => {
-  const x = [...a].map((s) => s.toLowerCase()).sort();
-  const y = [...b].map((s) => s.toLowerCase()).sort();
-  return x.length === y.length && x.every((s, i) => s === y[i]);
-};
+/** World clock cities by lower-cased name (as `readCityNames` gives them), as a multiset. */
+const CITY = recordKind<string, string>('world clock', (c) => JSON.stringify(c), (c) => c, [{ name: 'city', got: (c) => c, want: (c) => c }]);
 
 /** Opens the city chooser from the Clock tab and searches for a city. */
 function* searchCity(ui: OracleUi, name: string): Generator<Action, void, void> {
@@ -60,7 +59,7 @@ export const AddWorldClockCity = defineTask({
   },
   instruction: (p) => `Add ${p.city.name} to my world clocks.`,
   initialize: async (device, p) => setCities(device, p.others),
-  check: async (device, p) => verdictOf([holds('end state as instructed', sameNames(await readCityNames(device), [...p.others.map((c) => c.name), p.city.name]))]),
+  check: async (device, p) => verdictOf(exactRecords(CITY, await readCityNames(device), [...p.others.map((c) => c.name), p.city.name].map((n) => n.toLowerCase()), 'listed')),
   subgoals: (p) => [
     clockOpen,
     tabSelected('clock', 'Clock'),
@@ -88,7 +87,7 @@ export const RemoveWorldClockCity = defineTask({
   },
   instruction: (p) => `Remove ${p.city.name} from my world clocks.`,
   initialize: async (device, p) => setCities(device, [...p.others, p.city].sort((a, b) => a.offset - b.offset)),
-  check: async (device, p) => verdictOf([holds('end state as instructed', sameNames(await readCityNames(device), p.others.map((c) => c.name)))]),
+  check: async (device, p) => verdictOf(exactRecords(CITY, await readCityNames(device), p.others.map((c) => c.name.toLowerCase()), 'listed')),
   subgoals: (p) => [
     clockOpen,
     chooserOpen,
@@ -135,7 +134,12 @@ export const TimeInCityQuestion = defineTask({
   },
   instruction: (p) => `What time is it in ${p.city.name} right now?`,
   initialize: async (device, p) => setCities(device, p.listed ? [...p.others, p.city] : p.others),
-  check: async (device, p, episode) => verdictOf([holds('end state as instructed', timeAnswerMatches(episode.answer, recentCityTimes(await deviceNow(device), p.city.offset)))]),
+  check: async (device, p, episode) => {
+    const times = recentCityTimes(await deviceNow(device), p.city.offset);
+    const hhmm = (t: HourMinute) => `${String(t.hour).padStart(2, '0')}:${String(t.minute).padStart(2, '0')}`;
+    // Any of the last minutes counts; the words name the newest and the oldest accepted.
+    return verdictOf([answerJudged(episode.answer, `${hhmm(times[0]!)} (or back to ${hhmm(times[times.length - 1]!)})`, timeAnswerMatches(episode.answer, times))]);
+  },
   subgoals: () => [clockOpen, tabSelected('clock', 'Clock')],
   *oracle(p, ui) {
     yield* openClockTab(ui, 'clock');

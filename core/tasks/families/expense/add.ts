@@ -3,9 +3,13 @@ import { randomExpenses, type ExpenseDraft } from '../../../seed-data/expenses.j
 import { launch } from '../../oracle.js';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { addExpense, APP, entryOpen, expenseOpen, typed } from './common.js';
-import { listExpenses, resetExpenses, rowMatches, withoutExact, type ExpenseRow } from './expense-db.js';
+import { EXACT_EXPENSE, expenseKind, listExpenses, resetExpenses, rowMatches, withoutExact, type ExpenseRow } from './expense-db.js';
 import { describe, Draft } from './params.js';
-import { holds, verdictOf } from '../../verdict.js';
+import { verdictOf } from '../../verdict.js';
+import { keptThenWanted } from '../../validators/records.js';
+
+/** A new row: name, amount, category and note as asked (date free). */
+const ADDED = expenseKind(rowMatches, { loose: true });
 
 /**
  * Adding expenses (AndroidWorld's ExpenseAddSingle / ExpenseAddMultiple): the table starts with
@@ -50,7 +54,7 @@ function addTask(o: { id: string; count: [number, number]; difficulty: 'medium' 
       ? `Add the following expense in Pro Expense: ${describe(p.targets[0]!)}.`
       : `Add the following expenses in Pro Expense:\n${p.targets.map((t, i) => `${i + 1}. ${describe(t)}`).join('\n')}`,
     initialize: async (device, p) => resetExpenses(device, p.noise),
-    check: async (device, p) => verdictOf([holds('end state as instructed', addedExactly(await listExpenses(device), p.noise, p.targets))]),
+    check: async (device, p) => verdictOf(keptThenWanted(await listExpenses(device), EXACT_EXPENSE, p.noise, ADDED, p.targets, 'added')),
     subgoals: (p) => [
       expenseOpen,
       entryOpen,

@@ -3,9 +3,9 @@ import { randomExpenseTime, randomExpenses } from '../../../seed-data/expenses.j
 import { OracleError, screenSummary } from '../../oracle.js';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { deleteFromDetail, detailOpen, expenseOpen, findExpense, logsOpen, openLogs, selectionMode, shownExpenses } from './common.js';
-import { holdsExactly, plainDollars, resetExpenses } from './expense-db.js';
+import { exactlyVerdict, holdsExactly, plainDollars, resetExpenses } from './expense-db.js';
 import { Draft } from './params.js';
-import { holds, verdictOf } from '../../verdict.js';
+import { verdictOf } from '../../verdict.js';
 
 /**
  * Deleting expenses (AndroidWorld's ExpenseDeleteSingle / ExpenseDeleteMultiple /
@@ -34,7 +34,7 @@ function deleteTask(o: { id: string; targets: number; noise: [number, number]; d
       : `Delete the following expenses from Pro Expense: ${p.targets.map((t) => t.name).join(', ')}.`,
     // Targets mixed among the noise, so their place in the list varies with the seed.
     initialize: async (device, p) => resetExpenses(device, [...p.noise, ...p.targets].sort((a, b) => a.date - b.date)),
-    check: async (device, p) => verdictOf([holds('end state as instructed', await holdsExactly(device, p.noise))]),
+    check: async (device, p) => verdictOf(await exactlyVerdict(device, p.noise)),
     subgoals: (p) => [
       expenseOpen,
       logsOpen,
@@ -94,7 +94,7 @@ export const DeleteDuplicates = defineTask({
     return { target: target!, near, noise };
   },
   initialize: async (device, p) => resetExpenses(device, [...p.noise, p.near, p.target, p.target].sort((a, b) => a.date - b.date)),
-  check: async (device, p) => verdictOf([holds('end state as instructed', await holdsExactly(device, [...p.noise, p.near, p.target]))]),
+  check: async (device, p) => verdictOf(await exactlyVerdict(device, [...p.noise, p.near, p.target])),
   subgoals: (p) => [
     expenseOpen,
     logsOpen,

@@ -3,9 +3,10 @@ import { dollars, EXPENSE_CATEGORY_IDS, randomExpenses } from '../../../seed-dat
 import { scrollTo } from '../../oracle.js';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { detailOpen, expenseOpen, findExpense, logsOpen, openLogs, typed } from './common.js';
-import { listExpenses, plainDollars, resetExpenses, withoutExact, type ExpenseRow } from './expense-db.js';
+import { EXACT_EXPENSE, expenseKind, listExpenses, plainDollars, resetExpenses, withoutExact, type ExpenseRow } from './expense-db.js';
 import { Draft } from './params.js';
-import { holds, verdictOf } from '../../verdict.js';
+import { verdictOf } from '../../verdict.js';
+import { keptThenWanted } from '../../validators/records.js';
 
 /**
  * Changing an expense's amount: open it from the logs, Edit, replace the amount, Update. The
@@ -13,6 +14,10 @@ import { holds, verdictOf } from '../../verdict.js';
  */
 const Params = z.object({ target: Draft, amount: z.int().positive(), noise: z.array(Draft) });
 type P = z.infer<typeof Params>;
+
+/** The edited row: the new amount, everything else (creation date included) as it was. */
+const EDITED = expenseKind((r, e) => r.name === e.name && r.amount === e.amount && r.category === EXPENSE_CATEGORY_IDS[e.category]
+  && r.note === e.note && r.created_date === e.date, { dates: 'created' });
 
 function edited(rows: readonly ExpenseRow[], p: P): boolean {
   const left = withoutExact(rows, p.noise);
@@ -38,7 +43,7 @@ export const EditAmount = defineTask({
   },
   instruction: (p) => `In Pro Expense, change the amount of the expense ${p.target.name} to ${dollars(p.amount)}.`,
   initialize: async (device, p) => resetExpenses(device, [...p.noise, p.target].sort((a, b) => a.date - b.date)),
-  check: async (device, p) => verdictOf([holds('end state as instructed', edited(await listExpenses(device), p))]),
+  check: async (device, p) => verdictOf(keptThenWanted(await listExpenses(device), EXACT_EXPENSE, p.noise, EDITED, [{ ...p.target, amount: p.amount }], 'edited')),
   subgoals: (p) => [
     expenseOpen,
     logsOpen,

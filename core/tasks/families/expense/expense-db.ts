@@ -1,6 +1,7 @@
 import type { Device } from '../../../device/device.js';
-import { withoutMatches } from '../../validators/records.js';
-import { EXPENSE_CATEGORY_IDS, type ExpenseDraft } from '../../../seed-data/expenses.js';
+import { exactRecords, withoutMatches, type RecordField, type RecordKind } from '../../validators/records.js';
+import type { CheckCondition } from '../../verdict.js';
+import { EXPENSE_CATEGORY_IDS, EXPENSE_CATEGORY_NAMES, type ExpenseDraft } from '../../../seed-data/expenses.js';
 import { sqlExec, sqlInsert, sqlNumber, sqlObjects, sqlText } from '../../validators/sqlite.js';
 
 /**
@@ -82,3 +83,36 @@ export async function holdsExactly(device: Device, expected: readonly ExpenseDra
 export function plainDollars(cents: number): string {
   return (cents / 100).toFixed(2);
 }
+
+const categoryName = (id: number) => EXPENSE_CATEGORY_NAMES.find((c) => EXPENSE_CATEGORY_IDS[c] === id) ?? `category #${id}`;
+const day = (ms: number) => new Date(ms).toISOString();
+const quoted = (s: string | null) => (s === null ? 'none' : JSON.stringify(s));
+
+/**
+ * Expense rows in words for a checker's reasons: `loose` compares name and note without case or
+ * outer spaces (rowMatches); `dates` says which stored dates must equal the draft's date.
+ */
+export function expenseKind(same: (r: ExpenseRow, e: ExpenseDraft) => boolean, o: { loose?: boolean; dates?: 'both' | 'created' | 'none' } = {}): RecordKind<ExpenseRow, ExpenseDraft> {
+  const text = (got: (r: ExpenseRow) => string | null, want: (e: ExpenseDraft) => string, name: string): RecordField<ExpenseRow, ExpenseDraft> => ({
+    name, got: (r) => quoted(got(r)), want: (e) => quoted(want(e)), ...(o.loose ? { same: (r: ExpenseRow, e: ExpenseDraft) => norm(got(r)) === norm(want(e)) } : {}),
+  });
+  const dates = o.dates ?? 'none';
+  const fields: RecordKind<ExpenseRow, ExpenseDraft>['fields'] = [
+    text((r) => r.name, (e) => e.name, 'name'),
+    { name: 'amount', got: (r) => plainDollars(r.amount), want: (e) => plainDollars(e.amount) },
+    { name: 'category', got: (r) => categoryName(r.category), want: (e) => e.category },
+    text((r) => r.note, (e) => e.note, 'note'),
+    ...(dates === 'none' ? [] : [{ name: 'created', got: (r: ExpenseRow) => day(r.created_date), want: (e: ExpenseDraft) => day(e.date) }]),
+    ...(dates === 'both' ? [{ name: 'modified', got: (r: ExpenseRow) => day(r.modified_date), want: (e: ExpenseDraft) => day(e.date) }] : []),
+  ];
+  return { noun: 'expense', label: (e) => JSON.stringify(e.name), labelOf: (r) => r.name ?? '', fields, same };
+}
+
+/** Untouched rows: exactly as inserted, dates included. */
+export const EXACT_EXPENSE = expenseKind(rowIsExactly, { dates: 'both' });
+
+/** Why the table is or is not exactly these drafts: the reasons of `holdsExactly`. */
+export async function exactlyVerdict(device: Device, expected: readonly ExpenseDraft[]): Promise<CheckCondition[]> {
+  return exactRecords(EXACT_EXPENSE, await listExpenses(device), expected, 'kept');
+}
+

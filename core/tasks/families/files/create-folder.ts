@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { FOLDER_NAMES } from '../../../seed-data/file-names.js';
 import { fieldHolds, onScreen } from '../../validators/ui.js';
-import { drawFiles, filesOpen, folderOpen, folderPath, holdsExactly, listDetailed, openFolder, SeedFile, seedFolder } from './files-helpers.js';
-import { holds, verdictOf } from '../../verdict.js';
+import { drawFiles, filesOpen, folderOpen, folderConditions, folderPath, holdsExactly, listDetailed, openFolder, SeedFile, seedFolder } from './files-helpers.js';
+import { holds, listed, verdictOf } from '../../verdict.js';
 
 /** A new folder in Documents: More options › New folder, type the name, OK. */
 const Params = z.object({ name: z.string().min(1), subfolders: z.array(z.string()), files: z.array(SeedFile) });
@@ -21,8 +21,13 @@ export const CreateFolder = defineTask({
     return { name: name!, subfolders, files: drawFiles(rng, 'Documents', rng.int(1, 5)) };
   },
   initialize: async (device, p) => seedFolder(device, folderPath('Documents'), p.files, p.subfolders),
-  check: async (device, p) => verdictOf([holds('end state as instructed', holdsExactly(await listDetailed(device, folderPath('Documents')), p.files, [...p.subfolders, p.name])
-    && (await listDetailed(device, folderPath('Documents', p.name)))?.size === 0)]),
+  check: async (device, p) => {
+    const inside = await listDetailed(device, folderPath('Documents', p.name));
+    return verdictOf([
+      ...folderConditions('Documents', await listDetailed(device, folderPath('Documents')), p.files, [...p.subfolders, p.name]),
+      holds(`folder ${p.name} empty`, inside?.size === 0, { expected: 'empty', found: inside === null ? 'no such folder' : inside.size === 0 ? 'empty' : listed([...inside.keys()]) }),
+    ]);
+  },
   subgoals: (p) => [
     filesOpen,
     folderOpen('Documents'),

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { defineTask, type TaskTemplate } from '../../task.js';
-import { displayOrder, drawFiles, extensionOf, filesOpen, folderOpen, folderPath, FOLDERS, holdsExactly, itemSelected, listDetailed, openFolder, SeedFile, seedFolder, select, stemOf, TITLE } from './files-helpers.js';
+import { displayOrder, drawFiles, extensionOf, filesOpen, folderOpen, folderConditions, folderPath, FOLDERS, holdsExactly, itemSelected, listDetailed, openFolder, SeedFile, seedFolder, select, stemOf, TITLE } from './files-helpers.js';
 import { scrollTo } from '../../oracle.js';
 import { onScreen } from '../../validators/ui.js';
-import { holds, verdictOf } from '../../verdict.js';
+import { verdictOf } from '../../verdict.js';
 
 /**
  * Deleting documents in Files: one file (long press, Delete, confirm), and every file of a type
@@ -32,7 +32,7 @@ export const DeleteFile = defineTask({
   },
   instruction: (p) => `Delete the file ${p.target.name} from the ${p.folder} folder using the Files app.`,
   initialize: async (device, p) => seedFolder(device, folderPath(p.folder), [...p.others, p.target]),
-  check: async (device, p) => verdictOf([holds('end state as instructed', holdsExactly(await listDetailed(device, folderPath(p.folder)), p.others))]),
+  check: async (device, p) => verdictOf(folderConditions(p.folder, await listDetailed(device, folderPath(p.folder)), p.others)),
   subgoals: (p) => [
     filesOpen,
     folderOpen(p.folder),
@@ -72,7 +72,7 @@ export const DeleteFilesByType = defineTask({
     }
   },
   initialize: async (device, p) => seedFolder(device, folderPath(p.folder), [...p.others, ...p.targets]),
-  check: async (device, p) => verdictOf([holds('end state as instructed', holdsExactly(await listDetailed(device, folderPath(p.folder)), p.others))]),
+  check: async (device, p) => verdictOf(folderConditions(p.folder, await listDetailed(device, folderPath(p.folder)), p.others)),
   subgoals: (p) => [
     filesOpen,
     folderOpen(p.folder),

@@ -9,6 +9,7 @@ import { launch, scrollTo, type OracleUi } from '../../oracle.js';
 import type { Subgoal } from '../../task.js';
 import { clearDir, SDCARD, writeText } from '../../validators/files.js';
 import { inActivity } from '../../validators/ui.js';
+import { condition, holds, listed, type CheckCondition } from '../../verdict.js';
 import type { Rng } from '../../../util/rng.js';
 import { distinctSizes, randomFileNames, type FileKind } from '../../../seed-data/file-names.js';
 
@@ -94,6 +95,34 @@ export function holdsExactly(entries: Map<string, DirEntry> | null, files: reado
   if (!entries || entries.size !== files.length + subfolders.length) return false;
   return files.every((f) => entries.get(f.name)?.dir === false && entries.get(f.name)?.size === f.size)
     && subfolders.every((s) => entries.get(s)?.dir === true);
+}
+
+/**
+ * The reasons of `holdsExactly` for one folder (named `folder` in words): each file there with its
+ * size, each sub-folder there, nothing else. `elsewhere` names where a missing file is instead.
+ */
+export function folderConditions(folder: string, entries: Map<string, DirEntry> | null, files: readonly SeedFile[], subfolders: readonly string[] = [],
+  elsewhere: (name: string) => string | undefined = () => undefined): CheckCondition[] {
+  if (!entries) return [condition(`folder ${folder} exists`, 'exists', 'no such folder')];
+  const entryWords = (e: DirEntry | undefined, name: string) => {
+    if (e === undefined) {
+      const other = elsewhere(name);
+      return `not in ${folder}${other ? ` (found in ${other})` : ''}`;
+    }
+    return e.dir ? 'a folder' : `${e.size} bytes`;
+  };
+  const expected = new Set([...files.map((f) => f.name), ...subfolders]);
+  const extra = [...entries.keys()].filter((n) => !expected.has(n));
+  return [
+    ...files.map((f) => condition(`file ${f.name} in ${folder}`, `${f.size} bytes`, entryWords(entries.get(f.name), f.name))),
+    ...subfolders.map((s) => condition(`folder ${s} in ${folder}`, 'a folder', entryWords(entries.get(s), s))),
+    holds(`nothing else in ${folder}`, extra.length === 0 && entries.size === files.length + subfolders.length, { expected: 'none', found: listed(extra) }),
+  ];
+}
+
+/** Which of these folders (name → listing) hold an entry named `name`, in words. */
+export function foundIn(listings: ReadonlyArray<readonly [string, Map<string, DirEntry> | null]>): (name: string) => string | undefined {
+  return (name) => listings.filter(([, e]) => e?.has(name)).map(([f]) => f).join(', ') || undefined;
 }
 
 /** `stat -c %F`: 'directory', 'regular file', or null when the path does not exist. */

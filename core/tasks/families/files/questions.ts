@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { FOLDER_NAMES } from '../../../seed-data/file-names.js';
-import { answersMatch, answerVerdict, normalizeAnswer } from '../../validators/answers.js';
+import { answerJudged, answerOneOfCondition, answerVerdict, normalizeAnswer } from '../../validators/answers.js';
 import { onScreen } from '../../validators/ui.js';
 import { collectRows, drawFiles, filesOpen, folderOpen, folderPath, FOLDERS, openFolder, rowsOnScreen, SeedFile, seedFolder, stemOf } from './files-helpers.js';
-import { holds, verdictOf } from '../../verdict.js';
+import { verdictOf } from '../../verdict.js';
 
 /** Questions answered by reading Files: how many files, which is largest, how big one is. */
 
@@ -54,7 +54,7 @@ export const LargestFileQuestion = defineTask({
   // The name with or without its extension: both name the file unambiguously.
   check: async (_device, p, episode) => {
     const want = largest(p.files).name;
-    return verdictOf([holds('end state as instructed', answersMatch(episode.answer, want) || answersMatch(episode.answer, stemOf(want)))]);
+    return verdictOf([answerOneOfCondition(episode.answer, [want, stemOf(want)])]);
   },
   subgoals: (p) => [
     filesOpen,
@@ -111,7 +111,7 @@ export const FileSizeQuestion = defineTask({
   },
   instruction: (p) => `What is the size of the file ${p.target.name} in the ${p.folder} folder, as the Files app shows it?`,
   initialize: async (device, p) => seedFolder(device, folderPath(p.folder), [...p.others, p.target]),
-  check: async (_device, p, episode) => verdictOf([holds('end state as instructed', sizeAnswerMatches(episode.answer, p.target.size))]),
+  check: async (_device, p, episode) => verdictOf([answerJudged(episode.answer, shownSize(p.target.size), sizeAnswerMatches(episode.answer, p.target.size))]),
   subgoals: (p) => [filesOpen, folderOpen(p.folder)],
   *oracle(p, ui) {
     yield* openFolder(ui, [p.folder]);

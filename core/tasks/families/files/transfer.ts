@@ -2,11 +2,11 @@ import { z } from 'zod';
 import { defineTask, type Subgoal, type TaskTemplate } from '../../task.js';
 import { FOLDER_NAMES } from '../../../seed-data/file-names.js';
 import { inActivity } from '../../validators/ui.js';
-import { drawFiles, FILES_PKG, filesOpen, folderOpen, folderPath, FOLDERS, folderShown, holdsExactly, itemSelected, listDetailed, openFolder, PICK_ACTIVITY, SeedFile, seedFolder, select, TITLE } from './files-helpers.js';
+import { drawFiles, folderConditions, foundIn, FILES_PKG, filesOpen, folderOpen, folderPath, FOLDERS, folderShown, holdsExactly, itemSelected, listDetailed, openFolder, PICK_ACTIVITY, SeedFile, seedFolder, select, TITLE } from './files-helpers.js';
 import type { Device } from '../../../device/device.js';
 import type { Action } from '../../../actions/schema.js';
 import { scrollTo, type OracleUi } from '../../oracle.js';
-import { holds, verdictOf } from '../../verdict.js';
+import { verdictOf, type CheckCondition } from '../../verdict.js';
 
 /**
  * Moving and copying documents: select, More options › Move to…/Copy to…, browse the destination
@@ -41,6 +41,19 @@ async function movedIntoPlace(device: Device, p: z.infer<typeof MoveParams>): Pr
   return true;
 }
 
+/** The reasons of `movedIntoPlace`: every folder it reads, a missing file placed where it is instead. */
+async function moveConditions(device: Device, p: z.infer<typeof MoveParams>): Promise<CheckCondition[]> {
+  const download = await listDetailed(device, folderPath('Download'));
+  const subs: Array<readonly [string, Awaited<ReturnType<typeof listDetailed>>]> = [];
+  for (const s of p.subs) subs.push([`Documents/${s.name}`, await listDetailed(device, folderPath('Documents', s.name))]);
+  const where = foundIn([['Download', download], ...subs]);
+  return [
+    ...folderConditions('Download', download, p.downloads),
+    ...folderConditions('Documents', await listDetailed(device, folderPath('Documents')), [], p.subs.map((s) => s.name)),
+    ...p.subs.flatMap((s, i) => folderConditions(subs[i]![0], subs[i]![1], s.name === p.sub ? [...s.files, p.target] : s.files, [], where)),
+  ];
+}
+
 export const MoveFile = defineTask({
   id: 'FilesMoveFile',
   apps: ['Files'],
@@ -62,7 +75,7 @@ export const MoveFile = defineTask({
     await seedFolder(device, folderPath('Documents'), [], p.subs.map((s) => s.name));
     for (const s of p.subs) await seedFolder(device, folderPath('Documents', s.name), s.files);
   },
-  check: async (device, p) => verdictOf([holds('end state as instructed', await movedIntoPlace(device, p))]),
+  check: async (device, p) => verdictOf(await moveConditions(device, p)),
   subgoals: (p) => [
     filesOpen,
     folderOpen('Download'),
@@ -109,7 +122,10 @@ export const CopyFile = defineTask({
     await seedFolder(device, folderPath(p.from), [...p.source, p.target]);
     await seedFolder(device, folderPath(p.to), p.dest);
   },
-  check: async (device, p) => verdictOf([holds('end state as instructed', await copied(device, p))]),
+  check: async (device, p) => verdictOf([
+    ...folderConditions(p.from, await listDetailed(device, folderPath(p.from)), [...p.source, p.target]),
+    ...folderConditions(p.to, await listDetailed(device, folderPath(p.to)), [...p.dest, p.target]),
+  ]),
   subgoals: (p) => [
     filesOpen,
     folderOpen(p.from),

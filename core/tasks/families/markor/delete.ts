@@ -4,7 +4,7 @@ import { randomNoteNames, randomNoteText } from '../../../seed-data/notes.js';
 import { onScreen } from '../../validators/ui.js';
 import { markorOpen, Note, openMarkor, selected, selectEntry } from './common.js';
 import { clearMarkor, listNotes, notebookTree, readNote, treeOf, treeVerdict, writeNote } from './markor-files.js';
-import { holds, verdictOf } from '../../verdict.js';
+import { condition, listed, verdictOf } from '../../verdict.js';
 
 /**
  * Deleting notes (AndroidWorld's MarkorDeleteNote, MarkorDeleteNewestNote, MarkorDeleteAllNotes):
@@ -119,7 +119,10 @@ export const MarkorDeleteAllNotes = defineTask({
     await clearMarkor(device);
     for (const n of p.notes) await writeNote(device, n.name, n.text);
   },
-  check: async (device) => verdictOf([holds('end state as instructed', (await notebookTree(device)).size === 0)]),
+  check: async (device) => {
+    const left = [...(await notebookTree(device)).keys()];
+    return verdictOf([condition('notebook empty', 'no notes or folders', left.length ? listed(left) : 'no notes or folders')]);
+  },
   subgoals: (p) => [
     markorOpen,
     { name: 'all notes selected', check: async ({ obs }) => onScreen(obs, { resourceId: 'toolbar_title', text: `${p.notes.length} selected` }) },

@@ -7,7 +7,7 @@ import { randomTitles } from '../../../seed-data/text.js';
 import { EXPENSE_CATEGORY_NAMES, randomExpenses } from '../../../seed-data/expenses.js';
 import { emailFor } from '../../../seed-data/people.js';
 import { fieldHolds } from '../../validators/ui.js';
-import { addContact, hasExactly, listContacts } from '../contacts/contacts-db.js';
+import { addContact, contactCount, contactHas, contactsKept, hasExactly, listContacts } from '../contacts/contacts-db.js';
 import { contactOpen, createContact, drawPeople, editorOpen, openContact, PersonSchema, typed } from '../contacts/common.js';
 import { sameNumber } from '../sms/sms-db.js';
 import {
@@ -16,12 +16,18 @@ import {
 } from '../sms/common.js';
 import { addEvents, clearEvents, listEvents } from '../calendar/calendar-db.js';
 import {
-  calendarOpen, editorOpen as eventEditorOpen, EventSchema, MINUTE_MS, setEditorDate, setEditorTime, timedEvent, toInput, withoutExpected,
+  calendarOpen, editorOpen as eventEditorOpen, EVENT, EVENT_FIELDS, eventKind, EventSchema, MINUTE_MS, setEditorDate, setEditorTime, timedEvent, toInput,
 } from '../calendar/common.js';
 import { Draft } from '../expense/params.js';
 import { addExpense, expenseOpen } from '../expense/common.js';
-import { listExpenses, resetExpenses, rowMatches, withoutExact } from '../expense/expense-db.js';
-import { holds, verdictOf } from '../../verdict.js';
+import { EXACT_EXPENSE, expenseKind, listExpenses, resetExpenses, rowMatches } from '../expense/expense-db.js';
+import { countIs, holds, verdictOf } from '../../verdict.js';
+import { keptThenWanted } from '../../validators/records.js';
+
+/** The meeting from the text: its title (no case, outer spaces of the stored one aside), an hour from its start, not all-day. */
+const MEETING = eventKind([
+  { ...EVENT_FIELDS.title, same: (s, e) => s.title.trim().toLowerCase() === e.title.toLowerCase() }, EVENT_FIELDS.start, EVENT_FIELDS.end, EVENT_FIELDS.allDay,
+]);
 
 /**
  * Multi-app tasks that start from a text message: read something in Simple SMS Messenger (a new
@@ -59,8 +65,7 @@ export const SaveTextSenderAsContact = defineTask({
   initialize: async (device, p) => seedSms(device, p.messages, p.others),
   check: async (device, p) => {
     const list = await listContacts(device);
-    return verdictOf([holds('end state as instructed', list.length === p.others.length + 1 && hasExactly(list, p.person.name, p.person.phone)
-      && p.others.every((o) => hasExactly(list, o.name, o.phone)))]);
+    return verdictOf([contactCount(list, p.others.length + 1), contactHas(list, p.person.name, p.person.phone), contactsKept(list, p.others)]);
   },
   subgoals: (p) => [
     smsOpen,
@@ -104,7 +109,12 @@ export const TextContactEmail = defineTask({
   },
   check: async (device, p) => {
     const sent = await newSentMessages(device, p.messages);
-    return verdictOf([holds('end state as instructed', sent.length === 1 && sameNumber(sent[0]!.address, p.recipient.phone) && sent[0]!.body.trim().toLowerCase() === p.person.email.toLowerCase())]);
+    const m = sent[0];
+    return verdictOf([
+      countIs('new messages sent', 1, sent.length),
+      holds(`message sent to ${p.recipient.phone}`, m !== undefined && sameNumber(m.address, p.recipient.phone), { expected: p.recipient.phone, found: m ? m.address : 'no message sent' }),
+      holds('message text is the email address', m !== undefined && m.body.trim().toLowerCase() === p.person.email.toLowerCase(), { expected: p.person.email, found: m ? m.body.trim() : 'no message sent' }),
+    ]);
   },
   subgoals: (p) => [
     contactOpen(p.person.name),
@@ -168,12 +178,8 @@ export const TextedMeetingToCalendar = defineTask({
     await addEvents(device, p.existing.map(toInput));
   },
   check: async (device, p) => {
-    const left = withoutExpected(await listEvents(device), p.existing);
-    if (left === null || left.length !== 1) {
-      return verdictOf([holds('exactly one new event, the events there before kept', false, { expected: '1 new event', found: left === null ? 'an event there before changed or removed' : `${left.length} new events` })]);
-    }
-    const e = left[0]!;
-    return verdictOf([holds('end state as instructed', e.title.trim().toLowerCase() === p.title.toLowerCase() && e.start === p.start && e.end === p.start + 60 * MINUTE_MS && !e.allDay)]);
+    const want = { title: p.title, start: p.start, end: p.start + 60 * MINUTE_MS, allDay: false, location: '', description: '' };
+    return verdictOf(keptThenWanted(await listEvents(device), EVENT, p.existing, MEETING, [want], 'added'));
   },
   subgoals: (p) => [
     smsOpen,
@@ -247,8 +253,8 @@ export const BankTextToExpense = defineTask({
     await resetExpenses(device, p.existing);
   },
   check: async (device, p) => {
-    const left = withoutExact(await listExpenses(device), p.existing);
-    return verdictOf([holds('end state as instructed', left !== null && left.length === 1 && rowMatches(left[0]!, { name: p.merchant, amount: p.amount, category: p.category, note: 'card', date: 0 }))]);
+    const want = { name: p.merchant, amount: p.amount, category: p.category, note: 'card', date: 0 };
+    return verdictOf(keptThenWanted(await listExpenses(device), EXACT_EXPENSE, p.existing, expenseKind(rowMatches, { loose: true }), [want], 'added'));
   },
   subgoals: (p) => [
     smsOpen,

@@ -4,17 +4,17 @@ import { launch, OracleError, screenSummary } from '../../oracle.js';
 import { enterTime } from '../../pickers.js';
 import { DAY_MS, DEVICE_NOW, dateParts, msOf } from '../../../seed-data/dates.js';
 import { randomTitles } from '../../../seed-data/text.js';
-import { getSetting, putSetting } from '../../validators/settings.js';
+import { getSetting, putSetting, settingCondition } from '../../validators/settings.js';
 import { inActivity } from '../../validators/ui.js';
 import { APP_CATALOG, requireApp } from '../../../device/app-catalog.js';
 import { openSettingsPath, pageOpen, settingsOpen } from '../settings/common.js';
 import { addEvents, clearEvents } from '../calendar/calendar-db.js';
 import { calendarOpen, dayOpen, EventSchema, openCalendar, openDay, timedEvent, toInput } from '../calendar/common.js';
 import {
-  AlarmSpec, alarmsWhere, clockOpen, openClockTab, partitionAt, randomAlarms, readAlarms, sameAlarms, setAlarms, timePickerOpen,
+  alarmHas, alarmsAtCondition, otherAlarmsKept, AlarmSpec, alarmsWhere, clockOpen, openClockTab, partitionAt, randomAlarms, readAlarms, setAlarms, timePickerOpen,
 } from '../clock/common.js';
 import { SPLIT_DATA } from '../../splits.js';
-import { holds, verdictOf } from '../../verdict.js';
+import { condition, verdictOf } from '../../verdict.js';
 
 /**
  * Multi-app tasks through the system: change a setting, then open an app (AndroidWorld's
@@ -37,7 +37,10 @@ export const WifiThenOpenApp = defineTask({
   params: WifiApp,
   generate: (rng) => ({ app: rng.pick(OPENABLE) }),
   initialize: async (device) => putSetting(device, 'global', 'wifi_on', '0'),
-  check: async (device, p) => verdictOf([holds('end state as instructed', (await getSetting(device, 'global', 'wifi_on')) === '1' && (await device.foreground()).package === requireApp(p.app).package)]),
+  check: async (device, p) => {
+    const wifi = await settingCondition(device, 'global', 'wifi_on', '1', undefined, 'Wi-Fi on (global/wifi_on = 1)');
+    return verdictOf([wifi, condition(`${p.app} in front`, requireApp(p.app).package, (await device.foreground()).package)]);
+  },
   subgoals: (p) => [
     settingsOpen,
     pageOpen('Internet'),
@@ -91,7 +94,9 @@ export const AlarmBeforeFirstEvent = defineTask({
   },
   check: async (device, p) => {
     const [at, rest] = partitionAt(await readAlarms(device), p);
-    return verdictOf([holds('end state as instructed', at.length === 1 && at[0]!.enabled && sameAlarms(rest, p.alarms))]);
+    return verdictOf([
+      alarmsAtCondition(p, at, 1), ...alarmHas(at, p, 'on', 'on', (a) => (a.enabled ? 'on' : 'off'), (a) => a.enabled), ...otherAlarmsKept(rest, p.alarms),
+    ]);
   },
   subgoals: (p) => [
     calendarOpen,

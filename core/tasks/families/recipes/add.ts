@@ -4,8 +4,9 @@ import { launch } from '../../oracle.js';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { fieldHolds } from '../../validators/ui.js';
 import { APP, broccoliOpen, editorOpen, fillEditor, Recipe } from './common.js';
-import { listRecipes, resetRecipes, rowMatches, withoutExact, type RecipeRow } from './recipes-db.js';
-import { holds, verdictOf } from '../../verdict.js';
+import { EXACT_RECIPE, listRecipes, recipeKind, resetRecipes, rowMatches, withoutExact, type RecipeRow } from './recipes-db.js';
+import { verdictOf } from '../../verdict.js';
+import { keptThenWanted } from '../../validators/records.js';
 
 /**
  * AndroidWorld's RecipeAddSingleRecipe: ten noise recipes, one to add with its title,
@@ -41,7 +42,7 @@ export const AddRecipe = defineTask({
       + `prep time "${t.preparationTime}", ingredients "${t.ingredients.split('\n').join(', ')}" (one per line), directions "${t.directions}".`;
   },
   initialize: async (device, p) => resetRecipes(device, p.noise),
-  check: async (device, p) => verdictOf([holds('end state as instructed', added(await listRecipes(device), p))]),
+  check: async (device, p) => verdictOf(keptThenWanted(await listRecipes(device), EXACT_RECIPE, p.noise, recipeKind(true), [p.target], 'added')),
   subgoals: (p) => [
     broccoliOpen,
     editorOpen,

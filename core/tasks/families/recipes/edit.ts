@@ -3,8 +3,8 @@ import { randomRecipes, SERVINGS_OPTIONS } from '../../../seed-data/recipes.js';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { fieldHolds } from '../../validators/ui.js';
 import { broccoliOpen, detailsOpen, editorOpen, fill, openRecipe, overflow, Recipe } from './common.js';
-import { holdsExactly, resetRecipes } from './recipes-db.js';
-import { holds, verdictOf } from '../../verdict.js';
+import { exactlyVerdict, holdsExactly, resetRecipes } from './recipes-db.js';
+import { verdictOf } from '../../verdict.js';
 
 /**
  * Changing one recipe: its servings (overflow › Edit, replace the field, Save) or its favourite
@@ -28,7 +28,7 @@ export const EditServings = defineTask({
   },
   instruction: (p) => `In the Broccoli app, change the servings of the recipe ${p.target.title} to "${p.servings}".`,
   initialize: async (device, p) => resetRecipes(device, [...p.noise, p.target]),
-  check: async (device, p) => verdictOf([holds('end state as instructed', await holdsExactly(device, [...p.noise, { ...p.target, servings: p.servings }]))]),
+  check: async (device, p) => verdictOf(await exactlyVerdict(device, [...p.noise, { ...p.target, servings: p.servings }])),
   subgoals: (p) => [
     broccoliOpen,
     detailsOpen(p.target.title),
@@ -62,7 +62,7 @@ export const MarkFavourite = defineTask({
   },
   instruction: (p) => `Mark the recipe ${p.target.title} as a favorite in the Broccoli app.`,
   initialize: async (device, p) => resetRecipes(device, [...p.noise, p.target]),
-  check: async (device, p) => verdictOf([holds('end state as instructed', await holdsExactly(device, [...p.noise, { ...p.target, favorite: true }]))]),
+  check: async (device, p) => verdictOf(await exactlyVerdict(device, [...p.noise, { ...p.target, favorite: true }])),
   subgoals: (p) => [
     broccoliOpen,
     detailsOpen(p.target.title),

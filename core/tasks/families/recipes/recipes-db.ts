@@ -1,5 +1,6 @@
 import type { Device } from '../../../device/device.js';
-import { withoutMatches } from '../../validators/records.js';
+import { exactRecords, recordKind, withoutMatches, type RecordField, type RecordKind } from '../../validators/records.js';
+import type { CheckCondition } from '../../verdict.js';
 import type { RecipeDraft } from '../../../seed-data/recipes.js';
 import { sqlExec, sqlInsert, sqlNumber, sqlObjects, sqlText } from '../../validators/sqlite.js';
 
@@ -86,4 +87,32 @@ export function withoutExact(rows: readonly RecipeRow[], expected: readonly Reci
 export async function holdsExactly(device: Device, expected: readonly RecipeDraft[]): Promise<boolean> {
   const left = withoutExact(await listRecipes(device), expected);
   return left !== null && left.length === 0;
+}
+
+type TextColumn = 'title' | 'description' | 'servings' | 'preparationTime' | 'source' | 'ingredients' | 'directions';
+const TEXT_COLUMNS: readonly TextColumn[] = ['description', 'servings', 'preparationTime', 'source', 'ingredients', 'directions'];
+const FIELD_NAMES: Record<TextColumn, string> = {
+  title: 'title', description: 'description', servings: 'servings', preparationTime: 'prep time', source: 'source', ingredients: 'ingredients', directions: 'directions',
+};
+const quoted = (s: string | null) => (s === null ? 'none' : JSON.stringify(s));
+
+/**
+ * Recipe rows in words for a checker's reasons: exactly as inserted (`rowIsExactly`) or, `loose`,
+ * as `rowMatches` compares them (free text without case or spacing, ingredients as a list).
+ */
+export function recipeKind(loose: boolean): RecordKind<RecipeRow, RecipeDraft> {
+  const text = (c: TextColumn): RecordField<RecipeRow, RecipeDraft> => ({
+    name: FIELD_NAMES[c], got: (r) => quoted(r[c]), want: (d) => quoted(d[c]),
+    same: !loose ? (r, d) => r[c] === d[c] : c === 'ingredients' ? (r, d) => ingredientList(r.ingredients).join('\n') === ingredientList(d.ingredients).join('\n') : (r, d) => norm(r[c]) === norm(d[c]),
+  });
+  return recordKind('recipe', (d) => JSON.stringify(d.title), (r) => r.title ?? '', [
+    text('title'), ...TEXT_COLUMNS.map(text),
+    { name: 'favorite', got: (r) => (r.favorite ? 'yes' : 'no'), want: (d) => (d.favorite ? 'yes' : 'no'), same: (r, d) => r.favorite === (d.favorite ? 1 : 0) },
+  ]);
+}
+export const EXACT_RECIPE = recipeKind(false);
+
+/** Why the table is or is not exactly these drafts: the reasons of `holdsExactly`. */
+export async function exactlyVerdict(device: Device, expected: readonly RecipeDraft[], state = 'kept'): Promise<CheckCondition[]> {
+  return exactRecords(EXACT_RECIPE, await listRecipes(device), expected, state);
 }

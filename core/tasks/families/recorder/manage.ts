@@ -6,8 +6,8 @@ import { OracleError, scrollTo, screenSummary, type OracleUi } from '../../oracl
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { RECORDING_NAMES } from '../../../seed-data/file-names.js';
 import { fieldHolds, onScreen } from '../../validators/ui.js';
-import { drawRecords, openRecorder, readRecords, recorderOpen, recordingFiles, recordPath, recordsListOpen, seededIntact, SeedRecord, seedRecords } from './recorder-db.js';
-import { holds, verdictOf } from '../../verdict.js';
+import { drawRecords, openRecorder, readRecords, recorderOpen, recordingFiles, recordPath, recordsListOpen, seededIntact, seededIntactCondition, SeedRecord, seedRecords } from './recorder-db.js';
+import { countIs, holds, verdictOf, type CheckCondition } from '../../verdict.js';
 
 /** Managing recordings in the records list: delete, rename, bookmark (per-row controls and menu). */
 
@@ -52,6 +52,18 @@ async function deleted(device: Device, p: z.infer<typeof TargetParams>): Promise
     && !files.includes(`${t.name}.${t.format}`) && seededIntact(rows, files, p.seeded, [t.name]);
 }
 
+/** The reasons of `deleted`. */
+async function deletedConditions(device: Device, p: z.infer<typeof TargetParams>): Promise<CheckCondition[]> {
+  const [rows, files] = await Promise.all([readRecords(device), recordingFiles(device)]);
+  const t = p.seeded.find((s) => s.name === p.target)!;
+  const left = [rows.some((r) => r.name === t.name) ? 'its row' : '', files.includes(`${t.name}.${t.format}`) ? 'its file' : ''].filter(Boolean);
+  return [
+    countIs('recordings', p.seeded.length - 1, rows.length),
+    holds(`recording ${t.name} deleted`, left.length === 0, { expected: 'no row, no file', found: left.length ? `${left.join(' and ')} still there` : 'no row, no file' }),
+    seededIntactCondition(rows, files, p.seeded, [t.name]),
+  ];
+}
+
 export const DeleteRecording = defineTask({
   id: 'AudioRecorderDeleteRecording',
   apps: ['Audio Recorder'],
@@ -62,7 +74,7 @@ export const DeleteRecording = defineTask({
   params: TargetParams,
   generate: drawTarget,
   initialize: async (device, p) => seedRecords(device, p.seeded),
-  check: async (device, p) => verdictOf([holds('end state as instructed', await deleted(device, p))]),
+  check: async (device, p) => verdictOf(await deletedConditions(device, p)),
   subgoals: (p) => [
     recorderOpen,
     recordsListOpen,
@@ -89,6 +101,24 @@ async function renamed(device: Device, p: z.infer<typeof RenameParams>): Promise
     && !files.includes(`${t.name}.${t.format}`) && !rows.some((r) => r.name === t.name) && seededIntact(rows, files, p.seeded, [t.name]);
 }
 
+/** The reasons of `renamed`. */
+async function renamedConditions(device: Device, p: z.infer<typeof RenameParams>): Promise<CheckCondition[]> {
+  const [rows, files] = await Promise.all([readRecords(device), recordingFiles(device)]);
+  const t = p.seeded.find((s) => s.name === p.target)!;
+  const row = rows.find((r) => r.name === p.newName);
+  const rowOk = row !== undefined && row.duration === t.durationMs && row.format === t.format && row.path === recordPath(p.newName, t.format);
+  const rowWords = row === undefined ? `no recording named ${p.newName}`
+    : [row.duration === t.durationMs ? '' : `duration ${row.duration} ms`, row.format === t.format ? '' : `format ${row.format}`, row.path === recordPath(p.newName, t.format) ? '' : `path ${row.path}`].filter(Boolean).join(', ') || 'renamed';
+  const oldLeft = [rows.some((r) => r.name === t.name) ? 'its row' : '', files.includes(`${t.name}.${t.format}`) ? 'its file' : ''].filter(Boolean);
+  return [
+    countIs('recordings', p.seeded.length, rows.length),
+    holds(`recording ${t.name} renamed to ${p.newName}`, rowOk, { expected: 'renamed', found: rowWords }),
+    holds(`file ${p.newName}.${t.format} present`, files.includes(`${p.newName}.${t.format}`), { expected: 'present', found: files.includes(`${p.newName}.${t.format}`) ? 'present' : 'missing' }),
+    holds(`old name ${t.name} gone`, oldLeft.length === 0, { expected: 'gone', found: oldLeft.length ? `${oldLeft.join(' and ')} still there` : 'gone' }),
+    seededIntactCondition(rows, files, p.seeded, [t.name]),
+  ];
+}
+
 export const RenameRecording = defineTask({
   id: 'AudioRecorderRenameRecording',
   apps: ['Audio Recorder'],
@@ -104,7 +134,7 @@ export const RenameRecording = defineTask({
     return { seeded, target, newName };
   },
   initialize: async (device, p) => seedRecords(device, p.seeded),
-  check: async (device, p) => verdictOf([holds('end state as instructed', await renamed(device, p))]),
+  check: async (device, p) => verdictOf(await renamedConditions(device, p)),
   subgoals: (p) => [
     recorderOpen,
     recordsListOpen,
@@ -129,6 +159,18 @@ async function bookmarked(device: Device, p: z.infer<typeof TargetParams>): Prom
   return rows.length === p.seeded.length && row?.bookmark === 1 && seededIntact(rows, files, others);
 }
 
+/** The reasons of `bookmarked`. */
+async function bookmarkedConditions(device: Device, p: z.infer<typeof TargetParams>): Promise<CheckCondition[]> {
+  const [rows, files] = await Promise.all([readRecords(device), recordingFiles(device)]);
+  const row = rows.find((r) => r.name === p.target);
+  const others = p.seeded.filter((s) => s.name !== p.target);
+  return [
+    countIs('recordings', p.seeded.length, rows.length),
+    holds(`recording ${p.target} bookmarked`, row?.bookmark === 1, { expected: 'bookmarked', found: row === undefined ? 'no such recording' : row.bookmark === 1 ? 'bookmarked' : 'not bookmarked' }),
+    seededIntactCondition(rows, files, others),
+  ];
+}
+
 export const BookmarkRecording = defineTask({
   id: 'AudioRecorderBookmarkRecording',
   apps: ['Audio Recorder'],
@@ -142,7 +184,7 @@ export const BookmarkRecording = defineTask({
     return { seeded: seeded.map((s) => (s.name === target ? { ...s, bookmark: false } : s)), target };
   },
   initialize: async (device, p) => seedRecords(device, p.seeded),
-  check: async (device, p) => verdictOf([holds('end state as instructed', await bookmarked(device, p))]),
+  check: async (device, p) => verdictOf(await bookmarkedConditions(device, p)),
   subgoals: (p) => [recorderOpen, recordsListOpen, { name: 'bookmarked', check: async ({ device }) => bookmarked(device, p) }],
   *oracle(p, ui) {
     yield* openRecords(ui);

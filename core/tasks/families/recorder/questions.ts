@@ -2,10 +2,10 @@ import { z } from 'zod';
 import type { UiElement } from '../../../a11y/ui-tree.js';
 import { scrollTo } from '../../oracle.js';
 import { defineTask, type TaskTemplate } from '../../task.js';
-import { answerVerdict, normalizeAnswer } from '../../validators/answers.js';
+import { answerJudged, answerVerdict, normalizeAnswer } from '../../validators/answers.js';
 import { onScreen } from '../../validators/ui.js';
 import { drawRecords, openRecorder, recorderOpen, recordsListOpen, SeedRecord, seedRecords } from './recorder-db.js';
-import { holds, verdictOf } from '../../verdict.js';
+import { verdictOf } from '../../verdict.js';
 
 /** Questions answered from the records list: the longest recording, and how long one recording is. */
 
@@ -69,7 +69,11 @@ export const RecordingDurationQuestion = defineTask({
     return { seeded, target: rng.pick(seeded).name };
   },
   initialize: async (device, p) => seedRecords(device, p.seeded),
-  check: async (_device, p, episode) => verdictOf([holds('end state as instructed', durationAnswerMatches(episode.answer, p.seeded.find((s) => s.name === p.target)!.durationMs))]),
+  check: async (_device, p, episode) => {
+    const ms = p.seeded.find((s) => s.name === p.target)!.durationMs;
+    const secs = Math.floor(ms / 1000);
+    return verdictOf([answerJudged(episode.answer, `${Math.floor(secs / 60)}:${String(secs % 60).padStart(2, '0')}`, durationAnswerMatches(episode.answer, ms))]);
+  },
   subgoals: () => [recorderOpen, recordsListOpen],
   *oracle(p, ui) {
     yield* openRecorder(ui);

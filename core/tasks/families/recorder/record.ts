@@ -3,8 +3,8 @@ import type { Device } from '../../../device/device.js';
 import { defineTask, type Subgoal, type TaskTemplate } from '../../task.js';
 import { ADJECTIVES, NOUNS } from '../../../seed-data/text.js';
 import { fieldHolds, onScreen } from '../../validators/ui.js';
-import { drawRecords, FORMATS, newRows, openRecorder, readRecords, recordClip, recorderOpen, recordingFiles, recordingFormat, savedProperly, seededIntact, SeedRecord, seedRecords, setPrefs } from './recorder-db.js';
-import { holds, verdictOf } from '../../verdict.js';
+import { newRecordingConditions, drawRecords, FORMATS, newRows, openRecorder, readRecords, recordClip, recorderOpen, recordingFiles, recordingFormat, savedProperly, seededIntact, SeedRecord, seedRecords, setPrefs } from './recorder-db.js';
+import { condition, verdictOf, type CheckCondition } from '../../verdict.js';
 
 /**
  * Recording with Audio Recorder: the clip's length is virtual device time between Record and Stop
@@ -22,6 +22,19 @@ async function newRecording(device: Device, seeded: readonly SeedRecord[]) {
   return ok ? added[0]! : null;
 }
 
+/** The reasons of `newRecording`. */
+async function recordingVerdict(device: Device, seeded: readonly SeedRecord[]) {
+  const [rows, files] = await Promise.all([readRecords(device), recordingFiles(device)]);
+  return newRecordingConditions(rows, files, seeded);
+}
+
+/** A new recording with this name (and format), as `newRecording` then its name (and format). */
+async function recordingNamed(device: Device, seeded: readonly SeedRecord[], name: string, format?: string): Promise<CheckCondition[]> {
+  const { conditions, added } = await recordingVerdict(device, seeded);
+  if (!added) return conditions;
+  return [...conditions, condition('new recording named', name, added.name), ...(format ? [condition('new recording format', format, added.format)] : [])];
+}
+
 const recordingStarted: Subgoal = { name: 'recording started', check: async ({ obs }) => onScreen(obs, { contentDesc: 'Stop recording' }) };
 
 export const RecordAudio = defineTask({
@@ -37,7 +50,7 @@ export const RecordAudio = defineTask({
     await seedRecords(device, p.seeded);
     await setPrefs(device, { is_ask_rename_after_stop_recording: p.askRename });
   },
-  check: async (device, p) => verdictOf([holds('end state as instructed', (await newRecording(device, p.seeded)) !== null)]),
+  check: async (device, p) => verdictOf((await recordingVerdict(device, p.seeded)).conditions),
   subgoals: (p) => [
     recorderOpen,
     recordingStarted,
@@ -70,7 +83,7 @@ export const RecordAudioWithFileName = defineTask({
     await seedRecords(device, p.seeded);
     await setPrefs(device, { is_ask_rename_after_stop_recording: p.askRename });
   },
-  check: async (device, p) => verdictOf([holds('end state as instructed', (await newRecording(device, p.seeded))?.name === p.name)]),
+  check: async (device, p) => verdictOf(await recordingNamed(device, p.seeded, p.name)),
   subgoals: (p) => [
     recorderOpen,
     recordingStarted,
@@ -108,7 +121,7 @@ export const RecordWavWithName = defineTask({
     await seedRecords(device, p.seeded);
     await setPrefs(device, { is_ask_rename_after_stop_recording: p.askRename, setting_recording_format: p.startFormat });
   },
-  check: async (device, p) => verdictOf([holds('end state as instructed', await wavSaved(device, p))]),
+  check: async (device, p) => verdictOf(await recordingNamed(device, p.seeded, p.name, 'wav')),
   subgoals: (p) => [
     recorderOpen,
     { name: 'format set to wav', check: async ({ device }) => (await recordingFormat(device)) === 'wav' },

@@ -9,6 +9,7 @@ import type { Subgoal } from '../../task.js';
 import { clearDir, listDir, readText, SDCARD, writeText } from '../../validators/files.js';
 import { sqlExec, sqlInsert, sqlObjects } from '../../validators/sqlite.js';
 import { inActivity } from '../../validators/ui.js';
+import { countIs, eachHolds, holds, listed, type CheckCondition } from '../../verdict.js';
 
 /**
  * Audio Recorder's state as checkers see it on a device: rows of `records` in record.db (through
@@ -117,6 +118,37 @@ export function newRows(rows: readonly RecordRow[], seeded: readonly SeedRecord[
 /** A saved recording: a row with a positive duration and its file in place. */
 export function savedProperly(r: RecordRow, files: readonly string[]): boolean {
   return r.duration > 0 && r.size > 0 && r.path === recordPath(r.name, r.format) && files.includes(`${r.name}.${r.format}`);
+}
+
+/** The reasons of `seededIntact`: found names the seeded recordings changed or gone. */
+export function seededIntactCondition(rows: readonly RecordRow[], files: readonly string[], seeded: readonly SeedRecord[], except: readonly string[] = []): CheckCondition {
+  const kept = seeded.filter((s) => !except.includes(s.name));
+  return eachHolds(`the ${kept.length} ${except.length ? 'other ' : ''}recordings unchanged`, kept, (s) => seededIntact(rows, files, [s]), (s) => s.name);
+}
+
+/** What is wrong with a saved recording, in words ("saved" when nothing is): the parts of `savedProperly`. */
+export function savedWords(r: RecordRow, files: readonly string[]): string {
+  const wrong = [
+    r.duration > 0 ? '' : `duration ${r.duration}`, r.size > 0 ? '' : 'size 0',
+    r.path === recordPath(r.name, r.format) ? '' : `path ${r.path}`, files.includes(`${r.name}.${r.format}`) ? '' : 'no file',
+  ].filter(Boolean);
+  return wrong.length ? wrong.join(', ') : 'saved';
+}
+
+/**
+ * The reasons of a new recording: the seeded ones intact, exactly one new row, saved with its file,
+ * nothing else in the folder; `added` is the new row when there is exactly one.
+ */
+export function newRecordingConditions(rows: readonly RecordRow[], files: readonly string[], seeded: readonly SeedRecord[]): { conditions: CheckCondition[]; added: RecordRow | undefined } {
+  const fresh = newRows(rows, seeded);
+  const added = fresh.length === 1 ? fresh[0] : undefined;
+  const conditions = [
+    seededIntactCondition(rows, files, seeded),
+    holds('one new recording', added !== undefined, { expected: '1', found: fresh.length ? `${fresh.length} (${listed(fresh.map((r) => r.name))})` : 'none' }),
+    ...(added ? [holds(`recording ${added.name} saved`, savedProperly(added, files), { expected: 'saved', found: savedWords(added, files) })] : []),
+    countIs('files in the recordings folder', seeded.length + 1, files.length),
+  ];
+  return { conditions, added };
 }
 
 // ------------------------------------------------------------------ preferences file

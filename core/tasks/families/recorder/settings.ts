@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { inActivity } from '../../validators/ui.js';
 import { FORMAT_LABEL, FORMATS, openRecorder, RECORDER_PKG, recorderOpen, recordingFormat, setPrefs, SETTINGS_ACTIVITY } from './recorder-db.js';
-import { holds, verdictOf } from '../../verdict.js';
+import { condition, verdictOf } from '../../verdict.js';
 
 /** Audio Recorder's settings: the recording format chips (checked through the shared_prefs file). */
 const Params = z.object({ format: z.enum(FORMATS), start: z.enum(FORMATS) });
@@ -23,7 +23,7 @@ export const SetFormat = defineTask({
   },
   instruction: (p) => `In Audio Recorder, change the recording format to ${SPOKEN[p.format]}.`,
   initialize: async (device, p) => setPrefs(device, { setting_recording_format: p.start }),
-  check: async (device, p) => verdictOf([holds('end state as instructed', (await recordingFormat(device)) === p.format)]),
+  check: async (device, p) => verdictOf([condition('recording format', p.format, await recordingFormat(device))]),
   subgoals: (p) => [
     recorderOpen,
     { name: 'settings open', check: async ({ obs }) => inActivity(obs, RECORDER_PKG, SETTINGS_ACTIVITY) },

@@ -3,9 +3,9 @@ import { defineTask, type TaskTemplate } from '../../task.js';
 import { dateParts, longDate, time12 } from '../../../seed-data/dates.js';
 import { TODO_NOTES } from '../../../seed-data/todos.js';
 import { IMPORTANCE_WORD, listTasks, type TaskRecord } from './tasks-db.js';
-import { drawTitles, dueInDaysFromToday, editorOpen, installSeeds, newRows, norm, othersUntouched, SeedTask, seedTasks, stateReached, tasksOpen, titleTyped } from './common.js';
+import { dueWords, othersUntouchedCondition, drawTitles, dueInDaysFromToday, editorOpen, installSeeds, newRows, norm, othersUntouched, SeedTask, seedTasks, stateReached, tasksOpen, titleTyped } from './common.js';
 import { createTask, openTasks } from './steps.js';
-import { holds, verdictOf } from '../../verdict.js';
+import { condition, holds, listed, verdictOf, type CheckCondition, type CheckVerdict } from '../../verdict.js';
 
 /**
  * Creating tasks through the editor: a plain one, one with a priority, one due on a date (the date
@@ -27,6 +27,24 @@ function added(rows: readonly TaskRecord[], p: { title: string; tasks: SeedTask[
   return fresh[0]!.completed === 0 ? fresh[0] : undefined;
 }
 
+/**
+ * The reasons of `added`: one new task with this title, the seeds untouched, the new task open;
+ * then `fields` on the new task, where there is one.
+ */
+function addedVerdict(rows: readonly TaskRecord[], p: { title: string; tasks: SeedTask[] }, fields: (r: TaskRecord) => CheckCondition[] = () => []): CheckVerdict {
+  const fresh = newRows(rows, p.tasks);
+  const one = fresh.length === 1 && norm(fresh[0]!.title) === norm(p.title);
+  const conditions = [
+    holds(`one new task "${p.title}"`, one, { expected: JSON.stringify(p.title), found: listed(fresh.map((r) => r.title)) }),
+    othersUntouchedCondition(rows, p.tasks),
+  ];
+  if (one) conditions.push(condition(`task "${p.title}" open`, 'open', fresh[0]!.completed === 0 ? 'open' : 'completed'), ...fields(fresh[0]!));
+  return verdictOf(conditions);
+}
+
+const dueDayCondition = (r: TaskRecord, p: { title: string; dueDate: number }) =>
+  holds(`task "${p.title}" due ${dueWords(p.dueDate)}`, dueDayIs(r, p.dueDate), { expected: dueWords(p.dueDate), found: dueWords(r.dueDate) });
+
 const Add = z.object(Base);
 
 export const AddTask = defineTask({
@@ -39,7 +57,7 @@ export const AddTask = defineTask({
   params: Add,
   generate: (rng) => distractors(rng, [2, 6]),
   initialize: async (device, p) => installSeeds(device, p.tasks),
-  check: async (device, p) => verdictOf([holds('end state as instructed', added(await listTasks(device), p) !== undefined)]),
+  check: async (device, p) => addedVerdict(await listTasks(device), p),
   subgoals: (p) => [tasksOpen, editorOpen, titleTyped(p.title), stateReached('task saved', (rows) => added(rows, p) !== undefined)],
   *oracle(p, ui) {
     yield* openTasks(ui);
@@ -61,7 +79,7 @@ export const AddTaskWithPriority = defineTask({
   generate: (rng) => ({ ...distractors(rng, [2, 6]), importance: rng.int(0, 2) }),
   instruction: (p) => `In Tasks, add a ${IMPORTANCE_WORD[p.importance]}-priority task titled '${p.title}'.`,
   initialize: async (device, p) => installSeeds(device, p.tasks),
-  check: async (device, p) => verdictOf([holds('end state as instructed', added(await listTasks(device), p)?.importance === p.importance)]),
+  check: async (device, p) => addedVerdict(await listTasks(device), p, (r) => [condition(`task "${p.title}" ${IMPORTANCE_WORD[p.importance]} priority`, IMPORTANCE_WORD[p.importance]!, IMPORTANCE_WORD[r.importance] ?? String(r.importance))]),
   subgoals: (p) => [
     tasksOpen, editorOpen, titleTyped(p.title),
     stateReached(`task saved with ${IMPORTANCE_WORD[p.importance]} priority`, (rows) => added(rows, p)?.importance === p.importance),
@@ -92,7 +110,7 @@ export const AddTaskWithDueDate = defineTask({
   generate: (rng) => ({ ...distractors(rng, [2, 6]), dueDate: dueInDaysFromToday(rng.int(1, 45)) }),
   instruction: (p) => `In Tasks, add a task titled '${p.title}' that is due on ${longDate(dateParts(p.dueDate))}.`,
   initialize: async (device, p) => installSeeds(device, p.tasks),
-  check: async (device, p) => verdictOf([holds('end state as instructed', dueDayIs(added(await listTasks(device), p), p.dueDate))]),
+  check: async (device, p) => addedVerdict(await listTasks(device), p, (r) => [dueDayCondition(r, p)]),
   subgoals: (p) => [tasksOpen, editorOpen, titleTyped(p.title), stateReached('task saved with the due date', (rows) => dueDayIs(added(rows, p), p.dueDate))],
   *oracle(p, ui) {
     yield* openTasks(ui);
@@ -116,6 +134,19 @@ function detailsMatch(r: TaskRecord | undefined, p: z.infer<typeof Details>): bo
     && norm(r.notes) === norm(p.notes);
 }
 
+const hhmm = (h: number, m: number) => `${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}`;
+
+/** The reasons of `detailsMatch` for the new task: due day, due time, description. */
+function detailsConditions(r: TaskRecord, p: z.infer<typeof Details>): CheckCondition[] {
+  const d = new Date(r.dueDate);
+  const timeOk = r.dueDate % 60000 > 0 && d.getUTCHours() === p.hour && d.getUTCMinutes() === p.minute;
+  return [
+    dueDayCondition(r, p),
+    holds(`task "${p.title}" due at ${hhmm(p.hour, p.minute)}`, timeOk, { expected: hhmm(p.hour, p.minute), found: r.dueDate % 60000 > 0 ? hhmm(d.getUTCHours(), d.getUTCMinutes()) : 'no due time' }),
+    holds(`task "${p.title}" description`, norm(r.notes) === norm(p.notes), { expected: JSON.stringify(p.notes), found: JSON.stringify(r.notes) }),
+  ];
+}
+
 export const AddTaskWithDetails = defineTask({
   id: 'TasksAddTaskWithDetails',
   maxSteps: 30,
@@ -134,7 +165,7 @@ export const AddTaskWithDetails = defineTask({
   }),
   instruction: (p) => `In Tasks, create a task '${p.title}' due on ${longDate(dateParts(p.dueDate))} at ${time12(p.hour, p.minute)}, with the description '${p.notes}'.`,
   initialize: async (device, p) => installSeeds(device, p.tasks),
-  check: async (device, p) => verdictOf([holds('end state as instructed', detailsMatch(added(await listTasks(device), p), p))]),
+  check: async (device, p) => addedVerdict(await listTasks(device), p, (r) => detailsConditions(r, p)),
   subgoals: (p) => [
     tasksOpen, editorOpen, titleTyped(p.title),
     stateReached('task saved with date, time and description', (rows) => detailsMatch(added(rows, p), p)),

@@ -6,6 +6,7 @@ import { TODO_NOTES, TODO_TITLES } from '../../../seed-data/todos.js';
 import type { Subgoal } from '../../task.js';
 import { fieldHolds, inActivity, onScreen } from '../../validators/ui.js';
 import { addTasks, clearTasks, dueOn, listTasks, TASKS_PKG, type TaskRecord } from './tasks-db.js';
+import { condition, eachHolds, listed, type CheckCondition } from '../../verdict.js';
 
 /**
  * What the Tasks templates share: the seeded task list (targets and distractors, as parameters),
@@ -144,4 +145,31 @@ export function titleTyped(title: string): Subgoal {
 
 export function stateReached(name: string, f: (rows: TaskRecord[]) => boolean): Subgoal {
   return { name, check: async ({ device }) => withTasks(device, f) };
+}
+
+// ------------------------------------------------------------------ reasons
+
+/** A due date's day in words ("2024-03-05"), or "no due date". */
+export function dueWords(dueDate: number): string {
+  return dueDate > 0 ? new Date(dueDate).toISOString().slice(0, 10) : 'no due date';
+}
+
+/** What the list holds under a title: "open", "completed", "deleted", "no task" or "3 tasks". */
+export function taskState(rows: readonly TaskRecord[], title: string): string {
+  const hits = rows.filter((r) => norm(r.title) === norm(title));
+  if (hits.length !== 1) return hits.length === 0 ? 'no task' : `${hits.length} tasks`;
+  const r = hits[0]!;
+  return r.deleted > 0 ? 'deleted' : r.completed > 0 ? 'completed' : 'open';
+}
+
+/** The reasons of `othersUntouched`: found names the seeds that changed or went. */
+export function othersUntouchedCondition(rows: readonly TaskRecord[], seeds: readonly SeedTask[], except: readonly string[] = []): CheckCondition {
+  const skip = new Set(except.map(norm));
+  const kept = seeds.filter((s) => !skip.has(norm(s.title)));
+  return eachHolds(`the ${kept.length} ${except.length ? 'other ' : ''}tasks unchanged`, kept, (s) => matchesSeed(rowFor(rows, s.title), s), (s) => s.title);
+}
+
+/** No task added beyond the seeds: found names the new ones. */
+export function noNewTasks(rows: readonly TaskRecord[], seeds: readonly SeedTask[]): CheckCondition {
+  return condition('no new tasks', 'none', listed(newRows(rows, seeds).map((r) => r.title)));
 }

@@ -3,10 +3,10 @@ import { defineTask, type TaskTemplate } from '../../task.js';
 import { dateParts, longDate } from '../../../seed-data/dates.js';
 import { onScreen } from '../../validators/ui.js';
 import { pickDate } from '../../pickers.js';
-import { listTasks, type TaskRecord } from './tasks-db.js';
-import { drawTitles, dueInDaysFromToday, dueTodayList, DueTodayList, editorOpen, installSeeds, isDeleted, newRows, othersUntouched, rowFor, SeedTask, seedTasks, stateReached, tasksOpen, type SeedOptions } from './common.js';
+import { IMPORTANCE_WORD, listTasks, type TaskRecord } from './tasks-db.js';
+import { dueWords, noNewTasks, othersUntouchedCondition, taskState, drawTitles, dueInDaysFromToday, dueTodayList, DueTodayList, editorOpen, installSeeds, isDeleted, newRows, othersUntouched, rowFor, SeedTask, seedTasks, stateReached, tasksOpen, type SeedOptions } from './common.js';
 import { completeTask, isTodayLabel, openTask, openTasks, visibleRows } from './steps.js';
-import { holds, verdictOf } from '../../verdict.js';
+import { condition, eachHolds, holds, verdictOf, type CheckCondition, type CheckVerdict } from '../../verdict.js';
 
 /**
  * Changing existing tasks: completing one (sometimes below the fold), deleting one, moving a due
@@ -35,6 +35,27 @@ function completedOk(rows: readonly TaskRecord[], p: TargetedP): boolean {
   return onlyTarget(rows, p, (r, s) => r !== undefined && r.deleted === 0 && r.completed > 0 && r.importance === s.importance && r.dueDate === s.dueDate);
 }
 
+/** The reasons of `onlyTarget`: the target's conditions, then the others untouched and nothing added. */
+function onlyTargetVerdict(rows: readonly TaskRecord[], p: TargetedP, targetConditions: readonly CheckCondition[]): CheckVerdict {
+  return verdictOf([...targetConditions, othersUntouchedCondition(rows, p.tasks, [p.target]), noNewTasks(rows, p.tasks)]);
+}
+
+/** The target still there (not deleted) with its priority and, unless `dueChanges`, its due date as seeded. */
+function targetKept(rows: readonly TaskRecord[], p: TargetedP, r: TaskRecord | undefined, o: { dueChanges?: boolean } = {}): CheckCondition[] {
+  const s = target(p);
+  if (r === undefined || r.deleted > 0) return [];
+  return [
+    condition(`task "${p.target}" priority unchanged`, IMPORTANCE_WORD[s.importance] ?? String(s.importance), IMPORTANCE_WORD[r.importance] ?? String(r.importance)),
+    ...(o.dueChanges ? [] : [holds(`task "${p.target}" due date unchanged`, r.dueDate === s.dueDate, { expected: dueWords(s.dueDate), found: dueWords(r.dueDate) })]),
+  ];
+}
+
+function completedVerdict(rows: readonly TaskRecord[], p: TargetedP): CheckVerdict {
+  const r = rowFor(rows, p.target);
+  const done = r !== undefined && r.deleted === 0 && r.completed > 0;
+  return onlyTargetVerdict(rows, p, [holds(`task "${p.target}" completed`, done, { expected: 'completed', found: taskState(rows, p.target) }), ...targetKept(rows, p, r)]);
+}
+
 export const CompleteTask = defineTask({
   id: 'TasksCompleteTask',
   apps: ['Tasks'],
@@ -50,7 +71,7 @@ export const CompleteTask = defineTask({
     return p;
   },
   initialize: async (device, p) => installSeeds(device, p.tasks),
-  check: async (device, p) => verdictOf([holds('end state as instructed', completedOk(await listTasks(device), p))]),
+  check: async (device, p) => completedVerdict(await listTasks(device), p),
   subgoals: (p) => [tasksOpen, stateReached(`"${p.target}" completed`, (rows) => completedOk(rows, p))],
   *oracle(p, ui) {
     yield* openTasks(ui);
@@ -63,6 +84,10 @@ function deletedOk(rows: readonly TaskRecord[], p: TargetedP): boolean {
   return onlyTarget(rows, p, (r) => isDeleted(r));
 }
 
+function deletedVerdict(rows: readonly TaskRecord[], p: TargetedP): CheckVerdict {
+  return onlyTargetVerdict(rows, p, [holds(`task "${p.target}" deleted`, isDeleted(rowFor(rows, p.target)), { expected: 'deleted', found: taskState(rows, p.target) })]);
+}
+
 export const DeleteTask = defineTask({
   id: 'TasksDeleteTask',
   apps: ['Tasks'],
@@ -73,7 +98,7 @@ export const DeleteTask = defineTask({
   params: Targeted,
   generate: (rng) => targeted(rng, [4, 12]),
   initialize: async (device, p) => installSeeds(device, p.tasks),
-  check: async (device, p) => verdictOf([holds('end state as instructed', deletedOk(await listTasks(device), p))]),
+  check: async (device, p) => deletedVerdict(await listTasks(device), p),
   subgoals: (p) => [
     tasksOpen, editorOpen,
     { name: 'delete confirmation shown', check: async ({ obs }) => onScreen(obs, { text: 'Delete this task?' }) },
@@ -96,6 +121,20 @@ function rescheduledOk(rows: readonly TaskRecord[], p: RescheduleP): boolean {
     && r.dueDate > 0 && Math.floor(r.dueDate / 86_400_000) === Math.floor(p.dueDate / 86_400_000));
 }
 
+function rescheduledVerdict(rows: readonly TaskRecord[], p: RescheduleP): CheckVerdict {
+  const r = rowFor(rows, p.target);
+  const s = target(p);
+  const there = r !== undefined && r.deleted === 0;
+  const conditions = [holds(`task "${p.target}" kept`, there, { expected: s.completed ? 'completed' : 'open', found: taskState(rows, p.target) })];
+  if (there) {
+    conditions.push(condition(`task "${p.target}" ${s.completed ? 'still completed' : 'still open'}`, s.completed ? 'completed' : 'open', r.completed > 0 ? 'completed' : 'open'));
+    conditions.push(...targetKept(rows, p, r, { dueChanges: true }));
+    conditions.push(holds(`task "${p.target}" due ${dueWords(p.dueDate)}`, r.dueDate > 0 && Math.floor(r.dueDate / 86_400_000) === Math.floor(p.dueDate / 86_400_000),
+      { expected: dueWords(p.dueDate), found: dueWords(r.dueDate) }));
+  }
+  return onlyTargetVerdict(rows, p, conditions);
+}
+
 export const RescheduleTask = defineTask({
   id: 'TasksRescheduleTask',
   apps: ['Tasks'],
@@ -114,7 +153,7 @@ export const RescheduleTask = defineTask({
   },
   instruction: (p) => `In Tasks, change the due date of '${p.target}' to ${longDate(dateParts(p.dueDate))}.`,
   initialize: async (device, p) => installSeeds(device, p.tasks),
-  check: async (device, p) => verdictOf([holds('end state as instructed', rescheduledOk(await listTasks(device), p))]),
+  check: async (device, p) => rescheduledVerdict(await listTasks(device), p),
   subgoals: (p) => [tasksOpen, editorOpen, stateReached('due date changed', (rows) => rescheduledOk(rows, p))],
   *oracle(p, ui) {
     yield* openTasks(ui);
@@ -135,6 +174,14 @@ function clearedOk(rows: readonly TaskRecord[], p: BulkP): boolean {
   return done.every((t) => isDeleted(rowFor(rows, t))) && othersUntouched(rows, p.tasks, done) && newRows(rows, p.tasks).length === 0;
 }
 
+function clearedVerdict(rows: readonly TaskRecord[], p: BulkP): CheckVerdict {
+  const done = p.tasks.filter((t) => t.completed).map((t) => t.title);
+  return verdictOf([
+    eachHolds(`the ${done.length} completed tasks deleted`, done, (t) => isDeleted(rowFor(rows, t)), (t) => `${t} (${taskState(rows, t)})`),
+    othersUntouchedCondition(rows, p.tasks, done), noNewTasks(rows, p.tasks),
+  ]);
+}
+
 export const DeleteCompletedTasks = defineTask({
   id: 'TasksDeleteCompletedTasks',
   apps: ['Tasks'],
@@ -151,7 +198,7 @@ export const DeleteCompletedTasks = defineTask({
     return { tasks: rng.shuffle(tasks) };
   },
   initialize: async (device, p) => installSeeds(device, p.tasks),
-  check: async (device, p) => verdictOf([holds('end state as instructed', clearedOk(await listTasks(device), p))]),
+  check: async (device, p) => clearedVerdict(await listTasks(device), p),
   subgoals: (p) => [
     tasksOpen,
     { name: 'clear confirmation shown', check: async ({ obs }) => onScreen(obs, { text: 'Clear completed tasks?' }) },
@@ -173,6 +220,17 @@ function allTodayDone(rows: readonly TaskRecord[], p: DueTodayList): boolean {
   }) && othersUntouched(rows, p.tasks, p.today) && newRows(rows, p.tasks).length === 0;
 }
 
+function allTodayVerdict(rows: readonly TaskRecord[], p: DueTodayList): CheckVerdict {
+  const done = (t: string) => {
+    const r = rowFor(rows, t);
+    return r !== undefined && r.deleted === 0 && r.completed > 0;
+  };
+  return verdictOf([
+    eachHolds(`the ${p.today.length} tasks due today completed`, p.today, done, (t) => `${t} (${taskState(rows, t)})`),
+    othersUntouchedCondition(rows, p.tasks, p.today), noNewTasks(rows, p.tasks),
+  ]);
+}
+
 export const CompleteAllDueToday = defineTask({
   id: 'TasksCompleteAllDueToday',
   maxSteps: 30,
@@ -184,7 +242,7 @@ export const CompleteAllDueToday = defineTask({
   params: DueTodayList,
   generate: (rng) => dueTodayList(rng, [12, 22]),
   initialize: async (device, p) => installSeeds(device, p.tasks),
-  check: async (device, p) => verdictOf([holds('end state as instructed', allTodayDone(await listTasks(device), p))]),
+  check: async (device, p) => allTodayVerdict(await listTasks(device), p),
   subgoals: (p) => [
     tasksOpen,
     stateReached('one task due today completed', (rows) => p.today.some((t) => (rowFor(rows, t)?.completed ?? 0) > 0)),
