@@ -62,7 +62,7 @@ class RaySubmit(unittest.TestCase):
     def setUp(self) -> None:
         FakeRay.packages, FakeRay.jobs, FakeRay.calls = {}, [], []
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), FakeRay)
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        threading.Thread(target=self.httpd.serve_forever, args=(0.02,), daemon=True).start()  # shutdown() waits ≤ 0.02 s
         self.address = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.job = helpers.make_job_dir(helpers.scratch_dir(), "builtin-sft", {"epochs": 1}, helpers.builtin_bundle("builtin-sft"))
 
