@@ -21,11 +21,19 @@ export class PythonEnvMissingError extends Error {
 
 let checked: string | null = null;
 
-/** PYTHON, after checking once per process that it runs and imports torch, transformers and peft. */
+// Exits non-zero naming what is missing.
+const INSTALLED = 'import importlib.util, sys\nmissing = [m for m in ("torch", "transformers", "peft") if importlib.util.find_spec(m) is None]\n'
+  + 'sys.exit(f"ModuleNotFoundError: no module named {\', \'.join(missing)}" if missing else 0)';
+
+/**
+ * PYTHON, after checking once per process that it runs and has torch, transformers and peft installed. Installed, not
+ * imported: importing the three costs ~10 s of CPU, paid by every isolated test file and each worker, while the tests
+ * that need them import them anyway (a broken install fails those tests with its own error).
+ */
 export function requirePython(): string {
   if (checked) return checked;
   if (!existsSync(PYTHON)) throw new PythonEnvMissingError(PYTHON, 'no such file');
-  const r = spawnSync(PYTHON, ['-c', 'import torch, transformers, peft'], { encoding: 'utf8' });
+  const r = spawnSync(PYTHON, ['-c', INSTALLED], { encoding: 'utf8' });
   if (r.error) throw new PythonEnvMissingError(PYTHON, r.error.message);
   if (r.status !== 0) throw new PythonEnvMissingError(PYTHON, r.stderr.trim().split('\n').pop() ?? `exit ${r.status}`);
   checked = PYTHON;

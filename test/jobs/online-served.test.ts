@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,8 +12,8 @@ import { getRun } from '../../core/store/runs.js';
 import { listIterationMetrics } from '../../core/store/training.js';
 import { instantiate } from '../../core/tasks/instance.js';
 import { getTemplate } from '../../core/tasks/registry.js';
-import { startServedVlm, type ServedVlm } from '../policy/served-vlm.js';
-import { PYTHON, requirePython, tinyVlm } from '../python-env.js';
+import { startServedVlm, tokenIds, type ServedVlm } from '../policy/served-vlm.js';
+import { requirePython, tinyVlm } from '../python-env.js';
 import { fastClient, scratch, TOKEN } from './fixture.js';
 import { startRealTrainer, type RealTrainer } from './real-service.js';
 
@@ -51,11 +50,8 @@ let generationConfig: string;
 
 /** The answer's token ids and the end-of-turn id, from the model folder's own tokenizer. */
 function answerTokens(folder: string): { ids: number[]; eos: number; pad: number } {
-  const code = 'import json, sys\nfrom transformers import AutoTokenizer\nt = AutoTokenizer.from_pretrained(sys.argv[1])\n'
-    + 'print(json.dumps({"ids": t(sys.argv[2], add_special_tokens=False)["input_ids"], "eos": t.eos_token_id, "pad": t.pad_token_id}))';
-  const r = spawnSync(PYTHON, ['-c', code, folder, ANSWER], { encoding: 'utf8', env: { ...process.env, HF_HUB_OFFLINE: '1', OMP_NUM_THREADS: '1' } });
-  if (r.status !== 0) throw new Error(`tokenizing the answer failed: ${r.stderr}`);
-  return JSON.parse(r.stdout.trim().split('\n').at(-1)!);
+  const { ids, eos, pad } = tokenIds(folder, [ANSWER]);
+  return { ids: ids[0]!, eos, pad };
 }
 
 const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');

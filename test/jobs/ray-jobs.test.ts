@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCheckpoint } from '../../core/policy/checkpoint.js';
@@ -97,6 +97,10 @@ b=build_package(sys.argv[1]); print(package_name(b), len(b), sorted(z.namelist()
     const status = JSON.parse((await run('jobs', 'status', String(row!.id), '--json', '--db', dbFile)).out) as { remote: { artifacts: Array<{ name: string }>; lastSeq: number } };
     expect(status.remote.artifacts.map((a) => a.name)).toEqual(['metrics.jsonl', 'policy.json', 'policy.onnx']);
     expect(status.remote.lastSeq).toBe(row!.lastSeq);
+    // Published whole (renamed from .partial) without the dataset: checked here for a succeeding job (test_ray_submit.py
+    // runs a failing one).
+    const published = join(results, row!.remoteId.slice(4));
+    expect([existsSync(join(published, 'job.json')), existsSync(`${published}.partial`), existsSync(join(published, 'dataset.tar'))]).toEqual([true, false, false]);
     const dl = await run('jobs', 'download', String(row!.id), '--db', dbFile);
     expect(dl.out).toMatch(/policy.json → .*policy.json \(\d+ bytes, sha256 verified\)/);
     const reg = JSON.parse((await run('jobs', 'register', String(row!.id), '--json', '--db', dbFile)).out) as { policy: string };
@@ -149,12 +153,12 @@ b=build_package(sys.argv[1]); print(package_name(b), len(b), sorted(z.namelist()
 
   // The Python side's tests (resources/trainer/tests/test_ray_submit.py) on this same head: a head of their own would
   // cost CI ~18 s of start-up. They run before the head is killed below.
-  it('Python: awb_trainer ray-submit runs a job directory on this head, a failing one too, and the CLI refuses a bad address', () => {
+  it('Python: awb_trainer ray-submit runs a (failing) job directory on this head, publishes its result, and the CLI refuses a bad address', () => {
     const r = runUnittest(SEPARATE_MODULES.ray, { AWB_RAY_DASHBOARD: head.dashboard });
     if (r.status !== 0) console.log(r.out);
     expect(r.status).toBe(0);
     expect(r.out).toMatch(/\nOK/);
-    expect(r.out).toMatch(/test_a_job_directory_runs_as_a_ray_job_and_publishes_its_results \(.*\) \.\.\. ok/);
+    expect(r.out).toMatch(/test_a_failing_job_directory_runs_as_a_ray_job_publishes_its_result_and_the_cli_reports_refusals \(.*\) \.\.\. ok/);
     expect(r.out).toMatch(/Ray head up in 0\.0 s/); // attached to this file's head, not a second one
   }, 300_000);
 

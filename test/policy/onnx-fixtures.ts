@@ -70,12 +70,15 @@ export function float32Base64(x: Float32Array): string {
   return Buffer.from(x.buffer, x.byteOffset, x.byteLength).toString('base64');
 }
 
-/** Why the PyTorch side cannot run here, or null when the trainer's venv imports torch (throws without the venv). */
+/**
+ * Why the PyTorch side cannot run here, or null when the trainer's venv has torch and numpy (throws without the venv).
+ * Installed, not imported (a torch import is ~3 s of CPU): a broken torch fails the PyTorch runs themselves.
+ */
 export function torchMissing(): string | null {
   requirePython();
   if (!existsSync(PYTHON)) return `${PYTHON} not found`;
-  const r = spawnSync(PYTHON, ['-c', 'import torch, numpy'], { encoding: 'utf8' });
-  return r.status === 0 ? null : `${PYTHON} cannot import torch/numpy: ${(r.stderr || r.error?.message || '').trim().split('\n').pop()}`;
+  const r = spawnSync(PYTHON, ['-c', 'import importlib.util, sys; sys.exit(0 if all(importlib.util.find_spec(m) for m in ("torch", "numpy")) else "torch or numpy is not installed")'], { encoding: 'utf8' });
+  return r.status === 0 ? null : `${PYTHON}: ${(r.stderr || r.error?.message || '').trim().split('\n').pop()}`;
 }
 
 /** python3 -m awb_trainer.policy ARGS with the trainer on PYTHONPATH; throws with stderr on a non-zero exit. */

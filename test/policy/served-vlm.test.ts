@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
@@ -12,8 +11,7 @@ import { createRun, exportEpisodes, importEpisodes, loadTrajectory, openStore, S
 import { pngSize, smartResize, VlmPolicy, type ChatMessage, type VlmPolicySettingsInput } from '../../core/policy/vlm/index.js';
 import { startFakeChat, type FakeChat } from '../helpers/fake-chat.js';
 import { tempDir } from '../store/helpers.js';
-import { startServedVlm, type ServedVlm } from './served-vlm.js';
-import { PYTHON } from '../python-env.js';
+import { startServedVlm, tokenIds, type ServedVlm } from './served-vlm.js';
 
 /**
  * The VLM policy against a REAL OpenAI-compatible server: `transformers serve` with the tiny random
@@ -131,12 +129,8 @@ describe("transformers serve's own tool-call parsing of qwen-mobile-use replies"
   const NOT_JSON = '<tool_call>\n{"name": "mobile_use", "arguments": {"action": \n</tool_call>';
   const steered = new Map<string, string>();
   beforeAll(() => {
-    // Both completions' token ids and the end-of-turn id from the model folder's tokenizer, in one Python run.
-    const code = 'import json, sys\nfrom transformers import AutoTokenizer\nt = AutoTokenizer.from_pretrained(sys.argv[1])\n'
-      + 'print(json.dumps({"ids": [t(c, add_special_tokens=False)["input_ids"] for c in sys.argv[2:]], "eos": t.convert_tokens_to_ids("<|im_end|>")}))';
-    const r = spawnSync(PYTHON, ['-c', code, served.model, WELL_FORMED, NOT_JSON], { encoding: 'utf8', env: { ...process.env, HF_HUB_OFFLINE: '1', OMP_NUM_THREADS: '1' } });
-    if (r.status !== 0) throw new Error(`tokenizing failed: ${r.stderr}`);
-    const { ids, eos } = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { ids: number[][]; eos: number };
+    // Both completions' token ids and the end-of-turn id (<|im_end|>) from the model folder's tokenizer, in one Python run.
+    const { ids, eos } = tokenIds(served.model, [WELL_FORMED, NOT_JSON]);
     [WELL_FORMED, NOT_JSON].forEach((completion, k) => {
       const chain = [...ids[k]!, eos];
       // Biases must be floats in the JSON (transformers refuses integers), hence the .5.

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { PYTHON, requirePython, tinyVlm } from '../python-env.js';
 import { freePort } from '../emulators/adb/helpers.js';
@@ -122,4 +122,20 @@ async function loadModel(url: string, model: string, deadline: number): Promise<
   const events = text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)) as { status: string; message?: string });
   const last = events.at(-1);
   if (!r.ok || last?.status !== 'ready') throw new Error(`loading ${model}: ${last?.message ?? `HTTP ${r.status} ${text.slice(0, 200)}`}`);
+}
+
+/**
+ * Token ids of `texts` (no special tokens added) and the end-of-turn and padding ids, from a model folder's own
+ * tokenizer.json and tokenizer_config.json read by `tokenizers` (the library transformers' fast tokenizer runs on; the
+ * same ids as AutoTokenizer): a transformers import would cost ~8 s of CPU for a few ids.
+ */
+export function tokenIds(folder: string, texts: readonly string[]): { ids: number[][]; eos: number; pad: number } {
+  const code = 'import json, sys\nfrom tokenizers import Tokenizer\n'
+    + 't = Tokenizer.from_file(sys.argv[1] + "/tokenizer.json")\nc = json.load(open(sys.argv[1] + "/tokenizer_config.json"))\n'
+    + 'print(json.dumps({"ids": [t.encode(x, add_special_tokens=False).ids for x in sys.argv[2:]], "eos": t.token_to_id(c["eos_token"]), "pad": t.token_to_id(c["pad_token"])}))';
+  const r = spawnSync(requirePython(), ['-c', code, folder, ...texts], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`tokenizing with ${folder}/tokenizer.json failed: ${r.stderr}`);
+  const out = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { ids: number[][]; eos: number | null; pad: number | null };
+  if (out.eos === null || out.pad === null) throw new Error(`${folder}: the end-of-turn or padding token is not in tokenizer.json`);
+  return { ids: out.ids, eos: out.eos, pad: out.pad };
 }

@@ -30,6 +30,13 @@ describe('Python trainer (resources/trainer)', () => {
     for (const line of out.split('\n').filter((l) => l.includes('skipped'))) console.log(`python: ${line.trim()}`);
   });
 
+  it('awb_trainer.policy\'s own tests ran and passed (forward formula, checkpoints, ONNX export; docs/policy.md)', () => {
+    expect(result.status).toBe(0);
+    // each test's line, "... ok" perhaps after a warning (the suite's status says none failed)
+    expect(result.out.match(/ \(tests\.test_policy\.\w+\.test_\w+\) \.\.\. /g)?.length ?? 0).toBeGreaterThanOrEqual(13);
+    expect(result.out).not.toMatch(/\(tests\.test_policy\.[\w.]+\) \.\.\. skipped/);
+  });
+
   it('one GRPO update in torch matches batchLoss and the TS backward pass (not skipped)', () => {
     const { out } = result;
     // it ran (the suite's status says it passed) and was not skipped; a warning may stand between "..." and "ok"

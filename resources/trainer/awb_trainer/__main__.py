@@ -41,12 +41,14 @@ def _token(workdir: str, token_file: Optional[str]) -> str:
 def _serve(args: argparse.Namespace) -> int:
     from .server import RunningService, TrainerService
 
-    from .jobs import torch_info
+    if args.gpus > 1:
+        # Only more than one rank can exceed the CUDA devices (with CUDA there is at least one), so only then is torch
+        # imported here (seconds): every job would fail in rank k ≥ device count (torch_util.GpuCountError): refuse at start.
+        from .jobs import torch_info
 
-    info = torch_info()
-    if info["cuda"] and args.gpus > len(info["devices"]):
-        # every job would fail in rank k ≥ device count (torch_util.GpuCountError): refuse at start instead
-        raise SystemExit(f"awb-trainer: --gpus {args.gpus}, but this machine has {len(info['devices'])} CUDA device(s): {', '.join(info['devices'])}")
+        info = torch_info()
+        if info["cuda"] and args.gpus > len(info["devices"]):
+            raise SystemExit(f"awb-trainer: --gpus {args.gpus}, but this machine has {len(info['devices'])} CUDA device(s): {', '.join(info['devices'])}")
     os.makedirs(args.workdir, exist_ok=True)
     service = TrainerService(args.workdir, _token(args.workdir, args.token_file), gpus=args.gpus,
                              max_upload_bytes=int(args.max_upload_gib * (1 << 30)), log=not args.quiet,

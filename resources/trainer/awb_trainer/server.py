@@ -312,11 +312,13 @@ def make_server(service: TrainerService, host: str, port: int) -> ThreadingHTTPS
 class RunningService:
     """A started service (tests and `serve`): the HTTP server thread and the job runner."""
 
-    def __init__(self, service: TrainerService, host: str = "127.0.0.1", port: int = 0):
+    def __init__(self, service: TrainerService, host: str = "127.0.0.1", port: int = 0, poll_interval: float = 0.5):
+        """poll_interval: how often the HTTP loop checks for shutdown, i.e. how long stop() can wait for it (tests
+        that start a service each pass a short one)."""
         self.service = service
         self.httpd = make_server(service, host, port)
         self.host, self.port = self.httpd.server_address[:2]
-        self._thread = threading.Thread(target=self.httpd.serve_forever, name="awb-http", daemon=True)
+        self._thread = threading.Thread(target=self.httpd.serve_forever, args=(poll_interval,), name="awb-http", daemon=True)
 
     @property
     def url(self) -> str:

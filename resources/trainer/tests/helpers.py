@@ -176,7 +176,8 @@ class Client:
 def start_service(workdir: str, gpus: int = 1):
     from awb_trainer.server import RunningService, TrainerService
 
-    return RunningService(TrainerService(workdir, TOKEN, gpus=gpus, log=False)).start()
+    # stop() waits up to poll_interval for the HTTP loop: 0.5 s (the default) per test adds up over the suite
+    return RunningService(TrainerService(workdir, TOKEN, gpus=gpus, log=False), poll_interval=0.02).start()
 
 
 def vlm_episode(uid: str, answers: list[str], advantage: Optional[float] = None, instruction: str = "Press OK",

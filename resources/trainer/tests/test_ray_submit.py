@@ -1,12 +1,12 @@
 """ray-submit against a REAL Ray head (tests/ray_head.py: loopback, free ports, its own temp dir, 1 CPU; one for the
-file): a job directory runs as a Ray job and publishes its results, a failing one too, and the CLI's refusal. FakeRay,
-a stand-in for the Jobs REST API, stays only for what a real head cannot show on demand: the exact request sequence
-(a content-addressed package is not uploaded twice), a multi-GPU torchrun entrypoint (this head has no GPU: such a job
-would stay PENDING) and the Authorization header (the head runs without token auth)."""
+file): a job directory (a failing one: test/jobs/ray-jobs.test.ts runs succeeding ones on the same head) runs as a Ray
+job and publishes its result, and the CLI's refusal. FakeRay, a stand-in for the Jobs REST API, stays only for what a
+real head cannot show on demand: the exact request sequence (a content-addressed package is not uploaded twice), a
+multi-GPU torchrun entrypoint (this head has no GPU: such a job would stay PENDING) and the Authorization header (the
+head runs without token auth)."""
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import os
@@ -62,7 +62,7 @@ class RaySubmit(unittest.TestCase):
     def setUp(self) -> None:
         FakeRay.packages, FakeRay.jobs, FakeRay.calls = {}, [], []
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), FakeRay)
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        threading.Thread(target=self.httpd.serve_forever, args=(0.02,), daemon=True).start()  # shutdown() waits ≤ 0.02 s
         self.address = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.job = helpers.make_job_dir(helpers.scratch_dir(), "builtin-sft", {"epochs": 1}, helpers.builtin_bundle("builtin-sft"))
 
@@ -125,39 +125,12 @@ class RaySubmitOnARealHead(unittest.TestCase):
             time.sleep(0.5)
         self.fail(f"Ray job {submission} still {job['status']} after {timeout} s")
 
-    def test_a_job_directory_runs_as_a_ray_job_and_publishes_its_results(self) -> None:
-        from awb_trainer.ray_submit import build_package, package_name, submit
+    def test_a_failing_job_directory_runs_as_a_ray_job_publishes_its_result_and_the_cli_reports_refusals(self) -> None:
+        # One Ray job, a failing one (its config is refused before torch is imported): the succeeding jobs run in
+        # test/jobs/ray-jobs.test.ts on this same head, submitted with the same package bytes and entrypoint as here
+        # (its package test and FakeRay's request test above), their published artifacts downloaded sha256-verified.
+        from awb_trainer.ray_submit import RaySubmitError, build_package, package_name, submit
 
-        results = helpers.scratch_dir()
-        job = helpers.make_job_dir(helpers.scratch_dir(), "builtin-sft", {"epochs": 1, "batchSize": 4},
-                                   helpers.builtin_bundle("builtin-sft", episodes=2, steps_per_episode=2), job_id="000001-real")
-        answer = submit(self.head.dashboard, job, gpus=0, results=results)
-        self.assertEqual(answer["submission_id"], "awb-000001-real")
-        ray_job = self._wait("awb-000001-real")
-        logs = _get(f"{self.head.dashboard}/api/jobs/awb-000001-real/logs")["logs"]
-        self.assertEqual(ray_job["status"], "SUCCEEDED", logs[-2000:])
-        self.assertEqual(ray_job["runtime_env"]["working_dir"], f"gcs://{package_name(build_package(job))}")
-        events = [json.loads(line[len("@awb-event "):]) for line in logs.splitlines() if line.startswith("@awb-event ")]
-        self.assertEqual(events[-1], {"type": "result", "status": "succeeded", "error": None})
-        self.assertTrue(any(e["type"] == "metric" for e in events))
-        published = os.path.join(results, "000001-real")
-        with open(os.path.join(published, "job.json"), encoding="utf-8") as f:
-            record = json.load(f)
-        self.assertEqual((record["status"], record["error"]), ("succeeded", None))
-        self.assertLessEqual({"metrics.jsonl", "policy.json"}, {a["name"] for a in record["artifacts"]})
-        for a in record["artifacts"]:
-            with open(os.path.join(published, "artifacts", a["name"]), "rb") as f:
-                self.assertEqual(hashlib.sha256(f.read()).hexdigest(), a["sha256"])
-        self.assertFalse(os.path.exists(published + ".partial") or os.path.exists(os.path.join(published, "dataset.tar")))
-        # The same job again: the package is there, and Ray refuses a second job under the same submission id (with a
-        # 500 that says so: the workbench checks whether the job exists rather than trusting the status).
-        from awb_trainer.ray_submit import RaySubmitError
-
-        with self.assertRaises(RaySubmitError) as refused:
-            submit(self.head.dashboard, job, gpus=0, results=results)
-        self.assertIn("Job with submission_id awb-000001-real already exists", str(refused.exception))
-
-    def test_the_cli_submits_a_failing_job_that_ends_failed_with_its_error_and_reports_refusals(self) -> None:
         results = helpers.scratch_dir()
         job = helpers.make_job_dir(helpers.scratch_dir(), "builtin-sft", {"epochs": 0}, helpers.builtin_bundle("builtin-sft", episodes=1),
                                    job_id="000002-bad")
@@ -165,11 +138,23 @@ class RaySubmitOnARealHead(unittest.TestCase):
                              "--results", results], cwd=helpers.ROOT, capture_output=True, text=True, timeout=60)
         self.assertEqual(ok.returncode, 0, ok.stderr)
         self.assertIn("submitted Ray job awb-000002-bad", ok.stdout)
-        self.assertEqual(self._wait("awb-000002-bad")["status"], "FAILED")
-        with open(os.path.join(results, "000002-bad", "job.json"), encoding="utf-8") as f:
+        ray_job = self._wait("awb-000002-bad")
+        logs = _get(f"{self.head.dashboard}/api/jobs/awb-000002-bad/logs")["logs"]
+        self.assertEqual(ray_job["status"], "FAILED", logs[-2000:])
+        self.assertEqual(ray_job["runtime_env"]["working_dir"], f"gcs://{package_name(build_package(job))}")
+        events = [json.loads(line[len("@awb-event "):]) for line in logs.splitlines() if line.startswith("@awb-event ")]
+        self.assertEqual((events[-1]["type"], events[-1]["status"], events[-1]["error"]["code"]), ("result", "failed", "bad_request"))
+        published = os.path.join(results, "000002-bad")
+        with open(os.path.join(published, "job.json"), encoding="utf-8") as f:
             record = json.load(f)
-        self.assertEqual((record["status"], record["error"]["code"], record["artifacts"]), ("failed", "bad_request", []))
+        self.assertEqual((record["status"], record["error"], record["artifacts"]), ("failed", events[-1]["error"], []))
         self.assertIn("config.epochs", record["error"]["message"])
+        self.assertFalse(os.path.exists(published + ".partial") or os.path.exists(os.path.join(published, "dataset.tar")))
+        # The same job again: the package is there, and Ray refuses a second job under the same submission id (with a
+        # 500 that says so: the workbench checks whether the job exists rather than trusting the status).
+        with self.assertRaises(RaySubmitError) as refused:
+            submit(self.head.dashboard, job, gpus=0, results=results)
+        self.assertIn("Job with submission_id awb-000002-bad already exists", str(refused.exception))
         bad = subprocess.run([sys.executable, "-m", "awb_trainer", "ray-submit", "--address", self.head.dashboard + "/nope", "--job", job],
                              cwd=helpers.ROOT, capture_output=True, text=True, timeout=60)
         self.assertEqual(bad.returncode, 1)

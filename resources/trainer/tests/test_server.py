@@ -66,7 +66,7 @@ class Uploads(ServiceTest):
         import socket
         import time
         from awb_trainer.server import RunningService, TrainerService
-        svc = RunningService(TrainerService(self.tmp.name + "-stall", TOKEN, log=False, upload_read_timeout=1.0)).start()
+        svc = RunningService(TrainerService(self.tmp.name + "-stall", TOKEN, log=False, upload_read_timeout=1.0), poll_interval=0.02).start()
         try:
             client = Client(svc.url)
             data = os.urandom(5000)

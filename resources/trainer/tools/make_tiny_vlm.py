@@ -24,8 +24,6 @@ import os
 import shutil
 import sys
 
-import torch
-
 SPECIAL = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|object_ref_start|>", "<|object_ref_end|>",
            "<|box_start|>", "<|box_end|>", "<|quad_start|>", "<|quad_end|>", "<|vision_start|>", "<|vision_end|>",
            "<|vision_pad|>", "<|image_pad|>", "<|video_pad|>"]
@@ -110,6 +108,8 @@ def build(out: str) -> None:
     config = Qwen2_5_VLConfig(text_config=text, vision_config=vision, image_token_id=ids["<|image_pad|>"],
                               video_token_id=ids["<|video_pad|>"], vision_start_token_id=ids["<|vision_start|>"],
                               vision_end_token_id=ids["<|vision_end|>"], tie_word_embeddings=False)
+    import torch
+
     torch.manual_seed(0)
     model = Qwen2_5_VLForConditionalGeneration(config).eval()
     os.makedirs(out, exist_ok=True)
@@ -135,6 +135,7 @@ def build(out: str) -> None:
 
 def check(out: str, device: str = "cpu") -> None:
     """Reload as vlm_hf.py does and run one forward pass with a small image."""
+    import torch
     import transformers
     from PIL import Image
 
@@ -155,14 +156,15 @@ def check(out: str, device: str = "cpu") -> None:
 
 
 def recipe_hash() -> str:
-    import tokenizers
-    import transformers
+    # The installed versions from the packages' metadata: importing torch and transformers to ask them costs ~5 s of CPU
+    # on every --cached call (each test process that needs the model makes one).
+    from importlib.metadata import version
 
     h = hashlib.sha256()
     for path in (os.path.abspath(__file__), CORPUS):
         with open(path, "rb") as f:
             h.update(f.read())
-    h.update(f"torch {torch.__version__} transformers {transformers.__version__} tokenizers {tokenizers.__version__}".encode())
+    h.update(f"torch {version('torch')} transformers {version('transformers')} tokenizers {version('tokenizers')}".encode())
     return h.hexdigest()[:16]
 
 
