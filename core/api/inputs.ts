@@ -194,7 +194,11 @@ export const API_INPUTS: Schemas = {
     trainer: z.string().min(1).max(64),
     policy: z.discriminatedUnion('kind', [
       // A checkpoint choice (checkpoint:<name> or a registered .json, or a bare checkpoint name), resolved by core/workbench/policy-choices.ts.
-      z.strictObject({ kind: z.literal('builtin'), init: z.string().min(1).max(300).optional() }),
+      z.strictObject({
+        kind: z.literal('builtin'),
+        // A policy's name as the lists show it (checkpoint:<name>, adapter:<checkpoint>/<app>): never a path to read elsewhere.
+        init: z.string().min(1).max(300).refine((s) => !s.startsWith('/') && !s.split(/[/\\]/).includes('..'), 'must be a policy name (e.g. checkpoint:<name>), not a path').optional(),
+      }),
       z.strictObject({ kind: z.literal('vlm'), endpoint: endpointName, baseModel: z.string().trim().min(1, 'the model the trainer loads and the endpoint serves').max(200) }),
     ]),
     split: z.string().min(1).max(100).optional(), part: z.string().min(1).max(20).optional(), limit: z.int().min(1).max(100_000).optional(),

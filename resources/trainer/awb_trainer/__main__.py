@@ -53,6 +53,11 @@ def _serve(args: argparse.Namespace) -> int:
     service = TrainerService(args.workdir, _token(args.workdir, args.token_file), gpus=args.gpus,
                              max_upload_bytes=int(args.max_upload_gib * (1 << 30)), log=not args.quiet,
                              upload_read_timeout=args.upload_read_timeout)
+    # torch is imported before listening (seconds), after the quick refusals above: /v1/health reports it, and the
+    # workbench's reachability check (on saving a profile, before a submit) gives the first health answer 3 s.
+    from .jobs import torch_info
+
+    torch_info()
     running = RunningService(service, args.host, args.port).start()
     print(f"awb-trainer listening on {running.url}", flush=True)
     done = threading.Event()
