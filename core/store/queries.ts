@@ -23,6 +23,8 @@ export const EpisodeFilterSchema = z.object({
   until: z.number().int().optional(),
   /** A substring of the instruction (case-insensitive for ASCII). */
   search: z.string().min(1).optional(),
+  /** These episodes only (a failure-taxonomy cell's episodes: core/analysis gives their ids). */
+  episodeIds: z.array(z.number().int().positive()).min(1).optional(),
   limit: z.number().int().min(1).max(1000).default(50),
   offset: z.number().int().min(0).default(0),
   order: z.enum(['newest', 'oldest']).default('newest'),
@@ -136,6 +138,8 @@ function whereOf(f: z.output<typeof EpisodeFilterSchema>): Where {
   if (f.policy !== undefined) add('e.policy = ?', false, f.policy);
   if (f.since !== undefined) add('e.started_at >= ?', false, f.since);
   if (f.until !== undefined) add('e.started_at < ?', false, f.until);
+  // One JSON parameter, so a long id list does not run into SQLite's bound-parameter limit.
+  if (f.episodeIds !== undefined) add('e.id IN (SELECT value FROM json_each(?))', false, JSON.stringify(f.episodeIds));
   if (f.search !== undefined) add(`i.instruction LIKE ? ESCAPE '\\'`, true, `%${f.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
   return w;
 }

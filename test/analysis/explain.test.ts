@@ -1,46 +1,17 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { elementLabel, flattenUiTree } from '../../core/a11y/ui-tree.js';
 import { compareRuns, explainEpisode, runFailures } from '../../core/analysis/index.js';
 import type { WorkbenchApi } from '../../core/api/api.js';
 import { channelPair, connectApi, type RemoteError } from '../../core/api/bridge.js';
 import { serveApi } from '../../core/api/serve-api.js';
 import { main } from '../../core/cli/main.js';
 import { createWorkbench } from '../../core/workbench/index.js';
-import { OraclePolicy } from '../../core/episode/policies/oracle.js';
-import type { Policy } from '../../core/episode/policy.js';
 import { createRun, openStore, type EpisodeId, type RunId, type WritableDB } from '../../core/store/index.js';
 import { device } from '../helpers/simdroid.js';
 import { recordEpisode, tempDir } from '../store/helpers.js';
+import { backInsteadOfSave } from './policies.js';
 
-/**
- * Real episodes on an in-process SimDroid, recorded in a temp store: the oracle's success and a
- * failure that goes back (twice) instead of tapping Save, then declares the task complete.
- */
-function backInsteadOfSave(): Policy {
-  const oracle = new OraclePolicy();
-  let backs = 0;
-  return {
-    name: 'back-instead-of-save',
-    start: (ctx) => oracle.start(ctx),
-    act: async (obs, ctx) => {
-      // The first Back only hides the keyboard (the same screen, as alignment sees it); the second leaves the form.
-      if (backs === 2) return { action: { action_type: 'status', goal_status: 'complete' } };
-      if (backs === 1) {
-        backs++;
-        return { action: { action_type: 'navigate_back' } };
-      }
-      const d = await oracle.act(obs, ctx);
-      const a = d?.action as { action_type?: string; index?: number } | undefined;
-      if (a?.action_type === 'click' && elementLabel(flattenUiTree(obs.tree)[a.index!]!) === 'Save') {
-        backs++;
-        return { action: { action_type: 'navigate_back' } };
-      }
-      return d;
-    },
-  };
-}
-
+/** Real episodes on an in-process SimDroid, recorded in a temp store: the oracle's success and backInsteadOfSave's failure. */
 const tmp = tempDir('awb-explain-');
 const dbPath = join(tmp.dir, 'store.db');
 const d = device();

@@ -187,6 +187,29 @@ describe('workbench end to end in Chromium', () => {
     await shot(page, 'settings');
   });
 
+  it('records a failed episode (another app, then "done") and explains it: its failure class and first divergence', async () => {
+    await page.click('[data-view="agent"]');
+    await page.getByTestId('session-start').click(); // the same task and seed as the success above
+    const state = page.getByTestId('session-state');
+    for (const [i, action] of [{ action_type: 'open_app', app_name: 'Contacts' }, { action_type: 'status', goal_status: 'complete' }].entries()) {
+      await expect.poll(() => state.getAttribute('data-state'), { timeout: 15_000 }).toBe('paused');
+      await page.getByTestId('override-json').fill(JSON.stringify(action));
+      await page.getByTestId('override-apply').click();
+      await page.getByTestId('override-pending').waitFor();
+      await page.getByTestId('session-step').click();
+      if (i === 0) await page.getByTestId('step-row-0').waitFor();
+    }
+    const result = page.getByTestId('session-result');
+    await expect.poll(() => result.getAttribute('data-status'), { timeout: 15_000 }).toBe('failure');
+    await page.getByTestId('session-open-episode').click();
+    const cls = page.getByTestId('explain-class');
+    await cls.waitFor({ timeout: 15_000 });
+    expect(await cls.getAttribute('data-class')).toBe('wrong_app');
+    expect(await page.getByTestId('explain-divergence').innerText()).toMatch(/Step 1 left every successful path/);
+    expect(await page.getByTestId('explain-failed').innerText()).toMatch(/Contacts/);
+    await page.getByTestId('replay-back').first().click();
+  });
+
   it('starts a tiny GRPO run on the Training view (Ctrl+6), charts its iterations live, and stops it', async () => {
     await page.keyboard.press('Control+6');
     await page.getByTestId('training-view').waitFor();

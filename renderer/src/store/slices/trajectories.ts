@@ -5,11 +5,13 @@ import type {
 } from '../../../../core/api/types.js';
 import type { AppState } from '../index.js';
 import { pagesFor } from '../../views/trajectories/virtual.js';
+import { createAnalysisSlice, type AnalysisSlice } from './trajectories-analysis.js';
 import { createReplaySlice, type ReplaySlice } from './trajectories-replay.js';
 
 /**
  * The Trajectories view's state: the episode table, paged lazily (only the pages the visible rows
- * fall in are fetched, and each is kept once fetched), and the replay viewer (trajectories-replay.ts).
+ * fall in are fetched, and each is kept once fetched), the replay viewer (trajectories-replay.ts) and
+ * failure analysis (trajectories-analysis.ts).
  */
 
 /** Rows per listEpisodes call: one page covers a screenful several times over, so first paint is one call. */
@@ -30,10 +32,12 @@ export interface EpisodeQuery {
   until: number | null;
   /** A substring of the instruction. */
   search: string;
+  /** A failure-taxonomy cell's episodes (the Failures panel sets it): their ids, and the cell in words for the chip. */
+  cell: { label: string; episodeIds: number[] } | null;
 }
 
 export const EMPTY_QUERY: EpisodeQuery = {
-  status: [], templateId: null, app: null, runId: null, iteration: null, policy: null, since: null, until: null, search: '',
+  status: [], templateId: null, app: null, runId: null, iteration: null, policy: null, since: null, until: null, search: '', cell: null,
 };
 
 /** The API filter for a query, with no paging and no empty keys (the input schema is strict). */
@@ -48,6 +52,7 @@ export function filterOf(q: EpisodeQuery): EpisodeFilter {
   if (q.since !== null) f.since = q.since;
   if (q.until !== null) f.until = q.until;
   if (q.search.trim()) f.search = q.search.trim();
+  if (q.cell) f.episodeIds = [...q.cell.episodeIds];
   return f;
 }
 
@@ -100,7 +105,7 @@ export interface EpisodeTableSlice {
   exportEpisodes(which: 'selection' | 'filter'): Promise<ExportResult | undefined>;
 }
 
-export type TrajectoriesSlice = EpisodeTableSlice & ReplaySlice;
+export type TrajectoriesSlice = EpisodeTableSlice & ReplaySlice & AnalysisSlice;
 
 /** The row at an index, if its page has been fetched. */
 export function episodeAt(pages: Record<number, EpisodeSummary[]>, index: number): EpisodeSummary | undefined {
@@ -151,8 +156,13 @@ const createEpisodeTableSlice = (api: WorkbenchApi): StateCreator<AppState, [], 
     exporting: false,
     lastExport: null,
 
-    // Another run's iterations are not this one's: changing the run clears the iteration.
-    setEpisodeQuery: (patch) => restart({ ...get().episodeQuery, ...(patch.runId !== undefined && !('iteration' in patch) ? { iteration: null } : {}), ...patch }),
+    // Another run's iterations and failure cells are not this one's: changing the run clears them.
+    setEpisodeQuery: (patch) => restart({
+      ...get().episodeQuery,
+      ...(patch.runId !== undefined && !('iteration' in patch) ? { iteration: null } : {}),
+      ...(patch.runId !== undefined && !('cell' in patch) ? { cell: null } : {}),
+      ...patch,
+    }),
     refreshEpisodes: async () => {
       await Promise.all([restart(get().episodeQuery), get().loadFacets()]);
     },
@@ -191,4 +201,5 @@ const createEpisodeTableSlice = (api: WorkbenchApi): StateCreator<AppState, [], 
 export const createTrajectoriesSlice = (api: WorkbenchApi): StateCreator<AppState, [], [], TrajectoriesSlice> => (...a) => ({
   ...createEpisodeTableSlice(api)(...a),
   ...createReplaySlice(api)(...a),
+  ...createAnalysisSlice(api)(...a),
 });

@@ -110,6 +110,12 @@ export function EpisodeFilters() {
             onChange={(e) => setSearch(e.target.value)}
             onKeyDown={(e) => e.key === 'Enter' && void setQuery({ search })} />
         </label>
+        {q.cell ? (
+          <span className="traj-chip active" data-testid="filter-cell" title="Episodes of one cell of the Failures table">
+            {q.cell.label} <span className="traj-chip-count">{formatCount(q.cell.episodeIds.length)}</span>{' '}
+            <button className="link" aria-label="Show every episode again" onClick={() => void setQuery({ cell: null })} data-testid="filter-cell-clear">×</button>
+          </span>
+        ) : null}
         <button className="link" disabled={!dirty} onClick={() => void setQuery(EMPTY_QUERY)} data-testid="filter-clear">Clear filters</button>
       </div>
       {problem ? <div className="traj-problem" role="alert" data-testid="filter-problem">{problem}</div> : null}

@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState, type ReactNode } from 'react';
 import type { Bounds, Trajectory } from '../../../../core/api/types.js';
 import { appStore, useApp } from '../../store/index.js';
 import { positionOf } from '../../store/slices/trajectories-replay.js';
+import { ExplainPanel } from './ExplainPanel.js';
 import { ComparePicker, CompareScreen, StepDiff } from './ComparePanel.js';
 import { formatDuration, formatTime } from './format.js';
 import { deviceSize, stepLine } from './overlay.js';
@@ -143,6 +144,7 @@ export function ReplayView() {
   return (
     <div className="replay" data-testid="replay-view">
       <Header t={t} onBack={close} />
+      <ExplainPanel t={t} />
       <div className="replay-tools">
         <ComparePicker />
         <span className="traj-spacer-x" />

@@ -3,6 +3,7 @@ import { useApp } from '../../store/index.js';
 import { formatCount } from './format.js';
 import { EpisodeFilters } from './EpisodeFilters.js';
 import { EpisodeTable, TableSummary } from './EpisodeTable.js';
+import { FailuresPanel } from './FailuresPanel.js';
 import { ReplayView } from './ReplayView.js';
 
 function ExportControls() {
@@ -55,6 +56,7 @@ export function TrajectoriesView() {
           <ExportControls />
         </div>
         <EpisodeFilters />
+        <FailuresPanel />
         <EpisodeTable />
         <div className="muted traj-hint">↑/↓ move · Enter open · Space select · click a row to replay it</div>
       </div>

@@ -1,0 +1,96 @@
+import type { StateCreator } from 'zustand';
+import type { RunFailuresView, WorkbenchApi } from '../../../../core/api/api.js';
+import type { EpisodeExplanation, FailureCell, ScreenRefView, Trajectory } from '../../../../core/api/types.js';
+import type { AppState } from '../index.js';
+import { positionOf } from './trajectories-replay.js';
+
+/**
+ * Failure analysis in the Trajectories view (docs/failure-analysis.md): the open failed episode's
+ * explanation (its class, the first divergence from the successful paths, the tree diff there) and
+ * the selected run's failure taxonomy, optionally against a second run.
+ */
+
+export interface ExplainState {
+  episodeId: number;
+  /** Null while loading (or when it failed: see error). */
+  explanation: EpisodeExplanation | null;
+  error: string | null;
+}
+
+export interface FailuresState {
+  runId: number;
+  vsRunId: number | null;
+  view: RunFailuresView | null;
+  error: string | null;
+}
+
+export interface AnalysisSlice {
+  explain: ExplainState | null;
+  /** Stored reference episodes the Explain panel shows a screen of, by id. */
+  referenceTrajectories: Record<number, Trajectory>;
+  failures: FailuresState | null;
+
+  /** Explains a failed episode, then fetches the reference's trajectory and both divergence screenshots. */
+  explainEpisode(episodeId: number): Promise<void>;
+  /** A run's failure taxonomy; with vsRunId, the instances that flipped between the two runs. */
+  loadRunFailures(runId: number, vsRunId: number | null): Promise<void>;
+  /** Filters the episode list to one taxonomy cell's episodes. */
+  showFailureCell(cell: FailureCell): Promise<void>;
+}
+
+/** The stored screenshot at one side's screen of a divergence, once that side's trajectory is known. */
+export function screenshotAt(t: Trajectory | undefined, ref: ScreenRefView | null): string | null {
+  if (!t || !ref) return null;
+  return positionOf(t, ref.final || ref.step === null ? t.steps.length : ref.step).screenshot;
+}
+
+/** A cell in words, for the list's filter chip. */
+export const cellLabel = (c: FailureCell) => `${c.class.replace(/_/g, ' ')} · ${c.templateId}${c.difficulty ? ` (${c.difficulty})` : ''}`;
+
+const describe = (e: unknown) => (e instanceof Error ? `${e.name}: ${e.message}` : String(e));
+
+export const createAnalysisSlice = (api: WorkbenchApi): StateCreator<AppState, [], [], AnalysisSlice> => (set, get) => ({
+  explain: null,
+  referenceTrajectories: {},
+  failures: null,
+
+  explainEpisode: async (episodeId) => {
+    set({ explain: { episodeId, explanation: null, error: null } });
+    let explanation: EpisodeExplanation | undefined;
+    let error: string | null = null;
+    try {
+      explanation = await api.explainEpisode({ episodeId });
+    } catch (e) {
+      error = describe(e);
+    }
+    // Another episode was opened meanwhile: its explanation is the one to keep.
+    if (get().explain?.episodeId !== episodeId) return;
+    set({ explain: { episodeId, explanation: explanation ?? null, error } });
+    const dv = explanation?.alignment?.divergence;
+    if (!dv) return;
+    const refId = dv.referenceScreen?.episodeId ?? null;
+    if (refId !== null && !(refId in get().referenceTrajectories)) {
+      const t = await get().attempt(`Open the reference episode ${refId}`, () => api.getTrajectory({ episodeId: refId }));
+      if (t) set((s) => ({ referenceTrajectories: { ...s.referenceTrajectories, [refId]: t } }));
+    }
+    const mine = get().replay?.episodeId === episodeId ? get().replay?.trajectory ?? undefined : undefined;
+    const hashes = [screenshotAt(mine, dv.failedScreen), screenshotAt(refId === null ? undefined : get().referenceTrajectories[refId], dv.referenceScreen)];
+    await Promise.all(hashes.filter((h): h is string => h !== null).map((h) => get().loadScreenshot(h)));
+  },
+
+  loadRunFailures: async (runId, vsRunId) => {
+    set({ failures: { runId, vsRunId, view: null, error: null } });
+    let view: RunFailuresView | undefined;
+    let error: string | null = null;
+    try {
+      view = await api.runFailures(vsRunId === null ? { runId } : { runId, vsRunId });
+    } catch (e) {
+      error = describe(e);
+    }
+    const cur = get().failures;
+    if (cur?.runId !== runId || cur.vsRunId !== vsRunId) return;
+    set({ failures: { runId, vsRunId, view: view ?? null, error } });
+  },
+
+  showFailureCell: (cell) => get().setEpisodeQuery({ status: [], cell: { label: cellLabel(cell), episodeIds: [...cell.episodeIds] } }),
+});
