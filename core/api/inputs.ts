@@ -197,7 +197,7 @@ export const API_INPUTS: Schemas = {
       z.strictObject({
         kind: z.literal('builtin'),
         // A policy's name as the lists show it (checkpoint:<name>, adapter:<checkpoint>/<app>): never a path to read elsewhere.
-        init: z.string().min(1).max(300).refine((s) => !s.startsWith('/') && !s.split(/[/\\]/).includes('..'), 'must be a policy name (e.g. checkpoint:<name>), not a path').optional(),
+        init: z.string().min(1).max(300).refine((s) => !s.startsWith('/') && !s.split(/[/\\]/).includes('..'), 'must be a policy name (e.g. checkpoint:<name>): names, not paths').optional(),
       }),
       z.strictObject({ kind: z.literal('vlm'), endpoint: endpointName, baseModel: z.string().trim().min(1, 'the model the trainer loads and the endpoint serves').max(200) }),
     ]),

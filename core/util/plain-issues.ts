@@ -39,7 +39,12 @@ export function shownValue(v: unknown): string {
   try {
     text = JSON.stringify(v) ?? String(v);
   } catch {
-    text = String(v);
+    // A cycle, a BigInt, or an object String() cannot convert either (no prototype, a toString that is not a function).
+    try {
+      text = String(v);
+    } catch {
+      text = Object.prototype.toString.call(v);
+    }
   }
   return text.length > 60 ? `${text.slice(0, 57)}…` : text;
 }

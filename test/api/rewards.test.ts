@@ -130,7 +130,7 @@ describe('getEpisodeRewards through the bridge', () => {
     expect(bad.issues!.map((i) => i.path)).toEqual(['components.0.weight']);
     const noCheckpoint = await refusal(api.getEpisodeRewards({ episodeId: ids.long, config: { components: [{ kind: 'progrm', weight: 1 }] } }));
     // refused by the options (checkpoint required) or, with a default checkpoint path, by the missing file
-    expect(`${noCheckpoint.name}: ${noCheckpoint.message}`).toMatch(/^(RewardConfigError|ProgRmCheckpoint\w*Error): .*checkpoint/is);
+    expect(`${noCheckpoint.name}: ${noCheckpoint.message}`).toMatch(/^(RewardConfigError|ProgRmCheckpoint\w*Error|ProgRmModelMissingError): .*checkpoint/is);
     const outside = await refusal(api.getEpisodeRewards({ episodeId: ids.long, config: { components: [{ kind: 'progrm', weight: 1, options: { checkpoint: '../x.json' } }] } }));
     expect(outside.message).toMatch(/path under the data folder, got "\.\.\/x\.json"/);
     const abs = await refusal(api.getEpisodeRewards({ episodeId: ids.long, config: { components: [{ kind: 'shepherd', weight: 1, options: { judge: { kind: 'builtin', checkpoint: '/etc/passwd' } } }] } }));

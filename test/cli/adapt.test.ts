@@ -40,7 +40,7 @@ describe('awb adapt', () => {
     [['--policy', 'x.json'], /--app is required/],
     [['--app', 'Nope', '--policy', 'x.json'], /Unknown app "Nope" for adaptation; choose one of Audio Recorder, Broccoli, Calendar, Clock/],
     [['--app', 'Clock', '--shots', 'abc'], /--shots must be a non-negative integer/],
-    [['--app', 'Clock', '--shots', '0'], /--shots: .*>=1/],
+    [['--app', 'Clock', '--shots', '0'], /--shots: .*≥ 1/],
     [['--app', 'Clock', '--rank', '0'], /--rank/],
     [['--app', 'Clock', '--iterations', '-3'], /--iterations/],
     [['--app', 'Clock', '--method', 'ppo'], /--method/],

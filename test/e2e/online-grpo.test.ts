@@ -68,7 +68,7 @@ describe.skipIf(skip !== null)('Online GRPO in the Jobs view (awb serve, real tr
     await page.getByTestId('trainer-local').waitFor({ timeout: 10_000 });
 
     const form = page.getByTestId('online-grpo');
-    await form.getByTestId('online-field-init').selectOption('warm.json');
+    await form.getByTestId('online-field-init').selectOption('checkpoint:warm.json');
     await form.getByTestId('online-field-limit').fill('2');
     await form.getByTestId('online-field-maxSteps').fill('8');
     await form.getByTestId('online-field-seed').fill('3');

@@ -25,7 +25,8 @@ describe('the workbench in a real browser: shell and connection', () => {
   it('opens with the printed URL, drops the token from the address bar and connects over the WebSocket', async () => {
     const { page } = browser;
     await page.goto(serve.url);
-    expect(page.url()).toBe(`http://127.0.0.1:${serve.port}/`);
+    // The token is gone; the hash is the deep link of the view shown (docs/ui.md, Deep links).
+    expect(page.url()).toBe(`http://127.0.0.1:${serve.port}/#/devices`);
     await page.locator('.connection.open').waitFor({ timeout: 10_000 });
     for (const v of ['devices', 'live', 'agent', 'trajectories', 'settings']) expect(await page.locator(`[data-view="${v}"]`).count()).toBe(1);
     // A reload keeps working: the cookie holds the token.

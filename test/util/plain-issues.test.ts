@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { PLAIN_ISSUES } from '../../core/util/plain-issues.js';
+import { PLAIN_ISSUES, shownValue } from '../../core/util/plain-issues.js';
 import { fieldLabel, issueSentence } from '../../renderer/src/store/issues.js';
 import { parseTrainConfig, TrainConfigError } from '../../core/rl/config.js';
 import { ApiInputError, parseInput } from '../../core/api/inputs.js';
@@ -50,5 +50,13 @@ describe('zod problems in plain words', () => {
     expect(config.message).not.toMatch(/Too small|expected number/);
     expect(() => parseInput('startEvaluation', { policy: 'p', limit: 0 })).toThrow(ApiInputError);
     expect(() => parseInput('startEvaluation', { policy: 'p', limit: 0 })).toThrow('startEvaluation: invalid input: limit: must be a whole number ≥ 1, got 0');
+  });
+
+  it('quotes any input, even one String() cannot convert (the bridge fuzz found it)', () => {
+    const bare = Object.create(null) as Record<string, unknown>;
+    bare.toJSON = () => undefined;
+    expect(shownValue(bare)).toBe('[object Object]');
+    expect(shownValue({ toString: 1, valueOf: 1, toJSON: () => undefined })).toBe('[object Object]');
+    expect(shownValue({ a: 1 })).toBe('{"a":1}');
   });
 });
