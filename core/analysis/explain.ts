@@ -70,7 +70,7 @@ export async function explainEpisode(db: ReadableDB, id: EpisodeId, o: ExplainOp
   const alignment = align(path, references);
   if (!references.length) notes.push('no successful path to align with: no stored success of this template and no oracle run');
   const classification = classifyFailure({
-    status: e.status, terminatedBy: e.terminatedBy, answer: e.answer, error: e.error,
+    status: e.status, terminatedBy: e.terminatedBy, answer: e.answer, error: e.error, instruction: t.instance.instruction,
     template: { id: t.instance.templateId, apps: t.instance.template.apps, kind: t.instance.template.kind, difficulty: t.instance.template.difficulty },
     params: t.instance.params, path, references, alignment, ...(verdict ? { verdict } : {}),
   });

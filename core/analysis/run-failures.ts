@@ -40,13 +40,13 @@ function runEpisodes(db: ReadableDB, runId: RunId): EpisodeSummary[] {
   }
 }
 
-/** The taxonomy of a run's failed and errored episodes. References default to stored successes only (no oracle runs). */
+/** The taxonomy of a run's failed and errored episodes, with the same references `explainEpisode` uses by default (stored successes, else the oracle's run), so an episode's class here is the one its explanation gives. */
 export async function runFailures(db: ReadableDB, runId: RunId, o: ReferenceOptions = {}): Promise<RunFailures> {
   const episodes = runEpisodes(db, runId);
   const failed = episodes.filter((e) => e.status === 'failure' || e.status === 'error');
   const referenceCache = new Map<string, Promise<{ references: Reference[]; notes: string[] }>>();
   const explanations: EpisodeExplanation[] = [];
-  for (const e of failed) explanations.push(await explainEpisode(db, e.id, { oracle: 'never', ...o, referenceCache }));
+  for (const e of failed) explanations.push(await explainEpisode(db, e.id, { ...o, referenceCache }));
   const byClass = Object.fromEntries(FAILURE_CLASSES.map((c) => [c, 0])) as Record<FailureClass, number>;
   const cells = new Map<string, FailureCell>();
   for (const x of explanations) {

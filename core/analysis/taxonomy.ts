@@ -15,7 +15,7 @@ import { stateKey } from './screen-state.js';
  * (a wrong app or a loop usually ends in running out of steps), the terminal symptoms last.
  */
 export const FAILURE_CLASSES = [
-  'environment_error', 'policy_error', 'invalid_actions', 'wrong_app', 'wrong_answer', 'typed_wrong_text',
+  'environment_error', 'policy_error', 'invalid_actions', 'wrong_app', 'wrong_answer', 'wrong_target', 'typed_wrong_text',
   'not_committed', 'looping', 'declared_done_early', 'out_of_steps', 'unexplained',
 ] as const;
 export type FailureClass = (typeof FAILURE_CLASSES)[number];
@@ -32,6 +32,8 @@ export interface FailureEvidence {
   terminatedBy: Termination | null;
   answer: string | null;
   error: StepError | null;
+  /** The task as the agent read it: what it names is what it may change. */
+  instruction: string;
   template: { id: string; apps: readonly string[]; kind: 'completion' | 'information_retrieval' | null; difficulty: Difficulty | null };
   params: unknown;
   path: EpisodePath;
@@ -46,6 +48,42 @@ export interface Classification { primary: FailureClass; labels: FailureLabel[] 
 type Rule = (e: FailureEvidence) => string | null;
 
 const norm = (s: string) => s.trim().toLowerCase();
+/** A found value in a checker's words, without the JSON quotes the checkers put around texts. */
+function unquote(s: string): string {
+  try {
+    const v: unknown = JSON.parse(s.trim());
+    return typeof v === 'string' ? v : s;
+  } catch {
+    return s; // a list of texts ("a", "b") or plain words
+  }
+}
+/** Digits only, leading zeros dropped: a keypad entry "828" is the "00h 08m 28s" it made. */
+const digitsOf = (s: string) => s.replace(/\D/g, '').replace(/^0+/, '');
+
+/**
+ * Conditions on something the task must leave as it was ("recipe X kept", "the 8 recordings
+ * unchanged", "file f in Download"): their subjects, when the condition failed. A subject is the
+ * quoted names in the condition (the unchanged ones excluded by `found: not "…"`), else the words
+ * between its noun and its state ("alarm 7:40 AM unchanged" → 7:40 AM); parentheses dropped.
+ */
+function brokenKeeps(v: CheckVerdict | undefined): Array<{ condition: string; subjects: string[] }> {
+  const out: Array<{ condition: string; subjects: string[] }> = [];
+  for (const c of v?.conditions ?? []) {
+    if (c.ok) continue;
+    const keep = /\b(kept|unchanged)$/.test(c.name);
+    const file = /^(file|folder) (.+) in \S+$/.exec(c.name);
+    if (!keep && !(file && c.found?.startsWith('not in'))) continue;
+    const quoted = (t: string) => [...t.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]!.replace(/\s*\(.*\)$/, ''));
+    let subjects = file ? [file[2]!] : [...quoted(c.name), ...(c.found?.startsWith('not ') ? quoted(c.found) : [])];
+    if (!subjects.length) {
+      const words = c.name.replace(/\s+(kept|unchanged)$/, '').split(' ').slice(1).join(' ');
+      // "the 8 recordings", "3 other tasks": a group, not a name.
+      if (words && !/^the\b|\bother\b/.test(words)) subjects = [words];
+    }
+    if (subjects.length) out.push({ condition: c.name, subjects });
+  }
+  return out;
+}
 
 /** Levenshtein distance over UTF-16 units (two rows). */
 function editDistance(a: string, b: string): number {
@@ -103,6 +141,18 @@ function visits(p: EpisodePath): Map<string, { first: number; returns: number; h
   return out;
 }
 
+/** Digits keyed on a keypad (taps on one-digit labels in a row, the longest run), or null. */
+function keyedDigits(p: EpisodePath): string | null {
+  let best = '';
+  let run = '';
+  for (const s of p.steps) {
+    const l = clickLabel(s);
+    run = /^\d$/.test(l) ? run + l : '';
+    if (run.length > best.length) best = run;
+  }
+  return best.length >= 2 ? best : null;
+}
+
 const clickLabel = (s: EpisodePath['steps'][number]) =>
   (s.action?.action_type === 'click' || s.action?.action_type === 'long_press') && !s.error ? s.targetLabel ?? '' : '';
 
@@ -118,22 +168,37 @@ const RULES: Record<FailureClass, Rule> = {
       ? `${bad.length} of ${e.path.steps.length} actions were invalid or impossible (${[...new Set(bad.map((s) => s.error!.name))].join(', ')})` : null;
   },
   wrong_app: (e) => {
-    const seen = new Set(e.path.steps.map((s) => appByPackage(s.foreground.package)?.name).filter((n): n is string => n !== undefined));
+    const apps = e.path.steps.map((s) => appByPackage(s.foreground.package)?.name);
+    const seen = new Set(apps.filter((n): n is string => n !== undefined));
     const missing = e.template.apps.filter((a) => !seen.has(a));
     const others = [...seen].filter((a) => !e.template.apps.includes(a));
-    return missing.length && others.length ? `never opened ${missing.join(', ')}; worked in ${others.join(', ')} instead` : null;
+    if (missing.length) return others.length ? `never opened ${missing.join(', ')}; worked in ${others.join(', ')} instead` : `never opened ${missing.join(', ')}`;
+    // It found the app, then wandered off and ended working in another one (two steps or more there).
+    let tail = 0;
+    for (let i = apps.length - 1; i >= 0 && apps[i] !== undefined && !e.template.apps.includes(apps[i]!); i--) tail++;
+    return tail >= 2 ? `left for ${apps.at(-1)} and ended there after ${tail} steps` : null;
   },
   wrong_answer: (e) => {
     const cond = e.verdict?.conditions.find((c) => !c.ok && /answer/i.test(c.name));
     if (cond) return `${cond.name}: expected ${cond.expected ?? '?'}, answered ${cond.found ?? JSON.stringify(e.answer)}`;
     return e.template.kind === 'information_retrieval' && e.answer !== null ? `answered ${JSON.stringify(e.answer)}, which the checker rejected` : null;
   },
+  wrong_target: (e) => {
+    if (e.template.kind === 'information_retrieval') return null;
+    const goal = norm(e.instruction);
+    const hit = brokenKeeps(e.verdict).find((k) => k.subjects.every((x) => !goal.includes(norm(x))));
+    return hit ? `changed ${hit.subjects.map((x) => JSON.stringify(x)).join(', ')}, which the task does not name (${hit.condition})` : null;
+  },
   typed_wrong_text: (e) => {
     const typed = typedTexts(e.path);
+    const keyed = keyedDigits(e.path);
+    const byKeypad = keyed && e.verdict?.conditions.find((c) => !c.ok && c.found !== undefined && digitsOf(c.found) === keyed.replace(/^0+/, ''));
+    if (byKeypad) return `${byKeypad.name}: keyed ${JSON.stringify(keyed)}, expected ${JSON.stringify(byKeypad.expected ?? '?')}`;
     if (!typed.length) return null;
     // The found value must be exactly what was typed: "no contact named Zoe Ito" after typing "Zoe Ito" says the record
     // is missing, and a found count of 4 is not the "4" inside a typed phone number.
-    const byVerdict = e.verdict?.conditions.find((c) => !c.ok && c.found !== undefined && c.found.trim() !== '' && typed.some((t) => norm(t) === norm(c.found!)));
+    // "no other events: found "Hackathon"" lists a record it typed that is wrong elsewhere, not wrong text.
+    const byVerdict = e.verdict?.conditions.find((c) => !c.ok && !c.name.startsWith('no ') && c.found !== undefined && c.found.trim() !== '' && typed.some((t) => norm(t) === norm(unquote(c.found!))));
     if (byVerdict) return `${byVerdict.name}: typed ${JSON.stringify(byVerdict.found)}, expected ${JSON.stringify(byVerdict.expected ?? '?')}`;
     const refTyped = e.references.filter((r) => r.level === 'exact').flatMap((r) => typedTexts(r.path));
     const expected = refTyped.length ? refTyped : paramTexts(e.params).flatMap((p) => [p, ...p.split(/\s+/)]);

@@ -46,7 +46,7 @@ function evidence(p: EpisodePath, over: Partial<FailureEvidence> = {}): FailureE
   const references = over.references ?? refs;
   return {
     status: 'failure', terminatedBy: 'status', answer: null, error: null,
-    template: { id: 'ContactsAddContact', apps: ['Contacts'], kind: 'completion', difficulty: 'easy' },
+    template: { id: 'ContactsAddContact', apps: ['Contacts'], kind: 'completion', difficulty: 'easy' }, instruction: 'Add a contact Zoe Ito, 771-226-2741.',
     params: { name: 'Zoe Ito', number: '771-226-2741' }, path: p, references, alignment: align(p, references), ...over,
   };
 }
@@ -75,6 +75,33 @@ describe('the failure taxonomy: one constructed episode per class', () => {
     const c = classifyFailure(evidence(p));
     expect(c.primary).toBe('wrong_app');
     expect(c.labels[0]!.why).toBe('never opened Contacts; worked in Settings instead');
+    // Never opening it at all is the same failure.
+    expect(classifyFailure(evidence(path('f', [step(0, HOME, { action_type: 'wait' }), step(0, HOME, done)], HOME))).labels[0])
+      .toEqual({ class: 'wrong_app', why: 'never opened Contacts' });
+  });
+
+  it('wrong_app: found the app, then left for another one and ended working there', () => {
+    const p = path('f', [
+      step(0, HOME, { action_type: 'open_app', app_name: 'Contacts' }), step(0, LIST, { action_type: 'open_app', app_name: 'Settings' }),
+      step(0, SETTINGS_MAIN, tap('Network & internet'), { targetLabel: 'Network & internet' }), step(0, SETTINGS_MAIN, done),
+    ], SETTINGS_MAIN);
+    expect(classifyFailure(evidence(p)).labels[0]).toEqual({ class: 'wrong_app', why: 'left for Settings and ended there after 2 steps' });
+    // One step elsewhere at the end is not enough.
+    const brief = path('f', [step(0, HOME, { action_type: 'open_app', app_name: 'Contacts' }), step(0, LIST, { action_type: 'open_app', app_name: 'Settings' }), step(0, SETTINGS_MAIN, done)], SETTINGS_MAIN);
+    expect(primary(evidence(brief))).toBe('declared_done_early');
+  });
+
+  it('wrong_target: a record the task does not name was changed or removed (from the checker\'s kept/unchanged conditions)', () => {
+    const p = path('f', [step(0, HOME, { action_type: 'open_app', app_name: 'Contacts' }), step(0, LIST, tap('Delete'), { targetLabel: 'Delete' }), step(0, LIST, done)], LIST);
+    const instruction = 'Delete the contact Zoe Ito.';
+    const verdict = (...conditions: Array<{ name: string; found: string; expected?: string }>) => ({ ok: false, conditions: conditions.map((c) => ({ ok: false, expected: 'kept', ...c })) });
+    const c = classifyFailure(evidence(p, { instruction, verdict: verdict({ name: 'the 3 other contacts unchanged', expected: 'all 3', found: 'not "Umar Xu (no contact named Umar Xu)"' }) }));
+    expect(c.labels[0]).toEqual({ class: 'wrong_target', why: 'changed "Umar Xu", which the task does not name (the 3 other contacts unchanged)' });
+    expect(primary(evidence(p, { instruction: 'Delete the 7:45 AM alarm.', verdict: verdict({ name: 'alarm 7:40 AM unchanged', found: 'no alarm 7:40 AM' }) }))).toBe('wrong_target');
+    expect(primary(evidence(p, { instruction: 'Delete all .jpg files in Download.', verdict: verdict({ name: 'file notes.docx in Download', expected: '12 bytes', found: 'not in Download' }) }))).toBe('wrong_target');
+    // The task's own target failing its condition is not a wrong target.
+    expect(primary(evidence(p, { instruction: 'Move notes.docx to Music.', verdict: verdict({ name: 'file notes.docx in Music', expected: '12 bytes', found: 'not in Music' }) }))).toBe('declared_done_early');
+    expect(primary(evidence(p, { instruction, verdict: verdict({ name: 'recipe "Zoe Ito" kept', found: 'no recipe "Zoe Ito"' }) }))).toBe('declared_done_early');
   });
 
   it('wrong_answer: an information task answered wrongly (the checker\'s condition when stored)', () => {
@@ -96,6 +123,16 @@ describe('the failure taxonomy: one constructed episode per class', () => {
     expect(c.labels[0]!.why).toBe('typed "771-226-2714" where the successful path typed "771-226-2741"');
     // Without a successful path, the instance's parameters say what to type.
     expect(primary(evidence(p, { references: [] }))).toBe('typed_wrong_text');
+  });
+
+  it('typed_wrong_text: the checker found exactly what was typed (quoted, as checkers show texts), or what was keyed on a keypad', () => {
+    const p = path('f', [step(0, HOME, { action_type: 'open_app', app_name: 'Contacts' }), step(0, FORM, type('Spiralize')), step(0, FORM, done)], FORM);
+    const verdict = { ok: false, conditions: [{ name: 'other recipes', ok: false, expected: 'none', found: '"Spiralize", "Pesto"' }, { name: 'recipe ingredients', ok: false, expected: '"3 zucchini"', found: '"Spiralize"' }] };
+    expect(classifyFailure(evidence(p, { references: [], verdict })).labels[0]).toEqual({ class: 'typed_wrong_text', why: 'recipe ingredients: typed "\\"Spiralize\\"", expected "\\"3 zucchini\\""' });
+    const keys = ['8', '2', '8'].map((k) => step(0, FORM, tap(k), { targetLabel: k }));
+    const keyed = path('f', [step(0, HOME, { action_type: 'open_app', app_name: 'Contacts' }), ...keys, step(0, FORM, done)], FORM);
+    const timer = { ok: false, conditions: [{ name: 'timer keypad shows 00h 28m 32s', ok: false, expected: '00h 28m 32s', found: '"00h 08m 28s"' }] };
+    expect(classifyFailure(evidence(keyed, { references: [], verdict: timer })).labels[0]).toEqual({ class: 'typed_wrong_text', why: 'timer keypad shows 00h 28m 32s: keyed "828", expected "00h 28m 32s"' });
   });
 
   it('not_committed: reached the screen where the success tapped Save, never tapped it', () => {
@@ -139,7 +176,7 @@ describe('the failure taxonomy: one constructed episode per class', () => {
   });
 
   it('unexplained: nothing matched, and it says how the episode ended', () => {
-    const c = classifyFailure(evidence(path('f', [step(0, HOME, { action_type: 'wait' })], HOME), { terminatedBy: 'policy_done' }));
+    const c = classifyFailure(evidence(path('f', [step(0, LIST, { action_type: 'wait' })], LIST), { terminatedBy: 'policy_done' }));
     expect(c).toEqual({ primary: 'unexplained', labels: [{ class: 'unexplained', why: 'no rule matched (failure, ended by policy_done)' }] });
     expect(FAILURE_CLASSES.at(-1)).toBe('unexplained');
   });

@@ -113,7 +113,7 @@ export const MarkorAddTodoItem = defineTask({
     for (const n of p.others) await writeNote(device, n.name, n.text);
     await writeNote(device, 'todo.txt', p.items.join('\n'), { ageMinutes: 120 });
   },
-  check: async (device, p) => treeVerdict(await notebookTree(device), treeOf([...p.others, { name: 'todo.txt', text: '' }]), {
+  check: async (device, p) => treeVerdict(await notebookTree(device), treeOf([...p.others, { name: 'todo.txt', text: [...p.items, p.item].join('\n') }]), {
     'todo.txt': (t) => sameTasks(t, [...p.items, p.item]),
   }),
   subgoals: (p) => [

@@ -92,7 +92,8 @@ export function sameTypedText(actual: string | null | undefined, expected: strin
 
 /**
  * The notebook holds exactly these entries: every expected path is there with its text (exactly,
- * or per `matches` for the ones the agent wrote) and nothing else exists. `null` expects a folder.
+ * or per `matches` for the ones the agent wrote, whose text here is only what the reasons show as
+ * expected) and nothing else exists. `null` expects a folder.
  */
 export function treeIs(actual: NotebookTree, expected: NotebookTree, matches: Record<string, (text: string | null) => boolean> = {}): boolean {
   return treeVerdict(actual, expected, matches).ok;

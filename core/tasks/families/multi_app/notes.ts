@@ -71,7 +71,7 @@ export const CalendarAgendaToMarkor = defineTask({
     await clearMarkor(device);
     for (const n of p.notes) await writeNote(device, n.name, n.text);
   },
-  check: async (device, p) => treeVerdict(await notebookTree(device), treeOf([...p.notes, { name: p.file, text: '' }]), {
+  check: async (device, p) => treeVerdict(await notebookTree(device), treeOf([...p.notes, { name: p.file, text: p.titles.join('\n') }]), {
     [p.file]: (text) => sameLines(lines(text), p.titles),
   }),
   subgoals: (p) => [calendarOpen, dayOpen(p.day), markorOpen, documentOpen(p.file), noteWritten(p.file, (t) => sameLines(lines(t), p.titles))],
@@ -165,7 +165,7 @@ export const RecipeIngredientsToMarkor = defineTask({
     await clearMarkor(device);
     for (const n of p.notes) await writeNote(device, n.name, n.text);
   },
-  check: async (device, p) => treeVerdict(await notebookTree(device), treeOf([...p.notes, { name: p.file, text: '' }]), {
+  check: async (device, p) => treeVerdict(await notebookTree(device), treeOf([...p.notes, { name: p.file, text: p.ingredients.join('\n') }]), {
     [p.file]: (text) => sameSet(lines(text), p.ingredients),
   }),
   subgoals: (p) => [broccoliOpen, detailsOpen(p.title), markorOpen, documentOpen(p.file), noteWritten(p.file, (t) => sameSet(lines(t), p.ingredients))],
