@@ -105,7 +105,7 @@ export function rowFor(rows: readonly TaskRecord[], title: string): TaskRecord |
 }
 
 /** A row still holds exactly what was seeded (and is not deleted). */
-export function matchesSeed(r: TaskRecord | undefined, s: SeedTask): boolean {
+function matchesSeed(r: TaskRecord | undefined, s: SeedTask): boolean {
   return r !== undefined && r.deleted === 0 && r.title === s.title && norm(r.notes) === norm(s.notes)
     && r.importance === s.importance && r.dueDate === s.dueDate && (r.completed > 0) === s.completed;
 }
