@@ -32,6 +32,14 @@ export function allOf(...parts: ReadonlyArray<CheckVerdict | CheckCondition | re
   return verdictOf(parts.flatMap((p) => (Array.isArray(p) ? p : 'conditions' in p ? p.conditions : [p as CheckCondition])));
 }
 
+/**
+ * Whether a verdict (or a checker's list of conditions) holds: the yes/no a subgoal or milestone
+ * reads, so it judges with the checker's own conditions rather than a second copy of them.
+ */
+export function met(v: CheckVerdict | readonly CheckCondition[]): boolean {
+  return 'conditions' in v ? v.ok : v.every((c) => c.ok);
+}
+
 /** The first condition that failed, the short reason an episode list shows. */
 export function firstFailed(v: CheckVerdict | undefined): CheckCondition | undefined {
   return v?.conditions.find((c) => !c.ok);

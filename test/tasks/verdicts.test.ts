@@ -3,7 +3,7 @@ import { resetForTask } from '../../core/episode/runner.js';
 import { instantiate } from '../../core/tasks/instance.js';
 import { getTemplate } from '../../core/tasks/registry.js';
 import type { EpisodeOutcome } from '../../core/tasks/task.js';
-import { firstFailed, type CheckCondition } from '../../core/tasks/verdict.js';
+import { firstFailed, holds, met, verdictOf, type CheckCondition } from '../../core/tasks/verdict.js';
 import { device } from '../helpers/simdroid.js';
 
 /**
@@ -75,5 +75,13 @@ describe('checker verdicts say why a wrong end state fails', () => {
     const c = firstFailed(verdict);
     expect(c, JSON.stringify(verdict)).toBeDefined();
     failed(c!, inst.params);
+  });
+});
+
+describe('subgoals read a checker through met', () => {
+  it('holds exactly when every condition does, for a verdict or a list of conditions', () => {
+    const held = holds('a', true);
+    const failed = holds('b', false);
+    expect([met(verdictOf([held])), met(verdictOf([held, failed])), met([held]), met([failed, held]), met([])]).toEqual([true, false, true, false, true]);
   });
 });

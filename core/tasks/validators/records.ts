@@ -1,20 +1,5 @@
 import { condition, holds, listed, type CheckCondition } from '../verdict.js';
 
-/**
- * Matching expected records against stored ones as a multiset: each expected record takes one
- * distinct stored record that `same` accepts. Checkers use it to say "these are all still there,
- * unchanged" and then look at what is left (the agent's additions).
- */
-export function withoutMatches<A, E>(actual: readonly A[], expected: readonly E[], same: (a: A, e: E) => boolean): A[] | null {
-  const left = [...actual];
-  for (const e of expected) {
-    const i = left.findIndex((a) => same(a, e));
-    if (i < 0) return null;
-    left.splice(i, 1);
-  }
-  return left;
-}
-
 /** One field of a record in words: what the expected record says and what a stored one holds. */
 export interface RecordField<A, E> {
   name: string;
@@ -60,9 +45,9 @@ export function missingRecord<A, E>(kind: RecordKind<A, E>, left: readonly A[], 
 }
 
 /**
- * Each expected record matched to a distinct stored one exactly as `withoutMatches` does (same
- * greedy order, so the verdict is the same): a held condition per match, the reasons of
- * `missingRecord` per miss; `left` is what no expected record took.
+ * Matching expected records against stored ones as a multiset: each expected record, in order,
+ * takes the first distinct stored record `kind.same` accepts (a held condition), or gets the
+ * reasons of `missingRecord`; `left` is what no expected record took (the agent's additions).
  */
 export function matchRecords<A, E>(kind: RecordKind<A, E>, actual: readonly A[], expected: readonly E[], state: string): { conditions: CheckCondition[]; left: A[] } {
   const left = [...actual];
@@ -86,7 +71,7 @@ export function noOthers<A>(kind: Pick<RecordKind<A, never>, 'noun' | 'labelOf'>
 
 /**
  * The stored records are exactly the expected ones (a multiset, nothing more): the conditions of
- * `matchRecords` and `noOthers`. All hold exactly when `withoutMatches` leaves nothing.
+ * `matchRecords` and `noOthers`.
  */
 export function exactRecords<A, E>(kind: RecordKind<A, E>, actual: readonly A[], expected: readonly E[], state: string): CheckCondition[] {
   const { conditions, left } = matchRecords(kind, actual, expected, state);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { recordKind, withoutMatches, type RecordField } from '../../validators/records.js';
+import { recordKind, type RecordField } from '../../validators/records.js';
 import { monthNumber } from '../../../util/calendar-names.js';
 import type { Action } from '../../../actions/schema.js';
 import type { Rng } from '../../../util/rng.js';
@@ -76,43 +76,32 @@ export function dayText(d: DateParts): string {
 
 export const sameText = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
 
-/** The stored event is exactly this one: same title, times, location, description and all-day flag. */
-export function isEvent(s: StoredEvent, e: EventParam): boolean {
-  return sameText(s.title, e.title) && s.start === e.start && s.end === e.end && sameText(s.location, e.location)
-    && sameText(s.description, e.description) && s.allDay === e.allDay;
-}
-
-/** A time as the checker's reasons write it: "2024-03-05 14:30" (device time, UTC). */
-export const when = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
+/** A time as the checker's reasons write it: "2024-03-05 14:30" (device time, UTC), with seconds when it has any. */
+export const when = (ms: number) => new Date(ms).toISOString().slice(0, ms % 60_000 === 0 ? 16 : 19).replace('T', ' ');
 
 type EventField = RecordField<StoredEvent, EventParam>;
 const textField = (name: 'title' | 'location' | 'description'): EventField => ({
   name, got: (s) => JSON.stringify(s[name]), want: (e) => JSON.stringify(e[name]), same: (s, e) => sameText(s[name], e[name]),
 });
-/** The fields `isEvent` compares, in words. */
+/** An event's fields as checkers compare them (text without case or outer spaces, times exactly), in words. */
 export const EVENT_FIELDS = {
   title: textField('title'),
-  start: { name: 'start', got: (s) => when(s.start), want: (e) => when(e.start) },
-  end: { name: 'end', got: (s) => when(s.end), want: (e) => when(e.end) },
+  start: { name: 'start', got: (s) => when(s.start), want: (e) => when(e.start), same: (s, e) => s.start === e.start },
+  end: { name: 'end', got: (s) => when(s.end), want: (e) => when(e.end), same: (s, e) => s.end === e.end },
   location: textField('location'),
   description: textField('description'),
-  allDay: { name: 'all-day', got: (s) => (s.allDay ? 'yes' : 'no'), want: (e) => (e.allDay ? 'yes' : 'no') },
+  allDay: { name: 'all-day', got: (s) => (s.allDay ? 'yes' : 'no'), want: (e) => (e.allDay ? 'yes' : 'no'), same: (s, e) => s.allDay === e.allDay },
 } satisfies Record<string, EventField>;
 
 /** Events compared on these fields (title first: an event's identity), labelled by title. */
 export function eventKind(fields: readonly [EventField, ...EventField[]]) {
   return recordKind<StoredEvent, EventParam>('event', (e) => JSON.stringify(e.title), (s) => s.title, fields);
 }
-/** An event exactly as `isEvent` compares it. */
+/** An event exactly: same title, times, location, description and all-day flag. */
 export const EVENT = eventKind([EVENT_FIELDS.title, EVENT_FIELDS.start, EVENT_FIELDS.end, EVENT_FIELDS.location, EVENT_FIELDS.description, EVENT_FIELDS.allDay]);
 
-/**
- * Matches each expected event to a distinct stored one; returns the stored events left over, or
- * null when an expected event is missing or was changed.
- */
-export function withoutExpected(stored: readonly StoredEvent[], expected: readonly EventParam[]): StoredEvent[] | null {
-  return withoutMatches(stored, expected, isEvent);
-}
+/** The stored event is exactly this one (as `EVENT` compares them). */
+export const isEvent = (s: StoredEvent, e: EventParam): boolean => EVENT.same(s, e);
 
 // ------------------------------------------------------------------ oracle moves
 

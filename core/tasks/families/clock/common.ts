@@ -98,20 +98,13 @@ export async function readAlarms(device: Device): Promise<AlarmSpec[]> {
 
 export const alarmKey = (a: AlarmSpec) => `${a.hour}:${a.minutes}:${a.enabled ? 1 : 0}:${a.days}:${a.label}`;
 
-/** The same alarms, in any order (ids may change if an alarm was re-created identically). */
-export function sameAlarms(actual: readonly AlarmSpec[], expected: readonly AlarmSpec[]): boolean {
-  const a = actual.map(alarmKey).sort();
-  const b = expected.map(alarmKey).sort();
-  return a.length === b.length && a.every((k, i) => k === b[i]);
-}
-
 /** The days an alarm repeats on, Monday first ("Mon, Wed"), or "never". */
 export function repeatWords(mask: number): string {
   const names = [1, 2, 3, 4, 5, 6, 0].filter((i) => (mask & DAY_BITS[i]!) !== 0).map((i) => DAY_NAMES[i]!.slice(0, 3));
   return names.length ? names.join(', ') : 'never';
 }
 
-/** Alarms in words for a checker's reasons; two are the same when `alarmKey` is (as `sameAlarms`). */
+/** Alarms in words for a checker's reasons; two are the same when `alarmKey` is. */
 export const ALARM: RecordKind<AlarmSpec, AlarmSpec> = {
   noun: 'alarm',
   label: alarmTime,
@@ -131,7 +124,10 @@ export function alarmsAtCondition(time: { hour: number; minutes: number }, at: r
   return condition(`${want === 0 ? 'no alarm' : 'one alarm'} at ${alarmTime(time)}`, words(want), words(at.length));
 }
 
-/** The reasons of `sameAlarms(rest, others)`: each other alarm unchanged, no other alarm. */
+/**
+ * The same alarms as `others`, in any order (ids may change if an alarm was re-created identically):
+ * each other alarm unchanged, no other alarm.
+ */
 export function otherAlarmsKept(rest: readonly AlarmSpec[], others: readonly AlarmSpec[]): CheckCondition[] {
   return exactRecords(ALARM, rest, others, 'unchanged');
 }

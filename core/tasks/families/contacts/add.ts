@@ -3,7 +3,7 @@ import { emailFor } from '../../../seed-data/people.js';
 import { randomCompanies } from '../../../seed-data/companies.js';
 import { launch } from '../../oracle.js';
 import { defineTask, type Subgoal, type TaskTemplate } from '../../task.js';
-import { contactCount, contactHas, contactsKept, hasExactly, listContacts, normalizeName, withName, type ContactRecord } from './contacts-db.js';
+import { contactCount, contactHas, contactsKept, listContacts, normalizeName, withName, type ContactRecord } from './contacts-db.js';
 import { holds, listed, verdictOf, type CheckCondition } from '../../verdict.js';
 import { contactsOpen, createContact, drawPeople, editorOpen, PersonSchema, seedContacts, typed, writtenPhone, type PersonP } from './common.js';
 
@@ -118,7 +118,7 @@ export const AddMultipleContacts = defineTask({
     name: 'every contact saved',
     check: async ({ device }) => {
       const list = await listContacts(device);
-      return p.people.every((x) => hasExactly(list, x.name, x.phone));
+      return p.people.every((x) => contactHas(list, x.name, x.phone).ok);
     },
   }],
   *oracle(p, ui) {

@@ -113,8 +113,8 @@ export function withName(list: readonly ContactRecord[], name: string): ContactR
   return list.filter((c) => normalizeName(c.name) === normalizeName(name));
 }
 
-/** Exactly one contact has this name, and its only number is this one. */
-export function hasExactly(list: readonly ContactRecord[], name: string, phone: string): boolean {
+/** Exactly one contact has this name, and its only number is this one (the test of `contactHas`). */
+function hasExactly(list: readonly ContactRecord[], name: string, phone: string): boolean {
   const found = withName(list, name);
   return found.length === 1 && found[0]!.phones.length === 1 && normalizePhone(found[0]!.phones[0]!) === normalizePhone(phone);
 }

@@ -1,15 +1,12 @@
 import { z } from 'zod';
-import { randomExpenses, type ExpenseDraft } from '../../../seed-data/expenses.js';
+import { randomExpenses } from '../../../seed-data/expenses.js';
 import { launch } from '../../oracle.js';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { addExpense, APP, entryOpen, expenseOpen, typed } from './common.js';
-import { EXACT_EXPENSE, expenseKind, listExpenses, resetExpenses, rowMatches, withoutExact, type ExpenseRow } from './expense-db.js';
+import { EXACT_EXPENSE, listExpenses, LOOSE_EXPENSE, resetExpenses, type ExpenseRow } from './expense-db.js';
 import { describe, Draft } from './params.js';
-import { verdictOf } from '../../verdict.js';
+import { met, verdictOf } from '../../verdict.js';
 import { keptThenWanted } from '../../validators/records.js';
-
-/** A new row: name, amount, category and note as asked (date free). */
-const ADDED = expenseKind(rowMatches, { loose: true });
 
 /**
  * Adding expenses (AndroidWorld's ExpenseAddSingle / ExpenseAddMultiple): the table starts with
@@ -19,18 +16,8 @@ const ADDED = expenseKind(rowMatches, { loose: true });
 const Params = z.object({ targets: z.array(Draft).min(1).max(3), noise: z.array(Draft) });
 type P = z.infer<typeof Params>;
 
-/** Every target matched by its own new row, and nothing else new. */
-export function addedExactly(rows: readonly ExpenseRow[], noise: readonly ExpenseDraft[], targets: readonly ExpenseDraft[]): boolean {
-  const added = withoutExact(rows, noise);
-  if (!added || added.length !== targets.length) return false;
-  const left = [...added];
-  for (const t of targets) {
-    const i = left.findIndex((r) => rowMatches(r, t));
-    if (i < 0) return false;
-    left.splice(i, 1);
-  }
-  return true;
-}
+/** The noise untouched, every target matched by its own new row, and nothing else new. */
+const addedConditions = (rows: readonly ExpenseRow[], p: P) => keptThenWanted(rows, EXACT_EXPENSE, p.noise, LOOSE_EXPENSE, p.targets, 'added');
 
 function addTask(o: { id: string; count: [number, number]; difficulty: 'medium' | 'hard'; maxSteps: number }): TaskTemplate<P> {
   const single = o.count[1] === 1;
@@ -54,14 +41,14 @@ function addTask(o: { id: string; count: [number, number]; difficulty: 'medium' 
       ? `Add the following expense in Pro Expense: ${describe(p.targets[0]!)}.`
       : `Add the following expenses in Pro Expense:\n${p.targets.map((t, i) => `${i + 1}. ${describe(t)}`).join('\n')}`,
     initialize: async (device, p) => resetExpenses(device, p.noise),
-    check: async (device, p) => verdictOf(keptThenWanted(await listExpenses(device), EXACT_EXPENSE, p.noise, ADDED, p.targets, 'added')),
+    check: async (device, p) => verdictOf(addedConditions(await listExpenses(device), p)),
     subgoals: (p) => [
       expenseOpen,
       entryOpen,
       typed('name', p.targets[0]!.name),
       {
         name: single ? 'expense saved' : 'all expenses saved',
-        check: async ({ device }) => addedExactly(await listExpenses(device), p.noise, p.targets),
+        check: async ({ device }) => met(addedConditions(await listExpenses(device), p)),
       },
     ],
     *oracle(p, ui) {

@@ -3,9 +3,9 @@ import { randomExpenseTime, randomExpenses } from '../../../seed-data/expenses.j
 import { OracleError, screenSummary } from '../../oracle.js';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { deleteFromDetail, detailOpen, expenseOpen, findExpense, logsOpen, openLogs, selectionMode, shownExpenses } from './common.js';
-import { exactlyVerdict, holdsExactly, plainDollars, resetExpenses } from './expense-db.js';
+import { exactlyVerdict, plainDollars, resetExpenses } from './expense-db.js';
 import { Draft } from './params.js';
-import { verdictOf } from '../../verdict.js';
+import { met, verdictOf } from '../../verdict.js';
 
 /**
  * Deleting expenses (AndroidWorld's ExpenseDeleteSingle / ExpenseDeleteMultiple /
@@ -39,7 +39,7 @@ function deleteTask(o: { id: string; targets: number; noise: [number, number]; d
       expenseOpen,
       logsOpen,
       single ? detailOpen : selectionMode,
-      { name: single ? 'expense deleted' : 'expenses deleted', check: async ({ device }) => holdsExactly(device, p.noise) },
+      { name: single ? 'expense deleted' : 'expenses deleted', check: async ({ device }) => met(await exactlyVerdict(device, p.noise)) },
     ],
     *oracle(p, ui) {
       yield* openLogs(ui);
@@ -99,7 +99,7 @@ export const DeleteDuplicates = defineTask({
     expenseOpen,
     logsOpen,
     detailOpen,
-    { name: 'one duplicate deleted', check: async ({ device }) => holdsExactly(device, [...p.noise, p.near, p.target]) },
+    { name: 'one duplicate deleted', check: async ({ device }) => met(await exactlyVerdict(device, [...p.noise, p.near, p.target])) },
   ],
   *oracle(p, ui) {
     yield* openLogs(ui);

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { dollars, EXPENSE_CATEGORY_IDS, randomExpenses } from '../../../seed-data/expenses.js';
+import { dollars, randomExpenses } from '../../../seed-data/expenses.js';
 import { scrollTo } from '../../oracle.js';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { detailOpen, expenseOpen, findExpense, logsOpen, openLogs, typed } from './common.js';
-import { EXACT_EXPENSE, expenseKind, listExpenses, plainDollars, resetExpenses, withoutExact, type ExpenseRow } from './expense-db.js';
+import { EXACT_EXPENSE, expenseKind, listExpenses, plainDollars, resetExpenses, type ExpenseRow } from './expense-db.js';
 import { Draft } from './params.js';
-import { verdictOf } from '../../verdict.js';
+import { met, verdictOf } from '../../verdict.js';
 import { keptThenWanted } from '../../validators/records.js';
 
 /**
@@ -16,16 +16,10 @@ const Params = z.object({ target: Draft, amount: z.int().positive(), noise: z.ar
 type P = z.infer<typeof Params>;
 
 /** The edited row: the new amount, everything else (creation date included) as it was. */
-const EDITED = expenseKind((r, e) => r.name === e.name && r.amount === e.amount && r.category === EXPENSE_CATEGORY_IDS[e.category]
-  && r.note === e.note && r.created_date === e.date, { dates: 'created' });
+const EDITED = expenseKind({ dates: 'created' });
 
-function edited(rows: readonly ExpenseRow[], p: P): boolean {
-  const left = withoutExact(rows, p.noise);
-  if (!left || left.length !== 1) return false;
-  const r = left[0]!;
-  return r.name === p.target.name && r.amount === p.amount && r.category === EXPENSE_CATEGORY_IDS[p.target.category]
-    && r.note === p.target.note && r.created_date === p.target.date;
-}
+/** The noise untouched, the target edited as asked, nothing else changed or new. */
+const editedConditions = (rows: readonly ExpenseRow[], p: P) => keptThenWanted(rows, EXACT_EXPENSE, p.noise, EDITED, [{ ...p.target, amount: p.amount }], 'edited');
 
 export const EditAmount = defineTask({
   id: 'ExpenseEditAmount',
@@ -43,14 +37,14 @@ export const EditAmount = defineTask({
   },
   instruction: (p) => `In Pro Expense, change the amount of the expense ${p.target.name} to ${dollars(p.amount)}.`,
   initialize: async (device, p) => resetExpenses(device, [...p.noise, p.target].sort((a, b) => a.date - b.date)),
-  check: async (device, p) => verdictOf(keptThenWanted(await listExpenses(device), EXACT_EXPENSE, p.noise, EDITED, [{ ...p.target, amount: p.amount }], 'edited')),
+  check: async (device, p) => verdictOf(editedConditions(await listExpenses(device), p)),
   subgoals: (p) => [
     expenseOpen,
     logsOpen,
     detailOpen,
     { name: 'update form open', check: async ({ obs }) => obs.elements.some((e) => e.node.text === 'Update Data') },
     typed('new amount', plainDollars(p.amount)),
-    { name: 'amount updated', check: async ({ device }) => edited(await listExpenses(device), p) },
+    { name: 'amount updated', check: async ({ device }) => met(editedConditions(await listExpenses(device), p)) },
   ],
   *oracle(p, ui) {
     yield* openLogs(ui);

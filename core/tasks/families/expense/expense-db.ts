@@ -1,5 +1,5 @@
 import type { Device } from '../../../device/device.js';
-import { exactRecords, withoutMatches, type RecordField, type RecordKind } from '../../validators/records.js';
+import { exactRecords, recordKind, type RecordField, type RecordKind } from '../../validators/records.js';
 import type { CheckCondition } from '../../verdict.js';
 import { EXPENSE_CATEGORY_IDS, EXPENSE_CATEGORY_NAMES, type ExpenseDraft } from '../../../seed-data/expenses.js';
 import { sqlExec, sqlInsert, sqlNumber, sqlObjects, sqlText } from '../../validators/sqlite.js';
@@ -54,31 +54,6 @@ export async function resetExpenses(device: Device, rows: readonly ExpenseDraft[
 
 const norm = (s: string | null | undefined) => (s ?? '').trim().toLowerCase();
 
-/** A stored row holds the draft's name, amount, category and note (free text compared loosely). */
-export function rowMatches(row: ExpenseRow, e: ExpenseDraft): boolean {
-  return norm(row.name) === norm(e.name) && row.amount === e.amount && row.category === EXPENSE_CATEGORY_IDS[e.category] && norm(row.note) === norm(e.note);
-}
-
-/** A stored row is exactly the inserted draft, dates included (an untouched record). */
-export function rowIsExactly(row: ExpenseRow, e: ExpenseDraft): boolean {
-  return row.name === e.name && row.amount === e.amount && row.category === EXPENSE_CATEGORY_IDS[e.category] && row.note === e.note
-    && row.created_date === e.date && row.modified_date === e.date;
-}
-
-/**
- * Removes one exactly-equal row per expected draft; returns the rows left over, or null when an
- * expected draft is missing (deleted or changed).
- */
-export function withoutExact(rows: readonly ExpenseRow[], expected: readonly ExpenseDraft[]): ExpenseRow[] | null {
-  return withoutMatches(rows, expected, rowIsExactly);
-}
-
-/** The table holds exactly these drafts (as a multiset), nothing more. */
-export async function holdsExactly(device: Device, expected: readonly ExpenseDraft[]): Promise<boolean> {
-  const left = withoutExact(await listExpenses(device), expected);
-  return left !== null && left.length === 0;
-}
-
 /** "123.45" for cents, the way answers and the amount field write money. */
 export function plainDollars(cents: number): string {
   return (cents / 100).toFixed(2);
@@ -89,29 +64,35 @@ const day = (ms: number) => new Date(ms).toISOString();
 const quoted = (s: string | null) => (s === null ? 'none' : JSON.stringify(s));
 
 /**
- * Expense rows in words for a checker's reasons: `loose` compares name and note without case or
- * outer spaces (rowMatches); `dates` says which stored dates must equal the draft's date.
+ * Expense rows as a checker compares them, with words for its reasons: name, amount, category and
+ * note; `loose` compares name and note without case or outer spaces; `dates` says which stored
+ * dates must equal the draft's date. A row is the draft when every field matches.
  */
-export function expenseKind(same: (r: ExpenseRow, e: ExpenseDraft) => boolean, o: { loose?: boolean; dates?: 'both' | 'created' | 'none' } = {}): RecordKind<ExpenseRow, ExpenseDraft> {
+export function expenseKind(o: { loose?: boolean; dates?: 'both' | 'created' | 'none' } = {}): RecordKind<ExpenseRow, ExpenseDraft> {
   const text = (got: (r: ExpenseRow) => string | null, want: (e: ExpenseDraft) => string, name: string): RecordField<ExpenseRow, ExpenseDraft> => ({
-    name, got: (r) => quoted(got(r)), want: (e) => quoted(want(e)), ...(o.loose ? { same: (r: ExpenseRow, e: ExpenseDraft) => norm(got(r)) === norm(want(e)) } : {}),
+    name, got: (r) => quoted(got(r)), want: (e) => quoted(want(e)),
+    same: o.loose ? (r, e) => norm(got(r)) === norm(want(e)) : (r, e) => got(r) === want(e),
+  });
+  const date = (name: string, got: (r: ExpenseRow) => number): RecordField<ExpenseRow, ExpenseDraft> => ({
+    name, got: (r) => day(got(r)), want: (e) => day(e.date), same: (r, e) => got(r) === e.date,
   });
   const dates = o.dates ?? 'none';
-  const fields: RecordKind<ExpenseRow, ExpenseDraft>['fields'] = [
+  return recordKind<ExpenseRow, ExpenseDraft>('expense', (e) => JSON.stringify(e.name), (r) => r.name ?? '', [
     text((r) => r.name, (e) => e.name, 'name'),
-    { name: 'amount', got: (r) => plainDollars(r.amount), want: (e) => plainDollars(e.amount) },
-    { name: 'category', got: (r) => categoryName(r.category), want: (e) => e.category },
+    { name: 'amount', got: (r) => plainDollars(r.amount), want: (e) => plainDollars(e.amount), same: (r, e) => r.amount === e.amount },
+    { name: 'category', got: (r) => categoryName(r.category), want: (e) => e.category, same: (r, e) => r.category === EXPENSE_CATEGORY_IDS[e.category] },
     text((r) => r.note, (e) => e.note, 'note'),
-    ...(dates === 'none' ? [] : [{ name: 'created', got: (r: ExpenseRow) => day(r.created_date), want: (e: ExpenseDraft) => day(e.date) }]),
-    ...(dates === 'both' ? [{ name: 'modified', got: (r: ExpenseRow) => day(r.modified_date), want: (e: ExpenseDraft) => day(e.date) }] : []),
-  ];
-  return { noun: 'expense', label: (e) => JSON.stringify(e.name), labelOf: (r) => r.name ?? '', fields, same };
+    ...(dates === 'none' ? [] : [date('created', (r) => r.created_date)]),
+    ...(dates === 'both' ? [date('modified', (r) => r.modified_date)] : []),
+  ]);
 }
 
 /** Untouched rows: exactly as inserted, dates included. */
-export const EXACT_EXPENSE = expenseKind(rowIsExactly, { dates: 'both' });
+export const EXACT_EXPENSE = expenseKind({ dates: 'both' });
+/** A row with the draft's content: name and note loosely, amount and category exactly, any date. */
+export const LOOSE_EXPENSE = expenseKind({ loose: true });
 
-/** Why the table is or is not exactly these drafts: the reasons of `holdsExactly`. */
+/** The table holds exactly these drafts (as a multiset, dates included), nothing more: one condition per draft, then none other. */
 export async function exactlyVerdict(device: Device, expected: readonly ExpenseDraft[]): Promise<CheckCondition[]> {
   return exactRecords(EXACT_EXPENSE, await listExpenses(device), expected, 'kept');
 }

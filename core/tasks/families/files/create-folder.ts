@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { FOLDER_NAMES } from '../../../seed-data/file-names.js';
 import { fieldHolds, onScreen } from '../../validators/ui.js';
-import { drawFiles, filesOpen, folderOpen, folderConditions, folderPath, holdsExactly, listDetailed, openFolder, SeedFile, seedFolder } from './files-helpers.js';
-import { holds, listed, verdictOf } from '../../verdict.js';
+import { drawFiles, filesOpen, folderOpen, folderHolds, folderPath, listDetailed, openFolder, SeedFile, seedFolder } from './files-helpers.js';
+import { holds, listed, met, verdictOf } from '../../verdict.js';
 
 /** A new folder in Documents: More options › New folder, type the name, OK. */
 const Params = z.object({ name: z.string().min(1), subfolders: z.array(z.string()), files: z.array(SeedFile) });
@@ -24,7 +24,7 @@ export const CreateFolder = defineTask({
   check: async (device, p) => {
     const inside = await listDetailed(device, folderPath('Documents', p.name));
     return verdictOf([
-      ...folderConditions('Documents', await listDetailed(device, folderPath('Documents')), p.files, [...p.subfolders, p.name]),
+      ...await folderHolds(device, 'Documents', p.files, [...p.subfolders, p.name]),
       holds(`folder ${p.name} empty`, inside?.size === 0, { expected: 'empty', found: inside === null ? 'no such folder' : inside.size === 0 ? 'empty' : listed([...inside.keys()]) }),
     ]);
   },
@@ -33,7 +33,7 @@ export const CreateFolder = defineTask({
     folderOpen('Documents'),
     { name: 'new folder dialog open', check: async ({ obs }) => onScreen(obs, { text: 'New folder', resourceId: 'android:id/alertTitle' }) },
     { name: 'folder name typed', check: async ({ obs }) => fieldHolds(obs, p.name) },
-    { name: 'folder created', check: async ({ device }) => holdsExactly(await listDetailed(device, folderPath('Documents')), p.files, [...p.subfolders, p.name]) },
+    { name: 'folder created', check: async ({ device }) => met(await folderHolds(device, 'Documents', p.files, [...p.subfolders, p.name])) },
   ],
   *oracle(p, ui) {
     yield* openFolder(ui, ['Documents']);

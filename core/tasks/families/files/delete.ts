@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { defineTask, type TaskTemplate } from '../../task.js';
-import { displayOrder, drawFiles, extensionOf, filesOpen, folderOpen, folderConditions, folderPath, FOLDERS, holdsExactly, itemSelected, listDetailed, openFolder, SeedFile, seedFolder, select, stemOf, TITLE } from './files-helpers.js';
+import { displayOrder, drawFiles, extensionOf, filesOpen, folderOpen, folderHolds, folderPath, FOLDERS, itemSelected, openFolder, SeedFile, seedFolder, select, stemOf, TITLE } from './files-helpers.js';
 import { scrollTo } from '../../oracle.js';
 import { onScreen } from '../../validators/ui.js';
-import { verdictOf } from '../../verdict.js';
+import { met, verdictOf } from '../../verdict.js';
 
 /**
  * Deleting documents in Files: one file (long press, Delete, confirm), and every file of a type
@@ -32,13 +32,13 @@ export const DeleteFile = defineTask({
   },
   instruction: (p) => `Delete the file ${p.target.name} from the ${p.folder} folder using the Files app.`,
   initialize: async (device, p) => seedFolder(device, folderPath(p.folder), [...p.others, p.target]),
-  check: async (device, p) => verdictOf(folderConditions(p.folder, await listDetailed(device, folderPath(p.folder)), p.others)),
+  check: async (device, p) => verdictOf(await folderHolds(device, p.folder, p.others)),
   subgoals: (p) => [
     filesOpen,
     folderOpen(p.folder),
     itemSelected(p.target.name),
     { name: 'delete confirmation shown', check: async ({ obs }) => onScreen(obs, { text: `Delete "${p.target.name}"?` }) },
-    { name: 'file deleted', check: async ({ device }) => holdsExactly(await listDetailed(device, folderPath(p.folder)), p.others) },
+    { name: 'file deleted', check: async ({ device }) => met(await folderHolds(device, p.folder, p.others)) },
   ],
   *oracle(p, ui) {
     yield* openFolder(ui, [p.folder]);
@@ -72,12 +72,12 @@ export const DeleteFilesByType = defineTask({
     }
   },
   initialize: async (device, p) => seedFolder(device, folderPath(p.folder), [...p.others, ...p.targets]),
-  check: async (device, p) => verdictOf(folderConditions(p.folder, await listDetailed(device, folderPath(p.folder)), p.others)),
+  check: async (device, p) => verdictOf(await folderHolds(device, p.folder, p.others)),
   subgoals: (p) => [
     filesOpen,
     folderOpen(p.folder),
     ...displayOrder(p.targets.map((t) => t.name)).map(itemSelected),
-    { name: `.${p.ext} files deleted`, check: async ({ device }) => holdsExactly(await listDetailed(device, folderPath(p.folder)), p.others) },
+    { name: `.${p.ext} files deleted`, check: async ({ device }) => met(await folderHolds(device, p.folder, p.others)) },
   ],
   *oracle(p, ui) {
     yield* openFolder(ui, [p.folder]);

@@ -90,16 +90,9 @@ export async function listDetailed(device: Device, dir: string): Promise<Map<str
   return out;
 }
 
-/** True when the folder holds exactly these files (names and sizes) and these sub-folders. */
-export function holdsExactly(entries: Map<string, DirEntry> | null, files: readonly SeedFile[], subfolders: readonly string[] = []): boolean {
-  if (!entries || entries.size !== files.length + subfolders.length) return false;
-  return files.every((f) => entries.get(f.name)?.dir === false && entries.get(f.name)?.size === f.size)
-    && subfolders.every((s) => entries.get(s)?.dir === true);
-}
-
 /**
- * The reasons of `holdsExactly` for one folder (named `folder` in words): each file there with its
- * size, each sub-folder there, nothing else. `elsewhere` names where a missing file is instead.
+ * One folder (named `folder` in words) holds exactly these files (names and sizes) and these
+ * sub-folders: each file there with its size, each sub-folder there, nothing else. `elsewhere` names where a missing file is instead.
  */
 export function folderConditions(folder: string, entries: Map<string, DirEntry> | null, files: readonly SeedFile[], subfolders: readonly string[] = [],
   elsewhere: (name: string) => string | undefined = () => undefined): CheckCondition[] {
@@ -119,6 +112,11 @@ export function folderConditions(folder: string, entries: Map<string, DirEntry> 
     // A missing expected entry fails its own condition above; this one is about extra entries only.
     holds(`nothing else in ${folder}`, extra.length === 0, { expected: 'none', found: listed(extra) }),
   ];
+}
+
+/** `folderConditions` for a folder of shared storage, read now (by its name, which is also its path there). */
+export async function folderHolds(device: Device, folder: string, files: readonly SeedFile[], subfolders: readonly string[] = []): Promise<CheckCondition[]> {
+  return folderConditions(folder, await listDetailed(device, folderPath(folder)), files, subfolders);
 }
 
 /** Which of these folders (name → listing) hold an entry named `name`, in words. */

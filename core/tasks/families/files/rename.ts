@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { ADJECTIVES } from '../../../seed-data/text.js';
 import { fieldHolds, onScreen } from '../../validators/ui.js';
-import { drawFiles, extensionOf, filesOpen, folderOpen, folderConditions, folderPath, FOLDERS, holdsExactly, itemSelected, listDetailed, openFolder, SeedFile, seedFolder, select, stemOf } from './files-helpers.js';
-import { verdictOf } from '../../verdict.js';
+import { drawFiles, extensionOf, filesOpen, folderOpen, folderHolds, folderPath, FOLDERS, itemSelected, openFolder, SeedFile, seedFolder, select, stemOf } from './files-helpers.js';
+import { met, verdictOf } from '../../verdict.js';
 
 /** Renaming a document in Files: select it, More options › Rename, type the new name, OK. */
 const Params = z.object({ folder: z.string(), target: SeedFile, newName: z.string().min(1), others: z.array(SeedFile) });
@@ -33,7 +33,7 @@ export const RenameFile = defineTask({
   },
   instruction: (p) => `Rename the file ${p.target.name} in the ${p.folder} folder to ${p.newName}.`,
   initialize: async (device, p) => seedFolder(device, folderPath(p.folder), [...p.others, p.target]),
-  check: async (device, p) => verdictOf(folderConditions(p.folder, await listDetailed(device, folderPath(p.folder)), [...p.others, { name: p.newName, size: p.target.size }])),
+  check: async (device, p) => verdictOf(await folderHolds(device, p.folder, [...p.others, { name: p.newName, size: p.target.size }])),
   subgoals: (p) => [
     filesOpen,
     folderOpen(p.folder),
@@ -42,7 +42,7 @@ export const RenameFile = defineTask({
     { name: 'new name typed', check: async ({ obs }) => fieldHolds(obs, p.newName) },
     {
       name: 'file renamed',
-      check: async ({ device }) => holdsExactly(await listDetailed(device, folderPath(p.folder)), [...p.others, { name: p.newName, size: p.target.size }]),
+      check: async ({ device }) => met(await folderHolds(device, p.folder, [...p.others, { name: p.newName, size: p.target.size }])),
     },
   ],
   *oracle(p, ui) {

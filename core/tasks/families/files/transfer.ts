@@ -2,11 +2,11 @@ import { z } from 'zod';
 import { defineTask, type Subgoal, type TaskTemplate } from '../../task.js';
 import { FOLDER_NAMES } from '../../../seed-data/file-names.js';
 import { inActivity } from '../../validators/ui.js';
-import { drawFiles, folderConditions, foundIn, FILES_PKG, filesOpen, folderOpen, folderPath, FOLDERS, folderShown, holdsExactly, itemSelected, listDetailed, openFolder, PICK_ACTIVITY, SeedFile, seedFolder, select, TITLE } from './files-helpers.js';
+import { drawFiles, folderConditions, folderHolds, foundIn, FILES_PKG, filesOpen, folderOpen, folderPath, FOLDERS, folderShown, itemSelected, listDetailed, openFolder, PICK_ACTIVITY, SeedFile, seedFolder, select, TITLE } from './files-helpers.js';
 import type { Device } from '../../../device/device.js';
 import type { Action } from '../../../actions/schema.js';
 import { scrollTo, type OracleUi } from '../../oracle.js';
-import { verdictOf, type CheckCondition } from '../../verdict.js';
+import { met, verdictOf, type CheckCondition } from '../../verdict.js';
 
 /**
  * Moving and copying documents: select, More options › Move to…/Copy to…, browse the destination
@@ -31,17 +31,10 @@ function* pickDestination(ui: OracleUi, segments: readonly string[], verb: 'Move
   yield ui.tap({ text: verb, resourceId: 'button1' });
 }
 
-async function movedIntoPlace(device: Device, p: z.infer<typeof MoveParams>): Promise<boolean> {
-  if (!holdsExactly(await listDetailed(device, folderPath('Download')), p.downloads)) return false;
-  if (!holdsExactly(await listDetailed(device, folderPath('Documents')), [], p.subs.map((s) => s.name))) return false;
-  for (const s of p.subs) {
-    const want = s.name === p.sub ? [...s.files, p.target] : s.files;
-    if (!holdsExactly(await listDetailed(device, folderPath('Documents', s.name)), want)) return false;
-  }
-  return true;
-}
-
-/** The reasons of `movedIntoPlace`: every folder it reads, a missing file placed where it is instead. */
+/**
+ * The file moved into place: Download without it, Documents with just its sub-folders, each
+ * sub-folder with its files (the target in the destination); a missing file is placed where it is instead.
+ */
 async function moveConditions(device: Device, p: z.infer<typeof MoveParams>): Promise<CheckCondition[]> {
   const download = await listDetailed(device, folderPath('Download'));
   const subs: Array<readonly [string, Awaited<ReturnType<typeof listDetailed>>]> = [];
@@ -49,7 +42,7 @@ async function moveConditions(device: Device, p: z.infer<typeof MoveParams>): Pr
   const where = foundIn([['Download', download], ...subs]);
   return [
     ...folderConditions('Download', download, p.downloads),
-    ...folderConditions('Documents', await listDetailed(device, folderPath('Documents')), [], p.subs.map((s) => s.name)),
+    ...await folderHolds(device, 'Documents', [], p.subs.map((s) => s.name)),
     ...p.subs.flatMap((s, i) => folderConditions(subs[i]![0], subs[i]![1], s.name === p.sub ? [...s.files, p.target] : s.files, [], where)),
   ];
 }
@@ -82,7 +75,7 @@ export const MoveFile = defineTask({
     itemSelected(p.target.name),
     pickerOpen,
     { name: `picker in ${p.sub}`, check: async ({ obs }) => inActivity(obs, FILES_PKG, PICK_ACTIVITY) && folderShown(obs, p.sub) },
-    { name: 'file moved', check: async ({ device }) => movedIntoPlace(device, p) },
+    { name: 'file moved', check: async ({ device }) => met(await moveConditions(device, p)) },
   ],
   *oracle(p, ui) {
     yield* openFolder(ui, ['Download']);
@@ -96,9 +89,12 @@ export const MoveFile = defineTask({
 
 const CopyParams = z.object({ from: z.string(), to: z.string(), target: SeedFile, source: z.array(SeedFile), dest: z.array(SeedFile) });
 
-async function copied(device: Device, p: z.infer<typeof CopyParams>): Promise<boolean> {
-  return holdsExactly(await listDetailed(device, folderPath(p.from)), [...p.source, p.target])
-    && holdsExactly(await listDetailed(device, folderPath(p.to)), [...p.dest, p.target]);
+/** The file in both folders, each folder otherwise as it was. */
+async function copyConditions(device: Device, p: z.infer<typeof CopyParams>): Promise<CheckCondition[]> {
+  return [
+    ...await folderHolds(device, p.from, [...p.source, p.target]),
+    ...await folderHolds(device, p.to, [...p.dest, p.target]),
+  ];
 }
 
 export const CopyFile = defineTask({
@@ -122,16 +118,13 @@ export const CopyFile = defineTask({
     await seedFolder(device, folderPath(p.from), [...p.source, p.target]);
     await seedFolder(device, folderPath(p.to), p.dest);
   },
-  check: async (device, p) => verdictOf([
-    ...folderConditions(p.from, await listDetailed(device, folderPath(p.from)), [...p.source, p.target]),
-    ...folderConditions(p.to, await listDetailed(device, folderPath(p.to)), [...p.dest, p.target]),
-  ]),
+  check: async (device, p) => verdictOf(await copyConditions(device, p)),
   subgoals: (p) => [
     filesOpen,
     folderOpen(p.from),
     itemSelected(p.target.name),
     pickerOpen,
-    { name: 'file copied', check: async ({ device }) => copied(device, p) },
+    { name: 'file copied', check: async ({ device }) => met(await copyConditions(device, p)) },
   ],
   *oracle(p, ui) {
     yield* openFolder(ui, [p.from]);

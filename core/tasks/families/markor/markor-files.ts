@@ -90,18 +90,14 @@ export function sameTypedText(actual: string | null | undefined, expected: strin
   return typeof actual === 'string' && actual.replace(/\s+$/, '') === expected.replace(/\s+$/, '');
 }
 
+const entryWords = (text: string | null) => (text === null ? 'a folder' : JSON.stringify(text));
+
 /**
  * The notebook holds exactly these entries: every expected path is there with its text (exactly,
  * or per `matches` for the ones the agent wrote, whose text here is only what the reasons show as
  * expected) and nothing else exists. `null` expects a folder.
+ * The conditions say which expected entries are missing, which are extra, which hold other text.
  */
-export function treeIs(actual: NotebookTree, expected: NotebookTree, matches: Record<string, (text: string | null) => boolean> = {}): boolean {
-  return treeVerdict(actual, expected, matches).ok;
-}
-
-const entryWords = (text: string | null) => (text === null ? 'a folder' : JSON.stringify(text));
-
-/** treeIs's conditions: which expected entries are missing, which are extra, which hold other text. */
 export function treeVerdict(actual: NotebookTree, expected: NotebookTree, matches: Record<string, (text: string | null) => boolean> = {}): CheckVerdict {
   // Folders implied by nested paths are part of the expectation too.
   const want = new Map(expected);

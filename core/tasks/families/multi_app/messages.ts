@@ -7,7 +7,7 @@ import { randomTitles } from '../../../seed-data/text.js';
 import { EXPENSE_CATEGORY_NAMES, randomExpenses } from '../../../seed-data/expenses.js';
 import { emailFor } from '../../../seed-data/people.js';
 import { fieldHolds } from '../../validators/ui.js';
-import { addContact, contactCount, contactHas, contactsKept, hasExactly, listContacts } from '../contacts/contacts-db.js';
+import { addContact, contactCount, contactHas, contactsKept, listContacts } from '../contacts/contacts-db.js';
 import { contactOpen, createContact, drawPeople, editorOpen, openContact, PersonSchema, typed } from '../contacts/common.js';
 import { sameNumber } from '../sms/sms-db.js';
 import {
@@ -20,7 +20,7 @@ import {
 } from '../calendar/common.js';
 import { Draft } from '../expense/params.js';
 import { addExpense, expenseOpen } from '../expense/common.js';
-import { EXACT_EXPENSE, expenseKind, listExpenses, resetExpenses, rowMatches } from '../expense/expense-db.js';
+import { EXACT_EXPENSE, listExpenses, LOOSE_EXPENSE, resetExpenses } from '../expense/expense-db.js';
 import { countIs, holds, verdictOf } from '../../verdict.js';
 import { keptThenWanted } from '../../validators/records.js';
 
@@ -71,7 +71,7 @@ export const SaveTextSenderAsContact = defineTask({
     smsOpen,
     editorOpen,
     typed('first name', p.person.first),
-    { name: `${p.person.name} saved with the new number`, check: async ({ device }) => hasExactly(await listContacts(device), p.person.name, p.person.phone) },
+    { name: `${p.person.name} saved with the new number`, check: async ({ device }) => contactHas(await listContacts(device), p.person.name, p.person.phone).ok },
   ],
   *oracle(p, ui) {
     yield* openSms(ui);
@@ -254,7 +254,7 @@ export const BankTextToExpense = defineTask({
   },
   check: async (device, p) => {
     const want = { name: p.merchant, amount: p.amount, category: p.category, note: 'card', date: 0 };
-    return verdictOf(keptThenWanted(await listExpenses(device), EXACT_EXPENSE, p.existing, expenseKind(rowMatches, { loose: true }), [want], 'added'));
+    return verdictOf(keptThenWanted(await listExpenses(device), EXACT_EXPENSE, p.existing, LOOSE_EXPENSE, [want], 'added'));
   },
   subgoals: (p) => [
     smsOpen,

@@ -8,7 +8,7 @@ import { clearMarkor, notebookTree, readNote, treeOf, treeVerdict, writeNote } f
 import { EDITOR, FAB, NEW_NAME, Note, documentOpen, markorOpen, openEntry, openMarkor } from '../markor/common.js';
 import { addEvents, clearEvents } from '../calendar/calendar-db.js';
 import { calendarOpen, dayOpen, dayText, EventSchema, openCalendar, openDay, readDayTitles, timedEvent, toInput } from '../calendar/common.js';
-import { drawTitles, installSeeds, newRows, norm, othersUntouched, SeedTask, seedTasks, tasksOpen, withTasks } from '../tasks/common.js';
+import { drawTitles, installSeeds, newRows, norm, othersUntouchedCondition, SeedTask, seedTasks, tasksOpen, withTasks } from '../tasks/common.js';
 import { createTask, openTasks } from '../tasks/steps.js';
 import { ingredientList, resetRecipes } from '../recipes/recipes-db.js';
 import { broccoliOpen, detailsOpen, openRecipe, overflow, Recipe } from '../recipes/common.js';
@@ -116,7 +116,7 @@ export const NoteLinesToTasks = defineTask({
     const added = newRows(rows, p.seeds);
     const titles = added.map((r) => r.title);
     return verdictOf([
-      holds('the tasks there before unchanged', othersUntouched(rows, p.seeds), { expected: 'unchanged', found: othersUntouched(rows, p.seeds) ? 'unchanged' : 'changed or removed' }),
+      othersUntouchedCondition(rows, p.seeds),
       holds('new tasks are the note\'s items', sameSet(titles.map(norm), p.items.map(norm)), { expected: p.items.join(', '), found: listed(titles) }),
     ]);
   }),

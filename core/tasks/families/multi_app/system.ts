@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { defineTask, type TaskTemplate } from '../../task.js';
+import type { Device } from '../../../device/device.js';
 import { launch, OracleError, screenSummary } from '../../oracle.js';
 import { enterTime } from '../../pickers.js';
 import { DAY_MS, DEVICE_NOW, dateParts, msOf } from '../../../seed-data/dates.js';
 import { randomTitles } from '../../../seed-data/text.js';
-import { getSetting, putSetting, settingCondition } from '../../validators/settings.js';
+import { putSetting, settingCondition } from '../../validators/settings.js';
 import { inActivity } from '../../validators/ui.js';
 import { APP_CATALOG, requireApp } from '../../../device/app-catalog.js';
 import { openSettingsPath, pageOpen, settingsOpen } from '../settings/common.js';
@@ -27,6 +28,8 @@ const OPENABLE = APP_CATALOG.filter((a) => a.simulated && a.name !== 'Settings' 
 
 const WifiApp = z.object({ app: z.string() });
 
+const wifiOn = (device: Device) => settingCondition(device, 'global', 'wifi_on', '1', undefined, 'Wi-Fi on (global/wifi_on = 1)');
+
 export const WifiThenOpenApp = defineTask({
   id: 'MultiWifiThenOpenApp',
   apps: ['Settings'],
@@ -38,13 +41,12 @@ export const WifiThenOpenApp = defineTask({
   generate: (rng) => ({ app: rng.pick(OPENABLE) }),
   initialize: async (device) => putSetting(device, 'global', 'wifi_on', '0'),
   check: async (device, p) => {
-    const wifi = await settingCondition(device, 'global', 'wifi_on', '1', undefined, 'Wi-Fi on (global/wifi_on = 1)');
-    return verdictOf([wifi, condition(`${p.app} in front`, requireApp(p.app).package, (await device.foreground()).package)]);
+    return verdictOf([await wifiOn(device), condition(`${p.app} in front`, requireApp(p.app).package, (await device.foreground()).package)]);
   },
   subgoals: (p) => [
     settingsOpen,
     pageOpen('Internet'),
-    { name: 'Wi-Fi on', check: async ({ device }) => (await getSetting(device, 'global', 'wifi_on')) === '1' },
+    { name: 'Wi-Fi on', check: async ({ device }) => (await wifiOn(device)).ok },
     { name: `${p.app} open`, check: async ({ obs }) => inActivity(obs, requireApp(p.app).package) },
   ],
   *oracle(p, ui) {

@@ -4,8 +4,8 @@ import { launch } from '../../oracle.js';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { fieldHolds } from '../../validators/ui.js';
 import { APP, broccoliOpen, editorOpen, fillEditor, Recipe } from './common.js';
-import { EXACT_RECIPE, listRecipes, recipeKind, resetRecipes, rowMatches, withoutExact, type RecipeRow } from './recipes-db.js';
-import { verdictOf } from '../../verdict.js';
+import { EXACT_RECIPE, listRecipes, recipeKind, resetRecipes, type RecipeRow } from './recipes-db.js';
+import { met, verdictOf } from '../../verdict.js';
 import { keptThenWanted } from '../../validators/records.js';
 
 /**
@@ -17,10 +17,8 @@ import { keptThenWanted } from '../../validators/records.js';
 const Params = z.object({ target: Recipe, noise: z.array(Recipe) });
 type P = z.infer<typeof Params>;
 
-function added(rows: readonly RecipeRow[], p: P): boolean {
-  const left = withoutExact(rows, p.noise);
-  return left !== null && left.length === 1 && rowMatches(left[0]!, p.target);
-}
+/** The noise untouched and exactly one new recipe with the target's content. */
+const addedConditions = (rows: readonly RecipeRow[], p: P) => keptThenWanted(rows, EXACT_RECIPE, p.noise, recipeKind(true), [p.target], 'added');
 
 export const AddRecipe = defineTask({
   id: 'RecipeAddRecipe',
@@ -42,12 +40,12 @@ export const AddRecipe = defineTask({
       + `prep time "${t.preparationTime}", ingredients "${t.ingredients.split('\n').join(', ')}" (one per line), directions "${t.directions}".`;
   },
   initialize: async (device, p) => resetRecipes(device, p.noise),
-  check: async (device, p) => verdictOf(keptThenWanted(await listRecipes(device), EXACT_RECIPE, p.noise, recipeKind(true), [p.target], 'added')),
+  check: async (device, p) => verdictOf(addedConditions(await listRecipes(device), p)),
   subgoals: (p) => [
     broccoliOpen,
     editorOpen,
     { name: 'title typed', check: async ({ obs }) => fieldHolds(obs, p.target.title) },
-    { name: 'recipe saved', check: async ({ device }) => added(await listRecipes(device), p) },
+    { name: 'recipe saved', check: async ({ device }) => met(addedConditions(await listRecipes(device), p)) },
   ],
   *oracle(p, ui) {
     yield* launch(ui, APP);

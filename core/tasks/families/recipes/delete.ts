@@ -4,8 +4,8 @@ import { launch } from '../../oracle.js';
 import { defineTask, type Subgoal, type TaskTemplate } from '../../task.js';
 import { onScreen } from '../../validators/ui.js';
 import { APP, broccoliOpen, detailsOpen, findCard, openRecipe, overflow, Recipe } from './common.js';
-import { exactlyVerdict, holdsExactly, resetRecipes } from './recipes-db.js';
-import { verdictOf } from '../../verdict.js';
+import { exactlyVerdict, resetRecipes } from './recipes-db.js';
+import { met, verdictOf } from '../../verdict.js';
 
 /**
  * Deleting recipes (AndroidWorld's RecipeDeleteSingleRecipe, RecipeDeleteMultipleRecipes and
@@ -32,7 +32,7 @@ export const DeleteSingleRecipe = defineTask({
   instruction: (p) => `Delete the following recipe from Broccoli app: ${p.targets[0]!.title}.`,
   initialize: async (device, p) => resetRecipes(device, [...p.noise, ...p.targets]),
   check: async (device, p) => verdictOf(await exactlyVerdict(device, p.noise)),
-  subgoals: (p) => [broccoliOpen, detailsOpen(p.targets[0]!.title), deleteConfirm, { name: 'recipe deleted', check: async ({ device }) => holdsExactly(device, p.noise) }],
+  subgoals: (p) => [broccoliOpen, detailsOpen(p.targets[0]!.title), deleteConfirm, { name: 'recipe deleted', check: async ({ device }) => met(await exactlyVerdict(device, p.noise)) }],
   *oracle(p, ui) {
     yield* openRecipe(ui, p.targets[0]!.title);
     yield* overflow(ui, 'Delete');
@@ -57,7 +57,7 @@ export const DeleteMultipleRecipes = defineTask({
   instruction: (p) => `Delete the following recipes from Broccoli app: ${p.targets.map((t) => t.title).join(', ')}.`,
   initialize: async (device, p) => resetRecipes(device, [...p.noise, ...p.targets].sort((a, b) => a.directions.localeCompare(b.directions))),
   check: async (device, p) => verdictOf(await exactlyVerdict(device, p.noise)),
-  subgoals: (p) => [broccoliOpen, detailsOpen(p.targets[0]!.title), { name: 'recipes deleted', check: async ({ device }) => holdsExactly(device, p.noise) }],
+  subgoals: (p) => [broccoliOpen, detailsOpen(p.targets[0]!.title), { name: 'recipes deleted', check: async ({ device }) => met(await exactlyVerdict(device, p.noise)) }],
   *oracle(p, ui) {
     yield* launch(ui, APP);
     // Search finds each recipe wherever the list is scrolled to.
@@ -96,7 +96,7 @@ export const DeleteDuplicateRecipes = defineTask({
     broccoliOpen,
     detailsOpen(p.target.title),
     deleteConfirm,
-    { name: 'one duplicate deleted', check: async ({ device }) => holdsExactly(device, [...p.noise, p.variant, p.target]) },
+    { name: 'one duplicate deleted', check: async ({ device }) => met(await exactlyVerdict(device, [...p.noise, p.variant, p.target])) },
   ],
   *oracle(p, ui) {
     yield* openRecipe(ui, p.target.title, p.target.description);

@@ -3,8 +3,8 @@ import { randomRecipes, SERVINGS_OPTIONS } from '../../../seed-data/recipes.js';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { fieldHolds } from '../../validators/ui.js';
 import { broccoliOpen, detailsOpen, editorOpen, fill, openRecipe, overflow, Recipe } from './common.js';
-import { exactlyVerdict, holdsExactly, resetRecipes } from './recipes-db.js';
-import { verdictOf } from '../../verdict.js';
+import { exactlyVerdict, resetRecipes } from './recipes-db.js';
+import { met, verdictOf } from '../../verdict.js';
 
 /**
  * Changing one recipe: its servings (overflow › Edit, replace the field, Save) or its favourite
@@ -34,7 +34,7 @@ export const EditServings = defineTask({
     detailsOpen(p.target.title),
     editorOpen,
     { name: 'new servings typed', check: async ({ obs }) => fieldHolds(obs, p.servings) },
-    { name: 'servings saved', check: async ({ device }) => holdsExactly(device, [...p.noise, { ...p.target, servings: p.servings }]) },
+    { name: 'servings saved', check: async ({ device }) => met(await exactlyVerdict(device, [...p.noise, { ...p.target, servings: p.servings }])) },
   ],
   *oracle(p, ui) {
     yield* openRecipe(ui, p.target.title);
@@ -66,7 +66,7 @@ export const MarkFavourite = defineTask({
   subgoals: (p) => [
     broccoliOpen,
     detailsOpen(p.target.title),
-    { name: 'marked as favorite', check: async ({ device }) => holdsExactly(device, [...p.noise, { ...p.target, favorite: true }]) },
+    { name: 'marked as favorite', check: async ({ device }) => met(await exactlyVerdict(device, [...p.noise, { ...p.target, favorite: true }])) },
   ],
   *oracle(p, ui) {
     yield* openRecipe(ui, p.target.title);

@@ -1,5 +1,5 @@
 import type { Device } from '../../../device/device.js';
-import { exactRecords, recordKind, withoutMatches, type RecordField, type RecordKind } from '../../validators/records.js';
+import { exactRecords, recordKind, type RecordField, type RecordKind } from '../../validators/records.js';
 import type { CheckCondition } from '../../verdict.js';
 import type { RecipeDraft } from '../../../seed-data/recipes.js';
 import { sqlExec, sqlInsert, sqlNumber, sqlObjects, sqlText } from '../../validators/sqlite.js';
@@ -64,31 +64,6 @@ export function ingredientList(text: string | null | undefined): string[] {
   return (text ?? '').split(/\n|,/).map(norm).filter(Boolean);
 }
 
-/** A stored row holds the draft's content (free text compared without case or spacing differences). */
-export function rowMatches(row: RecipeRow, r: RecipeDraft): boolean {
-  return norm(row.title) === norm(r.title) && norm(row.description) === norm(r.description) && norm(row.servings) === norm(r.servings)
-    && norm(row.preparationTime) === norm(r.preparationTime) && norm(row.source) === norm(r.source)
-    && ingredientList(row.ingredients).join('\n') === ingredientList(r.ingredients).join('\n')
-    && norm(row.directions) === norm(r.directions) && row.favorite === (r.favorite ? 1 : 0);
-}
-
-/** A stored row is exactly the inserted draft (an untouched record). */
-export function rowIsExactly(row: RecipeRow, r: RecipeDraft): boolean {
-  return row.title === r.title && row.description === r.description && row.servings === r.servings && row.preparationTime === r.preparationTime
-    && row.source === r.source && row.ingredients === r.ingredients && row.directions === r.directions && row.favorite === (r.favorite ? 1 : 0);
-}
-
-/** Removes one exactly-equal row per expected draft; the rows left, or null when one is missing. */
-export function withoutExact(rows: readonly RecipeRow[], expected: readonly RecipeDraft[]): RecipeRow[] | null {
-  return withoutMatches(rows, expected, rowIsExactly);
-}
-
-/** The table holds exactly these drafts (as a multiset), nothing more. */
-export async function holdsExactly(device: Device, expected: readonly RecipeDraft[]): Promise<boolean> {
-  const left = withoutExact(await listRecipes(device), expected);
-  return left !== null && left.length === 0;
-}
-
 type TextColumn = 'title' | 'description' | 'servings' | 'preparationTime' | 'source' | 'ingredients' | 'directions';
 const TEXT_COLUMNS: readonly TextColumn[] = ['description', 'servings', 'preparationTime', 'source', 'ingredients', 'directions'];
 const FIELD_NAMES: Record<TextColumn, string> = {
@@ -97,8 +72,8 @@ const FIELD_NAMES: Record<TextColumn, string> = {
 const quoted = (s: string | null) => (s === null ? 'none' : JSON.stringify(s));
 
 /**
- * Recipe rows in words for a checker's reasons: exactly as inserted (`rowIsExactly`) or, `loose`,
- * as `rowMatches` compares them (free text without case or spacing, ingredients as a list).
+ * Recipe rows in words for a checker's reasons: exactly as inserted or, `loose`, as
+ * content (free text without case or spacing differences, ingredients as a list).
  */
 export function recipeKind(loose: boolean): RecordKind<RecipeRow, RecipeDraft> {
   const text = (c: TextColumn): RecordField<RecipeRow, RecipeDraft> => ({
@@ -112,7 +87,7 @@ export function recipeKind(loose: boolean): RecordKind<RecipeRow, RecipeDraft> {
 }
 export const EXACT_RECIPE = recipeKind(false);
 
-/** Why the table is or is not exactly these drafts: the reasons of `holdsExactly`. */
+/** The table holds exactly these drafts (as a multiset), nothing more: one condition per draft, then none other. */
 export async function exactlyVerdict(device: Device, expected: readonly RecipeDraft[], state = 'kept'): Promise<CheckCondition[]> {
   return exactRecords(EXACT_RECIPE, await listRecipes(device), expected, state);
 }

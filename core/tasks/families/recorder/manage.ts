@@ -6,8 +6,8 @@ import { OracleError, scrollTo, screenSummary, type OracleUi } from '../../oracl
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { RECORDING_NAMES } from '../../../seed-data/file-names.js';
 import { fieldHolds, onScreen } from '../../validators/ui.js';
-import { drawRecords, openRecorder, readRecords, recorderOpen, recordingFiles, recordPath, recordsListOpen, seededIntact, seededIntactCondition, SeedRecord, seedRecords } from './recorder-db.js';
-import { countIs, holds, verdictOf, type CheckCondition } from '../../verdict.js';
+import { drawRecords, openRecorder, readRecords, recorderOpen, recordingFiles, recordPath, recordsListOpen, seededIntactCondition, SeedRecord, seedRecords } from './recorder-db.js';
+import { countIs, holds, met, verdictOf, type CheckCondition } from '../../verdict.js';
 
 /** Managing recordings in the records list: delete, rename, bookmark (per-row controls and menu). */
 
@@ -45,14 +45,7 @@ function drawTarget(rng: Parameters<TaskTemplate['generate']>[0]) {
   return { seeded, target: rng.pick(seeded).name };
 }
 
-async function deleted(device: Device, p: z.infer<typeof TargetParams>): Promise<boolean> {
-  const [rows, files] = await Promise.all([readRecords(device), recordingFiles(device)]);
-  const t = p.seeded.find((s) => s.name === p.target)!;
-  return rows.length === p.seeded.length - 1 && !rows.some((r) => r.name === t.name)
-    && !files.includes(`${t.name}.${t.format}`) && seededIntact(rows, files, p.seeded, [t.name]);
-}
-
-/** The reasons of `deleted`. */
+/** The recording gone (row and file), the others as seeded. */
 async function deletedConditions(device: Device, p: z.infer<typeof TargetParams>): Promise<CheckCondition[]> {
   const [rows, files] = await Promise.all([readRecords(device), recordingFiles(device)]);
   const t = p.seeded.find((s) => s.name === p.target)!;
@@ -79,7 +72,7 @@ export const DeleteRecording = defineTask({
     recorderOpen,
     recordsListOpen,
     { name: 'delete confirmation shown', check: async ({ obs }) => onScreen(obs, { text: `Delete record ${p.target} forever?` }) },
-    { name: 'recording deleted', check: async ({ device }) => deleted(device, p) },
+    { name: 'recording deleted', check: async ({ device }) => met(await deletedConditions(device, p)) },
   ],
   *oracle(p, ui) {
     yield* openRecords(ui);
@@ -92,16 +85,7 @@ export const DeleteRecording = defineTask({
 
 const RenameParams = TargetParams.extend({ newName: z.string().min(1) });
 
-async function renamed(device: Device, p: z.infer<typeof RenameParams>): Promise<boolean> {
-  const [rows, files] = await Promise.all([readRecords(device), recordingFiles(device)]);
-  const t = p.seeded.find((s) => s.name === p.target)!;
-  const row = rows.find((r) => r.name === p.newName);
-  return rows.length === p.seeded.length && row !== undefined && row.duration === t.durationMs && row.format === t.format
-    && row.path === recordPath(p.newName, t.format) && files.includes(`${p.newName}.${t.format}`)
-    && !files.includes(`${t.name}.${t.format}`) && !rows.some((r) => r.name === t.name) && seededIntact(rows, files, p.seeded, [t.name]);
-}
-
-/** The reasons of `renamed`. */
+/** The recording under its new name (row and file, length and format kept), the old name gone, the others as seeded. */
 async function renamedConditions(device: Device, p: z.infer<typeof RenameParams>): Promise<CheckCondition[]> {
   const [rows, files] = await Promise.all([readRecords(device), recordingFiles(device)]);
   const t = p.seeded.find((s) => s.name === p.target)!;
@@ -140,7 +124,7 @@ export const RenameRecording = defineTask({
     recordsListOpen,
     { name: 'rename dialog open', check: async ({ obs }) => onScreen(obs, { text: 'New name', resourceId: 'android:id/alertTitle' }) },
     { name: 'new name typed', check: async ({ obs }) => fieldHolds(obs, p.newName) },
-    { name: 'recording renamed', check: async ({ device }) => renamed(device, p) },
+    { name: 'recording renamed', check: async ({ device }) => met(await renamedConditions(device, p)) },
   ],
   *oracle(p, ui) {
     yield* openRecords(ui);
@@ -152,14 +136,7 @@ export const RenameRecording = defineTask({
   },
 });
 
-async function bookmarked(device: Device, p: z.infer<typeof TargetParams>): Promise<boolean> {
-  const [rows, files] = await Promise.all([readRecords(device), recordingFiles(device)]);
-  const row = rows.find((r) => r.name === p.target);
-  const others = p.seeded.filter((s) => s.name !== p.target);
-  return rows.length === p.seeded.length && row?.bookmark === 1 && seededIntact(rows, files, others);
-}
-
-/** The reasons of `bookmarked`. */
+/** The recording bookmarked, the others as seeded. */
 async function bookmarkedConditions(device: Device, p: z.infer<typeof TargetParams>): Promise<CheckCondition[]> {
   const [rows, files] = await Promise.all([readRecords(device), recordingFiles(device)]);
   const row = rows.find((r) => r.name === p.target);
@@ -185,7 +162,7 @@ export const BookmarkRecording = defineTask({
   },
   initialize: async (device, p) => seedRecords(device, p.seeded),
   check: async (device, p) => verdictOf(await bookmarkedConditions(device, p)),
-  subgoals: (p) => [recorderOpen, recordsListOpen, { name: 'bookmarked', check: async ({ device }) => bookmarked(device, p) }],
+  subgoals: (p) => [recorderOpen, recordsListOpen, { name: 'bookmarked', check: async ({ device }) => met(await bookmarkedConditions(device, p)) }],
   *oracle(p, ui) {
     yield* openRecords(ui);
     yield* tapInRow(ui, p.target, 'bookmark');

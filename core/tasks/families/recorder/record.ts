@@ -3,8 +3,8 @@ import type { Device } from '../../../device/device.js';
 import { defineTask, type Subgoal, type TaskTemplate } from '../../task.js';
 import { ADJECTIVES, NOUNS } from '../../../seed-data/text.js';
 import { fieldHolds, onScreen } from '../../validators/ui.js';
-import { newRecordingConditions, drawRecords, FORMATS, newRows, openRecorder, readRecords, recordClip, recorderOpen, recordingFiles, recordingFormat, savedProperly, seededIntact, SeedRecord, seedRecords, setPrefs } from './recorder-db.js';
-import { condition, verdictOf, type CheckCondition } from '../../verdict.js';
+import { newRecordingConditions, drawRecords, FORMATS, openRecorder, readRecords, recordClip, recorderOpen, recordingFiles, recordingFormat, SeedRecord, seedRecords, setPrefs } from './recorder-db.js';
+import { condition, met, verdictOf, type CheckCondition } from '../../verdict.js';
 
 /**
  * Recording with Audio Recorder: the clip's length is virtual device time between Record and Stop
@@ -13,27 +13,22 @@ import { condition, verdictOf, type CheckCondition } from '../../verdict.js';
  */
 const RecordParams = z.object({ seeded: z.array(SeedRecord), askRename: z.boolean(), seconds: z.int().min(1).max(30) });
 
-async function newRecording(device: Device, seeded: readonly SeedRecord[]) {
-  const [rows, files] = await Promise.all([readRecords(device), recordingFiles(device)]);
-  const added = newRows(rows, seeded);
-  const ok = seededIntact(rows, files, seeded) && added.length === 1 && savedProperly(added[0]!, files)
-    // Nothing else appeared in the folder.
-    && files.length === seeded.length + 1;
-  return ok ? added[0]! : null;
-}
-
-/** The reasons of `newRecording`. */
+/** One new recording saved (row and file), nothing else new, the seeded ones intact. */
 async function recordingVerdict(device: Device, seeded: readonly SeedRecord[]) {
   const [rows, files] = await Promise.all([readRecords(device), recordingFiles(device)]);
   return newRecordingConditions(rows, files, seeded);
 }
 
-/** A new recording with this name (and format), as `newRecording` then its name (and format). */
+/** A new recording as `recordingVerdict` says, then its name (and format). */
 async function recordingNamed(device: Device, seeded: readonly SeedRecord[], name: string, format?: string): Promise<CheckCondition[]> {
   const { conditions, added } = await recordingVerdict(device, seeded);
   if (!added) return conditions;
   return [...conditions, condition('new recording named', name, added.name), ...(format ? [condition('new recording format', format, added.format)] : [])];
 }
+
+const recordingSaved = (seeded: readonly SeedRecord[]): Subgoal => ({
+  name: 'recording saved', check: async ({ device }) => met((await recordingVerdict(device, seeded)).conditions),
+});
 
 const recordingStarted: Subgoal = { name: 'recording started', check: async ({ obs }) => onScreen(obs, { contentDesc: 'Stop recording' }) };
 
@@ -51,11 +46,7 @@ export const RecordAudio = defineTask({
     await setPrefs(device, { is_ask_rename_after_stop_recording: p.askRename });
   },
   check: async (device, p) => verdictOf((await recordingVerdict(device, p.seeded)).conditions),
-  subgoals: (p) => [
-    recorderOpen,
-    recordingStarted,
-    { name: 'recording saved', check: async ({ device }) => (await newRecording(device, p.seeded)) !== null },
-  ],
+  subgoals: (p) => [recorderOpen, recordingStarted, recordingSaved(p.seeded)],
   *oracle(p, ui) {
     yield* openRecorder(ui);
     yield* recordClip(ui, p.seconds);
@@ -87,9 +78,9 @@ export const RecordAudioWithFileName = defineTask({
   subgoals: (p) => [
     recorderOpen,
     recordingStarted,
-    { name: 'recording saved', check: async ({ device }) => (await newRecording(device, p.seeded)) !== null },
+    recordingSaved(p.seeded),
     { name: 'name typed', check: async ({ obs }) => fieldHolds(obs, p.name) },
-    { name: `saved as ${p.name}`, check: async ({ device }) => (await newRecording(device, p.seeded))?.name === p.name },
+    { name: `saved as ${p.name}`, check: async ({ device }) => met(await recordingNamed(device, p.seeded, p.name)) },
   ],
   *oracle(p, ui) {
     yield* openRecorder(ui);
@@ -99,11 +90,6 @@ export const RecordAudioWithFileName = defineTask({
 });
 
 const WavParams = NamedParams.extend({ startFormat: z.enum(FORMATS) });
-
-async function wavSaved(device: Device, p: z.infer<typeof WavParams>): Promise<boolean> {
-  const rec = await newRecording(device, p.seeded);
-  return rec !== null && rec.name === p.name && rec.format === 'wav';
-}
 
 export const RecordWavWithName = defineTask({
   id: 'AudioRecorderRecordWavWithName',
@@ -126,7 +112,7 @@ export const RecordWavWithName = defineTask({
     recorderOpen,
     { name: 'format set to wav', check: async ({ device }) => (await recordingFormat(device)) === 'wav' },
     recordingStarted,
-    { name: `saved as ${p.name}.wav`, check: async ({ device }) => wavSaved(device, p) },
+    { name: `saved as ${p.name}.wav`, check: async ({ device }) => met(await recordingNamed(device, p.seeded, p.name, 'wav')) },
   ],
   *oracle(p, ui) {
     yield* openRecorder(ui);

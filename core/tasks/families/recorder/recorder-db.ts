@@ -9,7 +9,7 @@ import type { Subgoal } from '../../task.js';
 import { clearDir, listDir, readText, SDCARD, writeText } from '../../validators/files.js';
 import { sqlExec, sqlInsert, sqlObjects } from '../../validators/sqlite.js';
 import { inActivity } from '../../validators/ui.js';
-import { countIs, eachHolds, holds, listed, type CheckCondition } from '../../verdict.js';
+import { condition, countIs, eachHolds, holds, listed, type CheckCondition } from '../../verdict.js';
 
 /**
  * Audio Recorder's state as checkers see it on a device: rows of `records` in record.db (through
@@ -101,13 +101,11 @@ export async function recordingFiles(device: Device): Promise<string[]> {
   return (await listDir(device, RECORDS_DIR)) ?? [];
 }
 
-/** The seeded recordings are all still there, unchanged (row and file). */
-export function seededIntact(rows: readonly RecordRow[], files: readonly string[], seeded: readonly SeedRecord[], except: readonly string[] = []): boolean {
-  return seeded.filter((s) => !except.includes(s.name)).every((s) => {
-    const row = rows.find((r) => r.name === s.name);
-    return row !== undefined && row.duration === s.durationMs && row.format === s.format && row.bookmark === (s.bookmark ? 1 : 0)
-      && row.path === recordPath(s.name, s.format) && files.includes(`${s.name}.${s.format}`);
-  });
+/** A seeded recording still there, unchanged (row and file). */
+function seedIntact(rows: readonly RecordRow[], files: readonly string[], s: SeedRecord): boolean {
+  const row = rows.find((r) => r.name === s.name);
+  return row !== undefined && row.duration === s.durationMs && row.format === s.format && row.bookmark === (s.bookmark ? 1 : 0)
+    && row.path === recordPath(s.name, s.format) && files.includes(`${s.name}.${s.format}`);
 }
 
 /** The rows that are not seeded recordings. */
@@ -115,19 +113,17 @@ export function newRows(rows: readonly RecordRow[], seeded: readonly SeedRecord[
   return rows.filter((r) => !seeded.some((s) => s.name === r.name && s.durationMs === r.duration));
 }
 
-/** A saved recording: a row with a positive duration and its file in place. */
-export function savedProperly(r: RecordRow, files: readonly string[]): boolean {
-  return r.duration > 0 && r.size > 0 && r.path === recordPath(r.name, r.format) && files.includes(`${r.name}.${r.format}`);
-}
-
-/** The reasons of `seededIntact`: found names the seeded recordings changed or gone. */
+/** The seeded recordings (but those named in `except`) all still there, unchanged: found names the ones changed or gone. */
 export function seededIntactCondition(rows: readonly RecordRow[], files: readonly string[], seeded: readonly SeedRecord[], except: readonly string[] = []): CheckCondition {
   const kept = seeded.filter((s) => !except.includes(s.name));
-  return eachHolds(`the ${kept.length} ${except.length ? 'other ' : ''}recordings unchanged`, kept, (s) => seededIntact(rows, files, [s]), (s) => s.name);
+  return eachHolds(`the ${kept.length} ${except.length ? 'other ' : ''}recordings unchanged`, kept, (s) => seedIntact(rows, files, s), (s) => s.name);
 }
 
-/** What is wrong with a saved recording, in words ("saved" when nothing is): the parts of `savedProperly`. */
-export function savedWords(r: RecordRow, files: readonly string[]): string {
+/**
+ * What is wrong with a saved recording, in words, or "saved" when nothing is (a row with a positive
+ * duration and size, its path, and its file in place).
+ */
+function savedWords(r: RecordRow, files: readonly string[]): string {
   const wrong = [
     r.duration > 0 ? '' : `duration ${r.duration}`, r.size > 0 ? '' : 'size 0',
     r.path === recordPath(r.name, r.format) ? '' : `path ${r.path}`, files.includes(`${r.name}.${r.format}`) ? '' : 'no file',
@@ -145,7 +141,7 @@ export function newRecordingConditions(rows: readonly RecordRow[], files: readon
   const conditions = [
     seededIntactCondition(rows, files, seeded),
     holds('one new recording', added !== undefined, { expected: '1', found: fresh.length ? `${fresh.length} (${listed(fresh.map((r) => r.name))})` : 'none' }),
-    ...(added ? [holds(`recording ${added.name} saved`, savedProperly(added, files), { expected: 'saved', found: savedWords(added, files) })] : []),
+    ...(added ? [condition(`recording ${added.name} saved`, 'saved', savedWords(added, files))] : []),
     countIs('files in the recordings folder', seeded.length + 1, files.length),
   ];
   return { conditions, added };

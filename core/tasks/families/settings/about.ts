@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { defineTask, type TaskTemplate } from '../../task.js';
+import type { Device } from '../../../device/device.js';
 import { FIRST_NAMES } from '../../../seed-data/people.js';
-import { getSetting, putSetting, settingVerdict } from '../../validators/settings.js';
+import { putSetting, settingVerdict } from '../../validators/settings.js';
+import { met } from '../../verdict.js';
 import { answerVerdict } from '../../validators/answers.js';
 import { fieldHolds, onScreen } from '../../validators/ui.js';
 import { openSettingsPath, pageOpen, settingsOpen } from './common.js';
@@ -10,6 +12,8 @@ import { openSettingsPath, pageOpen, settingsOpen } from './common.js';
 const DEVICE_NAMES = ['Pixel', 'Phone', 'Tablet', 'Handset', 'Mobile'];
 
 const Rename = z.object({ name: z.string().min(1), previous: z.string().min(1) });
+
+const renamedVerdict = (device: Device, name: string) => settingVerdict(device, 'global', 'device_name', name, undefined, `device named ${name}`);
 
 export const RenameDevice = defineTask({
   id: 'SystemRenameDevice',
@@ -27,13 +31,13 @@ export const RenameDevice = defineTask({
     return { name, previous };
   },
   initialize: async (device, p) => putSetting(device, 'global', 'device_name', p.previous),
-  check: async (device, p) => settingVerdict(device, 'global', 'device_name', p.name, undefined, `device named ${p.name}`),
+  check: async (device, p) => renamedVerdict(device, p.name),
   subgoals: (p) => [
     settingsOpen,
     pageOpen('About emulated device'),
     { name: 'rename dialog open', check: async ({ obs }) => onScreen(obs, { text: 'Device name', resourceId: 'android:id/alertTitle' }) },
     { name: 'new name typed', check: async ({ obs }) => fieldHolds(obs, p.name) },
-    { name: 'device renamed', check: async ({ device }) => (await getSetting(device, 'global', 'device_name')) === p.name },
+    { name: 'device renamed', check: async ({ device }) => met(await renamedVerdict(device, p.name)) },
   ],
   *oracle(p, ui) {
     yield* openSettingsPath(ui, ['About emulated device', 'Device name']);

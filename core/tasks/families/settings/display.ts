@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { defineTask, type TaskTemplate } from '../../task.js';
-import { getSetting, putSetting, settingVerdict } from '../../validators/settings.js';
+import type { Device } from '../../../device/device.js';
+import { putSetting, settingVerdict } from '../../validators/settings.js';
+import { met } from '../../verdict.js';
 import { onScreen } from '../../validators/ui.js';
 import { openSettingsPath, pageOpen, settingsOpen } from './common.js';
 
@@ -22,6 +24,7 @@ const Extreme = z.object({});
 
 function brightnessExtreme(max: boolean): TaskTemplate<z.infer<typeof Extreme>> {
   const want = max ? 255 : 0;
+  const atExtreme = (device: Device) => settingVerdict(device, BRIGHTNESS.ns, BRIGHTNESS.key, String(want), (v) => Number(v) === want, `brightness at ${want}`);
   return defineTask({
     id: max ? 'SystemBrightnessMax' : 'SystemBrightnessMin',
     apps: ['Settings'],
@@ -32,11 +35,11 @@ function brightnessExtreme(max: boolean): TaskTemplate<z.infer<typeof Extreme>> 
     params: Extreme,
     generate: () => ({}),
     initialize: async (device) => putSetting(device, BRIGHTNESS.ns, BRIGHTNESS.key, '128'),
-    check: async (device) => settingVerdict(device, BRIGHTNESS.ns, BRIGHTNESS.key, String(want), (v) => Number(v) === want, `brightness at ${want}`),
+    check: async (device) => atExtreme(device),
     subgoals: () => [
       settingsOpen,
       pageOpen('Display'),
-      { name: `brightness at ${want}`, check: async ({ device }) => Number(await getSetting(device, BRIGHTNESS.ns, BRIGHTNESS.key)) === want },
+      { name: `brightness at ${want}`, check: async ({ device }) => met(await atExtreme(device)) },
     ],
     *oracle(_p, ui) {
       yield* openSettingsPath(ui, ['Display']);
@@ -48,6 +51,10 @@ function brightnessExtreme(max: boolean): TaskTemplate<z.infer<typeof Extreme>> 
 
 const Level = z.object({ percent: z.int().min(10).max(90).multipleOf(10) });
 
+// Within 5 percentage points: a finger cannot hit an exact slider value, and Settings shows whole percents.
+const nearLevel = (device: Device, percent: number) => settingVerdict(device, BRIGHTNESS.ns, BRIGHTNESS.key, `${Math.round((percent / 100) * 255)} (${percent}% ± 5)`,
+  (v) => Math.abs((Number(v) / 255) * 100 - percent) <= 5, `brightness within 5 points of ${percent}%`);
+
 export const BrightnessLevel = defineTask({
   id: 'SystemBrightnessLevel',
   apps: ['Settings'],
@@ -58,15 +65,13 @@ export const BrightnessLevel = defineTask({
   params: Level,
   generate: (rng) => ({ percent: rng.int(1, 9) * 10 }),
   initialize: async (device, p) => putSetting(device, BRIGHTNESS.ns, BRIGHTNESS.key, p.percent >= 50 ? '25' : '230'),
-  // Within 5 percentage points: a finger cannot hit an exact slider value, and Settings shows whole percents.
-  check: async (device, p) => settingVerdict(device, BRIGHTNESS.ns, BRIGHTNESS.key, `${Math.round((p.percent / 100) * 255)} (${p.percent}% ± 5)`,
-    (v) => Math.abs((Number(v) / 255) * 100 - p.percent) <= 5, `brightness within 5 points of ${p.percent}%`),
+  check: async (device, p) => nearLevel(device, p.percent),
   subgoals: (p) => [
     settingsOpen,
     pageOpen('Display'),
     {
       name: `brightness near ${p.percent}%`,
-      check: async ({ device }) => Math.abs((Number(await getSetting(device, BRIGHTNESS.ns, BRIGHTNESS.key)) / 255) * 100 - p.percent) <= 5,
+      check: async ({ device }) => met(await nearLevel(device, p.percent)),
     },
   ],
   *oracle(p, ui) {
@@ -83,6 +88,7 @@ const TIMEOUTS = [
 
 const Timeout = z.object({ label: z.enum(TIMEOUTS.map(([l]) => l) as [string, ...string[]]) });
 const timeoutMs = (label: string) => TIMEOUTS.find(([l]) => l === label)![1];
+const timeoutVerdict = (device: Device, label: string) => settingVerdict(device, 'system', 'screen_off_timeout', String(timeoutMs(label)), undefined, `screen timeout ${label} (ms)`);
 
 export const ScreenTimeout = defineTask({
   id: 'SystemScreenTimeout',
@@ -94,12 +100,12 @@ export const ScreenTimeout = defineTask({
   params: Timeout,
   generate: (rng) => ({ label: rng.pick(TIMEOUTS.filter(([, ms]) => ms !== 60000)).at(0) as string }),
   initialize: async (device) => putSetting(device, 'system', 'screen_off_timeout', '60000'),
-  check: async (device, p) => settingVerdict(device, 'system', 'screen_off_timeout', String(timeoutMs(p.label)), undefined, `screen timeout ${p.label} (ms)`),
+  check: async (device, p) => timeoutVerdict(device, p.label),
   subgoals: (p) => [
     settingsOpen,
     pageOpen('Display'),
     { name: 'timeout dialog open', check: async ({ obs }) => onScreen(obs, { text: 'Screen timeout', resourceId: 'android:id/alertTitle' }) },
-    { name: `timeout ${p.label}`, check: async ({ device }) => (await getSetting(device, 'system', 'screen_off_timeout')) === String(timeoutMs(p.label)) },
+    { name: `timeout ${p.label}`, check: async ({ device }) => met(await timeoutVerdict(device, p.label)) },
   ],
   *oracle(p, ui) {
     yield* openSettingsPath(ui, ['Display', 'Screen timeout']);

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { defineTask, type Difficulty, type TaskTag, type TaskTemplate } from '../../task.js';
-import { getSetting, putSetting, settingVerdict, type SettingsNamespace } from '../../validators/settings.js';
+import type { Device } from '../../../device/device.js';
+import { putSetting, settingVerdict, type SettingsNamespace } from '../../validators/settings.js';
+import { met } from '../../verdict.js';
 import { openSettingsPath, pageOpen, settingsOpen } from './common.js';
 
 /**
@@ -38,6 +40,7 @@ const NoParams = z.object({});
 function switchTask(d: SwitchDef, turnOn: boolean): TaskTemplate<z.infer<typeof NoParams>> {
   const want = turnOn ? d.on : d.off;
   const start = turnOn ? d.off : d.on;
+  const toggled = (device: Device) => settingVerdict(device, d.ns, d.key, want, undefined, `${d.what} ${turnOn ? 'on' : 'off'} (${d.ns}/${d.key} = ${want})`);
   const tags: TaskTag[] = ['toggle'];
   if (d.path.length > 1) tags.push('complex_ui');
   if (['Location', 'Battery', 'System'].includes(d.path[0]!)) tags.push('needs_scrolling');
@@ -53,13 +56,13 @@ function switchTask(d: SwitchDef, turnOn: boolean): TaskTemplate<z.infer<typeof 
     initialize: async (device) => {
       await putSetting(device, d.ns, d.key, start);
     },
-    check: async (device) => settingVerdict(device, d.ns, d.key, want, undefined, `${d.what} ${turnOn ? 'on' : 'off'} (${d.ns}/${d.key} = ${want})`),
+    check: async (device) => toggled(device),
     subgoals: () => [
       settingsOpen,
       pageOpen(d.path[d.path.length - 1]!),
       {
         name: `${d.what} ${turnOn ? 'on' : 'off'}`,
-        check: async ({ device }) => (await getSetting(device, d.ns, d.key)) === want,
+        check: async ({ device }) => met(await toggled(device)),
       },
     ],
     *oracle(_p, ui) {

@@ -10,7 +10,7 @@ import type { Subgoal } from '../../task.js';
 import { fieldHolds, inActivity, onScreen } from '../../validators/ui.js';
 import { addContact, clearContacts } from '../contacts/contacts-db.js';
 import { addReceivedMessage, addSentMessage, clearMessages, sameNumber, sentMessages, SMS_TYPE, type SmsRow } from './sms-db.js';
-import { countIs, holds, verdictOf, type CheckVerdict } from '../../verdict.js';
+import { countIs, holds, met, verdictOf, type CheckVerdict } from '../../verdict.js';
 
 /** What Simple SMS Messenger tasks share: seeded history, strict sent-message checks, oracle moves. */
 export const SMS_APP = 'Simple SMS Messenger';
@@ -107,11 +107,6 @@ export async function newSentMessages(device: Device, seeded: readonly SeedMessa
 }
 
 /** Exactly one new message was sent, to this number, with this text (surrounding spaces aside). */
-export async function sentExactly(device: Device, seeded: readonly SeedMessage[], to: string, body: string): Promise<boolean> {
-  return (await sentVerdict(device, seeded, to, body)).ok;
-}
-
-/** sentExactly's conditions: how many new messages, to whom, with what text. */
 export async function sentVerdict(device: Device, seeded: readonly SeedMessage[], to: string, body: string): Promise<CheckVerdict> {
   const sent = await newSentMessages(device, seeded);
   const m = sent[0];
@@ -183,5 +178,5 @@ export function messageTyped(text: string): Subgoal {
 }
 
 export function messageSent(seeded: readonly SeedMessage[], to: string, body: string): Subgoal {
-  return { name: 'message sent', check: async ({ device }) => sentExactly(device, seeded, to, body) };
+  return { name: 'message sent', check: async ({ device }) => met(await sentVerdict(device, seeded, to, body)) };
 }

@@ -3,7 +3,7 @@ import { defineTask, type TaskTemplate } from '../../task.js';
 import { dateParts, longDate, time12 } from '../../../seed-data/dates.js';
 import { TODO_NOTES } from '../../../seed-data/todos.js';
 import { IMPORTANCE_WORD, listTasks, type TaskRecord } from './tasks-db.js';
-import { dueWords, othersUntouchedCondition, drawTitles, dueInDaysFromToday, editorOpen, installSeeds, newRows, norm, othersUntouched, SeedTask, seedTasks, stateReached, tasksOpen, titleTyped } from './common.js';
+import { dueWords, othersUntouchedCondition, drawTitles, dueInDaysFromToday, editorOpen, installSeeds, newRows, norm, SeedTask, seedTasks, stateReached, tasksOpen, titleTyped } from './common.js';
 import { createTask, openTasks } from './steps.js';
 import { condition, holds, listed, verdictOf, type CheckCondition, type CheckVerdict } from '../../verdict.js';
 
@@ -19,17 +19,9 @@ function distractors(rng: Parameters<TaskTemplate['generate']>[0], count: [numbe
   return { title: titles[0]!, tasks: seedTasks(rng, titles.slice(1), { completedChance: 0.2 }) };
 }
 
-/** The single task the agent added, when the rest of the list is untouched. */
-function added(rows: readonly TaskRecord[], p: { title: string; tasks: SeedTask[] }): TaskRecord | undefined {
-  const fresh = newRows(rows, p.tasks);
-  if (fresh.length !== 1 || norm(fresh[0]!.title) !== norm(p.title)) return undefined;
-  if (!othersUntouched(rows, p.tasks)) return undefined;
-  return fresh[0]!.completed === 0 ? fresh[0] : undefined;
-}
-
 /**
- * The reasons of `added`: one new task with this title, the seeds untouched, the new task open;
- * then `fields` on the new task, where there is one.
+ * The single task the agent added: one new task with this title, the seeds untouched, the new
+ * task open; then `fields` on the new task, where there is one.
  */
 function addedVerdict(rows: readonly TaskRecord[], p: { title: string; tasks: SeedTask[] }, fields: (r: TaskRecord) => CheckCondition[] = () => []): CheckVerdict {
   const fresh = newRows(rows, p.tasks);
@@ -58,7 +50,7 @@ export const AddTask = defineTask({
   generate: (rng) => distractors(rng, [2, 6]),
   initialize: async (device, p) => installSeeds(device, p.tasks),
   check: async (device, p) => addedVerdict(await listTasks(device), p),
-  subgoals: (p) => [tasksOpen, editorOpen, titleTyped(p.title), stateReached('task saved', (rows) => added(rows, p) !== undefined)],
+  subgoals: (p) => [tasksOpen, editorOpen, titleTyped(p.title), stateReached('task saved', (rows) => addedVerdict(rows, p).ok)],
   *oracle(p, ui) {
     yield* openTasks(ui);
     yield* createTask(ui, { title: p.title });
@@ -67,6 +59,10 @@ export const AddTask = defineTask({
 });
 
 const WithPriority = z.object({ ...Base, importance: z.int().min(0).max(2) });
+
+const priorityVerdict = (rows: readonly TaskRecord[], p: z.infer<typeof WithPriority>) => addedVerdict(rows, p, (r) => [
+  condition(`task "${p.title}" ${IMPORTANCE_WORD[p.importance]} priority`, IMPORTANCE_WORD[p.importance]!, IMPORTANCE_WORD[r.importance] ?? String(r.importance)),
+]);
 
 export const AddTaskWithPriority = defineTask({
   id: 'TasksAddTaskWithPriority',
@@ -79,10 +75,10 @@ export const AddTaskWithPriority = defineTask({
   generate: (rng) => ({ ...distractors(rng, [2, 6]), importance: rng.int(0, 2) }),
   instruction: (p) => `In Tasks, add a ${IMPORTANCE_WORD[p.importance]}-priority task titled '${p.title}'.`,
   initialize: async (device, p) => installSeeds(device, p.tasks),
-  check: async (device, p) => addedVerdict(await listTasks(device), p, (r) => [condition(`task "${p.title}" ${IMPORTANCE_WORD[p.importance]} priority`, IMPORTANCE_WORD[p.importance]!, IMPORTANCE_WORD[r.importance] ?? String(r.importance))]),
+  check: async (device, p) => priorityVerdict(await listTasks(device), p),
   subgoals: (p) => [
     tasksOpen, editorOpen, titleTyped(p.title),
-    stateReached(`task saved with ${IMPORTANCE_WORD[p.importance]} priority`, (rows) => added(rows, p)?.importance === p.importance),
+    stateReached(`task saved with ${IMPORTANCE_WORD[p.importance]} priority`, (rows) => priorityVerdict(rows, p).ok),
   ],
   *oracle(p, ui) {
     yield* openTasks(ui);
@@ -98,6 +94,8 @@ function dueDayIs(r: TaskRecord | undefined, dueDate: number): boolean {
   return r !== undefined && r.dueDate > 0 && Math.floor(r.dueDate / 86_400_000) === Math.floor(dueDate / 86_400_000);
 }
 
+const dueVerdict = (rows: readonly TaskRecord[], p: z.infer<typeof WithDue>) => addedVerdict(rows, p, (r) => [dueDayCondition(r, p)]);
+
 export const AddTaskWithDueDate = defineTask({
   id: 'TasksAddTaskWithDueDate',
   apps: ['Tasks'],
@@ -110,8 +108,8 @@ export const AddTaskWithDueDate = defineTask({
   generate: (rng) => ({ ...distractors(rng, [2, 6]), dueDate: dueInDaysFromToday(rng.int(1, 45)) }),
   instruction: (p) => `In Tasks, add a task titled '${p.title}' that is due on ${longDate(dateParts(p.dueDate))}.`,
   initialize: async (device, p) => installSeeds(device, p.tasks),
-  check: async (device, p) => addedVerdict(await listTasks(device), p, (r) => [dueDayCondition(r, p)]),
-  subgoals: (p) => [tasksOpen, editorOpen, titleTyped(p.title), stateReached('task saved with the due date', (rows) => dueDayIs(added(rows, p), p.dueDate))],
+  check: async (device, p) => dueVerdict(await listTasks(device), p),
+  subgoals: (p) => [tasksOpen, editorOpen, titleTyped(p.title), stateReached('task saved with the due date', (rows) => dueVerdict(rows, p).ok)],
   *oracle(p, ui) {
     yield* openTasks(ui);
     yield* createTask(ui, { title: p.title, due: dateParts(p.dueDate) });
@@ -127,16 +125,9 @@ const Details = z.object({
   notes: z.string().min(1),
 });
 
-function detailsMatch(r: TaskRecord | undefined, p: z.infer<typeof Details>): boolean {
-  if (!r) return false;
-  const d = new Date(r.dueDate);
-  return dueDayIs(r, p.dueDate) && r.dueDate % 60000 > 0 && d.getUTCHours() === p.hour && d.getUTCMinutes() === p.minute
-    && norm(r.notes) === norm(p.notes);
-}
-
 const hhmm = (h: number, m: number) => `${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}`;
 
-/** The reasons of `detailsMatch` for the new task: due day, due time, description. */
+/** The new task's details: due day, due time, description. */
 function detailsConditions(r: TaskRecord, p: z.infer<typeof Details>): CheckCondition[] {
   const d = new Date(r.dueDate);
   const timeOk = r.dueDate % 60000 > 0 && d.getUTCHours() === p.hour && d.getUTCMinutes() === p.minute;
@@ -146,6 +137,8 @@ function detailsConditions(r: TaskRecord, p: z.infer<typeof Details>): CheckCond
     holds(`task "${p.title}" description`, norm(r.notes) === norm(p.notes), { expected: JSON.stringify(p.notes), found: JSON.stringify(r.notes) }),
   ];
 }
+
+const detailsVerdict = (rows: readonly TaskRecord[], p: z.infer<typeof Details>) => addedVerdict(rows, p, (r) => detailsConditions(r, p));
 
 export const AddTaskWithDetails = defineTask({
   id: 'TasksAddTaskWithDetails',
@@ -165,10 +158,10 @@ export const AddTaskWithDetails = defineTask({
   }),
   instruction: (p) => `In Tasks, create a task '${p.title}' due on ${longDate(dateParts(p.dueDate))} at ${time12(p.hour, p.minute)}, with the description '${p.notes}'.`,
   initialize: async (device, p) => installSeeds(device, p.tasks),
-  check: async (device, p) => addedVerdict(await listTasks(device), p, (r) => detailsConditions(r, p)),
+  check: async (device, p) => detailsVerdict(await listTasks(device), p),
   subgoals: (p) => [
     tasksOpen, editorOpen, titleTyped(p.title),
-    stateReached('task saved with date, time and description', (rows) => detailsMatch(added(rows, p), p)),
+    stateReached('task saved with date, time and description', (rows) => detailsVerdict(rows, p).ok),
   ],
   *oracle(p, ui) {
     yield* openTasks(ui);

@@ -105,15 +105,9 @@ export function rowFor(rows: readonly TaskRecord[], title: string): TaskRecord |
 }
 
 /** A row still holds exactly what was seeded (and is not deleted). */
-export function matchesSeed(r: TaskRecord | undefined, s: SeedTask): boolean {
+function matchesSeed(r: TaskRecord | undefined, s: SeedTask): boolean {
   return r !== undefined && r.deleted === 0 && r.title === s.title && norm(r.notes) === norm(s.notes)
     && r.importance === s.importance && r.dueDate === s.dueDate && (r.completed > 0) === s.completed;
-}
-
-/** Every seed except those titled in `except` is present and unchanged. */
-export function othersUntouched(rows: readonly TaskRecord[], seeds: readonly SeedTask[], except: readonly string[] = []): boolean {
-  const skip = new Set(except.map(norm));
-  return seeds.filter((s) => !skip.has(norm(s.title))).every((s) => matchesSeed(rowFor(rows, s.title), s));
 }
 
 /** Visible rows that are not one of the seeds (tasks the agent created). */
@@ -162,7 +156,7 @@ export function taskState(rows: readonly TaskRecord[], title: string): string {
   return r.deleted > 0 ? 'deleted' : r.completed > 0 ? 'completed' : 'open';
 }
 
-/** The reasons of `othersUntouched`: found names the seeds that changed or went. */
+/** Every seed except those titled in `except` is present and unchanged: found names the seeds that changed or went. */
 export function othersUntouchedCondition(rows: readonly TaskRecord[], seeds: readonly SeedTask[], except: readonly string[] = []): CheckCondition {
   const skip = new Set(except.map(norm));
   const kept = seeds.filter((s) => !skip.has(norm(s.title)));

@@ -4,7 +4,7 @@ import { dateParts, longDate } from '../../../seed-data/dates.js';
 import { onScreen } from '../../validators/ui.js';
 import { pickDate } from '../../pickers.js';
 import { IMPORTANCE_WORD, listTasks, type TaskRecord } from './tasks-db.js';
-import { dueWords, noNewTasks, othersUntouchedCondition, taskState, drawTitles, dueInDaysFromToday, dueTodayList, DueTodayList, editorOpen, installSeeds, isDeleted, newRows, othersUntouched, rowFor, SeedTask, seedTasks, stateReached, tasksOpen, type SeedOptions } from './common.js';
+import { dueWords, noNewTasks, othersUntouchedCondition, taskState, drawTitles, dueInDaysFromToday, dueTodayList, DueTodayList, editorOpen, installSeeds, isDeleted, rowFor, SeedTask, seedTasks, stateReached, tasksOpen, type SeedOptions } from './common.js';
 import { completeTask, isTodayLabel, openTask, openTasks, visibleRows } from './steps.js';
 import { condition, eachHolds, holds, verdictOf, type CheckCondition, type CheckVerdict } from '../../verdict.js';
 
@@ -26,16 +26,7 @@ function targeted(rng: Parameters<TaskTemplate['generate']>[0], count: [number, 
 
 const target = (p: TargetedP): SeedTask => p.tasks.find((t) => t.title === p.target)!;
 
-/** The target changed only as `f` allows, everything else untouched, nothing added. */
-function onlyTarget(rows: readonly TaskRecord[], p: TargetedP, f: (r: TaskRecord | undefined, seed: SeedTask) => boolean): boolean {
-  return f(rowFor(rows, p.target), target(p)) && othersUntouched(rows, p.tasks, [p.target]) && newRows(rows, p.tasks).length === 0;
-}
-
-function completedOk(rows: readonly TaskRecord[], p: TargetedP): boolean {
-  return onlyTarget(rows, p, (r, s) => r !== undefined && r.deleted === 0 && r.completed > 0 && r.importance === s.importance && r.dueDate === s.dueDate);
-}
-
-/** The reasons of `onlyTarget`: the target's conditions, then the others untouched and nothing added. */
+/** The target's conditions, then the other tasks untouched and nothing added. */
 function onlyTargetVerdict(rows: readonly TaskRecord[], p: TargetedP, targetConditions: readonly CheckCondition[]): CheckVerdict {
   return verdictOf([...targetConditions, othersUntouchedCondition(rows, p.tasks, [p.target]), noNewTasks(rows, p.tasks)]);
 }
@@ -72,17 +63,13 @@ export const CompleteTask = defineTask({
   },
   initialize: async (device, p) => installSeeds(device, p.tasks),
   check: async (device, p) => completedVerdict(await listTasks(device), p),
-  subgoals: (p) => [tasksOpen, stateReached(`"${p.target}" completed`, (rows) => completedOk(rows, p))],
+  subgoals: (p) => [tasksOpen, stateReached(`"${p.target}" completed`, (rows) => completedVerdict(rows, p).ok)],
   *oracle(p, ui) {
     yield* openTasks(ui);
     yield* completeTask(ui, p.target);
     yield ui.complete();
   },
 });
-
-function deletedOk(rows: readonly TaskRecord[], p: TargetedP): boolean {
-  return onlyTarget(rows, p, (r) => isDeleted(r));
-}
 
 function deletedVerdict(rows: readonly TaskRecord[], p: TargetedP): CheckVerdict {
   return onlyTargetVerdict(rows, p, [holds(`task "${p.target}" deleted`, isDeleted(rowFor(rows, p.target)), { expected: 'deleted', found: taskState(rows, p.target) })]);
@@ -102,7 +89,7 @@ export const DeleteTask = defineTask({
   subgoals: (p) => [
     tasksOpen, editorOpen,
     { name: 'delete confirmation shown', check: async ({ obs }) => onScreen(obs, { text: 'Delete this task?' }) },
-    stateReached(`"${p.target}" deleted`, (rows) => deletedOk(rows, p)),
+    stateReached(`"${p.target}" deleted`, (rows) => deletedVerdict(rows, p).ok),
   ],
   *oracle(p, ui) {
     yield* openTasks(ui);
@@ -115,11 +102,6 @@ export const DeleteTask = defineTask({
 
 const Reschedule = z.object({ ...Targeted.shape, dueDate: z.int().positive() });
 type RescheduleP = z.infer<typeof Reschedule>;
-
-function rescheduledOk(rows: readonly TaskRecord[], p: RescheduleP): boolean {
-  return onlyTarget(rows, p, (r, s) => r !== undefined && r.deleted === 0 && (r.completed > 0) === s.completed && r.importance === s.importance
-    && r.dueDate > 0 && Math.floor(r.dueDate / 86_400_000) === Math.floor(p.dueDate / 86_400_000));
-}
 
 function rescheduledVerdict(rows: readonly TaskRecord[], p: RescheduleP): CheckVerdict {
   const r = rowFor(rows, p.target);
@@ -154,7 +136,7 @@ export const RescheduleTask = defineTask({
   instruction: (p) => `In Tasks, change the due date of '${p.target}' to ${longDate(dateParts(p.dueDate))}.`,
   initialize: async (device, p) => installSeeds(device, p.tasks),
   check: async (device, p) => rescheduledVerdict(await listTasks(device), p),
-  subgoals: (p) => [tasksOpen, editorOpen, stateReached('due date changed', (rows) => rescheduledOk(rows, p))],
+  subgoals: (p) => [tasksOpen, editorOpen, stateReached('due date changed', (rows) => rescheduledVerdict(rows, p).ok)],
   *oracle(p, ui) {
     yield* openTasks(ui);
     yield* openTask(ui, p.target);
@@ -169,11 +151,6 @@ const Bulk = z.object({ tasks: z.array(SeedTask) });
 type BulkP = z.infer<typeof Bulk>;
 
 /** Completed seeds gone, the rest unchanged, nothing added. */
-function clearedOk(rows: readonly TaskRecord[], p: BulkP): boolean {
-  const done = p.tasks.filter((t) => t.completed).map((t) => t.title);
-  return done.every((t) => isDeleted(rowFor(rows, t))) && othersUntouched(rows, p.tasks, done) && newRows(rows, p.tasks).length === 0;
-}
-
 function clearedVerdict(rows: readonly TaskRecord[], p: BulkP): CheckVerdict {
   const done = p.tasks.filter((t) => t.completed).map((t) => t.title);
   return verdictOf([
@@ -202,7 +179,7 @@ export const DeleteCompletedTasks = defineTask({
   subgoals: (p) => [
     tasksOpen,
     { name: 'clear confirmation shown', check: async ({ obs }) => onScreen(obs, { text: 'Clear completed tasks?' }) },
-    stateReached('completed tasks deleted', (rows) => clearedOk(rows, p)),
+    stateReached('completed tasks deleted', (rows) => clearedVerdict(rows, p).ok),
   ],
   *oracle(_p, ui) {
     yield* openTasks(ui);
@@ -212,13 +189,6 @@ export const DeleteCompletedTasks = defineTask({
     yield ui.complete();
   },
 });
-
-function allTodayDone(rows: readonly TaskRecord[], p: DueTodayList): boolean {
-  return p.today.every((t) => {
-    const r = rowFor(rows, t);
-    return r !== undefined && r.deleted === 0 && r.completed > 0;
-  }) && othersUntouched(rows, p.tasks, p.today) && newRows(rows, p.tasks).length === 0;
-}
 
 function allTodayVerdict(rows: readonly TaskRecord[], p: DueTodayList): CheckVerdict {
   const done = (t: string) => {
@@ -246,7 +216,7 @@ export const CompleteAllDueToday = defineTask({
   subgoals: (p) => [
     tasksOpen,
     stateReached('one task due today completed', (rows) => p.today.some((t) => (rowFor(rows, t)?.completed ?? 0) > 0)),
-    stateReached('all tasks due today completed', (rows) => allTodayDone(rows, p)),
+    stateReached('all tasks due today completed', (rows) => allTodayVerdict(rows, p).ok),
   ],
   *oracle(_p, ui) {
     yield* openTasks(ui);
