@@ -3,6 +3,7 @@ import { resetForTask } from '../../core/episode/runner.js';
 import { instantiate } from '../../core/tasks/instance.js';
 import { getTemplate } from '../../core/tasks/registry.js';
 import type { EpisodeOutcome } from '../../core/tasks/task.js';
+import { writeNote } from '../../core/tasks/families/markor/markor-files.js';
 import { firstFailed, holds, met, verdictOf, type CheckCondition } from '../../core/tasks/verdict.js';
 import { device } from '../helpers/simdroid.js';
 
@@ -75,6 +76,26 @@ describe('checker verdicts say why a wrong end state fails', () => {
     const c = firstFailed(verdict);
     expect(c, JSON.stringify(verdict)).toBeDefined();
     failed(c!, inst.params);
+  });
+});
+
+describe('reasons that do not contradict themselves', () => {
+  it('a file missing from its folder fails its own condition, not "nothing else in" it (found none)', async () => {
+    const inst = instantiate(getTemplate('FilesCopyFile'), 0);
+    await resetForTask(d, inst);
+    const verdict = await inst.template.check(d, inst.params, nothing);
+    const p = inst.params as { to: string; target: { name: string } };
+    expect(verdict.conditions.find((c) => c.name === `file ${p.target.name} in ${p.to}`)).toMatchObject({ ok: false, found: `not in ${p.to}` });
+    expect(verdict.conditions.find((c) => c.name === `nothing else in ${p.to}`)).toMatchObject({ ok: true, found: 'none' });
+  });
+
+  it('a note the agent must write shows the text asked for, not an empty placeholder', async () => {
+    const inst = instantiate(getTemplate('MultiCalendarAgendaToMarkor'), 0);
+    await resetForTask(d, inst);
+    const p = inst.params as { file: string; titles: string[] };
+    await writeNote(d, p.file, '');
+    const verdict = await inst.template.check(d, inst.params, nothing);
+    expect(firstFailed(verdict)).toMatchObject({ name: `${p.file} has the text asked for`, expected: JSON.stringify(p.titles.join('\n')), found: '""' });
   });
 });
 
