@@ -9,7 +9,7 @@ import { openDb } from './open-db.js';
 /** `awb episodes explain` and `awb runs failures`: why episodes failed (docs/failure-analysis.md). */
 
 const USAGE_EXPLAIN = 'awb episodes explain EPISODE_ID [--oracle when-needed|always|never] [--db PATH] [--json]';
-const USAGE_RUNS = 'awb runs failures RUN_ID [--vs RUN_ID2] [--oracle never|when-needed|always] [--db PATH] [--json]';
+const USAGE_RUNS = 'awb runs failures RUN_ID [--vs RUN_ID2] [--oracle when-needed|always|never] [--db PATH] [--json]';
 
 const idOf = (what: string, usage: string, raw: string | undefined): number => {
   const n = Number(raw);

@@ -85,7 +85,7 @@ Usage:
   awb episodes explain EPISODE_ID [--oracle when-needed|always|never] [--json]
                                                why it failed: the checker's reasons, the failure class, the first
                                                divergence from the successful paths (docs/failure-analysis.md)
-  awb runs failures RUN_ID [--vs RUN_ID2] [--oracle never|when-needed|always] [--json]
+  awb runs failures RUN_ID [--vs RUN_ID2] [--oracle when-needed|always|never] [--json]
                                                the run's failure taxonomy per class × app × template; with --vs, the flips
   awb rewards compute --episode ID[,ID…] (--components outcome,format,… | --config FILE) [--write] [--db PATH] [--json]
                                                per-step rewards of each component, with explanations and the weighted total
