@@ -97,6 +97,16 @@ describe('reasons that do not contradict themselves', () => {
     const verdict = await inst.template.check(d, inst.params, nothing);
     expect(firstFailed(verdict)).toMatchObject({ name: `${p.file} has the text asked for`, expected: JSON.stringify(p.titles.join('\n')), found: '""' });
   });
+
+  it('a note left as it was shows the edited text as expected, not the original it found', async () => {
+    const inst = instantiate(getTemplate('MarkorEditNote'), 0);
+    await resetForTask(d, inst);
+    const p = inst.params as { file_name: string; original: string; new_text: string };
+    const c = firstFailed(await inst.template.check(d, inst.params, nothing));
+    expect(c).toMatchObject({ name: `${p.file_name} has the text asked for`, found: JSON.stringify(p.original) });
+    expect(c!.expected).not.toBe(c!.found);
+    expect(c!.expected).toContain(p.new_text.split('\n')[0]);
+  });
 });
 
 describe('subgoals read a checker through met', () => {
