@@ -76,11 +76,30 @@ function brokenKeeps(v: CheckVerdict | undefined): Array<{ condition: string; su
     const quoted = (t: string) => [...t.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]!.replace(/\s*\(.*\)$/, ''));
     let subjects = file ? [file[2]!] : [...quoted(c.name), ...(c.found?.startsWith('not ') ? quoted(c.found) : [])];
     if (!subjects.length) {
-      const words = c.name.replace(/\s+(kept|unchanged)$/, '').split(' ').slice(1).join(' ');
+      const words = c.name.replace(/\s+(kept|unchanged)$/, '').split(' ');
+      // "alarm 7:40 AM" names 7:40 AM; "movie_watchlist.txt" is a name on its own.
+      const name = (words.length > 1 && /^[a-z]+$/.test(words[0]!) ? words.slice(1) : words).join(' ');
       // "the 8 recordings", "3 other tasks": a group, not a name.
-      if (words && !/^the\b|\bother\b/.test(words)) subjects = [words];
+      if (name && !/^the\b|\bother\b/.test(name)) subjects = [name];
     }
     if (subjects.length) out.push({ condition: c.name, subjects });
+  }
+  return out;
+}
+
+/**
+ * Records a "nothing else in F" / "no other …" condition lists as extra that are records the
+ * checker knows from its other conditions (an existing file, a seeded record): an existing record
+ * put or changed where the task's one belongs ("nothing else in Documents: found "summer_hits.mp3"").
+ */
+function misplacedRecords(v: CheckVerdict | undefined): Array<{ condition: string; subjects: string[] }> {
+  const all = v?.conditions ?? [];
+  const out: Array<{ condition: string; subjects: string[] }> = [];
+  for (const c of all) {
+    if (c.ok || !/^(nothing else in|no other)\b/.test(c.name) || !c.found) continue;
+    const extras = [...c.found.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]!);
+    const known = extras.filter((x) => all.some((o) => o !== c && o.ok && (o.name.includes(` ${x} `) || o.name.includes(`"${x}"`))));
+    if (known.length) out.push({ condition: c.name, subjects: known });
   }
   return out;
 }
@@ -186,7 +205,7 @@ const RULES: Record<FailureClass, Rule> = {
   wrong_target: (e) => {
     if (e.template.kind === 'information_retrieval') return null;
     const goal = norm(e.instruction);
-    const hit = brokenKeeps(e.verdict).find((k) => k.subjects.every((x) => !goal.includes(norm(x))));
+    const hit = [...brokenKeeps(e.verdict), ...misplacedRecords(e.verdict)].find((k) => k.subjects.every((x) => !goal.includes(norm(x))));
     return hit ? `changed ${hit.subjects.map((x) => JSON.stringify(x)).join(', ')}, which the task does not name (${hit.condition})` : null;
   },
   typed_wrong_text: (e) => {

@@ -99,6 +99,18 @@ describe('the failure taxonomy: one constructed episode per class', () => {
     expect(c.labels[0]).toEqual({ class: 'wrong_target', why: 'changed "Umar Xu", which the task does not name (the 3 other contacts unchanged)' });
     expect(primary(evidence(p, { instruction: 'Delete the 7:45 AM alarm.', verdict: verdict({ name: 'alarm 7:40 AM unchanged', found: 'no alarm 7:40 AM' }) }))).toBe('wrong_target');
     expect(primary(evidence(p, { instruction: 'Delete all .jpg files in Download.', verdict: verdict({ name: 'file notes.docx in Download', expected: '12 bytes', found: 'not in Download' }) }))).toBe('wrong_target');
+    expect(primary(evidence(p, { instruction: 'Edit packing_list.md in Markor.', verdict: verdict({ name: 'movie_watchlist.txt unchanged', found: '"packing_list.md"' }) }))).toBe('wrong_target');
+    // An existing record the checker knows (kept in its folder) listed as extra where the task's one belongs.
+    const copied = { ok: false, conditions: [
+      { name: 'file summer_hits.mp3 in Music', ok: true, expected: '12 bytes', found: '12 bytes' },
+      { name: 'file rainy_day.mp3 in Documents', ok: false, expected: '9 bytes', found: 'not in Documents' },
+      { name: 'nothing else in Documents', ok: false, expected: 'none', found: '"summer_hits.mp3"' },
+    ] };
+    expect(classifyFailure(evidence(p, { instruction: 'Copy rainy_day.mp3 from Music to Documents.', verdict: copied })).labels[0])
+      .toEqual({ class: 'wrong_target', why: 'changed "summer_hits.mp3", which the task does not name (nothing else in Documents)' });
+    // A new record with a typo is not an existing one.
+    const typo = { ok: false, conditions: [{ name: 'no other contacts', ok: false, expected: 'none', found: '"Zoe Itoo"' }] };
+    expect(primary(evidence(p, { instruction, verdict: typo }))).toBe('declared_done_early');
     // The task's own target failing its condition is not a wrong target.
     expect(primary(evidence(p, { instruction: 'Move notes.docx to Music.', verdict: verdict({ name: 'file notes.docx in Music', expected: '12 bytes', found: 'not in Music' }) }))).toBe('declared_done_early');
     expect(primary(evidence(p, { instruction, verdict: verdict({ name: 'recipe "Zoe Ito" kept', found: 'no recipe "Zoe Ito"' }) }))).toBe('declared_done_early');

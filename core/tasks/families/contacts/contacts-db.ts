@@ -133,9 +133,9 @@ export function contactHas(list: readonly ContactRecord[], name: string, phone: 
   return holds(`contact ${name} has number ${normalizePhone(phone)}`, hasExactly(list, name, phone), { expected: normalizePhone(phone), found: foundUnder(list, name) });
 }
 
-/** Each of these people is still there once with their number. */
-export function contactsKept(list: readonly ContactRecord[], people: readonly { name: string; phone: string }[], what = 'other contacts'): CheckCondition {
-  return eachHolds(`the ${people.length} ${what} unchanged`, people, (o) => hasExactly(list, o.name, o.phone), (o) => `${o.name} (${foundUnder(list, o.name)})`);
+/** Each of these people is still there once with their number ("the 5 other contacts unchanged", or the words given). */
+export function contactsKept(list: readonly ContactRecord[], people: readonly { name: string; phone: string }[], what = 'other contacts unchanged'): CheckCondition {
+  return eachHolds(`the ${people.length} ${what}`, people, (o) => hasExactly(list, o.name, o.phone), (o) => `${o.name} (${foundUnder(list, o.name)})`);
 }
 
 export function contactCount(list: readonly ContactRecord[], expected: number): CheckCondition {

@@ -107,7 +107,7 @@ export const DeleteDuplicates = defineTask({
   },
   check: async (device, p) => {
     const list = await listContacts(device);
-    return verdictOf([contactCount(list, p.people.length), contactsKept(list, p.people, 'people once each')]);
+    return verdictOf([contactCount(list, p.people.length), contactsKept(list, p.people, 'people there once each')]);
   },
   subgoals: (p) => [
     contactsOpen,
