@@ -9,7 +9,7 @@ export { findReferences, oraclePath, pathFromTrajectory, type ReferenceOptions }
 export { compareRuns, runFailures, type FailureCell, type Flip, type RunComparison, type RunFailures } from './run-failures.js';
 export { screenState, sameScreen, type MatchLevel, type ScreenState } from './screen-state.js';
 export {
-  classifyFailure, COMMIT_LABEL, FAILURE_CLASSES, LOOP_VISITS, similarity, STUCK_STEPS,
+  BRIEF_VISIT_STEPS, classifyFailure, COMMIT_LABEL, FAILURE_CLASSES, LOOP_VISITS, similarity, STUCK_STEPS,
   type Classification, type FailureClass, type FailureEvidence, type FailureLabel,
 } from './taxonomy.js';
 export { diffTrees, type DiffNode, type NodeChange, type TreeDiff } from './tree-diff.js';
