@@ -5,6 +5,10 @@
 export { align, type Alignment, type Divergence, type Reference, type ScreenRef } from './align.js';
 export { explainEpisode, storedVerdict, type EpisodeExplanation, type ExplainOptions } from './explain.js';
 export type { EpisodePath, PathStep } from './path.js';
+export {
+  alignedReference, PATH_REWARD_KINDS, rewardEpisodeOfPath, rewardsBeside, ShepherdJudgeNotFittedError,
+  type PathRewardKind, type PathRewardOptions, type PathRewards, type RewardsBeside,
+} from './rewards.js';
 export { findReferences, oraclePath, pathFromTrajectory, type ReferenceOptions } from './references.js';
 export { compareRuns, runFailures, type FailureCell, type Flip, type RunComparison, type RunFailures } from './run-failures.js';
 export { screenState, sameScreen, type MatchLevel, type ScreenState } from './screen-state.js';

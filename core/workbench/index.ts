@@ -221,7 +221,7 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
       ? rewards.get(input)
       : activity(`Computing rewards for episode ${input.episodeId}`, () => rewards.get(input))),
     explainEpisode: ({ episodeId, oracle }) =>
-      activity(`Explaining episode ${episodeId}`, () => explainEpisode(db, episodeId as EpisodeId, oracle ? { oracle } : {})),
+      activity(`Explaining episode ${episodeId}`, () => explainEpisode(db, episodeId as EpisodeId, { ...(oracle ? { oracle } : {}), rewards: { dataDir: settings.dataDir } })),
     runFailures: ({ runId, vsRunId, oracle }) => activity(`Failure analysis of run ${runId}`, async () => {
       const o = oracle ? { oracle } : {};
       if (vsRunId === undefined) return { runs: [await runFailures(db, runId as RunId, o)], comparison: null };
