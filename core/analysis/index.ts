@@ -10,7 +10,7 @@ export {
   type PathRewardKind, type PathRewardOptions, type PathRewards, type RewardsBeside,
 } from './rewards.js';
 export { findReferences, oraclePath, pathFromTrajectory, type ReferenceOptions } from './references.js';
-export { compareRuns, runFailures, type FailureCell, type Flip, type RunComparison, type RunFailures } from './run-failures.js';
+export { compareRuns, runFailures, type FailureCell, type Flip, type RunComparison, type RunFailures, type RunFailuresOptions } from './run-failures.js';
 export { screenState, sameScreen, type MatchLevel, type ScreenState } from './screen-state.js';
 export {
   BRIEF_VISIT_STEPS, classifyFailure, COMMIT_LABEL, FAILURE_CLASSES, LOOP_VISITS, similarity, STUCK_STEPS,
