@@ -27,6 +27,9 @@ export type Listener<T> = (event: T) => void;
 export type OracleReference = 'when-needed' | 'always' | 'never';
 
 /** A run's failures, and with a second run, both runs' and the flips between them. */
+/** Failed episodes runFailures classifies per run when the caller names no bound (the newest ones): minutes at most on 2 cores. */
+export const DEFAULT_FAILURES_LIMIT = 500;
+
 export interface RunFailuresView {
   runs: RunFailures[];
   comparison: Omit<RunComparison, 'runs'> | null;

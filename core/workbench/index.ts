@@ -8,7 +8,7 @@ import {
   type EpisodeId, type WritableDB,
 } from '../store/index.js';
 import { pngSize } from '../store/content.js';
-import type { SessionStart, WorkbenchApi } from '../api/api.js';
+import { DEFAULT_FAILURES_LIMIT, type SessionStart, type WorkbenchApi } from '../api/api.js';
 import { type Settings, SettingsSchema, settingsFields } from '../api/settings.js';
 import type { Activity } from '../api/types.js';
 import { DeviceRegistry } from './devices.js';
@@ -22,7 +22,7 @@ import { describeAdaptation } from './adaptation/describe.js';
 import { listAdapters } from './adaptation/adapters.js';
 import { EpisodeRewards } from './rewards.js';
 import { explainEpisode } from '../analysis/index.js';
-import { DEFAULT_FAILURES_LIMIT, RunFailureAnalyses } from './failures/analyses.js';
+import { RunFailureAnalyses } from './failures/analyses.js';
 import { RemoteJobsHost, type RemoteJobsHostDeps } from './remote-jobs.js';
 import type { SecretStore } from '../util/secret-store.js';
 import { EndpointsHost } from './endpoints.js';

@@ -10,8 +10,6 @@ import type { FailuresRequest, FailuresWorkerData, FromFailuresWorker, ToFailure
  * failed episodes, with progress, and cached until the store's episodes change.
  */
 
-/** Failed episodes classified per run when the caller names no bound: a few minutes at most on a 2-core machine. */
-export const DEFAULT_FAILURES_LIMIT = 500;
 /** Results kept (a handful of runs and pairs a session looks at). */
 const CACHE_SIZE = 8;
 
