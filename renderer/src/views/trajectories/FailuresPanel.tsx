@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import type { Flip, RunFailures } from '../../../../core/api/types.js';
-import { DEFAULT_FAILURES_LIMIT, type RunFailuresView } from '../../../../core/api/api.js';
+import type { RunFailuresView } from '../../../../core/api/api.js';
 import { useApp } from '../../store/index.js';
 import { formatCount } from './format.js';
 
@@ -14,6 +14,8 @@ import { formatCount } from './format.js';
 
 const words = (c: string) => c.replace(/_/g, ' ');
 const NO_RUNS: Array<{ id: number; name: string }> = [];
+/** The bound the panel starts with: the API's own default (DEFAULT_FAILURES_LIMIT in core/api/api.ts). */
+const DEFAULT_LIMIT = 500;
 
 function Taxonomy({ r }: { r: RunFailures }) {
   const show = useApp((s) => s.showFailureCell);
@@ -110,7 +112,7 @@ export function FailuresPanel() {
   const runs = useApp((s) => s.facets?.runs ?? NO_RUNS);
   const failures = useApp((s) => s.failures);
   const load = useApp((s) => s.loadRunFailures);
-  const [limit, setLimit] = useState(DEFAULT_FAILURES_LIMIT);
+  const [limit, setLimit] = useState(DEFAULT_LIMIT);
   if (runId === null) return null;
   const mine = failures?.runId === runId ? failures : null;
   const vsRunId = mine ? mine.vsRunId : null;
