@@ -7,7 +7,7 @@ import type { Termination } from '../episode/record.js';
 import type { Difficulty } from '../tasks/task.js';
 import type { CheckVerdict } from '../tasks/verdict.js';
 import { align, type Alignment, type Reference } from './align.js';
-import { rewardsBeside, type PathRewardOptions, type RewardsBeside } from './rewards.js';
+import type { PathRewardOptions, RewardsBeside } from './rewards.js';
 import { findReferences, pathFromTrajectory, type ReferenceOptions } from './references.js';
 import { classifyFailure, type Classification } from './taxonomy.js';
 
@@ -80,6 +80,7 @@ export async function explainEpisode(db: ReadableDB, id: EpisodeId, o: ExplainOp
     params: t.instance.params, path, references, alignment, ...(verdict ? { verdict } : {}),
   });
   const task = { templateId: t.instance.templateId, instruction: t.instance.instruction, params: t.instance.params };
-  const rewards = o.rewards ? await rewardsBeside(db, task, path, references, alignment, o.rewards) : null;
+  // Loaded only when asked: the reward modules are not needed for a run's table (the workbench's worker).
+  const rewards = o.rewards ? await (await import('./rewards.js')).rewardsBeside(db, task, path, references, alignment, o.rewards) : null;
   return { ...base, classification, alignment, rewards, notes: [...notes] };
 }

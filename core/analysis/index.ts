@@ -9,7 +9,8 @@ export {
   alignedReference, PATH_REWARD_KINDS, rewardEpisodeOfPath, rewardsBeside, ShepherdJudgeNotFittedError,
   type PathRewardKind, type PathRewardOptions, type PathRewards, type RewardsBeside,
 } from './rewards.js';
-export { findReferences, oraclePath, pathFromTrajectory, type ReferenceOptions } from './references.js';
+export { oraclePath } from './oracle.js';
+export { findReferences, pathFromTrajectory, type ReferenceOptions } from './references.js';
 export { compareRuns, runFailures, type FailureCell, type Flip, type RunComparison, type RunFailures, type RunFailuresOptions } from './run-failures.js';
 export { screenState, sameScreen, type MatchLevel, type ScreenState } from './screen-state.js';
 export {

@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { compareRuns, runFailures } from '../../analysis/index.js';
+import { compareRuns, runFailures } from '../../analysis/run-failures.js';
 import { openStoreReadonly } from '../../store/db.js';
 import type { RunId } from '../../store/ids.js';
 import type { FailuresWorkerData, FromFailuresWorker, ToFailuresWorker } from './protocol.js';
