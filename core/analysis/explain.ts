@@ -7,6 +7,7 @@ import type { Termination } from '../episode/record.js';
 import type { Difficulty } from '../tasks/task.js';
 import type { CheckVerdict } from '../tasks/verdict.js';
 import { align, type Alignment, type Reference } from './align.js';
+import type { PathRewardOptions, RewardsBeside } from './rewards.js';
 import { findReferences, pathFromTrajectory, type ReferenceOptions } from './references.js';
 import { classifyFailure, type Classification } from './taxonomy.js';
 
@@ -28,6 +29,8 @@ export interface EpisodeExplanation {
   classification: Classification | null;
   /** Null when the episode did not fail. */
   alignment: Alignment | null;
+  /** With `rewards` asked for: ADMIRE, ProgRM and the judge on the failed path beside the aligned reference's. */
+  rewards: RewardsBeside | null;
   /** What could not be done and why (no oracle on a real device, an oracle that failed). */
   notes: string[];
 }
@@ -46,6 +49,8 @@ export interface ExplainOptions extends ReferenceOptions {
   verdict?: CheckVerdict;
   /** Reuse references across episodes of one instance (a run's table); keyed `${templateId}:${seed}`. */
   referenceCache?: Map<string, Promise<{ references: Reference[]; notes: string[] }>>;
+  /** Also compute the rewards on the failed path and the aligned reference's (one episode's view; a run's table leaves it off). */
+  rewards?: PathRewardOptions;
 }
 
 /** Explains a stored episode; throws EpisodeNotFoundError for an unknown id. */
@@ -56,7 +61,7 @@ export async function explainEpisode(db: ReadableDB, id: EpisodeId, o: ExplainOp
   const base: EpisodeExplanation = {
     episodeId: e.id, templateId: t.instance.templateId, seed: t.instance.seed, app: t.instance.template.app,
     difficulty: t.instance.template.difficulty, instruction: t.instance.instruction, status: e.status, terminatedBy: e.terminatedBy,
-    answer: e.answer, steps: t.steps.length, verdict, classification: null, alignment: null, notes: [],
+    answer: e.answer, steps: t.steps.length, verdict, classification: null, alignment: null, rewards: null, notes: [],
   };
   if (e.status !== 'failure' && e.status !== 'error') return base;
   const key = `${t.instance.templateId}:${t.instance.seed}`;
@@ -74,5 +79,8 @@ export async function explainEpisode(db: ReadableDB, id: EpisodeId, o: ExplainOp
     template: { id: t.instance.templateId, apps: t.instance.template.apps, kind: t.instance.template.kind, difficulty: t.instance.template.difficulty },
     params: t.instance.params, path, references, alignment, ...(verdict ? { verdict } : {}),
   });
-  return { ...base, classification, alignment, notes: [...notes] };
+  const task = { templateId: t.instance.templateId, instruction: t.instance.instruction, params: t.instance.params };
+  // Loaded only when asked: the reward modules are not needed for a run's table (the workbench's worker).
+  const rewards = o.rewards ? await (await import('./rewards.js')).rewardsBeside(db, task, path, references, alignment, o.rewards) : null;
+  return { ...base, classification, alignment, rewards, notes: [...notes] };
 }

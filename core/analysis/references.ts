@@ -1,15 +1,9 @@
-import { openSimDroid } from '../devices/provider.js';
-import type { Device } from '../device/device.js';
-import { OraclePolicy } from '../episode/policies/oracle.js';
-import { runEpisode } from '../episode/runner.js';
 import { deviceKindOf } from '../store/catalog.js';
 import { getTree } from '../store/content.js';
 import type { ReadableDB } from '../store/db.js';
 import type { EpisodeId } from '../store/ids.js';
 import { successfulEpisodes } from '../store/queries.js';
 import { loadTrajectory, type Trajectory } from '../store/trajectory.js';
-import { instantiate } from '../tasks/instance.js';
-import { getTemplate } from '../tasks/registry.js';
 import type { Reference } from './align.js';
 import type { EpisodePath, PathStep } from './path.js';
 
@@ -61,37 +55,12 @@ export async function findReferences(db: ReadableDB, t: Trajectory, o: Reference
   if (mode === 'always' || (mode === 'when-needed' && same.length === 0)) {
     if (!onSimDroid) notes.push(`the oracle's path was not run: the episode ran on ${t.episode.device!.serial}, not SimDroid, so its screens would not match`);
     else {
+      // Loaded only here: SimDroid and the runner are not needed for stored references (a run's table in the workbench's worker).
+      const { oraclePath } = await import('./oracle.js');
       const oracle = await oraclePath(t.instance.templateId, t.instance.seed);
       if (oracle.path) references.push({ path: oracle.path, level: 'exact' });
       else notes.push(`the oracle failed this instance (${oracle.why}); it is not a reference`);
     }
   }
   return { references, notes };
-}
-
-/** The oracle's path on a task instance, run now on an in-process SimDroid (a fresh one unless `device` is given). */
-export async function oraclePath(templateId: string, seed: number, device?: Device): Promise<{ path: EpisodePath | null; why: string }> {
-  const own = device ? null : openSimDroid({ serial: 'simdroid-analysis' });
-  const steps: PathStep[] = [];
-  let finalXml: string | null = null;
-  try {
-    const r = await runEpisode({
-      device: device ?? own!, instance: instantiate(getTemplate(templateId), seed), policy: new OraclePolicy(),
-      recorder: {
-        begin() {},
-        step(s, before) {
-          steps.push({
-            index: s.index, foreground: s.foreground, xml: before.xml,
-            ...(s.action ? { action: s.action } : {}), ...(s.description !== undefined ? { description: s.description } : {}),
-            ...(s.error ? { error: s.error } : {}), ...(s.target ? { targetLabel: s.target.label } : {}),
-          });
-        },
-        end(_r, final) { finalXml = final.xml; },
-      },
-    });
-    if (r.status !== 'success') return { path: null, why: `${r.status}, ended by ${r.terminatedBy}` };
-    return { path: { label: 'oracle', episodeId: null, seed, steps, finalXml }, why: '' };
-  } finally {
-    own?.close();
-  }
 }

@@ -25,8 +25,19 @@ export interface RunFailures {
   /** Episodes per primary class (every class present, zeros included). */
   byClass: Record<FailureClass, number>;
   cells: FailureCell[];
-  /** Every failed episode's explanation, by id. */
+  /** Failed episodes classified: all of them, or the newest `limit`. */
+  explained: number;
+  /** The bound asked for (null: none): byClass and cells count the `explained` newest failures only. */
+  limit: number | null;
+  /** The classified failures' explanations, oldest first. */
   explanations: EpisodeExplanation[];
+}
+
+export interface RunFailuresOptions extends ReferenceOptions {
+  /** Classify at most this many failed episodes, the newest (a GRPO run stores thousands). */
+  limit?: number;
+  /** Called after each classified episode: for progress. */
+  onEpisode?: (done: number, total: number) => void;
 }
 
 /** Every episode of a run (paging through the store's 1000-row pages), oldest first; throws RunNotFoundError. */
@@ -41,12 +52,17 @@ function runEpisodes(db: ReadableDB, runId: RunId): EpisodeSummary[] {
 }
 
 /** The taxonomy of a run's failed and errored episodes, with the same references `explainEpisode` uses by default (stored successes, else the oracle's run), so an episode's class here is the one its explanation gives. */
-export async function runFailures(db: ReadableDB, runId: RunId, o: ReferenceOptions = {}): Promise<RunFailures> {
+export async function runFailures(db: ReadableDB, runId: RunId, o: RunFailuresOptions = {}): Promise<RunFailures> {
+  const { limit, onEpisode, ...refs } = o;
   const episodes = runEpisodes(db, runId);
   const failed = episodes.filter((e) => e.status === 'failure' || e.status === 'error');
+  const chosen = limit !== undefined && failed.length > limit ? failed.slice(failed.length - limit) : failed;
   const referenceCache = new Map<string, Promise<{ references: Reference[]; notes: string[] }>>();
   const explanations: EpisodeExplanation[] = [];
-  for (const e of failed) explanations.push(await explainEpisode(db, e.id, { ...o, referenceCache }));
+  for (const e of chosen) {
+    explanations.push(await explainEpisode(db, e.id, { ...refs, referenceCache }));
+    onEpisode?.(explanations.length, chosen.length);
+  }
   const byClass = Object.fromEntries(FAILURE_CLASSES.map((c) => [c, 0])) as Record<FailureClass, number>;
   const cells = new Map<string, FailureCell>();
   for (const x of explanations) {
@@ -60,7 +76,7 @@ export async function runFailures(db: ReadableDB, runId: RunId, o: ReferenceOpti
   }
   const order = (c: FailureClass) => FAILURE_CLASSES.indexOf(c);
   return {
-    runId, episodes: episodes.length, failed: failed.length, byClass, explanations,
+    runId, episodes: episodes.length, failed: failed.length, explained: chosen.length, limit: limit ?? null, byClass, explanations,
     cells: [...cells.values()].sort((a, b) => order(a.class) - order(b.class) || b.count - a.count || a.templateId.localeCompare(b.templateId)),
   };
 }
@@ -107,8 +123,11 @@ function outcomes(episodes: readonly EpisodeSummary[]): Map<string, { templateId
 }
 
 /** Run vs run on the instances they share: which flipped each way, with the failing side's classes. */
-export async function compareRuns(db: ReadableDB, before: RunId, after: RunId, o: ReferenceOptions = {}): Promise<RunComparison> {
-  const [a, b] = [await runFailures(db, before, o), await runFailures(db, after, o)];
+export async function compareRuns(db: ReadableDB, before: RunId, after: RunId, o: RunFailuresOptions = {}): Promise<RunComparison> {
+  // Progress counts both runs' classified episodes as one job.
+  let first = 0;
+  const a = await runFailures(db, before, { ...o, ...(o.onEpisode ? { onEpisode: (d, t) => { first = t; o.onEpisode!(d, t); } } : {}) });
+  const b = await runFailures(db, after, { ...o, ...(o.onEpisode ? { onEpisode: (d, t) => o.onEpisode!(first + d, first + t) } : {}) });
   const classOf = new Map<number, FailureClass>();
   for (const x of [...a.explanations, ...b.explanations]) classOf.set(x.episodeId, x.classification!.primary);
   const oa = outcomes(runEpisodes(db, before));

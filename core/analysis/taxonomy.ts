@@ -24,6 +24,11 @@ export type FailureClass = (typeof FAILURE_CLASSES)[number];
 export const LOOP_VISITS = 3;
 /** Steps on one screen that typed nothing, held this long (and longer than on any successful path), are a loop too. */
 export const STUCK_STEPS = 4;
+/**
+ * A template app in front for at most this many steps, and not in front at the end, counts as not
+ * worked in: opening the target app and leaving it at once is working in the wrong app (EXPERIMENTS.md §6).
+ */
+export const BRIEF_VISIT_STEPS = 1;
 /** Labels of the buttons that commit an edit (Save, OK…): matched whole, case-insensitively. */
 export const COMMIT_LABEL = /^(save|ok|done|add|create|apply|set|confirm|send|update|delete|yes|submit)$/i;
 
@@ -187,20 +192,32 @@ const RULES: Record<FailureClass, Rule> = {
       ? `${bad.length} of ${e.path.steps.length} actions were invalid or impossible (${[...new Set(bad.map((s) => s.error!.name))].join(', ')})` : null;
   },
   wrong_app: (e) => {
-    const apps = e.path.steps.map((s) => appByPackage(s.foreground.package)?.name);
-    const seen = new Set(apps.filter((n): n is string => n !== undefined));
-    const missing = e.template.apps.filter((a) => !seen.has(a));
-    const others = [...seen].filter((a) => !e.template.apps.includes(a));
-    if (missing.length) return others.length ? `never opened ${missing.join(', ')}; worked in ${others.join(', ')} instead` : `never opened ${missing.join(', ')}`;
-    // It found the app, then wandered off and ended working in another one (two steps or more there).
+    const appOf = (pkg: string | undefined) => (pkg === undefined ? undefined : appByPackage(pkg)?.name);
+    const apps = e.path.steps.map((s) => appOf(s.foreground.package));
+    const stepsIn = new Map<string, number>();
+    for (const a of apps) if (a !== undefined) stepsIn.set(a, (stepsIn.get(a) ?? 0) + 1);
+    // The app in front at the end: the final screen's, else the last step's.
+    const end = appOf(screensOf(e.path).at(-1)?.package ?? e.path.steps.at(-1)?.foreground.package);
+    const missing = e.template.apps.filter((a) => (stepsIn.get(a) ?? 0) <= BRIEF_VISIT_STEPS && a !== end);
+    const others = [...stepsIn.keys()].filter((a) => !e.template.apps.includes(a));
+    if (missing.length) {
+      const where = others.length ? `; worked in ${others.join(', ')} instead` : '';
+      const brief = missing.filter((a) => stepsIn.has(a));
+      if (!brief.length) return `never opened ${missing.join(', ')}${where}`;
+      const never = missing.filter((a) => !stepsIn.has(a));
+      return `${never.length ? `never opened ${never.join(', ')}; ` : ''}opened ${brief.join(', ')} for ${brief.length > 1 ? 'a step each' : `${stepsIn.get(brief[0]!)} step`} and left at once${where}`;
+    }
+    // It worked in the task's apps, then wandered off and ended working in another one (two steps or more there).
     let tail = 0;
     for (let i = apps.length - 1; i >= 0 && apps[i] !== undefined && !e.template.apps.includes(apps[i]!); i--) tail++;
     return tail >= 2 ? `left for ${apps.at(-1)} and ended there after ${tail} steps` : null;
   },
   wrong_answer: (e) => {
+    // No answer at all is not a wrong answer: it stopped (declared_done_early) or ran out (out_of_steps).
+    if (e.answer === null || e.answer.trim() === '') return null;
     const cond = e.verdict?.conditions.find((c) => !c.ok && /answer/i.test(c.name));
     if (cond) return `${cond.name}: expected ${cond.expected ?? '?'}, answered ${cond.found ?? JSON.stringify(e.answer)}`;
-    return e.template.kind === 'information_retrieval' && e.answer !== null ? `answered ${JSON.stringify(e.answer)}, which the checker rejected` : null;
+    return e.template.kind === 'information_retrieval' ? `answered ${JSON.stringify(e.answer)}, which the checker rejected` : null;
   },
   wrong_target: (e) => {
     if (e.template.kind === 'information_retrieval') return null;
@@ -262,7 +279,11 @@ const RULES: Record<FailureClass, Rule> = {
   declared_done_early: (e) => {
     if (e.terminatedBy !== 'status') return null;
     const last = e.path.steps.at(-1)?.action;
-    return `declared the task ${last?.action_type === 'status' ? last.goal_status : 'done'} while the checker says it is not`;
+    const said = last?.action_type === 'status' ? last.goal_status : 'done';
+    if (e.template.kind === 'information_retrieval' && said === 'complete' && (e.answer === null || e.answer.trim() === '')) {
+      return 'declared the task complete without answering the question';
+    }
+    return `declared the task ${said} while the checker says it is not`;
   },
   out_of_steps: (e) => (e.terminatedBy === 'max_steps' ? `used all ${e.path.steps.length} steps` : null),
   unexplained: (e) => `no rule matched (${e.status}${e.terminatedBy ? `, ended by ${e.terminatedBy}` : ''})`,

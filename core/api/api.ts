@@ -27,6 +27,9 @@ export type Listener<T> = (event: T) => void;
 export type OracleReference = 'when-needed' | 'always' | 'never';
 
 /** A run's failures, and with a second run, both runs' and the flips between them. */
+/** Failed episodes runFailures classifies per run when the caller names no bound (the newest ones): minutes at most on 2 cores. */
+export const DEFAULT_FAILURES_LIMIT = 500;
+
 export interface RunFailuresView {
   runs: RunFailures[];
   comparison: Omit<RunComparison, 'runs'> | null;
@@ -168,8 +171,12 @@ export interface WorkbenchApi {
    * successful paths (stored, or the oracle's run on SimDroid; docs/failure-analysis.md).
    */
   explainEpisode(input: { episodeId: number; oracle?: OracleReference }): Promise<EpisodeExplanation>;
-  /** A run's failure taxonomy (class × app × template × difficulty); with `vsRunId`, the instances that flipped between the runs. */
-  runFailures(input: { runId: number; vsRunId?: number; oracle?: OracleReference }): Promise<RunFailuresView>;
+  /**
+   * A run's failure taxonomy (class × app × template × difficulty); with `vsRunId`, the instances that
+   * flipped between the runs. Computed in a worker thread on the newest `limit` failed episodes
+   * (default 500) with progress as an activity, and cached until the store's episodes change.
+   */
+  runFailures(input: { runId: number; vsRunId?: number; oracle?: OracleReference; limit?: number }): Promise<RunFailuresView>;
 
   // Settings and long work
   getSettings(input?: NoInput): Promise<Settings>;

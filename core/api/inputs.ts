@@ -134,7 +134,10 @@ export const API_INPUTS: Schemas = {
     write: z.boolean().optional(),
   }).refine((q) => !q.write || q.config !== undefined, { message: 'write stores recomputed values: give config too', path: ['write'] }),
   explainEpisode: z.strictObject({ episodeId, oracle: z.enum(['when-needed', 'always', 'never']).optional() }),
-  runFailures: z.strictObject({ runId: z.int().positive(), vsRunId: z.int().positive().optional(), oracle: z.enum(['when-needed', 'always', 'never']).optional() }),
+  runFailures: z.strictObject({
+    runId: z.int().positive(), vsRunId: z.int().positive().optional(), oracle: z.enum(['when-needed', 'always', 'never']).optional(),
+    limit: z.int().min(1).max(100_000).optional(),
+  }),
   getSettings: none,
   updateSettings: SettingsPatchSchema,
   describeSettings: none,

@@ -16,8 +16,8 @@ export type { InputEvent, KeyName, ScreenInfo, ForegroundApp } from '../device/d
 export type { FramePath } from '../device/frames.js';
 export type { Bounds, UiNode, UiTree } from '../a11y/ui-tree.js';
 export type {
-  Alignment, CheckVerdictView, Classification, DiffNode, Divergence, EpisodeExplanation, FailureCell, FailureClass, Flip, NodeChange, RunComparison,
-  RunFailures, ScreenRefView, TreeDiff,
+  Alignment, CheckVerdictView, Classification, DiffNode, Divergence, EpisodeExplanation, FailureCell, FailureClass, Flip, NodeChange, PathRewards,
+  RewardsBeside, RunComparison, RunFailures, ScreenRefView, TreeDiff,
 } from './analysis-types.js';
 export type { CheckCondition, CheckVerdict } from '../tasks/verdict.js';
 export type { EpisodeFilter, EpisodePage, EpisodeSummary, StatusCounts, StoredEpisodeStatus, Trajectory, StoredStep, Reward, RunSummary } from '../store/index.js';

@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { compareRuns, explainEpisode, runFailures, type EpisodeExplanation, type Flip, type RunFailures, type TreeDiff } from '../analysis/index.js';
+import { compareRuns, explainEpisode, runFailures, type EpisodeExplanation, type RewardsBeside, type Flip, type RunFailures, type TreeDiff } from '../analysis/index.js';
 import type { EpisodeId, RunId } from '../store/index.js';
 import { parseFlags, UsageError } from './args.js';
 import { table } from './format.js';
 import type { Io } from './main.js';
 import { openDb } from './open-db.js';
+import { dataDir } from '../util/data-dir.js';
 
 /** `awb episodes explain` and `awb runs failures`: why episodes failed (docs/failure-analysis.md). */
 
@@ -57,7 +58,31 @@ export function explanationText(x: EpisodeExplanation): string[] {
     const lines = diffLines(d.diff);
     if (lines.length) out.push(`Screen diff (${d.reference} → this episode):`, ...lines);
   }
+  if (x.rewards) out.push(...rewardsText(x.rewards));
   for (const n of x.notes) out.push(`note: ${n}`);
+  return out;
+}
+
+const num = (v: number) => v.toFixed(2);
+
+/** The rewards on both paths, side by side: milestones reached or missed, the progress curves, the judge's verdicts. */
+export function rewardsText(r: RewardsBeside): string[] {
+  const sides = [r.failed, ...(r.reference ? [r.reference] : [])];
+  const out = [`Rewards (this episode${r.reference ? ` | ${r.reference.label}` : ''}):`];
+  const a = r.failed.admire;
+  if (r.missing.admire) out.push(`  ADMIRE: ${r.missing.admire}`);
+  else if (a && !a.milestones.length) out.push(`  ADMIRE: ${a.note ?? 'no milestones'}`);
+  else if (a) {
+    out.push(`  ADMIRE milestones (${r.milestoneSource ?? '?'}; reached at step, or missed):`);
+    a.milestones.forEach((m, j) => out.push(`    ${sides.map((s) => { const h = s.admire?.milestones[j]?.hitStep; return h === null || h === undefined ? 'missed ' : `step ${h + 1}`.padEnd(7); }).join(' | ')}  ${m.text}`));
+  }
+  if (r.missing.progrm) out.push(`  ProgRM: ${r.missing.progrm}`);
+  else for (const s of sides) out.push(`  ProgRM progress, ${s === r.failed ? 'this episode' : s.label}: ${s.progrm!.progress.map(num).join(' ')}`);
+  if (r.missing.shepherd) out.push(`  Judge: ${r.missing.shepherd}`);
+  else {
+    const mark = { correct: '✓', incorrect: '✗', unjudged: '?', 'no-action': '·' } as const;
+    for (const s of sides) out.push(`  Judge verdicts, ${s === r.failed ? 'this episode' : s.label}: ${s.shepherd!.steps.map((v) => mark[v.verdict]).join('')}`);
+  }
   return out;
 }
 
@@ -79,7 +104,7 @@ export async function explainCommand(argv: string[], io: Io): Promise<number> {
   const id = idOf('an episode', USAGE_EXPLAIN, positionals[0]);
   const { db } = openDb(values.db);
   try {
-    const x = await explainEpisode(db, id as EpisodeId, values.oracle ? { oracle: values.oracle } : {});
+    const x = await explainEpisode(db, id as EpisodeId, { ...(values.oracle ? { oracle: values.oracle } : {}), rewards: { dataDir: dataDir() } });
     if (values.json) io.out(JSON.stringify(x));
     else for (const l of explanationText(x)) io.out(l);
     return 0;

@@ -5,10 +5,10 @@ import { TASKS, getTemplate } from '../tasks/registry.js';
 import { instantiate } from '../tasks/instance.js';
 import {
   episodeFilterValues, exportEpisodes, getScreenshot, getTree, listEpisodes, listRuns, loadTrajectory, successfulEpisodes, openStore, rolloutIterations,
-  type EpisodeId, type RunId, type WritableDB,
+  type EpisodeId, type WritableDB,
 } from '../store/index.js';
 import { pngSize } from '../store/content.js';
-import type { SessionStart, WorkbenchApi } from '../api/api.js';
+import { DEFAULT_FAILURES_LIMIT, type SessionStart, type WorkbenchApi } from '../api/api.js';
 import { type Settings, SettingsSchema, settingsFields } from '../api/settings.js';
 import type { Activity } from '../api/types.js';
 import { DeviceRegistry } from './devices.js';
@@ -21,7 +21,8 @@ import { EvaluationManager } from './evaluation/jobs.js';
 import { describeAdaptation } from './adaptation/describe.js';
 import { listAdapters } from './adaptation/adapters.js';
 import { EpisodeRewards } from './rewards.js';
-import { compareRuns, explainEpisode, runFailures } from '../analysis/index.js';
+import { explainEpisode } from '../analysis/index.js';
+import { RunFailureAnalyses } from './failures/analyses.js';
 import { RemoteJobsHost, type RemoteJobsHostDeps } from './remote-jobs.js';
 import type { SecretStore } from '../util/secret-store.js';
 import { EndpointsHost } from './endpoints.js';
@@ -76,12 +77,15 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
   const activityListeners = new Set<(a: Activity) => void>();
   let activitySeq = 0;
   /** Runs long work with progress events (start, then done or failed). */
-  async function activity<T>(label: string, work: () => Promise<T>): Promise<T> {
+  async function activity<T>(label: string, work: (progress: (done: number, total: number) => void) => Promise<T>): Promise<T> {
     const a: Activity = { id: `a${++activitySeq}`, label, state: 'running', done: 0, total: null, error: null };
     const emit = () => activityListeners.forEach((l) => l({ ...a }));
     emit();
     try {
-      const r = await work();
+      const r = await work((done, total) => {
+        Object.assign(a, { done, total });
+        emit();
+      });
       Object.assign(a, { state: 'done', done: 1, total: 1 });
       emit();
       return r;
@@ -111,6 +115,7 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
   });
   if (opts.embeddedDevice ?? true) await devices.startSimDroid();
   const training = new TrainingManager({ dataDir: () => settings.dataDir, db: () => db, log });
+  const failureAnalyses = new RunFailureAnalyses(() => db);
   const evaluations = new EvaluationManager({ db: () => db, resolve: (name) => resolvePolicyChoice(choices(), name), log });
   const rewards = new EpisodeRewards({ db: () => db, dataDir: () => settings.dataDir });
   const trainerSecrets = opts.secrets ? { secrets: opts.secrets } : {};
@@ -221,13 +226,9 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
       ? rewards.get(input)
       : activity(`Computing rewards for episode ${input.episodeId}`, () => rewards.get(input))),
     explainEpisode: ({ episodeId, oracle }) =>
-      activity(`Explaining episode ${episodeId}`, () => explainEpisode(db, episodeId as EpisodeId, oracle ? { oracle } : {})),
-    runFailures: ({ runId, vsRunId, oracle }) => activity(`Failure analysis of run ${runId}`, async () => {
-      const o = oracle ? { oracle } : {};
-      if (vsRunId === undefined) return { runs: [await runFailures(db, runId as RunId, o)], comparison: null };
-      const { runs, ...comparison } = await compareRuns(db, runId as RunId, vsRunId as RunId, o);
-      return { runs, comparison };
-    }),
+      activity(`Explaining episode ${episodeId}`, () => explainEpisode(db, episodeId as EpisodeId, { ...(oracle ? { oracle } : {}), rewards: { dataDir: settings.dataDir } })),
+    runFailures: ({ runId, vsRunId, oracle, limit }) => activity(`Failure analysis of run ${runId}${vsRunId === undefined ? '' : ` vs run ${vsRunId}`}`, (progress) =>
+      failureAnalyses.get({ runId, vsRunId: vsRunId ?? null, oracle: oracle ?? 'never', limit: limit ?? DEFAULT_FAILURES_LIMIT }, progress)),
 
     getSettings: async () => settings,
     updateSettings: async (patch) => {
@@ -292,6 +293,7 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
       remoteJobs.close();
       await training.close();
       await evaluations.close();
+      await failureAnalyses.close();
       await sessions.close();
       await devices.close();
       db.close();

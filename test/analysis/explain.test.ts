@@ -1,5 +1,6 @@
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { compareRuns, explainEpisode, runFailures } from '../../core/analysis/index.js';
 import type { WorkbenchApi } from '../../core/api/api.js';
 import { channelPair, connectApi, type RemoteError } from '../../core/api/bridge.js';
@@ -7,6 +8,12 @@ import { serveApi } from '../../core/api/serve-api.js';
 import { main } from '../../core/cli/main.js';
 import { createWorkbench } from '../../core/workbench/index.js';
 import { createRun, openStore, type EpisodeId, type RunId, type WritableDB } from '../../core/store/index.js';
+import { rewardEpisodeFromTrajectory } from '../../core/rewards/episode.js';
+import { fitProgRm, saveProgRm } from '../../core/rewards/progrm/fit.js';
+import { parseProgressTrainConfig } from '../../core/rewards/progrm/train.js';
+import { createJudgeModel, saveJudge } from '../../core/rewards/shepherd/builtin.js';
+import { getTree, loadTrajectory } from '../../core/store/index.js';
+import { createRng } from '../../core/util/rng.js';
 import { device } from '../helpers/simdroid.js';
 import { recordEpisode, tempDir } from '../store/helpers.js';
 import { backInsteadOfSave } from './policies.js';
@@ -79,11 +86,49 @@ describe('explaining a failed episode against the successful paths', () => {
   });
 });
 
+describe('rewards on the failed path beside the successful one', () => {
+  it('ADMIRE milestones per side; ProgRM and the judge say in one line how to fit them, then draw from the fitted ones', async () => {
+    const x = await explainEpisode(db, failed, { rewards: { dataDir: join(tmp.dir, 'no-models') } });
+    const r = x.rewards!;
+    expect(r.reference).toMatchObject({ label: `episode ${success}`, episodeId: success, success: true });
+    expect(r.milestoneSource).toBe('distilled now from 1 stored success');
+    const mine = r.failed.admire!.milestones;
+    const theirs = r.reference!.admire!.milestones;
+    expect(mine.length).toBeGreaterThan(1);
+    // The success reached every milestone; the failed path, which went back instead of saving, missed the last ones.
+    expect(theirs.every((m) => m.hitStep !== null)).toBe(true);
+    expect(mine.at(-1)!.hitStep).toBeNull();
+    expect(mine[0]!.hitStep).toBe(0);
+    expect(r.missing.progrm).toMatch(/^ProgRmModelMissingError: No ProgRM model at .*fit one with `awb rewards fit progrm`/);
+    expect(r.missing.shepherd).toMatch(/^ShepherdJudgeNotFittedError: No GUI-Shepherd judge at .*`awb rewards fit shepherd`/);
+    expect([r.failed.progrm, r.failed.shepherd, r.reference!.progrm]).toEqual([null, null, null]);
+
+    // With a ProgRM model and a judge under the data folder: a curve (initial state + one per step) and a verdict per step on each side.
+    const models = join(tmp.dir, 'models');
+    const eps = [failed, failedOtherSeed, success].map((id) => rewardEpisodeFromTrajectory(loadTrajectory(db, id), (h) => getTree(db, h)));
+    mkdirSync(join(models, 'progrm'), { recursive: true });
+    saveProgRm(join(models, 'progrm', 'model.json'), fitProgRm(eps, { source: 'lcs', config: parseProgressTrainConfig({ epochs: 2 }), seed: 0, annotate: { taskKey: 'template' } }));
+    mkdirSync(join(models, 'shepherd'), { recursive: true });
+    saveJudge(join(models, 'shepherd', 'judge.json'), createJudgeModel(createRng('explain-rewards'), undefined, 4));
+    const y = (await explainEpisode(db, failed, { rewards: { dataDir: models } })).rewards!;
+    expect(y.missing).toEqual({ admire: null, progrm: null, shepherd: null });
+    expect(y.failed.progrm!.progress).toHaveLength(x.steps + 1);
+    expect(y.reference!.progrm!.progress).toHaveLength(8);
+    expect(y.failed.shepherd!.steps).toHaveLength(x.steps);
+    expect(y.reference!.shepherd!.steps.map((s) => s.step)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+  });
+});
+
 describe('awb episodes explain / awb runs failures', () => {
   it('prints the class and the first divergence, or JSON', async () => {
     const c = capture();
+    vi.stubEnv('AWB_HOME', join(tmp.dir, 'no-models'));
     expect(await main(['episodes', 'explain', String(failed), '--db', dbPath], c.io)).toBe(0);
+    vi.unstubAllEnvs();
     const text = c.out.join('\n');
+    expect(text).toContain(`Rewards (this episode | episode ${success}):`);
+    expect(text).toMatch(/^ {4}missed {2}\| step 6 {3}/m);
+    expect(text).toMatch(/^ {2}ProgRM: ProgRmModelMissingError: No ProgRM model at .*no-models/m);
     expect(text).toContain('Failure class: not_committed — reached the screen where episode');
     expect(text).toContain('First divergence: step 7 left every successful path');
     expect(text).toMatch(/ {2}this episode: Go back in Contacts → step 8\n {2}episode \d+: Tap "Save" in Contacts → step 7/);

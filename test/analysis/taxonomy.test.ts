@@ -3,7 +3,7 @@ import { serializeUiTree, type UiNode } from '../../core/a11y/ui-tree.js';
 import type { Action } from '../../core/actions/schema.js';
 import { align, type Reference } from '../../core/analysis/align.js';
 import type { EpisodePath, PathStep } from '../../core/analysis/path.js';
-import { classifyFailure, FAILURE_CLASSES, type FailureClass, type FailureEvidence } from '../../core/analysis/taxonomy.js';
+import { BRIEF_VISIT_STEPS, classifyFailure, FAILURE_CLASSES, type FailureClass, type FailureEvidence } from '../../core/analysis/taxonomy.js';
 
 /** Constructed episodes: small screens, steps and how they ended, one per failure class. */
 const CONTACTS = 'com.google.android.contacts';
@@ -82,12 +82,16 @@ describe('the failure taxonomy: one constructed episode per class', () => {
 
   it('wrong_app: found the app, then left for another one and ended working there', () => {
     const p = path('f', [
-      step(0, HOME, { action_type: 'open_app', app_name: 'Contacts' }), step(0, LIST, { action_type: 'open_app', app_name: 'Settings' }),
+      step(0, HOME, { action_type: 'open_app', app_name: 'Contacts' }), step(0, LIST, tap('Create contact'), { targetLabel: 'Create contact' }),
+      step(0, FORM, { action_type: 'open_app', app_name: 'Settings' }),
       step(0, SETTINGS_MAIN, tap('Network & internet'), { targetLabel: 'Network & internet' }), step(0, SETTINGS_MAIN, done),
     ], SETTINGS_MAIN);
     expect(classifyFailure(evidence(p)).labels[0]).toEqual({ class: 'wrong_app', why: 'left for Settings and ended there after 2 steps' });
-    // One step elsewhere at the end is not enough.
-    const brief = path('f', [step(0, HOME, { action_type: 'open_app', app_name: 'Contacts' }), step(0, LIST, { action_type: 'open_app', app_name: 'Settings' }), step(0, SETTINGS_MAIN, done)], SETTINGS_MAIN);
+    // One step elsewhere at the end, after working in the app, is not enough.
+    const brief = path('f', [
+      step(0, HOME, { action_type: 'open_app', app_name: 'Contacts' }), step(0, LIST, tap('Create contact'), { targetLabel: 'Create contact' }),
+      step(0, FORM, { action_type: 'open_app', app_name: 'Settings' }), step(0, SETTINGS_MAIN, done),
+    ], SETTINGS_MAIN);
     expect(primary(evidence(brief))).toBe('declared_done_early');
   });
 
@@ -114,6 +118,38 @@ describe('the failure taxonomy: one constructed episode per class', () => {
     // The task's own target failing its condition is not a wrong target.
     expect(primary(evidence(p, { instruction: 'Move notes.docx to Music.', verdict: verdict({ name: 'file notes.docx in Music', expected: '12 bytes', found: 'not in Music' }) }))).toBe('declared_done_early');
     expect(primary(evidence(p, { instruction, verdict: verdict({ name: 'recipe "Zoe Ito" kept', found: 'no recipe "Zoe Ito"' }) }))).toBe('declared_done_early');
+  });
+
+  it('wrong_app: the task\'s app opened for BRIEF_VISIT_STEPS step and left at once (EXPERIMENTS.md §6, episodes 50 and 66)', () => {
+    const open: Action = { action_type: 'open_app', app_name: 'Contacts' };
+    const back: Action = { action_type: 'navigate_back' };
+    const toSettings: Action = { action_type: 'open_app', app_name: 'Settings' };
+    // One step in Contacts, then the home screen again and again and Settings: looping before the rule, wrong_app now.
+    const p = path('f', [
+      step(0, HOME, open), step(0, LIST, back), step(0, HOME, toSettings), step(0, SETTINGS_MAIN, back),
+      step(0, HOME, toSettings), step(0, SETTINGS_MAIN, back), step(0, HOME, toSettings),
+    ], SETTINGS_MAIN);
+    const c = classifyFailure(evidence(p, { terminatedBy: 'max_steps' }));
+    expect(c.primary).toBe('wrong_app');
+    expect(c.labels[0]!.why).toBe('opened Contacts for 1 step and left at once; worked in Settings instead');
+    expect(c.labels.map((l) => l.class)).toContain('looping');
+    // Two steps in the app is working in it; ending in it (the final screen) is too, however briefly.
+    const twoSteps = path('f', [...p.steps.slice(0, 1), step(0, LIST, tap('Create contact'), { targetLabel: 'Create contact' }), step(0, FORM, back), ...p.steps.slice(2)], SETTINGS_MAIN);
+    expect(classifyFailure(evidence(twoSteps, { terminatedBy: 'max_steps' })).labels.map((l) => l.class)).not.toContain('wrong_app');
+    const endsThere = path('f', [step(0, HOME, toSettings), step(0, SETTINGS_MAIN, back), step(0, HOME, open), step(0, LIST, done)], LIST);
+    expect(classifyFailure(evidence(endsThere)).labels.map((l) => l.class)).not.toContain('wrong_app');
+    expect(BRIEF_VISIT_STEPS).toBe(1);
+  });
+
+  it('declared_done_early, not wrong_answer: an information task declared complete without answering (EXPERIMENTS.md §6, episode 98)', () => {
+    const p = path('f', [step(0, HOME, { action_type: 'open_app', app_name: 'Contacts' }), step(0, LIST, done)], LIST);
+    const ir = { template: { id: 'ContactsCount', apps: ['Contacts'], kind: 'information_retrieval' as const, difficulty: 'easy' as const } };
+    const verdict = { ok: false, conditions: [{ name: 'answer equals "3"', ok: false, expected: '3', found: 'no answer' }] };
+    const c = classifyFailure(evidence(p, { ...ir, references: [], verdict }));
+    expect(c.labels).toEqual([{ class: 'declared_done_early', why: 'declared the task complete without answering the question' }]);
+    // Out of steps without an answer is out_of_steps; an answer given is still judged as one.
+    expect(primary(evidence(p, { ...ir, references: [], verdict, terminatedBy: 'max_steps' }))).toBe('out_of_steps');
+    expect(primary(evidence(p, { ...ir, references: [], verdict, answer: '4' }))).toBe('wrong_answer');
   });
 
   it('wrong_answer: an information task answered wrongly (the checker\'s condition when stored)', () => {

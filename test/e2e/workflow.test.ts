@@ -187,7 +187,7 @@ describe('workbench end to end in Chromium', () => {
     await shot(page, 'settings');
   });
 
-  it('records a failed episode (another app, then "done") and explains it: its failure class and first divergence', async () => {
+  it('records a failed episode (another app, then "done") and explains it: its failure class, first divergence and rewards beside the success', async () => {
     await page.click('[data-view="agent"]');
     await page.getByTestId('session-start').click(); // the same task and seed as the success above
     const state = page.getByTestId('session-state');
@@ -207,6 +207,9 @@ describe('workbench end to end in Chromium', () => {
     expect(await cls.getAttribute('data-class')).toBe('wrong_app');
     expect(await page.getByTestId('explain-divergence').innerText()).toMatch(/Step 1 left every successful path/);
     expect(await page.getByTestId('explain-failed').innerText()).toMatch(/Contacts/);
+    // Rewards beside the success: milestones it reached and this episode missed; no ProgRM model fitted in this data folder.
+    expect(await page.locator('[data-testid^="explain-milestone-"][data-reached="false"][data-reference-reached="true"]').count()).toBeGreaterThan(0);
+    expect(await page.getByTestId('explain-rewards-progrm').innerText()).toMatch(/awb rewards fit progrm/);
     await page.getByTestId('replay-back').first().click();
   });
 

@@ -32,8 +32,8 @@ const text = (id: string) => q(id)?.textContent ?? '';
 const rowIds = () => [...document.querySelectorAll('[data-testid^="episode-row-"]')].map((r) => Number((r as HTMLElement).dataset.testid!.slice(12)));
 
 /** Lets the bridge and React settle until `ok` holds (the workbench answers asynchronously). */
-async function until(ok: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 400 && !ok(); i++) await act(async () => { await new Promise((r) => setTimeout(r, 5)); });
+async function until(ok: () => boolean, what: string, tries = 400): Promise<void> {
+  for (let i = 0; i < tries && !ok(); i++) await act(async () => { await new Promise((r) => setTimeout(r, 5)); });
   if (!ok()) throw new Error(`Timed out waiting for ${what}`);
 }
 
@@ -81,6 +81,10 @@ describe('the Explain panel of a failed episode', () => {
     expect(text('explain-reference')).toContain(`episode ${fixedBy}: Tap "Save" in Contacts → step 7`);
     await until(() => !!q('explain-failed-screen')?.querySelector('img') && !!q('explain-reference-screen')?.querySelector('img'), 'both screenshots');
     expect(text('explain-diff-removed')).toContain('"Zoe Ito"');
+    // Rewards beside the success: a milestone the success reached and this episode missed; no ProgRM model or judge fitted here.
+    expect(document.querySelectorAll('[data-testid^="explain-milestone-"][data-reached="false"][data-reference-reached="true"]').length).toBeGreaterThan(0);
+    expect(text('explain-rewards-progrm')).toMatch(/^ProgRM: ProgRmModelMissingError: No ProgRM model at .*awb rewards fit progrm/);
+    expect(text('explain-rewards-shepherd')).toMatch(/awb rewards fit shepherd/);
 
     expect(store.getState().replayStep).toBe(0);
     await act(async () => q('explain-divergence')!.click());
@@ -100,7 +104,12 @@ describe('the Failures panel of a run', () => {
   it('tables the run by class × app × template × difficulty; a click on a count lists those episodes', async () => {
     expect(q('failures-panel')).toBeNull();
     await act(async () => store.getState().setEpisodeQuery({ runId: before }));
-    await until(() => q('failures-table') !== null && rowIds().length === 2, 'the taxonomy of run before');
+    // On demand: nothing is classified until asked, and the bound is shown.
+    await until(() => q('failures-idle') !== null && rowIds().length === 2, 'the Failures panel of run before');
+    expect(text('failures-idle')).toBe('Classify the newest 500 failed episodes of this run by failure class.');
+    expect(store.getState().failures).toBeNull();
+    await act(async () => q('failures-analyse')!.click());
+    await until(() => q('failures-table') !== null, 'the taxonomy of run before', 4000);
     expect(text('failures-summary')).toBe('1 of 2 episodes failed: not committed 1');
     expect([...q('failures-cell-0')!.querySelectorAll('td')].map((td) => td.textContent)).toEqual(['not committed', 'Contacts', 'ContactsAddContact', 'easy', '1']);
     await act(async () => q('failures-cell-0-count')!.click());

@@ -72,6 +72,11 @@ const rowToVersion = (r: VersionRow): MilestoneVersion => ({
 
 const isStringArray = (x: unknown): x is string[] => Array.isArray(x) && x.every((s) => typeof s === 'string');
 
+/** A template's stored milestone versions, oldest first, through a read-only handle (the failure analysis reads them, never writes). */
+export function storedMilestoneVersions(db: ReadableDB, templateId: string): MilestoneVersion[] {
+  return prepare<[string], VersionRow>(db, 'SELECT * FROM milestone_versions WHERE template_id = ? ORDER BY version').all(templateId).map(rowToVersion);
+}
+
 /** The trajectory store's milestone tables (migration 0004). */
 export class SqliteMilestoneStore implements MilestoneStore {
   constructor(private readonly db: WritableDB) {}
@@ -82,7 +87,7 @@ export class SqliteMilestoneStore implements MilestoneStore {
   }
 
   versions(templateId: string): MilestoneVersion[] {
-    return prepare<[string], VersionRow>(this.db, 'SELECT * FROM milestone_versions WHERE template_id = ? ORDER BY version').all(templateId).map(rowToVersion);
+    return storedMilestoneVersions(this.db, templateId);
   }
 
   putVersion(v: MilestoneVersion): void {

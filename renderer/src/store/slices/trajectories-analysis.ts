@@ -20,6 +20,8 @@ export interface ExplainState {
 export interface FailuresState {
   runId: number;
   vsRunId: number | null;
+  /** The newest failed episodes classified at most (the bound the panel shows). */
+  limit: number;
   view: RunFailuresView | null;
   error: string | null;
 }
@@ -32,8 +34,8 @@ export interface AnalysisSlice {
 
   /** Explains a failed episode, then fetches the reference's trajectory and both divergence screenshots. */
   explainEpisode(episodeId: number): Promise<void>;
-  /** A run's failure taxonomy; with vsRunId, the instances that flipped between the two runs. */
-  loadRunFailures(runId: number, vsRunId: number | null): Promise<void>;
+  /** A run's failure taxonomy on its newest `limit` failed episodes (asked for by the user: it runs in a worker); with vsRunId, the flips. */
+  loadRunFailures(runId: number, vsRunId: number | null, limit: number): Promise<void>;
   /** Filters the episode list to one taxonomy cell's episodes. */
   showFailureCell(cell: FailureCell): Promise<void>;
 }
@@ -78,18 +80,18 @@ export const createAnalysisSlice = (api: WorkbenchApi): StateCreator<AppState, [
     await Promise.all(hashes.filter((h): h is string => h !== null).map((h) => get().loadScreenshot(h)));
   },
 
-  loadRunFailures: async (runId, vsRunId) => {
-    set({ failures: { runId, vsRunId, view: null, error: null } });
+  loadRunFailures: async (runId, vsRunId, limit) => {
+    set({ failures: { runId, vsRunId, limit, view: null, error: null } });
     let view: RunFailuresView | undefined;
     let error: string | null = null;
     try {
-      view = await api.runFailures(vsRunId === null ? { runId } : { runId, vsRunId });
+      view = await api.runFailures(vsRunId === null ? { runId, limit } : { runId, vsRunId, limit });
     } catch (e) {
       error = describe(e);
     }
     const cur = get().failures;
-    if (cur?.runId !== runId || cur.vsRunId !== vsRunId) return;
-    set({ failures: { runId, vsRunId, view: view ?? null, error } });
+    if (cur?.runId !== runId || cur.vsRunId !== vsRunId || cur.limit !== limit) return;
+    set({ failures: { runId, vsRunId, limit, view: view ?? null, error } });
   },
 
   showFailureCell: (cell) => get().setEpisodeQuery({ status: [], cell: { label: cellLabel(cell), episodeIds: [...cell.episodeIds] } }),

@@ -3,6 +3,7 @@ import type { DiffNode, Divergence, EpisodeExplanation, ScreenRefView, TreeDiff,
 import { Screen } from '../../components/Screen.js';
 import { useApp } from '../../store/index.js';
 import { screenshotAt } from '../../store/slices/trajectories-analysis.js';
+import { ExplainRewards } from './ExplainRewards.js';
 import { deviceSize } from './overlay.js';
 import { useStoredPng } from './ReplayScreens.js';
 
@@ -107,6 +108,7 @@ function Body({ t, x }: { t: Trajectory; x: EpisodeExplanation }) {
       {al?.references.length ? (
         <div className="muted explain-refs">Aligned with {al.references.map((r) => `${r.label} (${r.level}, ${r.steps} steps)`).join('; ')}</div>
       ) : null}
+      {x.rewards ? <ExplainRewards r={x.rewards} /> : null}
       {x.notes.map((n, i) => <div key={i} className="muted explain-note">{n}</div>)}
     </>
   );

@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { useState } from 'react';
 import type { Flip, RunFailures } from '../../../../core/api/types.js';
 import type { RunFailuresView } from '../../../../core/api/api.js';
 import { useApp } from '../../store/index.js';
@@ -7,11 +7,15 @@ import { formatCount } from './format.js';
 /**
  * The run the filter selects, by failure class (docs/failure-analysis.md "Taxonomy"): the
  * class × app × template × difficulty table, where a click on a count lists those episodes; with a
- * second run chosen, the instances that flipped each way with their failure classes.
+ * second run chosen, the instances that flipped each way with their failure classes. Computed on
+ * demand (a GRPO run stores thousands of episodes), in the workbench's worker, on the newest N
+ * failed episodes with N shown and editable, with progress while it runs.
  */
 
 const words = (c: string) => c.replace(/_/g, ' ');
 const NO_RUNS: Array<{ id: number; name: string }> = [];
+/** The bound the panel starts with: the API's own default (DEFAULT_FAILURES_LIMIT in core/api/api.ts). */
+const DEFAULT_LIMIT = 500;
 
 function Taxonomy({ r }: { r: RunFailures }) {
   const show = useApp((s) => s.showFailureCell);
@@ -21,6 +25,7 @@ function Taxonomy({ r }: { r: RunFailures }) {
     <>
       <div className="failures-summary" data-testid="failures-summary">
         {formatCount(r.failed)} of {formatCount(r.episodes)} episodes failed
+        {r.explained < r.failed ? <span data-testid="failures-bounded"> (the newest {formatCount(r.explained)} classified)</span> : null}
         {classes.length ? <>: {classes.map(([c, n]) => `${words(c)} ${n}`).join(' · ')}</> : null}
       </div>
       {r.cells.length ? (
@@ -92,40 +97,58 @@ function Flips({ v, vsRunId }: { v: RunFailuresView; vsRunId: number }) {
   );
 }
 
+/** The running analysis's progress (the workbench's activity for it), e.g. "120 of 500". */
+function Progress({ runId }: { runId: number }) {
+  const a = useApp((s) => Object.values(s.activities).findLast((x) => x.state === 'running' && x.label.startsWith(`Failure analysis of run ${runId}`)));
+  return (
+    <span className="muted" data-testid="failures-progress">
+      <span className="spinner" aria-hidden /> Classifying the run's failures{a?.total ? ` — ${formatCount(a.done)} of ${formatCount(a.total)}` : '…'}
+    </span>
+  );
+}
+
 export function FailuresPanel() {
   const runId = useApp((s) => s.episodeQuery.runId);
   const runs = useApp((s) => s.facets?.runs ?? NO_RUNS);
   const failures = useApp((s) => s.failures);
   const load = useApp((s) => s.loadRunFailures);
-  const vsRunId = failures?.runId === runId ? failures.vsRunId : null;
-  useEffect(() => {
-    if (runId !== null) void load(runId, null);
-  }, [runId, load]);
+  const [limit, setLimit] = useState(DEFAULT_LIMIT);
   if (runId === null) return null;
   const mine = failures?.runId === runId ? failures : null;
+  const vsRunId = mine ? mine.vsRunId : null;
   const r = mine?.view?.runs[0];
   return (
     <section className="replay-section traj-failures" data-testid="failures-panel" aria-label="Failures of the run">
       <h3>
         Failures of run #{runId}
         <span className="replay-section-extra">
+          <label title="The newest failed episodes to classify (a run may store thousands)">
+            newest{' '}
+            <input type="number" min={1} max={100000} value={limit} style={{ width: '6em' }} data-testid="failures-limit"
+              onChange={(e) => setLimit(Math.max(1, Math.floor(Number(e.target.value)) || 1))} />{' '}
+            failures
+          </label>{' '}
           <label>
             vs{' '}
             <select value={vsRunId === null ? '' : String(vsRunId)} data-testid="failures-vs"
               title="Another run on the same instances: which ones flipped each way"
-              onChange={(e) => void load(runId, e.target.value ? Number(e.target.value) : null)}>
+              onChange={(e) => void load(runId, e.target.value ? Number(e.target.value) : null, limit)}>
               <option value="">no other run</option>
               {runs.filter((x) => x.id !== runId).map((x) => <option key={x.id} value={x.id}>#{x.id} {x.name}</option>)}
             </select>
-          </label>
+          </label>{' '}
+          <button onClick={() => void load(runId, vsRunId, limit)} disabled={mine !== null && !mine.view && !mine.error} data-testid="failures-analyse">
+            {mine ? 'Analyse again' : 'Analyse failures'}
+          </button>
         </span>
       </h3>
-      {mine?.error ? <div className="replay-error" role="alert" data-testid="failures-error">Could not analyse the run — {mine.error}</div>
-        : !r ? <span className="muted"><span className="spinner" aria-hidden /> Classifying the run's failures…</span>
-          : <>
-            <Taxonomy r={r} />
-            {vsRunId !== null && mine?.view ? <Flips v={mine.view} vsRunId={vsRunId} /> : null}
-          </>}
+      {!mine ? <span className="muted" data-testid="failures-idle">Classify the newest {formatCount(limit)} failed episodes of this run by failure class.</span>
+        : mine.error ? <div className="replay-error" role="alert" data-testid="failures-error">Could not analyse the run — {mine.error}</div>
+          : !r ? <Progress runId={runId} />
+            : <>
+              <Taxonomy r={r} />
+              {vsRunId !== null && mine.view ? <Flips v={mine.view} vsRunId={vsRunId} /> : null}
+            </>}
     </section>
   );
 }
