@@ -92,7 +92,7 @@ describe('the failure taxonomy: one constructed episode per class', () => {
       step(0, HOME, { action_type: 'open_app', app_name: 'Contacts' }), step(0, LIST, tap('Create contact'), { targetLabel: 'Create contact' }),
       step(0, FORM, { action_type: 'open_app', app_name: 'Settings' }), step(0, SETTINGS_MAIN, done),
     ], SETTINGS_MAIN);
-    expect(primary(evidence(brief))).toBe('declared_done_early');
+    expect(classifyFailure(evidence(brief)).labels.map((l) => l.class)).not.toContain('wrong_app');
   });
 
   it('wrong_target: a record the task does not name was changed or removed (from the checker\'s kept/unchanged conditions)', () => {
