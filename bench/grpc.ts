@@ -4,7 +4,9 @@
  * screencap -p` (Debian's adb CLI, a process per call, as android_world's adb calls are) in the same
  * run, and an AndroidWorld-style step: gRPC touch (down, up) + gRPC RGBA screenshot + `adb shell
  * uiautomator dump`, from this Node client and through AndroidWorld's own stack (android_env on
- * grpcio + the adb CLI, grpc_step_client.py), each with its parts timed one by one.
+ * grpcio + the adb CLI, grpc_step_client.py), each with its parts timed one by one; android_env's
+ * screenshot is attributed call by call (grpc-server-timing.mjs in the emulator process, the stub call
+ * and the numpy conversion in the client).
  *   npm run bench -- grpc      (needs Debian's `adb` on PATH and the venv)
  */
 import { execFile, execFileSync, spawn } from 'node:child_process';
