@@ -4,11 +4,13 @@
  * screencap -p` (Debian's adb CLI, a process per call, as android_world's adb calls are) in the same
  * run, and an AndroidWorld-style step: gRPC touch (down, up) + gRPC RGBA screenshot + `adb shell
  * uiautomator dump`, from this Node client and through AndroidWorld's own stack (android_env on
- * grpcio + the adb CLI, grpc_step_client.py), each with its parts timed one by one.
+ * grpcio + the adb CLI, grpc_step_client.py), each with its parts timed one by one; android_env's
+ * screenshot is attributed call by call (grpc-server-timing.mjs in the emulator process, the stub call
+ * and the numpy conversion in the client).
  *   npm run bench -- grpc      (needs Debian's `adb` on PATH and the venv)
  */
 import { execFile, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -16,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { credentials, loadPackageDefinition, type Client } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
-import { fmt, stats } from './stats.js';
+import { fmt, stats, type Stats } from './stats.js';
 import { requirePython } from '../test/python-env.js';
 import { notifyAdb } from '../emulators/simdroid/host.js';
 
@@ -46,9 +48,45 @@ async function samples(n: number, fn: (i: number) => Promise<unknown>): Promise<
   return out;
 }
 
+const timingFile = (home: string) => join(home, 'grpc-timing.jsonl');
+
+interface ServerTiming { arrivedAt: number; bytes: number; handed: number; framed: number; sent: number; closed: number; queuedAtSent: number | null; afterPreviousCall: number }
+interface ClientSplit { start: number; stub: number; convert: number }
+
+/**
+ * Lines up android_env's split screenshots (client wall clock) with the server's own timings of the
+ * same calls (the getScreenshot that arrived during the stub call): where the screenshot's time goes.
+ */
+export function screenshotAttribution(client: ClientSplit[], server: ServerTiming[]): Record<string, Stats> {
+  const parts: Record<string, number[]> = {
+    'server: idle from the touch call ending to the request (what an eager render could hide)': [], 'client → server: request in': [], 'server: render + readback (request in → reply handed to grpc-js)': [],
+    'server: grpc-js frames the message (pixels copied into its buffer)': [], 'server: HTTP/2 send (framed → last byte in the kernel)': [],
+    'client: grpcio receive + protobuf parse after the last byte is sent': [], 'client: android_env conversion (bytes field → numpy)': [],
+  };
+  const [idle, req, render, frame, send, recv, convert] = Object.values(parts) as [number[], number[], number[], number[], number[], number[], number[]];
+  for (const c of client) {
+    const s = server.find((t) => t.arrivedAt >= c.start && t.arrivedAt <= c.start + c.stub);
+    if (!s) continue;
+    idle.push(s.afterPreviousCall);
+    req.push(s.arrivedAt - c.start);
+    render.push(s.handed);
+    frame.push(s.framed - s.handed);
+    send.push(s.sent - s.framed);
+    recv.push(c.start + c.stub - (s.arrivedAt + s.sent));
+    convert.push(c.convert);
+  }
+  return Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, stats(v)]));
+}
+
 async function startEmulator(port: number, grpc: number, home: string): Promise<{ stop(): Promise<void> }> {
+  // The emulator process times each getScreenshot it serves (grpc-server-timing.mjs, preloaded).
+  const preload = `--import ${JSON.stringify(fileURLToPath(new URL('./grpc-server-timing.mjs', import.meta.url)))}`;
   const child = spawn(process.execPath, [fileURLToPath(new URL('../bin/awb.js', import.meta.url)), 'emulator', 'start', '--port', String(port), '--grpc', String(grpc), '--json'], {
-    env: { ...process.env, AWB_HOME: home, HOME: home, AWB_AVD_RUNNING_DIR: join(home, 'running') }, stdio: ['ignore', 'pipe', 'inherit'],
+    env: {
+      ...process.env, AWB_HOME: home, HOME: home, AWB_AVD_RUNNING_DIR: join(home, 'running'),
+      NODE_OPTIONS: [process.env.NODE_OPTIONS, preload].filter(Boolean).join(' '), AWB_BENCH_GRPC_TIMING: timingFile(home),
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
   await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', resolve);
@@ -136,7 +174,7 @@ export async function benchStepAndroidWorldStack(consolePort: number, grpcPort: 
   const { stdout } = await run(requirePython(), [script, String(consolePort + 1), String(consolePort), String(grpcPort), String(adbServer), String(n)], {
     env: { ...process.env, HOME: home }, maxBuffer: 1 << 20,
   });
-  const r = JSON.parse(stdout.trim().split('\n').pop()!) as Record<string, number[]>;
+  const r = JSON.parse(stdout.trim().split('\n').pop()!) as Record<string, unknown>;
   const results: Record<string, unknown> = {};
   const names: Record<string, string> = {
     step: 'AndroidWorld-style step, AndroidWorld stack (android_env EmulatorSimulator on grpcio + adb CLI)',
@@ -144,9 +182,16 @@ export async function benchStepAndroidWorldStack(consolePort: number, grpcPort: 
     dump: 'android_env step part: adb shell uiautomator dump /dev/tty', adb_shell_true: 'android_env step part: adb shell true (the CLI floor)',
   };
   for (const [k, name] of Object.entries(names)) {
-    results[name] = stats(r[k]!);
-    console.log(`${k === 'step' ? '' : '  '}${name}: ${fmt(stats(r[k]!))}`);
+    results[name] = stats(r[k] as number[]);
+    console.log(`${k === 'step' ? '' : '  '}${name}: ${fmt(stats(r[k] as number[]))}`);
   }
+  const split = r.screenshot_split as unknown as ClientSplit[];
+  const server = readFileSync(timingFile(home), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as ServerTiming);
+  const attribution = screenshotAttribution(split, server);
+  results['android_env get_screenshot split (raw stub call; its conversion)'] = { stub: stats(split.map((c) => c.stub)), convert: stats(split.map((c) => c.convert)) };
+  results['android_env get_screenshot attribution (client and SimDroid server timings of the same calls)'] = attribution;
+  console.log(`  get_screenshot split: stub call ${fmt(stats(split.map((c) => c.stub)))}; conversion ${fmt(stats(split.map((c) => c.convert)))}`);
+  for (const [part, st] of Object.entries(attribution)) console.log(`    ${part}: ${fmt(st)}`);
   return results;
 }
 

@@ -62,11 +62,12 @@ export async function startGrpcServer(o: GrpcServerOptions): Promise<EmulatorGrp
   const control = (loadPackageDefinition(loadEmulatorProtos()) as unknown as ServicePackage).android.emulation.control;
   // Screenshots of big screens are large: lift grpc-js's 4 MB default on what we send.
   const server = new Server({ 'grpc.max_send_message_length': -1, 'grpc.max_receive_message_length': 4 * 1024 * 1024 });
-  // Screenshots are serialized into a buffer reused from reply to reply (image-message.ts).
+  // Screenshots are serialized as parts that grpc-js copies into its own framed buffer, the pixels
+  // copied once (image-message.ts).
   const controllerService = { ...control.EmulatorController!.service };
   const serializeImage = imageSerializer(controllerService.getScreenshot!.responseSerialize as (v: object) => Buffer);
   for (const m of ['getScreenshot', 'streamScreenshot'] as const) {
-    controllerService[m] = { ...controllerService[m]!, responseSerialize: serializeImage as (v: ImageReply) => Buffer };
+    controllerService[m] = { ...controllerService[m]!, responseSerialize: serializeImage as unknown as (v: ImageReply) => Buffer };
   }
   server.addService(controllerService, emulatorController({
     device: o.device, auth, log, startedAt: performance.now(), onShutdown: o.onShutdown ?? (() => {}), streams,
