@@ -91,9 +91,9 @@ describe('the research loop in Chromium: train → inspect rollouts → evaluate
     await page.getByTestId('training-kind').selectOption('grpo');
     await page.getByTestId('training-preset').selectOption('smoke');
     await page.getByTestId('train-init').selectOption(`checkpoint:${sft.checkpoint}`); // by name, from the dropdown
-    await setField(page, 'train-iterations', '3');
+    await setField(page, 'train-iterations', '2'); // two: an axis from 1 to 2 is where a 1.5 tick would show
     // What the form sends (the server resolves the name; an unknown one would be refused at the field).
-    expect(JSON.parse(await page.locator('.training-diff').innerText())).toMatchObject({ init: `checkpoint:${sft.checkpoint}`, iterations: 3 });
+    expect(JSON.parse(await page.locator('.training-diff').innerText())).toMatchObject({ init: `checkpoint:${sft.checkpoint}`, iterations: 2 });
     grpo = await trainToEnd(page, 2);
     expect(grpo.checkpoint).toMatch(/^grpo-/);
 
@@ -125,13 +125,13 @@ describe('the research loop in Chromium: train → inspect rollouts → evaluate
     await expect.poll(() => page.getByTestId('training-charts').getAttribute('data-run')).toBe(String(grpo.runId));
     const rows: IterationMetricsRow[] = await api.api.getTrainingMetrics({ runId: grpo.runId });
     const other: IterationMetricsRow[] = await api.api.getTrainingMetrics({ runId: second.runId });
-    expect(rows.map((r) => r.iteration)).toEqual([1, 2, 3]);
+    expect(rows.map((r) => r.iteration)).toEqual([1, 2]);
     expect(other.length).toBeGreaterThanOrEqual(2);
     // Env steps / s: a metric that differs from iteration to iteration (the tiny runs' rewards and KL are all 0).
     const metric = METRIC.stepsPerS;
     const chart = page.getByTestId(`chart-${metric}`);
     const plot = chart.locator('.metric-chart-plot');
-    await expect.poll(() => chart.getAttribute('data-points')).toBe('3');
+    await expect.poll(() => chart.getAttribute('data-points')).toBe('2');
     const ticks = (await plot.getAttribute('data-x-ticks'))!.split(',').map(Number);
     expect(ticks.length).toBeGreaterThan(1);
     expect(ticks.every(Number.isInteger)).toBe(true);
@@ -148,8 +148,8 @@ describe('the research loop in Chromium: train → inspect rollouts → evaluate
     await page.getByTestId('chart-smoothing').fill('0.9');
     await expect.poll(() => chart.getAttribute('data-series')).toBe('4');
     const over = (await chart.locator('.u-over').boundingBox())!;
-    const last = Math.max(3, other.length); // the x axis runs from iteration 1 to the longer run's last
-    await page.mouse.move(over.x + over.width * (1 / (last - 1)), over.y + over.height / 2);
+    const last = Math.max(2, other.length); // the x axis runs from iteration 1 to the longer run's last
+    await page.mouse.move(over.x + over.width / (last - 1) - 2, over.y + over.height / 2); // the cursor snaps to iteration 2
     const raw = rows.map((r) => r.metrics[metric] ?? null);
     const smoothed = formatMetric(smoothSeries(raw, 0.9)[1]);
     expect(smoothed).not.toBe(formatMetric(raw[1])); // else the check below could not tell them apart
