@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { TrainerProfiles } from '../remote-jobs/profiles.js';
+import { TrainerProfiles, type TrainerProfile } from '../remote-jobs/profiles.js';
+import { checkTrainerReachable } from '../remote-jobs/reach.js';
 import type { RemoteJob } from '../store/remote-jobs.js';
 import { intArg, parseFlags, UsageError } from './args.js';
 import { dataDir } from '../util/data-dir.js';
@@ -12,8 +13,8 @@ import { grpoCommand, GRPO_USAGE } from './jobs-grpo.js';
 import { submitCommand, SUBMIT_USAGE } from './jobs-submit.js';
 import type { Io } from './main.js';
 
-export const JOBS_USAGE = `awb jobs trainers add NAME --url URL (--token-file FILE | --token T | $AWB_TRAINER_TOKEN)
-awb jobs trainers add NAME --ray --url http://HEAD:8265 --results SHARED_DIR [--gpus N] [--token-file FILE]
+export const JOBS_USAGE = `awb jobs trainers add NAME --url URL (--token-file FILE | --token T | $AWB_TRAINER_TOKEN) [--save-anyway]
+awb jobs trainers add NAME --ray --url http://HEAD:8265 --results SHARED_DIR [--gpus N] [--token-file FILE] [--save-anyway]
 awb jobs trainers list [--json] | awb jobs trainers remove NAME
 ${SUBMIT_USAGE}
 ${GRPO_USAGE}
@@ -34,6 +35,16 @@ function jobLine(j: RemoteJob): string[] {
 }
 
 
+/**
+ * Validates the profile, checks that it answers (TrainerCheckError naming the URL, as the app's Jobs → Trainers
+ * does) unless `saveAnyway` (a trainer that is off now), then saves it.
+ */
+async function addTrainer(profiles: TrainerProfiles, profile: TrainerProfile, saveAnyway: boolean): Promise<void> {
+  const checked = TrainerProfiles.validate(profile);
+  if (!saveAnyway) await checkTrainerReachable(checked, { then: 'or pass --save-anyway to keep a trainer that is off now' });
+  profiles.put(checked);
+}
+
 function one(positionals: string[], usage: string): string {
   if (positionals.length !== 1) throw new UsageError(`Usage: ${usage}`);
   return positionals[0]!;
@@ -46,22 +57,26 @@ async function trainersCommand(argv: string[], io: Io): Promise<number> {
     case 'add': {
       const { values, positionals } = parseFlags(rest, {
         url: { type: 'string' }, token: { type: 'string' }, 'token-file': { type: 'string' }, ray: { type: 'boolean' }, results: { type: 'string' }, gpus: { type: 'string' },
+        'save-anyway': { type: 'boolean' },
       }, z.object({
         url: z.string(), token: z.string().optional(), 'token-file': z.string().optional(), ray: z.boolean().optional(), results: z.string().optional(),
-        gpus: intArg('--gpus').pipe(z.number().min(0)).optional(),
+        gpus: intArg('--gpus').pipe(z.number().min(0)).optional(), 'save-anyway': z.boolean().optional(),
       }));
+      const saveAnyway = values['save-anyway'] === true;
       const name = one(positionals, 'awb jobs trainers add NAME --url URL --token-file FILE');
       const token = values['token-file'] ? readFileSync(values['token-file'], 'utf8').trim() : values.token ?? process.env.AWB_TRAINER_TOKEN;
       if (values.ray) {
         // A Ray cluster: its dashboard's Jobs API, and the shared folder finished jobs are published to.
         if (!values.results) throw new UsageError('awb jobs trainers add --ray: give --results DIR, the shared folder the cluster publishes finished jobs to');
-        profiles.put({ name, kind: 'ray', baseUrl: values.url, resultsDir: resolve(values.results), ...(token ? { token } : {}), ...(values.gpus !== undefined ? { gpus: values.gpus } : {}) });
+        await addTrainer(profiles, {
+          name, kind: 'ray', baseUrl: values.url, resultsDir: resolve(values.results), ...(token ? { token } : {}), ...(values.gpus !== undefined ? { gpus: values.gpus } : {}),
+        }, saveAnyway);
         io.out(`Ray cluster ${name} → ${values.url}, results in ${resolve(values.results)} (saved in ${profiles.path})`);
         return 0;
       }
       if (values.results !== undefined || values.gpus !== undefined) throw new UsageError('awb jobs trainers add: --results and --gpus go with --ray');
       if (!token) throw new UsageError('awb jobs trainers add: give the token with --token-file FILE, --token T or $AWB_TRAINER_TOKEN');
-      profiles.put({ name, baseUrl: values.url, token });
+      await addTrainer(profiles, { name, baseUrl: values.url, token }, saveAnyway);
       io.out(`trainer ${name} → ${values.url} (saved in ${profiles.path})`);
       return 0;
     }

@@ -1,56 +1,17 @@
 /// <reference lib="dom" />
-import { mkdirSync, rmSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startServe, type Browser, type ServeProcess, openWorkbench } from './harness.js';
+import { imageColours, shot } from './pixels.js';
 
 /**
  * The researcher's path through the workbench, in Chromium against `awb serve`: the device, its
  * live screen, an oracle episode stepped through with one step overridden, then the recorded
- * episode in the replay viewer, scrubbed; then a tiny training run, charted and stopped; then a
- * tiny adaptation from its checkpoint, drawn as before / after bars. Screenshots of each main view
- * go to docs/img (the README shows them).
+ * episode in the replay viewer, scrubbed, listed, and a failed one explained. Training, evaluation and
+ * adaptation are research-loop.test.ts. Screenshots of each main view go to docs/img (the README shows them).
  */
-const DOCS_IMG = fileURLToPath(new URL('../../docs/img/', import.meta.url));
 const TEMPLATE = 'SystemDarkThemeTurnOn'; // four oracle steps
-
-/** Distinct colours on a canvas, and how many pixels have `rgb` (a chart's series colour). */
-async function canvasColours(canvas: Locator, rgb: [number, number, number] = [0, 0, 0]): Promise<{ colours: number; matching: number }> {
-  return canvas.evaluate((c: HTMLCanvasElement, want: number[]) => {
-    const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
-    const seen = new Set<number>();
-    let matching = 0;
-    for (let i = 0; i < d.length; i += 4) {
-      seen.add((d[i]! << 16) | (d[i + 1]! << 8) | d[i + 2]!);
-      if (d[i] === want[0] && d[i + 1] === want[1] && d[i + 2] === want[2]) matching++;
-    }
-    return { colours: seen.size, matching };
-  }, rgb);
-}
-
-/** Distinct colours in an <img>: a blank or failed image has one or two. */
-async function imageColours(img: Locator): Promise<number> {
-  return img.evaluate(async (el: HTMLImageElement) => {
-    await el.decode();
-    const c = document.createElement('canvas');
-    c.width = el.naturalWidth;
-    c.height = el.naturalHeight;
-    const g = c.getContext('2d')!;
-    g.drawImage(el, 0, 0);
-    const d = g.getImageData(0, 0, c.width, c.height).data;
-    const seen = new Set<number>();
-    for (let i = 0; i < d.length; i += 4 * 97) seen.add((d[i]! << 16) | (d[i + 1]! << 8) | d[i + 2]!);
-    return seen.size;
-  });
-}
-
-async function shot(page: Page, name: string): Promise<void> {
-  // `npm run docs:screenshots` refreshes the README's pictures; a plain test run leaves docs/ alone.
-  if (process.env.AWB_DOCS_SCREENSHOTS !== '1') return;
-  mkdirSync(DOCS_IMG, { recursive: true });
-  await page.screenshot({ path: `${DOCS_IMG}ui-${name}.png` });
-}
 
 describe('workbench end to end in Chromium', () => {
   let serve: ServeProcess;
@@ -211,79 +172,5 @@ describe('workbench end to end in Chromium', () => {
     expect(await page.locator('[data-testid^="explain-milestone-"][data-reached="false"][data-reference-reached="true"]').count()).toBeGreaterThan(0);
     expect(await page.getByTestId('explain-rewards-progrm').innerText()).toMatch(/awb rewards fit progrm/);
     await page.getByTestId('replay-back').first().click();
-  });
-
-  it('starts a tiny GRPO run on the Training view (Ctrl+6), charts its iterations live, and stops it', async () => {
-    await page.keyboard.press('Control+6');
-    await page.getByTestId('training-view').waitFor();
-    await page.getByTestId('training-preset').selectOption('smoke');
-    await page.getByTestId('training-preset').selectOption('adagrpo'); // presets combine: tiny AdaGRPO
-    await page.getByTestId('train-iterations').fill('200'); // far more than it will run before the stop
-    await page.getByTestId('training-start').click();
-    const state = page.getByTestId('training-state');
-    await expect.poll(() => state.getAttribute('data-state'), { timeout: 20_000 }).toBe('running');
-    const chart = page.getByTestId('chart-success/rate');
-    await expect.poll(async () => Number(await chart.getAttribute('data-points')), { timeout: 30_000 }).toBeGreaterThanOrEqual(4);
-    // uPlot drew the line and its points on the canvas (a blank canvas has one colour).
-    expect((await canvasColours(chart.locator('canvas'))).colours).toBeGreaterThan(2);
-    await shot(page, 'training');
-    await page.getByTestId('training-stop').click();
-    await expect.poll(() => state.getAttribute('data-state'), { timeout: 20_000 }).toBe('stopped');
-    await expect.poll(() => page.locator('[data-testid^="training-run-"]').count()).toBe(1);
-    // The run list refreshes after the stop; under load the row may still say running for a moment.
-    await expect.poll(() => page.locator('[data-testid^="training-run-"]').first().innerText(), { timeout: 20_000 }).toMatch(/interrupted/);
-    expect(await page.locator('[data-testid^="checkpoint-"]').count()).toBe(1);
-  });
-
-  it('adapts the checkpoint to Settings on the Adaptation view (Ctrl+7) and draws the before / after bars', async () => {
-    await page.keyboard.press('Control+7');
-    await page.getByTestId('adaptation-view').waitFor();
-    await page.getByTestId('adapt-app').selectOption('Settings');
-    await expect.poll(() => page.getByTestId('adapt-policy').inputValue()).toMatch(/^checkpoint:grpo-/); // the GRPO run's checkpoint, by name
-    await page.getByTestId('adapt-shots').fill('4');
-    await page.getByTestId('adapt-method').selectOption('sft');
-    await page.getByTestId('adapt-eval-seeds').fill('30');
-    await page.getByTestId('adapt-run').click();
-    const state = page.getByTestId('adapt-state');
-    await expect.poll(() => state.getAttribute('data-state'), { timeout: 30_000 }).toBe('finished');
-    await page.getByTestId('adapt-result').waitFor();
-    expect(await page.getByTestId('adapt-phase-sft').innerText()).toMatch(/epoch 60\/60/);
-    expect(await page.locator('[data-testid="adapt-phase-sft"] [data-testid="chart-loss/nll"]').getAttribute('data-points')).toBe('60');
-    // Overall + the two held-out Settings templates; the after bars are on the canvas in their colour.
-    const bars = page.getByTestId('adapt-bars');
-    expect(await bars.getAttribute('data-rows')).toBe('3');
-    const after = Number(await bars.getAttribute('data-after'));
-    // The SFT adapter solves held-out Settings instances (4 shots × 60 epochs: 0 → 100% here), so after bars are
-    // on the canvas, in their colour (grid and labels are black at low alpha; the before bars at 0% have no width).
-    expect(after).toBeGreaterThan(0);
-    expect((await canvasColours(bars.locator('canvas'), [0x2f, 0x6f, 0xed])).matching).toBeGreaterThan(1000);
-    expect(await page.getByTestId('adapt-delta').innerText()).toMatch(/→ .*points/);
-    await expect.poll(() => page.locator('[data-testid="adapter-Settings"]').count()).toBe(1);
-    await shot(page, 'adaptation');
-  });
-
-  it('evaluates the checkpoint by name from its row (progress → results per app), uses it as GRPO init, and runs it in Agent', async () => {
-    await page.keyboard.press('Control+6');
-    const row = page.locator('[data-testid^="checkpoint-"]').first();
-    const name = (await row.getAttribute('data-testid'))!.slice('checkpoint-'.length);
-    await page.getByTestId(`evaluate-${name}`).click();
-    expect(await page.getByTestId('eval-policy').inputValue()).toBe(`checkpoint:${name}`);
-    await page.getByTestId('eval-seeds').fill('30');
-    await page.getByTestId('eval-limit').fill('2');
-    await page.getByTestId('eval-start').click();
-    const progress = page.getByTestId('eval-progress');
-    await expect.poll(() => progress.innerText(), { timeout: 30_000 }).toMatch(/finished, 2\/2 episodes/);
-    await page.getByTestId('eval-row-overall').waitFor();
-    expect(await page.locator('[data-testid^="eval-row-app-"]').count()).toBeGreaterThan(0);
-    expect(await page.locator('[data-testid^="eval-row-difficulty-"]').count()).toBeGreaterThan(0);
-    // GRPO init is a dropdown of the same choices; "Use as init" picks the checkpoint by name.
-    await page.getByTestId(`use-as-init-${name}`).click();
-    await expect.poll(() => page.getByTestId('train-init').inputValue()).toBe(`checkpoint:${name}`);
-    await shot(page, 'evaluate');
-    await page.getByTestId(`run-in-agent-${name}`).click();
-    const policy = page.getByTestId('policy-select');
-    await expect.poll(() => policy.inputValue()).toBe(`checkpoint:${name}`);
-    // The adapter made on this checkpoint above is a choice too (it scores Settings' screens).
-    expect(await policy.locator(`option[value="adapter:${name}/settings"]`).count()).toBe(1);
   });
 });

@@ -28,7 +28,13 @@ describe('awb jobs', () => {
     const tokenFile = join(home, 'token');
     writeFileSync(tokenFile, `${TOKEN}\n`);
     expect((await run('jobs', 'trainers', 'add', 'box', '--url', fake.url, '--token-file', tokenFile)).code).toBe(0);
-    expect((await run('jobs', 'trainers', 'add', 'gone', '--url', 'http://127.0.0.1:1', '--token', 'x'))).toMatchObject({ code: 0 });
+    // Nothing listens on port 1: refused in one line naming the URL, nothing saved; --save-anyway keeps it (the UI's Save anyway).
+    const refused = await run('jobs', 'trainers', 'add', 'gone', '--url', 'http://127.0.0.1:1', '--token', 'x');
+    expect(refused).toMatchObject({ code: 2, out: '' });
+    expect(refused.err.trim()).toBe('awb: Trainer "gone" at http://127.0.0.1:1 did not answer GET /v1/health: connection refused (nothing listens at that port). '
+      + 'start it (python3 -m awb_trainer serve) or correct the URL; or pass --save-anyway to keep a trainer that is off now');
+    expect(JSON.parse((await run('jobs', 'trainers', 'list', '--json')).out)).toEqual([{ name: 'box', baseUrl: fake.url, hasToken: true }]);
+    expect((await run('jobs', 'trainers', 'add', 'gone', '--url', 'http://127.0.0.1:1', '--token', 'x', '--save-anyway'))).toMatchObject({ code: 0 });
     const list = await run('jobs', 'trainers', 'list', '--json');
     expect(JSON.parse(list.out)).toEqual([{ name: 'box', baseUrl: fake.url, hasToken: true }, { name: 'gone', baseUrl: 'http://127.0.0.1:1', hasToken: true }]);
     expect(list.out).not.toContain(TOKEN);

@@ -74,6 +74,14 @@ describe.skipIf(skip !== null)('progrm / prm jobs against the real trainer servi
     tmp.cleanup();
   });
 
+  it('trainers add checks the real service first: a wrong token is refused by it in one line (nothing saved), the right one was saved above', async () => {
+    const wrong = await run('jobs', 'trainers', 'add', 'wrong', '--url', service.url, '--token', 'not-the-token');
+    expect(wrong.code).toBe(2);
+    expect(wrong.err.trim()).toBe(`awb: Trainer "wrong" at ${service.url} did not answer GET /v1/health: it refused the token (HTTP 401). `
+      + 'give the token the service printed when it started; or pass --save-anyway to keep a trainer that is off now');
+    expect(JSON.parse((await run('jobs', 'trainers', 'list', '--json')).out)).toEqual([{ name: 'local', baseUrl: service.url, hasToken: true }]);
+  });
+
   /** submit --follow → download → register; returns the job's record, the registration and the bundle the job trained on. */
   async function trainRemotely(kind: 'progrm' | 'prm', flags: string[], config: Record<string, unknown>) {
     const cfg = join(home, `${kind}-config.json`);

@@ -5,7 +5,7 @@ import { bridgedWorkbench, type BridgedWorkbench } from '../helpers/bridged-work
 import { currentJob, mergeMetrics } from '../../renderer/src/store/slices/training.js';
 import { METRIC } from '../../core/rl/grpo-loop.js';
 import { SFT_METRIC } from '../../core/rl/sft.js';
-import { chartColumns, seriesOf } from '../../renderer/src/views/training/chart-data.js';
+import { chartColumns, logRange, logScaleColumns, seriesOf } from '../../renderer/src/views/training/chart-data.js';
 import { applyPreset, configFromForm, defaultFormValues, fieldValue, groupFields, newestCheckpoint } from '../../renderer/src/views/training/config-form.js';
 import { etaSeconds, formatEta, INTEGER_TICK_STEPS, iterationRange, NO_SIGNAL_ITERATIONS, noSignalWarning, smoothSeries } from '../../renderer/src/views/training/health.js';
 
@@ -179,5 +179,16 @@ describe('training form and chart helpers', () => {
     expect(INTEGER_TICK_STEPS.every(Number.isInteger)).toBe(true);
     expect(INTEGER_TICK_STEPS[0]).toBe(1);
     expect(iterationRange(1, 1)).toEqual([0, 2]); // a one-iteration run: ticks 0, 1, 2, never 0.5
+  });
+
+  it('a log-scale y axis: values ≤ 0 become gaps (counted), the range is whole decades around the positive data', () => {
+    const { data } = chartColumns([{ runId: 1, rows: [0.5, 0, 20, -1].map((v, i) => ({ iteration: i + 1, metrics: { 'loss/kl': v } })) }], 'loss/kl', 0);
+    expect(logScaleColumns(data)).toEqual({ data: [[1, 2, 3, 4], [0.5, null, 20, null]], dropped: 2 });
+    expect(logScaleColumns([[0, 1], [null, 3]])).toEqual({ data: [[0, 1], [null, 3]], dropped: 0 }); // x and gaps are kept
+    expect(logRange(0.5, 20)).toEqual([0.1, 100]);
+    expect(logRange(0.001, 0.004)).toEqual([0.001, 0.01]);
+    expect(logRange(10, 10)).toEqual([10, 100]); // a constant power of ten still gets a decade
+    expect(logRange(null, null)).toEqual([1, 10]);
+    expect(logRange(-2, 5)).toEqual([1, 10]); // uPlot passes the data's min; nothing ≤ 0 reaches a log chart
   });
 });

@@ -57,6 +57,9 @@ export interface TrainingSlice {
   /** Other runs drawn over the shown run's charts. */
   overlayRunIds: number[];
   toggleOverlayRun(runId: number): void;
+  /** Metrics whose charts draw a log-scale y axis (a loss or KL spanning decades), kept across runs. */
+  chartLogMetrics: string[];
+  toggleChartLog(metric: string): void;
 }
 
 const ENDED = new Set<JobInfo['state']>(['stopped', 'finished', 'failed']);
@@ -164,6 +167,11 @@ export const createTrainingSlice = (api: WorkbenchApi): StateCreator<AppState, [
         });
       }
     },
+
+    chartLogMetrics: [],
+    toggleChartLog: (metric) => set((s) => ({
+      chartLogMetrics: s.chartLogMetrics.includes(metric) ? s.chartLogMetrics.filter((m) => m !== metric) : [...s.chartLogMetrics, metric],
+    })),
 
     setTrainingKind: (kind) => set({ trainingKind: kind, trainingErrors: {} }),
 

@@ -9,6 +9,7 @@ export function JobDetail() {
   const id = useApp((s) => s.shownRemoteJob);
   const job = useApp((s) => s.remoteJobs.find((j) => j.id === s.shownRemoteJob) ?? null);
   const stream = useApp((s) => (s.shownRemoteJob === null ? undefined : s.jobStreams[s.shownRemoteJob]));
+  const logMetrics = useApp((s) => s.chartLogMetrics);
   const tail = useRef<HTMLPreElement>(null);
   useEffect(() => {
     if (tail.current) tail.current.scrollTop = tail.current.scrollHeight;
@@ -29,7 +30,9 @@ export function JobDetail() {
       </div>
       {job.artifacts.length ? <div className="muted">Downloaded: {job.artifacts.map((a) => `${a.name} (${a.size} bytes)`).join(', ')}</div> : null}
       <div className="chart-grid" data-testid="job-charts">
-        {metricNames(stream).map((m) => <MetricChart key={m} metric={m} label={m} rows={stream!.metrics} />)}
+        {metricNames(stream).map((m) => (
+          <MetricChart key={m} metric={m} label={m} rows={stream!.metrics} log={logMetrics.includes(m)} onToggleLog={() => st.toggleChartLog(m)} />
+        ))}
       </div>
       <pre ref={tail} className="mono" data-testid="job-log" style={{ maxHeight: 260, overflow: 'auto', margin: 0 }}>
         {(stream?.logs ?? []).map((l) => `${formatClock(l.time)} [${l.level}] ${l.message}`).join('\n')}

@@ -36,6 +36,7 @@ export function MetricCharts() {
   const marker = useApp((s) => s.chartMarker);
   const overlayIds = useApp((s) => s.overlayRunIds);
   const metrics = useApp((s) => s.runMetrics);
+  const logMetrics = useApp((s) => s.chartLogMetrics);
   const kind = run?.trainer ?? jobKind ?? 'grpo';
   // A run of no local trainer (online GRPO against a remote one, docs/online-grpo.md) has its own metric names: each gets a chart.
   const charts = run && run.trainer === null && jobKind === null ? metricsOf(rows) : descriptions[kind]?.charts ?? [];
@@ -63,7 +64,10 @@ export function MetricCharts() {
       </div>
       {kind === 'grpo' ? <NoSignal rows={rows} /> : null}
       <div className="chart-grid">
-        {charts.map((c) => <MetricChart key={`${runId}/${c.metric}`} metric={c.metric} label={c.label} runs={runs} smoothing={smoothing} marker={marker} />)}
+        {charts.map((c) => (
+          <MetricChart key={`${runId}/${c.metric}`} metric={c.metric} label={c.label} runs={runs} smoothing={smoothing} marker={marker}
+            log={logMetrics.includes(c.metric)} onToggleLog={() => st.toggleChartLog(c.metric)} />
+        ))}
       </div>
     </div>
   );

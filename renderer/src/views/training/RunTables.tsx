@@ -2,8 +2,7 @@ import type { IterationMetricsRow, TrainingRunInfo } from '../../../../core/api/
 import { appStore, useApp } from '../../store/index.js';
 import { activeJob } from '../../store/slices/training.js';
 import { formatMetric } from './chart-data.js';
-
-const when = (ms: number) => new Date(ms).toLocaleString();
+import { formatTime } from '../../time-format.js';
 
 /** A stored run's row with the latest streamed iteration, when that is newer. */
 function withLive(r: TrainingRunInfo, latest: IterationMetricsRow | undefined): TrainingRunInfo {
@@ -38,7 +37,7 @@ export function RunTables() {
                 <td>{formatMetric(r.last?.['acc/top1'])}</td>
                 <td>{formatMetric(r.last?.['loss/policy'] ?? r.last?.['loss/nll'])}</td>
                 <td>{r.job ? `${r.job.id} ${r.job.state}` : ''}</td>
-                <td className="muted">{when(r.createdAt)}</td>
+                <td className="muted">{formatTime(r.createdAt)}</td>
                 <td className="row" onClick={(e) => e.stopPropagation()}>
                   <button type="button" className="link" data-testid={`run-episodes-${r.runId}`} title="Its rollouts (GRPO) or demonstrations (SFT) in Trajectories"
                     onClick={() => st.openRunEpisodes(r.runId)}>Episodes</button>
@@ -64,7 +63,7 @@ export function RunTables() {
                 <td>{c.trainer ?? '?'}</td>
                 <td>{c.iteration ?? '?'}</td>
                 <td className="mono training-path" title={`awb eval --policy ${c.policy}`}>{c.policy}</td>
-                <td className="muted">{when(c.updatedAt)}</td>
+                <td className="muted">{formatTime(c.updatedAt)}</td>
                 <td className="row">
                   <button type="button" disabled={!c.resumable || busy} title={c.resumable ? 'Continue this GRPO run from here' : 'Only a GRPO checkpoint (trainer.json) can be resumed'}
                     onClick={() => void st.resumeTraining({ checkpoint: c.name })}>Resume</button>

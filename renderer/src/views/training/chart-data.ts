@@ -65,3 +65,26 @@ export function chartColumns(runs: readonly ChartRun[], metric: string, smoothin
   });
   return { data, series };
 }
+
+/**
+ * A chart's columns for a log-scale y axis: values ≤ 0 have no logarithm, so they become gaps (uPlot would
+ * draw them at -∞); the x column is kept. Also how many values were dropped, so the chart can say so.
+ */
+export function logScaleColumns(data: ReadonlyArray<ReadonlyArray<number | null>>): { data: Array<Array<number | null>>; dropped: number } {
+  let dropped = 0;
+  const out = data.map((col, i) => (i === 0 ? [...col] : col.map((v) => {
+    if (v === null || v > 0) return v;
+    dropped++;
+    return null;
+  })));
+  return { data: out, dropped };
+}
+
+/** The y range of a log-scale chart: whole decades around the positive data ([1, 10] when there is none). */
+export function logRange(min: number | null, max: number | null): [number, number] {
+  if (min === null || max === null || !(min > 0) || !(max > 0) || !Number.isFinite(max)) return [1, 10];
+  const lo = Math.floor(Math.log10(min));
+  let hi = Math.ceil(Math.log10(max));
+  if (hi === lo) hi++; // a constant (or one decade's exact power): still one decade to draw in
+  return [10 ** lo, 10 ** hi];
+}

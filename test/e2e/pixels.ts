@@ -1,0 +1,48 @@
+/// <reference lib="dom" />
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Locator, Page } from 'playwright-core';
+
+/** What the browser drew, read back from its pixels (charts and screens are canvases and images, not text). */
+
+const DOCS_IMG = fileURLToPath(new URL('../../docs/img/', import.meta.url));
+
+/**
+ * Distinct colours on a canvas, and how many pixels are `rgb` (a chart's series colour), each channel within
+ * `tolerance` (a line's antialiased core is near its colour, not on it).
+ */
+export async function canvasColours(canvas: Locator, rgb: [number, number, number] = [0, 0, 0], tolerance = 0): Promise<{ colours: number; matching: number }> {
+  return canvas.evaluate((c: HTMLCanvasElement, [want, tol]: [number[], number]) => {
+    const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+    const seen = new Set<number>();
+    let matching = 0;
+    for (let i = 0; i < d.length; i += 4) {
+      seen.add((d[i]! << 16) | (d[i + 1]! << 8) | d[i + 2]!);
+      if (Math.abs(d[i]! - want[0]!) <= tol && Math.abs(d[i + 1]! - want[1]!) <= tol && Math.abs(d[i + 2]! - want[2]!) <= tol && d[i + 3]! > 0) matching++;
+    }
+    return { colours: seen.size, matching };
+  }, [rgb, tolerance] as [number[], number]);
+}
+
+/** Distinct colours in an <img>: a blank or failed image has one or two. */
+export async function imageColours(img: Locator): Promise<number> {
+  return img.evaluate(async (el: HTMLImageElement) => {
+    await el.decode();
+    const c = document.createElement('canvas');
+    c.width = el.naturalWidth;
+    c.height = el.naturalHeight;
+    const g = c.getContext('2d')!;
+    g.drawImage(el, 0, 0);
+    const d = g.getImageData(0, 0, c.width, c.height).data;
+    const seen = new Set<number>();
+    for (let i = 0; i < d.length; i += 4 * 97) seen.add((d[i]! << 16) | (d[i + 1]! << 8) | d[i + 2]!);
+    return seen.size;
+  });
+}
+
+/** A README picture of the page: `npm run docs:screenshots` refreshes them; a plain test run leaves docs/ alone. */
+export async function shot(page: Page, name: string): Promise<void> {
+  if (process.env.AWB_DOCS_SCREENSHOTS !== '1') return;
+  mkdirSync(DOCS_IMG, { recursive: true });
+  await page.screenshot({ path: `${DOCS_IMG}ui-${name}.png` });
+}
