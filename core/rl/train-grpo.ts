@@ -19,7 +19,7 @@ import { advanceCurriculum, initialCurriculum, sampleIterationTasks } from './cu
 import { loadTrainerCheckpoint, saveTrainerCheckpoint, type ReplayEpisode, type TrainerState } from './grpo-checkpoint.js';
 import { iterationMetrics, mean, METRIC, runGrpoLoop, type GroupScores, type IterationMetrics } from './grpo-loop.js';
 import { trainingBatch, updatePolicy, type BatchEpisode } from './grpo-update.js';
-import { runRollouts, type Rollout, type RolloutJob, type RolloutOptions } from '../rollout/rollouts.js';
+import { runRollouts, type RolloutJob, type RolloutOptions } from '../rollout/rollouts.js';
 import { resolveRolloutWorkers, RolloutWorkerPool } from '../rollout/rollout-workers.js';
 import { REWARD_METRIC, storeRewardValues, TrainingRewards } from './train-rewards.js';
 import { scorerParameters } from './trained-scorer.js';
