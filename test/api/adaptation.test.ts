@@ -177,17 +177,6 @@ describe('adaptation jobs through the bridge', () => {
     expect((await api.listRuns()).find((r) => r.id === stopped.runId)).toMatchObject({ status: 'interrupted' });
     expect((await wholeEpisodesOf(api, stopped.runId!)).map((r) => r.policy)).toEqual(['builtin', 'builtin', 'oracle', 'oracle']);
 
-    // stopped at GRPO's first iteration: its rollouts are whole and scored, no later iteration or after-episode was run
-    const grpo = await api.startAdaptation({ ...TINY, method: 'grpo', shots: 1, iterations: 50, config: { grpo: { devices: 1, instancesPerIteration: 1, rolloutsPerInstance: 2, maxSteps: 3 } } });
-    await until('GRPO iteration 1', () => progressOf(grpo.id).find((p) => p.phase === 'grpo'));
-    await api.stopAdaptation({ jobId: grpo.id });
-    const cut = await stateOf(grpo.id, 'stopped');
-    const rows = await wholeEpisodesOf(api, cut.runId!);
-    const iterations = [...new Set(rows.flatMap((r) => (r.rollout ? [r.rollout.iteration] : [])))];
-    expect(iterations.length).toBeGreaterThanOrEqual(1);
-    expect(iterations.length).toBeLessThan(50);
-    expect(rows.filter((r) => r.rollout).every((r) => r.rollout!.reward !== null && r.rollout!.advantage !== null)).toBe(true);
-    expect(rows.filter((r) => !r.rollout).map((r) => r.policy)).toEqual(['builtin', 'builtin']);
 
     // …and the other way round: a training job blocks an adaptation.
     const training = await api.startTraining({ kind: 'sft', config: { maxTemplates: 1, seeds: [0], sft: { epochs: 1000 } } });
@@ -197,7 +186,25 @@ describe('adaptation jobs through the bridge', () => {
     await api.stopTraining({ jobId: training.id });
     await until('the training job to stop', () => trainingEvents.find((e) => e.job.id === training.id && e.job.state === 'stopped'));
     await expect(api.getAdaptationReport({ jobId: 'job-99' })).rejects.toMatchObject({ name: 'TrainingJobNotFoundError' });
-  }, 30_000);
+  }, 60_000);
+
+  it('stopped during GRPO: the run ends interrupted with whole episodes only, its rollouts scored, no after-episode', async () => {
+    const job = await api.startAdaptation({
+      ...TINY, method: 'grpo', shots: 1, iterations: 50, evalTemplates: ['SystemRenameDevice'],
+      config: { grpo: { devices: 1, instancesPerIteration: 1, rolloutsPerInstance: 2, maxSteps: 3 } },
+    });
+    await until('GRPO iteration 1', () => progressOf(job.id).find((p) => p.phase === 'grpo'));
+    await api.stopAdaptation({ jobId: job.id });
+    const cut = await stateOf(job.id, 'stopped');
+    expect((await api.listRuns()).find((r) => r.id === cut.runId)).toMatchObject({ status: 'interrupted' });
+    const rows = await wholeEpisodesOf(api, cut.runId!);
+    const iterations = [...new Set(rows.flatMap((r) => (r.rollout ? [r.rollout.iteration] : [])))];
+    expect(iterations.length).toBeGreaterThanOrEqual(1);
+    expect(iterations.length).toBeLessThan(50);
+    expect(rows.filter((r) => r.rollout).length).toBe(2 * iterations.length);
+    expect(rows.filter((r) => r.rollout).every((r) => r.rollout!.reward !== null && r.rollout!.advantage !== null)).toBe(true);
+    expect(rows.filter((r) => !r.rollout).map((r) => r.policy)).toEqual(['builtin']);
+  }, 60_000);
 
   it('trains on recorded episodes of the app as demonstrations (a failed one is refused, named)', async () => {
     const { serial } = await api.startSimDroid();
