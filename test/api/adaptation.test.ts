@@ -13,6 +13,7 @@ import { saveCheckpoint } from '../../core/policy/checkpoint.js';
 import { appAdaptPool, appTestTemplates, resolveAdaptApp } from '../../core/rl/adapt-instances.js';
 import { createRng } from '../../core/util/rng.js';
 import { wholeEpisodesOf } from '../helpers/whole-episodes.js';
+import type { RunId } from '../../core/store/ids.js';
 
 /**
  * Per-app adaptation jobs through the real bridge (in-memory channel, the same serveApi / connectApi
@@ -153,7 +154,7 @@ describe('adaptation jobs through the bridge', () => {
     const rollouts = rows.filter((r) => r.rollout !== null);
     expect(rollouts.map((r) => [r.rollout!.iteration, r.rollout!.group, r.rollout!.index])).toEqual([[2, 0, 0], [2, 0, 1], [3, 0, 0], [3, 0, 1]]);
     expect(rollouts.every((r) => r.policy === 'builtin-adapt' && r.rollout!.reward === (r.status === 'success' ? 1 : 0) && Number.isFinite(r.rollout!.advantage))).toBe(true);
-    const byIteration = await api.listEpisodes({ runId: done.runId!, iteration: 3 });
+    const byIteration = await api.listEpisodes({ runId: done.runId! as RunId, iteration: 3 });
     expect(byIteration.rows.map((r) => r.id).sort()).toEqual(rollouts.slice(2).map((r) => r.id).sort());
     // the evaluation around it: 2 before, 2 after
     expect(rows.filter((r) => r.rollout === null).map((r) => r.policy)).toEqual(['builtin', 'builtin', 'builtin-adapted', 'builtin-adapted']);

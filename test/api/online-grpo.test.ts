@@ -21,6 +21,7 @@ import { fastClient, TOKEN } from '../jobs/fixture.js';
 import { startFakeVllm, type FakeVllm } from '../jobs/online-fake-vllm.js';
 import { realTrainerAvailability, startRealTrainer, type RealTrainer } from '../jobs/real-service.js';
 import { wholeEpisodesOf } from '../helpers/whole-episodes.js';
+import type { RunId } from '../../core/store/ids.js';
 
 /**
  * startOnlineGrpo / stopOnlineGrpo / listOnlineGrpo on a real workbench against the real Python
@@ -133,7 +134,7 @@ describe.skipIf(skip !== null)('online GRPO in the workbench API, against the re
       .toEqual([1, 2].flatMap((k) => [0, 1].flatMap((g) => [0, 1, 2, 3].map((i) => `${k}/${g}/${i}`))).sort());
     for (const r of rows) expect([r.rollout!.reward, Number.isFinite(r.rollout!.advantage)]).toEqual([r.status === 'success' ? 1 : 0, true]);
     expect(rows.some((r) => r.rollout!.advantage !== 0), 'a group with a reward spread').toBe(true);
-    expect((await wb.listEpisodes({ runId: run.runId, iteration: 2 })).total).toBe(8);
+    expect((await wb.listEpisodes({ runId: run.runId as RunId, iteration: 2 })).total).toBe(8);
   }, 60_000);
 
   it('refusals name their field and leave no run: a path for init (input schema), a checkpoint that is not registered, an unknown trainer, a bad trainer config field', async () => {
