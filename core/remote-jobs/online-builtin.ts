@@ -4,13 +4,10 @@ import { openSimDroids } from '../devices/provider.js';
 import { createModel, type PolicyModel } from '../policy/builtin.js';
 import { deserializeCheckpoint, serializeCheckpoint } from '../policy/checkpoint.js';
 import { runRollouts, type RolloutJob } from '../rollout/rollouts.js';
-import type { WritableDB } from '../store/db.js';
-import type { RunId } from '../store/ids.js';
-import { StoreRecorder } from '../store/recorder.js';
 import type { RemoteJob } from '../store/remote-jobs.js';
 import { createRng } from '../util/rng.js';
 import { RemoteJobStateError } from './errors.js';
-import { trainerSeed, type BuiltinOnlinePolicy, type OnlineDriver, type OnlineGrpoOptions, type OnlineRollouts } from './online-types.js';
+import { trainerSeed, type BuiltinOnlinePolicy, type OnlineDriver, type OnlineGrpoOptions, type OnlineRollouts, type OnlineRun } from './online-types.js';
 import { parseJobConfig } from './protocol.js';
 import type { RemoteJobs } from './remote.js';
 import { grpoBundleSteps } from './steps.js';
@@ -32,7 +29,7 @@ export class BuiltinOnlineDriver implements OnlineDriver {
 
   constructor(
     private readonly o: OnlineGrpoOptions, private readonly p: BuiltinOnlinePolicy,
-    private readonly jobs: RemoteJobs, private readonly run: { db: WritableDB; id: RunId },
+    private readonly jobs: RemoteJobs, private readonly run: OnlineRun,
   ) {
     // Validated before any rollout: a bad override is refused with the field named (JobConfigError).
     this.config = parseJobConfig('builtin-grpo', o.config ?? {});
@@ -59,9 +56,10 @@ export class BuiltinOnlineDriver implements OnlineDriver {
       group: g, rollout: r, instance, rngKey: `online-grpo/${o.seed}/${iteration}/${g}/${r}`,
     })));
     const t0 = performance.now();
+    const recording = this.run.recording;
     const rollouts = await runRollouts(this.devices, jobs, {
       model: this.model, temperature: o.temperature, maxSteps: o.maxSteps,
-      ...(this.p.recordEpisodes ? { recorder: () => new StoreRecorder(this.run.db, this.run.id) } : {}),
+      ...(recording ? { recorder: (job: RolloutJob) => recording.recorder(iteration, job), screenshots: this.run.screenshots } : {}),
     });
     const rolloutS = (performance.now() - t0) / 1000;
     const groups = o.instances.map((_, g) => rollouts.filter((r) => r.job.group === g));

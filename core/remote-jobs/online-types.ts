@@ -1,5 +1,10 @@
 import type { EpisodeResult } from '../episode/record.js';
+import type { ScreenshotMode } from '../episode/runner.js';
 import type { VlmPolicySettings } from '../policy/vlm/settings.js';
+import type { TrainConfigInput } from '../rl/config.js';
+import type { RolloutRecording } from '../rl/rollout-recording.js';
+import type { WritableDB } from '../store/db.js';
+import type { RunId } from '../store/ids.js';
 import type { GrpoAdvantages, GrpoRollouts } from '../rl/grpo-loop.js';
 import type { RemoteJob } from '../store/remote-jobs.js';
 import type { TaskInstance } from '../tasks/instance.js';
@@ -16,7 +21,11 @@ export interface BuiltinOnlinePolicy {
   kind: 'builtin';
   /** Starting checkpoint; default a fresh model seeded by the run seed. */
   init?: string;
-  /** Also record the rollouts in the training run (default off: the builtin bundle carries steps, not episodes). */
+  /**
+   * Also record the rollouts in the training run, as offline GRPO does (iteration, group, reward, advantage; thinned by
+   * the options' `recording`). Default off in the CLI (the builtin bundle carries steps, not episodes); the workbench's
+   * loops record.
+   */
   recordEpisodes?: boolean;
 }
 
@@ -62,6 +71,20 @@ export interface OnlineGrpoOptions {
   /** Training run name (default "online-grpo <policy> <trainer>"). */
   name?: string;
   policy: OnlinePolicy;
+  /**
+   * What is kept of the recorded rollouts: offline GRPO's `recording` (core/rl/config.ts; default every rollout, no
+   * screenshots). A VLM's rollouts are always recorded (the bundle is their export) with the policy's `screenshots`.
+   */
+  recording?: TrainConfigInput['recording'];
+}
+
+/** The training run a driver records its rollouts into (`recording` null: the rollouts are not recorded). */
+export interface OnlineRun {
+  db: WritableDB;
+  id: RunId;
+  recording: RolloutRecording | null;
+  /** The builtin policy's recorded screenshots (`recording.screenshots`); a VLM's are its own. */
+  screenshots: ScreenshotMode;
 }
 
 /**

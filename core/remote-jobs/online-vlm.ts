@@ -9,8 +9,7 @@ import type { VlmPolicySettings } from '../policy/vlm/settings.js';
 import type { GrpoAdvantages } from '../rl/grpo-loop.js';
 import { scheduleOnDevices } from '../rollout/in-process.js';
 import { outcomeReward } from '../rollout/rollouts.js';
-import type { WritableDB } from '../store/db.js';
-import type { EpisodeId, RunId } from '../store/ids.js';
+import type { EpisodeId } from '../store/ids.js';
 import { StoreRecorder } from '../store/recorder.js';
 import type { RemoteJob } from '../store/remote-jobs.js';
 import { createRng } from '../util/rng.js';
@@ -19,7 +18,7 @@ import { OnlineGrpoConfigError } from './online-errors.js';
 import { assertNever } from '../util/errors.js';
 import { loadServedFolder, readPublished, servingRoot, unloadAdapter, waitUntilServed } from './online-publish.js';
 import {
-  trainerSeed, type OnlineBatch, type OnlineDriver, type OnlineGrpoOptions, type OnlineRollouts, type ScoredRollout, type VlmOnlinePolicy,
+  trainerSeed, type OnlineBatch, type OnlineDriver, type OnlineGrpoOptions, type OnlineRollouts, type OnlineRun, type ScoredRollout, type VlmOnlinePolicy,
 } from './online-types.js';
 import type { RemoteJobs } from './remote.js';
 import { trainerMessages, replayedSteps } from './vlm-episodes.js';
@@ -90,7 +89,7 @@ export class VlmOnlineDriver implements OnlineDriver {
 
   constructor(
     private readonly o: OnlineGrpoOptions, private readonly p: VlmOnlinePolicy, private readonly jobs: RemoteJobs,
-    private readonly run: { db: WritableDB; id: RunId },
+    private readonly run: OnlineRun,
     private readonly deps: { fetch?: typeof fetch; sleep?: (ms: number, signal?: AbortSignal) => Promise<void>; log?: (line: string) => void } = {},
   ) {
     // runOnlineGrpo checked the options (temperature > 0, the overrides) before the run was created.
@@ -113,18 +112,20 @@ export class VlmOnlineDriver implements OnlineDriver {
     const todo = o.instances.flatMap((instance, g) => Array.from({ length: o.groupSize }, (_, r) => ({ instance, g, r })));
     const done: VlmRollout[] = new Array(todo.length);
     const t0 = performance.now();
-    // Devices take the next rollout as soon as they are free; the endpoint's semaphore bounds the requests.
+    // Devices take the next rollout as soon as they are free; the endpoint's semaphore bounds the requests. A stop
+    // lets the episodes in flight end (the run keeps whole episodes only) and starts no other.
     await scheduleOnDevices(this.devices, todo, (device) => async ({ instance, g, r }, k) => {
-      signal?.throwIfAborted();
       const messages = new Map<number, unknown[]>();
       const policy = new VlmPolicy({
         ...s, temperature: o.temperature, endpoint: { ...s.endpoint, model: this.model },
         extraBody: { seed: rolloutRequestSeed(o.seed, iteration, g, r), ...s.extraBody },
       }, { ...(this.deps.fetch ? { fetch: this.deps.fetch } : {}), onRequest: (step, m) => messages.set(step, trainerMessages(m)) });
-      const recorder = new StoreRecorder(this.run.db, this.run.id);
+      // Tagged with its iteration and place as offline GRPO's rollouts (the loop always records a VLM's).
+      const recorder = this.run.recording?.recorder(iteration, { group: g, rollout: r }) ?? new StoreRecorder(this.run.db, this.run.id);
       const result = await runEpisode({ device, instance, policy, maxSteps: o.maxSteps, screenshots: this.p.screenshots ?? 'half', recorder });
       done[k] = { group: g, rollout: r, result, reward: outcomeReward(result), episode: recorder.episodeId, messages };
-    });
+    }, signal ? { signal } : {});
+    signal?.throwIfAborted();
     const rolloutS = (performance.now() - t0) / 1000;
 
     const groups = o.instances.map((_, g) => done.filter((d) => d.group === g));

@@ -6,6 +6,8 @@ import type { RunId } from '../store/ids.js';
 import type { RemoteJob } from '../store/remote-jobs.js';
 import { putIterationMetrics } from '../store/training.js';
 import { DEFAULT_ADVANTAGE_OPTIONS } from '../rl/grpo.js';
+import { TrainConfigSchema, type TrainConfig } from '../rl/config.js';
+import { RolloutRecording } from '../rl/rollout-recording.js';
 import { mean, runGrpoLoop, type GrpoAdvantages } from '../rl/grpo-loop.js';
 import { assertNever } from '../util/errors.js';
 import { writeBundle } from './bundle.js';
@@ -62,6 +64,16 @@ function storableSettings(s: VlmPolicySettings): Record<string, unknown> {
   return { ...s, endpoint };
 }
 
+/** The retention and screenshots of the recorded rollouts, checked (offline GRPO's `recording` schema). */
+function recordingOf(o: OnlineGrpoOptions): TrainConfig['recording'] {
+  const r = TrainConfigSchema.shape.recording.safeParse(o.recording ?? {});
+  if (!r.success) throw new OnlineGrpoConfigError('recording', o.recording, r.error.issues.map((i) => `${i.path.join('.') || '(recording)'}: ${i.message}`).join('; '));
+  return r.data;
+}
+
+/** Whether the loop records its rollouts: a VLM's always (its bundle is their export), the builtin policy's when asked. */
+const recordsRollouts = (p: OnlineGrpoOptions['policy']): boolean => p.kind === 'vlm' || p.recordEpisodes === true;
+
 function check(o: OnlineGrpoOptions): void {
   const int = (field: string, v: number, min: number) => {
     if (!Number.isInteger(v) || v < min) throw new OnlineGrpoConfigError(field, v, `must be an integer ≥ ${min}`);
@@ -72,6 +84,7 @@ function check(o: OnlineGrpoOptions): void {
   int('devices', o.devices ?? 1, 1);
   if (!(o.temperature > 0)) throw new OnlineGrpoConfigError('temperature', o.temperature, 'must be > 0 (a group of identical rollouts has no spread)');
   if (!o.instances.length) throw new OnlineGrpoConfigError('instances', o.source, 'selects no task instance');
+  recordingOf(o);
   // The trainer config is checked here too, so a bad override leaves no run behind.
   const p = o.policy;
   switch (p.kind) {
@@ -97,6 +110,7 @@ function runConfig(o: OnlineGrpoOptions): Record<string, unknown> {
   return {
     loop: 'online-grpo', remoteTrainer: o.trainer, policy, iterations: o.iterations, source: o.source, instances: o.instances.length,
     groupSize: o.groupSize, temperature: o.temperature, maxSteps: o.maxSteps, seed: o.seed, devices: o.devices ?? 1, trainerConfig: o.config ?? {},
+    recordEpisodes: recordsRollouts(p), recording: recordingOf(o),
   };
 }
 
@@ -150,9 +164,13 @@ export async function runOnlineGrpo(o: OnlineGrpoOptions, deps: OnlineGrpoDeps, 
   try {
     hooks.onRun?.(run.id);
     const p = o.policy;
+    // The rollouts recorded as offline GRPO records them (core/rl/rollout-recording.ts): scored once the advantages are known, thinned after the job.
+    const kept = recordingOf(o);
+    const recording = recordsRollouts(p) ? new RolloutRecording(db, run.id, kept, o.iterations) : null;
+    const online = { db, id: run.id, recording, screenshots: kept.screenshots };
     switch (p.kind) {
-      case 'builtin': driver = new BuiltinOnlineDriver(o, p, jobs, { db, id: run.id }); break;
-      case 'vlm': driver = new VlmOnlineDriver(o, p, jobs, { db, id: run.id }, { ...(deps.fetch ? { fetch: deps.fetch } : {}), ...(deps.sleep ? { sleep: deps.sleep } : {}), log }); break;
+      case 'builtin': driver = new BuiltinOnlineDriver(o, p, jobs, online); break;
+      case 'vlm': driver = new VlmOnlineDriver(o, p, jobs, online, { ...(deps.fetch ? { fetch: deps.fetch } : {}), ...(deps.sleep ? { sleep: deps.sleep } : {}), log }); break;
       default: assertNever(p, 'online policy');
     }
     mkdirSync(bundleDir, { recursive: true });
@@ -175,6 +193,8 @@ export async function runOnlineGrpo(o: OnlineGrpoOptions, deps: OnlineGrpoDeps, 
 
       // update: bundle → upload + idempotent submit → follow; then switch to the job's policy
       update: async ({ t0 }, { rolled, advantages }): Promise<OnlineIteration> => {
+        // Scored before the job, so a stop while it trains leaves the iteration's episodes with their reward and advantage.
+        recording?.score(k, rolled.groups, rolled.groups.map((g) => g.map((x) => x.reward)), advantages.advantages);
         const batch = rolled.batch(advantages);
         const rollouts = rolled.groups.flat();
         const metrics = rolloutMetrics(rollouts, rolled, advantages, batch);
@@ -223,6 +243,7 @@ export async function runOnlineGrpo(o: OnlineGrpoOptions, deps: OnlineGrpoDeps, 
 
       // log: one row of iteration metrics in the training run
       log: (_, { updated: it }) => {
+        recording?.thin(k);
         putIterationMetrics(db, run.id, k, it.metrics);
         iterations.push(it);
         hooks.onIteration?.(it);

@@ -57,6 +57,8 @@ export const AdaptConfigSchema = z.strictObject({
   seed: z.int().min(0).default(0).describe('Seeds the choice of shots, the adapter initialisation, rollouts and minibatch order'),
   sft: AdaptSftConfigSchema.prefault({}).describe('SFT of the adapter (behaviour cloning, core/rl/sft.ts loss)'),
   grpo: AdaptGrpoConfigSchema.prefault({}).describe('GRPO of the adapter'),
+  recording: TrainConfigSchema.shape.recording
+    .describe('What is kept of the recorded GRPO rollouts on the shots, and the screenshots of those and of the before/after episodes (browsable in Trajectories)'),
 });
 export type AdaptConfig = z.infer<typeof AdaptConfigSchema>;
 export type AdaptConfigInput = z.input<typeof AdaptConfigSchema>;

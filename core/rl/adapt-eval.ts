@@ -1,6 +1,7 @@
 import type { Device } from '../device/device.js';
 import { openSimDroids } from '../devices/provider.js';
-import { runEpisode } from '../episode/runner.js';
+import { runEpisode, type ScreenshotMode } from '../episode/runner.js';
+import type { EpisodeRecorder } from '../episode/record.js';
 import type { Policy } from '../episode/policy.js';
 import { AdaptedPolicy, type AdapterChoice, type HomeMode } from '../policy/adapter-policy.js';
 import { BuiltinPolicy, type PolicyModel } from '../policy/builtin.js';
@@ -63,6 +64,8 @@ export interface EvalEpisodeEvent {
 
 export interface AppEvalOptions {
   devices: readonly Device[];
+  /** Records each episode (a recorder per episode, e.g. a StoreRecorder of the adaptation's run) with these screenshots. */
+  record?: { recorder: () => EpisodeRecorder; screenshots: ScreenshotMode };
   signal?: AbortSignal;
   onEpisode?: (e: EvalEpisodeEvent) => void;
 }
@@ -95,7 +98,7 @@ export function compareEvals(before: AppEvalResult, after: AppEvalResult): Befor
 export async function evaluateInstances(instances: readonly TaskInstance[], makePolicy: () => Policy, regime: string, opts: AppEvalOptions): Promise<EvalEpisode[]> {
   const out: EvalEpisode[] = [];
   await scheduleOnDevices(opts.devices, instances, (device) => async (instance) => {
-    const result = await runEpisode({ device, instance, policy: makePolicy() });
+    const result = await runEpisode({ device, instance, policy: makePolicy(), ...(opts.record ? { recorder: opts.record.recorder(), screenshots: opts.record.screenshots } : {}) });
     const t = instance.template;
     out.push({ seed: instance.seed, templateId: t.id, regimes: [regime], difficulty: t.difficulty, app: t.apps[0], success: result.success === true, error: result.status === 'error' });
     opts.onEpisode?.({ done: out.length, total: instances.length, templateId: t.id, seed: instance.seed, success: result.success === true });

@@ -1,6 +1,6 @@
 import type { Device } from '../device/device.js';
 import type { EpisodeResult } from '../episode/record.js';
-import { runEpisode } from '../episode/runner.js';
+import { runEpisode, type ScreenshotMode } from '../episode/runner.js';
 import type { ScorerAdapter } from '../policy/adapter.js';
 import { AdaptedPolicy, type AdapterChoice, type AdaptedStepRecord, type HomeMode } from '../policy/adapter-policy.js';
 import type { PolicyModel } from '../policy/builtin.js';
@@ -14,6 +14,7 @@ import { outcomeReward, type RolloutJob } from '../rollout/rollouts.js';
 import { iterationMetrics, runGrpoLoop, type IterationMetrics } from './grpo-loop.js';
 import { trainingBatch, updatePolicy } from './grpo-update.js';
 import { scorerParameters } from './trained-scorer.js';
+import type { RolloutRecording } from './rollout-recording.js';
 
 /**
  * GRPO on an adapter (docs/adaptation.md): the GRPO loop (grpo-loop.ts) as train-grpo.ts runs it,
@@ -43,6 +44,8 @@ export interface AdaptedRolloutOptions {
   temperature: number;
   maxSteps: number;
   home: HomeMode;
+  /** Records each rollout into the adaptation's run (tagged with `iteration`), with these screenshots. */
+  recording?: { into: RolloutRecording; iteration: number; screenshots: ScreenshotMode };
 }
 
 /**
@@ -54,7 +57,11 @@ export async function runAdaptedRollouts(devices: readonly Device[], jobs: reado
   const out: AdaptedRollout[] = new Array(jobs.length);
   await scheduleOnDevices(devices, jobs, (device) => async (job, k) => {
     const policy = new AdaptedPolicy(opts.base, opts.adapters, { mode: 'sample', temperature: opts.temperature, rng: createRng(job.rngKey) }, { record: true, name: 'builtin-adapt', home: opts.home });
-    const result = await runEpisode({ device, instance: job.instance, policy, maxSteps: opts.maxSteps, onMalformed: 'continue' });
+    const rec = opts.recording;
+    const result = await runEpisode({
+      device, instance: job.instance, policy, maxSteps: opts.maxSteps, onMalformed: 'continue',
+      ...(rec ? { recorder: rec.into.recorder(rec.iteration, job), screenshots: rec.screenshots } : {}),
+    });
     out[k] = { job, result, records: policy.takeRecords(), reward: outcomeReward(result) };
   });
   return out;
@@ -81,6 +88,8 @@ export interface AdapterGrpoOptions {
   devices: readonly Device[];
   /** Stop after the current iteration. */
   signal?: AbortSignal;
+  /** Record the rollouts (with their reward and advantage, thinned by its retention) into the adaptation's run. */
+  recording?: { into: RolloutRecording; screenshots: ScreenshotMode };
   onIteration?: (m: IterationMetrics) => void;
 }
 
@@ -115,7 +124,7 @@ export async function trainAdapterGrpo(opts: AdapterGrpoOptions): Promise<Adapte
     stopBefore: () => opts.signal?.aborted === true,
 
     // rollout: G episodes of each of this iteration's shots, app screens scored by base + adapter
-    rollout: async ({ iter0 }) => {
+    rollout: async ({ iter0, iteration }) => {
       const rng = createRng(`adapt/${seed}/iteration/${iter0}`);
       const tasks = iterationShots(opts.instances, c.instancesPerIteration, iter0, seed);
       const jobs: RolloutJob[] = tasks.flatMap((instance, g) => Array.from({ length: c.rolloutsPerInstance }, (_, k) => ({
@@ -123,7 +132,10 @@ export async function trainAdapterGrpo(opts: AdapterGrpoOptions): Promise<Adapte
       })));
       const tRollout = performance.now();
       const choice: AdapterChoice = { app: opts.target.app, package: opts.target.package, adapter };
-      const rollouts = await runAdaptedRollouts(opts.devices, jobs, { base, adapters: [choice], temperature: c.temperature, maxSteps: c.maxSteps, home: opts.home });
+      const rollouts = await runAdaptedRollouts(opts.devices, jobs, {
+        base, adapters: [choice], temperature: c.temperature, maxSteps: c.maxSteps, home: opts.home,
+        ...(opts.recording ? { recording: { ...opts.recording, iteration } } : {}),
+      });
       const rolloutS = (performance.now() - tRollout) / 1000;
       return { rng, groups: tasks.map((_, g) => rollouts.filter((r) => r.job.group === g)), rolloutS };
     },
@@ -149,6 +161,7 @@ export async function trainAdapterGrpo(opts: AdapterGrpoOptions): Promise<Adapte
 
     // log
     log: ({ iteration, t0 }, { rolled: { groups, rolloutS }, advantages, updated: u }) => {
+      opts.recording?.into.finish(iteration, groups.map((g) => g.map((r) => r.job)), groups.map((g) => g.map((r) => r.reward)), advantages.advantages);
       const allRecords = groups.flat().flatMap((r) => r.records);
       const metrics: Record<string, number> = {
         ...iterationMetrics({ groups, stats: advantages.groups, freshAdvantages: u.freshAdvantages, update: u.stats, rolloutS, t0, batchSteps: u.batchSteps, lr: u.lr }),

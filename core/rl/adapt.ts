@@ -2,7 +2,7 @@ import type { Device } from '../device/device.js';
 import { ScorerAdapter, type AdapterKind, type AdapterSpec } from '../policy/adapter.js';
 import { selectAdapter, type HomeMode } from '../policy/adapter-policy.js';
 import { adapterPath, loadBasePolicy, saveAdapter, type AppAdapter, type BasePolicy } from '../policy/adapter-file.js';
-import type { ReadableDB } from '../store/index.js';
+import { putIterationMetrics, StoreRecorder, type ReadableDB, type RunId, type WritableDB } from '../store/index.js';
 import { assertNever, WorkbenchError } from '../util/errors.js';
 import { createRng } from '../util/rng.js';
 import { parseAdaptConfig, type AdaptConfig, type AdaptConfigInput, type AdaptMethod } from './adapt-config.js';
@@ -13,6 +13,7 @@ import { appTestInstances, pickShots, resolveAdaptApp, type AdaptRegime, type Ad
 import { SPLIT_DATA } from '../tasks/splits.js';
 import { behaviourClone, type SftEpochMetrics } from './sft.js';
 import type { IterationMetrics } from './grpo-loop.js';
+import { RolloutRecording } from './rollout-recording.js';
 
 /**
  * Few-shot per-app adaptation (issue 6; AW-Gen §5.1 Q3, digest 004 §7.4): from a base policy, k
@@ -31,6 +32,16 @@ export type AdaptProgress =
   | { phase: 'saved'; path: string };
 
 export type DemonstrationSource = 'oracle' | 'episodes';
+
+/**
+ * The store run an adaptation records into (docs/adaptation.md, "What an adaptation records"): the oracle
+ * demonstrations on the shots, the GRPO rollouts on them (iteration, group, reward, advantage; thinned by
+ * `config.recording`) with each GRPO iteration's metrics, and the before / after evaluation episodes.
+ */
+export interface AdaptationRecord {
+  db: WritableDB;
+  runId: RunId;
+}
 
 export class AdaptOptionsError extends WorkbenchError {
   override name = 'AdaptOptionsError';
@@ -54,6 +65,8 @@ export interface AdaptToAppOptions {
   /** SFT from these recorded episodes instead of oracle demonstrations of the shots. */
   demonstrations?: { db: ReadableDB; episodes: readonly number[] };
   devices?: readonly Device[];
+  /** Record the shots' episodes and the GRPO metrics into this run. */
+  record?: AdaptationRecord;
   signal?: AbortSignal;
   onProgress?: (e: AdaptProgress) => void;
 }
@@ -113,6 +126,7 @@ export async function adaptToApp(opts: AdaptToAppOptions): Promise<AdaptToAppRes
   const base = opts.base.model;
   const adapter = ScorerAdapter.init(specOf(config), base.net.dims, createRng(`adapt/${config.seed}/init/${target.app}`));
   const emit = (e: AdaptProgress) => opts.onProgress?.(e);
+  const rec = opts.record;
   let demonstrations: DemonstrationSummary | null = null;
   let sft: SftEpochMetrics[] = [];
   let grpo: IterationMetrics[] = [];
@@ -124,7 +138,9 @@ export async function adaptToApp(opts: AdaptToAppOptions): Promise<AdaptToAppRes
       const source: DemonstrationSource = opts.demonstrations ? 'episodes' : 'oracle';
       const set = opts.demonstrations
         ? storedDemonstrations(opts.demonstrations.db, opts.demonstrations.episodes, base, target.package)
-        : await collectDemonstrations(devices[0]!, shots, base, opts.signal ? { signal: opts.signal } : {});
+        : await collectDemonstrations(devices[0]!, shots, base, {
+          ...(opts.signal ? { signal: opts.signal } : {}), ...(rec ? { recorder: () => new StoreRecorder(rec.db, rec.runId) } : {}),
+        });
       const mine = [{ app: target.app, package: target.package, adapter }];
       const appDemos = set.demos.filter((d) => selectAdapter(d.package, d.taskApps, mine, config.home) === target.package);
       demonstrations = { source, episodes: set.episodes, steps: set.demos.length, appSteps: appDemos.length, skipped: set.skipped };
@@ -139,7 +155,11 @@ export async function adaptToApp(opts: AdaptToAppOptions): Promise<AdaptToAppRes
       const r = await trainAdapterGrpo({
         base, adapter, target, instances: shots, config: config.grpo, seed: config.seed, home: config.home, devices,
         ...(opts.signal ? { signal: opts.signal } : {}),
-        onIteration: (m) => emit({ phase: 'grpo', iteration: m.iteration, iterations: config.grpo.iterations, metrics: m.metrics }),
+        ...(rec ? { recording: { into: new RolloutRecording(rec.db, rec.runId, config.recording, config.grpo.iterations), screenshots: config.recording.screenshots } } : {}),
+        onIteration: (m) => {
+          if (rec) putIterationMetrics(rec.db, rec.runId, m.iteration, m.metrics);
+          emit({ phase: 'grpo', iteration: m.iteration, iterations: config.grpo.iterations, metrics: m.metrics });
+        },
       });
       grpo = r.history;
     }
@@ -179,6 +199,8 @@ export interface RunAdaptationOptions extends AdaptSettings {
 /** What runAdaptation runs with: live objects, kept apart from the plain options. */
 export interface AdaptationDeps {
   db?: ReadableDB;
+  /** Record every episode of the adaptation (and its GRPO metrics) into this run. */
+  record?: AdaptationRecord;
   devices?: readonly Device[];
   signal?: AbortSignal;
   onProgress?: (e: AdaptProgress) => void;
@@ -229,8 +251,10 @@ export async function runAdaptation(o: RunAdaptationOptions, deps: AdaptationDep
   return withDevices(deps.devices, config.grpo.devices, async (devices) => {
     const evaluate = async (phase: 'before' | 'after', adapter: AppAdapter | null) => {
       const t0 = performance.now();
+      const rec = deps.record;
       const episodes = await evaluateInstances(instances, evalPolicyFactory(base.model, adapter, config.home), target.regime, {
         devices, ...(signal ? { signal } : {}), onEpisode: (e) => emit({ phase, ...e }),
+        ...(rec ? { record: { recorder: () => new StoreRecorder(rec.db, rec.runId), screenshots: config.recording.screenshots } } : {}),
       });
       seconds[phase] = (performance.now() - t0) / 1000;
       return aborted() ? null : appEvalResult(episodes, seeds);
@@ -240,7 +264,7 @@ export async function runAdaptation(o: RunAdaptationOptions, deps: AdaptationDep
     if (!aborted()) {
       const t0 = performance.now();
       trained = await adaptToApp({
-        base, app: target.app, config, devices,
+        base, app: target.app, config, devices, ...(deps.record ? { record: deps.record } : {}),
         ...(o.fromEpisodes?.length ? { demonstrations: { db: deps.db!, episodes: o.fromEpisodes } } : {}),
         ...(signal ? { signal } : {}), onProgress: emit,
       });

@@ -3,8 +3,8 @@ import { openSimDroids } from '../devices/provider.js';
 import { createModel, type PolicyModel } from '../policy/builtin.js';
 import { loadCheckpoint } from '../policy/checkpoint.js';
 import { Adam, type AdamOptions } from '../policy/network.js';
-import { createRun, finishRun, getRun, openStore, resumeRun, StoreRecorder, type RunId, type WritableDB } from '../store/index.js';
-import { deleteRolloutsAfter, keepsIteration, pruneIterationRollouts, putIterationMetrics, putRolloutScores, type RolloutScore } from '../store/training.js';
+import { createRun, finishRun, getRun, openStore, resumeRun, type RunId, type StoreRecorder, type WritableDB } from '../store/index.js';
+import { deleteRolloutsAfter, putIterationMetrics } from '../store/training.js';
 import { TASKS } from '../tasks/registry.js';
 import { instanceKey, type TaskInstance } from '../tasks/instance.js';
 import { splitInstances } from '../tasks/splits.js';
@@ -19,10 +19,11 @@ import { advanceCurriculum, initialCurriculum, sampleIterationTasks } from './cu
 import { loadTrainerCheckpoint, saveTrainerCheckpoint, type ReplayEpisode, type TrainerState } from './grpo-checkpoint.js';
 import { iterationMetrics, mean, METRIC, runGrpoLoop, type GroupScores, type IterationMetrics } from './grpo-loop.js';
 import { trainingBatch, updatePolicy, type BatchEpisode } from './grpo-update.js';
-import { runRollouts, type Rollout, type RolloutJob, type RolloutOptions } from '../rollout/rollouts.js';
+import { runRollouts, type RolloutJob, type RolloutOptions } from '../rollout/rollouts.js';
 import { resolveRolloutWorkers, RolloutWorkerPool } from '../rollout/rollout-workers.js';
 import { REWARD_METRIC, storeRewardValues, TrainingRewards } from './train-rewards.js';
 import { scorerParameters } from './trained-scorer.js';
+import { RolloutRecording } from './rollout-recording.js';
 
 /**
  * GRPO / AdaGRPO training of the builtin policy (docs/rl.md), on the GRPO loop (grpo-loop.ts). One
@@ -116,25 +117,6 @@ export function learningRateAt(c: TrainConfig, iteration0: number): number {
   return c.optimizer.learningRate * (warm > 0 ? Math.min(1, (iteration0 + 1) / warm) : 1);
 }
 
-/**
- * Stores what each recorded rollout of an iteration was learned from (its shaped return and advantage: the
- * trajectory advantage, or the mean of its step advantages), then thins the iteration by `config.recording`.
- */
-function recordRolloutScores(
-  db: WritableDB, runId: RunId, iteration: number, c: TrainConfig, groups: readonly (readonly Rollout[])[],
-  shaped: readonly (readonly number[])[], advantages: readonly (readonly (readonly number[])[])[], recorded: ReadonlyMap<RolloutJob, StoreRecorder>,
-): void {
-  const scores: RolloutScore[] = [];
-  groups.forEach((g, gi) => g.forEach((r, i) => {
-    const episodeId = recorded.get(r.job)?.episodeId;
-    if (episodeId == null) return;
-    const steps = advantages[gi]?.[i] ?? [];
-    scores.push({ episodeId, reward: shaped[gi]?.[i] ?? Number.NaN, advantage: steps.length ? mean(steps) : Number.NaN });
-  }));
-  putRolloutScores(db, scores);
-  if (!keepsIteration(c.recording, iteration, c.iterations)) pruneIterationRollouts(db, runId, iteration, c.recording.keepSuccesses);
-}
-
 /** Runs (or resumes) a GRPO / AdaGRPO training run; see the module comment. */
 export async function trainGrpo(opts: TrainGrpoOptions): Promise<TrainGrpoResult> {
   const s: TrainerState = opts.resume ? loadTrainerCheckpoint(opts.outDir, adamFor) : freshState(opts.config);
@@ -184,7 +166,7 @@ export async function trainGrpo(opts: TrainGrpoOptions): Promise<TrainGrpoResult
       rewards = await TrainingRewards.start(c.rewards, { db: given ?? rewardStore!, ...(dataDir ? { dataDir } : {}) });
     }
     // Started once per run, stopped in `finally` (end, abort, error); each iteration sends it the current parameters.
-    const recording = opts.recordEpisodes === true && db !== undefined;
+    const recording = opts.recordEpisodes === true && db && runId !== null ? new RolloutRecording(db, runId, c.recording, c.iterations) : null;
     const screenshots = recording ? c.recording.screenshots : 'none';
     if (workerCount > 0) workers = await RolloutWorkerPool.start({ workers: workerCount, screenshots });
     const end = await runGrpoLoop({
@@ -211,8 +193,8 @@ export async function trainGrpo(opts: TrainGrpoOptions): Promise<TrainGrpoResult
         const recorded = new Map<RolloutJob, StoreRecorder>();
         const rolloutOpts: RolloutOptions = {
           model: s.model, temperature: c.temperature, maxSteps: c.maxSteps, captureTrees: rewards !== null, screenshots,
-          ...(opts.recordEpisodes && db && runId !== null ? { recorder: (job: RolloutJob) => {
-            const r = new StoreRecorder(db, runId!, { rollout: { iteration, group: job.group, rollout: job.rollout } });
+          ...(recording ? { recorder: (job: RolloutJob) => {
+            const r = recording.recorder(iteration, job);
             recorded.set(job, r);
             return r;
           } } : {}),
@@ -268,7 +250,8 @@ export async function trainGrpo(opts: TrainGrpoOptions): Promise<TrainGrpoResult
 
       // log: metrics, FCF / curriculum state, store, checkpoint, callback
       log: ({ iteration, t0 }, { rolled: { tasks, groups, curriculum, rolloutS, recorded }, scored: { outcome, composed, shaped }, advantages, updated: u }) => {
-        if (db && runId !== null && recorded.size) recordRolloutScores(db, runId, iteration, c, groups, shaped, advantages.advantages, recorded);
+        // What each recorded rollout was learned from (its shaped return and advantage), then the iteration thinned by c.recording.
+        if (recording && recorded.size) recording.finish(iteration, groups.map((g) => g.map((r) => r.job)), shaped, advantages.advantages);
         const metrics: Record<string, number> = {
           ...iterationMetrics({
             groups, stats: advantages.groups, freshAdvantages: u.freshAdvantages, update: u.stats, rolloutS, t0, batchSteps: u.batchSteps, lr: u.lr,

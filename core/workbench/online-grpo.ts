@@ -176,7 +176,8 @@ export class OnlineGrpoHost {
   private policy(p: OnlineGrpoStart['policy']): { policy: OnlinePolicy; start: string; secret: string | undefined } {
     switch (p.kind) {
       case 'builtin': {
-        if (p.init === undefined) return { policy: { kind: 'builtin' }, start: 'a fresh model', secret: undefined };
+        // The workbench records the rollouts, as its offline GRPO jobs do, so Trajectories lists them by run and iteration.
+        if (p.init === undefined) return { policy: { kind: 'builtin', recordEpisodes: true }, start: 'a fresh model', secret: undefined };
         // Names only (a page never makes the workbench read a path it chose): a checkpoint or a registered .json.
         if (isAbsolute(p.init)) throw new OnlineGrpoInputError('policy.init', p.init, 'give a checkpoint by name (checkpoint:<name> or a registered .json), not a path');
         let init: string;
@@ -185,7 +186,7 @@ export class OnlineGrpoHost {
         } catch (e) {
           throw new OnlineGrpoInputError('policy.init', p.init, (e as Error).message);
         }
-        return { policy: { kind: 'builtin', init }, start: init, secret: undefined };
+        return { policy: { kind: 'builtin', init, recordEpisodes: true }, start: init, secret: undefined };
       }
       case 'vlm': {
         let settings: VlmPolicySettings;

@@ -12,6 +12,8 @@ import { createModel } from '../../core/policy/builtin.js';
 import { saveCheckpoint } from '../../core/policy/checkpoint.js';
 import { appAdaptPool, appTestTemplates, resolveAdaptApp } from '../../core/rl/adapt-instances.js';
 import { createRng } from '../../core/util/rng.js';
+import { wholeEpisodesOf } from '../helpers/whole-episodes.js';
+import type { RunId } from '../../core/store/ids.js';
 
 /**
  * Per-app adaptation jobs through the real bridge (in-memory channel, the same serveApi / connectApi
@@ -128,6 +130,35 @@ describe('adaptation jobs through the bridge', () => {
     });
     expect(adapter!.bytes).toBeGreaterThan(1000);
     expect(loadAdapter(adapter!.path).package).toBe('com.android.settings');
+
+    // Every episode it ran is in its own training run, whole, as Trajectories lists them: before (the base), the
+    // oracle's demonstrations on the shots, after (base + adapter); the Run filter lists the run (no iterations: no GRPO).
+    expect(finished.runId).not.toBeNull();
+    const rows = await wholeEpisodesOf(api, finished.runId!);
+    expect(rows.map((r) => r.policy)).toEqual(['builtin', 'builtin', 'oracle', 'oracle', 'builtin-adapted', 'builtin-adapted']);
+    expect(rows.slice(2, 4).map((r) => [r.templateId, r.seed])).toEqual(report.shots.map((sh) => [sh.templateId, sh.seed]));
+    expect(rows.every((r) => r.rollout === null)).toBe(true);
+    expect((await api.episodeFacets()).runs.find((r) => r.id === finished.runId)).toEqual({ id: finished.runId, name: 'adapt Settings sft seed 0', iterations: [] });
+    expect((await api.listRuns()).find((r) => r.id === finished.runId)).toMatchObject({ kind: 'training', status: 'finished', config: { trainer: 'adapt', app: 'Settings' } });
+  }, 30_000);
+
+  it('GRPO on the shots: its rollouts are in the run by iteration with reward and advantage, thinned by config.recording; its metrics charted', async () => {
+    const job = await api.startAdaptation({
+      ...TINY, method: 'grpo', shots: 1, iterations: 3,
+      config: { grpo: { devices: 1, instancesPerIteration: 1, rolloutsPerInstance: 2, maxSteps: 3 }, recording: { keepEvery: 2, keepSuccesses: false } },
+    });
+    const done = await stateOf(job.id, 'finished');
+    const rows = await wholeEpisodesOf(api, done.runId!);
+    // keepEvery 2 of 3 iterations: iteration 2 and the last kept whole, iteration 1 (no success kept) dropped
+    expect((await api.episodeFacets()).runs.find((r) => r.id === done.runId)!.iterations).toEqual([2, 3]);
+    const rollouts = rows.filter((r) => r.rollout !== null);
+    expect(rollouts.map((r) => [r.rollout!.iteration, r.rollout!.group, r.rollout!.index])).toEqual([[2, 0, 0], [2, 0, 1], [3, 0, 0], [3, 0, 1]]);
+    expect(rollouts.every((r) => r.policy === 'builtin-adapt' && r.rollout!.reward === (r.status === 'success' ? 1 : 0) && Number.isFinite(r.rollout!.advantage))).toBe(true);
+    const byIteration = await api.listEpisodes({ runId: done.runId! as RunId, iteration: 3 });
+    expect(byIteration.rows.map((r) => r.id).sort()).toEqual(rollouts.slice(2).map((r) => r.id).sort());
+    // the evaluation around it: 2 before, 2 after
+    expect(rows.filter((r) => r.rollout === null).map((r) => r.policy)).toEqual(['builtin', 'builtin', 'builtin-adapted', 'builtin-adapted']);
+    expect((await api.getTrainingMetrics({ runId: done.runId! })).map((m) => m.iteration)).toEqual([1, 2, 3]);
   }, 30_000);
 
   it('one background job at a time across kinds; an adaptation cannot be paused; stop keeps the started adapter', async () => {
@@ -143,6 +174,10 @@ describe('adaptation jobs through the bridge', () => {
     expect(report).toMatchObject({ stoppedBy: 'aborted', after: null, delta: null, adapter: { path: expect.any(String) } });
     expect(report.training.sft.length).toBe(stopped.iteration);
     expect((await api.listAdapters())[0]).toMatchObject({ stoppedBy: 'aborted', report: { after: null } });
+    // the run ends interrupted with whole episodes only: before and the demonstrations, no after
+    expect((await api.listRuns()).find((r) => r.id === stopped.runId)).toMatchObject({ status: 'interrupted' });
+    expect((await wholeEpisodesOf(api, stopped.runId!)).map((r) => r.policy)).toEqual(['builtin', 'builtin', 'oracle', 'oracle']);
+
 
     // …and the other way round: a training job blocks an adaptation.
     const training = await api.startTraining({ kind: 'sft', config: { maxTemplates: 1, seeds: [0], sft: { epochs: 1000 } } });
@@ -152,7 +187,25 @@ describe('adaptation jobs through the bridge', () => {
     await api.stopTraining({ jobId: training.id });
     await until('the training job to stop', () => trainingEvents.find((e) => e.job.id === training.id && e.job.state === 'stopped'));
     await expect(api.getAdaptationReport({ jobId: 'job-99' })).rejects.toMatchObject({ name: 'TrainingJobNotFoundError' });
-  }, 30_000);
+  }, 60_000);
+
+  it('stopped during GRPO: the run ends interrupted with whole episodes only, its rollouts scored, no after-episode', async () => {
+    const job = await api.startAdaptation({
+      ...TINY, method: 'grpo', shots: 1, iterations: 50, evalTemplates: ['SystemRenameDevice'],
+      config: { grpo: { devices: 1, instancesPerIteration: 1, rolloutsPerInstance: 2, maxSteps: 3 } },
+    });
+    await until('GRPO iteration 1', () => progressOf(job.id).find((p) => p.phase === 'grpo'));
+    await api.stopAdaptation({ jobId: job.id });
+    const cut = await stateOf(job.id, 'stopped');
+    expect((await api.listRuns()).find((r) => r.id === cut.runId)).toMatchObject({ status: 'interrupted' });
+    const rows = await wholeEpisodesOf(api, cut.runId!);
+    const iterations = [...new Set(rows.flatMap((r) => (r.rollout ? [r.rollout.iteration] : [])))];
+    expect(iterations.length).toBeGreaterThanOrEqual(1);
+    expect(iterations.length).toBeLessThan(50);
+    expect(rows.filter((r) => r.rollout).length).toBe(2 * iterations.length);
+    expect(rows.filter((r) => r.rollout).every((r) => r.rollout!.reward !== null && r.rollout!.advantage !== null)).toBe(true);
+    expect(rows.filter((r) => !r.rollout).map((r) => r.policy)).toEqual(['builtin']);
+  }, 60_000);
 
   it('trains on recorded episodes of the app as demonstrations (a failed one is refused, named)', async () => {
     const { serial } = await api.startSimDroid();

@@ -20,6 +20,8 @@ import { createRng } from '../../core/util/rng.js';
 import { fastClient, TOKEN } from '../jobs/fixture.js';
 import { startFakeVllm, type FakeVllm } from '../jobs/online-fake-vllm.js';
 import { realTrainerAvailability, startRealTrainer, type RealTrainer } from '../jobs/real-service.js';
+import { wholeEpisodesOf } from '../helpers/whole-episodes.js';
+import type { RunId } from '../../core/store/ids.js';
 
 /**
  * startOnlineGrpo / stopOnlineGrpo / listOnlineGrpo on a real workbench against the real Python
@@ -124,6 +126,15 @@ describe.skipIf(skip !== null)('online GRPO in the workbench API, against the re
     // the training run the Training view charts: one metrics row per iteration, config names the remote trainer
     expect((await wb.getTrainingMetrics({ runId: run.runId })).map((r) => r.iteration)).toEqual([1, 2]);
     expect((await wb.listTrainingRuns({})).find((r) => r.runId === run.runId)).toMatchObject({ status: 'finished', trainer: null, iterations: 2 });
+
+    // its rollouts, recorded as offline GRPO's: in Trajectories by run and iteration, each with its reward and advantage
+    expect((await wb.episodeFacets({})).runs.find((r) => r.id === run.runId)!.iterations).toEqual([1, 2]);
+    const rows = await wholeEpisodesOf(wb, run.runId);
+    expect(rows.map((r) => `${r.rollout!.iteration}/${r.rollout!.group}/${r.rollout!.index}`).sort())
+      .toEqual([1, 2].flatMap((k) => [0, 1].flatMap((g) => [0, 1, 2, 3].map((i) => `${k}/${g}/${i}`))).sort());
+    for (const r of rows) expect([r.rollout!.reward, Number.isFinite(r.rollout!.advantage)]).toEqual([r.status === 'success' ? 1 : 0, true]);
+    expect(rows.some((r) => r.rollout!.advantage !== 0), 'a group with a reward spread').toBe(true);
+    expect((await wb.listEpisodes({ runId: run.runId as RunId, iteration: 2 })).total).toBe(8);
   }, 60_000);
 
   it('refusals name their field and leave no run: a path for init (input schema), a checkpoint that is not registered, an unknown trainer, a bad trainer config field', async () => {
@@ -165,6 +176,11 @@ describe.skipIf(skip !== null)('online GRPO in the workbench API, against the re
     expect((await wb.listRemoteJobs({})).find((j) => j.id === jobId)!.status).toBe('cancelled');
     expect(events.some((e) => e.type === 'job' && e.job.id === jobId && e.job.status === 'cancelled')).toBe(true);
     expect((await wb.listTrainingRuns({})).find((r) => r.runId === run.runId)!.status).toBe('interrupted');
+    // whole episodes only: the rollouts of the iterations that ran, each scored before its job was submitted
+    const rows = await wholeEpisodesOf(wb, run.runId);
+    const ran = [...new Set(rows.map((r) => r.rollout!.iteration))];
+    expect(rows.length).toBe(ran.length * 8);
+    expect(rows.every((r) => r.rollout!.reward !== null && r.rollout!.advantage !== null)).toBe(true);
     expect(activities.filter((a) => a.id === run.activityId).at(-1)).toMatchObject({ state: 'failed' });
     await expect(wb.stopOnlineGrpo({ runId: 999_999 })).rejects.toMatchObject({ name: 'OnlineGrpoNotFoundError' });
   }, 60_000);
@@ -206,6 +222,10 @@ describe.skipIf(skip !== null)('online GRPO in the workbench API, against the re
       expect(end.done[0]!.policy).toBe(`awb-online-${run.runId}-${job.remoteId}`);
       expect(fake.loads.map((l) => l.lora_name)).toEqual([end.done[0]!.policy]);
       expect((await wb.listRemoteJobs({})).find((j) => j.id === job.localId)).toMatchObject({ kind: 'vlm-grpo', status: 'succeeded' });
+      // the rollouts (the bundle's episodes) tagged and scored as offline GRPO's: half of them followed the oracle
+      const rows = await wholeEpisodesOf(wb, run.runId);
+      expect(rows.map((r) => [r.rollout!.iteration, r.rollout!.group, r.rollout!.index]).sort()).toEqual([[1, 0, 0], [1, 0, 1], [1, 0, 2], [1, 0, 3]]);
+      for (const r of rows) expect([r.rollout!.reward, Math.sign(r.rollout!.advantage!)]).toEqual(r.status === 'success' ? [1, 1] : [0, -1]);
 
       // the key reached the endpoint (every request), and nothing the API took or sent holds it
       expect(fake.requests.length).toBeGreaterThan(0);

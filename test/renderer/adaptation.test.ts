@@ -93,6 +93,12 @@ describe('the adaptation slice against the real workbench', () => {
     expect(barRows(report).map((r) => r.label)).toEqual(['Overall', 'SystemDeviceNameQuestion', 'SystemRenameDevice']);
     expect(s.adapters[0]).toMatchObject({ app: 'Settings', base: { checkpoint: 'base' }, path: report.adapter.path });
 
+    // The job bar's Episodes link (browseRun) opens Trajectories on the adaptation's run: before, demonstrations, after.
+    const runId = shownAdaptJob(s)!.runId!;
+    await s.browseRun(runId);
+    expect(store.getState()).toMatchObject({ view: 'trajectories', episodeQuery: { runId }, episodeTotal: 6 });
+    expect(store.getState().episodePages[0]!.map((r) => r.policy).sort()).toEqual(['builtin', 'builtin', 'builtin-adapted', 'builtin-adapted', 'oracle', 'oracle']);
+
     const reloaded = createAppStore(store.api);
     await reloaded.getState().loadAdaptation();
     expect(shownAdaptJob(reloaded.getState())).toMatchObject({ id: job!.id, state: 'finished' });

@@ -102,7 +102,7 @@ export class TrainingManager {
   startAdaptation(input: AdaptationStart): JobInfo {
     this.assertIdle();
     const p = prepareAdaptation(input, { dataDir: this.opts.dataDir(), db: this.opts.db() });
-    return this.spawn({ kind: 'adapt', config: p.summary, outDir: null, total: p.total, job: (dbPath) => ({ kind: 'adapt', options: p.options, dbPath }) });
+    return this.spawn({ kind: 'adapt', config: p.summary, outDir: null, total: p.total, job: (dbPath) => ({ kind: 'adapt', options: p.options, dbPath, total: p.total, summary: p.summary }) });
   }
 
   pause(jobId: string): JobInfo {

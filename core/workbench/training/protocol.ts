@@ -14,8 +14,12 @@ export type WorkerJob =
   /** `resume`: continue the checkpoint in outDir (its iterations done, and the store run it wrote to, if known). */
   | { kind: 'grpo'; config: TrainConfig; outDir: string; dbPath: string; resume: { completed: number; previousRun: number | null } | null }
   | { kind: 'sft'; config: TrainSftConfig; outDir: string; dbPath: string }
-  /** Per-app adaptation: runAdaptation's plain options, checked by the host (the store is read for recorded demonstrations). */
-  | { kind: 'adapt'; options: RunAdaptationOptions; dbPath: string };
+  /**
+   * Per-app adaptation: runAdaptation's plain options, checked by the host (the store is read for recorded
+   * demonstrations, and the adaptation's episodes are recorded into a run of its own); `total` SFT epochs + GRPO
+   * iterations planned; `summary` the request as validated (the run's config).
+   */
+  | { kind: 'adapt'; options: RunAdaptationOptions; dbPath: string; total: number; summary: Record<string, unknown> };
 
 export interface WorkerData {
   job: WorkerJob;

@@ -27,6 +27,10 @@ export function AdaptJob() {
         <span className={`job-state job-state-${job.state}`} data-testid="adapt-state" data-state={job.state}>{job.state}</span>
         {job.detail ? <span className="muted" data-testid="adapt-detail">{job.detail}</span> : null}
         <span className="job-buttons">
+          {job.runId !== null ? (
+            <button type="button" className="link" data-testid="adapt-episodes" onClick={() => void st.browseRun(job.runId!)}
+              title="Its episodes in Trajectories: before, the demonstrations or GRPO rollouts on the shots (by iteration), after">Episodes (run {job.runId})</button>
+          ) : null}
           <button type="button" data-testid="adapt-stop" disabled={ENDED.includes(job.state) || job.state === 'stopping'} onClick={() => void st.stopAdaptation(job.id)}
             title="Stops at the next episode, epoch or iteration; an adapter whose training started is saved">Stop</button>
         </span>
