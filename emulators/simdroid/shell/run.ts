@@ -2,6 +2,7 @@ import type { SimDroid } from '../simdroid.js';
 import { FsError, normalizePath } from '../system/fs.js';
 import { parseShell, ShellSyntaxError, type CommandList, type Pipeline, type Redirect, type ShellCommand, type SimpleCommand } from './parse.js';
 import { expandArgs, expandString, type ExpandContext } from './expand.js';
+import { ShellArithError } from './arith.js';
 import { COMMANDS } from './commands/index.js';
 
 /**
@@ -84,6 +85,10 @@ class Shell implements ExpandContext {
       default:
         return this.vars.get(name) ?? '';
     }
+  }
+
+  isSet(name: string): boolean {
+    return name === '?' || name === '#' || name === '0' || this.vars.has(name);
   }
 
   substitute(src: string): string {
@@ -385,6 +390,8 @@ export function runShell(dev: SimDroid, line: string, stdin: Buffer = Buffer.all
     const r = runList(list, stdin, sh);
     return { stdout: r.stdout, stderr: r.stderr, exitCode: r.code, ...(ctx.follower ? { follow: ctx.follower } : {}) };
   } catch (e) {
+    // mksh stops a non-interactive shell at a bad arithmetic expression (`1/0: zero divisor`), status 1.
+    if (e instanceof ShellArithError) return { stdout: Buffer.alloc(0), stderr: Buffer.from(`${SH}: ${e.message}\n`), exitCode: 1 };
     if (!(e instanceof LoopLimitError)) throw e;
     // What ran before the limit is not returned: the line is cut off as a killed shell's would be.
     return { stdout: Buffer.alloc(0), stderr: Buffer.from(`${SH}: ${e.message}\n`), exitCode: 1 };

@@ -201,3 +201,23 @@ describe('logcat and the builtins adb logcat sends (android_env\'s log stream)',
     expect(await sh('for i in 1 2; do echo $i; exec true; done; echo after')).toMatchObject({ code: 0, out: '1\n' });
   });
 });
+
+describe('mksh expansions a script writer reaches for', () => {
+  it('expands ${VAR:-…} ${VAR-…} ${VAR:+…} ${#VAR} and trims with ${VAR#…} ${VAR##…} ${VAR%…} ${VAR%%…}', async () => {
+    expect(await sh('echo ${u:-def} "${u-def2}" ${u:+alt}; e=; echo "[${e-unset}]" "[${e:-empty}]" "[${e:+alt}]" "[${e+set}]"'))
+      .toMatchObject({ code: 0, out: 'def def2\n[] [empty] [] [set]\n' });
+    expect(await sh('d=/sdcard; echo ${u:-$d/Download} ${HOME:-x} ${#d}')).toMatchObject({ code: 0, out: '/sdcard/Download / 7\n' });
+    const p = 'p=/sdcard/Download/a.b.txt';
+    expect(await sh(`${p}; echo \${p#*/} \${p##*/} \${p%.*} \${p%%.*}`)).toMatchObject({ code: 0, out: 'sdcard/Download/a.b.txt a.b.txt /sdcard/Download/a.b /sdcard/Download/a\n' });
+    expect(await sh(`${p}; for f in "\${p##*/}"; do echo "\${f%.txt}.md"; done`)).toMatchObject({ code: 0, out: 'a.b.md\n' });
+    expect(await sh('echo ${x@}')).toMatchObject({ code: 1, err: '/system/bin/sh: ${x@}: bad substitution\n' });
+  });
+
+  it('computes $((…)) in 32-bit signed integers with C precedence, variables by name or $, and stops at a zero divisor', async () => {
+    expect(await sh('echo $((1+2*3)) $(( (1+2)*3 )) $((7/2)) $((-7%3)) $((1<<4)) $((3>2 && 1)) $((1?5:6)) $((0x10)) $((010)) $((2#101))'))
+      .toMatchObject({ code: 0, out: '7 9 3 -1 16 1 5 16 10 5\n' });
+    expect(await sh('echo $((2147483647+1))')).toMatchObject({ code: 0, out: '-2147483648\n' });
+    expect(await sh('n=5; i=0; while [ $i -lt 3 ]; do i=$((i+1)); done; echo $((n*2)) $(($n+i)) "$(( $(echo 4) * 2 ))"')).toMatchObject({ code: 0, out: '10 8 8\n' });
+    expect(await sh('echo before; echo $((1/0)); echo after')).toMatchObject({ code: 1, err: '/system/bin/sh: 1/0: zero divisor\n' });
+  });
+});
