@@ -3,6 +3,8 @@ import { FsError, normalizePath } from '../system/fs.js';
 import { parseShell, ShellSyntaxError, type CommandList, type Pipeline, type Redirect, type ShellCommand, type SimpleCommand } from './parse.js';
 import { expandArgs, expandString, type ExpandContext } from './expand.js';
 import { ShellArithError } from './arith.js';
+import { segmentRegExp } from './glob.js';
+import type { Word } from './tokenize.js';
 import { COMMANDS } from './commands/index.js';
 
 /**
@@ -212,6 +214,12 @@ function quoteValue(v: string): string {
   return /^[A-Za-z0-9_./:,+-]+$/.test(v) ? v : `'${v.replace(/'/g, "'\\''")}'`;
 }
 
+/** A case pattern as a glob: its quoted characters literal, an expansion's value a pattern (as mksh reads `$p`). */
+function casePattern(w: Word, sh: Shell): string {
+  if (w.deferred) return expandString(w, sh);
+  return w.glob ?? w.value.replace(/[*?[\]\\]/g, '\\$&');
+}
+
 /** Redirect targets expanded (`> $f`, `> "$(…)"`). */
 function resolveTargets(redirects: Redirect[], sh: Shell): Redirect[] {
   return redirects.map((r) => (r.word?.deferred ? { ...r, target: expandString(r.word, sh) } : r));
@@ -308,6 +316,14 @@ function runCommand(cmd: ShellCommand, stdin: Buffer, sh: Shell): Result {
         code = b.code;
       }
       r = join(parts, code);
+      break;
+    }
+    case 'case': {
+      // mksh: the status of the arm taken, 0 when no pattern matched.
+      const value = expandString(cmd.word, sh);
+      const arm = cmd.arms.find((a) => a.patterns.some((p) => segmentRegExp(casePattern(p, sh)).test(value)));
+      const taken = arm ? runList(arm.body, input, sh) : null;
+      r = join([{ stdout: Buffer.alloc(0), stderr: sh.takeErr(), code: 0 }, ...(taken ? [taken] : [])], taken ? taken.code : 0);
       break;
     }
     case 'if': {

@@ -53,7 +53,7 @@ const ENV: Record<string, string> = {
 };
 
 /** Operators, longest first so `2>&1` wins over `2>` and `&&` over `&`. */
-const OPERATORS = ['2>&1', '1>&2', '2>>', '>&2', '&&', '||', '>>', '2>', '1>', ';', '|', '&', '>', '<', '(', ')'];
+const OPERATORS = ['2>&1', '1>&2', '2>>', '>&2', '&&', '||', '>>', '2>', '1>', ';;', ';', '|', '&', '>', '<', '(', ')'];
 const GLOB_CHARS = '*?[';
 const ESCAPE_IN_GLOB = '*?[]\\';
 

@@ -202,7 +202,19 @@ describe('logcat and the builtins adb logcat sends (android_env\'s log stream)',
   });
 });
 
-describe('mksh expansions a script writer reaches for', () => {
+describe('mksh grammar and expansions a script writer reaches for', () => {
+  it('runs case … esac: globs and | alternatives, quoted patterns literal, the first match only, its status (0 when none matched)', async () => {
+    expect(await sh('for f in a.txt b.PDF c; do case $f in *.txt) echo "text $f";; *.pdf|*.PDF) echo "pdf $f";; *) echo "other $f";; esac; done'))
+      .toMatchObject({ code: 0, out: 'text a.txt\npdf b.PDF\nother c\n' });
+    expect(await sh('case "a*" in "a*") echo literal;; esac; case ab in "a*") echo no;; a*) echo glob;; a?) echo second; esac'))
+      .toMatchObject({ code: 0, out: 'literal\nglob\n' });
+    expect(await sh('case x in\n  y) echo y\n    ;;\n  (x) echo x; false\nesac')).toMatchObject({ code: 1, out: 'x\n' });
+    expect(await sh('false; case z in a) echo a;; esac; echo "status $?"')).toMatchObject({ code: 0, out: 'status 0\n' });
+    expect(await sh('p="*.md"; case n.md in $p) echo "by pattern";; esac')).toMatchObject({ code: 0, out: 'by pattern\n' });
+    expect(await sh('case x in a) echo a;;')).toMatchObject({ code: 1, err: "/system/bin/sh: syntax error: 'case' unmatched\n" });
+  });
+
+
   it('expands ${VAR:-…} ${VAR-…} ${VAR:+…} ${#VAR} and trims with ${VAR#…} ${VAR##…} ${VAR%…} ${VAR%%…}', async () => {
     expect(await sh('echo ${u:-def} "${u-def2}" ${u:+alt}; e=; echo "[${e-unset}]" "[${e:-empty}]" "[${e:+alt}]" "[${e+set}]"'))
       .toMatchObject({ code: 0, out: 'def def2\n[] [empty] [] [set]\n' });
