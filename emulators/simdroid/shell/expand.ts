@@ -16,6 +16,8 @@ export interface ExpandContext {
   param(name: string): string;
   /** Whether a parameter is set (`${name-w}` tells unset from empty). */
   isSet(name: string): boolean;
+  /** The positional parameters, for `"$@"` (one field each). */
+  params(): string[];
   /** Runs a command substitution's source and returns its standard output. */
   substitute(src: string): string;
 }
@@ -60,6 +62,19 @@ function fields(word: Word, ctx: ExpandContext, split: boolean): Field[] {
         else addUnquoted(part.text);
         break;
       case 'param': {
+        if (part.name === '@' && part.quoted && !part.op && split) {
+          // "$@": each parameter its own field, the first joined to what precedes, the last to what follows.
+          const ps = ctx.params();
+          ps.forEach((v, k) => {
+            if (k > 0) {
+              out.push(cur);
+              cur = { value: '', glob: '', hasGlob: false, real: false };
+            }
+            addQuoted(v);
+          });
+          if (ps.length === 0 && word.parts.length === 1) cur.real = false;
+          break;
+        }
         const v = paramValue(part.name, part.fixed, part.op, ctx);
         if (part.quoted) addQuoted(v);
         else addUnquoted(v);

@@ -64,7 +64,15 @@ export interface CaseCommand {
   redirects: Redirect[];
 }
 
-export type ShellCommand = SimpleCommand | IfCommand | GroupCommand | ForCommand | LoopCommand | CaseCommand;
+/** `name() COMMAND` or `function name COMMAND`: defines a function (called like a command, `$1`… its arguments). */
+export interface FunctionCommand {
+  kind: 'function';
+  name: string;
+  body: ShellCommand;
+  redirects: Redirect[];
+}
+
+export type ShellCommand = SimpleCommand | IfCommand | GroupCommand | ForCommand | LoopCommand | CaseCommand | FunctionCommand;
 
 export interface Pipeline {
   negate: boolean;
@@ -77,7 +85,7 @@ export interface CommandList {
 
 export { ShellSyntaxError };
 
-const RESERVED = new Set(['if', 'then', 'elif', 'else', 'fi', '{', '}', '!', 'do', 'done', 'for', 'in', 'while', 'until', 'case', 'esac']);
+const RESERVED = new Set(['if', 'then', 'elif', 'else', 'fi', '{', '}', '!', 'do', 'done', 'for', 'in', 'while', 'until', 'case', 'esac', 'function']);
 const REDIRECT_OPS = new Set(['>', '>>', '1>', '<', '2>', '2>>', '2>&1', '>&2', '1>&2']);
 
 class Parser {
@@ -178,6 +186,21 @@ class Parser {
     }
     if (kw === 'for') return this.forCommand();
     if (kw === 'case') return this.caseCommand();
+    if (kw === 'function') {
+      this.i++;
+      const n = this.peek();
+      if (n?.kind !== 'word' || n.word.quoted || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(n.word.value)) throw new ShellSyntaxError('function: bad identifier');
+      this.i++;
+      this.skipNewlines();
+      return { kind: 'function', name: n.word.value, body: this.command(), redirects: [] };
+    }
+    const after = (k: number) => this.tokens[this.i + k];
+    const isParen = (tok: Token | undefined, v: string) => tok?.kind === 'op' && tok.value === v;
+    if (t?.kind === 'word' && !t.word.quoted && /^[A-Za-z_][A-Za-z0-9_]*$/.test(t.word.value) && isParen(after(1), '(') && isParen(after(2), ')')) {
+      this.i += 3;
+      this.skipNewlines();
+      return { kind: 'function', name: t.word.value, body: this.command(), redirects: [] };
+    }
     if (kw === 'while' || kw === 'until') {
       this.i++;
       const cond = nonEmpty(this.list(['do']), 'do');
@@ -372,6 +395,9 @@ export function allCommands(list: CommandList): ShellCommand[] {
         break;
       case 'case':
         for (const arm of c.arms) visit(arm.body);
+        break;
+      case 'function':
+        visitCommand(c.body);
         break;
     }
   };

@@ -52,6 +52,7 @@ interface Result {
 
 /** Loops give up after this many rounds: SimDroid runs a command line to its end in one call, so a loop that never ends would hang the device. */
 export const MAX_LOOP_ROUNDS = 10_000;
+const MAX_FUNCTION_DEPTH = 200;
 
 class LoopLimitError extends Error {
   override name = 'LoopLimitError';
@@ -68,6 +69,19 @@ class Shell implements ExpandContext {
   readonly exported = new Set<string>();
   /** Set by `exec`: the shell has been replaced, so nothing after it runs. */
   exited = false;
+  /** Set by `return` in a function: nothing more of the function's body runs. */
+  returning = false;
+  /** Functions defined so far (`name() …`, `function name …`). */
+  readonly functions = new Map<string, ShellCommand>();
+  /** `$1`…: the arguments of the function running (adb's shell itself has none). */
+  positional: string[] = [];
+  /** How deeply function calls nest now. */
+  depth = 0;
+
+  /** Whether what follows in the current body is skipped (after `exec`, or `return` in a function). */
+  get halted(): boolean {
+    return this.exited || this.returning;
+  }
   /** What command substitutions wrote to stderr (it goes to the shell's stderr). */
   substitutionErr: Buffer[] = [];
   constructor(readonly dev: SimDroid, readonly ctx: RunContext = { followable: null, follower: null }) {}
@@ -81,16 +95,25 @@ class Shell implements ExpandContext {
       case '?':
         return String(this.status);
       case '#':
-        return '0';
+        return String(this.positional.length);
       case '0':
         return SH;
+      case '@':
+      case '*':
+        return this.positional.join(' ');
       default:
+        if (/^[1-9]$/.test(name)) return this.positional[Number(name) - 1] ?? '';
         return this.vars.get(name) ?? '';
     }
   }
 
+  params(): string[] {
+    return this.positional;
+  }
+
   isSet(name: string): boolean {
-    return name === '?' || name === '#' || name === '0' || this.vars.has(name);
+    if (/^[1-9]$/.test(name)) return Number(name) <= this.positional.length;
+    return name === '?' || name === '#' || name === '0' || name === '@' || name === '*' || this.vars.has(name);
   }
 
   substitute(src: string): string {
@@ -106,6 +129,8 @@ class Shell implements ExpandContext {
     // A subshell: its variables stay inside; its status becomes $? of a command with no name.
     const sub = new Shell(this.dev);
     for (const [k, v] of this.vars) sub.vars.set(k, v);
+    for (const [k, f] of this.functions) sub.functions.set(k, f);
+    sub.positional = this.positional;
     sub.status = this.status;
     sub.rounds = this.rounds;
     const r = runList(list, Buffer.alloc(0), sub);
@@ -162,6 +187,19 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Runs one command by name: mksh's builtins that act on the shell itself (`export`, `exec`), else a COMMANDS entry. */
 function invoke(argv: string[], io: CommandIo, sh: Shell): number {
   const name = argv[0]!;
+  const fn = sh.functions.get(name);
+  if (fn) return callFunction(fn, argv, io, sh);
+  if (name === 'return') {
+    // mksh: `return` outside a function ends the script (adb's line) with that status.
+    const code = argv[1] === undefined ? sh.status : Number.parseInt(argv[1], 10);
+    if (argv[1] !== undefined && !/^-?\d+$/.test(argv[1])) {
+      io.err(`${SH}: return: ${argv[1]}: bad number\n`);
+      sh.returning = true;
+      return 1;
+    }
+    sh.returning = true;
+    return code & 255;
+  }
   if (name === 'export') return exportVars(argv, io, sh);
   if (name === 'exec') {
     // `exec cmd …` replaces the shell with cmd: nothing after it on the line runs, and cmd's status is the shell's.
@@ -185,6 +223,25 @@ function invoke(argv: string[], io: CommandIo, sh: Shell): number {
     // A bug in a command must not take the device down: report it like a crashed binary.
     io.err(`${name}: ${(e as Error).message}\n`);
     return 255;
+  }
+}
+
+/** A function call: its body with `$1`… set to the arguments; `return N` ends it with N, else its last status. */
+function callFunction(body: ShellCommand, argv: string[], io: CommandIo, sh: Shell): number {
+  sh.round();
+  // Endless recursion is cut off as an endless loop is (a device's mksh would run out of stack).
+  if (++sh.depth > MAX_FUNCTION_DEPTH) throw new LoopLimitError(`${argv[0]}: function calls nested over ${MAX_FUNCTION_DEPTH} deep`);
+  const saved = sh.positional;
+  sh.positional = argv.slice(1);
+  try {
+    const r = runCommand(body, io.stdin, sh);
+    io.out(r.stdout);
+    io.err(r.stderr);
+    return r.code;
+  } finally {
+    sh.depth--;
+    sh.positional = saved;
+    sh.returning = false;
   }
 }
 
@@ -293,7 +350,7 @@ function runCommand(cmd: ShellCommand, stdin: Buffer, sh: Shell): Result {
       const parts: Result[] = [{ stdout: Buffer.alloc(0), stderr: sh.takeErr(), code: 0 }];
       let code = 0;
       for (const item of items) {
-        if (sh.exited) break;
+        if (sh.halted) break;
         sh.round();
         sh.vars.set(cmd.name, item);
         const b = runList(cmd.body, input, sh);
@@ -310,7 +367,7 @@ function runCommand(cmd: ShellCommand, stdin: Buffer, sh: Shell): Result {
         sh.round();
         const c = runList(cmd.cond, input, sh);
         parts.push(c);
-        if (sh.exited || (c.code === 0) === cmd.until) break;
+        if (sh.halted || (c.code === 0) === cmd.until) break;
         const b = runList(cmd.body, input, sh);
         parts.push(b);
         code = b.code;
@@ -318,6 +375,11 @@ function runCommand(cmd: ShellCommand, stdin: Buffer, sh: Shell): Result {
       r = join(parts, code);
       break;
     }
+    case 'function':
+      // Defining one runs nothing; a later command of that name calls it.
+      sh.functions.set(cmd.name, cmd.body);
+      r = { stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), code: 0 };
+      break;
     case 'case': {
       // mksh: the status of the arm taken, 0 when no pattern matched.
       const value = expandString(cmd.word, sh);
@@ -334,7 +396,7 @@ function runCommand(cmd: ShellCommand, stdin: Buffer, sh: Shell): Result {
       for (const clause of cmd.clauses) {
         const c = runList(clause.cond, input, sh);
         parts.push(c);
-        if (sh.exited) break;
+        if (sh.halted) break;
         if (c.code === 0) {
           taken = runList(clause.body, input, sh);
           break;
@@ -371,7 +433,7 @@ function runList(list: CommandList, stdin: Buffer, sh: Shell): Result {
   let code = 0;
   let skip = false;
   for (const item of list.items) {
-    if (sh.exited) break;
+    if (sh.halted) break;
     if (!skip) {
       const r = runPipeline(item.pipeline, stdin, sh);
       parts.push(r);

@@ -215,6 +215,15 @@ describe('mksh grammar and expansions a script writer reaches for', () => {
   });
 
 
+  it('defines and calls functions (name() and function name) with $1… $# "$@", return N, and its own arguments restored after', async () => {
+    expect(await sh('greet() { echo "hi $1 ($#)"; }; greet Ada; greet "Ada Lovelace" x; echo "[$1] $#"')).toMatchObject({ code: 0, out: 'hi Ada (1)\nhi Ada Lovelace (2)\n[] 0\n' });
+    expect(await sh('function isdir { [ -d "$1" ] && return 0; echo "no $1"; return 3; echo never; }; isdir /sdcard && echo yes; isdir /nope; echo "status $?"'))
+      .toMatchObject({ code: 0, out: 'yes\nno /nope\nstatus 3\n' });
+    expect(await sh('count() { for f in "$@"; do echo "<$f>"; done; echo $#; }; count a "b c"; count')).toMatchObject({ code: 0, out: '<a>\n<b c>\n2\n0\n' });
+    expect(await sh('f() { for i in 1 2 3; do [ $i = 2 ] && return 7; echo $i; done; }; f; echo "status $?"')).toMatchObject({ code: 0, out: '1\nstatus 7\n' });
+    expect(await sh('f()\n{\n  echo multi-line\n}\nf > /sdcard/fn.txt; cat /sdcard/fn.txt')).toMatchObject({ code: 0, out: 'multi-line\n' });
+  });
+
   it('expands ${VAR:-…} ${VAR-…} ${VAR:+…} ${#VAR} and trims with ${VAR#…} ${VAR##…} ${VAR%…} ${VAR%%…}', async () => {
     expect(await sh('echo ${u:-def} "${u-def2}" ${u:+alt}; e=; echo "[${e-unset}]" "[${e:-empty}]" "[${e:+alt}]" "[${e+set}]"'))
       .toMatchObject({ code: 0, out: 'def def2\n[] [empty] [] [set]\n' });
