@@ -236,7 +236,7 @@ function callFunction(body: ShellCommand, argv: string[], io: CommandIo, sh: She
   try {
     const r = runCommand(body, io.stdin, sh);
     io.out(r.stdout);
-    io.err(r.stderr);
+    if (r.stderr.length) io.err(r.stderr.toString('utf8'));
     return r.code;
   } finally {
     sh.depth--;
