@@ -259,4 +259,5 @@ def solve(env, task, name, args):
     raise RuntimeError(f'awb run {ours} exited {r.returncode}: {r.stderr.strip()[-400:]}')
   out = json.loads(r.stdout.strip().split('\n')[-1])
   return {'ours': ours, 'our_status': out['status'], 'our_check': out['success'], 'our_steps': out['steps'],
+          'our_actions': [a['description'] or json.dumps(a['action']) for a in out['actions']],
           'our_error': (f"{out['error']['name']}: {out['error']['message']}".split('\n')[0][:300] if out.get('error') else None)}
