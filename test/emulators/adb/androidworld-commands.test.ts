@@ -185,6 +185,13 @@ describe('SMS as AndroidWorld\'s sms tasks read and send them', () => {
     await sh(`input tap ${(x1 + x2) >> 1} ${(y1 + y2) >> 1}`);
     const sent = await sh('content query --uri content://sms/sent --projection address:body');
     expect(sent.out.split('\n')[0]).toBe('Row: 0 address=+15550188, body=on my way');
+    // Texts from two senders within one device millisecond: the last sender's thread is on top of the list
+    // (it used to be the lower address among the ties).
+    await emu('sms', 'send', '+15550300', 'latest');
+    await sh('am force-stop com.simplemobiletools.smsmessenger; am start -n com.simplemobiletools.smsmessenger/.activities.MainActivity');
+    const list = (await sh('uiautomator dump /dev/tty')).out;
+    expect([...list.matchAll(/text="([^"]*)" resource-id="com\.simplemobiletools\.smsmessenger:id\/conversation_address"/g)].map((m) => m[1]).slice(0, 2))
+      .toEqual(['+15550300', '+15550188']);
   });
 });
 
