@@ -214,6 +214,14 @@ describe('Clock timer and stopwatch checkers', () => {
     expect(await check(run)).toBe(true);
     expect(await after(run, () => tap(d, { contentDesc: 'Pause' }))).toBe(false);
 
+    // Already paused: the oracle taps nothing and the stopwatch stays as it was (the device not set up again).
+    const paused = instantiate(StopwatchPause, 1);
+    await resetForTask(d, paused);
+    sql("UPDATE stopwatch SET state = 'paused'");
+    const kept = await runEpisode({ device: d, instance: paused, policy: new OraclePolicy(), initialize: false });
+    expect(kept.error).toBeUndefined();
+    expect(kept.steps.map((s) => s.description)).not.toContainEqual(expect.stringContaining('Pause'));
+
     const pause = await solve(StopwatchPause, seedWhere(StopwatchPause, (p) => p.laps > 0));
     expect(await check(pause)).toBe(true);
     expect(await after(pause, () => tap(d, { text: 'Reset' }))).toBe(false);
