@@ -144,3 +144,9 @@ export function expandString(word: Word, ctx: ExpandContext): string {
   if (!word.deferred) return word.value;
   return fields(word, ctx, false).map((f) => f.value).join('');
 }
+
+/** A case pattern as a glob: its quoted characters literal, an expansion's value a pattern (as mksh reads `$p`). */
+export function casePattern(w: Word, ctx: ExpandContext): string {
+  if (w.deferred) return expandString(w, ctx);
+  return w.glob ?? w.value.replace(/[*?[\]\\]/g, '\\$&');
+}

@@ -1,10 +1,12 @@
 import type { SimDroid } from '../simdroid.js';
-import { FsError, normalizePath } from '../system/fs.js';
-import { parseShell, ShellSyntaxError, type CommandList, type Pipeline, type Redirect, type ShellCommand, type SimpleCommand } from './parse.js';
-import { expandArgs, expandString, type ExpandContext } from './expand.js';
+import { FsError } from '../system/fs.js';
+import { parseShell, ShellSyntaxError, type CommandList, type Pipeline, type ShellCommand, type SimpleCommand } from './parse.js';
+import { casePattern, expandArgs, expandString, type ExpandContext } from './expand.js';
+import { exportVars, returnBuiltin } from './builtins.js';
+import { inputOf, redirectOutput, resolveTargets } from './redirect.js';
+import { SH, type Result } from './sh.js';
 import { ShellArithError } from './arith.js';
 import { segmentRegExp } from './glob.js';
-import type { Word } from './tokenize.js';
 import { COMMANDS } from './commands/index.js';
 
 /**
@@ -42,13 +44,7 @@ interface RunContext {
 /** A shell command: returns its exit code. Throwing an FsError prints it as toybox would. */
 export type Command = (argv: string[], io: CommandIo, dev: SimDroid) => number;
 
-export const SH = '/system/bin/sh';
-
-interface Result {
-  stdout: Buffer;
-  stderr: Buffer;
-  code: number;
-}
+export { SH } from './sh.js';
 
 /** Loops give up after this many rounds: SimDroid runs a command line to its end in one call, so a loop that never ends would hang the device. */
 export const MAX_LOOP_ROUNDS = 10_000;
@@ -182,24 +178,12 @@ function runSimple(cmd: SimpleCommand, stdin: Buffer, sh: Shell): Result {
   return { stdout: out.take(), stderr: err.take(), code };
 }
 
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
 /** Runs one command by name: mksh's builtins that act on the shell itself (`export`, `exec`), else a COMMANDS entry. */
 function invoke(argv: string[], io: CommandIo, sh: Shell): number {
   const name = argv[0]!;
   const fn = sh.functions.get(name);
   if (fn) return callFunction(fn, argv, io, sh);
-  if (name === 'return') {
-    // mksh: `return` outside a function ends the script (adb's line) with that status.
-    const code = argv[1] === undefined ? sh.status : Number.parseInt(argv[1], 10);
-    if (argv[1] !== undefined && !/^-?\d+$/.test(argv[1])) {
-      io.err(`${SH}: return: ${argv[1]}: bad number\n`);
-      sh.returning = true;
-      return 1;
-    }
-    sh.returning = true;
-    return code & 255;
-  }
+  if (name === 'return') return returnBuiltin(argv, io, sh);
   if (name === 'export') return exportVars(argv, io, sh);
   if (name === 'exec') {
     // `exec cmd …` replaces the shell with cmd: nothing after it on the line runs, and cmd's status is the shell's.
@@ -243,92 +227,6 @@ function callFunction(body: ShellCommand, argv: string[], io: CommandIo, sh: She
     sh.positional = saved;
     sh.returning = false;
   }
-}
-
-/** mksh's `export NAME[=value] …`; with no operand it lists what this shell exported. */
-function exportVars(argv: string[], io: CommandIo, sh: Shell): number {
-  if (argv.length === 1) {
-    for (const k of [...sh.exported].sort()) io.out(`export ${k}=${quoteValue(sh.vars.get(k) ?? '')}\n`);
-    return 0;
-  }
-  let code = 0;
-  for (const arg of argv.slice(1)) {
-    const eq = arg.indexOf('=');
-    const key = eq < 0 ? arg : arg.slice(0, eq);
-    if (!IDENTIFIER.test(key)) {
-      io.err(`${SH}: export: ${key}: is not an identifier\n`);
-      code = 1;
-      continue;
-    }
-    if (eq >= 0) sh.vars.set(key, arg.slice(eq + 1));
-    sh.exported.add(key);
-  }
-  return code;
-}
-
-/** How mksh's `export` listing quotes a value: bare when safe, else in single quotes. */
-function quoteValue(v: string): string {
-  return /^[A-Za-z0-9_./:,+-]+$/.test(v) ? v : `'${v.replace(/'/g, "'\\''")}'`;
-}
-
-/** A case pattern as a glob: its quoted characters literal, an expansion's value a pattern (as mksh reads `$p`). */
-function casePattern(w: Word, sh: Shell): string {
-  if (w.deferred) return expandString(w, sh);
-  return w.glob ?? w.value.replace(/[*?[\]\\]/g, '\\$&');
-}
-
-/** Redirect targets expanded (`> $f`, `> "$(…)"`). */
-function resolveTargets(redirects: Redirect[], sh: Shell): Redirect[] {
-  return redirects.map((r) => (r.word?.deferred ? { ...r, target: expandString(r.word, sh) } : r));
-}
-
-/** `<` replaces stdin; a missing file fails the command before it runs. */
-function inputOf(redirects: Redirect[], stdin: Buffer, dev: SimDroid): Buffer | Result {
-  let input = stdin;
-  for (const r of redirects) {
-    if (r.op !== '<') continue;
-    try {
-      input = dev.fs.readFile(r.target);
-    } catch {
-      return { stdout: Buffer.alloc(0), stderr: Buffer.from(`${SH}: ${r.target}: No such file or directory\n`), code: 1 };
-    }
-  }
-  return input;
-}
-
-/** Applies output redirections, in order, to what a command wrote. */
-function redirectOutput(redirects: Redirect[], r: Result, dev: SimDroid): Result {
-  let { stdout, stderr, code } = r;
-  for (const rd of redirects) {
-    if (rd.op === '<') continue;
-    if (rd.op === '>&1') {
-      stdout = Buffer.concat([stdout, stderr]);
-      stderr = Buffer.alloc(0);
-      continue;
-    }
-    if (rd.op === '>&2') {
-      stderr = Buffer.concat([stderr, stdout]);
-      stdout = Buffer.alloc(0);
-      continue;
-    }
-    const data = rd.fd === 2 ? stderr : stdout;
-    if (rd.fd === 2) stderr = Buffer.alloc(0);
-    else stdout = Buffer.alloc(0);
-    const target = normalizePath(rd.target);
-    if (target === '/dev/null') continue;
-    if (target === '/dev/tty' || target === '/dev/stdout') {
-      stdout = Buffer.concat([stdout, data]);
-      continue;
-    }
-    try {
-      if (rd.op === '>>') dev.fs.appendFile(target, data);
-      else dev.fs.writeFile(target, data);
-    } catch (e) {
-      stderr = Buffer.concat([stderr, Buffer.from(`${SH}: can't create ${rd.target}: ${(e as FsError).message.split(': ').pop()}\n`)]);
-      code = 1;
-    }
-  }
-  return { stdout, stderr, code };
 }
 
 function runCommand(cmd: ShellCommand, stdin: Buffer, sh: Shell): Result {
