@@ -128,7 +128,9 @@ def run_template(env, name, cls, seed, solvers, args):
     else:
       row['solver'] = solver.kind
       stage = 'solve'
-      solver.solve(env, task, args)  # pytype: disable=not-callable
+      extra = solver.solve(env, task, args)  # pytype: disable=not-callable
+      if isinstance(extra, dict):
+        row.update(extra)
       stage = 'check after'
       row['after'] = float(task.is_successful(env))
   except Exception as e:  # pylint: disable=broad-except
@@ -145,7 +147,7 @@ def run_template(env, name, cls, seed, solvers, args):
   row['seconds'] = round(time.time() - t0, 1)
   # The check must say 0 before solving and 1 after; the System *Verify templates start in their goal state
   # (AndroidWorld's precondition), so their solver does nothing and the check says 1 both times.
-  expected_before = 1.0 if row.get('solver') == 'none' else 0.0
+  expected_before = 1.0 if name.startswith('System') and name.endswith('Verify') else 0.0
   row['correct'] = bool(row.get('initializes') and row.get('before') == expected_before and row.get('after') == 1.0 and 'tear_down_error' not in row)
   return row
 
@@ -154,14 +156,18 @@ def markdown(rows, meta):
   out = [f"Measured {meta['date']} · AndroidWorld {meta['aw_commit']} · seed {meta['seed']}", '',
          '| Template | Apps | Initializes | Solved by | Check before → after | Correct | Note |', '|---|---|---|---|---|---|---|']
   for r in rows:
-    if r.get('missing'):
-      out.append(f"| {r['template']} | {', '.join(r['apps'])} | — | — | — | — | SimDroid lacks {', '.join(r['missing'])} |")
+    if r.get('missing') or r.get('no_counterpart'):
+      why = f"SimDroid lacks {', '.join(r['missing'])}" if r.get('missing') else 'no counterpart in our task suite'
+      out.append(f"| {r['template']} | {', '.join(r['apps'])} | — | — | — | — | {why} |")
       continue
     ba = f"{r.get('before', '–')} → {r.get('after', '–')}" if 'before' in r else '–'
     note = '; '.join(x for x in (KNOWN.get(r['template']) if not r['correct'] else None, r.get('error') or r.get('tear_down_error')) if x)
     if not note and r.get('solver') is None:
       note = 'no solver: an information-retrieval answer is not scripted yet'
-    out.append(f"| {r['template']} | {', '.join(r['apps'])} | {'yes' if r.get('initializes') else 'no'} | {r.get('solver') or '—'} | {ba} | {'✓' if r['correct'] else '✗'} | {note.replace('|', '/')} |")
+    solved_by = f"our {r['ours']}" if r.get('ours') else r.get('solver') or '—'
+    if r.get('our_error'):
+      note = '; '.join(x for x in (note, f"our oracle: {r['our_error']}") if x)
+    out.append(f"| {r['template']} | {', '.join(r['apps'])} | {'yes' if r.get('initializes') else 'no'} | {solved_by} | {ba} | {'✓' if r['correct'] else '✗'} | {note.replace('|', '/')} |")
   return '\n'.join(out) + '\n'
 
 
@@ -177,6 +183,8 @@ def main():
   ap.add_argument('--json')
   ap.add_argument('--markdown')
   ap.add_argument('--repo', default=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+  ap.add_argument('--solver', choices=('harness', 'ours'), default='harness',
+                  help="harness: solvers.py; ours: our workbench's oracle (awb run --params --no-init) where our suite has a counterpart")
   ap.add_argument('--verbose', action='store_true')
   args = ap.parse_args()
   sys.path.insert(0, os.path.abspath(args.aw))
@@ -185,6 +193,10 @@ def main():
   logging.set_verbosity(logging.WARNING)
   from android_world import registry
   import solvers
+  chosen = solvers.SOLVERS
+  if args.solver == 'ours':
+    import our_oracle
+    chosen = {n: solvers.Solver('ours', (lambda n: lambda env, task, args: our_oracle.solve(env, task, n, args))(n)) for n in our_oracle.COUNTERPARTS}
 
   reg = registry.TaskRegistry()
   templates = reg.get_registry(reg.ANDROID_WORLD_FAMILY)
@@ -200,15 +212,19 @@ def main():
     if missing:
       rows.append({'template': name, 'apps': list(apps_of(name, cls)), 'missing': missing, 'correct': False})
       continue
-    row = run_template(env, name, cls, args.seed + i, solvers.SOLVERS, args)
+    if args.solver == 'ours' and name not in chosen:
+      rows.append({'template': name, 'apps': list(apps_of(name, cls)), 'no_counterpart': True, 'correct': False})
+      continue
+    row = run_template(env, name, cls, args.seed + i, chosen, args)
     print(json.dumps(row), flush=True)
     rows.append(row)
   try:
     commit = subprocess.run(['git', '-C', args.aw, 'rev-parse', 'HEAD'], capture_output=True, text=True).stdout.strip()
   except OSError:
     commit = ''
-  meta = {'date': datetime.date.today().isoformat(), 'aw_commit': commit or os.environ.get('AW_COMMIT', 'unknown'), 'seed': args.seed}
-  present = [r for r in rows if not r.get('missing')]
+  meta = {'date': datetime.date.today().isoformat(), 'aw_commit': commit or os.environ.get('AW_COMMIT', 'unknown'), 'seed': args.seed,
+          'solver': args.solver}
+  present = [r for r in rows if not r.get('missing') and not r.get('no_counterpart')]
   meta['present'] = len(present)
   meta['correct'] = sum(r['correct'] for r in present)
   meta['initializes'] = sum(bool(r.get('initializes')) for r in present)

@@ -62,7 +62,11 @@ Usage:
   awb tasks show TEMPLATE [--seed S] [--json]  one instance: instruction, parameters, subgoals
   awb run --task TEMPLATE [--seed S] [--policy oracle|random|vlm|vlm-replay|human|replay|onnx:FILE] [--from EPISODE [--replay-steps K]]
           [--max-steps N] [--on-malformed end|continue] [--screenshots DIR] [--db PATH] [--no-record] [--subgoals] [--json]
-                                               one episode on the embedded SimDroid, recorded
+          [--params JSON|FILE] [--no-init]
+                                               one episode on the embedded SimDroid, recorded; --params: the instance's
+                                               parameters given (checked by the template's schema) instead of drawn from
+                                               the seed; --no-init (with --device): the device is already set up for the
+                                               task (e.g. by AndroidWorld): no snapshot restore, initialize or teardown
           --policy vlm: --endpoint NAME | --base-url URL --model M [--format androidworld|ui-tars|mobilerl|qwen-mobile-use]
           [--coordinates screen|image|relative-1000|relative-999|smart-resize] [--api-key-env VAR] [--temperature T] [--max-tokens N]
           [--timeout-ms MS] [--retries N] [--max-concurrency N] [--history K] [--history-style summary|turns]
@@ -139,7 +143,7 @@ export function commandHelp(cmd: string): string {
 }
 
 const USER_ERRORS = new Set([
-  'UsageError', 'UnknownTemplateError', 'SeedError', 'SplitError', 'TaskParamsError', 'PoolError', 'EpisodeNotFoundError',
+  'UsageError', 'UnknownTemplateError', 'SeedError', 'SplitError', 'TaskParamsError', 'TaskParamsArgError', 'GivenParamsError', 'PoolError', 'EpisodeNotFoundError',
   'RunNotFoundError', 'ImportLineError', 'ImportManifestError', 'ImportAssetError', 'StoreVersionFromFutureError', 'StoreFileError', 'CheckpointError', 'StoreNeedsMigrationError',
   'AdbConnectError', 'SdkNotFoundError', 'BootTimeoutError', 'QuickBootSnapshotMissingError', 'EmulatorGrpcError', 'EmulatorSnapshotError', 'DeviceOfflineError', 'ConsoleError', 'EmulatorPortError', 'EmulatorPortInUseError', 'TokenError', 'SettingsFileError', 'TrainingDivergedError', 'TrainingPoolError', 'TrainerCheckpointError',
   'RewardConfigError', 'RewardUnavailableError',

@@ -1,11 +1,11 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { runEpisode } from '../episode/runner.js';
 import type { Policy } from '../episode/policy.js';
 import { HumanPolicy } from '../episode/policies/human.js';
 import type { EpisodeResult } from '../episode/record.js';
-import { instantiate } from '../tasks/instance.js';
+import { instanceWithParams, instantiate } from '../tasks/instance.js';
 import { getTemplate } from '../tasks/registry.js';
 import { createRun, finishRun, getSubgoalProgress, loadTrajectory, StoreRecorder, type EpisodeId, type SubgoalProgress } from '../store/index.js';
 import { SubgoalTracker } from '../rewards/episode.js';
@@ -37,6 +37,8 @@ const Flags = z.object({
   'on-malformed': z.enum(['end', 'continue']).optional(),
   replies: z.string().min(1).optional(),
   image: sizeArg().optional(),
+  params: z.string().min(1, '--params needs a JSON object or a file holding one').optional(),
+  'no-init': z.boolean().optional(),
   ...TargetValues,
   ...VlmFlagValues,
 });
@@ -58,13 +60,16 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     task: { type: 'string' }, seed: { type: 'string' }, policy: { type: 'string' }, from: { type: 'string' },
     'replay-steps': { type: 'string' }, json: { type: 'boolean' }, 'max-steps': { type: 'string' }, screenshots: { type: 'string' },
     db: { type: 'string' }, 'no-record': { type: 'boolean' }, subgoals: { type: 'boolean' }, device: { type: 'string' }, 'on-malformed': { type: 'string' },
-    replies: { type: 'string' }, image: { type: 'string' }, ...targetFlags, ...vlmFlagOptions,
+    replies: { type: 'string' }, image: { type: 'string' }, params: { type: 'string' }, 'no-init': { type: 'boolean' }, ...targetFlags, ...vlmFlagOptions,
   }, Flags);
   refuseStrayVlmFlags(values, values.policy);
   // Validated before the device is opened: a bad endpoint setting is a usage error.
   const vlm = values.policy === 'vlm' ? vlmSettingsFromFlags(values) : null;
   if (values.subgoals && values['no-record']) throw new UsageError('--subgoals stores the progress with the recorded episode; drop --no-record');
-  const instance = instantiate(getTemplate(values.task), values.seed);
+  if (values['no-init'] && !values.device) throw new UsageError('--no-init is for a device someone else set up (--device SERIAL); the embedded SimDroid starts at boot');
+  const template = getTemplate(values.task);
+  const instance = values.params === undefined ? instantiate(template, values.seed) : instanceWithParams(template, paramsArg(values.params), values.seed);
+  const initialize = !values['no-init'];
   const record = !values['no-record'];
   if ((values.replies !== undefined || values.image !== undefined) && values.policy !== 'vlm-replay') throw new UsageError('--replies and --image are for --policy vlm-replay');
   const store = record || values.policy === 'replay' || (values.policy === 'vlm-replay' && values.from !== undefined) ? openDb(values.db) : null;
@@ -121,7 +126,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
         } else policy = createPolicy({ name: values.policy }, { task });
     }
 
-    const runId = record ? createRun(store!.db, { kind: 'single', name: `${instance.template.id} #${instance.seed} ${values.policy}`, config: { task: instance.template.id, seed: instance.seed, policy: values.policy, ...(vlm ? { vlm: storableVlmSettings(vlm, values.endpoint) } : {}), ...(onnx ? { onnx: { path: onnx.path, sha256: onnx.sha256 } } : {}), ...(replay ? { vlmReplay: { ...replay, replies: replay.replies.length, source: values.replies ?? `episode ${values.from}` } } : {}) } }).id : null;
+    const runId = record ? createRun(store!.db, { kind: 'single', name: `${instance.template.id} #${instance.seed} ${values.policy}`, config: { task: instance.template.id, seed: instance.seed, policy: values.policy, ...(values.params !== undefined ? { params: instance.params } : {}), ...(initialize ? {} : { initialize: false }), ...(vlm ? { vlm: storableVlmSettings(vlm, values.endpoint) } : {}), ...(onnx ? { onnx: { path: onnx.path, sha256: onnx.sha256 } } : {}), ...(replay ? { vlmReplay: { ...replay, replies: replay.replies.length, source: values.replies ?? `episode ${values.from}` } } : {}) } }).id : null;
     const tracker = values.subgoals ? new SubgoalTracker(device, instance) : null;
     // With --subgoals (which needs a recording) the progress is written in the transaction that ends the episode.
     const recorder = runId === null ? undefined : tracker ? new SubgoalStoreRecorder(store!.db, runId, { kind: 'tracker', tracker }) : new StoreRecorder(store!.db, runId);
@@ -130,7 +135,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     if (shotDir) mkdirSync(shotDir, { recursive: true });
 
     const result = await runEpisode({
-      device, instance, policy, screenshots: 'half', onMalformed: values['on-malformed'] ?? (human || replay ? 'continue' : 'end'),
+      device, instance, policy, initialize, screenshots: 'half', onMalformed: values['on-malformed'] ?? (human || replay ? 'continue' : 'end'),
       ...(recorder ? { recorder } : {}),
       ...(values['max-steps'] ? { maxSteps: values['max-steps'] } : {}),
       ...(tracker ? { onStepDone: tracker.onStepDone } : {}),
@@ -155,6 +160,37 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     store?.db.close();
     await onnx?.close();
   }
+}
+
+/** `--params` is not a JSON object, or names a file that cannot be read or holds none. */
+export class TaskParamsArgError extends Error {
+  override name = 'TaskParamsArgError';
+  constructor(readonly value: string, why: string) {
+    super(`--params ${JSON.stringify(value.length > 120 ? `${value.slice(0, 120)}…` : value)}: ${why}`);
+  }
+}
+
+/** `--params '{…}'` (inline JSON, told apart by its brace) or `--params FILE`: the object, unchecked (the template's schema checks it). */
+export function paramsArg(value: string): unknown {
+  const inline = value.trimStart().startsWith('{');
+  let text = value;
+  if (!inline) {
+    try {
+      text = readFileSync(value, 'utf8');
+    } catch (e) {
+      throw new TaskParamsArgError(value, `not inline JSON (no leading "{") and not a readable file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    }
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (e) {
+    throw new TaskParamsArgError(value, `${inline ? '' : 'the file '}is not JSON (${(e as Error).message})`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new TaskParamsArgError(value, `${inline ? '' : 'the file '}holds ${Array.isArray(parsed) ? 'an array' : parsed === null ? 'null' : typeof parsed}, not a JSON object`);
+  }
+  return parsed;
 }
 
 function episodeSummary(r: EpisodeResult) {

@@ -65,6 +65,12 @@ export interface RunEpisodeOptions {
    * failure is the device's, so it ends the episode as an environment error.
    */
   onStepDone?: (step: StepRecord) => Promise<void>;
+  /**
+   * false: the device is already in the task's starting state, set up by someone else (AndroidWorld's
+   * initialize_task): no snapshot restore, no initialize, and no teardown (whoever set it up tears it down,
+   * and may still read the end state). Default true.
+   */
+  initialize?: boolean;
 }
 
 /** Restores the device's boot snapshot when it has one (SimDroid, AVDs), then sets up the task. */
@@ -133,7 +139,7 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<EpisodeResult
       policy: policy.name, device: { serial: device.serial, ...screen }, maxSteps, startedAt,
     });
     const tReset = performance.now();
-    await env('reset', () => resetForTask(device, instance));
+    if (opts.initialize !== false) await env('reset', () => resetForTask(device, instance));
     resetMs = since(tReset);
     try {
       await policy.start?.({ instruction: instance.instruction, instance });
@@ -270,7 +276,7 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<EpisodeResult
     try {
       verdict = await instance.template.check(device, instance.params, outcome);
       success = verdict.ok;
-      await instance.template.teardown?.(device, instance.params);
+      if (opts.initialize !== false) await instance.template.teardown?.(device, instance.params);
       final = observationRecord(await look());
     } catch (e) {
       error = errorOf(new EnvironmentError('check', e));

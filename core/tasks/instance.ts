@@ -33,6 +33,32 @@ export function instantiate<P>(template: TaskTemplate<P>, seed: number): TaskIns
   return { template, seed, params, instruction };
 }
 
+/** Parameters given from outside (`awb run --params`) do not fit the template's schema. */
+export class GivenParamsError extends Error {
+  override name = 'GivenParamsError';
+  constructor(readonly templateId: string, readonly params: unknown, readonly issues: string[]) {
+    super(`${templateId}: the given parameters ${clip(JSON.stringify(params) ?? String(params))} are invalid: ${issues.join('; ')}`);
+  }
+}
+
+function clip(s: string): string {
+  return s.length > 200 ? `${s.slice(0, 200)}…` : s;
+}
+
+/**
+ * An instance whose parameters come from outside instead of a seed: a task another harness (AndroidWorld's
+ * initialize_task) set up on a device, to be solved and checked by ours. Validated with the template's
+ * schema; `seed` only labels the instance in recordings.
+ */
+export function instanceWithParams<P>(template: TaskTemplate<P>, params: unknown, seed = 0): TaskInstance<P> {
+  assertSeed(seed);
+  const parsed = template.params.safeParse(params);
+  if (!parsed.success) throw new GivenParamsError(template.id, params, issueLines(parsed.error.issues));
+  const p = parsed.data;
+  const instruction = template.instruction ? template.instruction(p) : fillTemplate(template.template, p as Record<string, unknown>);
+  return { template, seed, params: p, instruction };
+}
+
 /** Parameters are compared as canonical JSON to find seeds that give the same instance (the paper's dedup). */
 export function instanceKey(inst: TaskInstance): string {
   return `${inst.template.id}:${JSON.stringify(inst.params)}`;

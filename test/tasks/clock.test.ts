@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { instantiate, type TaskInstance } from '../../core/tasks/instance.js';
+import { instanceWithParams, instantiate, type TaskInstance } from '../../core/tasks/instance.js';
 import { runEpisode, resetForTask } from '../../core/episode/runner.js';
 import { OraclePolicy } from '../../core/episode/policies/oracle.js';
 import type { TaskTemplate } from '../../core/tasks/task.js';
@@ -201,12 +201,26 @@ describe('Clock timer and stopwatch checkers', () => {
     expect(await after(inst, () => tap(d, { resourceId: 'tab_menu_alarm' }))).toBe(false);
     expect(keypadDigits(0, 5, 30)).toEqual(['5', '3', '0']);
     expect(keypadDigits(1, 0, 5)).toEqual(['1', '0', '0', '0', '5']);
+    // Two digits of hours, as AndroidWorld's instances have (its seed-0 ClockTimerEntry: 14 h 39 m 23 s).
+    const aw = instanceWithParams(TimerEntry, { hours: 14, minutes: 39, seconds: 23 });
+    expect(aw.instruction).toBe('Create a timer with 14 hours, 39 minutes, and 23 seconds. Do not start the timer.');
+    const r = await runEpisode({ device: d, instance: aw, policy: new OraclePolicy() });
+    expect(r.verdict?.conditions.map((c) => c.name)).toContain('timer keypad shows 14h 39m 23s');
+    expect(r.success).toBe(true);
   });
 
   it('StopwatchRun / StopwatchPause: running, and paused without a reset', async () => {
     const run = await solve(StopwatchRun, 1);
     expect(await check(run)).toBe(true);
     expect(await after(run, () => tap(d, { contentDesc: 'Pause' }))).toBe(false);
+
+    // Already paused: the oracle taps nothing and the stopwatch stays as it was (the device not set up again).
+    const paused = instantiate(StopwatchPause, 1);
+    await resetForTask(d, paused);
+    sql("UPDATE stopwatch SET state = 'paused'");
+    const kept = await runEpisode({ device: d, instance: paused, policy: new OraclePolicy(), initialize: false });
+    expect(kept.error).toBeUndefined();
+    expect(kept.steps.map((s) => s.description)).not.toContainEqual(expect.stringContaining('Pause'));
 
     const pause = await solve(StopwatchPause, seedWhere(StopwatchPause, (p) => p.laps > 0));
     expect(await check(pause)).toBe(true);

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { TASKS } from '../../core/tasks/registry.js';
+import { getTemplate, TASKS } from '../../core/tasks/registry.js';
 import { instantiate } from '../../core/tasks/instance.js';
 import { runEpisode, resetForTask } from '../../core/episode/runner.js';
 import { OraclePolicy } from '../../core/episode/policies/oracle.js';
@@ -35,5 +35,17 @@ describe.each(TASKS.map((t) => [t.id, t] as const))('%s', (_id, template) => {
       const answerless = { actions: [] };
       expect((await template.check(d, instance.params, answerless)).ok).toBe(false);
     }
+  });
+});
+
+describe('settings switches already in the goal state (AndroidWorld\'s *Verify instances)', () => {
+  it('the oracle reads the switch and leaves it; the device is not set up again (initialize: false)', async () => {
+    const instance = instantiate(getTemplate('SystemWifiTurnOn'), 0);
+    await resetForTask(d, instance);
+    await d.shell('settings put global wifi_on 1');
+    const r = await runEpisode({ device: d, instance, policy: new OraclePolicy(), initialize: false });
+    expect(r.success).toBe(true);
+    expect(r.steps.map((s) => s.description)).not.toContainEqual(expect.stringContaining('Tap "Wi‑Fi"'));
+    expect((await d.shell('settings get global wifi_on')).stdout.trim()).toBe('1');
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { instantiate } from '../../core/tasks/instance.js';
-import { resetForTask } from '../../core/episode/runner.js';
+import { resetForTask, runEpisode } from '../../core/episode/runner.js';
+import { OraclePolicy } from '../../core/episode/policies/oracle.js';
 import type { TaskTemplate } from '../../core/tasks/task.js';
 import { SmsReplyToMostRecent, SmsResendLastMessage, SmsSendMessage, SmsSendToContactByName } from '../../core/tasks/families/sms/send.js';
 import { SmsDeleteConversation, SmsForwardMessage } from '../../core/tasks/families/sms/manage.js';
@@ -204,5 +205,15 @@ describe('Simple SMS Messenger templates', () => {
     // A newer message from someone else does not change the answer.
     await addReceivedMessage(d, { address: '+15550001234', body: 'Your code is 111111' });
     expect((await SmsVerificationCodeQuestion.check(d, p, answer('111111'))).ok).toBe(false);
+  });
+
+  it('the oracle gets back to the conversation list when the app reopens on a thread left open (AndroidWorld\'s SimpleSmsResend)', async () => {
+    const inst = instantiate(SmsResendLastMessage, 1);
+    await resetForTask(d, inst);
+    sh(d, `am start -a android.intent.action.SENDTO -d sms:${inst.params.phone}`);
+    const r = await runEpisode({ device: d, instance: inst, policy: new OraclePolicy(), initialize: false });
+    expect(r.error).toBeUndefined();
+    expect(r.steps.map((s) => s.description)).toContainEqual(expect.stringContaining('Navigate up'));
+    expect(r.success).toBe(true);
   });
 });

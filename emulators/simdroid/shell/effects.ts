@@ -61,6 +61,7 @@ function substitutions(cmd: ShellCommand): string[] {
   const words: Word[] = cmd.redirects.flatMap((r) => (r.word ? [r.word] : []));
   if (cmd.kind === 'simple') words.push(...cmd.words, ...cmd.assignments.map((a) => a.value));
   if (cmd.kind === 'for') words.push(...cmd.items);
+  if (cmd.kind === 'case') words.push(cmd.word, ...cmd.arms.flatMap((a) => a.patterns));
   return words.flatMap((w) => w.parts.flatMap((p) => (p.kind === 'command' ? [p.src] : [])));
 }
 

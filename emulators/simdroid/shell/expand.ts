@@ -1,6 +1,7 @@
 import type { FileSystem } from '../system/fs.js';
-import { expandWord } from './glob.js';
-import type { Word } from './tokenize.js';
+import { expandWord, segmentRegExp } from './glob.js';
+import { lex, type ParamOp, type Word } from './tokenize.js';
+import { evaluateArith } from './arith.js';
 
 /**
  * Expansion of a word when its command runs, as mksh does it: parameters (`$name`, `${name}`, `$?`)
@@ -13,6 +14,10 @@ export interface ExpandContext {
   fs: FileSystem;
   /** A parameter's value ('' when unset). */
   param(name: string): string;
+  /** Whether a parameter is set (`${name-w}` tells unset from empty). */
+  isSet(name: string): boolean;
+  /** The positional parameters, for `"$@"` (one field each). */
+  params(): string[];
   /** Runs a command substitution's source and returns its standard output. */
   substitute(src: string): string;
 }
@@ -57,7 +62,20 @@ function fields(word: Word, ctx: ExpandContext, split: boolean): Field[] {
         else addUnquoted(part.text);
         break;
       case 'param': {
-        const v = ctx.param(part.name);
+        if (part.name === '@' && part.quoted && !part.op && split) {
+          // "$@": each parameter its own field, the first joined to what precedes, the last to what follows.
+          const ps = ctx.params();
+          ps.forEach((v, k) => {
+            if (k > 0) {
+              out.push(cur);
+              cur = { value: '', glob: '', hasGlob: false, real: false };
+            }
+            addQuoted(v);
+          });
+          if (ps.length === 0 && word.parts.length === 1) cur.real = false;
+          break;
+        }
+        const v = paramValue(part.name, part.fixed, part.op, ctx);
         if (part.quoted) addQuoted(v);
         else addUnquoted(v);
         break;
@@ -68,10 +86,51 @@ function fields(word: Word, ctx: ExpandContext, split: boolean): Field[] {
         else addUnquoted(v);
         break;
       }
+      case 'arith': {
+        // Parameters and substitutions inside expand first; bare names are read as variables.
+        const v = String(evaluateArith(expandInText(part.src, ctx), (n) => ctx.param(n)));
+        if (part.quoted) addQuoted(v);
+        else addUnquoted(v);
+        break;
+      }
     }
   }
   if (cur.real) out.push(cur);
   return out;
+}
+
+/** The text of an operator's word or pattern (`${x:-word}`), its own expansions done. */
+function expandSource(src: string, ctx: ExpandContext): string {
+  return lex(src).map((t) => (t.kind === 'word' ? expandString(t.word, ctx) : t.value)).join(' ');
+}
+
+/** Text with its `$…` expansions done and nothing else (no splitting, no globbing): as inside double quotes. */
+function expandInText(src: string, ctx: ExpandContext): string {
+  const [t] = lex(`"${src.replace(/["\\]/g, '\\$&')}"`);
+  return t?.kind === 'word' ? expandString(t.word, ctx) : '';
+}
+
+function paramValue(name: string, fixed: string | undefined, op: ParamOp | undefined, ctx: ExpandContext): string {
+  const set = fixed !== undefined || ctx.isSet(name);
+  const value = fixed ?? ctx.param(name);
+  if (!op) return value;
+  switch (op.kind) {
+    case 'length':
+      return String([...value].length);
+    case 'default':
+      return (op.colon ? value === '' : !set) ? expandSource(op.word, ctx) : value;
+    case 'alternative':
+      return (op.colon ? value !== '' : set) ? expandSource(op.word, ctx) : '';
+    case 'trim': {
+      const re = segmentRegExp(expandSource(op.pattern, ctx));
+      const n = value.length;
+      // Shortest: the fewest characters removed that match; longest: the most.
+      for (let k = op.longest ? n : 0; op.longest ? k >= 0 : k <= n; k += op.longest ? -1 : 1) {
+        if (re.test(op.suffix ? value.slice(n - k) : value.slice(0, k))) return op.suffix ? value.slice(0, n - k) : value.slice(k);
+      }
+      return value;
+    }
+  }
 }
 
 /** The arguments a word gives: its fields, each globbed against the file system. */
@@ -84,4 +143,10 @@ export function expandArgs(word: Word, ctx: ExpandContext): string[] {
 export function expandString(word: Word, ctx: ExpandContext): string {
   if (!word.deferred) return word.value;
   return fields(word, ctx, false).map((f) => f.value).join('');
+}
+
+/** A case pattern as a glob: its quoted characters literal, an expansion's value a pattern (as mksh reads `$p`). */
+export function casePattern(w: Word, ctx: ExpandContext): string {
+  if (w.deferred) return expandString(w, ctx);
+  return w.glob ?? w.value.replace(/[*?[\]\\]/g, '\\$&');
 }

@@ -48,7 +48,8 @@ function unescape(seg: string): string {
   return seg.replace(/\\(.)/g, '$1');
 }
 
-function segmentRegExp(seg: string): RegExp {
+/** A glob pattern (`*`, `?`, `[…]`, `\\` escapes) as an anchored RegExp; `*` crosses `/` (the caller splits paths). */
+export function segmentRegExp(seg: string): RegExp {
   let re = '';
   for (let i = 0; i < seg.length; i++) {
     const c = seg[i]!;

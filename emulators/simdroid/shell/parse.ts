@@ -3,7 +3,7 @@ import { lex, ShellSyntaxError, type Token, type Word } from './tokenize.js';
 /**
  * The grammar of SimDroid's shell, the part of mksh that adb clients use: lists (`;`, newline,
  * `&&`, `||`), pipelines with `!`, `if … then … elif … else … fi`, `for NAME in WORD…; do …; done`,
- * `while`/`until … do … done`, `{ …; }` and `( … )` groups, `NAME=value` assignments, and
+ * `while`/`until … do … done`, `case WORD in PATTERN|… ) LIST ;; … esac`, `{ …; }` and `( … )` groups, `NAME=value` assignments, and
  * redirections on any command. Syntax errors read as mksh's.
  */
 export interface Redirect {
@@ -56,7 +56,23 @@ export interface GroupCommand {
   redirects: Redirect[];
 }
 
-export type ShellCommand = SimpleCommand | IfCommand | GroupCommand | ForCommand | LoopCommand;
+export interface CaseCommand {
+  kind: 'case';
+  word: Word;
+  /** Tried in order; the first arm with a pattern matching the word runs. */
+  arms: Array<{ patterns: Word[]; body: CommandList }>;
+  redirects: Redirect[];
+}
+
+/** `name() COMMAND` or `function name COMMAND`: defines a function (called like a command, `$1`… its arguments). */
+export interface FunctionCommand {
+  kind: 'function';
+  name: string;
+  body: ShellCommand;
+  redirects: Redirect[];
+}
+
+export type ShellCommand = SimpleCommand | IfCommand | GroupCommand | ForCommand | LoopCommand | CaseCommand | FunctionCommand;
 
 export interface Pipeline {
   negate: boolean;
@@ -69,7 +85,7 @@ export interface CommandList {
 
 export { ShellSyntaxError };
 
-const RESERVED = new Set(['if', 'then', 'elif', 'else', 'fi', '{', '}', '!', 'do', 'done', 'for', 'in', 'while', 'until', 'case', 'esac']);
+const RESERVED = new Set(['if', 'then', 'elif', 'else', 'fi', '{', '}', '!', 'do', 'done', 'for', 'in', 'while', 'until', 'case', 'esac', 'function']);
 const REDIRECT_OPS = new Set(['>', '>>', '1>', '<', '2>', '2>>', '2>&1', '>&2', '1>&2']);
 
 class Parser {
@@ -100,6 +116,7 @@ class Parser {
       const kw = this.keyword();
       if (kw !== null && until.includes(kw)) break;
       if (t.kind === 'op' && t.value === ')' && until.includes(')')) break;
+      if (t.kind === 'op' && t.value === ';;' && until.includes(';;')) break;
       if (t.kind === 'op' && (t.value === ';' || t.value === '&')) throw new ShellSyntaxError(`syntax error: unexpected '${t.value}'`);
       const pipeline = this.pipeline();
       const sep = this.peek();
@@ -117,7 +134,7 @@ class Parser {
       if (next === null) {
         const after = this.peek();
         const kw2 = this.keyword();
-        if (!after || (kw2 !== null && until.includes(kw2)) || (after.kind === 'op' && after.value === ')' && until.includes(')'))) break;
+        if (!after || (kw2 !== null && until.includes(kw2)) || (after.kind === 'op' && (after.value === ')' || after.value === ';;') && until.includes(after.value))) break;
         throw new ShellSyntaxError(`syntax error: unexpected '${after.kind === 'op' ? after.value : after.word.value}'`);
       }
     }
@@ -168,6 +185,22 @@ class Parser {
       return { kind: 'if', clauses, otherwise, redirects: this.redirects() };
     }
     if (kw === 'for') return this.forCommand();
+    if (kw === 'case') return this.caseCommand();
+    if (kw === 'function') {
+      this.i++;
+      const n = this.peek();
+      if (n?.kind !== 'word' || n.word.quoted || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(n.word.value)) throw new ShellSyntaxError('function: bad identifier');
+      this.i++;
+      this.skipNewlines();
+      return { kind: 'function', name: n.word.value, body: this.command(), redirects: [] };
+    }
+    const after = (k: number) => this.tokens[this.i + k];
+    const isParen = (tok: Token | undefined, v: string) => tok?.kind === 'op' && tok.value === v;
+    if (t?.kind === 'word' && !t.word.quoted && /^[A-Za-z_][A-Za-z0-9_]*$/.test(t.word.value) && isParen(after(1), '(') && isParen(after(2), ')')) {
+      this.i += 3;
+      this.skipNewlines();
+      return { kind: 'function', name: t.word.value, body: this.command(), redirects: [] };
+    }
     if (kw === 'while' || kw === 'until') {
       this.i++;
       const cond = nonEmpty(this.list(['do']), 'do');
@@ -237,6 +270,42 @@ class Parser {
     this.skipNewlines();
     const body = this.doGroup('for');
     return { kind: 'for', name: n.word.value, items, body, redirects: this.redirects() };
+  }
+
+  /** `case WORD in [(]PATTERN[|PATTERN…]) [LIST] ;; … esac` (the last arm's `;;` optional). */
+  private caseCommand(): CaseCommand {
+    this.i++;
+    const w = this.peek();
+    if (w?.kind !== 'word') throw new ShellSyntaxError(`syntax error: unexpected '${w ? (w.value === '\n' ? 'newline' : w.value) : 'end of file'}'`);
+    this.i++;
+    this.skipNewlines();
+    this.expectKeyword('in', 'case');
+    const arms: CaseCommand['arms'] = [];
+    const isOp = (v: string) => this.peek()?.kind === 'op' && (this.peek() as { value: string }).value === v;
+    for (;;) {
+      this.skipNewlines();
+      if (this.keyword() === 'esac') {
+        this.i++;
+        break;
+      }
+      if (!this.peek()) throw new ShellSyntaxError("syntax error: 'case' unmatched");
+      if (isOp('(')) this.i++;
+      const patterns: Word[] = [];
+      for (;;) {
+        const p = this.peek();
+        if (p?.kind !== 'word') throw new ShellSyntaxError(`syntax error: unexpected '${p ? (p.value === '\n' ? 'newline' : p.value) : 'end of file'}'`);
+        patterns.push(p.word);
+        this.i++;
+        if (!isOp('|')) break;
+        this.i++;
+      }
+      if (!isOp(')')) throw new ShellSyntaxError("syntax error: 'case' unmatched");
+      this.i++;
+      arms.push({ patterns, body: this.list(['esac', ';;']) });
+      if (isOp(';;')) this.i++;
+      else if (this.keyword() !== 'esac') throw new ShellSyntaxError("syntax error: 'case' unmatched");
+    }
+    return { kind: 'case', word: w.word, arms, redirects: this.redirects() };
   }
 
   /** `do LIST done`, after a loop's head. */
@@ -323,6 +392,12 @@ export function allCommands(list: CommandList): ShellCommand[] {
       case 'loop':
         visit(c.cond);
         visit(c.body);
+        break;
+      case 'case':
+        for (const arm of c.arms) visit(arm.body);
+        break;
+      case 'function':
+        visitCommand(c.body);
         break;
     }
   };

@@ -1,7 +1,12 @@
 import type { SimDroid } from '../simdroid.js';
-import { FsError, normalizePath } from '../system/fs.js';
-import { parseShell, ShellSyntaxError, type CommandList, type Pipeline, type Redirect, type ShellCommand, type SimpleCommand } from './parse.js';
-import { expandArgs, expandString, type ExpandContext } from './expand.js';
+import { FsError } from '../system/fs.js';
+import { parseShell, ShellSyntaxError, type CommandList, type Pipeline, type ShellCommand, type SimpleCommand } from './parse.js';
+import { casePattern, expandArgs, expandString, type ExpandContext } from './expand.js';
+import { exportVars, returnBuiltin } from './builtins.js';
+import { inputOf, redirectOutput, resolveTargets } from './redirect.js';
+import { SH, type Result } from './sh.js';
+import { ShellArithError } from './arith.js';
+import { segmentRegExp } from './glob.js';
 import { COMMANDS } from './commands/index.js';
 
 /**
@@ -39,16 +44,11 @@ interface RunContext {
 /** A shell command: returns its exit code. Throwing an FsError prints it as toybox would. */
 export type Command = (argv: string[], io: CommandIo, dev: SimDroid) => number;
 
-export const SH = '/system/bin/sh';
-
-interface Result {
-  stdout: Buffer;
-  stderr: Buffer;
-  code: number;
-}
+export { SH } from './sh.js';
 
 /** Loops give up after this many rounds: SimDroid runs a command line to its end in one call, so a loop that never ends would hang the device. */
 export const MAX_LOOP_ROUNDS = 10_000;
+const MAX_FUNCTION_DEPTH = 200;
 
 class LoopLimitError extends Error {
   override name = 'LoopLimitError';
@@ -65,6 +65,19 @@ class Shell implements ExpandContext {
   readonly exported = new Set<string>();
   /** Set by `exec`: the shell has been replaced, so nothing after it runs. */
   exited = false;
+  /** Set by `return` in a function: nothing more of the function's body runs. */
+  returning = false;
+  /** Functions defined so far (`name() …`, `function name …`). */
+  readonly functions = new Map<string, ShellCommand>();
+  /** `$1`…: the arguments of the function running (adb's shell itself has none). */
+  positional: string[] = [];
+  /** How deeply function calls nest now. */
+  depth = 0;
+
+  /** Whether what follows in the current body is skipped (after `exec`, or `return` in a function). */
+  get halted(): boolean {
+    return this.exited || this.returning;
+  }
   /** What command substitutions wrote to stderr (it goes to the shell's stderr). */
   substitutionErr: Buffer[] = [];
   constructor(readonly dev: SimDroid, readonly ctx: RunContext = { followable: null, follower: null }) {}
@@ -78,12 +91,25 @@ class Shell implements ExpandContext {
       case '?':
         return String(this.status);
       case '#':
-        return '0';
+        return String(this.positional.length);
       case '0':
         return SH;
+      case '@':
+      case '*':
+        return this.positional.join(' ');
       default:
+        if (/^[1-9]$/.test(name)) return this.positional[Number(name) - 1] ?? '';
         return this.vars.get(name) ?? '';
     }
+  }
+
+  params(): string[] {
+    return this.positional;
+  }
+
+  isSet(name: string): boolean {
+    if (/^[1-9]$/.test(name)) return Number(name) <= this.positional.length;
+    return name === '?' || name === '#' || name === '0' || name === '@' || name === '*' || this.vars.has(name);
   }
 
   substitute(src: string): string {
@@ -99,6 +125,8 @@ class Shell implements ExpandContext {
     // A subshell: its variables stay inside; its status becomes $? of a command with no name.
     const sub = new Shell(this.dev);
     for (const [k, v] of this.vars) sub.vars.set(k, v);
+    for (const [k, f] of this.functions) sub.functions.set(k, f);
+    sub.positional = this.positional;
     sub.status = this.status;
     sub.rounds = this.rounds;
     const r = runList(list, Buffer.alloc(0), sub);
@@ -150,11 +178,12 @@ function runSimple(cmd: SimpleCommand, stdin: Buffer, sh: Shell): Result {
   return { stdout: out.take(), stderr: err.take(), code };
 }
 
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
 /** Runs one command by name: mksh's builtins that act on the shell itself (`export`, `exec`), else a COMMANDS entry. */
 function invoke(argv: string[], io: CommandIo, sh: Shell): number {
   const name = argv[0]!;
+  const fn = sh.functions.get(name);
+  if (fn) return callFunction(fn, argv, io, sh);
+  if (name === 'return') return returnBuiltin(argv, io, sh);
   if (name === 'export') return exportVars(argv, io, sh);
   if (name === 'exec') {
     // `exec cmd …` replaces the shell with cmd: nothing after it on the line runs, and cmd's status is the shell's.
@@ -181,84 +210,23 @@ function invoke(argv: string[], io: CommandIo, sh: Shell): number {
   }
 }
 
-/** mksh's `export NAME[=value] …`; with no operand it lists what this shell exported. */
-function exportVars(argv: string[], io: CommandIo, sh: Shell): number {
-  if (argv.length === 1) {
-    for (const k of [...sh.exported].sort()) io.out(`export ${k}=${quoteValue(sh.vars.get(k) ?? '')}\n`);
-    return 0;
+/** A function call: its body with `$1`… set to the arguments; `return N` ends it with N, else its last status. */
+function callFunction(body: ShellCommand, argv: string[], io: CommandIo, sh: Shell): number {
+  sh.round();
+  // Endless recursion is cut off as an endless loop is (a device's mksh would run out of stack).
+  if (++sh.depth > MAX_FUNCTION_DEPTH) throw new LoopLimitError(`${argv[0]}: function calls nested over ${MAX_FUNCTION_DEPTH} deep`);
+  const saved = sh.positional;
+  sh.positional = argv.slice(1);
+  try {
+    const r = runCommand(body, io.stdin, sh);
+    io.out(r.stdout);
+    if (r.stderr.length) io.err(r.stderr.toString('utf8'));
+    return r.code;
+  } finally {
+    sh.depth--;
+    sh.positional = saved;
+    sh.returning = false;
   }
-  let code = 0;
-  for (const arg of argv.slice(1)) {
-    const eq = arg.indexOf('=');
-    const key = eq < 0 ? arg : arg.slice(0, eq);
-    if (!IDENTIFIER.test(key)) {
-      io.err(`${SH}: export: ${key}: is not an identifier\n`);
-      code = 1;
-      continue;
-    }
-    if (eq >= 0) sh.vars.set(key, arg.slice(eq + 1));
-    sh.exported.add(key);
-  }
-  return code;
-}
-
-/** How mksh's `export` listing quotes a value: bare when safe, else in single quotes. */
-function quoteValue(v: string): string {
-  return /^[A-Za-z0-9_./:,+-]+$/.test(v) ? v : `'${v.replace(/'/g, "'\\''")}'`;
-}
-
-/** Redirect targets expanded (`> $f`, `> "$(…)"`). */
-function resolveTargets(redirects: Redirect[], sh: Shell): Redirect[] {
-  return redirects.map((r) => (r.word?.deferred ? { ...r, target: expandString(r.word, sh) } : r));
-}
-
-/** `<` replaces stdin; a missing file fails the command before it runs. */
-function inputOf(redirects: Redirect[], stdin: Buffer, dev: SimDroid): Buffer | Result {
-  let input = stdin;
-  for (const r of redirects) {
-    if (r.op !== '<') continue;
-    try {
-      input = dev.fs.readFile(r.target);
-    } catch {
-      return { stdout: Buffer.alloc(0), stderr: Buffer.from(`${SH}: ${r.target}: No such file or directory\n`), code: 1 };
-    }
-  }
-  return input;
-}
-
-/** Applies output redirections, in order, to what a command wrote. */
-function redirectOutput(redirects: Redirect[], r: Result, dev: SimDroid): Result {
-  let { stdout, stderr, code } = r;
-  for (const rd of redirects) {
-    if (rd.op === '<') continue;
-    if (rd.op === '>&1') {
-      stdout = Buffer.concat([stdout, stderr]);
-      stderr = Buffer.alloc(0);
-      continue;
-    }
-    if (rd.op === '>&2') {
-      stderr = Buffer.concat([stderr, stdout]);
-      stdout = Buffer.alloc(0);
-      continue;
-    }
-    const data = rd.fd === 2 ? stderr : stdout;
-    if (rd.fd === 2) stderr = Buffer.alloc(0);
-    else stdout = Buffer.alloc(0);
-    const target = normalizePath(rd.target);
-    if (target === '/dev/null') continue;
-    if (target === '/dev/tty' || target === '/dev/stdout') {
-      stdout = Buffer.concat([stdout, data]);
-      continue;
-    }
-    try {
-      if (rd.op === '>>') dev.fs.appendFile(target, data);
-      else dev.fs.writeFile(target, data);
-    } catch (e) {
-      stderr = Buffer.concat([stderr, Buffer.from(`${SH}: can't create ${rd.target}: ${(e as FsError).message.split(': ').pop()}\n`)]);
-      code = 1;
-    }
-  }
-  return { stdout, stderr, code };
 }
 
 function runCommand(cmd: ShellCommand, stdin: Buffer, sh: Shell): Result {
@@ -280,7 +248,7 @@ function runCommand(cmd: ShellCommand, stdin: Buffer, sh: Shell): Result {
       const parts: Result[] = [{ stdout: Buffer.alloc(0), stderr: sh.takeErr(), code: 0 }];
       let code = 0;
       for (const item of items) {
-        if (sh.exited) break;
+        if (sh.halted) break;
         sh.round();
         sh.vars.set(cmd.name, item);
         const b = runList(cmd.body, input, sh);
@@ -297,12 +265,25 @@ function runCommand(cmd: ShellCommand, stdin: Buffer, sh: Shell): Result {
         sh.round();
         const c = runList(cmd.cond, input, sh);
         parts.push(c);
-        if (sh.exited || (c.code === 0) === cmd.until) break;
+        if (sh.halted || (c.code === 0) === cmd.until) break;
         const b = runList(cmd.body, input, sh);
         parts.push(b);
         code = b.code;
       }
       r = join(parts, code);
+      break;
+    }
+    case 'function':
+      // Defining one runs nothing; a later command of that name calls it.
+      sh.functions.set(cmd.name, cmd.body);
+      r = { stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), code: 0 };
+      break;
+    case 'case': {
+      // mksh: the status of the arm taken, 0 when no pattern matched.
+      const value = expandString(cmd.word, sh);
+      const arm = cmd.arms.find((a) => a.patterns.some((p) => segmentRegExp(casePattern(p, sh)).test(value)));
+      const taken = arm ? runList(arm.body, input, sh) : null;
+      r = join([{ stdout: Buffer.alloc(0), stderr: sh.takeErr(), code: 0 }, ...(taken ? [taken] : [])], taken ? taken.code : 0);
       break;
     }
     case 'if': {
@@ -313,7 +294,7 @@ function runCommand(cmd: ShellCommand, stdin: Buffer, sh: Shell): Result {
       for (const clause of cmd.clauses) {
         const c = runList(clause.cond, input, sh);
         parts.push(c);
-        if (sh.exited) break;
+        if (sh.halted) break;
         if (c.code === 0) {
           taken = runList(clause.body, input, sh);
           break;
@@ -350,7 +331,7 @@ function runList(list: CommandList, stdin: Buffer, sh: Shell): Result {
   let code = 0;
   let skip = false;
   for (const item of list.items) {
-    if (sh.exited) break;
+    if (sh.halted) break;
     if (!skip) {
       const r = runPipeline(item.pipeline, stdin, sh);
       parts.push(r);
@@ -385,6 +366,8 @@ export function runShell(dev: SimDroid, line: string, stdin: Buffer = Buffer.all
     const r = runList(list, stdin, sh);
     return { stdout: r.stdout, stderr: r.stderr, exitCode: r.code, ...(ctx.follower ? { follow: ctx.follower } : {}) };
   } catch (e) {
+    // mksh stops a non-interactive shell at a bad arithmetic expression (`1/0: zero divisor`), status 1.
+    if (e instanceof ShellArithError) return { stdout: Buffer.alloc(0), stderr: Buffer.from(`${SH}: ${e.message}\n`), exitCode: 1 };
     if (!(e instanceof LoopLimitError)) throw e;
     // What ran before the limit is not returned: the line is cut off as a killed shell's would be.
     return { stdout: Buffer.alloc(0), stderr: Buffer.from(`${SH}: ${e.message}\n`), exitCode: 1 };

@@ -1,7 +1,8 @@
 /**
  * The lexer of SimDroid's shell (mksh, as /system/bin/sh on Android 13): quoting ('…', "…", \x),
- * `$VAR` expansion (the system's fixed environment here; shell variables, `$?` and `$(…)` / `…`
- * command substitutions are kept as parts and expanded when the command runs), operators (`;` `&` `&&` `||` `|` `(` `)`, newlines) and redirections (`>` `>>`
+ * `$VAR` expansion (the system's fixed environment here; shell variables, `$?`, `${VAR:-…}`-style
+ * operators, `$((…))` arithmetic and `$(…)` / `…` command substitutions are kept as parts and expanded
+ * when the command runs), operators (`;` `&` `&&` `||` `|` `(` `)`, newlines) and redirections (`>` `>>`
  * `<` `2>` `2>>` `2>&1` `>&2`). Words remember which of their glob characters were unquoted, so
  * `rm -r dir/*` globs and `echo '*'` does not. The grammar on top of it is in parse.ts.
  */
@@ -9,11 +10,23 @@ export class ShellSyntaxError extends Error {
   override name = 'ShellSyntaxError';
 }
 
-/** A piece of a word: text (quoted or not), a parameter (`$name`, `$?`), or a command substitution. */
+/**
+ * What `${name…}` does with the value: `${#name}` its length; `${name:-w}` / `${name-w}` the word when
+ * the value is empty or unset / unset; `${name:+w}` / `${name+w}` the word when set and non-empty / set;
+ * `${name#p}` `${name##p}` `${name%p}` `${name%%p}` the value less its shortest/longest prefix/suffix
+ * matching the glob p. Words and patterns are kept as source and expanded when the command runs.
+ */
+export type ParamOp =
+  | { kind: 'length' }
+  | { kind: 'default' | 'alternative'; colon: boolean; word: string }
+  | { kind: 'trim'; suffix: boolean; longest: boolean; pattern: string };
+
+/** A piece of a word: text (quoted or not), a parameter (`$name`, `$?`, `${name…}`), a command substitution, or `$((…))`. */
 export type WordPart =
   | { kind: 'text'; text: string; quoted: boolean }
-  | { kind: 'param'; name: string; quoted: boolean }
-  | { kind: 'command'; src: string; quoted: boolean };
+  | { kind: 'param'; name: string; quoted: boolean; op?: ParamOp; fixed?: string }
+  | { kind: 'command'; src: string; quoted: boolean }
+  | { kind: 'arith'; src: string; quoted: boolean };
 
 export interface Word {
   /** The word after quote removal and static `$VAR` expansion (its source text where `deferred`). */
@@ -40,7 +53,7 @@ const ENV: Record<string, string> = {
 };
 
 /** Operators, longest first so `2>&1` wins over `2>` and `&&` over `&`. */
-const OPERATORS = ['2>&1', '1>&2', '2>>', '>&2', '&&', '||', '>>', '2>', '1>', ';', '|', '&', '>', '<', '(', ')'];
+const OPERATORS = ['2>&1', '1>&2', '2>>', '>&2', '&&', '||', '>>', '2>', '1>', ';;', ';', '|', '&', '>', '<', '(', ')'];
 const GLOB_CHARS = '*?[';
 const ESCAPE_IN_GLOB = '*?[]\\';
 
@@ -82,6 +95,39 @@ function backquoted(src: string, i: number): { body: string; end: number } {
 
 /** Single-character special parameters: `$?`, `$#`, `$0`…`$9`, `$@`, `$*`. */
 const SPECIAL = /[?#@*0-9]/;
+
+/** The index after the `}` closing a `${` whose body starts at `i`, skipping quotes and nested `${…}`. */
+function braceEnd(src: string, i: number): number {
+  let depth = 1;
+  while (i < src.length) {
+    const c = src[i]!;
+    if (c === '\\') i += 2;
+    else if (c === "'") {
+      const end = src.indexOf("'", i + 1);
+      if (end < 0) break;
+      i = end + 1;
+    } else {
+      if (c === '{' && src[i - 1] === '$') depth++;
+      else if (c === '}' && --depth === 0) return i + 1;
+      i++;
+    }
+  }
+  throw new ShellSyntaxError('bad substitution');
+}
+
+/** `name` and what to do with it, from the text between `${` and `}`. */
+function paramBody(body: string): { name: string; op?: ParamOp } {
+  if (body.length > 1 && body.startsWith('#') && /^([A-Za-z_]\w*|[?#@*0-9])$/.test(body.slice(1))) return { name: body.slice(1), op: { kind: 'length' } };
+  const m = /^([A-Za-z_]\w*|[?#@*0-9])(.*)$/s.exec(body);
+  if (!m) throw new ShellSyntaxError(`\${${body}}: bad substitution`);
+  const [, name, rest] = m as unknown as [string, string, string];
+  if (rest === '') return { name };
+  const op = /^(:?[-+]|##?|%%?)(.*)$/s.exec(rest);
+  if (!op) throw new ShellSyntaxError(`\${${body}}: bad substitution`);
+  const [, sym, arg] = op as unknown as [string, string, string];
+  if (sym.endsWith('-') || sym.endsWith('+')) return { name, op: { kind: sym.endsWith('-') ? 'default' : 'alternative', colon: sym.startsWith(':'), word: arg } };
+  return { name, op: { kind: 'trim', suffix: sym.startsWith('%'), longest: sym.length === 2, pattern: arg } };
+}
 
 export function lex(src: string): Token[] {
   const tokens: Token[] = [];
@@ -140,7 +186,15 @@ export function lex(src: string): Token[] {
   /** At "$": a parameter, a command substitution, or a lone "$". */
   const dollar = (inQuotes: boolean) => {
     if (src[i + 1] === '(') {
-      if (src[i + 2] === '(') throw new ShellSyntaxError('$((…)): arithmetic expansion is not supported');
+      if (src[i + 2] === '(') {
+        // $((expr)): the body up to the `))` that closes it.
+        const end = commandEnd(src, i + 2);
+        if (src[end - 2] !== ')') throw new ShellSyntaxError("syntax error: unexpected end of file (expecting ')')");
+        begin();
+        addPart({ kind: 'arith', src: src.slice(i + 3, end - 2), quoted: inQuotes });
+        i = end;
+        return;
+      }
       begin();
       const end = commandEnd(src, i + 2);
       addPart({ kind: 'command', src: src.slice(i + 2, end - 1), quoted: inQuotes });
@@ -150,11 +204,11 @@ export function lex(src: string): Token[] {
     begin();
     i++;
     let name = '';
+    let op: ParamOp | undefined;
     if (src[i] === '{') {
-      const end = src.indexOf('}', i);
-      if (end < 0) throw new ShellSyntaxError('bad substitution');
-      name = src.slice(i + 1, end);
-      i = end + 1;
+      const end = braceEnd(src, i + 1);
+      ({ name, op } = paramBody(src.slice(i + 1, end - 1)));
+      i = end;
     } else if (i < src.length && SPECIAL.test(src[i]!)) {
       name = src[i++]!;
     } else {
@@ -167,8 +221,8 @@ export function lex(src: string): Token[] {
     }
     // The system's environment is fixed: it expands now; shell variables and specials when run.
     const fixed = ENV[name];
-    if (fixed !== undefined) addQuoted(fixed);
-    else addPart({ kind: 'param', name, quoted: inQuotes });
+    if (fixed !== undefined && !op) addQuoted(fixed);
+    else addPart({ kind: 'param', name, quoted: inQuotes, ...(op ? { op } : {}), ...(fixed !== undefined ? { fixed } : {}) });
   };
   const backquote = (inQuotes: boolean) => {
     begin();

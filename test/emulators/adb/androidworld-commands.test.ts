@@ -185,6 +185,13 @@ describe('SMS as AndroidWorld\'s sms tasks read and send them', () => {
     await sh(`input tap ${(x1 + x2) >> 1} ${(y1 + y2) >> 1}`);
     const sent = await sh('content query --uri content://sms/sent --projection address:body');
     expect(sent.out.split('\n')[0]).toBe('Row: 0 address=+15550188, body=on my way');
+    // Texts from two senders within one device millisecond: the last sender's thread is on top of the list
+    // (it used to be the lower address among the ties).
+    await emu('sms', 'send', '+15550300', 'latest');
+    await sh('am force-stop com.simplemobiletools.smsmessenger; am start -n com.simplemobiletools.smsmessenger/.activities.MainActivity');
+    const list = (await sh('uiautomator dump /dev/tty')).out;
+    expect([...list.matchAll(/text="([^"]*)" resource-id="com\.simplemobiletools\.smsmessenger:id\/conversation_address"/g)].map((m) => m[1]).slice(0, 2))
+      .toEqual(['+15550300', '+15550188']);
   });
 });
 
@@ -199,5 +206,46 @@ describe('logcat and the builtins adb logcat sends (android_env\'s log stream)',
     // exec replaces the shell: its status is the line's, and nothing after it runs.
     expect(await sh('exec false; echo after')).toMatchObject({ code: 1, out: '' });
     expect(await sh('for i in 1 2; do echo $i; exec true; done; echo after')).toMatchObject({ code: 0, out: '1\n' });
+  });
+});
+
+describe('mksh grammar and expansions a script writer reaches for', () => {
+  it('runs case … esac: globs and | alternatives, quoted patterns literal, the first match only, its status (0 when none matched)', async () => {
+    expect(await sh('for f in a.txt b.PDF c; do case $f in *.txt) echo "text $f";; *.pdf|*.PDF) echo "pdf $f";; *) echo "other $f";; esac; done'))
+      .toMatchObject({ code: 0, out: 'text a.txt\npdf b.PDF\nother c\n' });
+    expect(await sh('case "a*" in "a*") echo literal;; esac; case ab in "a*") echo no;; a*) echo glob;; a?) echo second; esac'))
+      .toMatchObject({ code: 0, out: 'literal\nglob\n' });
+    expect(await sh('case x in\n  y) echo y\n    ;;\n  (x) echo x; false\nesac')).toMatchObject({ code: 1, out: 'x\n' });
+    expect(await sh('false; case z in a) echo a;; esac; echo "status $?"')).toMatchObject({ code: 0, out: 'status 0\n' });
+    expect(await sh('p="*.md"; case n.md in $p) echo "by pattern";; esac')).toMatchObject({ code: 0, out: 'by pattern\n' });
+    expect(await sh('case x in a) echo a;;')).toMatchObject({ code: 1, err: "/system/bin/sh: syntax error: 'case' unmatched\n" });
+  });
+
+
+  it('defines and calls functions (name() and function name) with $1… $# "$@", return N, and its own arguments restored after', async () => {
+    expect(await sh('greet() { echo "hi $1 ($#)"; }; greet Ada; greet "Ada Lovelace" x; echo "[$1] $#"')).toMatchObject({ code: 0, out: 'hi Ada (1)\nhi Ada Lovelace (2)\n[] 0\n' });
+    expect(await sh('function isdir { [ -d "$1" ] && return 0; echo "no $1"; return 3; echo never; }; isdir /sdcard && echo yes; isdir /nope; echo "status $?"'))
+      .toMatchObject({ code: 0, out: 'yes\nno /nope\nstatus 3\n' });
+    expect(await sh('count() { for f in "$@"; do echo "<$f>"; done; echo $#; }; count a "b c"; count')).toMatchObject({ code: 0, out: '<a>\n<b c>\n2\n0\n' });
+    expect(await sh('f() { for i in 1 2 3; do [ $i = 2 ] && return 7; echo $i; done; }; f; echo "status $?"')).toMatchObject({ code: 0, out: '1\nstatus 7\n' });
+    expect(await sh('f()\n{\n  echo multi-line\n}\nf > /sdcard/fn.txt; cat /sdcard/fn.txt')).toMatchObject({ code: 0, out: 'multi-line\n' });
+  });
+
+  it('expands ${VAR:-…} ${VAR-…} ${VAR:+…} ${#VAR} and trims with ${VAR#…} ${VAR##…} ${VAR%…} ${VAR%%…}', async () => {
+    expect(await sh('echo ${u:-def} "${u-def2}" ${u:+alt}; e=; echo "[${e-unset}]" "[${e:-empty}]" "[${e:+alt}]" "[${e+set}]"'))
+      .toMatchObject({ code: 0, out: 'def def2\n[] [empty] [] [set]\n' });
+    expect(await sh('d=/sdcard; echo ${u:-$d/Download} ${HOME:-x} ${#d}')).toMatchObject({ code: 0, out: '/sdcard/Download / 7\n' });
+    const p = 'p=/sdcard/Download/a.b.txt';
+    expect(await sh(`${p}; echo \${p#*/} \${p##*/} \${p%.*} \${p%%.*}`)).toMatchObject({ code: 0, out: 'sdcard/Download/a.b.txt a.b.txt /sdcard/Download/a.b /sdcard/Download/a\n' });
+    expect(await sh(`${p}; for f in "\${p##*/}"; do echo "\${f%.txt}.md"; done`)).toMatchObject({ code: 0, out: 'a.b.md\n' });
+    expect(await sh('echo ${x@}')).toMatchObject({ code: 1, err: '/system/bin/sh: ${x@}: bad substitution\n' });
+  });
+
+  it('computes $((…)) in 32-bit signed integers with C precedence, variables by name or $, and stops at a zero divisor', async () => {
+    expect(await sh('echo $((1+2*3)) $(( (1+2)*3 )) $((7/2)) $((-7%3)) $((1<<4)) $((3>2 && 1)) $((1?5:6)) $((0x10)) $((010)) $((2#101))'))
+      .toMatchObject({ code: 0, out: '7 9 3 -1 16 1 5 16 10 5\n' });
+    expect(await sh('echo $((2147483647+1))')).toMatchObject({ code: 0, out: '-2147483648\n' });
+    expect(await sh('n=5; i=0; while [ $i -lt 3 ]; do i=$((i+1)); done; echo $((n*2)) $(($n+i)) "$(( $(echo 4) * 2 ))"')).toMatchObject({ code: 0, out: '10 8 8\n' });
+    expect(await sh('echo before; echo $((1/0)); echo after')).toMatchObject({ code: 1, err: '/system/bin/sh: 1/0: zero divisor\n' });
   });
 });

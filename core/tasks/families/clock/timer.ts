@@ -101,7 +101,8 @@ export const StartTimer = defineTask({
   },
 });
 
-const Entry = z.object({ hours: z.int().min(0).max(9), minutes: z.int().min(0).max(59), seconds: z.int().min(0).max(59) });
+// The keypad takes two digits of hours (up to 99), as AndroidWorld's instances use (0–23).
+const Entry = z.object({ hours: z.int().min(0).max(99), minutes: z.int().min(0).max(59), seconds: z.int().min(0).max(59) });
 const setupText = (p: z.infer<typeof Entry>) => `${String(p.hours).padStart(2, '0')}h ${String(p.minutes).padStart(2, '0')}m ${String(p.seconds).padStart(2, '0')}s`;
 
 export const TimerEntry = defineTask({

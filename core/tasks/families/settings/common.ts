@@ -2,6 +2,7 @@ import type { Action } from '../../../actions/schema.js';
 import { launch, scrollTo, type OracleUi } from '../../oracle.js';
 import { inActivity, onScreen } from '../../validators/ui.js';
 import type { Subgoal } from '../../task.js';
+import { clickableAncestor, type UiNode } from '../../../a11y/ui-tree.js';
 
 export const SETTINGS_PKG = 'com.android.settings';
 export const SUB_SETTINGS = 'com.android.settings.SubSettings';
@@ -13,6 +14,13 @@ export function* openSettingsPath(ui: OracleUi, path: readonly string[]): Genera
     const el = yield* scrollTo(ui, { text: title });
     yield ui.tap(el);
   }
+}
+
+/** Whether the switch in the row labelled `label` is on, as a person reads the toggle (its checked state). */
+export function switchIsOn(ui: OracleUi, label: string): boolean {
+  const el = ui.require({ text: label });
+  const find = (n: UiNode): UiNode | undefined => (n.checkable ? n : n.children.map(find).find((x) => x !== undefined));
+  return find((clickableAncestor(el) ?? el).node)?.checked ?? false;
 }
 
 /** Subgoal: Settings is in front. */

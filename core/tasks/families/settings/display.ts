@@ -23,7 +23,8 @@ function brightnessPoint(ui: Parameters<TaskTemplate['oracle']>[1], fraction: nu
 const Extreme = z.object({});
 
 function brightnessExtreme(max: boolean): TaskTemplate<z.infer<typeof Extreme>> {
-  const want = max ? 255 : 0;
+  // The slider's ends: 255 and 1 (Android keeps the screen lit; AndroidWorld checks the same values).
+  const want = max ? 255 : 1;
   const atExtreme = (device: Device) => settingVerdict(device, BRIGHTNESS.ns, BRIGHTNESS.key, String(want), (v) => Number(v) === want, `brightness at ${want}`);
   return defineTask({
     id: max ? 'SystemBrightnessMax' : 'SystemBrightnessMin',

@@ -3,7 +3,7 @@ import { defineTask, type Difficulty, type TaskTag, type TaskTemplate } from '..
 import type { Device } from '../../../device/device.js';
 import { putSetting, settingVerdict, type SettingsNamespace } from '../../validators/settings.js';
 import { met } from '../../verdict.js';
-import { openSettingsPath, pageOpen, settingsOpen } from './common.js';
+import { openSettingsPath, pageOpen, settingsOpen, switchIsOn } from './common.js';
 
 /**
  * Settings switches (Wi-Fi, Bluetooth, airplane mode, dark theme, 24-hour time, location, battery
@@ -67,7 +67,8 @@ function switchTask(d: SwitchDef, turnOn: boolean): TaskTemplate<z.infer<typeof 
     ],
     *oracle(_p, ui) {
       yield* openSettingsPath(ui, d.path);
-      yield ui.tap({ text: d.row });
+      // Already in the goal state (AndroidWorld's *Verify instances start there): leave it.
+      if (switchIsOn(ui, d.row) !== turnOn) yield ui.tap({ text: d.row });
       yield ui.complete();
     },
   });

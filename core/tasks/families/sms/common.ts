@@ -121,6 +121,12 @@ export async function sentVerdict(device: Device, seeded: readonly SeedMessage[]
 
 export function* openSms(ui: OracleUi): Generator<Action, void, void> {
   yield* launch(ui, SMS_APP);
+  // The app reopens where it was left (a thread that sending a text opened, as AndroidWorld's send_sms
+  // leaves it): up to the conversation list, or open the app again when the thread was the task's root.
+  if (!ui.exists({ contentDesc: 'Start a conversation' }) && ui.exists({ contentDesc: 'Navigate up' })) {
+    yield ui.tap({ contentDesc: 'Navigate up' });
+    if (!ui.exists({ contentDesc: 'Start a conversation' })) yield* launch(ui, SMS_APP);
+  }
 }
 
 /** Opens a conversation from the list by its title (contact name or number), scrolling to it. */

@@ -132,8 +132,10 @@ export const PAGES: Record<string, Page> = {
         text('Brightness level', { size: 16, pad: [12, 24, 0, 24] }),
         caption(`${percent(s.get('system', 'screen_brightness'), 255)}%`, { pad: [0, 24, 0, 24], id: 'brightness_summary' }),
         slider({
-          id: 'brightness_slider', desc: 'Display brightness', value: Number(s.get('system', 'screen_brightness') ?? 0) / 255,
-          onSet: (f) => s.put('system', 'screen_brightness', String(Math.round(f * 255))),
+          // Android 13's slider spans screen_brightness 1–255: at its left end the setting is 1, never 0
+          // (AndroidWorld's SystemBrightnessMin checks for 1).
+          id: 'brightness_slider', desc: 'Display brightness', value: (Number(s.get('system', 'screen_brightness') ?? 1) - 1) / 254,
+          onSet: (f) => s.put('system', 'screen_brightness', String(1 + Math.round(f * 254))),
         }),
         flagRow(ctx, 'auto_brightness', 'Adaptive brightness', 'system', 'screen_brightness_mode'),
         divider(),

@@ -104,7 +104,11 @@ export function contactName(sys: SystemServices, address: string): string | null
 export function conversations(sys: SystemServices): Conversation[] {
   const names = contactNames(sys);
   const byKey = new Map<string, Conversation>();
+  // The newest row of each thread: texts delivered within one device millisecond (the clock can stand
+  // still) list by arrival, as the app's threads table orders them, not by address.
+  const lastId = new Map<string, number>();
   for (const m of allMessages(sys)) {
+    lastId.set(numberKey(m.address), Math.max(lastId.get(numberKey(m.address)) ?? 0, m.id));
     const key = numberKey(m.address);
     let c = byKey.get(key);
     if (!c) {
@@ -120,7 +124,7 @@ export function conversations(sys: SystemServices): Conversation[] {
     c.date = Math.max(c.date, m.date);
     if (m.type === SMS_TYPE.inbox && !m.read) c.unread++;
   }
-  return [...byKey.values()].sort((a, b) => b.date - a.date || a.key.localeCompare(b.key));
+  return [...byKey.values()].sort((a, b) => b.date - a.date || lastId.get(b.key)! - lastId.get(a.key)!);
 }
 
 /** The messages of one conversation, oldest first (drafts are the text box's, not bubbles). */
