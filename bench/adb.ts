@@ -45,7 +45,7 @@ async function agentSteps(d: Device, n: number, shot: 'none' | 1 | 0.5): Promise
   return samples;
 }
 
-async function startEmulatorProcess(port: number, home: string): Promise<{ address: string; stop(): Promise<void> }> {
+export async function startEmulatorProcess(port: number, home: string): Promise<{ address: string; stop(): Promise<void> }> {
   const child = spawn(process.execPath, [fileURLToPath(new URL('../bin/awb.js', import.meta.url)), 'emulator', 'start', '--port', String(port), '--json'], {
     env: { ...process.env, AWB_HOME: home, HOME: home }, stdio: ['ignore', 'pipe', 'inherit'],
   });

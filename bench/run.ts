@@ -27,8 +27,9 @@ import { benchTinyVlm } from './tiny-vlm.js';
 import { benchVlmSft } from './vlm-sft.js';
 import { benchGrpc } from './grpc.js';
 import { benchLiveGrpc } from './live-grpc.js';
+import { benchSuiteAdb } from './suite-adb.js';
 
-const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = { simdroid: benchSimdroid, parallel: benchParallel, adb: benchAdb, store: benchStore, ui: benchUi, grpo: benchGrpo, 'rollout-store': benchRolloutStore, policy: benchPolicy, eval: benchEval, train: benchTrain, adapt: benchAdapt, rewards: benchRewards, progrm: benchProgrm, shepherd: benchShepherd, onnx: benchOnnx, jobs: benchJobs, ray: benchRay, online: benchOnline, 'served-vlm': benchServedVlm, 'tiny-vlm': benchTinyVlm, 'vlm-sft': benchVlmSft, grpc: benchGrpc, 'live-grpc': benchLiveGrpc };
+const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = { simdroid: benchSimdroid, parallel: benchParallel, adb: benchAdb, store: benchStore, ui: benchUi, grpo: benchGrpo, 'rollout-store': benchRolloutStore, policy: benchPolicy, eval: benchEval, train: benchTrain, adapt: benchAdapt, rewards: benchRewards, progrm: benchProgrm, shepherd: benchShepherd, onnx: benchOnnx, jobs: benchJobs, ray: benchRay, online: benchOnline, 'served-vlm': benchServedVlm, 'tiny-vlm': benchTinyVlm, 'vlm-sft': benchVlmSft, grpc: benchGrpc, 'live-grpc': benchLiveGrpc, 'suite-adb': benchSuiteAdb };
 
 const wanted = process.argv.slice(2);
 const names = wanted.length ? wanted : Object.keys(BENCHES);
