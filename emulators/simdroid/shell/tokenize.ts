@@ -57,8 +57,12 @@ const OPERATORS = ['2>&1', '1>&2', '2>>', '>&2', '&&', '||', '>>', '2>', '1>', '
 const GLOB_CHARS = '*?[';
 const ESCAPE_IN_GLOB = '*?[]\\';
 
-/** The end (index after the closing `)`) of a `$(…)` whose body starts at `i`, skipping quotes and nested parentheses. */
-function commandEnd(src: string, i: number): number {
+/**
+ * The index after the bracket closing a `$(` or `${` whose body starts at `i`: quotes are skipped (double quotes
+ * only inside `$(…)`), nested openings counted — `(` anywhere in a command, `${` in a parameter.
+ */
+function closingEnd(src: string, i: number, kind: '(' | '{'): number {
+  const close = kind === '(' ? ')' : '}';
   let depth = 1;
   while (i < src.length) {
     const c = src[i]!;
@@ -67,17 +71,17 @@ function commandEnd(src: string, i: number): number {
       const end = src.indexOf("'", i + 1);
       if (end < 0) break;
       i = end + 1;
-    } else if (c === '"') {
+    } else if (c === '"' && kind === '(') {
       i++;
       while (i < src.length && src[i] !== '"') i += src[i] === '\\' ? 2 : 1;
       i++;
     } else {
-      if (c === '(') depth++;
-      else if (c === ')' && --depth === 0) return i + 1;
+      if (c === kind && (kind === '(' || src[i - 1] === '$')) depth++;
+      else if (c === close && --depth === 0) return i + 1;
       i++;
     }
   }
-  throw new ShellSyntaxError("syntax error: unexpected end of file (expecting ')')");
+  throw new ShellSyntaxError(kind === '(' ? "syntax error: unexpected end of file (expecting ')')" : 'bad substitution');
 }
 
 /** The source inside `…` starting at `i` (after the opening backquote), with its \` \\ \$ escapes removed, and the index after the closing one. */
@@ -95,25 +99,6 @@ function backquoted(src: string, i: number): { body: string; end: number } {
 
 /** Single-character special parameters: `$?`, `$#`, `$0`…`$9`, `$@`, `$*`. */
 const SPECIAL = /[?#@*0-9]/;
-
-/** The index after the `}` closing a `${` whose body starts at `i`, skipping quotes and nested `${…}`. */
-function braceEnd(src: string, i: number): number {
-  let depth = 1;
-  while (i < src.length) {
-    const c = src[i]!;
-    if (c === '\\') i += 2;
-    else if (c === "'") {
-      const end = src.indexOf("'", i + 1);
-      if (end < 0) break;
-      i = end + 1;
-    } else {
-      if (c === '{' && src[i - 1] === '$') depth++;
-      else if (c === '}' && --depth === 0) return i + 1;
-      i++;
-    }
-  }
-  throw new ShellSyntaxError('bad substitution');
-}
 
 /** `name` and what to do with it, from the text between `${` and `}`. */
 function paramBody(body: string): { name: string; op?: ParamOp } {
@@ -188,7 +173,7 @@ export function lex(src: string): Token[] {
     if (src[i + 1] === '(') {
       if (src[i + 2] === '(') {
         // $((expr)): the body up to the `))` that closes it.
-        const end = commandEnd(src, i + 2);
+        const end = closingEnd(src, i + 2, '(');
         if (src[end - 2] !== ')') throw new ShellSyntaxError("syntax error: unexpected end of file (expecting ')')");
         begin();
         addPart({ kind: 'arith', src: src.slice(i + 3, end - 2), quoted: inQuotes });
@@ -196,7 +181,7 @@ export function lex(src: string): Token[] {
         return;
       }
       begin();
-      const end = commandEnd(src, i + 2);
+      const end = closingEnd(src, i + 2, '(');
       addPart({ kind: 'command', src: src.slice(i + 2, end - 1), quoted: inQuotes });
       i = end;
       return;
@@ -206,7 +191,7 @@ export function lex(src: string): Token[] {
     let name = '';
     let op: ParamOp | undefined;
     if (src[i] === '{') {
-      const end = braceEnd(src, i + 1);
+      const end = closingEnd(src, i + 1, '{');
       ({ name, op } = paramBody(src.slice(i + 1, end - 1)));
       i = end;
     } else if (i < src.length && SPECIAL.test(src[i]!)) {
