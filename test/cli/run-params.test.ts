@@ -5,23 +5,14 @@ import { runCli as awb } from '../helpers/cli.js';
 import { instanceWithParams, GivenParamsError } from '../../core/tasks/instance.js';
 import { getTemplate } from '../../core/tasks/registry.js';
 import { paramsArg, TaskParamsArgError } from '../../core/cli/run.js';
-import { tempDir } from '../store/helpers.js';
+import { tempAwbHome } from '../store/helpers.js';
 import { adbRig, type AdbRig } from '../device/adb-env.js';
 
 /**
  * `awb run --params … --no-init --device S`: our oracle and check on a task instance someone else set up
  * (AndroidWorld's initialize_task, here plain adb shell commands), over the real adb server.
  */
-const tmp = tempDir('awb-run-params-');
-const home = process.env.AWB_HOME;
-beforeAll(() => {
-  process.env.AWB_HOME = tmp.dir;
-});
-afterAll(() => {
-  if (home === undefined) delete process.env.AWB_HOME;
-  else process.env.AWB_HOME = home;
-  tmp.cleanup();
-});
+const tmp = tempAwbHome('awb-run-params-');
 
 const NOTES = '/storage/emulated/0/Documents/Markor';
 const params = { file_name: 'groceries_list.md', text: 'milk and eggs', others: [{ name: 'call_back.md', text: 'dentist at 3' }] };

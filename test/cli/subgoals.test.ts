@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli as awb } from '../helpers/cli.js';
 import { requireSimDroid } from '../../core/cli/subgoal-recorder.js';
 import { UsageError } from '../../core/cli/args.js';
@@ -8,21 +8,12 @@ import { createRun, getSubgoalProgress, listRuns, loadTrajectory, openStore, typ
 import { episodeIds } from '../../core/store/queries.js';
 import { instantiate } from '../../core/tasks/instance.js';
 import { getTemplate } from '../../core/tasks/registry.js';
-import { tempDir } from '../store/helpers.js';
+import { tempAwbHome } from '../store/helpers.js';
 import { adbRig } from '../device/adb-env.js';
 
 // Recordings go to a temp store, never the user's ~/.awb.
-const tmp = tempDir('awb-subgoals-cli-');
+const tmp = tempAwbHome('awb-subgoals-cli-');
 const dbPath = join(tmp.dir, 'store.db');
-const home = process.env.AWB_HOME;
-beforeAll(() => {
-  process.env.AWB_HOME = tmp.dir;
-});
-afterAll(() => {
-  if (home === undefined) delete process.env.AWB_HOME;
-  else process.env.AWB_HOME = home;
-  tmp.cleanup();
-});
 
 function withStore<T>(fn: (db: ReturnType<typeof openStore>) => T): T {
   const db = openStore(dbPath);

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { afterAll, beforeAll } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SimDroid } from '../../emulators/simdroid/simdroid.js';
@@ -16,6 +17,24 @@ import type { EpisodeId, RunId } from '../../core/store/ids.js';
 export function tempDir(prefix = 'awb-store-'): { dir: string; cleanup(): void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A fresh temp folder as AWB_HOME for this test file (the CLI's data folder), so nothing touches the
+ * user's ~/.awb; the previous value comes back and the folder goes after the file's tests.
+ */
+export function tempAwbHome(prefix: string): { dir: string } {
+  const tmp = tempDir(prefix);
+  const home = process.env.AWB_HOME;
+  beforeAll(() => {
+    process.env.AWB_HOME = tmp.dir;
+  });
+  afterAll(() => {
+    if (home === undefined) delete process.env.AWB_HOME;
+    else process.env.AWB_HOME = home;
+    tmp.cleanup();
+  });
+  return { dir: tmp.dir };
 }
 
 /** Runs one real episode on SimDroid with half-resolution screenshots, recorded into the store. */
