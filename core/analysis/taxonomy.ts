@@ -65,6 +65,9 @@ function unquote(s: string): string {
 /** Digits only, leading zeros dropped: a keypad entry "828" is the "00h 08m 28s" it made. */
 const digitsOf = (s: string) => s.replace(/\D/g, '').replace(/^0+/, '');
 
+/** The texts a checker quoted in its words ("a", "b" → a, b). */
+const quotedTexts = (t: string) => [...t.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]!);
+
 /**
  * Conditions on something the task must leave as it was ("recipe X kept", "the 8 recordings
  * unchanged", "file f in Download"): their subjects, when the condition failed. A subject is the
@@ -78,7 +81,7 @@ function brokenKeeps(v: CheckVerdict | undefined): Array<{ condition: string; su
     const keep = /\b(kept|unchanged)$/.test(c.name);
     const file = /^(file|folder) (.+) in \S+$/.exec(c.name);
     if (!keep && !(file && c.found?.startsWith('not in'))) continue;
-    const quoted = (t: string) => [...t.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]!.replace(/\s*\(.*\)$/, ''));
+    const quoted = (t: string) => quotedTexts(t).map((x) => x.replace(/\s*\(.*\)$/, ''));
     let subjects = file ? [file[2]!] : [...quoted(c.name), ...(c.found?.startsWith('not ') ? quoted(c.found) : [])];
     if (!subjects.length) {
       const words = c.name.replace(/\s+(kept|unchanged)$/, '').split(' ');
@@ -102,7 +105,7 @@ function misplacedRecords(v: CheckVerdict | undefined): Array<{ condition: strin
   const out: Array<{ condition: string; subjects: string[] }> = [];
   for (const c of all) {
     if (c.ok || !/^(nothing else in|no other)\b/.test(c.name) || !c.found) continue;
-    const extras = [...c.found.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]!);
+    const extras = quotedTexts(c.found);
     const known = extras.filter((x) => all.some((o) => o !== c && o.ok && (o.name.includes(` ${x} `) || o.name.includes(`"${x}"`))));
     if (known.length) out.push({ condition: c.name, subjects: known });
   }
