@@ -26,11 +26,12 @@ import { EmulatorGrpcClient } from '../core/device/adb/emulator-grpc.js';
 import { boundsCenter, flattenUiTree, findFirst } from '../core/a11y/ui-tree.js';
 import { SimDroid } from '../emulators/simdroid/simdroid.js';
 import { encodeScreen, fitImageSize } from '../emulators/simdroid/grpc/image.js';
+import { FRAME_COUNT, LIVE_FRAME } from '../test/e2e/pixels.js';
 import { apiClient, openBrowser, startServe, type ServeProcess } from '../test/e2e/harness.js';
 import { openEmulatorRig } from '../test/e2e/grpc-emulator.js';
 import { fmt, stats, type Stats } from './stats.js';
 
-const IMG = '[data-testid="live-screen"] img';
+const IMG = LIVE_FRAME;
 
 /** Encoders on a half-size frame of the app drawer (icons and labels: a busy screen). */
 async function encoders(): Promise<Record<string, { bytes: number; encode: Stats }>> {
@@ -70,7 +71,7 @@ async function encoders(): Promise<Record<string, { bytes: number; encode: Stats
   }
 }
 
-interface ModeResult { path: FramePath; fps: number; frames: number; changes: number; bytesPerFrame: number; wsSizes: number[]; inputToFrame: Stats }
+interface ModeResult { path: FramePath; fps: number; presentedFps: number; frames: number; changes: number; bytesPerFrame: number; wsSizes: number[]; inputToFrame: Stats }
 
 /** One mirror on the Live view: fps while `change` keeps the drawer scrolling, then clicks → new frame. */
 async function measure(page: Page, serve: ServeProcess, serial: string, label: string, change: (up: boolean) => Promise<void>): Promise<ModeResult> {
@@ -81,24 +82,31 @@ async function measure(page: Page, serve: ServeProcess, serial: string, label: s
     await page.click('[data-view="live"]');
     await page.locator(`[data-testid="live-device"] option[value="${serial}"]`).waitFor({ state: 'attached' });
     await page.selectOption('[data-testid="live-device"]', serial);
-    await page.locator(IMG).waitFor();
+    await page.locator(`${IMG}[${FRAME_COUNT}]`).waitFor();
     await page.waitForTimeout(300);
     const path = (await page.locator('[data-testid="live-frame-path"]').getAttribute('data-path')) as FramePath;
     await driver.api.sendInput({ serial, event: { kind: 'key', key: 'HOME' } });
     await driver.api.sendInput({ serial, event: { kind: 'swipe', x1: 540, y1: 2000, x2: 540, y2: 600, durationMs: 200 } });
     await page.waitForTimeout(500);
-    // Bytes on the wire: the binary WebSocket messages the page receives (frames), counted by CDP.
-    const cdp = await page.context().newCDPSession(page);
-    await cdp.send('Network.enable');
-    const wsSizes: number[] = [];
-    cdp.on('Network.webSocketFrameReceived', (e: { response: { opcode: number; payloadData: string } }) => {
-      if (e.response.opcode === 2) wsSizes.push(Math.floor((e.response.payloadData.length * 3) / 4));
-    });
-    await page.evaluate((sel) => {
-      const w = window as unknown as { frames_: number[] };
+    // Frames painted (the canvas's frame count changing), and frames presented: animation frames
+    // that found a new one painted since the last (at most the display's rate).
+    await page.evaluate(([sel, attr]) => {
+      const w = window as unknown as { frames_: number[]; presented_: number; stop_: boolean; t0_: number };
       w.frames_ = [];
-      new MutationObserver(() => w.frames_.push(performance.now())).observe(document.querySelector(sel)!, { attributes: true, attributeFilter: ['src'] });
-    }, IMG);
+      w.presented_ = 0;
+      w.t0_ = performance.now();
+      w.stop_ = false;
+      const el = document.querySelector(sel)!;
+      new MutationObserver(() => w.frames_.push(performance.now())).observe(el, { attributes: true, attributeFilter: [attr] });
+      let last = el.getAttribute(attr);
+      const tick = () => {
+        const now = el.getAttribute(attr);
+        if (now !== last) w.presented_++;
+        last = now;
+        if (!w.stop_) requestAnimationFrame(tick);
+      };
+      requestAnimationFrame(tick);
+    }, [IMG, FRAME_COUNT] as const);
     // The screen changes continuously: flicks up and down the drawer, back to back, from a change
     // source that is not the path measured (for the emulator, the bench's own gRPC client), so the
     // mirror, not an input round trip, sets the pace.
@@ -106,8 +114,19 @@ async function measure(page: Page, serve: ServeProcess, serial: string, label: s
     const end = Date.now() + seconds * 1000;
     let n = 0;
     while (Date.now() < end) await change(n++ % 2 === 0);
-    const shown = await page.evaluate(() => (window as unknown as { frames_: number[] }).frames_);
-    await cdp.detach();
+    const { shown, presented } = await page.evaluate(() => {
+      const w = window as unknown as { frames_: number[]; presented_: number; stop_: boolean; t0_: number };
+      w.stop_ = true;
+      return { shown: w.frames_, presented: w.presented_ / ((performance.now() - w.t0_) / 1000) };
+    });
+    // Bytes on the wire: the binary WebSocket messages the page receives (frames), counted by CDP
+    // during the clicks below, not during the fps window (CDP copies every frame to this process).
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Network.enable');
+    const wsSizes: number[] = [];
+    cdp.on('Network.webSocketFrameReceived', (e: { response: { opcode: number; payloadData: string } }) => {
+      if (e.response.opcode === 2) wsSizes.push(Math.floor((e.response.payloadData.length * 3) / 4));
+    });
     const span = shown.length > 1 ? (shown.at(-1)! - shown[0]!) / 1000 : seconds;
     const fps = shown.length > 1 ? (shown.length - 1) / span : shown.length / seconds;
 
@@ -120,12 +139,12 @@ async function measure(page: Page, serve: ServeProcess, serial: string, label: s
     const box = (await page.locator('[data-testid="live-screen"]').boundingBox())!;
     const latencies: number[] = [];
     for (let i = 0; i < 20; i++) {
-      const wait = page.evaluate((sel) => new Promise<number>((resolve) => {
+      const wait = page.evaluate(([sel, attr]) => new Promise<number>((resolve) => {
         const t0 = performance.now();
         const o = new MutationObserver(() => (o.disconnect(), resolve(performance.now() - t0)));
-        o.observe(document.querySelector(sel)!, { attributes: true, attributeFilter: ['src'] });
+        o.observe(document.querySelector(sel)!, { attributes: true, attributeFilter: [attr] });
         (window as unknown as { armed_: boolean }).armed_ = true;
-      }), IMG);
+      }), [IMG, FRAME_COUNT] as const);
       await page.waitForFunction(() => (window as unknown as { armed_: boolean }).armed_);
       await page.evaluate(() => ((window as unknown as { armed_: boolean }).armed_ = false));
       if (i % 2 === 0) await page.mouse.click(box.x + (at.x / state.screen.width) * box.width, box.y + (at.y / state.screen.height) * box.height);
@@ -134,8 +153,8 @@ async function measure(page: Page, serve: ServeProcess, serial: string, label: s
       await page.waitForTimeout(150);
     }
     const lat = stats(latencies);
-    const result = { path, fps, frames: shown.length, changes: n, bytesPerFrame: wsSizes.length ? stats(wsSizes).median : 0, wsSizes, inputToFrame: lat };
-    console.log(`${label} [${path}]: ${fps.toFixed(1)} fps over ${span.toFixed(1)} s (${n} screen changes, ${(n / seconds).toFixed(1)} a second), ${result.bytesPerFrame} bytes a frame on the WebSocket (median); input → new frame shown: ${fmt(lat)}`);
+    const result = { path, fps, presentedFps: presented, frames: shown.length, changes: n, bytesPerFrame: wsSizes.length ? stats(wsSizes).median : 0, wsSizes, inputToFrame: lat };
+    console.log(`${label} [${path}]: ${fps.toFixed(1)} fps painted over ${span.toFixed(1)} s, ${presented.toFixed(1)} presented (${n} screen changes, ${(n / seconds).toFixed(1)} a second), ${result.bytesPerFrame} bytes a frame on the WebSocket (median); input → new frame shown: ${fmt(lat)}`);
     return result;
   } finally {
     driver.close();

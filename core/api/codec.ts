@@ -17,6 +17,19 @@ function soleKey(value: unknown): string | undefined {
   return keys.length === 1 ? keys[0] : undefined;
 }
 
+/** `value`, or a shallow copy of it with its Uint8Array members replaced by attachment references. */
+function withoutBytes(value: object, attach: (bytes: Uint8Array) => object): object {
+  if (Array.isArray(value)) return value.some((v) => v instanceof Uint8Array) ? value.map((v: unknown) => (v instanceof Uint8Array ? attach(v) : v)) : value;
+  let copy: Record<string, unknown> | undefined;
+  for (const k of Object.keys(value)) {
+    const v = (value as Record<string, unknown>)[k];
+    if (!(v instanceof Uint8Array)) continue;
+    copy ??= { ...value };
+    copy[k] = attach(v);
+  }
+  return copy ?? value;
+}
+
 export class WireFormatError extends Error {
   override name = 'WireFormatError';
   constructor(message: string, readonly size: number) {
@@ -26,16 +39,24 @@ export class WireFormatError extends Error {
 
 export function encodeMessage(msg: unknown): string | Uint8Array {
   const blobs: Uint8Array[] = [];
+  const refs = new WeakSet<object>();
+  const attach = (bytes: Uint8Array) => {
+    blobs.push(bytes);
+    const ref = { [BIN_KEY]: blobs.length - 1 };
+    refs.add(ref);
+    return ref;
+  };
   const json = JSON.stringify(msg, function (this: unknown, _key, value: unknown) {
-    // JSON.stringify hands Buffers to replacers already converted by their toJSON; read the holder instead.
+    // JSON.stringify hands Buffers to replacers already converted by their toJSON; read the holder.
     const raw = (this as Record<string, unknown>)[_key];
-    if (raw instanceof Uint8Array) {
-      blobs.push(raw);
-      return { [BIN_KEY]: blobs.length - 1 };
-    }
-    const key = soleKey(value);
-    if (key !== undefined && ESCAPED_KEY.test(key)) return { [`$${key}`]: (value as Record<string, unknown>)[key] };
-    return value;
+    if (raw instanceof Uint8Array) return attach(raw);
+    if (value === null || typeof value !== 'object' || refs.has(value)) return value;
+    // That conversion (an array of every byte) is what a frame's bytes would cost, so attachments
+    // are taken out of their parent, before JSON.stringify reaches them.
+    const out = withoutBytes(value, attach);
+    const key = soleKey(out);
+    if (key !== undefined && ESCAPED_KEY.test(key)) return { [`$${key}`]: (out as Record<string, unknown>)[key] };
+    return out;
   });
   if (blobs.length === 0) return json;
   const head = new TextEncoder().encode(json);

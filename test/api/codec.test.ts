@@ -24,6 +24,21 @@ describe('WebSocket wire codec', () => {
     expect(back.v.empty.length).toBe(0);
   });
 
+  it("never converts bytes through their toJSON (a Buffer's is an array of every byte: a frame's cost)", () => {
+    class Tripwire extends Uint8Array {
+      toJSON(): never {
+        throw new Error('toJSON called');
+      }
+    }
+    const msg = { kind: 'frame', frame: { png: new Tripwire([1, 2, 3]), seq: 4 }, list: [new Tripwire([5]), 'x'], top: new Tripwire([6, 7]) };
+    const out = decodeMessage(encodeMessage(msg) as Uint8Array) as { frame: { png: Uint8Array; seq: number }; list: [Uint8Array, string]; top: Uint8Array };
+    expect([...out.frame.png]).toEqual([1, 2, 3]);
+    expect(out.frame.seq).toBe(4);
+    expect([...out.list[0]]).toEqual([5]);
+    expect(out.list[1]).toBe('x');
+    expect([...out.top]).toEqual([6, 7]);
+  });
+
   it('refuses truncated or inconsistent binary messages with a named error', () => {
     const wire = encodeMessage({ v: new Uint8Array([1, 2, 3, 4]) }) as Uint8Array;
     expect(() => decodeMessage(wire.subarray(0, 2))).toThrow(WireFormatError);

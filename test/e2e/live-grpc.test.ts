@@ -4,6 +4,7 @@ import type { Page } from 'playwright-core';
 import { boundsCenter, findFirst, flattenUiTree } from '../../core/a11y/ui-tree.js';
 import { apiClient, openBrowser, startServe, type Browser, type ServeProcess } from './harness.js';
 import { openEmulatorRig, type EmulatorRig, type GrpcEmulator } from './grpc-emulator.js';
+import { FRAME_COUNT, LIVE_FRAME } from './pixels.js';
 
 /**
  * The Live view mirroring an emulator over its gRPC API, in Chromium: a SimDroid in its own process
@@ -18,7 +19,7 @@ describe('Live view of an emulator over gRPC (SimDroid process, real adb server,
   let serve: ServeProcess;
   let browser: Browser;
   let page: Page;
-  const img = '[data-testid="live-screen"] img';
+  const img = LIVE_FRAME;
 
   beforeAll(async () => {
     rig = await openEmulatorRig();
@@ -43,7 +44,7 @@ describe('Live view of an emulator over gRPC (SimDroid process, real adb server,
   it('mirrors emulator-NNNN from its gRPC stream, and a click on the screen opens an app', async () => {
     await page.click('[data-view="live"]');
     await expect.poll(() => page.locator('[data-testid="live-device"]').inputValue(), { timeout: 15_000 }).toBe(emu.serial);
-    await page.locator(img).waitFor({ timeout: 15_000 });
+    await page.locator(`${img}[${FRAME_COUNT}]`).waitFor({ timeout: 15_000 });
     const badge = page.locator('[data-testid="live-frame-path"]');
     expect(await badge.getAttribute('data-path')).toBe('grpc-stream');
     expect(await badge.innerText()).toBe('gRPC stream');
@@ -59,13 +60,13 @@ describe('Live view of an emulator over gRPC (SimDroid process, real adb server,
     const icon = findFirst(flattenUiTree(state.tree), { text: 'Phone' });
     expect(icon, 'a Phone icon on the home screen').toBeTruthy();
     const at = boundsCenter(icon!.node.bounds);
-    const before = await page.locator(img).getAttribute('src');
+    const before = await page.locator(img).getAttribute(FRAME_COUNT);
     const box = (await page.locator('[data-testid="live-screen"]').boundingBox())!;
     await page.mouse.click(box.x + (at.x / state.screen.width) * box.width, box.y + (at.y / state.screen.height) * box.height);
 
     // The device opened the app (read back over adb), and the mirror shows a new frame, still from the stream.
     await expect.poll(() => page.locator('[data-testid="live-foreground"]').innerText(), { timeout: 10_000 }).toBe('com.google.android.dialer');
-    expect(await page.locator(img).getAttribute('src')).not.toBe(before);
+    await expect.poll(() => page.locator(img).getAttribute(FRAME_COUNT), { timeout: 10_000 }).not.toBe(before);
     expect(await badge.getAttribute('data-path')).toBe('grpc-stream');
   });
 });

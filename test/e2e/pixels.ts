@@ -24,13 +24,17 @@ export async function canvasColours(canvas: Locator, rgb: [number, number, numbe
   }, [rgb, tolerance] as [number[], number]);
 }
 
-/** Distinct colours in an <img>: a blank or failed image has one or two. */
+/** The Live view's mirrored screen: a canvas (FrameCanvas) whose `data-frame` counts the frames painted. */
+export const LIVE_FRAME = '[data-testid="live-screen"] canvas';
+export const FRAME_COUNT = 'data-frame';
+
+/** Distinct colours in an <img> or a painted frame's canvas: a blank or failed image has one or two. */
 export async function imageColours(img: Locator): Promise<number> {
-  return img.evaluate(async (el: HTMLImageElement) => {
-    await el.decode();
+  return img.evaluate(async (el: HTMLImageElement | HTMLCanvasElement) => {
+    if (el instanceof HTMLImageElement) await el.decode();
     const c = document.createElement('canvas');
-    c.width = el.naturalWidth;
-    c.height = el.naturalHeight;
+    c.width = el instanceof HTMLImageElement ? el.naturalWidth : el.width;
+    c.height = el instanceof HTMLImageElement ? el.naturalHeight : el.height;
     const g = c.getContext('2d')!;
     g.drawImage(el, 0, 0);
     const d = g.getImageData(0, 0, c.width, c.height).data;

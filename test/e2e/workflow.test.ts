@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startServe, type Browser, type ServeProcess, openWorkbench } from './harness.js';
-import { imageColours, shot } from './pixels.js';
+import { FRAME_COUNT, imageColours, LIVE_FRAME, shot } from './pixels.js';
 
 /**
  * The researcher's path through the workbench, in Chromium against `awb serve`: the device, its
@@ -40,10 +40,10 @@ describe('workbench end to end in Chromium', () => {
 
   it('mirrors the screen on the Live view, taps through it, and inspects the tree', async () => {
     await page.click('[data-view="live"]');
-    const img = page.locator('[data-testid="live-screen"] img');
-    await img.waitFor();
+    const img = page.locator(LIVE_FRAME);
+    await page.locator(`${LIVE_FRAME}[${FRAME_COUNT}]`).waitFor();
     expect(await imageColours(img)).toBeGreaterThan(8);
-    const before = await img.getAttribute('src');
+    const before = await img.getAttribute(FRAME_COUNT);
     await page.getByTestId('key-home').click(); // a frame arrives only when the screen changes…
     const box = (await page.getByTestId('live-screen').boundingBox())!;
     // …so open the app drawer with a drag on the mirrored screen (a swipe on the device).
@@ -51,7 +51,7 @@ describe('workbench end to end in Chromium', () => {
     await page.mouse.down();
     await page.mouse.move(box.x + box.width / 2, box.y + box.height * 0.3, { steps: 8 });
     await page.mouse.up();
-    await expect.poll(() => img.getAttribute('src'), { timeout: 10_000 }).not.toBe(before);
+    await expect.poll(() => img.getAttribute(FRAME_COUNT), { timeout: 10_000 }).not.toBe(before);
     await page.getByTestId('inspector-tree').waitFor();
     await expect.poll(async () => page.locator('[data-testid^="tree-node-"]').count(), { timeout: 10_000 }).toBeGreaterThan(10);
     // The tree re-renders when a late frame lands, so click and read until the panel shows a node.

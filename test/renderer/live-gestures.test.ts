@@ -82,7 +82,9 @@ describe('the Live view maps mouse gestures to device input', () => {
   const settle = () => act(async () => new Promise((r) => setTimeout(r, 10)));
 
   it('shows the mirrored frame, fps and the tree', () => {
-    expect(screen().querySelector('img')).not.toBeNull();
+    // A live mirror paints its frames on a canvas (FrameCanvas), not through an <img>.
+    expect(screen().querySelector('canvas[aria-label="device screen"]')).not.toBeNull();
+    expect(screen().querySelector('img')).toBeNull();
     expect(host.querySelector('[data-testid=live-fps]')!.textContent).toMatch(/fps/);
     expect(host.querySelector('[data-testid=tree-node-1]')!.textContent).toMatch(/Button.*"OK"/);
   });

@@ -92,7 +92,26 @@ function drawText(c: Ctx, spec: ViewSpec, value: string, box: { x: number; y: nu
   }
 }
 
+/** Classes that paint a control of their own even with no style or text. */
+const CONTROL_CLASSES: ReadonlySet<string> = new Set([W.EditText, W.CheckBox, W.RadioButton, W.Switch, W.SeekBar]);
+
+/**
+ * Whether drawNode paints anything for the node itself. Layout containers do not, and skipping
+ * their save/clip/restore takes about a third of those calls out of a frame (BENCHMARKS.md).
+ */
+function paintsItself(n: LaidNode): boolean {
+  const s = n.spec;
+  const st = s.style;
+  if (s.text || CONTROL_CLASSES.has(s.cls)) return true;
+  return st !== undefined && (st.variant !== undefined || !!st.bg || !!st.elevation || !!st.icon || !!st.divider);
+}
+
 function drawNode(c: Ctx, n: LaidNode): void {
+  if (!paintsItself(n)) {
+    for (const child of n.children) drawNode(c, child);
+    drawScrollbar(c.g, n);
+    return;
+  }
   const { g, pal } = c;
   const s = n.spec;
   const st = s.style ?? {};
@@ -309,15 +328,17 @@ function drawNode(c: Ctx, n: LaidNode): void {
   g.restore();
 
   for (const child of n.children) drawNode(c, child);
+  drawScrollbar(g, n);
+}
 
-  if (n.scroll && n.scroll.max > 0) {
-    // A thin scrollbar so the pixels show there is more to scroll, as Android flashes one.
-    const viewH = n.clip.h;
-    const thumb = Math.max(24, (viewH * viewH) / (viewH + n.scroll.max));
-    const ty = n.clip.y + ((viewH - thumb) * n.scroll.offset) / n.scroll.max;
-    g.fillStyle = 'rgba(127,127,127,0.5)';
-    g.fillRect(n.clip.x + n.clip.w - 4, ty, 3, thumb);
-  }
+function drawScrollbar(g: SKRSContext2D, n: LaidNode): void {
+  if (!n.scroll || n.scroll.max <= 0) return;
+  // A thin scrollbar so the pixels show there is more to scroll, as Android flashes one.
+  const viewH = n.clip.h;
+  const thumb = Math.max(24, (viewH * viewH) / (viewH + n.scroll.max));
+  const ty = n.clip.y + ((viewH - thumb) * n.scroll.offset) / n.scroll.max;
+  g.fillStyle = 'rgba(127,127,127,0.5)';
+  g.fillRect(n.clip.x + n.clip.w - 4, ty, 3, thumb);
 }
 
 export function drawFrame(g: SKRSContext2D, frame: Frame): void {

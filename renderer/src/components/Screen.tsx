@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef, type MouseEvent, type ReactNode } from 'react';
 import type { Bounds } from '../../../core/api/types.js';
+import { canPaintFrames, FrameCanvas } from './FrameCanvas.js';
 
 /**
  * A device screen (PNG bytes) at the device's aspect ratio, with overlays drawn in device pixels.
@@ -29,6 +30,8 @@ export interface ScreenProps {
   testId?: string;
   /** What to say when there is no image (default "No screen"). */
   emptyText?: string;
+  /** A live mirror: frames follow each other fast, so they are painted on a canvas (FrameCanvas). */
+  live?: boolean;
 }
 
 /** An object URL for PNG bytes, revoked when the bytes change or the component goes. */
@@ -43,7 +46,8 @@ export function usePngUrl(png: Uint8Array | null): string | null {
 export function Screen(props: ScreenProps) {
   const { device, height = 640 } = props;
   const width = Math.round((height * device.width) / device.height);
-  const url = usePngUrl(props.png);
+  const painted = props.live === true && canPaintFrames;
+  const url = usePngUrl(painted ? null : props.png);
   const ref = useRef<HTMLDivElement>(null);
   const toDevice = (e: MouseEvent) => {
     const r = ref.current!.getBoundingClientRect();
@@ -65,7 +69,7 @@ export function Screen(props: ScreenProps) {
       onMouseMove={props.onPointerMove && ((e) => props.onPointerMove!(toDevice(e)))}
       onMouseLeave={props.onPointerMove && (() => props.onPointerMove!(null))}
     >
-      {url ? <img src={url} alt="device screen" draggable={false} style={{ width: '100%', height: '100%', display: 'block' }} /> : <div className="muted" style={{ padding: 12 }}>{props.emptyText ?? 'No screen'}</div>}
+      {painted && props.png ? <FrameCanvas png={props.png} /> : url ? <img src={url} alt="device screen" draggable={false} style={{ width: '100%', height: '100%', display: 'block' }} /> : <div className="muted" style={{ padding: 12 }}>{props.emptyText ?? 'No screen'}</div>}
       {(props.boxes ?? []).map((b, i) => (
         <div
           key={i}

@@ -114,6 +114,7 @@ export function LiveScreen({ height }: { height: number }) {
         >
           <Screen
             testId="live-screen"
+            live
             png={frame?.png ?? null}
             device={device}
             height={height}

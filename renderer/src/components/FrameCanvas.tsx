@@ -1,0 +1,61 @@
+import { useEffect, useRef } from 'react';
+
+/**
+ * A live mirror's frames painted on a canvas. An <img> with a new object URL per frame made
+ * Chromium load every frame through its blob machinery and re-decode it on the main thread (about
+ * 30 ms of CPU a frame over its processes, BENCHMARKS.md "The Live view over gRPC"); here each PNG
+ * is decoded off the main thread by createImageBitmap and handed to the canvas without a copy
+ * (bitmaprenderer), about 20 ms. Frames that arrive while one is decoding are skipped but the
+ * newest, as the mirrors upstream do. `data-frame` counts the frames painted (for tests and benches).
+ */
+export const canPaintFrames = typeof createImageBitmap === 'function' && typeof HTMLCanvasElement !== 'undefined';
+
+export function FrameCanvas({ png }: { png: Uint8Array }) {
+  const canvas = useRef<HTMLCanvasElement>(null);
+  const queue = useRef({ next: null as Uint8Array | null, busy: false, painted: 0 });
+
+  useEffect(() => {
+    const q = queue.current;
+    q.next = png;
+    if (q.busy) return;
+    q.busy = true;
+    void (async () => {
+      try {
+        while (q.next) {
+          const bytes = q.next;
+          q.next = null;
+          const bitmap = await createImageBitmap(new Blob([bytes as BlobPart], { type: 'image/png' })).catch(() => null);
+          const el = canvas.current;
+          // A frame that does not decode is skipped; the next one replaces it.
+          if (!bitmap) continue;
+          if (!el) {
+            bitmap.close();
+            break;
+          }
+          paint(el, bitmap);
+          q.painted++;
+          el.dataset.frame = String(q.painted);
+        }
+      } finally {
+        q.busy = false;
+      }
+    })();
+  }, [png]);
+
+  return <canvas ref={canvas} role="img" aria-label="device screen" style={{ width: '100%', height: '100%', display: 'block' }} />;
+}
+
+function paint(el: HTMLCanvasElement, bitmap: ImageBitmap): void {
+  const renderer = el.getContext('bitmaprenderer');
+  if (renderer) {
+    // Takes the bitmap over and sizes the canvas to it.
+    renderer.transferFromImageBitmap(bitmap);
+    return;
+  }
+  if (el.width !== bitmap.width || el.height !== bitmap.height) {
+    el.width = bitmap.width;
+    el.height = bitmap.height;
+  }
+  el.getContext('2d')?.drawImage(bitmap, 0, 0);
+  bitmap.close();
+}
