@@ -153,7 +153,7 @@ class HfBackendUnits(unittest.TestCase):
 
 class LrSchedules(unittest.TestCase):
     def test_each_steps_rate_is_transformers_get_schedulers_to_the_bit(self) -> None:
-        # Seen on a GPU check: 1 − (t − W)/(T − W) for linear was 1 ulp off HF's (T − t)/(T − W) (3.0000000000000003e-4).
+        # Seen on a GPU check: 1 − (t − W)/(T − W) for linear was 1–2 ulp off HF's (T − t)/(T − W) (3.0000000000000003e-4).
         from transformers import get_scheduler
 
         from awb_trainer.jobs.torch_util import lr_scheduler

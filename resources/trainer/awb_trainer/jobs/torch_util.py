@@ -68,7 +68,7 @@ def lr_factor(schedule: str, step: int, total: int, warmup: int) -> float:
         return step / warmup
     if schedule == "constant":
         return 1.0
-    if schedule == "linear":  # as written above, not 1 − progress: that is 1 ulp off transformers' rate at some steps
+    if schedule == "linear":  # as written above, not 1 − progress: that is 1–2 ulp off transformers' rate at some steps
         return max(0.0, (total - step) / max(1, total - warmup))
     progress = (step - warmup) / max(1, total - warmup)
     if schedule == "cosine":
