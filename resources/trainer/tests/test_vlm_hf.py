@@ -5,6 +5,7 @@ import (the trainer's .venv). One backend for the unit tests, one chain of jobs 
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import unittest
@@ -148,6 +149,32 @@ class HfBackendUnits(unittest.TestCase):
             grads.append([p.grad.clone() for p in b.trainable()])
         for g0, g1 in zip(*grads):
             torch.testing.assert_close(g1, g0, rtol=0, atol=1e-6)
+
+
+class LrSchedules(unittest.TestCase):
+    def test_each_steps_rate_is_transformers_get_schedulers_to_the_bit(self) -> None:
+        # Seen on a GPU check: 1 − (t − W)/(T − W) for linear was 1–2 ulp off HF's (T − t)/(T − W) (3.0000000000000003e-4).
+        from transformers import get_scheduler
+
+        from awb_trainer.jobs.torch_util import lr_scheduler
+
+        def rates(make, total: int) -> list[float]:
+            opt = torch.optim.AdamW([torch.nn.Parameter(torch.zeros(1))], lr=1e-3)
+            sched, out = make(opt), []
+            for _ in range(total):
+                out.append(opt.param_groups[0]["lr"])
+                opt.step()
+                sched.step()
+            return out
+
+        for schedule in ("linear", "cosine", "constant"):
+            for total in (1, 7, 12, 30):
+                for ratio in (0.0, 0.1, 0.25):
+                    warmup = math.ceil(ratio * total)  # TrainingArguments.get_warmup_steps
+                    hf = "constant_with_warmup" if schedule == "constant" and warmup else schedule
+                    with self.subTest(schedule=schedule, total=total, ratio=ratio):
+                        self.assertEqual(rates(lambda o: lr_scheduler(o, schedule, total, ratio), total),
+                                         rates(lambda o: get_scheduler(hf, o, num_warmup_steps=warmup, num_training_steps=total), total))
 
 
 def _run(root: str, kind: str, config: dict, bundle: bytes, job_id: str) -> dict:

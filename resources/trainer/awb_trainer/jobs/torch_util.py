@@ -61,16 +61,16 @@ def make_optimizer(params: list[torch.nn.Parameter], lr: float, weight_decay: fl
 # linear warmup from 0 over the first W steps, then
 #   linear:   max(0, (T − t) / (T − W))
 #   cosine:   ½ (1 + cos(π · (t − W) / (T − W)))
-#   constant: 1
+#   constant: 1 (with W > 0, get_scheduler's "constant_with_warmup")
 # with t the optimizer steps taken so far and T the job's total.
 def lr_factor(schedule: str, step: int, total: int, warmup: int) -> float:
     if warmup > 0 and step < warmup:
         return step / warmup
     if schedule == "constant":
         return 1.0
+    if schedule == "linear":  # as written above, not 1 − progress: that is 1–2 ulp off transformers' rate at some steps
+        return max(0.0, (total - step) / max(1, total - warmup))
     progress = (step - warmup) / max(1, total - warmup)
-    if schedule == "linear":
-        return max(0.0, 1.0 - progress)
     if schedule == "cosine":
         return 0.5 * (1.0 + math.cos(math.pi * min(1.0, progress)))
     raise ValueError(f"unknown learning-rate schedule {schedule!r} (one of {', '.join(LR_SCHEDULES)})")
