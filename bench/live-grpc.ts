@@ -114,19 +114,23 @@ async function measure(page: Page, serve: ServeProcess, serial: string, label: s
     const end = Date.now() + seconds * 1000;
     let n = 0;
     while (Date.now() < end) await change(n++ % 2 === 0);
+    const changes = n;
     const { shown, presented } = await page.evaluate(() => {
       const w = window as unknown as { frames_: number[]; presented_: number; stop_: boolean; t0_: number };
       w.stop_ = true;
       return { shown: w.frames_, presented: w.presented_ / ((performance.now() - w.t0_) / 1000) };
     });
-    // Bytes on the wire: the binary WebSocket messages the page receives (frames), counted by CDP
-    // during the clicks below, not during the fps window (CDP copies every frame to this process).
+    // Bytes on the wire: the binary WebSocket messages the page receives (frames) while the drawer
+    // keeps scrolling for one more second, counted by CDP; not in the fps window (CDP copies every
+    // frame to this process, which would cost the CPU being measured).
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('Network.enable');
     const wsSizes: number[] = [];
     cdp.on('Network.webSocketFrameReceived', (e: { response: { opcode: number; payloadData: string } }) => {
       if (e.response.opcode === 2) wsSizes.push(Math.floor((e.response.payloadData.length * 3) / 4));
     });
+    for (const stop = Date.now() + 1000; Date.now() < stop;) await change(n++ % 2 === 0);
+    await cdp.detach();
     const span = shown.length > 1 ? (shown.at(-1)! - shown[0]!) / 1000 : seconds;
     const fps = shown.length > 1 ? (shown.length - 1) / span : shown.length / seconds;
 
@@ -153,8 +157,8 @@ async function measure(page: Page, serve: ServeProcess, serial: string, label: s
       await page.waitForTimeout(150);
     }
     const lat = stats(latencies);
-    const result = { path, fps, presentedFps: presented, frames: shown.length, changes: n, bytesPerFrame: wsSizes.length ? stats(wsSizes).median : 0, wsSizes, inputToFrame: lat };
-    console.log(`${label} [${path}]: ${fps.toFixed(1)} fps painted over ${span.toFixed(1)} s, ${presented.toFixed(1)} presented (${n} screen changes, ${(n / seconds).toFixed(1)} a second), ${result.bytesPerFrame} bytes a frame on the WebSocket (median); input → new frame shown: ${fmt(lat)}`);
+    const result = { path, fps, presentedFps: presented, frames: shown.length, changes, bytesPerFrame: wsSizes.length ? stats(wsSizes).median : 0, wsSizes, inputToFrame: lat };
+    console.log(`${label} [${path}]: ${fps.toFixed(1)} fps painted over ${span.toFixed(1)} s, ${presented.toFixed(1)} presented (${changes} screen changes, ${(changes / seconds).toFixed(1)} a second), ${result.bytesPerFrame} bytes a frame on the WebSocket (median); input → new frame shown: ${fmt(lat)}`);
     return result;
   } finally {
     driver.close();
@@ -169,6 +173,8 @@ export async function benchLiveGrpc(): Promise<Record<string, unknown>> {
   const closers: Array<() => void> = [];
   const none = mkdtempSync(join(tmpdir(), 'awb-no-avd-running-'));
   const browser = await openBrowser();
+  // tsx compiles this file keeping function names (an esbuild `__name` helper the page lacks).
+  await browser.page.addInitScript('window.__name = (f) => f');
   try {
     const emu = await rig.start();
     // Flicks straight to the emulator: down, one move, up (one finger), as fast as it takes them, in

@@ -11,7 +11,7 @@ export interface LiveSlice {
   frame: FrameView | null;
   /** Frames received in the last second. */
   liveFps: number;
-  /** The last frame's capture latency: at - changedAt. */
+  /** A recent frame's capture latency, at - changedAt (it and liveFps follow the frames at most every 250 ms). */
   frameLatencyMs: number | null;
   /** From sending the last input to the first frame showing a change after it. */
   inputLatencyMs: number | null;
@@ -34,12 +34,16 @@ export interface LiveSlice {
   setInspectMode(on: boolean): void;
 }
 
+/** How often the fps and frame-latency figures follow the frames. */
+const STATS_EVERY_MS = 250;
+
 /** How long to wait for a frame after an input before refreshing the tree anyway (no visible change). */
 const REFRESH_FALLBACK_MS = 400;
 
 export const createLiveSlice = (api: WorkbenchApi): StateCreator<AppState, [], [], LiveSlice> => (set, get) => {
   let mirror: { serial: string; off: () => void; timer: ReturnType<typeof setInterval> } | null = null;
   let arrivals: number[] = [];
+  let statsAt = 0;
   // Inputs go one after another: typing fast must not reorder characters.
   let inputChain: Promise<unknown> = Promise.resolve();
   let inputStartedAt: number | null = null;
@@ -60,9 +64,14 @@ export const createLiveSlice = (api: WorkbenchApi): StateCreator<AppState, [], [
     if (!mirror || f.serial !== mirror.serial) return;
     const now = Date.now();
     arrivals.push(now);
-    const update: Partial<LiveSlice> = {
-      frame: f, liveFps: measureFps(now), frameLatencyMs: f.changedAt === null ? null : Math.max(0, f.at - f.changedAt),
-    };
+    const update: Partial<LiveSlice> = { frame: f };
+    // The stats line is read by a person: a few updates a second are plenty, and each one costs
+    // the page a render and a layout of the header at every frame otherwise.
+    if (now - statsAt >= STATS_EVERY_MS) {
+      statsAt = now;
+      update.liveFps = measureFps(now);
+      update.frameLatencyMs = f.changedAt === null ? null : Math.max(0, f.at - f.changedAt);
+    }
     // The first frame showing a change made after the input started measures input → frame.
     if (inputStartedAt !== null && (f.changedAt === null || f.changedAt >= inputStartedAt)) {
       update.inputLatencyMs = now - inputStartedAt;
@@ -119,6 +128,7 @@ export const createLiveSlice = (api: WorkbenchApi): StateCreator<AppState, [], [
     startMirror: (serial) => {
       stopMirror();
       arrivals = [];
+      statsAt = 0;
       const switched = get().screenState?.serial !== serial;
       set({
         liveSerial: serial, frame: null, liveFps: 0, frameLatencyMs: null, inputLatencyMs: null,
