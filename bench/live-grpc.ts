@@ -26,7 +26,7 @@ import { EmulatorGrpcClient } from '../core/device/adb/emulator-grpc.js';
 import { boundsCenter, flattenUiTree, findFirst } from '../core/a11y/ui-tree.js';
 import { SimDroid } from '../emulators/simdroid/simdroid.js';
 import { encodeScreen, fitImageSize } from '../emulators/simdroid/grpc/image.js';
-import { FRAME_COUNT, LIVE_FRAME } from '../test/e2e/pixels.js';
+import { countFrames, FRAME_COUNT, LIVE_FRAME } from '../test/e2e/pixels.js';
 import { apiClient, openBrowser, startServe, type ServeProcess } from '../test/e2e/harness.js';
 import { openEmulatorRig } from '../test/e2e/grpc-emulator.js';
 import { fmt, stats, type Stats } from './stats.js';
@@ -88,25 +88,7 @@ async function measure(page: Page, serve: ServeProcess, serial: string, label: s
     await driver.api.sendInput({ serial, event: { kind: 'key', key: 'HOME' } });
     await driver.api.sendInput({ serial, event: { kind: 'swipe', x1: 540, y1: 2000, x2: 540, y2: 600, durationMs: 200 } });
     await page.waitForTimeout(500);
-    // Frames painted (the canvas's frame count changing), and frames presented: animation frames
-    // that found a new one painted since the last (at most the display's rate).
-    await page.evaluate(([sel, attr]) => {
-      const w = window as unknown as { frames_: number[]; presented_: number; stop_: boolean; t0_: number };
-      w.frames_ = [];
-      w.presented_ = 0;
-      w.t0_ = performance.now();
-      w.stop_ = false;
-      const el = document.querySelector(sel)!;
-      new MutationObserver(() => w.frames_.push(performance.now())).observe(el, { attributes: true, attributeFilter: [attr] });
-      let last = el.getAttribute(attr);
-      const tick = () => {
-        const now = el.getAttribute(attr);
-        if (now !== last) w.presented_++;
-        last = now;
-        if (!w.stop_) requestAnimationFrame(tick);
-      };
-      requestAnimationFrame(tick);
-    }, [IMG, FRAME_COUNT] as const);
+    const frames = await countFrames(page);
     // The screen changes continuously: flicks up and down the drawer, back to back, from a change
     // source that is not the path measured (for the emulator, the bench's own gRPC client), so the
     // mirror, not an input round trip, sets the pace.
@@ -115,11 +97,7 @@ async function measure(page: Page, serve: ServeProcess, serial: string, label: s
     let n = 0;
     while (Date.now() < end) await change(n++ % 2 === 0);
     const changes = n;
-    const { shown, presented } = await page.evaluate(() => {
-      const w = window as unknown as { frames_: number[]; presented_: number; stop_: boolean; t0_: number };
-      w.stop_ = true;
-      return { shown: w.frames_, presented: w.presented_ / ((performance.now() - w.t0_) / 1000) };
-    });
+    const { painted: shown, presentedPerSecond: presented } = await frames();
     // Bytes on the wire: the binary WebSocket messages the page receives (frames) while the drawer
     // keeps scrolling for one more second, counted by CDP; not in the fps window (CDP copies every
     // frame to this process, which would cost the CPU being measured).

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { createRun, openStore } from '../core/store/index.js';
 import { TASKS } from '../core/tasks/registry.js';
 import { boundsCenter, flattenUiTree, findFirst } from '../core/a11y/ui-tree.js';
-import { FRAME_COUNT, LIVE_FRAME } from '../test/e2e/pixels.js';
+import { countFrames, FRAME_COUNT, LIVE_FRAME } from '../test/e2e/pixels.js';
 import { apiClient, openBrowser, startServe } from '../test/e2e/harness.js';
 import { captureEpisodes, replay } from './store.js';
 import { fmt, stats } from './stats.js';
@@ -51,25 +51,7 @@ export async function benchUi(): Promise<Record<string, unknown>> {
     const img = LIVE_FRAME;
     await page.locator(`${img}[${FRAME_COUNT}]`).waitFor();
     await driver.api.sendInput({ serial: 'simdroid-1', event: { kind: 'swipe', x1: 540, y1: 2000, x2: 540, y2: 600, durationMs: 200 } });
-    // Frames painted (the canvas's frame count changing), and frames presented: animation frames
-    // that found a new one painted since the last (at most the display's rate).
-    await page.evaluate(([sel, attr]) => {
-      const w = window as unknown as { frames_: number[]; presented_: number; stop_: boolean; t0_: number };
-      w.frames_ = [];
-      w.presented_ = 0;
-      w.stop_ = false;
-      w.t0_ = performance.now();
-      const el = document.querySelector(sel)!;
-      new MutationObserver(() => w.frames_.push(performance.now())).observe(el, { attributes: true, attributeFilter: [attr] });
-      let last = el.getAttribute(attr);
-      const tick = () => {
-        const now = el.getAttribute(attr);
-        if (now !== last) w.presented_++;
-        last = now;
-        if (!w.stop_) requestAnimationFrame(tick);
-      };
-      requestAnimationFrame(tick);
-    }, [img, FRAME_COUNT] as const);
+    const frames = await countFrames(page);
     // Two inputs in flight at all times, so a change is always pending and the mirror, not the
     // input round trip, sets the pace.
     const seconds = 5;
@@ -82,11 +64,7 @@ export async function benchUi(): Promise<Record<string, unknown>> {
       }
     };
     await Promise.all([drive(), drive()]);
-    const { shown, presented } = await page.evaluate(() => {
-      const w = window as unknown as { frames_: number[]; presented_: number; stop_: boolean; t0_: number };
-      w.stop_ = true;
-      return { shown: w.frames_, presented: w.presented_ / ((performance.now() - w.t0_) / 1000) };
-    });
+    const { painted: shown, presentedPerSecond: presented } = await frames();
     const span = (shown.at(-1)! - shown[0]!) / 1000;
     const fps = (shown.length - 1) / span;
     results.mirrorFps = { frames: shown.length, seconds: span, fps, presentedFps: presented };

@@ -28,6 +28,35 @@ export async function canvasColours(canvas: Locator, rgb: [number, number, numbe
 export const LIVE_FRAME = '[data-testid="live-screen"] canvas';
 export const FRAME_COUNT = 'data-frame';
 
+/**
+ * Starts counting the Live view's frames in the page; the function returned stops and reads them:
+ * `painted`, when each frame was painted (the canvas's frame counter changing), and
+ * `presentedPerSecond`, animation frames that found a new one painted since the last (at most
+ * the display's rate). The page needs `window.__name` when the caller's file is compiled by tsx.
+ */
+export async function countFrames(page: Page): Promise<() => Promise<{ painted: number[]; presentedPerSecond: number }>> {
+  type Counter = { painted: number[]; presented: number; stop: boolean; t0: number };
+  await page.evaluate(([sel, attr]) => {
+    const c: Counter = { painted: [], presented: 0, stop: false, t0: performance.now() };
+    (window as unknown as { frameCounter_: Counter }).frameCounter_ = c;
+    const el = document.querySelector(sel)!;
+    new MutationObserver(() => c.painted.push(performance.now())).observe(el, { attributes: true, attributeFilter: [attr] });
+    let last = el.getAttribute(attr);
+    const tick = () => {
+      const now = el.getAttribute(attr);
+      if (now !== last) c.presented++;
+      last = now;
+      if (!c.stop) requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  }, [LIVE_FRAME, FRAME_COUNT] as const);
+  return () => page.evaluate(() => {
+    const c = (window as unknown as { frameCounter_: Counter }).frameCounter_;
+    c.stop = true;
+    return { painted: c.painted, presentedPerSecond: c.presented / ((performance.now() - c.t0) / 1000) };
+  });
+}
+
 /** Distinct colours in an <img> or a painted frame's canvas: a blank or failed image has one or two. */
 export async function imageColours(img: Locator): Promise<number> {
   return img.evaluate(async (el: HTMLImageElement | HTMLCanvasElement) => {

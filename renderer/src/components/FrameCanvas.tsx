@@ -5,8 +5,9 @@ import { useEffect, useRef } from 'react';
  * Chromium load every frame through its blob machinery and re-decode it on the main thread (about
  * 30 ms of CPU a frame over its processes, BENCHMARKS.md "The Live view over gRPC"); here each PNG
  * is decoded off the main thread by createImageBitmap and handed to the canvas without a copy
- * (bitmaprenderer), about 20 ms. Frames that arrive while one is decoding are skipped but the
- * newest, as the mirrors upstream do. `data-frame` counts the frames painted (for tests and benches).
+ * (bitmaprenderer), about 20 ms. Frames that arrive while one is decoding (or waiting for the
+ * display to show the last) are skipped but the newest, as the mirrors upstream do.
+ * `data-frame` counts the frames painted (for tests and benches).
  */
 export const canPaintFrames = typeof createImageBitmap === 'function' && typeof HTMLCanvasElement !== 'undefined';
 
@@ -35,6 +36,9 @@ export function FrameCanvas({ png }: { png: Uint8Array }) {
           paint(el, bitmap);
           q.painted++;
           el.dataset.frame = String(q.painted);
+          // The next decode waits for the display to take this frame: a frame painted over in the
+          // same refresh is never seen, and decoding it was wasted (9 a second in the ui bench).
+          await nextAnimationFrame();
         }
       } finally {
         q.busy = false;
@@ -43,6 +47,10 @@ export function FrameCanvas({ png }: { png: Uint8Array }) {
   }, [png]);
 
   return <canvas ref={canvas} role="img" aria-label="device screen" style={{ width: '100%', height: '100%', display: 'block' }} />;
+}
+
+function nextAnimationFrame(): Promise<void> {
+  return new Promise((resolve) => (typeof requestAnimationFrame === 'function' ? requestAnimationFrame(() => resolve()) : resolve()));
 }
 
 function paint(el: HTMLCanvasElement, bitmap: ImageBitmap): void {
