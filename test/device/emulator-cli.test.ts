@@ -62,7 +62,7 @@ describe('awb emulator', () => {
       await expect(grpcStatus(first.grpcPort)).rejects.toMatchObject({ code: 16 }); // UNAUTHENTICATED
 
       // The real adb tool reaches an instance.
-      const adbPort = freshPorts().adbServer;
+      const adbPort = await freePort();
       try {
         execFileSync('adb', ['-P', String(adbPort), 'connect', infos[0].address], { encoding: 'utf8' });
         expect(execFileSync('adb', ['-P', String(adbPort), '-s', infos[0].address, 'shell', 'echo', 'hi'], { encoding: 'utf8' })).toBe('hi\n');
