@@ -96,8 +96,8 @@ function drawText(c: Ctx, spec: ViewSpec, value: string, box: { x: number; y: nu
 const CONTROL_CLASSES: ReadonlySet<string> = new Set([W.EditText, W.CheckBox, W.RadioButton, W.Switch, W.SeekBar]);
 
 /**
- * Whether drawNode paints anything for the node itself. Layout containers do not, and skipping
- * their save/clip/restore takes about a third of those calls out of a frame (BENCHMARKS.md).
+ * Whether drawNode paints anything for the node itself. Layout containers do not, and need no
+ * save/clip/restore (13 of the app drawer's 115 a frame); the pixels are the same without them.
  */
 function paintsItself(n: LaidNode): boolean {
   const s = n.spec;

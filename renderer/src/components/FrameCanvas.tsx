@@ -2,11 +2,12 @@ import { useEffect, useRef } from 'react';
 
 /**
  * A live mirror's frames painted on a canvas. An <img> with a new object URL per frame made
- * Chromium load every frame through its blob machinery and re-decode it on the main thread (about
- * 30 ms of CPU a frame over its processes, BENCHMARKS.md "The Live view over gRPC"); here each PNG
- * is decoded off the main thread by createImageBitmap and handed to the canvas without a copy
- * (bitmaprenderer), about 20 ms. Frames that arrive while one is decoding (or waiting for the
- * display to show the last) are skipped but the newest, as the mirrors upstream do.
+ * Chromium load every frame through its blob machinery, and an image replaced before it loaded was
+ * never shown (18 of 43 a second presented; ~34 ms of CPU a frame over its processes against ~28
+ * here: BENCHMARKS.md, "Workbench UI in the browser"). Here each PNG is decoded off the main thread
+ * by createImageBitmap and handed to the canvas without a copy (bitmaprenderer). Frames that arrive
+ * while one is decoding (or waiting for the display to show the last) are skipped but the newest,
+ * as the mirrors upstream do.
  * `data-frame` counts the frames painted (for tests and benches).
  */
 export const canPaintFrames = typeof createImageBitmap === 'function' && typeof HTMLCanvasElement !== 'undefined';
