@@ -10,7 +10,7 @@ import { useEffect, useRef } from 'react';
  * as the mirrors upstream do.
  * `data-frame` counts the frames painted (for tests and benches).
  */
-export const canPaintFrames = typeof createImageBitmap === 'function' && typeof HTMLCanvasElement !== 'undefined';
+export const canPaintFrames = typeof createImageBitmap === 'function' && typeof ImageBitmapRenderingContext !== 'undefined';
 
 export function FrameCanvas({ png }: { png: Uint8Array }) {
   const canvas = useRef<HTMLCanvasElement>(null);
@@ -54,17 +54,9 @@ function nextAnimationFrame(): Promise<void> {
   return new Promise((resolve) => (typeof requestAnimationFrame === 'function' ? requestAnimationFrame(() => resolve()) : resolve()));
 }
 
+/** Hands the bitmap to the canvas, which takes it over and sizes itself to it. */
 function paint(el: HTMLCanvasElement, bitmap: ImageBitmap): void {
   const renderer = el.getContext('bitmaprenderer');
-  if (renderer) {
-    // Takes the bitmap over and sizes the canvas to it.
-    renderer.transferFromImageBitmap(bitmap);
-    return;
-  }
-  if (el.width !== bitmap.width || el.height !== bitmap.height) {
-    el.width = bitmap.width;
-    el.height = bitmap.height;
-  }
-  el.getContext('2d')?.drawImage(bitmap, 0, 0);
-  bitmap.close();
+  if (renderer) renderer.transferFromImageBitmap(bitmap);
+  else bitmap.close();
 }
