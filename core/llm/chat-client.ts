@@ -9,6 +9,8 @@ import { z } from 'zod';
  *
  * Retried: a network error, a timeout, 408, 429 and 5xx. Not retried: other HTTP statuses (our
  * request is wrong) and a reply that is not a chat completion (at temperature 0 it would come back).
+ * A request with `"stream": true` is read as server-sent events and put together into one completion
+ * (assembleStream); a stream the server ends with its error event is a `reply` failure carrying the text so far.
  */
 
 /** The endpoint fields of a caller's config schema, with that caller's defaults. */
@@ -72,7 +74,47 @@ export interface TokenUsage {
 export type ChatResult =
   | { ok: true; choice: ChatChoice; attempts: number; usage?: TokenUsage }
   | { ok: false; kind: 'endpoint'; reason: string; attempts: number }
-  | { ok: false; kind: 'reply'; reason: string; attempts: number; body: string };
+  | { ok: false; kind: 'reply'; reason: string; attempts: number; body: string; stream?: StreamFailure };
+
+/** A streamed reply that ended with the server's error event: the text streamed before it, and the event's message. */
+export interface StreamFailure {
+  content: string;
+  error: string;
+}
+
+/**
+ * A streamed completion (`stream: true`, server-sent events) put together: the content deltas joined, tool calls
+ * by index, the last usage. A server that fails mid-stream sends `data: {"error": …}` (transformers serve writes its
+ * message into that line unescaped, so the event is read as text, not JSON): the text so far and that message.
+ */
+export function assembleStream(body: string): { completion: unknown } | { failure: StreamFailure } {
+  let content = '';
+  const calls = new Map<number, { name: string; arguments: string }>();
+  let usage: unknown;
+  for (const event of body.split(/\r?\n\r?\n/)) {
+    // The error event's message may hold raw newlines (continuation lines without `data:`): it is read whole.
+    const error = /^data: ?\{\s*"error"\s*:\s*"([\s\S]*)"\s*\}\s*$/.exec(event.trim());
+    if (error) return { failure: { content, error: error[1]! } };
+    const data = event.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).replace(/^ /, '')).join('\n');
+    if (!data || data === '[DONE]') continue;
+    let chunk: { choices?: Array<{ delta?: { content?: string | null; tool_calls?: Array<{ index?: number; function?: { name?: string; arguments?: string } }> } }>; usage?: unknown };
+    try {
+      chunk = JSON.parse(data) as typeof chunk;
+    } catch {
+      return { failure: { content, error: `an event that is not JSON: ${data.slice(0, 200)}` } };
+    }
+    if (chunk.usage) usage = chunk.usage;
+    const delta = chunk.choices?.[0]?.delta;
+    if (typeof delta?.content === 'string') content += delta.content;
+    for (const [k, t] of (delta?.tool_calls ?? []).entries()) {
+      const i = t.index ?? k;
+      const c = calls.get(i) ?? { name: '', arguments: '' };
+      calls.set(i, { name: c.name + (t.function?.name ?? ''), arguments: c.arguments + (t.function?.arguments ?? '') });
+    }
+  }
+  const toolCalls = [...calls.entries()].sort(([a], [b]) => a - b).map(([, f]) => ({ function: f }));
+  return { completion: { choices: [{ message: { content, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) } }], ...(usage ? { usage } : {}) } };
+}
 
 export interface ChatClientDeps {
   fetch?: typeof fetch;
@@ -94,6 +136,9 @@ export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> 
     signal?.addEventListener('abort', abort, { once: true });
   });
 }
+
+/** Whether the request asked for server-sent events (`"stream": true` at the top level of the body). */
+const streamed = (body: string) => /"stream":true[,}]/.test(body) && (JSON.parse(body) as { stream?: unknown }).stream === true;
 
 const retryable = (status: number) => status === 408 || status === 429 || status >= 500;
 
@@ -153,10 +198,17 @@ export class ChatClient {
       return retryable(res.status) ? { retry: reason } : { done: { ok: false, kind: 'endpoint', reason, attempts } };
     }
     let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      return { done: { ok: false, kind: 'reply', reason: `the endpoint's reply is not JSON: ${JSON.stringify(text.slice(0, 120))}`, attempts, body: text } };
+    // A server that does not stream answers plain JSON (or an error page): read as any other reply.
+    if (streamed(body) && /^data:/m.test(text)) {
+      const r = assembleStream(text);
+      if ('failure' in r) return { done: { ok: false, kind: 'reply', reason: `the stream ended with the server's error: ${r.failure.error.slice(0, 300)}`, attempts, body: text, stream: r.failure } };
+      json = r.completion;
+    } else {
+      try {
+        json = JSON.parse(text);
+      } catch {
+        return { done: { ok: false, kind: 'reply', reason: `the endpoint's reply is not JSON: ${JSON.stringify(text.slice(0, 120))}`, attempts, body: text } };
+      }
     }
     const parsed = ChatCompletion.safeParse(json);
     if (!parsed.success) {

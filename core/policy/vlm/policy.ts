@@ -33,6 +33,8 @@ export interface VlmExchange {
   queuedMs: number;
   /** The server's token counts, when it reported them. */
   usage?: TokenUsage;
+  /** The server failed to hand the reply back and it was put together from what it sent (its failure, recover.ts). */
+  recovered?: string;
 }
 
 /**
@@ -132,7 +134,10 @@ export class VlmPolicy implements Policy {
     this.memory.set(ctx.step, { completion: reply.text, ...(s.historyImages > 0 ? { screenshot: obs.screenshot } : {}) });
     for (const k of this.memory.keys()) if (k < ctx.step - s.historySteps) this.memory.delete(k);
     const usage = reply.usage ? { usage: reply.usage } : {};
-    const base = { step: ctx.step, completion: reply.text, attempts: reply.attempts, latencyMs: reply.latencyMs, queuedMs: reply.queuedMs, ...usage };
+    const base = {
+      step: ctx.step, completion: reply.text, attempts: reply.attempts, latencyMs: reply.latencyMs, queuedMs: reply.queuedMs, ...usage,
+      ...(reply.recovered ? { recovered: reply.recovered } : {}),
+    };
     const served = { thought: reply.text, requestMs: reply.latencyMs, ...usage };
     try {
       const parsed = this.format.parse(reply.text, parseCtx);
