@@ -1,6 +1,6 @@
 import type { Observation } from '../device/observation.js';
 import type { TaskInstance } from '../tasks/instance.js';
-import type { Candidate, StepRecord, TokenUsage } from './record.js';
+import type { Candidate, RecordedRequest, StepRecord, TokenUsage } from './record.js';
 
 export type { Candidate } from './record.js';
 
@@ -21,6 +21,8 @@ export interface PolicyDecision {
   requestMs?: number;
   /** A served model's token counts for the request, recorded as the step's usage. */
   usage?: TokenUsage;
+  /** The request a served model was sent, recorded as the step's request (what a trainer replays). */
+  request?: RecordedRequest;
   /**
    * Set when the policy cannot choose and wants a person to (why, in plain words): a step-through
    * session holds at this proposal even while running, instead of recording it.

@@ -198,6 +198,7 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<EpisodeResult
       if (decision.candidates !== undefined) step.candidates = decision.candidates;
       if (decision.requestMs !== undefined) step.timings.requestMs = decision.requestMs;
       if (decision.usage !== undefined) step.usage = decision.usage;
+      if (decision.request !== undefined) step.request = decision.request;
       if (overridden) step.overridden = true;
 
       let action: Action | undefined;

@@ -22,7 +22,7 @@ import { parseJobConfig } from './protocol.js';
 import type { RemoteJobs } from './remote.js';
 
 export * from './online-types.js';
-export { rolloutRequestSeed, trainerMessages } from './online-vlm.js';
+export { rolloutRequestSeed } from './online-vlm.js';
 
 
 /**

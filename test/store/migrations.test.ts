@@ -18,6 +18,8 @@ const DROP_VERSION_8 = `DROP INDEX steps_screenshot; DROP INDEX steps_tree;
   ALTER TABLE training_rollouts DROP COLUMN advantage; ALTER TABLE training_rollouts DROP COLUMN reward`;
 /** What version 9 added: the checker's verdict with its conditions. */
 const DROP_VERSION_9 = 'ALTER TABLE episodes DROP COLUMN verdict';
+/** What version 10 added: each step's recorded request. */
+const DROP_VERSION_10 = 'ALTER TABLE steps DROP COLUMN request';
 
 let tmp: ReturnType<typeof tempDir>;
 beforeEach(() => {
@@ -125,6 +127,7 @@ describe('store migrations', () => {
     device.close();
     // What version 6 had: no usage columns.
     db.exec('ALTER TABLE steps DROP COLUMN completion_tokens; ALTER TABLE steps DROP COLUMN prompt_tokens');
+    db.exec(DROP_VERSION_10);
     db.exec(DROP_VERSION_8);
     db.exec(DROP_VERSION_9);
     db.pragma('user_version = 6');
@@ -145,6 +148,7 @@ describe('store migrations', () => {
     db.exec(`INSERT INTO task_templates (id, app, difficulty) VALUES ('T', 'clock', 'easy')`);
     db.exec(`INSERT INTO task_instances (template_id, seed, params, instruction) VALUES ('T', 0, 'null', 'do it')`);
     db.prepare(`INSERT INTO episodes (uid, run_id, instance_id, policy, status, started_at) VALUES ('e1', ?, 1, 'builtin-grpo', 'failure', 1)`).run(run.id);
+    db.exec(DROP_VERSION_10);
     db.exec(DROP_VERSION_9);
     db.exec(DROP_VERSION_8);
     db.exec('INSERT INTO training_rollouts (episode_id, iteration, group_index, rollout_index) VALUES (1, 3, 0, 1)');
@@ -165,11 +169,12 @@ describe('store migrations', () => {
     const run = createRun(db, { kind: 'single', name: 'verdicts' }).id;
     const old = recordSynthetic(db, run, { templateId: 'ContactsAddContact', status: 'failure', startedAt: 1 });
     // What version 8 had: no verdict column.
+    db.exec(DROP_VERSION_10);
     db.exec(DROP_VERSION_9);
     db.pragma('user_version = 8');
     db.close();
     const again = openStore(path);
-    expect(schemaVersion(again)).toBe(9);
+    expect(schemaVersion(again)).toBe(LATEST_VERSION);
     expect(loadTrajectory(again, old).episode.verdict).toBeNull();
     const verdict = { ok: false, conditions: [
       { name: 'number of contacts', ok: true, expected: '4', found: '4' },
@@ -180,6 +185,38 @@ describe('store migrations', () => {
     const reasons = Object.fromEntries(listEpisodes(again, { runId: run }).rows.map((r) => [r.id, r.reason]));
     expect(reasons).toEqual({ [old]: null, [id]: 'contact Ann Lee has number 2412043170: expected 2412043170, found 2412043107' });
     expect(() => again.prepare('UPDATE episodes SET verdict = ? WHERE id = ?').run('{not json', id)).toThrow(/CHECK constraint/);
+    again.close();
+  });
+
+  it('version 10 keeps the request a served model was sent per step: old steps read without it, a new one round-trips through export and import', async () => {
+    const { loadTrajectory } = await import('../../core/store/trajectory.js');
+    const { insertStep } = await import('../../core/store/steps.js');
+    const { exportEpisodes } = await import('../../core/store/export.js');
+    const { importEpisodes } = await import('../../core/store/import.js');
+    const { recordSynthetic } = await import('./helpers.js');
+    const path = join(tmp.dir, 'v9.db');
+    const db = openStore(path);
+    const run = createRun(db, { kind: 'single', name: 'requests' }).id;
+    const old = recordSynthetic(db, run, { templateId: 'ContactsAddContact', status: 'failure', startedAt: 1 });
+    db.exec(DROP_VERSION_10);
+    db.pragma('user_version = 9');
+    db.close();
+    const again = openStore(path);
+    expect(schemaVersion(again)).toBe(10);
+    expect(loadTrajectory(again, old).steps.every((s) => s.request === undefined)).toBe(true);
+    const id = recordSynthetic(again, run, { templateId: 'ContactsAddContact', status: 'failure', startedAt: 2 });
+    const request = {
+      messages: [{ role: 'system' as const, content: 'rules' }, { role: 'user' as const, content: [{ type: 'text' as const, text: 'Task' }, { type: 'image' as const, step: 0 }] }],
+      format: 'qwen-mobile-use', coordinates: 'smart-resize', minPixels: 3136,
+    };
+    const last = loadTrajectory(again, id).steps.length;
+    insertStep(again, id, { index: last, raw: {}, foreground: { package: 'p', activity: 'a' }, timings: { observeMs: 0, policyMs: 0, actMs: 0, settleMs: 0 }, startedAt: 3, request }, null, null);
+    expect(loadTrajectory(again, id).steps.at(-1)!.request).toEqual(request);
+    exportEpisodes(again, [id], join(tmp.dir, 'x'));
+    const other = openStore(join(tmp.dir, 'other.db'));
+    const [copy] = (await importEpisodes(other, join(tmp.dir, "x"))).imported;
+    expect(loadTrajectory(other, copy!).steps.at(-1)!.request).toEqual(request);
+    other.close();
     again.close();
   });
 });

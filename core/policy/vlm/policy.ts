@@ -7,11 +7,12 @@ import { VlmFormatError } from './errors.js';
 import type { ActionFormat, ParseContext, PromptContext } from './format.js';
 import { vlmFormat } from './formats/index.js';
 import { modelFrame, pngSize, type GeometryContext } from './geometry.js';
-import { buildMessages, type ChatMessage, type PastTurn } from './prompt.js';
+import { buildMessages, pngDataUrl, recordedMessages, type ChatMessage, type ImageSource, type PastTurn } from './prompt.js';
 import { pixelFields } from './server.js';
 import { VlmPolicySettings, type VlmPolicySettingsInput } from './settings.js';
 import { PromptTemplateNotLoadedError, templateLabel, templatePlaceholders } from './prompt-template.js';
 import type { TokenUsage } from '../../llm/chat-client.js';
+import type { RecordedRequest } from '../../episode/record.js';
 
 /** The screenshot setting is on but the runner observes without screenshots (`screenshots: 'none'`). */
 export class VlmScreenshotMissingError extends Error {
@@ -128,6 +129,7 @@ export class VlmPolicy implements Policy {
       withScreenshot: s.screenshot, withElements, historySteps: s.historySteps, historyStyle: s.historyStyle, historyImages: s.historyImages, template: this.template,
     }, this.memory);
     this.onRequest?.(ctx.step, messages);
+    const request = this.recorded(messages, obs, ctx, geometry);
     const reply = await this.complete(messages, obs, ctx, geometry);
     const parseCtx: ParseContext = { ...geometry, obs, expectsAnswer: this.expectsAnswer };
     // The memory reaches back historySteps steps; it keeps screenshots only when some are resent.
@@ -138,7 +140,7 @@ export class VlmPolicy implements Policy {
       step: ctx.step, completion: reply.text, attempts: reply.attempts, latencyMs: reply.latencyMs, queuedMs: reply.queuedMs, ...usage,
       ...(reply.recovered ? { recovered: reply.recovered } : {}),
     };
-    const served = { thought: reply.text, requestMs: reply.latencyMs, ...usage };
+    const served = { thought: reply.text, requestMs: reply.latencyMs, ...usage, request };
     try {
       const parsed = this.format.parse(reply.text, parseCtx);
       this.record({ ...base, ...(parsed.thought ? { thought: parsed.thought } : {}), outcome: { action: parsed.action } });
@@ -164,6 +166,17 @@ export class VlmPolicy implements Policy {
   /** The completion of this step's request: the endpoint's (a demonstrator writes its teacher's action instead). */
   protected complete(messages: ChatMessage[], _obs: Observation, _ctx: PolicyContext, _geometry: GeometryContext): Promise<Completion> {
     return this.client.complete(messages, this.requestParams());
+  }
+
+  /** The request as the step records it: images by the step whose screenshot they are (this one's, or remembered ones'). */
+  private recorded(messages: readonly ChatMessage[], obs: Observation, ctx: PolicyContext, g: GeometryContext): RecordedRequest {
+    const images = new Map<string, ImageSource>();
+    for (const [k, m] of this.memory) if (m.screenshot) images.set(pngDataUrl(m.screenshot), { step: k });
+    if (obs.screenshot) images.set(pngDataUrl(obs.screenshot), { step: ctx.step });
+    return {
+      messages: recordedMessages(messages, images), format: this.format.id, coordinates: g.coordinates,
+      ...(g.minPixels !== undefined ? { minPixels: g.minPixels } : {}), ...(g.maxPixels !== undefined ? { maxPixels: g.maxPixels } : {}),
+    };
   }
 
   private record(x: VlmExchange): void {

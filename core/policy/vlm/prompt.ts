@@ -1,7 +1,7 @@
 import type { Observation } from '../../device/observation.js';
 import { appByPackage } from '../../device/app-catalog.js';
 import type { PolicyContext } from '../../episode/policy.js';
-import type { StepRecord } from '../../episode/record.js';
+import type { RecordedMessage, RecordedPart, StepRecord } from '../../episode/record.js';
 import { formatBounds } from '../../a11y/ui-tree.js';
 import { assertNever } from '../../util/errors.js';
 import type { ActionFormat, PromptContext } from './format.js';
@@ -157,4 +157,32 @@ function templateMessages(t: NonNullable<PromptOptions['template']>, prompt: Pro
     default:
       return assertNever(o.historyStyle, 'history style');
   }
+}
+
+/** Where an image of a request came from: the step whose screenshot it is, and the size it was sent at when resized. */
+export interface ImageSource {
+  step: number;
+  width?: number;
+  height?: number;
+}
+
+/** A request image that is none of the screenshots the policy knows of (a request builder's bug, not the user's). */
+export class UnknownRequestImageError extends Error {
+  override name = 'UnknownRequestImageError';
+  constructor(readonly message_: number) {
+    super(`Message ${message_} of the request has an image that is not a screenshot of this episode`);
+  }
+}
+
+/** The request as the store keeps it: each image part replaced by the step it shows (its bytes are that step's screenshot). */
+export function recordedMessages(messages: readonly ChatMessage[], images: ReadonlyMap<string, ImageSource>): RecordedMessage[] {
+  return messages.map((m, k) => ({
+    role: m.role,
+    content: typeof m.content === 'string' ? m.content : m.content.map((p): RecordedPart => {
+      if (p.type === 'text') return { type: 'text', text: p.text };
+      const src = images.get(p.image_url.url);
+      if (!src) throw new UnknownRequestImageError(k);
+      return { type: 'image', ...src };
+    }),
+  }));
 }
