@@ -6,7 +6,8 @@ import { VlmClient, type Completion } from './client.js';
 import { VlmFormatError } from './errors.js';
 import type { ActionFormat, ParseContext, PromptContext } from './format.js';
 import { vlmFormat } from './formats/index.js';
-import { modelFrame, pngSize, type GeometryContext } from './geometry.js';
+import { modelFrame, pngSize, QWEN_MAX_PIXELS, QWEN_MIN_PIXELS, type GeometryContext } from './geometry.js';
+import { agentImageSize, agentRequest, agentResizes, sentImage, type SentImage } from './agents/index.js';
 import { buildMessages, pngDataUrl, recordedMessages, type ChatMessage, type ImageSource, type PastTurn } from './prompt.js';
 import { pixelFields } from './server.js';
 import { VlmPolicySettings, type VlmPolicySettingsInput } from './settings.js';
@@ -84,9 +85,11 @@ export class VlmPolicy implements Policy {
     if (t.promptTemplate && t.promptTemplateText === undefined) throw new PromptTemplateNotLoadedError(templateLabel(t.promptTemplate));
     if (t.promptTemplateText !== undefined) {
       const label = t.promptTemplate ? templateLabel(t.promptTemplate) : '(promptTemplateText)';
-      templatePlaceholders(label, t.promptTemplateText); // a template that does not read fails here, not at step 1
+      // A template that does not read fails here, not at step 1; MobileRL's system prompt is sent as it is.
+      if (t.agent !== 'mobilerl') templatePlaceholders(label, t.promptTemplateText);
       this.template = { label, text: t.promptTemplateText, language: t.promptLanguage };
     }
+    if (t.agent === 'qwen-cookbook' && !t.promptTool && t.promptTemplate) throw new PromptTemplateNotLoadedError(templateLabel(t.promptTemplate));
     this.client = new VlmClient(this.settings.endpoint, deps);
     this.name = this.settings.name ?? `vlm:${this.settings.endpoint.model}`;
     this.onExchange = deps.onExchange;
@@ -108,7 +111,9 @@ export class VlmPolicy implements Policy {
   geometry(obs: Observation): GeometryContext {
     const s = this.settings;
     const g: GeometryContext = { screen: obs.screen, coordinates: s.coordinates ?? this.format.defaultCoordinates };
-    const image = obs.screenshot ? pngSize(obs.screenshot) : undefined;
+    const shot = obs.screenshot ? pngSize(obs.screenshot) : undefined;
+    // An agent that resizes before sending: the model sees (and answers in) the resized image.
+    const image = shot && agentResizes(s.agent) ? agentImageSize(shot, s.minPixels ?? QWEN_MIN_PIXELS, s.maxPixels ?? QWEN_MAX_PIXELS) ?? shot : shot;
     if (image) g.image = image;
     if (s.minPixels !== undefined) g.minPixels = s.minPixels;
     if (s.maxPixels !== undefined) g.maxPixels = s.maxPixels;
@@ -125,15 +130,15 @@ export class VlmPolicy implements Policy {
       screen: obs.screen, coordinates: geometry.coordinates, frame: modelFrame(geometry), withScreenshot: s.screenshot, withElements,
       expectsAnswer: this.expectsAnswer,
     };
-    const messages = buildMessages(this.format, prompt, obs, ctx, {
-      withScreenshot: s.screenshot, withElements, historySteps: s.historySteps, historyStyle: s.historyStyle, historyImages: s.historyImages, template: this.template,
-    }, this.memory);
+    const { messages, images, sent } = await this.request(prompt, obs, ctx, geometry);
     this.onRequest?.(ctx.step, messages);
-    const request = this.recorded(messages, obs, ctx, geometry);
+    const request = this.recorded(messages, images, geometry);
     const reply = await this.complete(messages, obs, ctx, geometry);
     const parseCtx: ParseContext = { ...geometry, obs, expectsAnswer: this.expectsAnswer };
-    // The memory reaches back historySteps steps; it keeps screenshots only when some are resent.
-    this.memory.set(ctx.step, { completion: reply.text, ...(s.historyImages > 0 ? { screenshot: obs.screenshot } : {}) });
+    // The memory reaches back historySteps steps; it keeps screenshots only when some are resent, and an official
+    // agent's memory the screen (to write a person's override in the model's format).
+    const keep = s.historyImages > 0 ? { screenshot: obs.screenshot, ...(sent ? { sent } : {}) } : {};
+    this.memory.set(ctx.step, { completion: reply.text, ...keep, ...(s.agent === 'workbench' ? {} : { obs }) });
     for (const k of this.memory.keys()) if (k < ctx.step - s.historySteps) this.memory.delete(k);
     const usage = reply.usage ? { usage: reply.usage } : {};
     const base = {
@@ -168,11 +173,37 @@ export class VlmPolicy implements Policy {
     return this.client.complete(messages, this.requestParams());
   }
 
-  /** The request as the step records it: images by the step whose screenshot they are (this one's, or remembered ones'). */
-  private recorded(messages: readonly ChatMessage[], obs: Observation, ctx: PolicyContext, g: GeometryContext): RecordedRequest {
-    const images = new Map<string, ImageSource>();
-    for (const [k, m] of this.memory) if (m.screenshot) images.set(pngDataUrl(m.screenshot), { step: k });
-    if (obs.screenshot) images.set(pngDataUrl(obs.screenshot), { step: ctx.step });
+  /**
+   * This step's request: the workbench's (prompt.ts), or the official agent's (agents/), with each image's source step
+   * and, for an agent that resizes, the screenshot as sent.
+   */
+  private async request(prompt: PromptContext, obs: Observation, ctx: PolicyContext, geometry: GeometryContext): Promise<{ messages: ChatMessage[]; images: Map<string, ImageSource>; sent?: SentImage }> {
+    const s = this.settings;
+    if (s.agent === 'workbench') {
+      const withElements = prompt.withElements;
+      const messages = buildMessages(this.format, prompt, obs, ctx, {
+        withScreenshot: s.screenshot, withElements, historySteps: s.historySteps, historyStyle: s.historyStyle, historyImages: s.historyImages, template: this.template,
+      }, this.memory);
+      const images = new Map<string, ImageSource>();
+      for (const [k, m] of this.memory) if (m.screenshot) images.set(pngDataUrl(m.screenshot), { step: k });
+      if (obs.screenshot) images.set(pngDataUrl(obs.screenshot), { step: ctx.step });
+      return { messages, images };
+    }
+    const sent = new Map<number, SentImage>();
+    for (const [k, m] of this.memory) if (m.sent ?? m.screenshot) sent.set(k, m.sent ?? { png: m.screenshot! });
+    let current: SentImage | undefined;
+    if (s.screenshot && obs.screenshot) {
+      current = agentResizes(s.agent) ? await sentImage(obs.screenshot, s.minPixels ?? QWEN_MIN_PIXELS, s.maxPixels ?? QWEN_MAX_PIXELS) : { png: obs.screenshot };
+      sent.set(ctx.step, current);
+    }
+    const r = agentRequest(s.agent, {
+      format: this.format, prompt, geometry, obs, ctx, settings: s, memory: this.memory, sent, template: this.template, tool: s.promptTool,
+    });
+    return { ...r, ...(current ? { sent: current } : {}) };
+  }
+
+  /** The request as the step records it: images by the step whose screenshot they are. */
+  private recorded(messages: readonly ChatMessage[], images: ReadonlyMap<string, ImageSource>, g: GeometryContext): RecordedRequest {
     return {
       messages: recordedMessages(messages, images), format: this.format.id, coordinates: g.coordinates,
       ...(g.minPixels !== undefined ? { minPixels: g.minPixels } : {}), ...(g.maxPixels !== undefined ? { maxPixels: g.maxPixels } : {}),

@@ -65,6 +65,10 @@ export interface PromptOptions {
 export interface PastTurn {
   completion: string;
   screenshot?: Uint8Array | undefined;
+  /** The step's screen (official agents: to write a person's override there in the model's format). */
+  obs?: Observation | undefined;
+  /** The screenshot as the agent sent it (resized where the agent resizes). */
+  sent?: { png: Uint8Array; width?: number; height?: number } | undefined;
 }
 
 function currentTurn(obs: Observation, ctx: PolicyContext, o: PromptOptions, past: string[], elements: () => string): ContentPart[] {
