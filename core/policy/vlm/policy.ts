@@ -82,14 +82,14 @@ export class VlmPolicy implements Policy {
     this.settings = VlmPolicySettings.parse(settings);
     this.format = vlmFormat(this.settings.format);
     const t = this.settings;
-    if (t.promptTemplate && t.promptTemplateText === undefined) throw new PromptTemplateNotLoadedError(templateLabel(t.promptTemplate));
+    const loaded = t.agent === 'qwen-cookbook' ? t.promptTool : t.promptTemplateText;
+    if (t.promptTemplate && loaded === undefined) throw new PromptTemplateNotLoadedError(templateLabel(t.promptTemplate));
     if (t.promptTemplateText !== undefined) {
       const label = t.promptTemplate ? templateLabel(t.promptTemplate) : '(promptTemplateText)';
       // A template that does not read fails here, not at step 1; MobileRL's system prompt is sent as it is.
       if (t.agent !== 'mobilerl') templatePlaceholders(label, t.promptTemplateText);
       this.template = { label, text: t.promptTemplateText, language: t.promptLanguage };
     }
-    if (t.agent === 'qwen-cookbook' && !t.promptTool && t.promptTemplate) throw new PromptTemplateNotLoadedError(templateLabel(t.promptTemplate));
     this.client = new VlmClient(this.settings.endpoint, deps);
     this.name = this.settings.name ?? `vlm:${this.settings.endpoint.model}`;
     this.onExchange = deps.onExchange;

@@ -2,6 +2,7 @@ import { appByPackage } from '../../../device/app-catalog.js';
 import type { Observation } from '../../../device/observation.js';
 import { mobileRlElementsText } from '../formats/mobilerl-elements.js';
 import type { ChatMessage, ContentPart } from '../prompt.js';
+import { pythonJson } from './python-json.js';
 import { pastReply, RequestImages, type AgentInput, type AgentRequest } from './types.js';
 
 /**
@@ -24,7 +25,7 @@ const SCREEN_INFO = '** Screen Info **';
 
 function appLine(obs: Observation): string {
   const app = appByPackage(obs.foreground.package)?.name ?? obs.foreground.package;
-  return `\n\n${JSON.stringify({ current_app: app })}`;
+  return `\n\n${pythonJson({ current_app: app })}`;
 }
 
 export function mobileRlRequest(input: AgentInput): AgentRequest {
