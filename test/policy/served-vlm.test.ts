@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
@@ -178,6 +179,17 @@ describe("transformers serve's own tool-call parsing of qwen-mobile-use replies"
     expect(r.error).toBeUndefined();
     expect(r.steps[0]!.thought).toBe(BEFORE_NOT_JSON);
     expect(r.steps[0]!.error!.name).toBe('ActionParseError');
+  }, 60_000);
+});
+
+describe("docs/policy-vlm.md's transformers serve commands", () => {
+  it('the /load_model curl, as the docs write it, loads a model folder (its last event is ready)', () => {
+    const doc = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'policy-vlm.md'), 'utf8');
+    const line = doc.split('\n').find((l) => l.startsWith('curl') && l.includes('/load_model'))!;
+    const command = line.split('   #')[0]!.replace('http://127.0.0.1:8011', served.url).replace('/path/to/model-folder', served.model);
+    const out = execFileSync('bash', ['-c', command], { encoding: 'utf8', timeout: 60_000 });
+    const events = out.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)) as { status: string });
+    expect(events.at(-1)?.status, out.slice(0, 300)).toBe('ready');
   }, 60_000);
 });
 

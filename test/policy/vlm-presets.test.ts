@@ -257,3 +257,25 @@ describe('awb vlm request --preset', () => {
     expect(r.err.join('\n')).toMatch(/--preset must be one of ui-tars-1.5-7b, ui-tars-7b, qwen2.5-vl-3b, qwen2.5-vl-7b, mobilerl-9b, got "gpt-9"/);
   });
 });
+
+describe("the docs' vLLM image limit fits the requests they configure", () => {
+  it.each(['policy-vlm.md'])('%s', async (doc) => {
+    const { VlmPolicySettings } = await import('../../core/policy/vlm/settings.js');
+    const { imagesPerRequest } = await import('../../core/policy/vlm/agents/index.js');
+    const text = readFileSync(join(import.meta.dirname, '..', '..', 'docs', doc), 'utf8');
+    const limits = [...text.matchAll(/--limit-mm-per-prompt '(\{[^']*\})'/g)].map((m) => (JSON.parse(m[1]!) as { image: number }).image);
+    const limit = Math.min(...limits);
+    const commands = text.split('\n').filter((l) => /\bawb (run|endpoints add|vlm request|suite run)\b/.test(l) && /--(preset|format|history-images)\b/.test(l));
+    expect(commands.length).toBeGreaterThan(0);
+    for (const c of commands) {
+      const flag = (name: string) => new RegExp(`--${name} (\\S+)`).exec(c)?.[1];
+      const preset = flag('preset');
+      const s = VlmPolicySettings.parse({
+        endpoint: { baseUrl: 'http://x.invalid/v1', model: 'm' }, ...(preset ? { preset, promptTemplate: { file: 'x' } } : {}),
+        ...(flag('format') ? { format: flag('format') } : {}), ...(flag('history-style') ? { historyStyle: flag('history-style') } : {}),
+        ...(flag('history-images') ? { historyImages: Number(flag('history-images')) } : {}),
+      });
+      if (limits.length) expect(imagesPerRequest(s), `${doc}: ${c.trim()} sends more images than --limit-mm-per-prompt allows`).toBeLessThanOrEqual(limit);
+    }
+  });
+});

@@ -1,5 +1,5 @@
 import { assertNever } from '../../../util/errors.js';
-import type { VlmAgentId } from '../settings.js';
+import type { VlmAgentId, VlmPolicySettings } from '../settings.js';
 import { mobileRlRequest } from './mobilerl.js';
 import { qwenCookbookRequest } from './qwen-cookbook.js';
 import type { AgentInput, AgentRequest } from './types.js';
@@ -26,5 +26,22 @@ export function agentRequest(agent: Exclude<VlmAgentId, 'workbench'>, input: Age
       return mobileRlRequest(input);
     default:
       return assertNever(agent, 'VLM agent');
+  }
+}
+
+/** The most images one request carries (a server's per-prompt image limit must allow it: vLLM's --limit-mm-per-prompt). */
+export function imagesPerRequest(s: Pick<VlmPolicySettings, 'agent' | 'screenshot' | 'historyStyle' | 'historyImages'>): number {
+  if (!s.screenshot) return 0;
+  switch (s.agent) {
+    case 'workbench':
+      return s.historyStyle === 'turns' ? 1 + s.historyImages : 1;
+    case 'ui-tars-1.5':
+    case 'ui-tars-v1':
+    case 'mobilerl':
+      return 1 + s.historyImages;
+    case 'qwen-cookbook':
+      return 1;
+    default:
+      return assertNever(s.agent, 'VLM agent');
   }
 }
