@@ -265,7 +265,7 @@ describe("the docs' vLLM image limit fits the requests they configure", () => {
     const text = readFileSync(join(import.meta.dirname, '..', '..', 'docs', doc), 'utf8');
     const limits = [...text.matchAll(/--limit-mm-per-prompt '(\{[^']*\})'/g)].map((m) => (JSON.parse(m[1]!) as { image: number }).image);
     const limit = Math.min(...limits);
-    const commands = text.split('\n').filter((l) => /\bawb (run|endpoints add|vlm request|suite run)\b/.test(l) && /--(preset|format|history-images)\b/.test(l));
+    const commands = text.split('\n').filter((l) => /\bnpx awb (run|endpoints add|vlm request|suite run)\b/.test(l) && /--(preset|format|history-images)\b/.test(l));
     expect(commands.length).toBeGreaterThan(0);
     for (const c of commands) {
       const flag = (name: string) => new RegExp(`--${name} (\\S+)`).exec(c)?.[1];
