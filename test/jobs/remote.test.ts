@@ -38,7 +38,7 @@ describe('remote_jobs store (migration 0005)', () => {
     const legacy = openStore(file);
     legacy.pragma('user_version = 4');
     // What version 4 did not have yet (versions 5–9: remote jobs, rollouts, usage, step indexes, verdicts).
-    legacy.exec('DROP TABLE remote_jobs; DROP TABLE training_rollouts; ALTER TABLE steps DROP COLUMN completion_tokens; ALTER TABLE steps DROP COLUMN prompt_tokens; DROP INDEX steps_screenshot; DROP INDEX steps_tree; ALTER TABLE episodes DROP COLUMN verdict');
+    legacy.exec('DROP TABLE remote_jobs; DROP TABLE training_rollouts; ALTER TABLE steps DROP COLUMN completion_tokens; ALTER TABLE steps DROP COLUMN prompt_tokens; DROP INDEX steps_screenshot; DROP INDEX steps_tree; ALTER TABLE episodes DROP COLUMN verdict; ALTER TABLE steps DROP COLUMN request');
     legacy.exec(`INSERT INTO runs (uid, kind, name, status, created_at) VALUES ('u1', 'suite', 'kept', 'finished', 1)`);
     legacy.close();
     const db2 = openStore(file);
