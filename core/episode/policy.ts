@@ -1,6 +1,6 @@
 import type { Observation } from '../device/observation.js';
 import type { TaskInstance } from '../tasks/instance.js';
-import type { Candidate, StepRecord, TokenUsage } from './record.js';
+import type { Candidate, StepError, StepRecord, TokenUsage } from './record.js';
 
 export type { Candidate } from './record.js';
 
@@ -15,6 +15,12 @@ export interface PolicyContext {
 export interface PolicyDecision {
   /** The chosen action: JSON text or an object; the runner parses it, so garbage is a recorded format error. */
   action: unknown;
+  /**
+   * Why the policy's output is not an action, when the policy read it itself (an outside agent's AndroidWorld action
+   * that cannot be carried out): recorded as the step's error and treated as a malformed action; `action` is then
+   * what the policy was given, kept verbatim.
+   */
+  malformed?: StepError;
   thought?: string;
   candidates?: Candidate[];
   /** A served model's answer time (the request, retries included), recorded as the step's timings.requestMs. */

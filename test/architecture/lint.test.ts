@@ -31,7 +31,7 @@ describe('layering lint rules', () => {
   });
 
   it("lets the renderer import the bridge's client and codec, and nothing else of core/api at run time", async () => {
-    expect(await lint('renderer/src/x.ts', "import { connectApi } from '../../core/api/bridge.js';\nimport { encodeMessage } from '../../core/api/codec.js';\nexport const c = [connectApi, encodeMessage];\n")).toEqual([]);
+    expect(await lint('renderer/src/x.ts', "import { connectApi } from '../../core/api/bridge.js';\nimport { encodeMessage } from '../../core/util/wire-codec.js';\nexport const c = [connectApi, encodeMessage];\n")).toEqual([]);
     expect(await lint('renderer/src/y.ts', "import { serveApi } from '../../core/api/serve-api.js';\nexport const s = serveApi;\n")).toHaveLength(1);
   });
 });

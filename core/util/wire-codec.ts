@@ -1,6 +1,7 @@
 /**
- * The WebSocket wire format of bridge messages. A message without bytes is one JSON text frame; a
- * message carrying PNGs (frames, screenshots) is one binary frame, so bytes are never base64'd:
+ * The WebSocket wire format of bridge messages (`awb serve`'s UI transport) and of the environment protocol
+ * (docs/env-protocol.md). A message without bytes is one JSON text frame; a message carrying PNGs (frames,
+ * screenshots) is one binary frame, so bytes are never base64'd:
  *   u32 jsonLength · JSON (each Uint8Array replaced by {"$bin": i}) · (u32 length · bytes)*
  * Little-endian. Runs in Node and in the browser (no Buffer).
  */
