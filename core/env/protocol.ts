@@ -104,6 +104,9 @@ const Step = z.strictObject({
   format: z.enum(VLM_FORMAT_IDS, { error: (i) => `unknown format ${JSON.stringify(i.input)}: one of ${VLM_FORMAT_IDS.join(', ')}` }).optional(),
   coordinates: z.enum(COORDINATE_SPACES).optional(),
   image: z.tuple([z.int().min(1), z.int().min(1)]).optional(),
+  /** The Qwen2.5-VL processor's bounds for `smart-resize` coordinates. */
+  min_pixels: z.int().min(1).optional(),
+  max_pixels: z.int().min(1).optional(),
   thought: z.string().max(1_000_000).optional(),
   /** The request the agent sent its model: text, or the chat messages (stored as JSON). */
   prompt: z.union([z.string(), z.array(z.unknown()), z.record(z.string(), z.unknown())]).optional(),
@@ -113,8 +116,8 @@ const Step = z.strictObject({
     ctx.addIssue({ code: 'custom', message: 'give exactly one of "action", "json_action", or "reply" with its "format"' });
   } else if (s.format !== undefined && s.reply === undefined) {
     ctx.addIssue({ code: 'custom', path: ['reply'], message: 'a "format" parses a "reply": give the model\'s reply text' });
-  } else if (s.format === undefined && (s.coordinates !== undefined || s.image !== undefined)) {
-    ctx.addIssue({ code: 'custom', message: '"coordinates" and "image" go with a "reply" and its "format"' });
+  } else if (s.format === undefined && (s.coordinates !== undefined || s.image !== undefined || s.min_pixels !== undefined || s.max_pixels !== undefined)) {
+    ctx.addIssue({ code: 'custom', message: '"coordinates", "image", "min_pixels" and "max_pixels" go with a "reply" and its "format"' });
   }
 });
 const Observe = z.strictObject({ op: z.literal('observe'), id: z.int(), session: z.string() });

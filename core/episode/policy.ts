@@ -27,6 +27,9 @@ export interface PolicyDecision {
   requestMs?: number;
   /** A served model's token counts for the request, recorded as the step's usage. */
   usage?: TokenUsage;
+  /** What an outside agent sent its model and what the model replied, recorded with the step (StepRecord). */
+  prompt?: string;
+  reply?: string;
   /**
    * Set when the policy cannot choose and wants a person to (why, in plain words): a step-through
    * session holds at this proposal even while running, instead of recording it.

@@ -222,6 +222,8 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<EpisodeResult
       if (decision.candidates !== undefined) step.candidates = decision.candidates;
       if (decision.requestMs !== undefined) step.timings.requestMs = decision.requestMs;
       if (decision.usage !== undefined) step.usage = decision.usage;
+      if (decision.prompt !== undefined) step.prompt = decision.prompt;
+      if (decision.reply !== undefined) step.reply = decision.reply;
       if (overridden) step.overridden = true;
 
       let action: Action | undefined;

@@ -60,6 +60,14 @@ export function encodeMessage(msg: unknown): string | Uint8Array {
     return out;
   });
   if (blobs.length === 0) return json;
+  return frameMessage(json, blobs);
+}
+
+/**
+ * The binary frame for a message whose JSON already holds its attachment references (`{"$bin": i}` for `blobs[i]`):
+ * for senders that build the references themselves (the environment server's observations) and so skip the replacer.
+ */
+export function frameMessage(json: string, blobs: readonly Uint8Array[]): Uint8Array {
   const head = new TextEncoder().encode(json);
   let size = 4 + head.length;
   for (const b of blobs) size += 4 + b.length;
