@@ -310,8 +310,9 @@ export class EnvSession {
     this.episode?.controller.run();
   }
 
+  /** One step, then hold again. (While a person has the session, their steps leave the agent's mode as it was.) */
   stepOnce(): void {
-    this.paused = true;
+    if (!this.takenOver) this.paused = true;
     this.episode?.controller.step();
   }
 
