@@ -19,6 +19,19 @@ const DROP_VERSION_8 = `DROP INDEX steps_screenshot; DROP INDEX steps_tree;
 /** What version 9 added: the checker's verdict with its conditions. */
 const DROP_VERSION_9 = 'ALTER TABLE episodes DROP COLUMN verdict';
 
+/** Undoes version 10 (outside agents' runs and step attachments), as a version-9 build wrote the store. */
+function dropVersion10(db: Database.Database): void {
+  db.exec('ALTER TABLE steps DROP COLUMN prompt; ALTER TABLE steps DROP COLUMN reply');
+  const { sql } = db.prepare(`SELECT sql FROM sqlite_schema WHERE name = 'runs'`).get() as { sql: string };
+  const version = db.pragma('schema_version', { simple: true }) as number;
+  db.unsafeMode(true);
+  db.pragma('writable_schema = ON');
+  db.prepare(`UPDATE sqlite_schema SET sql = ? WHERE name = 'runs'`).run(sql.replace(`, 'env')`, ')'));
+  db.pragma(`schema_version = ${version + 1}`);
+  db.pragma('writable_schema = OFF');
+  db.unsafeMode(false);
+}
+
 let tmp: ReturnType<typeof tempDir>;
 beforeEach(() => {
   tmp = tempDir();
@@ -125,6 +138,7 @@ describe('store migrations', () => {
     device.close();
     // What version 6 had: no usage columns.
     db.exec('ALTER TABLE steps DROP COLUMN completion_tokens; ALTER TABLE steps DROP COLUMN prompt_tokens');
+    dropVersion10(db);
     db.exec(DROP_VERSION_8);
     db.exec(DROP_VERSION_9);
     db.pragma('user_version = 6');
@@ -145,6 +159,7 @@ describe('store migrations', () => {
     db.exec(`INSERT INTO task_templates (id, app, difficulty) VALUES ('T', 'clock', 'easy')`);
     db.exec(`INSERT INTO task_instances (template_id, seed, params, instruction) VALUES ('T', 0, 'null', 'do it')`);
     db.prepare(`INSERT INTO episodes (uid, run_id, instance_id, policy, status, started_at) VALUES ('e1', ?, 1, 'builtin-grpo', 'failure', 1)`).run(run.id);
+    dropVersion10(db);
     db.exec(DROP_VERSION_9);
     db.exec(DROP_VERSION_8);
     db.exec('INSERT INTO training_rollouts (episode_id, iteration, group_index, rollout_index) VALUES (1, 3, 0, 1)');
@@ -165,11 +180,12 @@ describe('store migrations', () => {
     const run = createRun(db, { kind: 'single', name: 'verdicts' }).id;
     const old = recordSynthetic(db, run, { templateId: 'ContactsAddContact', status: 'failure', startedAt: 1 });
     // What version 8 had: no verdict column.
+    dropVersion10(db);
     db.exec(DROP_VERSION_9);
     db.pragma('user_version = 8');
     db.close();
     const again = openStore(path);
-    expect(schemaVersion(again)).toBe(9);
+    expect(schemaVersion(again)).toBe(LATEST_VERSION);
     expect(loadTrajectory(again, old).episode.verdict).toBeNull();
     const verdict = { ok: false, conditions: [
       { name: 'number of contacts', ok: true, expected: '4', found: '4' },
@@ -181,5 +197,32 @@ describe('store migrations', () => {
     expect(reasons).toEqual({ [old]: null, [id]: 'contact Ann Lee has number 2412043170: expected 2412043170, found 2412043107' });
     expect(() => again.prepare('UPDATE episodes SET verdict = ? WHERE id = ?').run('{not json', id)).toThrow(/CHECK constraint/);
     again.close();
+  });
+
+  it('version 10 admits runs of outside agents and keeps each step\'s prompt and reply: old rows unchanged, bad kinds still refused', async () => {
+    const { recordSynthetic } = await import('./helpers.js');
+    const { loadTrajectory } = await import('../../core/store/trajectory.js');
+    const path = join(tmp.dir, 'v9.db');
+    const db = openStore(path);
+    const runs = (['suite', 'single', 'training', 'import'] as const).map((kind) => createRun(db, { kind, name: kind }).id);
+    const old = recordSynthetic(db, runs[1]!, { templateId: 'ContactsAddContact', status: 'failure', startedAt: 1 });
+    dropVersion10(db);
+    expect(() => createRun(db, { kind: 'env', name: 'too early' })).toThrow(/CHECK constraint/);
+    db.pragma('user_version = 9');
+    db.close();
+    const again = openStore(path);
+    expect(schemaVersion(again)).toBe(10);
+    expect(again.pragma('integrity_check', { simple: true })).toBe('ok');
+    expect(again.pragma('foreign_key_check')).toEqual([]);
+    expect(listRuns(again).map((r) => r.kind).sort()).toEqual(['import', 'single', 'suite', 'training']);
+    expect(loadTrajectory(again, old).steps.every((st) => st.prompt === undefined && st.reply === undefined)).toBe(true);
+    const env = createRun(again, { kind: 'env', name: 'outside agent' });
+    expect(env.kind).toBe('env');
+    expect(() => again.prepare(`INSERT INTO runs (uid, kind, name, status, created_at) VALUES ('x', 'bogus', 'b', 'running', 1)`).run()).toThrow(/CHECK constraint/);
+    // A store already at version 10 is left as it is.
+    again.close();
+    const third = openStore(path);
+    expect(schemaVersion(third)).toBe(10);
+    third.close();
   });
 });
