@@ -1,13 +1,10 @@
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { createWorkbench } from '../workbench/index.js';
-import { serve } from '../api/ws/server.js';
+import { serveWorkbench } from '../workbench/endpoint.js';
 import { intArg, parseFlags, UsageError } from './args.js';
 import { dataDir, dbPath } from '../util/data-dir.js';
 import type { Io } from './main.js';
 
-/** The built renderer, next to the sources (vite builds renderer/ into dist/renderer). */
-export const RENDERER_DIR = fileURLToPath(new URL('../../dist/renderer', import.meta.url));
 
 const Flags = z.object({
   port: intArg('--port').pipe(z.number().min(0).max(65535)).default(0),
@@ -37,17 +34,17 @@ export async function serveCommand(argv: string[], io: Io, signal?: AbortSignal,
   if (mode === 'ui' && (values.host !== undefined || values.devices !== undefined)) {
     throw new UsageError(`${values.host !== undefined ? '--host' : '--devices'} is for \`awb env serve\`; \`awb serve\` listens on 127.0.0.1`);
   }
+  const home = dataDir();
   const workbench = await createWorkbench({
-    dataDir: dataDir(), ...(values.db || process.env.AWB_DB ? { dbPath: dbPath(values.db) } : {}), log: (m) => io.err(m),
+    dataDir: home, ...(values.db || process.env.AWB_DB ? { dbPath: dbPath(values.db) } : {}), log: (m) => io.err(m),
     embeddedDevice: mode === 'ui' && !values['no-device'],
     ...(values.devices !== undefined ? { envDevices: values.devices } : {}),
     ...(values['no-adb'] ? { adb: false as const } : values['adb-port'] !== undefined ? { adb: values['adb-port'] } : {}),
   });
   let server;
   try {
-    server = await serve({
-      api: workbench, env: workbench.env, port: values.port, staticDir: RENDERER_DIR, log: (m) => io.err(m),
-      ...(values.token ? { token: values.token } : {}), ...(values.host ? { host: values.host } : {}),
+    server = await serveWorkbench(workbench, {
+      port: values.port, dataDir: home, log: (m) => io.err(m), ...(values.token ? { token: values.token } : {}), ...(values.host ? { host: values.host } : {}),
     });
   } catch (e) {
     await workbench.close();

@@ -26,8 +26,8 @@ export const JUDGE_SCALARS = [
  * The one-hot's types: the judge's layout predates press_key and double_tap, which share the Enter key's and the click's
  * slots (stored judges keep their input size).
  */
-const JUDGE_ACTION_TYPES = ACTION_TYPES.filter((t) => t !== 'press_key' && t !== 'double_tap');
-const JUDGE_SLOT: Partial<Record<Action['action_type'], (typeof ACTION_TYPES)[number]>> = { press_key: 'keyboard_enter', double_tap: 'click' };
+const JUDGE_ACTION_TYPES: readonly string[] = ACTION_TYPES.filter((t) => t !== 'press_key' && t !== 'double_tap');
+const JUDGE_SLOT: Partial<Record<Action['action_type'], Action['action_type']>> = { press_key: 'keyboard_enter', double_tap: 'click' };
 const NA = JUDGE_ACTION_TYPES.length;
 const NS = JUDGE_SCALARS.length;
 const BLOCKS = 7;
