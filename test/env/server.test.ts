@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { EnvClient, EnvRequestError } from '../../core/env/client.js';
+import { type EnvClient, EnvRequestError } from '../../core/env/client.js';
 import { listRuns, loadTrajectory, type EpisodeId } from '../../core/store/index.js';
 import { pngSize } from '../../core/policy/vlm/geometry.js';
 import { connect, envServer, playOracle } from './helpers.js';
