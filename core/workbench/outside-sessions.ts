@@ -58,7 +58,7 @@ function follow(s: EnvSession, run: { id: number; name: string }, sessions: Sess
         offFollow();
         offEnd();
       };
-      entry.emit({ kind: 'episode', session: entry.snapshot() });
+      if (entry.watched()) entry.emit({ kind: 'episode', session: entry.snapshot() });
       sessions.listChanged(false);
       return;
     }
@@ -66,7 +66,7 @@ function follow(s: EnvSession, run: { id: number; name: string }, sessions: Sess
     info.agent!.connected = false;
     info.state = 'finished';
     info.proposal = null;
-    entry.emit({ kind: 'finished', session: entry.snapshot() });
+    if (entry.watched()) entry.emit({ kind: 'finished', session: entry.snapshot() });
     sessions.remove(s.id);
   });
 }

@@ -32,6 +32,8 @@ export interface SessionView {
   info: SessionInfo;
   snapshot(): SessionInfo;
   emit(e: SessionEvent): void;
+  /** Someone listens: events (a copy of the whole info each) are built only then. */
+  watched(): boolean;
 }
 
 /**
@@ -48,21 +50,21 @@ export function followController(controller: EpisodeController, view: SessionVie
         info.proposal = null;
         info.hitBreakpoints = [];
       }
-      view.emit({ kind: 'state', session: view.snapshot() });
+      if (view.watched()) view.emit({ kind: 'state', session: view.snapshot() });
     }),
     controller.on('onProposal', (v) => {
       info.proposal = proposalInfo(v);
       info.episodeId ??= episodeId();
-      view.emit({ kind: 'proposal', session: view.snapshot() });
+      if (view.watched()) view.emit({ kind: 'proposal', session: view.snapshot() });
     }),
     controller.on('onBreak', ({ breakpoints }) => {
       info.hitBreakpoints = breakpoints.map((b) => b.id);
-      view.emit({ kind: 'break', session: view.snapshot(), breakpoints: info.hitBreakpoints });
+      if (view.watched()) view.emit({ kind: 'break', session: view.snapshot(), breakpoints: info.hitBreakpoints });
     }),
     controller.on('onStep', (s) => {
       const step = stepInfo(s);
       info.steps.push(step);
-      view.emit({ kind: 'step', session: view.snapshot(), step });
+      if (view.watched()) view.emit({ kind: 'step', session: view.snapshot(), step });
     }),
   ];
   return () => offs.forEach((off) => off());
@@ -75,12 +77,13 @@ export function finishView(view: SessionView, r: EpisodeResult, db: WritableDB, 
   info.proposal = null;
   info.state = 'finished';
   info.result = { status: r.status, success: r.success, terminatedBy: r.terminatedBy, error: r.error ?? null, answer: r.outcome.answer ?? null };
-  if (episodeId !== null) {
+  // An outside agent's episodes end many times a second in a vector env: their stored rewards are read only for a viewer.
+  if (episodeId !== null && (info.agent === null || view.watched())) {
     const stored = loadTrajectory(db, episodeId as EpisodeId).steps;
     for (const s of info.steps) {
       const rewards = stored.find((x) => x.index === s.index)?.rewards ?? {};
       s.rewards = Object.fromEntries(Object.entries(rewards).map(([k, v]) => [k, v.value]));
     }
   }
-  view.emit({ kind: 'finished', session: view.snapshot() });
+  if (view.watched()) view.emit({ kind: 'finished', session: view.snapshot() });
 }

@@ -140,6 +140,7 @@ export interface Entry {
   /** A copy of the info, with the pending override refreshed. */
   snapshot(): SessionInfo;
   emit(e: SessionEvent): void;
+  watched(): boolean;
   /** The person chooses every action (the manual policy, not a replay's hold): Run is refused. */
   byHand: boolean;
 }
@@ -263,6 +264,7 @@ export class SessionManager {
     const entry: Entry = {
       info, control, listeners, byHand,
       emit: (e) => listeners.forEach((l) => l(e)),
+      watched: () => listeners.size > 0,
       snapshot: () => {
         info.pendingOverride = control.pending();
         return structuredClone(info);
