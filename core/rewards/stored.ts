@@ -44,7 +44,9 @@ export async function scoreStoredEpisode(
   const episode = build(t);
   const groupIds = groupOf(db, id);
   const group: RewardEpisode[] = [];
-  for (const other of groupIds) {
+  // Only shortest-path reads the group: without it, the other episodes are not loaded (a whole group per episode end).
+  const needsGroup = prepared.config.components.some((c) => c.kind === 'shortest-path');
+  for (const other of needsGroup ? groupIds : [id]) {
     group.push(other === id ? episode : build(loadTrajectory(db, other)));
     await yieldToLoop();
   }
