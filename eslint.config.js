@@ -42,7 +42,7 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': ['error', {
         patterns: [
           // The bridge's client side and wire codec are the one runtime code the renderer shares with core.
-          { regex: '(^|/)core/(?!api/(bridge|codec)\\.js$)', allowTypeImports: true, message: 'The renderer imports only types from core; it calls the API through the bridge.' },
+          { regex: '(^|/)core/(?!(api/bridge|util/wire-codec)\\.js$)', allowTypeImports: true, message: 'The renderer imports only types from core; it calls the API through the bridge.' },
           { group: ['electron', 'electron/*'], message: 'The renderer never imports electron; use the preload bridge.' },
         ],
       }],

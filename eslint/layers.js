@@ -19,6 +19,7 @@ export const LAYERS = [
   ['core/policy', 'core/store'],
   ['core/rewards'],
   ['core/analysis'],
+  ['core/env'],
   ['core/rollout'],
   ['core/rl'],
   ['core/remote-jobs'],

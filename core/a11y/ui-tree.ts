@@ -124,11 +124,18 @@ function serializeNode(n: UiNode, parts: string[]): void {
   parts.push('</node>');
 }
 
+/** Trees are not changed once built, and one screen's tree is written out several times a step (recorder, agent, dump). */
+const serialized = new WeakMap<UiTree, string>();
+
 export function serializeUiTree(tree: UiTree): string {
+  const done = serialized.get(tree);
+  if (done !== undefined) return done;
   const parts: string[] = [XML_HEADER, `<hierarchy rotation="${tree.rotation}">`];
   for (const r of tree.roots) serializeNode(r, parts);
   parts.push('</hierarchy>');
-  return parts.join('');
+  const xml = parts.join('');
+  serialized.set(tree, xml);
+  return xml;
 }
 
 // ---------------------------------------------------------------- parsing

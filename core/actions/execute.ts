@@ -45,6 +45,11 @@ export function planInput(action: Action, obs: Observation): InputEvent[] | { la
       const p = targetPoint(obs, action);
       return [{ kind: 'long_press', x: p.x, y: p.y, durationMs: LONG_PRESS_MS }];
     }
+    case 'double_tap': {
+      // Two taps, as AndroidWorld's adb_utils.double_tap sends them (`input tap x y` twice).
+      const p = targetPoint(obs, action);
+      return [{ kind: 'tap', x: p.x, y: p.y }, { kind: 'tap', x: p.x, y: p.y }];
+    }
     case 'scroll': {
       // Scrolling "down" reveals content below, so the finger moves up (AndroidWorld's convention).
       const b = scrollRegion(obs, action.index);

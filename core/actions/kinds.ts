@@ -96,6 +96,16 @@ export const ACTION_KINDS: ActionTable = {
       return pool.length ? { action_type: 'long_press', index: rng.pick(pool).ordinal } : null;
     },
   },
+  double_tap: {
+    type: 'double_tap',
+    summary: 'Tap an element or a point twice in quick succession (AndroidWorld\'s double_tap: zoom, select a word).',
+    example: { action_type: 'double_tap', index: 4 },
+    describe: (a, obs) => `Double-tap ${touchedName(actionElement(a, obs))}${where(obs)}`,
+    sample: (rng, obs) => {
+      const items = clickable(obs);
+      return items.length ? { action_type: 'double_tap', index: rng.pick(items).ordinal } : null;
+    },
+  },
   scroll: {
     type: 'scroll',
     summary: 'Scroll the content (or the indexed element) in a direction; "down" reveals what is below.',

@@ -33,6 +33,7 @@ export type Direction = (typeof DIRECTIONS)[number];
 export const ActionSchema = z.discriminatedUnion('action_type', [
   targeted('click'),
   targeted('long_press'),
+  targeted('double_tap'),
   z.strictObject({ action_type: z.literal('scroll'), direction: z.enum(DIRECTIONS), index: index.optional() }),
   z.strictObject({
     action_type: z.literal('swipe'),
@@ -63,7 +64,7 @@ export type ActionType = Action['action_type'];
 export type ActionOf<K extends ActionType> = Extract<Action, { action_type: K }>;
 
 export const ACTION_TYPES = [
-  'click', 'long_press', 'scroll', 'swipe', 'input_text', 'keyboard_enter', 'navigate_back',
+  'click', 'long_press', 'double_tap', 'scroll', 'swipe', 'input_text', 'keyboard_enter', 'navigate_back',
   'navigate_home', 'open_app', 'wait', 'answer', 'status', 'press_key',
 ] as const satisfies readonly ActionType[];
 

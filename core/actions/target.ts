@@ -59,6 +59,7 @@ export function actionElement(action: Action, obs: Observation): UiElement | und
   switch (action.action_type) {
     case 'click':
     case 'long_press':
+    case 'double_tap':
       return targetPoint(obs, action).element;
     case 'scroll':
     case 'input_text':
@@ -75,6 +76,7 @@ export function validateAgainst(action: Action, obs: Observation): void {
   switch (action.action_type) {
     case 'click':
     case 'long_press':
+    case 'double_tap':
       targetPoint(obs, action);
       return;
     case 'scroll':

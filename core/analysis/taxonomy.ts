@@ -184,7 +184,7 @@ const clickLabel = (s: EpisodePath['steps'][number]) =>
   (s.action?.action_type === 'click' || s.action?.action_type === 'long_press') && !s.error ? s.targetLabel ?? '' : '';
 
 const RULES: Record<FailureClass, Rule> = {
-  environment_error: (e) => (e.status === 'error' && e.terminatedBy !== 'policy_error' && e.terminatedBy !== 'stopped'
+  environment_error: (e) => (e.status === 'error' && e.terminatedBy !== 'policy_error' && e.terminatedBy !== 'stopped' && e.terminatedBy !== 'aborted'
     ? `the device failed${e.error ? `: ${e.error.name}: ${e.error.message}` : ''}` : null),
   policy_error: (e) => (e.status === 'error' && e.terminatedBy === 'policy_error'
     ? `the policy failed${e.error ? `: ${e.error.name}: ${e.error.message}` : ''}` : null),

@@ -63,7 +63,8 @@ export interface SessionReplies {
   text: string;
 }
 
-export type SessionCommand = 'step' | 'run' | 'pause' | 'stop';
+/** `takeover` and `handback` are for an outside agent's session: a person acts in the agent's place, then returns it. */
+export type SessionCommand = 'step' | 'run' | 'pause' | 'stop' | 'takeover' | 'handback';
 
 export interface EpisodeRewardsQuery {
   episodeId: number;
@@ -147,6 +148,8 @@ export interface WorkbenchApi {
   overrideAction(input: { sessionId: string; action: unknown }): Promise<SessionInfo>;
   setBreakpoints(input: { sessionId: string; breakpoints: Breakpoint[] }): Promise<SessionInfo>;
   onSession(input: { sessionId: string }, listener: Listener<SessionEvent>): Unsubscribe;
+  /** The session list whenever a session starts or ends (outside agents' sessions come and go on their own). */
+  onSessions(input: NoInput, listener: Listener<SessionInfo[]>): Unsubscribe;
 
   // Trajectories
   listEpisodes(input: EpisodeFilter): Promise<EpisodePage>;

@@ -197,6 +197,9 @@ export interface SessionStepInfo {
   foreground: ForegroundApp;
   /** Rewards by kind, filled in as they are computed (the outcome when the episode ends). */
   rewards: Record<string, number>;
+  /** What an outside agent attached: the request to its model and the model's reply (docs/env-protocol.md). */
+  prompt?: string;
+  reply?: string;
 }
 
 export interface SessionResult {
@@ -225,10 +228,27 @@ export interface SessionInfo {
   hitBreakpoints: string[];
   /** The action the next step will carry out instead of the proposal (set by overrideAction), sketched on the latest screen. */
   pendingOverride: { action: unknown; description: string | null; target: ActionTarget | null } | null;
+  /** Set for an outside agent's session (docs/outside-agents.md), null for the workbench's own step-through sessions. */
+  agent: OutsideAgentInfo | null;
+}
+
+/** An outside agent's session as the Agent view shows it: one session, many episodes (the current one above). */
+export interface OutsideAgentInfo {
+  /** The agent's name, recorded as each episode's policy. */
+  name: string;
+  run: { id: number; name: string };
+  /** Episodes the session has started so far. */
+  episodes: number;
+  /** A person has the session (takeover): the agent's step waits until it is handed back. */
+  takenOver: boolean;
+  /** The agent's connection is still open (false once it closed the session or went away). */
+  connected: boolean;
 }
 
 export type SessionEvent =
   | { kind: 'state'; session: SessionInfo }
+  /** An outside agent's session began its next episode (the steps start over). */
+  | { kind: 'episode'; session: SessionInfo }
   | { kind: 'proposal'; session: SessionInfo }
   | { kind: 'break'; session: SessionInfo; breakpoints: string[] }
   | { kind: 'step'; session: SessionInfo; step: SessionStepInfo }

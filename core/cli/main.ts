@@ -10,7 +10,7 @@ import { runCommand } from './run.js';
 import { suiteCommand } from './suite.js';
 import { splitsCommand } from './splits.js';
 import { episodesCommand } from './episodes.js';
-import { serveCommand } from './serve.js';
+import { envCommand, serveCommand } from './serve.js';
 import { trainCommand } from './train.js';
 import { evalCommand } from './eval.js';
 import { rewardsCommand } from './rewards.js';
@@ -126,7 +126,12 @@ Usage:
   --console-token PATH for the emulator console's auth token (default ~/.emulator_console_auth_token),
   --grpc [HOST:]PORT [--grpc-token T] for the emulator's gRPC endpoint (default: its discovery file; docs/devices.md).
   awb serve [--port P] [--token T] [--no-adb] [--no-device]
-                                               the workbench UI in a browser: prints its URL (with a session token)
+                                               the workbench UI in a browser: prints its URL (with a session token);
+                                               outside agents connect to its /env endpoint (docs/env-protocol.md)
+  awb env serve [--port P] [--devices N] [--host H] [--token T] [--db PATH] [--no-adb] [--json]
+                                               the environment server for outside agents (Gymnasium, TRL, AndroidWorld:
+                                               docs/outside-agents.md): prints its ws:// URL; sessions run on up to N
+                                               SimDroids (default 8) or adb devices, recorded in the store
   awb help                                     this text
 
 Recordings go to --db PATH, else $AWB_DB, else $AWB_HOME/trajectories.db (AWB_HOME defaults to ~/.awb).`;
@@ -196,6 +201,8 @@ export async function main(argv: string[], io: Io = consoleIo()): Promise<number
         return await avdCommand(rest, io);
       case 'serve':
         return await serveCommand(rest, io);
+      case 'env':
+        return await envCommand(rest, io);
       case undefined:
       case 'help':
       case '--help':

@@ -1,13 +1,10 @@
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { createWorkbench } from '../workbench/index.js';
-import { serve } from '../api/ws/server.js';
-import { intArg, parseFlags } from './args.js';
+import { serveWorkbench } from '../workbench/endpoint.js';
+import { intArg, parseFlags, UsageError } from './args.js';
 import { dataDir, dbPath } from '../util/data-dir.js';
 import type { Io } from './main.js';
 
-/** The built renderer, next to the sources (vite builds renderer/ into dist/renderer). */
-export const RENDERER_DIR = fileURLToPath(new URL('../../dist/renderer', import.meta.url));
 
 const Flags = z.object({
   port: intArg('--port').pipe(z.number().min(0).max(65535)).default(0),
@@ -16,30 +13,49 @@ const Flags = z.object({
   'no-adb': z.boolean().optional(),
   'adb-port': intArg('--adb-port').optional(),
   'no-device': z.boolean().optional(),
+  devices: intArg('--devices').pipe(z.number().min(1, '--devices must be at least 1').max(256)).optional(),
+  host: z.string().min(1).optional(),
   json: z.boolean().optional(),
 });
 
+const OPTIONS = {
+  port: { type: 'string' }, token: { type: 'string' }, db: { type: 'string' }, 'no-adb': { type: 'boolean' },
+  'adb-port': { type: 'string' }, 'no-device': { type: 'boolean' }, devices: { type: 'string' }, host: { type: 'string' }, json: { type: 'boolean' },
+} as const;
+
 /**
- * `awb serve [--port P] [--token T]`: the workbench UI in a browser. Prints the URL (with the
- * session token) and serves until interrupted; then stops its devices and closes the store.
+ * `awb serve [--port P] [--token T]`: the workbench UI in a browser, and the environment server for outside agents at
+ * /env. Prints the URL (with the session token) and serves until interrupted; then stops its devices and closes the
+ * store. `awb env serve` is the same server led by its environment endpoint: it prints that URL first, starts no
+ * default device (sessions start their own SimDroids, at most --devices), and may listen beyond loopback (--host).
  */
-export async function serveCommand(argv: string[], io: Io, signal?: AbortSignal): Promise<number> {
-  const { values } = parseFlags(argv, {
-    port: { type: 'string' }, token: { type: 'string' }, db: { type: 'string' }, 'no-adb': { type: 'boolean' },
-    'adb-port': { type: 'string' }, 'no-device': { type: 'boolean' }, json: { type: 'boolean' },
-  }, Flags);
+export async function serveCommand(argv: string[], io: Io, signal?: AbortSignal, mode: 'ui' | 'env' = 'ui'): Promise<number> {
+  const { values } = parseFlags(argv, OPTIONS, Flags);
+  if (mode === 'ui' && (values.host !== undefined || values.devices !== undefined)) {
+    throw new UsageError(`${values.host !== undefined ? '--host' : '--devices'} is for \`awb env serve\`; \`awb serve\` listens on 127.0.0.1`);
+  }
+  const home = dataDir();
   const workbench = await createWorkbench({
-    dataDir: dataDir(), ...(values.db || process.env.AWB_DB ? { dbPath: dbPath(values.db) } : {}), log: (m) => io.err(m), embeddedDevice: !values['no-device'],
+    dataDir: home, ...(values.db || process.env.AWB_DB ? { dbPath: dbPath(values.db) } : {}), log: (m) => io.err(m),
+    embeddedDevice: mode === 'ui' && !values['no-device'],
+    ...(values.devices !== undefined ? { envDevices: values.devices } : {}),
     ...(values['no-adb'] ? { adb: false as const } : values['adb-port'] !== undefined ? { adb: values['adb-port'] } : {}),
   });
   let server;
   try {
-    server = await serve({ api: workbench, port: values.port, staticDir: RENDERER_DIR, log: (m) => io.err(m), ...(values.token ? { token: values.token } : {}) });
+    server = await serveWorkbench(workbench, {
+      port: values.port, dataDir: home, log: (m) => io.err(m), ...(values.token ? { token: values.token } : {}), ...(values.host ? { host: values.host } : {}),
+    });
   } catch (e) {
     await workbench.close();
     throw e;
   }
-  io.out(values.json ? JSON.stringify({ url: server.url, port: server.port }) : `Android Agent Workbench: ${server.url}`);
+  if (mode === 'env') {
+    io.out(values.json ? JSON.stringify({ url: server.envUrl, port: server.port, token: server.token, ui: server.url }) : server.envUrl);
+    if (!values.json) io.err(`Environment server for outside agents (docs/outside-agents.md); watch its sessions in the workbench UI: ${server.url}`);
+  } else {
+    io.out(values.json ? JSON.stringify({ url: server.url, port: server.port, env: server.envUrl }) : `Android Agent Workbench: ${server.url}`);
+  }
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGINT', stop);
@@ -49,4 +65,13 @@ export async function serveCommand(argv: string[], io: Io, signal?: AbortSignal)
   await server.close();
   await workbench.close();
   return 0;
+}
+
+/** `awb env serve …`: the environment server (docs/env-protocol.md). */
+export async function envCommand(argv: string[], io: Io, signal?: AbortSignal): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub !== 'serve') {
+    throw new UsageError(`${sub === undefined ? 'awb env needs a subcommand' : `awb env ${sub}: unknown subcommand`}: awb env serve [--port P] [--devices N] [--host H]`);
+  }
+  return serveCommand(rest, io, signal, 'env');
 }

@@ -73,6 +73,23 @@ export function isSnapshotCapable(d: Device): d is Device & SnapshotCapable {
   return typeof c.saveSnapshot === 'function' && typeof c.loadSnapshot === 'function';
 }
 
+/** The screen's pixels, RGBA row by row, at full or half size. */
+export interface ScreenPixels {
+  width: number;
+  height: number;
+  /** width × height × 4 bytes; the caller must not write into it (devices may cache it per screen state). */
+  rgba: Uint8Array;
+}
+
+/** Raw pixels without a PNG round trip (SimDroid draws them; an adb device reads `screencap`'s raw output). */
+export interface PixelCapable {
+  screenPixels(scale: 1 | 0.5): Promise<ScreenPixels>;
+}
+
+export function isPixelCapable(d: Device): d is Device & PixelCapable {
+  return typeof (d as Partial<PixelCapable>).screenPixels === 'function';
+}
+
 /** A device reached over a link that can drop (adb): it can be reconnected after a failure. */
 export interface Reconnectable {
   reconnect(): Promise<void>;

@@ -4,7 +4,8 @@ import { actionElement } from '../actions/target.js';
 import type { Observation } from '../device/observation.js';
 import { elementLabel, type Bounds } from '../a11y/ui-tree.js';
 import { hits, type Breakpoint } from './breakpoints.js';
-import { runEpisode, type RunEpisodeOptions, type StepProposal } from './runner.js';
+import { propose, runEpisode, type EndedFromOutside, type RunEpisodeOptions, type StepProposal } from './runner.js';
+import type { PolicyDecision } from './policy.js';
 import type { EpisodeResult, StepRecord } from './record.js';
 
 /**
@@ -81,10 +82,19 @@ function view(p: StepProposal): ProposalView {
   return v;
 }
 
+export class ControllerStateError extends Error {
+  override name = 'ControllerStateError';
+  constructor(readonly command: string, readonly state: ControllerState) {
+    super(`Cannot ${command}: the episode is ${state}, not held at a proposal`);
+  }
+}
+
 export class EpisodeController {
   private stateValue: ControllerState = 'idle';
   private mode: 'run' | 'pause' = 'pause';
-  private stopRequested = false;
+  private stopRequested: EndedFromOutside | null = null;
+  /** A new decision of the policy's for the held proposal (revise()). */
+  private revision: PolicyDecision | undefined = undefined;
   private pendingOverride: unknown = undefined;
   /** The latest proposal (its screen is what a pending override is sketched against). */
   private latest: StepProposal | null = null;
@@ -142,7 +152,7 @@ export class EpisodeController {
         this.opts.onStep?.(step, obs);
       },
       hooks: {
-        beforeStep: async () => (this.stopRequested ? 'stop' : 'continue'),
+        beforeStep: async () => (this.stopRequested === null ? 'continue' : this.stopRequested === 'aborted' ? 'abort' : 'stop'),
         beforeAct: (p) => this.atProposal(p),
       },
     }).then((result) => {
@@ -154,20 +164,23 @@ export class EpisodeController {
     return this.resultPromise;
   }
 
-  private async atProposal(p: StepProposal): Promise<{ override?: unknown; stop?: boolean }> {
-    const v = view(p);
-    this.latest = p;
-    this.emit('onProposal', v);
-    if (this.stopRequested) return { stop: true };
-    // Evaluated while stepping too, as a debugger reports the breakpoint a step lands on.
-    const hit = hits(this.breakpoints, p);
-    if (hit.length) {
-      this.mode = 'pause';
-      this.emit('onBreak', { breakpoints: hit, proposal: v });
-    }
-    // Running on would record the placeholder the policy proposed; hold for the person instead.
-    if (v.handover !== undefined) this.mode = 'pause';
-    if (this.mode === 'pause') {
+  private async atProposal(first: StepProposal): Promise<{ override?: unknown; revised?: PolicyDecision; stop?: EndedFromOutside }> {
+    let p = first;
+    let revised: PolicyDecision | undefined;
+    for (;;) {
+      const v = view(p);
+      this.latest = p;
+      this.emit('onProposal', v);
+      if (this.stopRequested) return { stop: this.stopRequested };
+      // Evaluated while stepping too, as a debugger reports the breakpoint a step lands on.
+      const hit = hits(this.breakpoints, p);
+      if (hit.length) {
+        this.mode = 'pause';
+        this.emit('onBreak', { breakpoints: hit, proposal: v });
+      }
+      // Running on would record the placeholder the policy proposed; hold for the person instead.
+      if (v.handover !== undefined) this.mode = 'pause';
+      if (this.mode !== 'pause') break;
       this.current = v;
       this.setState('paused');
       await new Promise<void>((resolve) => {
@@ -176,11 +189,17 @@ export class EpisodeController {
       this.release = null;
       this.current = null;
       this.setState('running');
-      if (this.stopRequested) return { stop: true };
+      if (this.stopRequested) return { stop: this.stopRequested };
+      const next = this.revision;
+      this.revision = undefined;
+      if (next === undefined) break;
+      // The policy changed its mind while held: the new proposal is seen, and judged by the breakpoints, as the first was.
+      revised = next;
+      p = propose(p.index, p.obs, next);
     }
     const override = this.pendingOverride;
     this.pendingOverride = undefined;
-    return override === undefined ? {} : { override };
+    return { ...(override === undefined ? {} : { override }), ...(revised ? { revised } : {}) };
   }
 
   private resume(mode: 'run' | 'pause'): void {
@@ -203,10 +222,30 @@ export class EpisodeController {
     this.mode = 'pause';
   }
 
-  /** End the episode; it is recorded as stopped. */
-  stop(): void {
-    this.stopRequested = true;
+  /** End the episode; it is recorded as stopped (by a person), or aborted (its outside agent left it). */
+  stop(how: EndedFromOutside = 'stopped'): void {
+    this.stopRequested ??= how;
     this.release?.();
+  }
+
+  /**
+   * Replaces the held proposal with a new decision of the policy's (an outside agent's next action after a person handed
+   * the episode back), then goes on in `mode`. Only while held at a proposal (ControllerStateError otherwise).
+   */
+  revise(decision: PolicyDecision, mode: 'run' | 'pause'): void {
+    if (!this.release) throw new ControllerStateError('revise', this.stateValue);
+    this.revision = decision;
+    this.resume(mode);
+  }
+
+  /** Whether the episode is held at a proposal (paused, at a breakpoint, or waiting for a person). */
+  get held(): boolean {
+    return this.release !== null;
+  }
+
+  /** The screen of the proposal the episode is held at; null when not held. */
+  heldObservation(): Observation | null {
+    return this.release && this.latest ? this.latest.obs : null;
   }
 
   /**

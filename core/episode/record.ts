@@ -76,6 +76,10 @@ export interface StepRecord {
   timings: StepTimings;
   /** The model server's token counts for this step's request, when it reported them (VLM policies). */
   usage?: TokenUsage;
+  /** What an outside agent sent its model for this step (text, or the chat messages as JSON), when it attached it. */
+  prompt?: string;
+  /** An outside agent's model reply verbatim, when it attached it (docs/env-protocol.md `step`). */
+  reply?: string;
   /** The request a served model was sent for this step (VLM policies): what a trainer replays with the step's reply. */
   request?: RecordedRequest;
   /** Wall-clock time the step started (epoch ms). */
@@ -92,6 +96,8 @@ export interface ObservationRecord {
 
 export const TERMINATIONS = [
   'answer', 'status', 'max_steps', 'policy_done', 'policy_error', 'malformed_action', 'stopped', 'environment_error',
+  // An outside agent left its episode before it ended (reset, close, or its connection dropped): docs/env-protocol.md.
+  'aborted',
 ] as const;
 export type Termination = (typeof TERMINATIONS)[number];
 

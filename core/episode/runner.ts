@@ -29,12 +29,21 @@ export interface StepProposal {
   error?: StepError;
 }
 
+/**
+ * How an episode can be ended from outside it: `stopped` by a person (step-through Stop), `aborted` when an outside
+ * agent left it (reset, close or a dropped connection). Either way it says nothing about the task (status error).
+ */
+export type EndedFromOutside = Extract<Termination, 'stopped' | 'aborted'>;
+
 /** Points where a step-through controller can hold the episode or change its course. */
 export interface EpisodeHooks {
-  /** Before each step is observed: resolve 'stop' to end the episode there. */
-  beforeStep?(index: number): Promise<'continue' | 'stop'>;
-  /** After the policy proposed, before acting: may replace the action (a person's override) or stop. */
-  beforeAct?(proposal: StepProposal): Promise<{ override?: unknown; stop?: boolean } | void>;
+  /** Before each step is observed: resolve 'stop' (ended as `stopped`) or 'abort' to end the episode there. */
+  beforeStep?(index: number): Promise<'continue' | 'stop' | 'abort'>;
+  /**
+   * After the policy proposed, before acting: may replace the action (a person's override), replace the proposal with
+   * a new decision of the policy's (`revised`: the policy changed its mind, not a person), or end the episode.
+   */
+  beforeAct?(proposal: StepProposal): Promise<{ override?: unknown; revised?: PolicyDecision; stop?: boolean | EndedFromOutside } | void>;
 }
 
 export type ScreenshotMode = 'none' | 'full' | 'half';
@@ -111,6 +120,21 @@ function observationRecord(obs: Observation): ObservationRecord {
 
 const since = (t: number) => performance.now() - t;
 
+/** The policy's decision with its action parsed (or the parse error), as hooks and breakpoints see it. */
+export function propose(index: number, obs: Observation, decision: PolicyDecision): StepProposal {
+  const proposal: StepProposal = { index, obs, decision };
+  if (decision.malformed) {
+    proposal.error = decision.malformed;
+    return proposal;
+  }
+  try {
+    proposal.action = parseAction(decision.action);
+  } catch (e) {
+    proposal.error = errorOf(e);
+  }
+  return proposal;
+}
+
 /**
  * Runs one episode: reset (snapshot restore + task initialize) → observe → policy → act → wait
  * until stable → record, until an `answer` or `status` action or the step budget, then check.
@@ -148,8 +172,9 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<EpisodeResult
     }
 
     for (let i = 0; i < maxSteps; i++) {
-      if (hooks?.beforeStep && (await hooks.beforeStep(i)) === 'stop') {
-        terminatedBy = 'stopped';
+      const before = hooks?.beforeStep ? await hooks.beforeStep(i) : 'continue';
+      if (before !== 'continue') {
+        terminatedBy = before === 'abort' ? 'aborted' : 'stopped';
         break;
       }
       const stepStart = Date.now();
@@ -172,19 +197,18 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<EpisodeResult
         break;
       }
 
-      const proposal: StepProposal = { index: i, obs, decision };
-      try {
-        proposal.action = parseAction(decision.action);
-      } catch (e) {
-        proposal.error = errorOf(e);
-      }
-      let raw: unknown = decision.action;
+      let proposal = propose(i, obs, decision);
       let overridden = false;
       const verdict = hooks?.beforeAct ? await hooks.beforeAct(proposal) : undefined;
       if (verdict?.stop) {
-        terminatedBy = 'stopped';
+        terminatedBy = verdict.stop === true ? 'stopped' : verdict.stop;
         break;
       }
+      if (verdict?.revised) {
+        decision = verdict.revised;
+        proposal = propose(i, obs, decision);
+      }
+      let raw: unknown = decision.action;
       if (verdict && 'override' in verdict && verdict.override !== undefined) {
         raw = verdict.override;
         overridden = true;
@@ -198,14 +222,19 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<EpisodeResult
       if (decision.candidates !== undefined) step.candidates = decision.candidates;
       if (decision.requestMs !== undefined) step.timings.requestMs = decision.requestMs;
       if (decision.usage !== undefined) step.usage = decision.usage;
+      if (decision.prompt !== undefined) step.prompt = decision.prompt;
+      if (decision.reply !== undefined) step.reply = decision.reply;
       if (decision.request !== undefined) step.request = decision.request;
       if (overridden) step.overridden = true;
 
       let action: Action | undefined;
-      try {
-        action = overridden ? parseAction(raw) : proposal.action ?? parseAction(raw);
-      } catch (e) {
-        step.error = errorOf(e);
+      if (!overridden && decision.malformed) step.error = decision.malformed;
+      else {
+        try {
+          action = overridden ? parseAction(raw) : proposal.action ?? parseAction(raw);
+        } catch (e) {
+          step.error = errorOf(e);
+        }
       }
       if (action) {
         step.action = action;
@@ -240,7 +269,8 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<EpisodeResult
       await recorder?.step(step, observationRecord(obs));
       opts.onStep?.(step, obs);
 
-      if (step.error && step.error.name === ActionParseError.name && (opts.onMalformed ?? 'end') === 'end') {
+      const malformed = step.error !== undefined && (step.error.name === ActionParseError.name || (!overridden && decision.malformed !== undefined));
+      if (malformed && (opts.onMalformed ?? 'end') === 'end') {
         error = step.error;
         terminatedBy = 'malformed_action';
         break;
@@ -287,7 +317,7 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<EpisodeResult
     }
   }
   const checkMs = since(tCheck);
-  const failedRun = terminatedBy === 'policy_error' || terminatedBy === 'environment_error' || terminatedBy === 'stopped';
+  const failedRun = terminatedBy === 'policy_error' || terminatedBy === 'environment_error' || terminatedBy === 'stopped' || terminatedBy === 'aborted';
   const status: EpisodeStatus = failedRun ? 'error' : success ? 'success' : 'failure';
   const result: EpisodeResult = {
     templateId: instance.template.id, seed: instance.seed, instruction: instance.instruction, policy: policy.name,

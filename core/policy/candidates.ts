@@ -119,6 +119,7 @@ export function matchCandidate(candidates: readonly PolicyCandidate[], action: A
     switch (action.action_type) {
       case 'click':
       case 'long_press':
+      case 'double_tap':
         return a.action_type === action.action_type && action.index !== undefined && a.index === action.index;
       case 'input_text':
         return a.action_type === 'input_text' && a.text === action.text && a.index === (action.index ?? focused);

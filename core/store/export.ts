@@ -44,6 +44,8 @@ function stepToLine(s: StoredStep): StepLine {
       request_ms: s.timings.requestMs ?? null,
     },
     usage: s.usage ? { prompt_tokens: s.usage.promptTokens, completion_tokens: s.usage.completionTokens } : null,
+    prompt: s.prompt ?? null,
+    reply: s.reply ?? null,
     request: s.request ?? null,
     rewards: s.rewards,
     unscored: s.unscored ?? {},

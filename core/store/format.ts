@@ -63,6 +63,9 @@ export const StepLine = z.object({
   }),
   /** A served model's token counts for the step's request, when it reported them (added within version 1). */
   usage: z.object({ prompt_tokens: z.int().min(0), completion_tokens: z.int().min(0) }).nullable().default(null),
+  /** An outside agent's request to its model and the model's reply (added within version 1: absent in older files). */
+  prompt: z.string().nullable().default(null),
+  reply: z.string().nullable().default(null),
   /** The request a served model was sent for the step (added within version 1: absent in older files and for other policies). */
   request: RecordedRequestLine.nullable().default(null),
   rewards: z.record(z.string(), Reward),

@@ -161,6 +161,8 @@ function lineToStep(s: StepLine): StepRecord {
   if (s.target !== null) step.target = s.target;
   if (s.timings.request_ms !== null) step.timings.requestMs = s.timings.request_ms;
   if (s.usage !== null) step.usage = { promptTokens: s.usage.prompt_tokens, completionTokens: s.usage.completion_tokens };
+  if (s.prompt !== null) step.prompt = s.prompt;
+  if (s.reply !== null) step.reply = s.reply;
   if (s.request !== null) step.request = s.request;
   return step;
 }

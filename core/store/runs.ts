@@ -5,7 +5,7 @@ import { asEpisodeId, asRunId, type EpisodeId, type RunId } from './ids.js';
 import { fromJson } from './json.js';
 import { emptyStatusCounts, type StatusCounts, type StoredEpisodeStatus } from './statuses.js';
 
-export const RUN_KINDS = ['suite', 'single', 'training', 'import'] as const;
+export const RUN_KINDS = ['suite', 'single', 'training', 'import', 'env'] as const;
 export type RunKind = (typeof RUN_KINDS)[number];
 export const RUN_STATUSES = ['running', 'finished', 'interrupted'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];

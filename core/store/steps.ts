@@ -41,6 +41,8 @@ interface StepRow {
   started_at: number;
   prompt_tokens: number | null;
   completion_tokens: number | null;
+  prompt: string | null;
+  reply: string | null;
   request: string | null;
   screenshot: string | null;
   tree: string | null;
@@ -65,6 +67,8 @@ function stepToRow(step: StepRecord, screenshot: string | null, tree: string | n
     started_at: step.startedAt,
     prompt_tokens: step.usage?.promptTokens ?? null,
     completion_tokens: step.usage?.completionTokens ?? null,
+    prompt: step.prompt ?? null,
+    reply: step.reply ?? null,
     request: step.request ? JSON.stringify(step.request) : null,
     screenshot,
     tree,
@@ -91,6 +95,8 @@ function rowToStep(r: StepRow, rewards: Record<string, Reward>): StoredStep {
   if (r.overridden) step.overridden = true;
   if (r.target !== null) step.target = fromJson<{ ordinal: number; bounds: Bounds; label: string }>(r.target);
   if (r.prompt_tokens !== null && r.completion_tokens !== null) step.usage = { promptTokens: r.prompt_tokens, completionTokens: r.completion_tokens };
+  if (r.prompt !== null) step.prompt = r.prompt;
+  if (r.reply !== null) step.reply = r.reply;
   if (r.request !== null) step.request = fromJson<RecordedRequest>(r.request);
   return step;
 }
@@ -99,9 +105,11 @@ function rowToStep(r: StepRow, rewards: Record<string, Reward>): StoredStep {
 export function insertStep(db: WritableDB, episodeId: EpisodeId, step: StepRecord, screenshot: string | null, tree: string | null): void {
   prepare(db, `
     INSERT INTO steps (episode_id, idx, raw, action, action_type, description, thought, candidates, error_name, error_message,
-      overridden, foreground_package, foreground_activity, target, timings, started_at, prompt_tokens, completion_tokens, request, screenshot, tree)
+      overridden, foreground_package, foreground_activity, target, timings, started_at, prompt_tokens, completion_tokens, prompt, reply,
+      request, screenshot, tree)
     VALUES (@episode_id, @idx, @raw, @action, @action_type, @description, @thought, @candidates, @error_name, @error_message,
-      @overridden, @foreground_package, @foreground_activity, @target, @timings, @started_at, @prompt_tokens, @completion_tokens, @request, @screenshot, @tree)`)
+      @overridden, @foreground_package, @foreground_activity, @target, @timings, @started_at, @prompt_tokens, @completion_tokens, @prompt, @reply,
+      @request, @screenshot, @tree)`)
     .run({ episode_id: episodeId, ...stepToRow(step, screenshot, tree) });
   prepare(db, 'UPDATE episodes SET steps_count = steps_count + 1 WHERE id = ?').run(episodeId);
 }
@@ -128,7 +136,7 @@ export function loadSteps(db: ReadableDB, episodeId: EpisodeId): StoredStep[] {
   const unscored = loadUnscored(db, episodeId);
   return prepare<[number], StepRow>(db, `
     SELECT idx, raw, action, action_type, description, thought, candidates, error_name, error_message, overridden,
-      foreground_package, foreground_activity, target, timings, started_at, prompt_tokens, completion_tokens, request, screenshot, tree
+      foreground_package, foreground_activity, target, timings, started_at, prompt_tokens, completion_tokens, prompt, reply, request, screenshot, tree
     FROM steps WHERE episode_id = ? ORDER BY idx`).all(episodeId).map((r) => {
     const step = rowToStep(r, rewards.get(r.idx) ?? {});
     const why = unscored.get(r.idx);

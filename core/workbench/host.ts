@@ -5,6 +5,7 @@ import { connectionChannel, parseToHost, type FromHost, type ToHost } from '../a
 import { serveApi } from '../api/serve-api.js';
 import { RelayedSecretStore, type SecretsToHost } from '../api/ipc/secrets-relay.js';
 import { createWorkbench, type Workbench, type WorkbenchOptions } from './index.js';
+import { serveWorkbench } from './endpoint.js';
 
 /**
  * The API host: the workbench (SimDroid rendering, rollouts, SQLite) in a process of its own, so
@@ -179,6 +180,32 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv, log: (m: string) => void)
   return opts;
 }
 
+/**
+ * The desktop app serves the environment endpoint too (docs/outside-agents.md), on loopback: port AWB_ENV_PORT
+ * (default: any free one), recorded in `<AWB_HOME>/env-server.json` so an agent can join the app a person is watching;
+ * AWB_NO_ENV=1 serves none. A port that cannot be had leaves the app working without it, said in the log.
+ */
+export async function withEnvEndpoint(wb: Workbench, env: NodeJS.ProcessEnv, log: (m: string) => void): Promise<Workbench> {
+  if (env.AWB_NO_ENV === '1') return wb;
+  const port = env.AWB_ENV_PORT === undefined ? 0 : Number(env.AWB_ENV_PORT);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new HostConfigError(`AWB_ENV_PORT must be a port number (0-65535), got ${JSON.stringify(env.AWB_ENV_PORT)}`);
+  let server: Awaited<ReturnType<typeof serveWorkbench>>;
+  try {
+    server = await serveWorkbench(wb, { port, dataDir: dataDir(), log });
+  } catch (e) {
+    log(`the environment server for outside agents could not start (${(e as Error).message}); the app runs without it`);
+    return wb;
+  }
+  log(`environment server for outside agents: ${server.envUrl.replace(/token=.*/, 'token=…')}${server.endpointFile ? ` (recorded in ${server.endpointFile})` : ''}`);
+  const closeWorkbench = wb.close;
+  return Object.assign(wb, {
+    close: async () => {
+      await server.close();
+      await closeWorkbench();
+    },
+  });
+}
+
 export async function main(): Promise<void> {
   const log = (m: string) => process.stderr.write(`awb host: ${m}\n`);
   const link = parentLink();
@@ -193,9 +220,9 @@ export async function main(): Promise<void> {
   const host = runHost({
     link,
     start: async () => {
-      if (!secrets) return createWorkbench(optionsFromEnv(process.env, log));
-      await secrets.ready();
-      return createWorkbench({ ...optionsFromEnv(process.env, log), secrets });
+      if (secrets) await secrets.ready();
+      const wb = await createWorkbench({ ...optionsFromEnv(process.env, log), ...(secrets ? { secrets } : {}) });
+      return withEnvEndpoint(wb, process.env, log);
     },
     log,
     exit: (code) => process.exit(code),

@@ -13,6 +13,8 @@ import { type Settings, SettingsSchema, settingsFields } from '../api/settings.j
 import type { Activity } from '../api/types.js';
 import { DeviceRegistry } from './devices.js';
 import { SessionManager } from './sessions.js';
+import { showOutsideSessions } from './outside-sessions.js';
+import { EnvService, SimDroidPool } from '../env/service.js';
 import { SettingsFile } from './settings-file.js';
 import { describeTrainConfig } from './training/describe.js';
 import { listCheckpoints } from './checkpoints.js';
@@ -39,6 +41,8 @@ export interface WorkbenchOptions {
   adb?: number | false;
   /** Start one embedded SimDroid at once (the default device). Default true. */
   embeddedDevice?: boolean;
+  /** How many SimDroids outside agents' sessions may run at once (`awb env serve --devices N`). Default 8. */
+  envDevices?: number;
   log?: (message: string) => void;
   /** The job client per trainer profile (tests: short timeouts); default TrainerClient with its defaults. */
   trainerClient?: RemoteJobsHostDeps['clientFor'];
@@ -55,7 +59,12 @@ export interface WorkbenchOptions {
 export interface Workbench extends WorkbenchApi {
   close(): Promise<void>;
   readonly db: WritableDB;
+  /** The environment server's sessions (docs/env-protocol.md), served at /env by `awb serve` and `awb env serve`. */
+  readonly env: EnvService;
 }
+
+/** What `hello` names as the server. */
+const SERVER_NAME = 'awb 0.1.0';
 
 export class DataDirBusyError extends Error {
   override name = 'DataDirBusyError';
@@ -114,6 +123,22 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
     storedPolicy: (name) => resolvePolicyChoice(choices(), name),
   });
   if (opts.embeddedDevice ?? true) await devices.startSimDroid();
+  const env = new EnvService({
+    db: () => db, dataDir: () => settings.dataDir, server: SERVER_NAME, log,
+    devices: new SimDroidPool({
+      limit: opts.envDevices ?? 8,
+      start: async () => devices.get((await devices.startSimDroid()).serial),
+      ...(opts.adb === false ? {} : {
+        open: (serial: string) => devices.require(serial),
+        adbSerials: async () => (await devices.list()).devices.filter((d) => d.transport === 'adb' && d.online).map((d) => d.serial),
+      }),
+      holder: (serial) => {
+        const id = sessions.sessionOf(serial);
+        return id ? `step-through session ${id}` : null;
+      },
+    }),
+  });
+  showOutsideSessions(env, sessions, () => db);
   const training = new TrainingManager({ dataDir: () => settings.dataDir, db: () => db, log });
   const failureAnalyses = new RunFailureAnalyses(() => db);
   const evaluations = new EvaluationManager({ db: () => db, resolve: (name) => resolvePolicyChoice(choices(), name), log });
@@ -132,7 +157,7 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
    */
   function moveDataDir(next: string): void {
     if (opts.dbPath) return; // a fixed --db / $AWB_DB store stays; exports follow the folder
-    const running = sessions.list().filter((s) => s.state !== 'finished');
+    const running = sessions.list().filter((s) => s.state !== 'finished' || s.agent?.connected);
     if (running.length) throw new DataDirBusyError(next, `session ${running[0]!.id} is recording`);
     const job = training.active();
     if (job) throw new DataDirBusyError(next, `${job.kind === 'adapt' ? 'adaptation' : 'training'} job ${job.id} is ${job.state}`);
@@ -150,6 +175,7 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
     get db() {
       return db;
     },
+    env,
     listDevices: () => devices.list(),
     startSimDroid: async (input) => devices.startSimDroid(input?.adbPort),
     stopSimDroid: async ({ serial }) => {
@@ -201,6 +227,7 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
     overrideAction: async ({ sessionId, action }) => sessions.override(sessionId, action),
     setBreakpoints: async ({ sessionId, breakpoints }) => sessions.setBreakpoints(sessionId, breakpoints),
     onSession: ({ sessionId }, listener) => sessions.subscribe(sessionId, listener),
+    onSessions: (_input, listener) => sessions.watchList(listener),
 
     listEpisodes: async (filter) => listEpisodes(db, filter),
     listRuns: async () => listRuns(db),
@@ -294,6 +321,7 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
       await training.close();
       await evaluations.close();
       await failureAnalyses.close();
+      await env.close();
       await sessions.close();
       await devices.close();
       db.close();

@@ -1,11 +1,7 @@
 import { isAbsolute, normalize } from 'node:path';
-import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { prepareRewards, RewardConfigError } from '../rewards/compose.js';
-import type { RewardEpisode } from '../rewards/component.js';
-import { rewardEpisodeFromTrajectory } from '../rewards/episode.js';
-import { getScreenshot, getTree, loadTrajectory, type EpisodeId, type Trajectory, type WritableDB } from '../store/index.js';
-import { inTransaction, prepare } from '../store/db.js';
-import { putRewardValues } from '../store/reward-annotations.js';
+import { scoreStoredEpisode } from '../rewards/stored.js';
+import { loadTrajectory, type EpisodeId, type Trajectory, type WritableDB } from '../store/index.js';
 import { WorkbenchError } from '../util/errors.js';
 import type { EpisodeRewardsQuery, EpisodeRewardsView, StoredRewardValue } from '../api/api.js';
 import { parseIssueLine } from '../util/zod-issues.js';
@@ -15,9 +11,6 @@ import { parseIssueLine } from '../util/zod-issues.js';
  * components recomputed with their details, as `awb rewards compute` does, with the workbench's
  * store and data folder as the reward context.
  */
-
-/** How many episodes of the same run and instance form the group (GRPO groups are a handful). */
-export const MAX_GROUP = 64;
 
 /**
  * A reward config the rewards refused, with its problems in the bridge's `{ path, message }` form so
@@ -108,32 +101,8 @@ export class EpisodeRewards {
       throw e;
     }
     const id = t.episode.id;
-    const build = (traj: Trajectory) => rewardEpisodeFromTrajectory(traj, (h) => getTree(db, h), (h) => getScreenshot(db, h));
-    const episode = build(t);
-    const groupIds = groupOf(db, id);
-    const group: RewardEpisode[] = [];
-    for (const other of groupIds) {
-      group.push(other === id ? episode : build(loadTrajectory(db, other)));
-      await yieldToLoop();
-    }
-    const set = await prepared.instantiate({ group, db, dataDir });
-    await yieldToLoop();
-    const computed = await set.compute(episode, undefined, { details: true });
-    if (write) {
-      inTransaction(db, () => {
-        for (const [kind, values] of Object.entries(computed.byKind)) putRewardValues(db, id, kind, values);
-      });
-    }
+    const { breakdown: computed, group: groupIds } = await scoreStoredEpisode(db, t, prepared, { dataDir, write, details: true });
     const now = write ? loadTrajectory(db, id) : t;
     return { episodeId: id, ...storedRewards(now), computed, group: groupIds, written: write };
   }
-}
-
-/** The episode's group: the episodes of its run on the same task instance (itself included), oldest first. */
-function groupOf(db: WritableDB, id: EpisodeId): EpisodeId[] {
-  const ids = prepare<[number, number, number], number>(db, `
-    SELECT e.id FROM episodes e JOIN episodes me ON me.id = ?
-    WHERE e.run_id = me.run_id AND e.instance_id = me.instance_id
-    ORDER BY e.id = ? DESC, e.id LIMIT ?`).pluck().all(id, id, MAX_GROUP) as EpisodeId[];
-  return ids.sort((a, b) => a - b);
 }

@@ -1,18 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { EpisodeController, type ProposalView } from '../episode/controller.js';
+import { EpisodeController } from '../episode/controller.js';
 import type { Breakpoint } from '../episode/breakpoints.js';
 import { ReplayPolicy } from '../episode/policies/replay.js';
-import { errorOf, type EpisodeResult, type StepRecord } from '../episode/record.js';
+import { errorOf, type EpisodeResult } from '../episode/record.js';
 import { createPolicy, loadPolicyModels, PolicyModels, taskOf, type PolicySpec } from '../policy/registry.js';
 import { instantiate, type TaskInstance } from '../tasks/instance.js';
 import { getTemplate } from '../tasks/registry.js';
 import { freeFormInstance } from '../tasks/free-form.js';
 import { createRun, finishRun, loadTrajectory, StoreRecorder, type EpisodeId, type WritableDB } from '../store/index.js';
+import { finishView, followController } from './session-view.js';
 import { assertNever } from '../util/errors.js';
 import type { SessionCommand, SessionReplies, SessionStart } from '../api/api.js';
 import { parseReplies } from '../policy/vlm/replay.js';
 import type { DeviceRegistry } from './devices.js';
-import type { AdapterSessionPolicy, CheckpointSessionPolicy, ProposalInfo, SessionEvent, SessionInfo, SessionPolicy, SessionStepInfo, VlmSessionPolicy } from '../api/types.js';
+import type { AdapterSessionPolicy, CheckpointSessionPolicy, SessionEvent, SessionInfo, SessionPolicy, VlmSessionPolicy } from '../api/types.js';
 
 export class SessionNotFoundError extends Error {
   override name = 'SessionNotFoundError';
@@ -111,30 +112,54 @@ function specOf(name: SessionPolicy, specs: PolicySpecsOf): PolicySpec {
   }
 }
 
-function proposalInfo(v: ProposalView): ProposalInfo {
-  return {
-    index: v.index, action: v.action, description: v.description, target: v.target, thought: v.thought ?? null,
-    candidates: v.candidates ?? [], error: v.error ?? null, foreground: v.foreground, handover: v.handover ?? null,
-  };
+/**
+ * What a person can do to a session, whoever runs it: the workbench's own controller, or an outside agent's session
+ * (core/workbench/outside-sessions.ts), whose episodes come and go under one session.
+ */
+export interface SessionControl {
+  step(): void;
+  run(): void;
+  pause(): void;
+  stop(): void;
+  /** Throws ActionParseError for a malformed action. */
+  override(action: unknown): void;
+  setBreakpoints(list: Breakpoint[]): Breakpoint[];
+  /** The override the next step will carry out, sketched; null if none. */
+  pending(): SessionInfo['pendingOverride'];
+  /** Outside agents' sessions only (undefined otherwise). */
+  takeOver?(): void;
+  handBack?(): void;
+  /** Ends the session's current episode (stopped) and resolves when it has. */
+  end(): Promise<void>;
 }
 
-function stepInfo(s: StepRecord): SessionStepInfo {
-  return {
-    index: s.index, action: s.action ?? s.raw, description: s.description ?? null, thought: s.thought ?? null,
-    target: s.target ? { bounds: s.target.bounds, label: s.target.label } : null, overridden: s.overridden ?? false,
-    error: s.error ?? null, foreground: s.foreground, rewards: {},
-  };
-}
-
-interface Entry {
+export interface Entry {
   info: SessionInfo;
-  controller: EpisodeController;
+  control: SessionControl;
   listeners: Set<(e: SessionEvent) => void>;
   /** A copy of the info, with the pending override refreshed. */
   snapshot(): SessionInfo;
   emit(e: SessionEvent): void;
+  watched(): boolean;
   /** The person chooses every action (the manual policy, not a replay's hold): Run is refused. */
   byHand: boolean;
+}
+
+/** A controller as a SessionControl. */
+export function controllerControl(controller: EpisodeController): SessionControl {
+  return {
+    step: () => controller.step(), run: () => controller.run(), pause: () => controller.pause(), stop: () => controller.stop(),
+    override: (action) => controller.override(action),
+    setBreakpoints: (list) => {
+      controller.setBreakpoints(list);
+      return controller.getBreakpoints();
+    },
+    pending: () => controller.pending(),
+    end: async () => {
+      controller.stop();
+      await controller.start();
+    },
+  };
 }
 
 /** How many finished sessions are kept for the UI to look at. */
@@ -154,7 +179,8 @@ export class SessionManager {
   }) {}
 
   sessionOf(serial: string): string | null {
-    for (const s of this.sessions.values()) if (s.info.serial === serial && s.info.state !== 'finished') return s.info.id;
+    // An outside agent's session holds its device between episodes too.
+    for (const s of this.sessions.values()) if (s.info.serial === serial && (s.info.state !== 'finished' || s.info.agent?.connected)) return s.info.id;
     return null;
   }
 
@@ -202,41 +228,16 @@ export class SessionManager {
     const info: SessionInfo = {
       id, serial: input.serial, templateId: instance.template.id, seed: instance.seed, instruction: instance.instruction, policy: policy.name,
       state: 'idle', breakpoints: controller.getBreakpoints(), proposal: null, steps: [], episodeId: null, result: null, hitBreakpoints: [],
-      pendingOverride: null,
+      pendingOverride: null, agent: null,
     };
-    const listeners = new Set<(e: SessionEvent) => void>();
-    const emit = (e: SessionEvent) => listeners.forEach((l) => l(e));
-    const snapshot = (): SessionInfo => {
-      info.pendingOverride = controller.pending();
-      return structuredClone(info);
-    };
-    const entry: Entry = { info, controller, listeners, snapshot, emit, byHand };
-    this.sessions.set(id, entry);
-
-    controller.on('onState', ({ state }) => {
-      info.state = state;
-      info.episodeId ??= recorder.episodeId;
-      if (state === 'running') {
-        info.proposal = null;
-        info.hitBreakpoints = [];
-      }
-      emit({ kind: 'state', session: snapshot() });
+    const entry = this.add(info, controllerControl(controller), byHand);
+    followController(controller, entry, () => recorder.episodeId);
+    controller.on('onFinished', (r: EpisodeResult) => {
+      finishRun(this.deps.db(), run.id, 'finished');
+      finishView(entry, r, this.deps.db(), recorder.episodeId);
+      this.deps.onDeviceUse();
+      this.prune();
     });
-    controller.on('onProposal', (v) => {
-      info.proposal = proposalInfo(v);
-      info.episodeId ??= recorder.episodeId;
-      emit({ kind: 'proposal', session: snapshot() });
-    });
-    controller.on('onBreak', ({ breakpoints }) => {
-      info.hitBreakpoints = breakpoints.map((b) => b.id);
-      emit({ kind: 'break', session: snapshot(), breakpoints: info.hitBreakpoints });
-    });
-    controller.on('onStep', (s) => {
-      const step = stepInfo(s);
-      info.steps.push(step);
-      emit({ kind: 'step', session: snapshot(), step });
-    });
-    controller.on('onFinished', (r: EpisodeResult) => this.finish(entry.info, r, run.id, recorder, emit, snapshot));
 
     this.deps.onDeviceUse();
     void controller.start().catch((e: unknown) => {
@@ -251,34 +252,56 @@ export class SessionManager {
       info.state = 'finished';
       info.proposal = null;
       info.result = { status: 'error', success: false, terminatedBy: 'environment_error', error: errorOf(e), answer: null };
-      emit({ kind: 'finished', session: snapshot() });
+      entry.emit({ kind: 'finished', session: entry.snapshot() });
       this.deps.onDeviceUse();
     });
-    return snapshot();
+    return entry.snapshot();
   }
 
-  private finish(info: SessionInfo, r: EpisodeResult, runId: Parameters<typeof finishRun>[1], recorder: StoreRecorder,
-    emit: (e: SessionEvent) => void, snapshot: () => SessionInfo): void {
-    finishRun(this.deps.db(), runId, 'finished');
-    info.episodeId = recorder.episodeId;
-    info.proposal = null;
-    info.result = { status: r.status, success: r.success, terminatedBy: r.terminatedBy, error: r.error ?? null, answer: r.outcome.answer ?? null };
-    // The rewards as stored (the outcome reward on the last step, more kinds as they are computed).
-    if (info.episodeId !== null) {
-      const stored = loadTrajectory(this.deps.db(), info.episodeId as EpisodeId).steps;
-      for (const s of info.steps) {
-        const rewards = stored.find((x) => x.index === s.index)?.rewards ?? {};
-        s.rewards = Object.fromEntries(Object.entries(rewards).map(([k, v]) => [k, v.value]));
-      }
+  /** Adds a session (the workbench's own, or an outside agent's) under its info's id; viewers learn of it. */
+  add(info: SessionInfo, control: SessionControl, byHand = false): Entry {
+    const listeners = new Set<(e: SessionEvent) => void>();
+    const entry: Entry = {
+      info, control, listeners, byHand,
+      emit: (e) => listeners.forEach((l) => l(e)),
+      watched: () => listeners.size > 0,
+      snapshot: () => {
+        info.pendingOverride = control.pending();
+        return structuredClone(info);
+      },
+    };
+    this.sessions.set(info.id, entry);
+    this.listChanged();
+    return entry;
+  }
+
+  /** Forgets a session whose owner ended it (an outside agent's, closed). */
+  remove(id: string): void {
+    if (this.sessions.delete(id)) this.listChanged();
+  }
+
+  private readonly listWatchers = new Set<(list: SessionInfo[]) => void>();
+
+  /** The session list, on every start and end. */
+  watchList(listener: (list: SessionInfo[]) => void): () => void {
+    this.listWatchers.add(listener);
+    return () => this.listWatchers.delete(listener);
+  }
+
+  /** Tells list watchers (and, unless only a session's episode changed, the device list, which shows who holds a device). */
+  listChanged(devices = true): void {
+    if (this.listWatchers.size) {
+      const list = this.list();
+      for (const l of this.listWatchers) l(list);
     }
-    emit({ kind: 'finished', session: snapshot() });
-    this.deps.onDeviceUse();
-    this.prune();
+    if (devices) this.deps.onDeviceUse();
   }
 
   private prune(): void {
-    const finished = [...this.sessions.values()].filter((s) => s.info.state === 'finished');
+    // Outside agents' sessions stay while their agents hold them: they finish episodes, not the session.
+    const finished = [...this.sessions.values()].filter((s) => s.info.state === 'finished' && s.info.agent === null);
     for (const s of finished.slice(0, Math.max(0, finished.length - KEEP_FINISHED))) this.sessions.delete(s.info.id);
+    if (finished.length > KEEP_FINISHED) this.listChanged();
   }
 
   private entry(id: string) {
@@ -296,22 +319,33 @@ export class SessionManager {
   }
 
   control(id: string, command: SessionCommand): SessionInfo {
-    const { controller, info, snapshot, byHand } = this.entry(id);
-    if (info.state === 'finished') throw new SessionStateError(id, command, 'finished');
+    const { control, info, snapshot, byHand, emit } = this.entry(id);
+    // An outside agent's session takes commands between its episodes too (a pause holds the next one's first step).
+    if (info.state === 'finished' && info.agent === null) throw new SessionStateError(id, command, 'finished');
     switch (command) {
       case 'step':
-        controller.step();
+        control.step();
         break;
       case 'run':
         if (byHand) throw new ManualRunError(id);
-        controller.run();
+        control.run();
         break;
       case 'pause':
-        controller.pause();
+        control.pause();
         break;
       case 'stop':
-        controller.stop();
+        control.stop();
         break;
+      case 'takeover':
+      case 'handback': {
+        const act = command === 'takeover' ? control.takeOver : control.handBack;
+        if (!act) throw new SessionStateError(id, command, 'not an outside agent\'s session');
+        act();
+        // The info says who has the session; the controller's events say the rest.
+        if (info.agent) info.agent.takenOver = command === 'takeover';
+        emit({ kind: 'state', session: snapshot() });
+        break;
+      }
       default:
         assertNever(command, 'session command');
     }
@@ -319,9 +353,9 @@ export class SessionManager {
   }
 
   override(id: string, action: unknown): SessionInfo {
-    const { controller, info, snapshot, emit } = this.entry(id);
+    const { control, info, snapshot, emit } = this.entry(id);
     if (info.state === 'finished') throw new SessionStateError(id, 'override', 'finished');
-    controller.override(action);
+    control.override(action);
     // Every viewer of the session learns that the next step will use it.
     const session = snapshot();
     emit({ kind: 'state', session });
@@ -329,10 +363,9 @@ export class SessionManager {
   }
 
   setBreakpoints(id: string, breakpoints: Breakpoint[]): SessionInfo {
-    const { controller, info, snapshot, emit } = this.entry(id);
+    const { control, info, snapshot, emit } = this.entry(id);
     uniqueIds(breakpoints);
-    controller.setBreakpoints(breakpoints);
-    info.breakpoints = controller.getBreakpoints();
+    info.breakpoints = control.setBreakpoints(breakpoints);
     const session = snapshot();
     emit({ kind: 'state', session });
     return session;
@@ -347,13 +380,11 @@ export class SessionManager {
   /** Stops every session on a device and waits for them to end. */
   async stopOn(serial: string): Promise<void> {
     const ending = [...this.sessions.values()].filter((s) => s.info.serial === serial && s.info.state !== 'finished');
-    for (const s of ending) s.controller.stop();
-    await Promise.all(ending.map((s) => s.controller.start()));
+    await Promise.all(ending.map((s) => s.control.end()));
   }
 
   async close(): Promise<void> {
     const running = [...this.sessions.values()].filter((s) => s.info.state !== 'finished');
-    for (const s of running) s.controller.stop();
-    await Promise.all(running.map((s) => s.controller.start()));
+    await Promise.all(running.map((s) => s.control.end()));
   }
 }

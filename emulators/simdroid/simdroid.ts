@@ -243,6 +243,11 @@ export class SimDroid implements Device, FileWritable, SnapshotCapable {
     return png;
   }
 
+  /** The screen's RGBA pixels at full or half size (PixelCapable: an outside agent's raw observation). */
+  async screenPixels(scale: 1 | 0.5): Promise<{ width: number; height: number; rgba: Buffer }> {
+    return this.screenshotRgba(Math.round(this.screen.width * scale), Math.round(this.screen.height * scale), scale);
+  }
+
   /** Raw RGBA pixels (what `screencap` without -p writes after its header). */
   screenshotRaw(): { width: number; height: number; rgba: Buffer } {
     return this.screenshotRgba(this.screen.width, this.screen.height, 1);

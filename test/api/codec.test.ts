@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeMessage, encodeMessage, WireFormatError } from '../../core/api/codec.js';
+import { decodeMessage, encodeMessage, WireFormatError } from '../../core/util/wire-codec.js';
 
 describe('WebSocket wire codec', () => {
   it('sends a message without bytes as JSON text', () => {

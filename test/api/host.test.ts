@@ -1,5 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { EnvClient } from '../../core/env/client.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -174,6 +175,18 @@ describe('API host process (core/workbench/host.ts)', () => {
     offY();
   });
 
+  it('serves the environment endpoint for outside agents, recorded in AWB_HOME/env-server.json (owner only)', async () => {
+    const file = join(home, 'env-server.json');
+    const record = JSON.parse(readFileSync(file, 'utf8')) as { url: string; pid: number };
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(record).toMatchObject({ url: expect.stringMatching(/^ws:\/\/127\.0\.0\.1:\d+\/env\?token=/), pid: child.pid });
+    const c = await EnvClient.connect(record.url);
+    const { session } = await c.request('create', { task: { template: 'ClockStopwatchRun' }, agent: 'via the app' });
+    // The app's own API lists the agent's session: the person in the desktop app can watch it.
+    expect((await a.listSessions()).find((s) => s.id === session)?.agent?.name).toBe('via the app');
+    await c.close();
+  });
+
   it('closes the workbench and exits when the parent disconnects (no orphan host)', async () => {
     const pid = child.pid!;
     expect(alive(pid)).toBe(true);
@@ -186,6 +199,8 @@ describe('API host process (core/workbench/host.ts)', () => {
     expect(alive(pid)).toBe(false);
     // It left through the shutdown path (sessions stopped, devices stopped, store closed), not by dying.
     expect(stderr()).toContain('the parent went away: closing the workbench');
+    // …and took its endpoint record with it.
+    expect(existsSync(join(home, 'env-server.json'))).toBe(false);
   });
 });
 

@@ -5,7 +5,7 @@ import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { decodeMessage, encodeMessage } from '../../core/api/codec.js';
+import { decodeMessage, encodeMessage } from '../../core/util/wire-codec.js';
 import { createWorkbench, type Workbench } from '../../core/workbench/index.js';
 import { serve, TokenError, type RunningServer } from '../../core/api/ws/server.js';
 

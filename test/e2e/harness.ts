@@ -8,7 +8,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import WebSocket from 'ws';
 import type { WorkbenchApi } from '../../core/api/api.js';
 import { connectApi, type BridgeMessage, type Channel } from '../../core/api/bridge.js';
-import { decodeMessage, encodeMessage } from '../../core/api/codec.js';
+import { decodeMessage, encodeMessage } from '../../core/util/wire-codec.js';
 
 /**
  * End-to-end rig: `awb serve` as users start it (its own process, a fresh data folder, no adb)

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { channelPair, type BridgeMessage, type Channel } from '../../core/api/bridge.js';
-import { decodeMessage, encodeMessage, WireFormatError } from '../../core/api/codec.js';
+import { decodeMessage, encodeMessage, WireFormatError } from '../../core/util/wire-codec.js';
 import { API_INPUTS, ApiInputError, parseInput } from '../../core/api/inputs.js';
 import { serveApi } from '../../core/api/serve-api.js';
 import { createWorkbench, type Workbench } from '../../core/workbench/index.js';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { decodeMessage, encodeMessage } from '../../core/api/codec.js';
+import { decodeMessage, encodeMessage } from '../../core/util/wire-codec.js';
 import { createWorkbench, type Workbench } from '../../core/workbench/index.js';
 import { serve, type RunningServer } from '../../core/api/ws/server.js';
 import { argumentFor, declaredErrorNames, guarded, memberName, noteResult, NOT_RUN_ERROR, params, Tally, TIMEOUT_MS, wireValue } from './fuzz.js';

@@ -33,7 +33,7 @@ const paused: SessionInfo = {
     error: null, foreground: { package: 'p', activity: 'a' }, handover: null,
   },
   steps: [{ index: 0, action: { action_type: 'open_app', app_name: 'X' }, description: 'Open X', thought: null, target: null, overridden: true, error: null, foreground: { package: 'p', activity: 'a' }, rewards: {} }],
-  episodeId: 7, result: null, hitBreakpoints: ['bp1'], pendingOverride: null,
+  episodeId: 7, result: null, hitBreakpoints: ['bp1'], pendingOverride: null, agent: null,
 };
 
 function fakeApi() {

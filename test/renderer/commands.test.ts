@@ -24,7 +24,7 @@ const key = (k: string, mods: Partial<KeyLike> = {}): KeyLike => ({
 function session(state: SessionInfo['state']): SessionInfo {
   return {
     id: 's1', serial: 'simdroid-1', templateId: 'T', seed: 1, instruction: 'x', policy: 'oracle', state, breakpoints: [], proposal: null,
-    steps: [], episodeId: null, result: null, hitBreakpoints: [], pendingOverride: null,
+    steps: [], episodeId: null, result: null, hitBreakpoints: [], pendingOverride: null, agent: null,
   };
 }
 

@@ -1,6 +1,6 @@
 import type { WebSocket } from 'ws';
 import type { BridgeMessage, Channel } from '../bridge.js';
-import { decodeMessage, encodeMessage } from '../codec.js';
+import { decodeMessage, encodeMessage } from '../../util/wire-codec.js';
 
 /** Mirror frames are skipped while this much is still queued for a slow client. */
 const LOSSY_BACKLOG_BYTES = 4 * 1024 * 1024;

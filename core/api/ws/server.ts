@@ -6,6 +6,8 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { serveApi } from '../serve-api.js';
 import { wsChannel } from './channel.js';
+import { serveEnvConnection } from '../../env/connection.js';
+import type { EnvService } from '../../env/service.js';
 
 /**
  * `awb serve`: the built renderer over HTTP and the workbench API over a WebSocket (/api), on
@@ -23,6 +25,13 @@ export interface ServeOptions {
   /** The built renderer (index.html + assets). */
   staticDir: string;
   log?: (m: string) => void;
+  /** The environment server for outside agents, at /env (docs/env-protocol.md); absent: /env is 404. */
+  env?: EnvService;
+  /**
+   * The address to listen on (default 127.0.0.1). Another one (a Ray node serving its cluster) exposes /env to the
+   * network behind the token; the UI still answers only requests addressed to the loopback name.
+   */
+  host?: string;
 }
 
 export interface RunningServer {
@@ -30,6 +39,8 @@ export interface RunningServer {
   token: string;
   /** The URL to open, token included. */
   url: string;
+  /** The environment endpoint's URL, token included (with `env`). */
+  envUrl: string;
   close(): Promise<void>;
 }
 
@@ -37,6 +48,8 @@ export const COOKIE = 'awb_token';
 const HOST = '127.0.0.1';
 /** The largest request a page may send (API inputs are small; this bounds a hostile one). */
 const MAX_PAYLOAD = 1024 * 1024;
+/** The largest request an outside agent may send: a step may carry its model's whole request (images as data URLs). */
+const MAX_ENV_PAYLOAD = 64 * 1024 * 1024;
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8',
@@ -111,6 +124,11 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
     const t = url.searchParams.get('token') ?? cookieToken(req);
     return t !== null && same(t, token);
   };
+  /** A script may also send the token as a bearer header (docs/env-protocol.md). */
+  const bearer = (req: IncomingMessage) => {
+    const m = /^Bearer (.+)$/.exec(req.headers.authorization ?? '');
+    return m !== null && same(m[1]!, token);
+  };
 
   // No request may end the server (and with it every session and training job): bad input is a 400,
   // anything else unexpected a 500, and the server goes on.
@@ -164,6 +182,7 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
   });
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_PAYLOAD });
+  const envWss = new WebSocketServer({ noServer: true, maxPayload: MAX_ENV_PAYLOAD });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const refuse = (code: number, text: string) => {
       socket.end(`HTTP/1.1 ${code} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
@@ -172,13 +191,21 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
     let ok: boolean;
     try {
       url = requestUrl(req, port);
-      ok = url.pathname === '/api' && authorized(req, url);
+      ok = (url.pathname === '/api' || url.pathname === '/env') && (authorized(req, url) || (url.pathname === '/env' && bearer(req)));
     } catch (e) {
       if (e instanceof MalformedRequestError) return refuse(400, 'Bad Request');
       throw e;
     }
     const origin = req.headers.origin;
     const originOk = origin === undefined || origin === `http://${HOST}:${port}` || origin === `http://localhost:${port}`;
+    if (url.pathname === '/env' && opts.env) {
+      // Scripts, not pages: the token guards it, and a page (which always sends its Origin) may not open it. No Host
+      // check, so a cluster's nodes can reach a server started with --host.
+      if (!originOk) return refuse(403, 'Forbidden');
+      if (!ok) return refuse(401, 'Unauthorized');
+      const env = opts.env;
+      return void envWss.handleUpgrade(req, socket, head, (ws) => serveEnvConnection(ws, env, log));
+    }
     if (url.pathname !== '/api') return refuse(404, 'Not Found');
     if (!hostOk(req) || !originOk) return refuse(403, 'Forbidden');
     if (!ok) return refuse(401, 'Unauthorized');
@@ -190,17 +217,18 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
 
   await new Promise<void>((resolvePromise, reject) => {
     server.once('error', reject);
-    server.listen(opts.port, HOST, () => {
+    server.listen(opts.port, opts.host ?? HOST, () => {
       server.off('error', reject);
       resolvePromise();
     });
   });
   port = (server.address() as { port: number }).port;
   return {
-    port, token, url: `http://${HOST}:${port}/?token=${token}`,
+    port, token, url: `http://${HOST}:${port}/?token=${token}`, envUrl: `ws://${HOST}:${port}/env?token=${token}`,
     close: () => new Promise<void>((r) => {
-      for (const c of wss.clients) c.terminate();
+      for (const c of [...wss.clients, ...envWss.clients]) c.terminate();
       wss.close();
+      envWss.close();
       server.closeAllConnections();
       server.close(() => r());
     }),

@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import type { DeviceClient } from '@devicefarmer/adbkit';
 import {
   BOOT_SNAPSHOT, FileWriteError, type Device, type FileWritable, type ForegroundApp, type InputEvent, type Reconnectable, type ScreenInfo,
-  type ScreenshotOptions, type ShellResult, type SnapshotCapable,
+  type ScreenPixels, type ScreenshotOptions, type ShellResult, type SnapshotCapable,
 } from '../device.js';
 import { shellCommand, shellQuote } from '../shell-quote.js';
 import type { SettleOptions } from '../stable.js';
@@ -15,7 +15,8 @@ import { EmulatorFrameSource } from './grpc-frames.js';
 import { EmulatorGrpcLink, FALL_BACK, sendInputOverGrpc, type EmulatorGrpcSetting } from './grpc-link.js';
 import type { FrameSource, MirrorOptions } from '../frames.js';
 import { exec, shellV1, shellV2 } from './transport.js';
-import { pngFromPng, pngFromRaw, ScreencapChooser, type ScreencapFormat } from './screencap.js';
+import { parseRawScreencap, pngFromPng, pngFromRaw, ScreencapChooser, type ScreencapFormat } from './screencap.js';
+import { halveRgba } from '../../util/png.js';
 import type { AdbServer } from './server.js';
 
 /**
@@ -194,6 +195,12 @@ export class AdbDevice implements Device, FileWritable, SnapshotCapable, Reconne
     const r = await this.shellBytes(command);
     this.tree = cached;
     return r;
+  }
+
+  /** Raw pixels from `screencap` (no -p), halved here for scale 0.5 as the PNG path halves them. */
+  async screenPixels(scale: 1 | 0.5): Promise<ScreenPixels> {
+    const p = parseRawScreencap(await this.guard('screencap', () => exec(this.client, this.serial, 'screencap')));
+    return scale === 0.5 ? halveRgba(p.rgba, p.width, p.height) : p;
   }
 
   async screenshot(opts: ScreenshotOptions = {}): Promise<Buffer> {

@@ -12,8 +12,8 @@ import type { Policy, PolicyDecision } from '../policy.js';
 export const RANDOM_WEIGHTS: Record<ActionType, number> = {
   click: 45, scroll: 12, input_text: 10, long_press: 4, navigate_back: 8, navigate_home: 3, open_app: 8,
   keyboard_enter: 4, swipe: 2, wait: 1, answer: 1, status: 2,
-  // Weight 0: never drawn, so seeded random episodes stay as they were before press_key existed.
-  press_key: 0,
+  // Weight 0: never drawn, so seeded random episodes stay as they were before press_key and double_tap existed.
+  press_key: 0, double_tap: 0,
 };
 
 export class RandomPolicy implements Policy {

@@ -65,6 +65,9 @@ export function toProgAction(step: RewardStep, params: Record<string, unknown> =
       return t('CLICK', el || (a.index !== undefined ? `#${a.index}` : 'point'));
     case 'long_press':
       return t('LONG_CLICK', el || (a.index !== undefined ? `#${a.index}` : 'point'));
+    case 'double_tap':
+      // ProgRM's action types have no double tap: two clicks on one element, said in the text.
+      return t('CLICK', el || (a.index !== undefined ? `#${a.index}` : 'point'), 'double');
     case 'scroll':
       return t('SCROLL', el, a.direction);
     case 'swipe':

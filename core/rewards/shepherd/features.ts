@@ -22,8 +22,12 @@ export const JUDGE_SCALARS = [
   'front_app_named', 'opened_app_named', 'opened_app_in_front', 'on_launcher', 'step', 'same_as_last', 'times_done',
   'has_target', 'screen_unknown', 'history_empty',
 ] as const;
-/** The one-hot's types: the judge's layout predates press_key, which shares the Enter key's slot (stored judges keep their input size). */
-const JUDGE_ACTION_TYPES = ACTION_TYPES.filter((t) => t !== 'press_key');
+/**
+ * The one-hot's types: the judge's layout predates press_key and double_tap, which share the Enter key's and the click's
+ * slots (stored judges keep their input size).
+ */
+const JUDGE_ACTION_TYPES: readonly string[] = ACTION_TYPES.filter((t) => t !== 'press_key' && t !== 'double_tap');
+const JUDGE_SLOT: Partial<Record<Action['action_type'], Action['action_type']>> = { press_key: 'keyboard_enter', double_tap: 'click' };
 const NA = JUDGE_ACTION_TYPES.length;
 const NS = JUDGE_SCALARS.length;
 const BLOCKS = 7;
@@ -90,7 +94,7 @@ export function judgeFeatures(input: JudgeInput, enc: TextEncoder, out?: Float32
   put((i) => s[i]!);
   put((i) => q[i]! * s[i]!);
   put((i) => h[i]! * c[i]!);
-  row[o + JUDGE_ACTION_TYPES.indexOf(a.action_type === 'press_key' ? 'keyboard_enter' : a.action_type)] = 1;
+  row[o + JUDGE_ACTION_TYPES.indexOf(JUDGE_SLOT[a.action_type] ?? a.action_type)] = 1;
   o += NA;
   const label = el ? (el.node.text.trim() || el.node.contentDesc.trim()).toLowerCase() : (input.targetLabel ?? '').toLowerCase();
   const opened = a.action_type === 'open_app' ? findApp(a.app_name) : undefined;

@@ -104,6 +104,7 @@ export function actionText(input: JudgeInput): string {
   switch (a.action_type) {
     case 'click':
     case 'long_press':
+    case 'double_tap':
       return `${a.action_type}${on}`;
     case 'input_text':
       return `type "${a.text}"${on}`;

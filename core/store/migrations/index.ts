@@ -8,7 +8,8 @@ import { up as up0006 } from './0006-training-rollouts.js';
 import { up as up0007 } from './0007-step-usage.js';
 import { up as up0008 } from './0008-rollout-scores.js';
 import { up as up0009 } from './0009-episode-verdicts.js';
-import { up as up0010 } from './0010-step-request.js';
+import { up as up0010 } from './0010-outside-agents.js';
+import { up as up0011 } from './0011-step-request.js';
 
 export interface Migration {
   version: number;
@@ -27,5 +28,6 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 7, name: 'step-usage', up: up0007 },
   { version: 8, name: 'rollout-scores', up: up0008 },
   { version: 9, name: 'episode-verdicts', up: up0009 },
-  { version: 10, name: 'step-request', up: up0010 },
+  { version: 10, name: 'outside-agents', up: up0010 },
+  { version: 11, name: 'step-request', up: up0011 },
 ];

@@ -1,6 +1,6 @@
 import type { WorkbenchApi } from '../../../core/api/api.js';
 import { connectApi, type BridgeMessage, type Channel } from '../../../core/api/bridge.js';
-import { decodeMessage, encodeMessage } from '../../../core/api/codec.js';
+import { decodeMessage, encodeMessage } from '../../../core/util/wire-codec.js';
 
 /**
  * The renderer's API: the same WorkbenchApi proxy whether the page runs inside Electron (through

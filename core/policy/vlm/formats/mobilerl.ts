@@ -175,6 +175,8 @@ function render(action: Action, ctx: RenderContext): string {
     case 'long_press':
       code = `do(action="Long Press", element=${el(action)})`;
       break;
+    case 'double_tap':
+      return fail(ID, JSON.stringify(action), 'MobileRL\'s executor has no double tap');
     case 'input_text':
       code = `do(action="Type", text=${q(action.text)})`;
       break;

@@ -198,6 +198,8 @@ function render(action: Action, ctx: RenderContext): string {
     case 'long_press':
       args = { action: 'long_press', coordinate: at(action), time: 1 };
       break;
+    case 'double_tap':
+      return fail(ID, JSON.stringify(action), 'the mobile_use tool has no double tap');
     case 'input_text':
       args = { action: 'type', text: action.text };
       break;

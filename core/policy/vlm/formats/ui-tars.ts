@@ -176,6 +176,8 @@ function render(action: Action, ctx: RenderContext): string {
     case 'long_press':
       call = `long_press(start_box=${at(action)})`;
       break;
+    case 'double_tap':
+      return fail(ID, JSON.stringify(action), 'the mobile action space has no double tap');
     case 'input_text':
       // UI-TARS types into the focused field: a field given by index is tapped by the step before.
       call = `type(content=${pyStr(action.submit ? `${action.text}\n` : action.text)})`;

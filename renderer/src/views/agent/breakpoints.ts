@@ -17,7 +17,7 @@ export const BREAKPOINT_KINDS: ReadonlyArray<{ kind: BreakpointKind; label: stri
 ];
 
 export const ACTION_TYPE_NAMES = [
-  'click', 'long_press', 'scroll', 'swipe', 'input_text', 'keyboard_enter', 'navigate_back',
+  'click', 'long_press', 'double_tap', 'scroll', 'swipe', 'input_text', 'keyboard_enter', 'navigate_back',
   'navigate_home', 'open_app', 'wait', 'answer', 'status', 'press_key',
 ] as const satisfies readonly ActionTypeName[];
 // A new action type in the core must be listed here: this fails to compile until it is.

@@ -1,6 +1,7 @@
 /**
- * The WebSocket wire format of bridge messages. A message without bytes is one JSON text frame; a
- * message carrying PNGs (frames, screenshots) is one binary frame, so bytes are never base64'd:
+ * The WebSocket wire format of bridge messages (`awb serve`'s UI transport) and of the environment protocol
+ * (docs/env-protocol.md). A message without bytes is one JSON text frame; a message carrying PNGs (frames,
+ * screenshots) is one binary frame, so bytes are never base64'd:
  *   u32 jsonLength · JSON (each Uint8Array replaced by {"$bin": i}) · (u32 length · bytes)*
  * Little-endian. Runs in Node and in the browser (no Buffer).
  */
@@ -59,6 +60,14 @@ export function encodeMessage(msg: unknown): string | Uint8Array {
     return out;
   });
   if (blobs.length === 0) return json;
+  return frameMessage(json, blobs);
+}
+
+/**
+ * The binary frame for a message whose JSON already holds its attachment references (`{"$bin": i}` for `blobs[i]`):
+ * for senders that build the references themselves (the environment server's observations) and so skip the replacer.
+ */
+export function frameMessage(json: string, blobs: readonly Uint8Array[]): Uint8Array {
   const head = new TextEncoder().encode(json);
   let size = 4 + head.length;
   for (const b of blobs) size += 4 + b.length;
