@@ -100,7 +100,7 @@ describe('online GRPO: publish and switch helpers', () => {
     const out = recordedMessages([
       { role: 'system', content: 'format rules' },
       { role: 'user', content: [{ type: 'image_url', image_url: { url: url('AAAA') } }, { type: 'text', text: 'Task: x' }, { type: 'image_url', image_url: { url: url('BBBB') } }] },
-    ], new Map([[url('AAAA'), { step: 2 }], [url('BBBB'), { step: 3, width: 10, height: 20 }]]));
+    ], new Map([[url('AAAA'), [{ step: 2 }]], [url('BBBB'), [{ step: 3, width: 10, height: 20 }]]]));
     expect(out).toEqual([{ role: 'system', content: 'format rules' }, { role: 'user', content: [{ type: 'image', step: 2 }, { type: 'text', text: 'Task: x' }, { type: 'image', step: 3, width: 10, height: 20 }] }]);
     expect(() => recordedMessages([{ role: 'user', content: [{ type: 'image_url', image_url: { url: url('CCCC') } }] }], new Map())).toThrow(UnknownRequestImageError);
   });

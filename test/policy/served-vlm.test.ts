@@ -182,6 +182,22 @@ describe("transformers serve's own tool-call parsing of qwen-mobile-use replies"
   }, 60_000);
 });
 
+describe('a preset against transformers serve', () => {
+  it('ui-tars-1.5-7b: the official request shape (system, prompt, earlier replies after their screenshots) is served, and each step records it', async () => {
+    const db = join(tmp.dir, 'preset.db');
+    const r = await awb('run', '--task', 'ClockStopwatchRun', '--seed', '0', '--policy', 'vlm', '--base-url', served.baseUrl, '--model', served.model,
+      '--preset', 'ui-tars-1.5-7b', '--server', 'transformers', '--max-tokens', '8', '--retries', '0', '--max-steps', '3', '--on-malformed', 'continue', '--db', db, '--json');
+    expect(r.code, r.err.join('\n')).toBe(0);
+    expect(r.json()).toMatchObject({ terminatedBy: 'max_steps', steps: 3 });
+    const store = openStore(db);
+    const t = loadTrajectory(store, r.json().episode as EpisodeId);
+    store.close();
+    const images = t.steps.map((s) => s.request!.messages.flatMap((m) => (typeof m.content === 'string' ? [] : m.content)).filter((p) => p.type === 'image').map((p) => (p as { step: number }).step));
+    expect(images).toEqual([[0], [0, 1], [0, 1, 2]]);
+    expect(t.steps.every((s) => s.usage!.promptTokens > 0)).toBe(true);
+  }, 120_000);
+});
+
 describe("docs/policy-vlm.md's transformers serve commands", () => {
   it('the /load_model curl, as the docs write it, loads a model folder (its last event is ready)', () => {
     const doc = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'policy-vlm.md'), 'utf8');

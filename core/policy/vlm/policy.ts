@@ -8,7 +8,7 @@ import type { ActionFormat, ParseContext, PromptContext } from './format.js';
 import { vlmFormat } from './formats/index.js';
 import { modelFrame, pngSize, QWEN_MAX_PIXELS, QWEN_MIN_PIXELS, type GeometryContext } from './geometry.js';
 import { agentImageSize, agentRequest, agentResizes, sentImage, type SentImage } from './agents/index.js';
-import { buildMessages, pngDataUrl, recordedMessages, type ChatMessage, type ImageSource, type PastTurn } from './prompt.js';
+import { buildMessages, recordedMessages, type ChatMessage, type ImageSource, type PastTurn, type RequestImageSources } from './prompt.js';
 import { pixelFields } from './server.js';
 import { VlmPolicySettings, type VlmPolicySettingsInput } from './settings.js';
 import { PromptTemplateNotLoadedError, templateLabel, templatePlaceholders } from './prompt-template.js';
@@ -177,16 +177,15 @@ export class VlmPolicy implements Policy {
    * This step's request: the workbench's (prompt.ts), or the official agent's (agents/), with each image's source step
    * and, for an agent that resizes, the screenshot as sent.
    */
-  private async request(prompt: PromptContext, obs: Observation, ctx: PolicyContext, geometry: GeometryContext): Promise<{ messages: ChatMessage[]; images: Map<string, ImageSource>; sent?: SentImage }> {
+  private async request(prompt: PromptContext, obs: Observation, ctx: PolicyContext, geometry: GeometryContext): Promise<{ messages: ChatMessage[]; images: RequestImageSources; sent?: SentImage }> {
     const s = this.settings;
     if (s.agent === 'workbench') {
-      const withElements = prompt.withElements;
+      const images = new Map<string, ImageSource[]>();
       const messages = buildMessages(this.format, prompt, obs, ctx, {
-        withScreenshot: s.screenshot, withElements, historySteps: s.historySteps, historyStyle: s.historyStyle, historyImages: s.historyImages, template: this.template,
+        withScreenshot: s.screenshot, withElements: prompt.withElements, historySteps: s.historySteps, historyStyle: s.historyStyle,
+        historyImages: s.historyImages, template: this.template,
+        onImage: (url, step) => images.set(url, [...(images.get(url) ?? []), { step }]),
       }, this.memory);
-      const images = new Map<string, ImageSource>();
-      for (const [k, m] of this.memory) if (m.screenshot) images.set(pngDataUrl(m.screenshot), { step: k });
-      if (obs.screenshot) images.set(pngDataUrl(obs.screenshot), { step: ctx.step });
       return { messages, images };
     }
     const sent = new Map<number, SentImage>();
@@ -203,7 +202,7 @@ export class VlmPolicy implements Policy {
   }
 
   /** The request as the step records it: images by the step whose screenshot they are. */
-  private recorded(messages: readonly ChatMessage[], images: ReadonlyMap<string, ImageSource>, g: GeometryContext): RecordedRequest {
+  private recorded(messages: readonly ChatMessage[], images: RequestImageSources, g: GeometryContext): RecordedRequest {
     return {
       messages: recordedMessages(messages, images), format: this.format.id, coordinates: g.coordinates,
       ...(g.minPixels !== undefined ? { minPixels: g.minPixels } : {}), ...(g.maxPixels !== undefined ? { maxPixels: g.maxPixels } : {}),

@@ -4,7 +4,7 @@ import type { StepRecord } from '../../../episode/record.js';
 import { VlmFormatError } from '../errors.js';
 import type { ActionFormat, PromptContext } from '../format.js';
 import type { GeometryContext } from '../geometry.js';
-import { historyLines, pngDataUrl, type ChatMessage, type ContentPart, type ImageSource, type PastTurn } from '../prompt.js';
+import { historyLines, pngDataUrl, type ChatMessage, type ContentPart, type ImageSource, type PastTurn, type RequestImageSources } from '../prompt.js';
 import type { LoadedTool, VlmPolicySettings } from '../settings.js';
 
 /** A screenshot as an agent sends it: the PNG (resized when the agent resizes) and its size when that differs from the step's. */
@@ -32,12 +32,12 @@ export interface AgentInput {
 export interface AgentRequest {
   messages: ChatMessage[];
   /** Each image data URL of the messages → the step it shows (the store records the request by reference). */
-  images: Map<string, ImageSource>;
+  images: RequestImageSources;
 }
 
 /** Collects the request's images: each step's sent screenshot as an image part, remembered for the record. */
 export class RequestImages {
-  readonly images = new Map<string, ImageSource>();
+  readonly images = new Map<string, ImageSource[]>();
   constructor(private readonly sent: ReadonlyMap<number, SentImage>) {}
 
   /** The image part of step `k`'s screenshot, or undefined when that step's screenshot is not known. */
@@ -45,7 +45,8 @@ export class RequestImages {
     const s = this.sent.get(k);
     if (!s) return undefined;
     const url = pngDataUrl(s.png);
-    this.images.set(url, { step: k, ...(s.width !== undefined && s.height !== undefined ? { width: s.width, height: s.height } : {}) });
+    const src = { step: k, ...(s.width !== undefined && s.height !== undefined ? { width: s.width, height: s.height } : {}) };
+    this.images.set(url, [...(this.images.get(url) ?? []), src]);
     return { type: 'image_url', image_url: { url }, ...extra } as ContentPart;
   }
 }
