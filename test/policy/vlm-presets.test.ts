@@ -251,6 +251,12 @@ describe('awb vlm request --preset', () => {
     expect(ok.json().request.messages[0].content).toMatch(/^# Setup \(stand-in\)/);
   }, 120_000);
 
+  it('a format other than the preset agent\'s is refused, naming the field', async () => {
+    const r = await request('--preset', 'ui-tars-1.5-7b', '--format', 'qwen-mobile-use', '--task', 'ContactsAddContact');
+    expect(r.code).not.toBe(0);
+    expect(r.err.join('\n')).toMatch(/format: the agent's model answers in another format: leave format to the preset/);
+  });
+
   it('an unknown preset is one line naming it and the known ones', async () => {
     const r = await request('--preset', 'gpt-9', '--task', 'ContactsAddContact');
     expect(r.code).not.toBe(0);

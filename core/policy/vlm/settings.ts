@@ -33,7 +33,16 @@ export const VLM_AGENTS = ['workbench', 'ui-tars-1.5', 'ui-tars-v1', 'qwen-cookb
 export const VlmAgentId = z.enum(VLM_AGENTS);
 export type VlmAgentId = z.infer<typeof VlmAgentId>;
 
-/** A tool read from an official file (the Qwen cookbook's mobile_use): its description, {frame_width}/{frame_height} where the screen's size goes, and its parameters as Python's json.dumps wrote them. */
+/** The format each official agent's model answers in. */
+const AGENT_FORMATS: Record<Exclude<VlmAgentId, 'workbench'>, VlmFormatId> = {
+  'ui-tars-1.5': 'ui-tars', 'ui-tars-v1': 'ui-tars', 'qwen-cookbook': 'qwen-mobile-use', mobilerl: 'mobilerl',
+};
+
+/**
+ * A tool read from an official file (the Qwen cookbook's mobile_use): its description, with sentinels where the
+ * screen's width and height go (agents/qwen-cookbook.ts FRAME_WIDTH, FRAME_HEIGHT), and its parameters as Python's
+ * json.dumps wrote them.
+ */
 export const LoadedTool = z.strictObject({ name: z.string().min(1), description: z.string(), parametersJson: z.string().min(2) });
 export type LoadedTool = z.infer<typeof LoadedTool>;
 
@@ -60,14 +69,16 @@ const Settings = z.strictObject({
   promptTool: LoadedTool.optional().describe("The loaded tool (agent qwen-cookbook): filled from promptTemplate when a run starts, never kept in the profiles file"),
 });
 
+// The cast below: the preprocess (applyPreset) takes the object's own input, so callers keep the object's types.
 export const VlmPolicySettings = z.preprocess(applyPreset, Settings.refine((s) => s.minPixels === undefined || s.maxPixels === undefined || s.minPixels <= s.maxPixels, {
   message: 'minPixels must not be more than maxPixels', path: ['maxPixels'],
 }).refine((s) => !s.promptTemplate || 'file' in s.promptTemplate || TEMPLATE_PACKAGES[s.promptTemplate.package].format === s.format, {
   message: "the template's model answers in another format: set format to the package's (ui-tars)", path: ['promptTemplate'],
+}).refine((s) => s.agent === 'workbench' || AGENT_FORMATS[s.agent] === s.format, {
+  message: "the agent's model answers in another format: leave format to the preset", path: ['format'],
 }).refine((s) => s.agent === 'workbench' || s.agent === 'ui-tars-1.5' || s.promptTemplate !== undefined, {
   // The official prompt of these agents ships in no package: the user points at the file (the preset says which).
   message: 'this agent reads its prompt from a file of its official code: give promptTemplate (--prompt-template FILE)', path: ['promptTemplate'],
 })) as unknown as typeof Settings;
-// The cast: the preprocess (applyPreset) takes the object's own input, so callers keep the object's types.
 export type VlmPolicySettings = z.infer<typeof Settings>;
 export type VlmPolicySettingsInput = z.input<typeof Settings>;
