@@ -137,9 +137,6 @@ export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> 
   });
 }
 
-/** Whether the request asked for server-sent events (`"stream": true` at the top level of the body). */
-const streamed = (body: string) => /"stream":true[,}]/.test(body) && (JSON.parse(body) as { stream?: unknown }).stream === true;
-
 const retryable = (status: number) => status === 408 || status === 429 || status >= 500;
 
 type Attempt = { done: ChatResult } | { retry: string };
@@ -166,14 +163,14 @@ export class ChatClient {
     for (let attempt = 1; attempt <= e.retries + 1; attempt++) {
       if (attempt > 1) await this.sleep(Math.min(e.maxBackoffMs ?? Infinity, e.backoffMs * 2 ** (attempt - 2)), signal);
       signal?.throwIfAborted();
-      const r = await this.attempt(body, attempt, signal);
+      const r = await this.attempt(body, request.stream === true, attempt, signal);
       if ('done' in r) return r.done;
       last = r.retry;
     }
     return { ok: false, kind: 'endpoint', reason: last, attempts: e.retries + 1 };
   }
 
-  private async attempt(body: string, attempts: number, signal?: AbortSignal): Promise<Attempt> {
+  private async attempt(body: string, streamed: boolean, attempts: number, signal?: AbortSignal): Promise<Attempt> {
     const e = this.endpoint;
     const timeout = AbortSignal.timeout(e.timeoutMs);
     const both = signal ? AbortSignal.any([signal, timeout]) : timeout;
@@ -199,7 +196,7 @@ export class ChatClient {
     }
     let json: unknown;
     // A server that does not stream answers plain JSON (or an error page): read as any other reply.
-    if (streamed(body) && /^data:/m.test(text)) {
+    if (streamed && /^data:/m.test(text)) {
       const r = assembleStream(text);
       if ('failure' in r) return { done: { ok: false, kind: 'reply', reason: `the stream ended with the server's error: ${r.failure.error.slice(0, 300)}`, attempts, body: text, stream: r.failure } };
       json = r.completion;
