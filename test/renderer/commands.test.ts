@@ -95,6 +95,10 @@ describe('commands', () => {
     store.setState({ session: outside('paused', { takenOver: true }) });
     expect(can('session-takeover', 'session-handback', 'session-step', 'session-run')).toEqual([false, true, true, false]);
     expect(COMMANDS['session-run'].reason?.(store.getState())).toMatch(/Hand back/);
+    // Handed back, held at the person's placeholder until the agent's next action replaces it: nothing to step or run.
+    store.setState({ session: { ...outside('paused'), proposal: { index: 2, action: { action_type: 'wait' }, description: null, target: null, thought: null, candidates: [], error: null, foreground: { package: 'p', activity: 'a' }, handover: 'A person took over' } } });
+    expect(can('session-step', 'session-run', 'session-takeover', 'session-stop')).toEqual([false, false, true, true]);
+    expect(COMMANDS['session-step'].reason?.(store.getState())).toMatch(/agent's next action/);
     // The agent left: nothing more to do.
     store.setState({ session: outside('finished', { connected: false }) });
     expect(can('session-takeover', 'session-handback', 'session-step', 'session-run', 'session-pause', 'session-stop', 'session-reset')).toEqual([false, false, false, false, false, false, false]);

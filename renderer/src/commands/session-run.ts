@@ -4,6 +4,13 @@ import { fKey, register } from './types.js';
 export const MANUAL_RUN_REASON = 'The manual policy is stepped by you: choose an action, then Step';
 
 export const TAKEN_OVER_RUN_REASON = 'You have the session: Hand back lets the agent run';
+export const HANDED_BACK_REASON = 'Handed back: the agent\'s next action comes first';
+
+/**
+ * Handed back, the session holds at the person's placeholder until the agent's next action replaces it: stepping or
+ * running it then would carry out the placeholder as if it were the agent's.
+ */
+export const awaitingAgent = (s: AppState) => !!s.session?.agent && !s.session.agent.takenOver && s.session.state === 'paused' && !!s.session.proposal?.handover;
 
 /**
  * Run is refused for the manual policy (the server says ManualRunError too): running it would record "wait" steps as a
@@ -12,6 +19,7 @@ export const TAKEN_OVER_RUN_REASON = 'You have the session: Hand back lets the a
 const runRefusal = (s: AppState) => {
   if (!s.session || s.session.state === 'finished') return null;
   if (s.session.agent?.takenOver) return TAKEN_OVER_RUN_REASON;
+  if (awaitingAgent(s)) return HANDED_BACK_REASON;
   return s.session.policy === 'manual' && s.session.agent === null ? MANUAL_RUN_REASON : null;
 };
 

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { Screen, type ScreenBox } from '../../components/Screen.js';
 import { useApp } from '../../store/index.js';
+import { awaitingAgent } from '../../commands/session-run.js';
 import { gestureOf, type Gesture } from './geometry.js';
 import { hitTest, nodeLabel, type FlatNode } from './hit-test.js';
 import { percent } from './format.js';
@@ -36,11 +37,13 @@ export function AgentScreen() {
   const known = useApp((s) => s.agentDevices.find((d) => d.serial === s.session?.serial)?.screen ?? null);
   const overrideAt = useApp((s) => s.overrideAt);
   const actAt = useApp((s) => s.actAsPersonAt);
+  const handedBack = useApp(awaitingAgent);
   const [hovered, setHover] = useState<FlatNode | null>(null);
 
   const device = screen?.device ?? (known ? { width: known.width, height: known.height } : DEFAULT_DEVICE);
   const proposal = session?.proposal ?? null;
-  const paused = session?.state === 'paused';
+  // Handed back, the held placeholder is not the person's to override: the agent's next action replaces it.
+  const paused = session?.state === 'paused' && !handedBack;
   const person = paused && !!session?.agent?.takenOver;
   const flat = tree && proposal && tree.forIndex === proposal.index ? tree.flat : null;
   const stale = !!proposal && screen?.forIndex !== proposal.index;

@@ -1,6 +1,7 @@
 import type { KeyboardEvent } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { useApp } from '../../store/index.js';
+import { awaitingAgent } from '../../commands/session-run.js';
 import { describeBreakpoint } from './breakpoints.js';
 import { actionJson, percent } from './format.js';
 
@@ -28,7 +29,9 @@ export function ProposalPanel() {
 
   const proposal = session?.proposal ?? null;
   const pending = session?.pendingOverride ?? null;
-  const canOverride = !!session && session.state !== 'finished';
+  const handedBack = useApp(awaitingAgent);
+  // (Handed back, the held proposal is the person's placeholder, which the agent's next action replaces.)
+  const canOverride = !!session && session.state !== 'finished' && !handedBack;
   const person = session?.state === 'paused' && !!session.agent?.takenOver;
   const choose = person ? act.actAsPerson : act.overrideWith;
   const apply = person ? act.actAsPersonJson : act.overrideJson;
@@ -51,7 +54,7 @@ export function ProposalPanel() {
           Stopped at breakpoint{hits.length > 1 ? 's' : ''}: {hits.map((b) => describeBreakpoint(b.spec)).join(', ')}
         </div>
       ) : null}
-      {proposal?.handover ? (
+      {proposal?.handover && !handedBack ? (
         <div className="agent-hit" data-testid="proposal-handover" role="status">
           {person
             ? 'Your turn: each action you choose (click the screen or below) is carried out at once; Hand back returns the session to the agent.'

@@ -4,7 +4,7 @@ import type { SessionInfo } from '../../../../core/api/types.js';
  * What is happening in an outside agent's session, in words (docs/outside-agents.md): the Agent view says it plainly
  * above the screen, and the list of outside agents in one word.
  */
-export type OutsidePhase = 'disconnected' | 'your-turn' | 'taken-over' | 'waiting' | 'running' | 'starting' | 'between';
+export type OutsidePhase = 'disconnected' | 'your-turn' | 'taken-over' | 'handed-back' | 'waiting' | 'running' | 'starting' | 'between';
 
 const WAITING = 'the agent\'s step is waiting for you. Step carries it out (or your override), Run lets the agent go on, Stop ends the episode.';
 
@@ -21,6 +21,8 @@ export function outsideStatus(s: SessionInfo): { phase: OutsidePhase; text: stri
       : { phase: 'taken-over', text: 'Taken over: the agent\'s next step will be held for you.' };
   }
   const episode = `episode ${a.episodes}`;
+  // Held at the person's placeholder after hand back: the agent's answer to its step is on its way back.
+  if (s.state === 'paused' && s.proposal?.handover) return { phase: 'handed-back', text: 'Handed back: waiting for the agent\'s next action.' };
   switch (s.state) {
     case 'paused':
       return { phase: 'waiting', text: s.hitBreakpoints.length ? `Stopped at a breakpoint: ${WAITING}` : `Paused: ${WAITING}` };
@@ -37,6 +39,7 @@ const PHASE_WORDS: Record<OutsidePhase, string> = {
   'disconnected': 'disconnected',
   'your-turn': 'taken over',
   'taken-over': 'taken over',
+  'handed-back': 'handed back',
   'waiting': 'paused: step waiting',
   'running': 'running',
   'starting': 'starting',

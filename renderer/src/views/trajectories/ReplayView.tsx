@@ -23,6 +23,11 @@ import type { ParsedTree } from './tree-model.js';
 function Header({ t, onBack }: { t: Trajectory; onBack(): void }) {
   const e = t.episode;
   const run = useApp((s) => s.facets?.runs.find((r) => r.id === e.runId) ?? null);
+  // Opened from elsewhere (the Agent view), or a run newer than the filter's list: the list is read again, once.
+  const missing = run === null;
+  useEffect(() => {
+    if (missing) void appStore().getState().loadFacets();
+  }, [missing, e.runId]);
   const facts: Array<[string, ReactNode]> = [
     ['Task', <span className="mono">{t.instance.templateId}</span>],
     ['Seed', <span className="mono">{t.instance.seed}</span>],
