@@ -182,13 +182,13 @@ describe('an outside Python agent watched and broken in the Agent view', () => {
     agent.send('close');
     await agent.line('that it closed', (l) => l.closed === session);
     await expect.poll(phase).toBe('disconnected');
-    expect(await testId(`outside-state-${session}`).innerText()).toBe('disconnected');
+    await expect.poll(() => testId(`outside-state-${session}`).innerText()).toBe('disconnected');
     expect(await testId('session-step').isDisabled()).toBe(true);
 
     await testId('session-open-episode').click();
     await testId('replay-view').waitFor();
-    expect(await testId('replay-run').innerText()).toMatch(/e2e outside run \(outside agent\)/);
-    expect(await testId('replay-position').innerText()).toMatch(/step 1 of 6/);
+    await expect.poll(() => testId('replay-run').innerText()).toMatch(/e2e outside run \(outside agent\)/);
+    await expect.poll(() => testId('replay-position').innerText()).toMatch(/step 1 of 6/);
     // Collapsed, with its size; opened, the screenshot in it by its size, not its 48 kB of base64.
     const prompt = testId('replay-prompt');
     expect(await prompt.evaluate((d: HTMLDetailsElement) => d.open)).toBe(false);
