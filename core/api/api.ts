@@ -148,7 +148,10 @@ export interface WorkbenchApi {
   overrideAction(input: { sessionId: string; action: unknown }): Promise<SessionInfo>;
   setBreakpoints(input: { sessionId: string; breakpoints: Breakpoint[] }): Promise<SessionInfo>;
   onSession(input: { sessionId: string }, listener: Listener<SessionEvent>): Unsubscribe;
-  /** The session list whenever a session starts or ends (outside agents' sessions come and go on their own). */
+  /**
+   * The session list whenever a session starts or ends (outside agents' sessions come and go on their own), and within
+   * 100 ms of a change of one's state (running, paused, finished; an agent's next episode, a takeover): not per step.
+   */
   onSessions(input: NoInput, listener: Listener<SessionInfo[]>): Unsubscribe;
 
   // Trajectories

@@ -5,6 +5,7 @@ import type { ForegroundApp, InputEvent, ScreenInfo } from '../device/device.js'
 import type { FramePath } from '../device/frames.js';
 import type { Bounds, UiTree } from '../a11y/ui-tree.js';
 import type { Difficulty } from '../tasks/task.js';
+import type { RunKind } from '../store/index.js';
 
 /**
  * The plain data the workbench API carries: JSON-able but for `Uint8Array` (PNG bytes), which both
@@ -20,7 +21,7 @@ export type {
   RewardsBeside, RunComparison, RunFailures, ScreenRefView, TreeDiff,
 } from './analysis-types.js';
 export type { CheckCondition, CheckVerdict } from '../tasks/verdict.js';
-export type { EpisodeFilter, EpisodePage, EpisodeSummary, StatusCounts, StoredEpisodeStatus, Trajectory, StoredStep, Reward, RunSummary } from '../store/index.js';
+export type { EpisodeFilter, EpisodePage, EpisodeSummary, StatusCounts, StoredEpisodeStatus, Trajectory, StoredStep, Reward, RunKind, RunSummary } from '../store/index.js';
 
 export type {
   CheckpointInfo, ChartSpec, ConfigField, ConfigPreset, IterationMetricsRow, JobCheckpoint, JobInfo, JobKind, JobState, TrainConfigDescription, TrainerKind,
@@ -258,8 +259,11 @@ export interface EpisodeFacets {
   templates: string[];
   apps: string[];
   policies: string[];
-  /** `iterations`: a training run's iterations with recorded rollouts (the iteration filter's values). */
-  runs: Array<{ id: number; name: string; iterations: number[] }>;
+  /**
+   * `kind`: how the run was made (a suite, a step-through session, training, an import, an outside agent's `env` run);
+   * `iterations`: a training run's iterations with recorded rollouts (the iteration filter's values).
+   */
+  runs: Array<{ id: number; name: string; kind: RunKind; iterations: number[] }>;
 }
 
 export interface ExportResult {

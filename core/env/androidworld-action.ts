@@ -10,8 +10,9 @@ import type { Observation } from '../device/observation.js';
  * - the fields and checks of JSONAction's constructor: the 14 action types, `index` as an int (a numeric string is
  *   taken) and never with `x`/`y`, `direction` one of left/right/down/up, `keycode` starting KEYCODE_, no other keys;
  * - click / double_tap / long_press at the element's centre (its pixel box's centre, truncated) or at int(x), int(y);
- * - input_text: tap the element or point first when one is named, select-all + delete when `clear_text`, type, then
- *   Enter (AndroidWorld always presses Enter after typing); no text types nothing;
+ * - input_text: tap the element or point first when one is named, select-all + delete when `clear_text`, type the
+ *   text folded to ASCII (as adb types it: NFKD, the rest dropped; a text that folds to nothing only presses Enter),
+ *   then Enter (AndroidWorld always presses Enter after typing); no text types nothing;
  * - scroll: a swipe from the centre of the element's box (clamped to the screen; the whole screen when `index` is
  *   absent — or 0, as AndroidWorld's `if action.index:` reads it) to the edge against the direction;
  * - swipe: edge to edge across the whole screen in the direction, 500 ms;
@@ -42,6 +43,11 @@ function pyInt(v: unknown): number | undefined {
 
 function clampTo(obs: Observation, x: number, y: number): [number, number] {
   return [Math.min(Math.max(Math.trunc(x), 0), obs.screen.width - 1), Math.min(Math.max(Math.trunc(y), 0), obs.screen.height - 1)];
+}
+
+/** AndroidWorld's `_adb_text_format` without the shell escapes: NFKD, then only ASCII kept. */
+function asciiFolded(text: string): string {
+  return text.normalize('NFKD').replace(/[^\x00-\x7f]/g, '');
 }
 
 /** The deepest element under a point that is a text field, as a tap there would focus it. */
@@ -85,13 +91,16 @@ export function fromJsonAction(value: unknown, obs: Observation): AwConversion {
     case 'input_text': {
       if (!text) return no('input_text without text: nothing is typed (AndroidWorld logs a warning and executes nothing)');
       const clear = a.clear_text === true ? { clear: true } : {};
-      if (index !== undefined) return { ok: true, action: { action_type: 'input_text', text, index, ...clear, submit: true } };
+      // What adb's `input text` can type: AndroidWorld folds the text to ASCII (NFKD, the rest dropped) before typing it.
+      const typed = asciiFolded(text);
+      if (!typed) return { ok: true, action: { action_type: 'keyboard_enter' } };
+      if (index !== undefined) return { ok: true, action: { action_type: 'input_text', text: typed, index, ...clear, submit: true } };
       if (point) {
         const field = fieldAt(obs, point.x, point.y);
         if (!field) return no(`input_text at (${point.x}, ${point.y}): no text field there to tap and type into`);
-        return { ok: true, action: { action_type: 'input_text', text, index: field.ordinal, ...clear, submit: true } };
+        return { ok: true, action: { action_type: 'input_text', text: typed, index: field.ordinal, ...clear, submit: true } };
       }
-      return { ok: true, action: { action_type: 'input_text', text, ...clear, submit: true } };
+      return { ok: true, action: { action_type: 'input_text', text: typed, ...clear, submit: true } };
     }
     case 'keyboard_enter':
       return { ok: true, action: { action_type: 'keyboard_enter' } };

@@ -233,7 +233,7 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
     listRuns: async () => listRuns(db),
     episodeFacets: async () => ({
       ...episodeFilterValues(db),
-      runs: listRuns(db).map((r) => ({ id: r.id, name: r.name, iterations: r.kind === 'training' ? rolloutIterations(db, r.id).map((x) => x.iteration) : [] })),
+      runs: listRuns(db).map((r) => ({ id: r.id, name: r.name, kind: r.kind, iterations: r.kind === 'training' ? rolloutIterations(db, r.id).map((x) => x.iteration) : [] })),
     }),
     getTrajectory: async ({ episodeId }) => loadTrajectory(db, episodeId as EpisodeId),
     getScreenshot: async ({ hash }) => getScreenshot(db, hash),

@@ -59,7 +59,7 @@ function follow(s: EnvSession, run: { id: number; name: string }, sessions: Sess
         offEnd();
       };
       if (entry.watched()) entry.emit({ kind: 'episode', session: entry.snapshot() });
-      sessions.listChanged(false);
+      entry.listed();
       return;
     }
     unfollow();

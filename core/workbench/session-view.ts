@@ -34,6 +34,8 @@ export interface SessionView {
   emit(e: SessionEvent): void;
   /** Someone listens: events (a copy of the whole info each) are built only then. */
   watched(): boolean;
+  /** What the session list shows of it may have changed (its state): list watchers hear of it if it did. */
+  listed(): void;
 }
 
 /**
@@ -51,6 +53,7 @@ export function followController(controller: EpisodeController, view: SessionVie
         info.hitBreakpoints = [];
       }
       if (view.watched()) view.emit({ kind: 'state', session: view.snapshot() });
+      view.listed();
     }),
     controller.on('onProposal', (v) => {
       info.proposal = proposalInfo(v);
@@ -86,4 +89,5 @@ export function finishView(view: SessionView, r: EpisodeResult, db: WritableDB, 
     }
   }
   if (view.watched()) view.emit({ kind: 'finished', session: view.snapshot() });
+  view.listed();
 }

@@ -141,6 +141,8 @@ export interface Entry {
   snapshot(): SessionInfo;
   emit(e: SessionEvent): void;
   watched(): boolean;
+  /** Tells list watchers when what the list shows of the session changed (its state, an agent's episode or takeover). */
+  listed(): void;
   /** The person chooses every action (the manual policy, not a replay's hold): Run is refused. */
   byHand: boolean;
 }
@@ -161,6 +163,15 @@ export function controllerControl(controller: EpisodeController): SessionControl
     },
   };
 }
+
+/** What the session list shows of a session beyond its being there: a change is worth telling list watchers. */
+function listedAs(info: SessionInfo): string {
+  const a = info.agent;
+  return JSON.stringify([info.state, info.templateId, info.seed, a ? [a.episodes, a.takenOver, a.connected] : null]);
+}
+
+/** How often at most a session's state changes send the session list (sessions coming and going send it at once). */
+const LIST_EVERY_MS = 100;
 
 /** How many finished sessions are kept for the UI to look at. */
 const KEEP_FINISHED = 20;
@@ -253,6 +264,7 @@ export class SessionManager {
       info.proposal = null;
       info.result = { status: 'error', success: false, terminatedBy: 'environment_error', error: errorOf(e), answer: null };
       entry.emit({ kind: 'finished', session: entry.snapshot() });
+      entry.listed();
       this.deps.onDeviceUse();
     });
     return entry.snapshot();
@@ -261,10 +273,18 @@ export class SessionManager {
   /** Adds a session (the workbench's own, or an outside agent's) under its info's id; viewers learn of it. */
   add(info: SessionInfo, control: SessionControl, byHand = false): Entry {
     const listeners = new Set<(e: SessionEvent) => void>();
+    let shown = listedAs(info);
     const entry: Entry = {
       info, control, listeners, byHand,
       emit: (e) => listeners.forEach((l) => l(e)),
       watched: () => listeners.size > 0,
+      // The list follows each session's state, not its steps, whoever watches the session.
+      listed: () => {
+        const now = listedAs(info);
+        if (now === shown) return;
+        shown = now;
+        this.listSoon();
+      },
       snapshot: () => {
         info.pendingOverride = control.pending();
         return structuredClone(info);
@@ -282,10 +302,25 @@ export class SessionManager {
 
   private readonly listWatchers = new Set<(list: SessionInfo[]) => void>();
 
-  /** The session list, on every start and end. */
+  /** The session list, on every start and end, and when a session's state (or an agent's episode, or who has it) changes. */
   watchList(listener: (list: SessionInfo[]) => void): () => void {
     this.listWatchers.add(listener);
     return () => this.listWatchers.delete(listener);
+  }
+
+  private listTimer: ReturnType<typeof setTimeout> | null = null;
+
+  /**
+   * A session's state changed: list watchers get the list within LIST_EVERY_MS, one list for every change meanwhile
+   * (a vector env's episodes start and end many times a second).
+   */
+  private listSoon(): void {
+    if (!this.listWatchers.size || this.listTimer) return;
+    this.listTimer = setTimeout(() => {
+      this.listTimer = null;
+      this.listChanged(false);
+    }, LIST_EVERY_MS);
+    this.listTimer.unref?.();
   }
 
   /** Tells list watchers (and, unless only a session's episode changed, the device list, which shows who holds a device). */
@@ -319,7 +354,7 @@ export class SessionManager {
   }
 
   control(id: string, command: SessionCommand): SessionInfo {
-    const { control, info, snapshot, byHand, emit } = this.entry(id);
+    const { control, info, snapshot, byHand, emit, listed } = this.entry(id);
     // An outside agent's session takes commands between its episodes too (a pause holds the next one's first step).
     if (info.state === 'finished' && info.agent === null) throw new SessionStateError(id, command, 'finished');
     switch (command) {
@@ -344,6 +379,7 @@ export class SessionManager {
         // The info says who has the session; the controller's events say the rest.
         if (info.agent) info.agent.takenOver = command === 'takeover';
         emit({ kind: 'state', session: snapshot() });
+        listed();
         break;
       }
       default:
@@ -384,6 +420,7 @@ export class SessionManager {
   }
 
   async close(): Promise<void> {
+    if (this.listTimer) clearTimeout(this.listTimer);
     const running = [...this.sessions.values()].filter((s) => s.info.state !== 'finished');
     await Promise.all(running.map((s) => s.control.end()));
   }

@@ -66,6 +66,8 @@ describe('the workbench implementation', () => {
     expect((await w.episodeFacets()).templates).toEqual(['SystemWifiTurnOff']);
     const t = await w.getTrajectory({ episodeId: info.episodeId! });
     expect(t.steps.length).toBe(info.steps.length);
+    // The run filter names each run's kind (a step-through session's is `single`).
+    expect((await w.episodeFacets()).runs.find((r) => r.id === t.episode.runId)).toMatchObject({ kind: 'single', iterations: [] });
     const shot = await w.getScreenshot({ hash: t.steps[0]!.screenshot! });
     expect(shot[1]).toBe(0x50);
     const exported = await w.exportEpisodes({ filter: {} });

@@ -20,6 +20,8 @@ const AWB = fileURLToPath(new URL('../../bin/awb.js', import.meta.url));
 export interface ServeProcess {
   url: string;
   port: number;
+  /** The environment endpoint outside agents connect to (docs/env-protocol.md), token included. */
+  envUrl: string;
   home: string;
   child: ChildProcess;
   stop(): Promise<void>;
@@ -38,9 +40,9 @@ export async function startServe(opts: { home?: string; args?: string[]; adbPort
     createInterface({ input: child.stdout! }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`awb serve exited with ${code}: ${stderr}`)));
   });
-  const { url, port } = JSON.parse(first) as { url: string; port: number };
+  const { url, port, env } = JSON.parse(first) as { url: string; port: number; env: string };
   return {
-    url, port, home, child,
+    url, port, envUrl: env, home, child,
     stop: () => new Promise<void>((resolve) => {
       if (child.exitCode !== null) return resolve();
       child.once('exit', () => resolve());

@@ -33,6 +33,9 @@ describe("AndroidWorld's JSONAction", () => {
     expect(fromJsonAction({ action_type: 'input_text', text: 'Ana', index: 5, clear_text: true }, obs))
       .toEqual({ ok: true, action: { action_type: 'input_text', text: 'Ana', index: 5, clear: true, submit: true } });
     expect(fromJsonAction({ action_type: 'input_text', text: 42 }, obs)).toEqual({ ok: true, action: { action_type: 'input_text', text: '42', submit: true } });
+    // adb types ASCII: AndroidWorld folds the text first (NFKD, the rest dropped); nothing left only presses Enter.
+    expect(fromJsonAction({ action_type: 'input_text', text: 'Café déjà vu' }, obs)).toEqual({ ok: true, action: { action_type: 'input_text', text: 'Cafe deja vu', submit: true } });
+    expect(fromJsonAction({ action_type: 'input_text', text: '東京' }, obs)).toEqual({ ok: true, action: { action_type: 'keyboard_enter' } });
     expect(fromJsonAction({ action_type: 'input_text', text: '' }, obs)).toMatchObject({ ok: false, reason: expect.stringContaining('nothing is typed') });
     expect(fromJsonAction({ action_type: 'input_text', text: 'x', x: 1, y: 1 }, obs)).toMatchObject({ ok: false, reason: expect.stringContaining('no text field') });
   });

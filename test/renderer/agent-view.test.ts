@@ -3,7 +3,7 @@ import { act, createElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkbenchApi } from '../../core/api/api.js';
-import type { SessionEvent, SessionInfo, UiNode } from '../../core/api/types.js';
+import type { FrameView, SessionEvent, SessionInfo, UiNode } from '../../core/api/types.js';
 import { installKeys } from '../../renderer/src/commands/index.js';
 import { createAppStore, setAppStore, type AppStore } from '../../renderer/src/store/index.js';
 import { AgentView } from '../../renderer/src/views/agent/AgentView.js';
@@ -36,9 +36,17 @@ const paused: SessionInfo = {
   episodeId: 7, result: null, hitBreakpoints: ['bp1'], pendingOverride: null, agent: null,
 };
 
+/** An outside agent's session (a Python program on the environment server), running its first episode. */
+const agentRunning: SessionInfo = {
+  ...paused, id: 'o1', serial: 'sim2', policy: 'my-agent', state: 'running', breakpoints: [], proposal: null, steps: [], episodeId: 9, hitBreakpoints: [],
+  agent: { name: 'my-agent', run: { id: 4, name: 'my run' }, episodes: 1, takenOver: false, connected: true },
+};
+
 function fakeApi() {
   const calls: Array<{ method: string; input: unknown }> = [];
   const listeners = new Set<(e: SessionEvent) => void>();
+  const listWatchers = new Set<(list: SessionInfo[]) => void>();
+  const frameWatchers = new Set<(f: FrameView) => void>();
   const tree = { rotation: 0, roots: [node('android.widget.FrameLayout', [0, 0, 1080, 2400], {}, [node('android.widget.Button', [0, 0, 540, 600], { text: 'Save', clickable: true }, [node('android.widget.TextView', [10, 10, 300, 100], { text: 'Save' })])])] };
   const record = (method: string, result: unknown = undefined) => async (input: unknown) => {
     calls.push({ method, input });
@@ -49,7 +57,7 @@ function fakeApi() {
     listPolicies: async () => [{ name: 'oracle', description: '' }, { name: 'random', description: '' }, { name: 'manual', description: '' }],
     listDevices: async () => ({ devices: [{ serial: 'sim', kind: 'simdroid', transport: 'embedded', state: 'device', online: true, screen: { width: 1080, height: 2400, density: 420 }, adbAddress: null, sessionId: 's1' }], adbError: null }),
     listSessions: async () => [paused],
-    getSession: async () => paused,
+    getSession: async ({ sessionId }: { sessionId: string }) => (sessionId === agentRunning.id ? agentRunning : paused),
     describeTask: async () => ({ templateId: 'T', seed: 1, instruction: 'Do it', params: {}, subgoals: [] }),
     screenshot: async () => ({ png: new Uint8Array([0x89, 0x50, 0x4e, 0x47]), width: 540, height: 1200 }),
     screenState: async () => ({ serial: 'sim', screen: { width: 1080, height: 2400, density: 420 }, tree, xml: '', foreground: { package: 'p', activity: 'a' } }),
@@ -58,11 +66,25 @@ function fakeApi() {
       return () => listeners.delete(l);
     },
     onActivity: () => () => {},
+    onSessions: (_input: unknown, l: (list: SessionInfo[]) => void) => {
+      listWatchers.add(l);
+      return () => listWatchers.delete(l);
+    },
+    onFrame: (input: unknown, l: (f: FrameView) => void) => {
+      calls.push({ method: 'onFrame', input });
+      frameWatchers.add(l);
+      return () => frameWatchers.delete(l);
+    },
     overrideAction: record('overrideAction', paused),
     controlSession: record('controlSession', paused),
     setBreakpoints: record('setBreakpoints', paused),
   };
-  return { api: api as unknown as WorkbenchApi, calls, emit: (e: SessionEvent) => listeners.forEach((l) => l(e)) };
+  return {
+    api: api as unknown as WorkbenchApi, calls,
+    emit: (e: SessionEvent) => listeners.forEach((l) => l(e)),
+    emitList: (list: SessionInfo[]) => listWatchers.forEach((l) => l(list)),
+    emitFrame: (f: FrameView) => frameWatchers.forEach((l) => l(f)),
+  };
 }
 
 describe('the Agent view', () => {
@@ -148,5 +170,64 @@ describe('the Agent view', () => {
     expect((q('session-step') as HTMLButtonElement).disabled).toBe(true);
     await act(async () => q('session-open-episode')!.click());
     expect(store.getState().view).toBe('trajectories');
+  });
+
+  it('lists outside agents live, attaches to one and says what is happening; while taken over a click is done at once', async () => {
+    act(() => store.setState({ view: 'agent' }));
+    act(() => fake.emitList([paused, agentRunning]));
+    expect(q('outside-row-s1')).toBeNull();
+    expect(q('outside-row-o1')?.textContent).toMatch(/my-agent.*#4 my run.*T #1.*sim2.*running/);
+    await act(async () => q('outside-attach-o1')!.click());
+    await settle();
+    expect(store.getState().sessionId).toBe('o1');
+    expect(q('outside-status')?.dataset.phase).toBe('running');
+    expect(q('session-reset')).toBeNull();
+    // The device mirrored live while the agent runs.
+    expect(fake.calls.filter((c) => c.method === 'onFrame').at(-1)?.input).toMatchObject({ serial: 'sim2' });
+    act(() => fake.emitFrame({ serial: 'sim2', png: new Uint8Array([0x89, 0x50, 0x4e, 0x47]), width: 540, height: 1200, path: 'push', seq: 1, at: 1, changedAt: null }));
+    expect(host.querySelector('[data-testid="agent-screen"] img')).not.toBeNull();
+    expect(q('agent-screen')?.textContent).toContain('Live');
+
+    const held: SessionInfo = { ...agentRunning, state: 'paused', proposal: { ...paused.proposal!, index: 0, candidates: [] } };
+    act(() => fake.emit({ kind: 'state', session: held }));
+    await settle();
+    expect(q('outside-status')?.textContent).toMatch(/the agent's step is waiting for you/);
+    await act(async () => q('session-takeover')!.click());
+    expect(fake.calls.filter((c) => c.method === 'controlSession').at(-1)?.input).toEqual({ sessionId: 'o1', command: 'takeover' });
+
+    act(() => fake.emit({ kind: 'state', session: { ...held, agent: { ...held.agent!, takenOver: true } } }));
+    await settle();
+    expect(q('outside-status')?.dataset.phase).toBe('your-turn');
+    expect(q('session-handback')).not.toBeNull();
+    const screen = q('agent-screen')!;
+    screen.getBoundingClientRect = () => ({ left: 0, top: 0, width: 270, height: 600, right: 270, bottom: 600, x: 0, y: 0, toJSON: () => ({}) });
+    // (An earlier test made the server refuse overrides.)
+    fake.api.overrideAction = async (input) => {
+      fake.calls.push({ method: 'overrideAction', input });
+      return held;
+    };
+    const before = fake.calls.length;
+    await act(async () => screen.dispatchEvent(new MouseEvent('mousedown', { bubbles: true, clientX: 20, clientY: 20 })));
+    await settle();
+    expect(fake.calls.slice(before).filter((c) => c.method !== 'screenState')).toEqual([
+      { method: 'overrideAction', input: { sessionId: 'o1', action: { action_type: 'click', index: 1 } } },
+      { method: 'controlSession', input: { sessionId: 'o1', command: 'step' } },
+    ]);
+
+    // The agent's next episode: the steps start over.
+    act(() => fake.emit({ kind: 'episode', session: { ...agentRunning, agent: { ...agentRunning.agent!, episodes: 2 } } }));
+    expect(host.querySelector('.agent-log h3')?.textContent).toContain('Steps of episode 2');
+    expect(host.querySelectorAll('[data-testid^="step-row-"]')).toHaveLength(0);
+
+    // The agent left: its session leaves the list, but stays here, said to be disconnected, until detached.
+    const gone: SessionInfo = { ...agentRunning, state: 'finished', agent: { ...agentRunning.agent!, episodes: 2, connected: false } };
+    act(() => fake.emit({ kind: 'finished', session: gone }));
+    act(() => fake.emitList([]));
+    expect(q('outside-status')?.dataset.phase).toBe('disconnected');
+    expect(q('outside-state-o1')?.textContent).toBe('disconnected');
+    expect((q('session-step') as HTMLButtonElement).disabled).toBe(true);
+    await act(async () => q('outside-detach')!.click());
+    expect(store.getState().session).toBeNull();
+    expect(q('outside-agents')?.textContent).toMatch(/No outside agent connected/);
   });
 });

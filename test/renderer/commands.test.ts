@@ -28,6 +28,10 @@ function session(state: SessionInfo['state']): SessionInfo {
   };
 }
 
+function outside(state: SessionInfo['state'], agent: Partial<NonNullable<SessionInfo['agent']>> = {}): SessionInfo {
+  return { ...session(state), policy: 'my-agent', agent: { name: 'my-agent', run: { id: 3, name: 'r' }, episodes: 1, takenOver: false, connected: true, ...agent } };
+}
+
 describe('commands', () => {
   it('map debugger keys and Ctrl/Cmd+1..8 to their commands, and nothing else', () => {
     expect(commandForKey(key('F10'))?.name).toBe('session-step');
@@ -75,6 +79,29 @@ describe('commands', () => {
     expect(can('session-step')).toBe(false);
     expect(can('go-live')).toBe(false);
     expect(can('go-agent')).toBe(true);
+  });
+
+  it('for an outside agent\'s session: take over until taken, hand back while taken; no Reset; pause and run between steps and episodes', () => {
+    const store = createAppStore(fakeApi().api);
+    const can = (...names: Array<keyof typeof COMMANDS>) => names.map((n) => COMMANDS[n].predicate?.(store.getState()) ?? true);
+    store.setState({ view: 'agent', session: outside('running') });
+    expect(can('session-takeover', 'session-handback', 'session-reset', 'session-pause', 'session-run', 'session-step')).toEqual([true, false, false, true, true, false]);
+    store.setState({ session: outside('paused') });
+    expect(can('session-step', 'session-run', 'session-pause', 'session-stop')).toEqual([true, true, false, true]);
+    // Between episodes: a pause holds the next one; commands still reach the session.
+    store.setState({ session: outside('finished') });
+    expect(can('session-pause', 'session-run', 'session-takeover', 'session-stop')).toEqual([true, true, true, false]);
+    // Taken over: the person steps; Run is off with its reason; Hand back returns it.
+    store.setState({ session: outside('paused', { takenOver: true }) });
+    expect(can('session-takeover', 'session-handback', 'session-step', 'session-run')).toEqual([false, true, true, false]);
+    expect(COMMANDS['session-run'].reason?.(store.getState())).toMatch(/Hand back/);
+    // Handed back, held at the person's placeholder until the agent's next action replaces it: nothing to step or run.
+    store.setState({ session: { ...outside('paused'), proposal: { index: 2, action: { action_type: 'wait' }, description: null, target: null, thought: null, candidates: [], error: null, foreground: { package: 'p', activity: 'a' }, handover: 'A person took over' } } });
+    expect(can('session-step', 'session-run', 'session-takeover', 'session-stop')).toEqual([false, false, true, true]);
+    expect(COMMANDS['session-step'].reason?.(store.getState())).toMatch(/agent's next action/);
+    // The agent left: nothing more to do.
+    store.setState({ session: outside('finished', { connected: false }) });
+    expect(can('session-takeover', 'session-handback', 'session-step', 'session-run', 'session-pause', 'session-stop', 'session-reset')).toEqual([false, false, false, false, false, false, false]);
   });
 
   it('perform one slice action each, and the key handler runs only what its predicate allows', async () => {

@@ -7,6 +7,7 @@ import { nodeLabel, prettyXml, treeFromUi } from '../../renderer/src/views/traje
 // The tree as getTree delivers it: parsed by core.
 const parseTreeXml = (xml: string) => treeFromUi(parseUiTree(xml));
 import { fromDateInput, stepDiff, toDateInput } from '../../renderer/src/views/trajectories/format.js';
+import { formatBytes, shownText, textSize, utf8Length } from '../../renderer/src/views/trajectories/agent-text.js';
 
 const XML = `<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0">`
   + `<node index="0" text="" class="android.widget.FrameLayout" bounds="[0,0][1080,2400]">`
@@ -102,5 +103,29 @@ describe('comparing episodes and dates', () => {
     expect(toDateInput(until, true)).toBe('2025-03-14');
     expect(fromDateInput('')).toBeNull();
     expect(fromDateInput('2025-3')).toBeNaN();
+  });
+});
+
+describe('an outside agent\'s prompt and reply as shown', () => {
+  it('shows each base64 data URL by its type and decoded size, and counts them', () => {
+    const png = `data:image/png;base64,${Buffer.alloc(3000, 7).toString('base64')}`;
+    const jpeg = `data:image/jpeg;name=shot.jpg;base64,${Buffer.alloc(1001, 1).toString('base64')}`;
+    const raw = `look: ${png} and ${jpeg} and data:text/plain,hello`;
+    const shown = shownText(raw);
+    expect(shown.text).toBe('look: ‹data:image/png · 3.0 kB› and ‹data:image/jpeg · 1.0 kB› and data:text/plain,hello');
+    expect([shown.dataUrls, shown.dataBytes, shown.cut]).toEqual([2, 4001, 0]);
+    expect(textSize(raw)).toEqual({ bytes: raw.length, dataUrls: 2, dataBytes: 4001 });
+  });
+
+  it('indents JSON messages, leaves other text as written, and cuts at the limit', () => {
+    expect(shownText('[{"role":"user","content":"hi"}]').text).toBe('[\n  {\n    "role": "user",\n    "content": "hi"\n  }\n]');
+    expect(shownText('[not json] tap Save').text).toBe('[not json] tap Save');
+    const long = shownText('x'.repeat(25), 10);
+    expect([long.text, long.cut]).toEqual(['x'.repeat(10), 15]);
+  });
+
+  it('measures UTF-8 without encoding a copy', () => {
+    for (const s of ['plain', 'café', '日本語', 'emoji 🙂 ok']) expect(utf8Length(s)).toBe(Buffer.byteLength(s, 'utf8'));
+    expect([formatBytes(999), formatBytes(1500), formatBytes(15_000), formatBytes(2_500_000)]).toEqual(['999 B', '1.5 kB', '15 kB', '2.5 MB']);
   });
 });

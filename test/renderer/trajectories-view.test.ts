@@ -35,8 +35,14 @@ function step(index: number, screenshot: string | null): StoredStep {
     target: { ordinal: 1, bounds: { left: 100, top: 200, right: 500, bottom: 300 }, label: 'Save' }, thought: `thinking ${index}`,
     candidates: [{ action: { action_type: 'click', index: 1 }, score: 2 }, { action: { action_type: 'navigate_back' }, score: 1 }],
     rewards: index === 2 ? { outcome: { value: 1, explanation: 'checker: success' } } : {},
+    // An outside agent's step 2 came with its prompt (the screenshot in it as a 1.5 MB data URL) and its model's reply.
+    ...(index === 1 ? { prompt: BIG_PROMPT, reply: 'Thought: save it\nAction: click(start_box=(300,250))' } : {}),
   };
 }
+
+const BIG_PROMPT = JSON.stringify([
+  { role: 'user', content: [{ type: 'text', text: 'Add a contact' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${'QUJD'.repeat(500_000)}` } }] },
+]);
 
 /** A fake API over N episodes; the last two steps of every episode were recorded without screenshots. */
 function fakeApi() {
@@ -50,7 +56,7 @@ function fakeApi() {
       for (let i = f.offset ?? 0; i < Math.min(all, (f.offset ?? 0) + (f.limit ?? 50)); i++) rows.push(summary(i));
       return { rows, total: all, counts: { success: N / 2, failure: N / 2, error: 0, running: 0, interrupted: 0 } };
     },
-    episodeFacets: async () => ({ templates: ['ContactsAddContact'], apps: ['Contacts'], policies: ['oracle'], runs: [{ id: 1, name: 'suite' }] }),
+    episodeFacets: async () => ({ templates: ['ContactsAddContact'], apps: ['Contacts'], policies: ['oracle'], runs: [{ id: 1, name: 'nightly', kind: 'suite', iterations: [] }] }),
     getTrajectory: async ({ episodeId }: { episodeId: number }): Promise<Trajectory> => {
       calls.push({ m: 'getTrajectory', a: episodeId });
       return {
@@ -147,6 +153,8 @@ describe('the Trajectories view in a DOM', () => {
     expect(calls.at(-1)).toEqual({ m: 'getTrajectory', a: N });
     expect(q('replay-view')).toBeTruthy();
     expect(q('replay-position').textContent).toBe('step 1 of 3');
+    expect(q('replay-run').textContent).toBe('#1 nightly (suite)');
+    expect(q('replay-prompt')).toBeNull();
     expect(document.querySelectorAll('[data-testid^="timeline-step-"]')).toHaveLength(4);
     expect(q('replay-action').textContent).toContain('Tap "Save" #0');
     expect(q('replay-thought').textContent).toContain('thinking 0');
@@ -166,6 +174,18 @@ describe('the Trajectories view in a DOM', () => {
     expect(q('replay-screen').querySelector('img')).toBeNull();
     expect(q('replay-screen').textContent).toContain('No screenshot recorded');
     expect(q('replay-tree-target')).toBeTruthy();
+    // The agent's prompt and reply: collapsed, with their sizes; opened, the data URL by its size, never its 2 MB.
+    const prompt = q('replay-prompt') as HTMLDetailsElement;
+    expect(prompt.open).toBe(false);
+    expect(q('replay-prompt-size').textContent).toBe('2.0 MB · 1 data URL (1.5 MB)');
+    expect(q('replay-prompt-text')).toBeNull();
+    await act(async () => {
+      prompt.open = true;
+      prompt.dispatchEvent(new Event('toggle'));
+    });
+    expect(q('replay-prompt-text').textContent).toContain('"url": "‹data:image/png · 1.5 MB›"');
+    expect(q('replay-prompt-text').textContent!.length).toBeLessThan(500);
+    expect(q('replay-reply-size').textContent).toBe('51 B');
 
     await act(async () => window.dispatchEvent(new KeyboardEvent('keydown', { key: 'End' })));
     await flush();

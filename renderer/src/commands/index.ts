@@ -5,6 +5,7 @@ import { sessionRun } from './session-run.js';
 import { sessionPause } from './session-pause.js';
 import { sessionStop } from './session-stop.js';
 import { sessionReset } from './session-reset.js';
+import { sessionHandback, sessionTakeover } from './session-takeover.js';
 import { goDevices } from './go-devices.js';
 import { goLive } from './go-live.js';
 import { goAgent } from './go-agent.js';
@@ -24,6 +25,8 @@ export const COMMANDS: Record<CommandName, Command> = {
   'session-pause': sessionPause,
   'session-stop': sessionStop,
   'session-reset': sessionReset,
+  'session-takeover': sessionTakeover,
+  'session-handback': sessionHandback,
   'go-devices': goDevices,
   'go-live': goLive,
   'go-agent': goAgent,

@@ -5,6 +5,7 @@ export const sessionPause = register({
   label: 'Pause',
   shortcut: 'Shift+F8',
   keyTest: fKey('F8', true),
-  predicate: (s) => s.view === 'agent' && s.session?.state === 'running',
+  // An outside agent's session may be paused between its episodes too: the next one holds at its first step.
+  predicate: (s) => s.view === 'agent' && (s.session?.state === 'running' || (!!s.session?.agent?.connected && s.session.state !== 'paused')),
   perform: (store) => store.getState().controlSession('pause'),
 });

@@ -1,3 +1,4 @@
+import { awaitingAgent, HANDED_BACK_REASON } from './session-run.js';
 import { fKey, register } from './types.js';
 
 export const sessionStep = register({
@@ -5,6 +6,7 @@ export const sessionStep = register({
   label: 'Step',
   shortcut: 'F10',
   keyTest: fKey('F10'),
-  predicate: (s) => s.view === 'agent' && s.session?.state === 'paused' && !s.sessionBusy,
+  predicate: (s) => s.view === 'agent' && s.session?.state === 'paused' && !s.sessionBusy && !awaitingAgent(s),
+  reason: (s) => (awaitingAgent(s) ? HANDED_BACK_REASON : null),
   perform: (store) => store.getState().controlSession('step'),
 });

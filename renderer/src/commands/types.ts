@@ -6,7 +6,7 @@ import type { AppState, AppStore } from '../store/index.js';
  * through them, so a shortcut and its button never disagree.
  */
 export type CommandName =
-  | 'session-step' | 'session-run' | 'session-pause' | 'session-stop' | 'session-reset'
+  | 'session-step' | 'session-run' | 'session-pause' | 'session-stop' | 'session-reset' | 'session-takeover' | 'session-handback'
   | 'go-devices' | 'go-live' | 'go-agent' | 'go-trajectories' | 'go-settings' | 'go-training' | 'go-adaptation' | 'go-jobs'
   | 'endpoint-add';
 

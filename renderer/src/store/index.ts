@@ -5,6 +5,7 @@ import { createUiSlice, type UiSlice } from './slices/ui.js';
 import { createDevicesSlice, type DevicesSlice } from './slices/devices.js';
 import { createLiveSlice, type LiveSlice } from './slices/live.js';
 import { createSessionSlice, type SessionSlice } from './slices/session.js';
+import { createOutsideAgentsSlice, type OutsideAgentsSlice } from './slices/outside-agents.js';
 import { createTrajectoriesSlice, type TrajectoriesSlice } from './slices/trajectories.js';
 import { createSettingsSlice, type SettingsSlice } from './slices/settings.js';
 import { createTrainingSlice, type TrainingSlice } from './slices/training.js';
@@ -18,7 +19,7 @@ import { createEvaluationSlice, type EvaluationSlice } from './slices/evaluation
  * One zustand store of typed slices (one per domain). It is created around an API object, so tests
  * build it with the real workbench over an in-memory channel (or a fake) and no React.
  */
-export type AppState = UiSlice & DevicesSlice & LiveSlice & SessionSlice & TrajectoriesSlice & SettingsSlice & TrainingSlice & AdaptationSlice & RewardsSlice & JobsSlice & EndpointsSlice & EvaluationSlice;
+export type AppState = UiSlice & DevicesSlice & LiveSlice & SessionSlice & OutsideAgentsSlice & TrajectoriesSlice & SettingsSlice & TrainingSlice & AdaptationSlice & RewardsSlice & JobsSlice & EndpointsSlice & EvaluationSlice;
 export type AppStore = StoreApi<AppState> & { api: WorkbenchApi };
 
 export function createAppStore(api: WorkbenchApi): AppStore {
@@ -27,6 +28,7 @@ export function createAppStore(api: WorkbenchApi): AppStore {
     ...createDevicesSlice(api)(...a),
     ...createLiveSlice(api)(...a),
     ...createSessionSlice(api)(...a),
+    ...createOutsideAgentsSlice(api)(...a),
     ...createTrajectoriesSlice(api)(...a),
     ...createSettingsSlice(api)(...a),
     ...createTrainingSlice(api)(...a),

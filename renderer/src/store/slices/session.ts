@@ -1,22 +1,25 @@
 import type { StateCreator } from 'zustand';
 import type { SessionCommand, SessionStart, WorkbenchApi } from '../../../../core/api/api.js';
 import type {
-  Breakpoint, BreakpointSpec, DeviceSummary, PolicyInfo, ScreenImage, SessionEvent, SessionInfo, TaskInstanceView,
+  Breakpoint, BreakpointSpec, DeviceSummary, FrameView, PolicyInfo, ScreenImage, SessionEvent, SessionInfo, TaskInstanceView,
   TaskSummary,
 } from '../../../../core/api/types.js';
 import type { AppState } from '../index.js';
 import { flattenTree, hitTest, type FlatNode } from '../../views/agent/hit-test.js';
+import { freshBreakpointId } from '../../views/agent/breakpoints.js';
 import { formProblem, NoDeviceError, saveAgentForm, savedAgentForm, sessionStartOf, waitForFinish, type AgentForm } from '../../views/agent/session-start.js';
 
 export type { AgentForm } from '../../views/agent/session-start.js';
 
 /**
  * The Agent view's state: the start form (task, seed, policy, device, max steps), the *current*
- * step-through session (settable from outside: the Trajectories view opens replay sessions with
- * openSession), kept current from the server's session events, and the screen the proposal was
- * made on. The screen is a screenshot taken on each proposal rather than the live mirror: while
- * the session holds, the image and the proposal's bounds describe the same moment exactly, and
- * the hit-test for a click override uses the tree of that same screen.
+ * session (settable from outside: the Trajectories view opens replay sessions with openSession;
+ * the list of outside agents attaches to theirs), kept current from the server's session events,
+ * and its device's screen. While the session runs, the screen is the device mirrored live; while it
+ * holds at a proposal, it is a screenshot taken for that proposal: the image and the proposal's
+ * bounds describe the same moment exactly, and the hit-test for a click override uses the tree of
+ * that same screen. An outside agent's session goes through many episodes (each `episode` event
+ * starts the steps, the screen and the tree over) and may close under the view: its last state stays.
  */
 export interface TaskFilter {
   app: string;
@@ -46,6 +49,8 @@ export interface SessionSlice {
   /** A command or start is in flight (the buttons wait for it). */
   sessionBusy: boolean;
   sessionScreen: SessionScreen | null;
+  /** The session's device mirrored live (kept while the session can still act; the last one stays after). */
+  sessionFrame: FrameView | null;
   /** The held screen's tree (for hit-testing a click override), flattened as actions index it. */
   sessionTree: { flat: FlatNode[]; forIndex: number } | null;
   overrideText: string;
@@ -79,13 +84,8 @@ export interface SessionSlice {
 
 const MAX_SCREENSHOT_SCALE = 0.5;
 
-/** An id not in the list (a session opened after a reload keeps the ids an earlier page gave). */
-function freshId(list: readonly Breakpoint[]): string {
-  const taken = new Set(list.map((b) => b.id));
-  let n = list.length + 1;
-  while (taken.has(`bp${n}`)) n++;
-  return `bp${n}`;
-}
+/** The session can still act: not finished, or an outside agent's between its episodes. */
+export const sessionLive = (s: SessionInfo): boolean => s.state !== 'finished' || s.agent?.connected === true;
 
 export const createSessionSlice = (api: WorkbenchApi): StateCreator<AppState, [], [], SessionSlice> => (set, get, store) => {
   // Not state: the live subscription and how the current session was started (for Reset).
@@ -93,6 +93,25 @@ export const createSessionSlice = (api: WorkbenchApi): StateCreator<AppState, []
   let startedWith: SessionStart | null = null;
   let screenSeq = 0;
   let describeSeq = 0;
+  // An outside agent's episodes restart the proposal indices: screens and trees are keyed by episode too.
+  let epoch = 0;
+  let shotFor: string | null = null;
+  let mirror: { serial: string; off: () => void } | null = null;
+
+  /** Mirrors the session's device (null stops; the last frame stays on screen until another session is opened). */
+  const mirrorOn = (serial: string | null) => {
+    if (mirror?.serial === serial) return;
+    mirror?.off();
+    mirror = null;
+    if (!serial) return;
+    const m = { serial, off: () => {} };
+    // Set before subscribing: an API object may deliver the first frame synchronously.
+    mirror = m;
+    const settings = get().settings;
+    m.off = api.onFrame(settings ? { serial, scale: settings.mirrorScale, maxFps: settings.mirrorFps } : { serial }, (f) => {
+      if (mirror === m) set({ sessionFrame: f });
+    });
+  };
 
   const current = (id: string) => get().sessionId === id;
 
@@ -107,22 +126,33 @@ export const createSessionSlice = (api: WorkbenchApi): StateCreator<AppState, []
   };
 
   /** The held screen's tree, read once per proposal (the device does not change while it holds). */
-  let treeLoad: { id: string; index: number; promise: Promise<FlatNode[] | null> } | null = null;
+  let treeLoad: { id: string; epoch: number; index: number; promise: Promise<FlatNode[] | null> } | null = null;
   const loadTree = (s: SessionInfo): Promise<FlatNode[] | null> => {
     const index = s.proposal?.index;
     if (index === undefined) return Promise.resolve(null);
     const have = get().sessionTree;
     if (have && have.forIndex === index) return Promise.resolve(have.flat);
-    if (treeLoad && treeLoad.id === s.id && treeLoad.index === index) return treeLoad.promise;
+    if (treeLoad && treeLoad.id === s.id && treeLoad.epoch === epoch && treeLoad.index === index) return treeLoad.promise;
+    const at = epoch;
     const promise = (async () => {
       const state = await get().attempt('Read the screen', () => api.screenState({ serial: s.serial }));
-      if (!state || !current(s.id)) return null;
+      if (!state || !current(s.id) || at !== epoch) return null;
       const flat = flattenTree(state.tree);
       if (get().session?.proposal?.index === index) set({ sessionTree: { flat, forIndex: index } });
       return flat;
     })();
-    treeLoad = { id: s.id, index, promise };
+    treeLoad = { id: s.id, epoch, index, promise };
     return promise;
+  };
+
+  /** Held at a proposal: its screenshot (once per proposal) and its tree. */
+  const showHeld = (s: SessionInfo) => {
+    const key = `${s.id}:${epoch}:${s.proposal?.index ?? 'none'}`;
+    if (key !== shotFor) {
+      shotFor = key;
+      void refreshScreen(s);
+    }
+    void loadTree(s);
   };
 
   /** The device list shows which device is in a session, so it is re-read when one starts or ends. */
@@ -133,11 +163,22 @@ export const createSessionSlice = (api: WorkbenchApi): StateCreator<AppState, []
 
   const onEvent = (id: string, e: SessionEvent) => {
     if (!current(id)) return;
-    set({ session: e.session, agentBreakpoints: e.session.breakpoints });
-    if (e.kind === 'proposal' || e.kind === 'finished') void refreshScreen(e.session);
-    if (e.session.state === 'paused') void loadTree(e.session);
+    const s = e.session;
+    if (e.kind === 'episode') {
+      // An outside agent's next episode: its steps, held screen and tree start over.
+      epoch++;
+      screenSeq++;
+      shotFor = null;
+      treeLoad = null;
+      set({ sessionScreen: null, sessionTree: null, overrideError: null, overrideText: '' });
+    }
+    set({ session: s, agentBreakpoints: s.breakpoints });
+    mirrorOn(sessionLive(s) ? s.serial : null);
+    if (s.state === 'paused') showHeld(s);
     if (e.kind === 'finished') {
       set({ overrideError: null });
+      // A closed agent's device is no longer the session's: the last frame mirrored is its last screen.
+      if (!(s.agent && !s.agent.connected)) void refreshScreen(s);
       void refreshDevices();
     }
   };
@@ -155,7 +196,7 @@ export const createSessionSlice = (api: WorkbenchApi): StateCreator<AppState, []
   const pushBreakpoints = async (list: Breakpoint[]) => {
     set({ agentBreakpoints: list });
     const s = get().session;
-    if (!s || s.state === 'finished') return;
+    if (!s || !sessionLive(s)) return;
     // The session's event brings the stored list back.
     await get().attempt('Set breakpoints', () => api.setBreakpoints({ sessionId: s.id, breakpoints: list }));
   };
@@ -181,6 +222,7 @@ export const createSessionSlice = (api: WorkbenchApi): StateCreator<AppState, []
     session: null,
     sessionBusy: false,
     sessionScreen: null,
+    sessionFrame: null,
     sessionTree: null,
     overrideText: '',
     overrideError: null,
@@ -200,9 +242,10 @@ export const createSessionSlice = (api: WorkbenchApi): StateCreator<AppState, []
       if (tasks?.length && !tasks.some((t) => t.id === form.templateId)) set({ agentForm: { ...get().agentForm, templateId: tasks[0]!.id } });
       if (policies?.length && form.policy !== 'vlm-replay' && !policies.some((p) => p.name === form.policy)) set({ agentForm: { ...get().agentForm, policy: 'oracle' } });
       void describe();
-      // After a reload, pick up the session still running on the chosen device (or any).
+      // After a reload, pick up the workbench's own session still running on the chosen device (or any); outside
+      // agents' sessions are listed for the person to attach to.
       if (!get().sessionId && sessions?.length) {
-        const live = sessions.filter((s) => s.state !== 'finished');
+        const live = sessions.filter((s) => s.state !== 'finished' && s.agent === null);
         const mine = live.find((s) => s.serial === get().selectedSerial) ?? live[0];
         if (mine) await get().openSession(mine.id);
       }
@@ -237,8 +280,12 @@ export const createSessionSlice = (api: WorkbenchApi): StateCreator<AppState, []
 
     openSession: async (sessionId, start) => {
       unsubscribe?.();
+      mirrorOn(null);
       startedWith = start ?? null;
-      set({ sessionId, session: null, sessionScreen: null, sessionTree: null, overrideError: null, overrideText: '' });
+      epoch++;
+      shotFor = null;
+      treeLoad = null;
+      set({ sessionId, session: null, sessionScreen: null, sessionFrame: null, sessionTree: null, overrideError: null, overrideText: '' });
       let events = 0;
       unsubscribe = api.onSession({ sessionId }, (e) => {
         events++;
@@ -249,17 +296,21 @@ export const createSessionSlice = (api: WorkbenchApi): StateCreator<AppState, []
       if (!info || !current(sessionId)) return;
       if (events === 0) {
         set({ session: info, agentBreakpoints: info.breakpoints });
-        void refreshScreen(info);
-        if (info.state === 'paused') void loadTree(info);
+        mirrorOn(sessionLive(info) ? info.serial : null);
+        if (info.state === 'paused') showHeld(info);
+        else void refreshScreen(info);
       }
-      if (!startedWith) startedWith = sessionStartOf(null, info.serial, info.breakpoints, info);
+      // The device's size (for the live mirror's overlays): an outside agent's device may be new to this page.
+      if (!get().agentDevices.some((d) => d.serial === info.serial)) void refreshDevices();
+      if (!startedWith && info.agent === null) startedWith = sessionStartOf(null, info.serial, info.breakpoints, info);
     },
 
     closeSession: () => {
       unsubscribe?.();
       unsubscribe = null;
+      mirrorOn(null);
       startedWith = null;
-      set({ sessionId: null, session: null, sessionScreen: null, sessionTree: null, overrideError: null });
+      set({ sessionId: null, session: null, sessionScreen: null, sessionFrame: null, sessionTree: null, overrideError: null });
     },
 
     controlSession: (command) => withBusy(async () => {
@@ -271,7 +322,8 @@ export const createSessionSlice = (api: WorkbenchApi): StateCreator<AppState, []
 
     resetSession: () => withBusy(async () => {
       const s = get().session;
-      if (!s) return;
+      // An outside agent's session is the agent's to reset.
+      if (!s || s.agent !== null) return;
       const again: SessionStart = { ...(startedWith ?? sessionStartOf(null, s.serial, s.breakpoints, s)), breakpoints: get().agentBreakpoints };
       await get().attempt('Reset session', async () => {
         if (s.state !== 'finished') {
@@ -325,7 +377,7 @@ export const createSessionSlice = (api: WorkbenchApi): StateCreator<AppState, []
       return get().overrideWith(action);
     },
 
-    addBreakpoint: (spec) => pushBreakpoints([...get().agentBreakpoints, { id: freshId(get().agentBreakpoints), enabled: true, spec }]),
+    addBreakpoint: (spec) => pushBreakpoints([...get().agentBreakpoints, { id: freshBreakpointId(get().agentBreakpoints), enabled: true, spec }]),
     removeBreakpoint: (id) => pushBreakpoints(get().agentBreakpoints.filter((b) => b.id !== id)),
     toggleBreakpoint: (id) => pushBreakpoints(get().agentBreakpoints.map((b) => (b.id === id ? { ...b, enabled: !b.enabled } : b))),
 

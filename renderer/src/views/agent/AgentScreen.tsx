@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { Screen, type ScreenBox } from '../../components/Screen.js';
 import { useApp } from '../../store/index.js';
+import { awaitingAgent } from '../../commands/session-run.js';
 import { gestureOf, type Gesture } from './geometry.js';
 import { hitTest, nodeLabel, type FlatNode } from './hit-test.js';
 import { percent } from './format.js';
@@ -22,22 +23,34 @@ function PathArrow({ g, device, color }: { g: Extract<Gesture, { kind: 'path' }>
 }
 
 /**
- * The screen the proposal was made on, with the proposed action (red), the candidates (dashed
- * blue) and a pending override (blue). While the session holds, hovering shows the element a
- * click would pick, and clicking overrides the step with it (Shift+click: long press).
+ * The session's device: mirrored live while the session runs; while it holds, the screen the
+ * proposal was made on, with the proposed action (red), the candidates (dashed blue) and a pending
+ * override (blue). While the session holds, hovering shows the element a click would pick, and
+ * clicking overrides the step with it (Shift+click: long press); while a person has an outside
+ * agent's session (taken over), a click is carried out at once (override, then Step).
  */
 export function AgentScreen() {
   const session = useApp((s) => s.session);
   const screen = useApp((s) => s.sessionScreen);
+  const frame = useApp((s) => s.sessionFrame);
   const tree = useApp((s) => s.sessionTree);
+  const known = useApp((s) => s.agentDevices.find((d) => d.serial === s.session?.serial)?.screen ?? null);
   const overrideAt = useApp((s) => s.overrideAt);
+  const actAt = useApp((s) => s.actAsPersonAt);
+  const handedBack = useApp(awaitingAgent);
   const [hovered, setHover] = useState<FlatNode | null>(null);
 
-  const device = screen?.device ?? DEFAULT_DEVICE;
+  const device = screen?.device ?? (known ? { width: known.width, height: known.height } : DEFAULT_DEVICE);
   const proposal = session?.proposal ?? null;
-  const paused = session?.state === 'paused';
+  // Handed back, the held placeholder is not the person's to override: the agent's next action replaces it.
+  const paused = session?.state === 'paused' && !handedBack;
+  const person = paused && !!session?.agent?.takenOver;
   const flat = tree && proposal && tree.forIndex === proposal.index ? tree.flat : null;
   const stale = !!proposal && screen?.forIndex !== proposal.index;
+  // The held screen (or the end's) when it has come; else the device live.
+  const still = screen && ((paused && !stale) || (session?.state === 'finished' && screen.forIndex === null));
+  const liveFrame = still ? null : frame;
+  const live = liveFrame !== null;
   // A node from an earlier screen's tree is not what a click would pick now.
   const hover = hovered && flat?.[hovered.ordinal] === hovered ? hovered : null;
 
@@ -53,25 +66,29 @@ export function AgentScreen() {
   const shown = pending ?? proposal;
   const gesture = shown ? gestureOf(shown.action, shown.target?.bounds ?? null, device, flat) : null;
   const color = pending ? '#2f6fed' : '#ff3b30';
+  const click = person ? actAt : overrideAt;
 
   return (
     <div className="agent-screen-wrap">
       <Screen
         testId="agent-screen"
-        png={screen?.png ?? null}
+        png={liveFrame?.png ?? screen?.png ?? null}
+        live={live}
         device={device}
         height={600}
         boxes={boxes}
         marker={gesture?.kind === 'point' ? { x: gesture.x, y: gesture.y } : null}
         onPointerMove={paused ? (p) => setHover(p && flat ? hitTest(flat, p) : null) : undefined}
-        onPointerDown={paused ? (p, e) => void overrideAt(p, e.shiftKey ? 'long_press' : 'click') : undefined}
+        onPointerDown={paused ? (p, e) => void click(p, e.shiftKey ? 'long_press' : 'click') : undefined}
       >
         {gesture?.kind === 'path' ? <PathArrow g={gesture} device={device} color={color} /> : null}
-        {session?.state === 'running' ? <div className="agent-screen-note">Running…</div> : null}
+        {session?.state === 'running' ? <div className="agent-screen-note">{live ? 'Live' : 'Running…'}</div> : null}
         {stale && paused ? <div className="agent-screen-note">Updating…</div> : null}
       </Screen>
       <div className="muted agent-screen-hint">
-        {paused ? 'Click an element to override this step with it (Shift+click: long press).' : session ? ' ' : 'Start a session to see the screen.'}
+        {person
+          ? 'Click an element to do it now, in the agent\'s place (Shift+click: long press).'
+          : paused ? 'Click an element to override this step with it (Shift+click: long press).' : session ? ' ' : 'Start a session to see the screen.'}
         {paused && hover ? <span className="mono"> #{hover.ordinal} {hover.node.className.split('.').pop()} “{nodeLabel(hover.node)}”</span> : null}
       </div>
     </div>

@@ -1,13 +1,15 @@
 import { useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { useApp } from '../../store/index.js';
+import { sessionLive } from '../../store/slices/session.js';
 import { ACTION_TYPE_NAMES, BREAKPOINT_KINDS, describeBreakpoint, specFrom, type BreakpointKind } from './breakpoints.js';
 
 /** Breakpoints of the current session (or of the next Start): add, toggle, remove; the ones hit are highlighted. */
 export function BreakpointsPanel() {
   const list = useApp((s) => s.agentBreakpoints);
   const hit = useApp(useShallow((s) => s.session?.hitBreakpoints ?? []));
-  const live = useApp((s) => !!s.session && s.session.state !== 'finished');
+  // An outside agent's session keeps its breakpoints across its episodes.
+  const live = useApp((s) => !!s.session && sessionLive(s.session));
   const act = useApp(useShallow((s) => ({ add: s.addBreakpoint, remove: s.removeBreakpoint, toggle: s.toggleBreakpoint })));
   const [kind, setKind] = useState<BreakpointKind>('action_type');
   const [value, setValue] = useState<string>('input_text');

@@ -25,7 +25,8 @@ export function SessionSetup() {
   const taskView = useApp((s) => s.agentTaskView);
   const selectedSerial = useApp((s) => s.selectedSerial);
   const busy = useApp((s) => s.sessionBusy);
-  const live = useApp((s) => !!s.session && s.session.state !== 'finished');
+  // An outside agent's session attached here does not keep the person from starting one of their own.
+  const live = useApp((s) => !!s.session && s.session.agent === null && s.session.state !== 'finished');
   const act = useApp(useShallow((s) => ({ setFilter: s.setAgentFilter, setForm: s.setAgentForm, start: s.startAgentSession, selectDevice: s.selectDevice })));
 
   const apps = useMemo(() => [...new Set(tasks.map((t) => t.app))].sort(), [tasks]);

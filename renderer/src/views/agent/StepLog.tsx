@@ -32,7 +32,9 @@ export function StepLog() {
 
   return (
     <section className="panel agent-log" aria-label="Step log">
-      <h3>Steps {session ? <span className="muted agent-sub">{count}</span> : null}</h3>
+      <h3>
+        {session?.agent ? `Steps of episode ${session.agent.episodes}` : 'Steps'} {session ? <span className="muted agent-sub">{count}</span> : null}
+      </h3>
       <ol className="agent-steps" data-testid="step-log">
         {session?.steps.map((s) => (
           <li key={s.index} data-testid={`step-row-${s.index}`} className={s.error ? 'agent-step failed' : 'agent-step'} data-overridden={s.overridden || undefined}>
@@ -50,7 +52,7 @@ export function StepLog() {
         ))}
       </ol>
       {session && count === 0 && !session.result ? <div className="muted">No step carried out yet.</div> : null}
-      {!session ? <div className="muted">Start a session (or open one from Trajectories → replay on device).</div> : null}
+      {!session ? <div className="muted">Start a session, attach to an outside agent's, or open one from Trajectories → replay on device.</div> : null}
       {session ? <ResultBanner session={session} /> : null}
       <div ref={end} />
     </section>

@@ -1,4 +1,4 @@
-import type { BreakpointSpec } from '../../../../core/api/types.js';
+import type { Breakpoint, BreakpointSpec } from '../../../../core/api/types.js';
 
 /**
  * Breakpoint kinds as the Agent view offers them (core/episode/breakpoints.ts BreakpointSpec), how
@@ -23,6 +23,14 @@ export const ACTION_TYPE_NAMES = [
 // A new action type in the core must be listed here: this fails to compile until it is.
 const everyActionType: Exclude<ActionTypeName, (typeof ACTION_TYPE_NAMES)[number]> extends never ? true : never = true;
 void everyActionType;
+
+/** An id not in the list (a session opened after a reload keeps the ids an earlier page gave). */
+export function freshBreakpointId(list: readonly Breakpoint[]): string {
+  const taken = new Set(list.map((b) => b.id));
+  let n = list.length + 1;
+  while (taken.has(`bp${n}`)) n++;
+  return `bp${n}`;
+}
 
 export class BreakpointInputError extends Error {
   override name = 'BreakpointInputError';

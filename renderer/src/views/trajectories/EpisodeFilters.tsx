@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import type { StoredEpisodeStatus } from '../../../../core/api/types.js';
 import { useApp } from '../../store/index.js';
 import { EMPTY_QUERY } from '../../store/slices/trajectories.js';
-import { formatCount, fromDateInput, toDateInput } from './format.js';
+import { formatCount, fromDateInput, RUN_KIND_LABELS, runLabel, toDateInput } from './format.js';
 
 /** Statuses in the order a researcher scans them (outcomes first). */
 export const STATUS_ORDER: StoredEpisodeStatus[] = ['success', 'failure', 'error', 'interrupted', 'running'];
@@ -40,14 +40,25 @@ function StatusFacet() {
   );
 }
 
+type FacetOption = { value: string; label: string; group?: string };
+
+/** Options under their groups, in the order the groups first appear (ungrouped ones first). */
+function grouped(options: FacetOption[]) {
+  const groups = [...new Set(options.map((o) => o.group))];
+  return groups.map((g) => {
+    const items = options.filter((o) => o.group === g).map((o) => <option key={o.value} value={o.value}>{o.label}</option>);
+    return g === undefined ? items : <optgroup key={g} label={g}>{items}</optgroup>;
+  });
+}
+
 /** A select over one facet's values ('' for any). */
-function FacetSelect(props: { testId: string; label: string; value: string; options: Array<{ value: string; label: string }>; onChange(v: string): void }) {
+function FacetSelect(props: { testId: string; label: string; value: string; options: FacetOption[]; onChange(v: string): void }) {
   return (
     <label className="traj-filter">
       <span>{props.label}</span>
       <select value={props.value} onChange={(e) => props.onChange(e.target.value)} data-testid={props.testId}>
         <option value="">Any</option>
-        {props.options.map((o) => <option key={o.value} value={o.value}>{o.label}</option>)}
+        {grouped(props.options)}
         {/* A value no longer among the options (the store changed) stays selectable. */}
         {props.value && !props.options.some((o) => o.value === props.value) ? <option value={props.value}>{props.value}</option> : null}
       </select>
@@ -81,7 +92,7 @@ export function EpisodeFilters() {
         <FacetSelect testId="filter-app" label="App" value={q.app ?? ''} options={opts(facets?.apps)}
           onChange={(v) => void setQuery({ app: v || null })} />
         <FacetSelect testId="filter-run" label="Run" value={q.runId === null ? '' : String(q.runId)}
-          options={(facets?.runs ?? []).map((r) => ({ value: String(r.id), label: `#${r.id} ${r.name}` }))}
+          options={[...(facets?.runs ?? [])].sort((a, b) => a.kind.localeCompare(b.kind)).map((r) => ({ value: String(r.id), label: runLabel(r), group: RUN_KIND_LABELS[r.kind] }))}
           onChange={(v) => void setQuery({ runId: v ? Number(v) : null })} />
         {runIterations.length ? (
           <FacetSelect testId="filter-iteration" label="Iteration" value={q.iteration === null ? '' : String(q.iteration)}

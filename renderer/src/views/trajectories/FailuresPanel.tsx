@@ -1,8 +1,8 @@
 import { useState } from 'react';
-import type { Flip, RunFailures } from '../../../../core/api/types.js';
+import type { EpisodeFacets, Flip, RunFailures } from '../../../../core/api/types.js';
 import type { RunFailuresView } from '../../../../core/api/api.js';
 import { useApp } from '../../store/index.js';
-import { formatCount } from './format.js';
+import { formatCount, runLabel } from './format.js';
 
 /**
  * The run the filter selects, by failure class (docs/failure-analysis.md "Taxonomy"): the
@@ -13,7 +13,7 @@ import { formatCount } from './format.js';
  */
 
 const words = (c: string) => c.replace(/_/g, ' ');
-const NO_RUNS: Array<{ id: number; name: string }> = [];
+const NO_RUNS: EpisodeFacets['runs'] = [];
 /** The bound the panel starts with: the API's own default (DEFAULT_FAILURES_LIMIT in core/api/api.ts). */
 const DEFAULT_LIMIT = 500;
 
@@ -134,7 +134,7 @@ export function FailuresPanel() {
               title="Another run on the same instances: which ones flipped each way"
               onChange={(e) => void load(runId, e.target.value ? Number(e.target.value) : null, limit)}>
               <option value="">no other run</option>
-              {runs.filter((x) => x.id !== runId).map((x) => <option key={x.id} value={x.id}>#{x.id} {x.name}</option>)}
+              {runs.filter((x) => x.id !== runId).map((x) => <option key={x.id} value={x.id}>{runLabel(x, true)}</option>)}
             </select>
           </label>{' '}
           <button onClick={() => void load(runId, vsRunId, limit)} disabled={mine !== null && !mine.view && !mine.error} data-testid="failures-analyse">

@@ -4,7 +4,7 @@ import { appStore, useApp } from '../../store/index.js';
 import { positionOf } from '../../store/slices/trajectories-replay.js';
 import { ExplainPanel } from './ExplainPanel.js';
 import { ComparePicker, CompareScreen, StepDiff } from './ComparePanel.js';
-import { formatDuration, formatTime } from './format.js';
+import { formatDuration, formatTime, runLabel } from './format.js';
 import { deviceSize, stepLine } from './overlay.js';
 import { ReplayOnDevice } from './ReplayOnDevice.js';
 import { BeforeAfter, MainScreen } from './ReplayScreens.js';
@@ -22,10 +22,17 @@ import type { ParsedTree } from './tree-model.js';
  */
 function Header({ t, onBack }: { t: Trajectory; onBack(): void }) {
   const e = t.episode;
+  const run = useApp((s) => s.facets?.runs.find((r) => r.id === e.runId) ?? null);
+  // Opened from elsewhere (the Agent view), or a run newer than the filter's list: the list is read again, once.
+  const missing = run === null;
+  useEffect(() => {
+    if (missing) void appStore().getState().loadFacets();
+  }, [missing, e.runId]);
   const facts: Array<[string, ReactNode]> = [
     ['Task', <span className="mono">{t.instance.templateId}</span>],
     ['Seed', <span className="mono">{t.instance.seed}</span>],
     ['Policy', e.policy],
+    ['Run', <span data-testid="replay-run">{run ? runLabel(run, true) : `#${e.runId}`}</span>],
     ['Ended by', e.terminatedBy ? e.terminatedBy.replace(/_/g, ' ') : '—'],
     ['Steps', `${e.stepsCount}${e.maxSteps ? ` / ${e.maxSteps}` : ''}`],
     ['Started', formatTime(e.startedAt)],

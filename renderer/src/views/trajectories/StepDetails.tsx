@@ -1,12 +1,14 @@
 import type { ReactNode } from 'react';
 import type { Bounds, StoredStep, Trajectory } from '../../../../core/api/types.js';
+import { AgentText } from './AgentText.js';
 import { formatDuration } from './format.js';
 import { indexBounds, summarizeAction } from './overlay.js';
 import type { ParsedTree } from './tree-model.js';
 
 /**
- * What happened at one step: the action (and whether a person chose it), the policy's thought and
- * scored candidates, the rewards by kind, errors and timings. At the end position: how it ended.
+ * What happened at one step: the action (and whether a person chose it), the policy's thought, an
+ * outside agent's prompt and model reply (collapsed), scored candidates, the rewards by kind,
+ * errors and timings. At the end position: how it ended.
  */
 interface Props {
   t: Trajectory;
@@ -100,6 +102,8 @@ function StepView({ t, s, tree, onHover }: { t: Trajectory; s: StoredStep; tree:
       <Section title="Thought" testId="replay-thought">
         {s.thought ? <p className="replay-thought">{s.thought}</p> : <div className="muted">No thought recorded.</div>}
       </Section>
+      {s.prompt !== undefined ? <AgentText title="Prompt" text={s.prompt} testId="replay-prompt" /> : null}
+      {s.reply !== undefined ? <AgentText title="Model reply" text={s.reply} testId="replay-reply" /> : null}
       <Candidates s={s} tree={tree} onHover={onHover} />
       <Rewards s={s} t={t} />
       <Section title="Timings" testId="replay-timings">

@@ -1,4 +1,4 @@
-import type { StoredStep } from '../../../../core/api/types.js';
+import type { RunKind, StoredStep } from '../../../../core/api/types.js';
 import { stepLine } from './overlay.js';
 
 /** Display helpers for the episode table and the replay viewer. */
@@ -55,4 +55,18 @@ export function stepDiff(mine: readonly StoredStep[], theirs: readonly StoredSte
 /** A rollout's reward or advantage: 2 decimals, '–' when not scored. */
 export function formatScore(v: number | null): string {
   return v === null ? '–' : v.toFixed(2);
+}
+
+/** How each kind of run reads (the run filter groups runs by it; the replay header names it). */
+export const RUN_KIND_LABELS: Record<RunKind, string> = {
+  env: 'outside agent',
+  single: 'step-through',
+  suite: 'suite',
+  training: 'training',
+  import: 'imported',
+};
+
+/** `#12 t3a on unseen-app`, with the kind when asked. */
+export function runLabel(r: { id: number; name: string; kind: RunKind }, withKind = false): string {
+  return `#${r.id} ${r.name}${withKind ? ` (${RUN_KIND_LABELS[r.kind]})` : ''}`;
 }
