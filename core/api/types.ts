@@ -198,9 +198,6 @@ export interface SessionStepInfo {
   foreground: ForegroundApp;
   /** Rewards by kind, filled in as they are computed (the outcome when the episode ends). */
   rewards: Record<string, number>;
-  /** What an outside agent attached: the request to its model and the model's reply (docs/env-protocol.md). */
-  prompt?: string;
-  reply?: string;
 }
 
 export interface SessionResult {

@@ -23,6 +23,14 @@ import { TaskSource } from './tasks.js';
  * override the agent's action or take over, through the same controller the Agent view drives.
  */
 
+/** A person's command that would record a step nobody chose (the placeholder a taken-over session holds at). */
+export class SessionControlError extends Error {
+  override name = 'SessionControlError';
+  constructor(readonly session: string, readonly command: string, reason: string) {
+    super(`Session ${session}: cannot ${command}: ${reason}`);
+  }
+}
+
 /** The device failed while serving the agent (the episode, if any, ended as an environment error). */
 export class EnvironmentError extends Error {
   override name = 'EnvironmentError';
@@ -91,6 +99,8 @@ export class EnvSession {
   private takenOver = false;
   /** The runner is held at the placeholder the policy proposed while a person has the session. */
   private placeholderHeld = false;
+  /** Handed back while held at the placeholder: the agent's next action will replace it. */
+  private handingBack = false;
   private heldNotice = false;
 
   constructor(private readonly opts: SessionOptions) {
@@ -267,6 +277,7 @@ export class EnvSession {
     this.toRunner = null;
     this.turn = null;
     this.placeholderHeld = false;
+    this.handingBack = false;
     this.settlePending(async (p) => {
       if (p.op === 'reset') throw new EnvironmentError(result.error ? `${result.error.name}: ${result.error.message}` : `the episode ended before its first step (${result.terminatedBy})`);
       const settled = ep.recorder.episodeId !== null ? await this.opts.rewards.settle(ep.recorder.episodeId) : null;
@@ -306,14 +317,25 @@ export class EnvSession {
   }
 
   run(): void {
+    if (this.takenOver) throw new SessionControlError(this.id, 'run', 'a person has it: hand it back to let the agent run');
+    this.refuseWhileHandingBack('run');
     this.paused = false;
     this.episode?.controller.run();
   }
 
   /** One step, then hold again. (While a person has the session, their steps leave the agent's mode as it was.) */
   stepOnce(): void {
+    this.refuseWhileHandingBack('step');
+    const c = this.episode?.controller;
+    if (this.takenOver && this.placeholderHeld && c && c.pending() === null) {
+      throw new SessionControlError(this.id, 'step', 'the person has the session: choose the action first (click the screen, or an action)');
+    }
     if (!this.takenOver) this.paused = true;
-    this.episode?.controller.step();
+    c?.step();
+  }
+
+  private refuseWhileHandingBack(command: string): void {
+    if (this.handingBack) throw new SessionControlError(this.id, command, 'it was handed back and the agent is choosing its next action: wait for it');
   }
 
   /**
@@ -355,7 +377,9 @@ export class EnvSession {
       this.placeholderHeld = false;
       const obs = ep.controller.heldObservation();
       if (obs) {
+        this.handingBack = true;
         this.handToAgent(obs, ep.steps.length, (d) => {
+          this.handingBack = false;
           ep.controller.revise(d, mode);
         });
         return;

@@ -16,15 +16,16 @@ export function proposalInfo(v: ProposalView): ProposalInfo {
   };
 }
 
+/**
+ * A step as the live view shows it. An outside agent's prompt and reply stay in the store (the replay shows them): every
+ * session event carries every step, and prompts with screenshots would make each event megabytes.
+ */
 export function stepInfo(s: StepRecord): SessionStepInfo {
-  const info: SessionStepInfo = {
+  return {
     index: s.index, action: s.action ?? s.raw, description: s.description ?? null, thought: s.thought ?? null,
     target: s.target ? { bounds: s.target.bounds, label: s.target.label } : null, overridden: s.overridden ?? false,
     error: s.error ?? null, foreground: s.foreground, rewards: {},
   };
-  if (s.prompt !== undefined) info.prompt = s.prompt;
-  if (s.reply !== undefined) info.reply = s.reply;
-  return info;
 }
 
 /** What the wiring needs of a session's entry: its info, and telling its viewers. */

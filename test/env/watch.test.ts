@@ -106,12 +106,17 @@ describe('outside sessions in the workbench', () => {
     await env.workbench.overrideAction({ sessionId: session, action: { action_type: 'open_app', app_name: 'Clock' } });
     await env.workbench.controlSession({ sessionId: session, command: 'step' });
     await expect.poll(async () => (await env.workbench.getSession({ sessionId: session })).proposal?.handover ?? null).toMatch(/took over/);
+    // Nobody chose an action for this step yet: Step and Run would record the placeholder.
+    await expect(env.workbench.controlSession({ sessionId: session, command: 'step' })).rejects.toMatchObject({ name: 'SessionControlError', message: expect.stringContaining('choose the action first') });
+    await expect(env.workbench.controlSession({ sessionId: session, command: 'run' })).rejects.toMatchObject({ name: 'SessionControlError', message: expect.stringContaining('hand it back') });
     await env.workbench.overrideAction({ sessionId: session, action: { action_type: 'navigate_home' } });
     await env.workbench.controlSession({ sessionId: session, command: 'step' });
     await expect.poll(async () => (await env.workbench.getSession({ sessionId: session })).steps.length).toBe(2);
     expect(agentStep.settled()).toBe(false);
     await env.workbench.controlSession({ sessionId: session, command: 'handback' });
     const back = await agentStep;
+    // Until the agent's next action arrives, nothing may be stepped in its place.
+    await expect(env.workbench.controlSession({ sessionId: session, command: 'step' })).rejects.toMatchObject({ name: 'SessionControlError', message: expect.stringContaining('agent is choosing') });
     expect(back.info).toMatchObject({ overridden: true, person_steps: 1, action: { action_type: 'open_app' } });
     expect(back.observation.step).toBe(2);
     // The agent's next action replaces the person's placeholder and is the agent's own (not overridden).

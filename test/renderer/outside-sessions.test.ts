@@ -57,7 +57,9 @@ describe('an outside agent\'s session in the Agent view', () => {
     expect(s().sessionFrame!.serial).toBe(s().session!.serial);
     await agent.request('step', { session, action: { action_type: 'wait' }, thought: 'nothing yet', prompt: 'p1', reply: 'r1' });
     await until(() => s().session?.steps.length === 1, 'the first step');
-    expect(s().session!.steps[0]).toMatchObject({ thought: 'nothing yet', prompt: 'p1', reply: 'r1' });
+    expect(s().session!.steps[0]).toMatchObject({ thought: 'nothing yet' });
+    // The prompt and reply stay in the store for the replay: the live events do not carry them (megabytes with images).
+    expect(s().session!.steps[0]).not.toHaveProperty('prompt');
 
     // Paused: the agent's next step is held, with its screen and tree, and the list says so.
     await s().controlSession('pause');
