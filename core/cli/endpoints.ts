@@ -13,6 +13,7 @@ const USAGE = [
   'awb endpoints add NAME (--base-url URL --model M | --endpoint EXISTING) [--api-key-env VAR | --api-key-stdin] [--format F] [--coordinates C]',
   '                  [--temperature T] [--max-tokens N] [--timeout-ms MS] [--retries N] [--max-concurrency N] [--history K]',
   '                  [--history-style summary|turns] [--history-images N] [--tree on|off] [--server vllm|transformers|other] [--min-pixels N] [--max-pixels N]',
+  '                  [--preset P] [--prompt-template ui-tars:NAME|FILE] [--prompt-language L]',
   'awb endpoints list [--json]',
   'awb endpoints remove NAME',
   'awb endpoints test NAME [--task TEMPLATE] [--seed S] [--json]',

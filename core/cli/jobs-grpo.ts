@@ -11,13 +11,13 @@ import type { Io } from './main.js';
 import { vlmSettingsFromFlags } from './policies.js';
 
 export const GRPO_USAGE = `awb jobs grpo --trainer NAME --iterations N [--policy builtin|vlm] [--endpoint PROFILE --base-model M]
-                [--from-split SPLIT[:PART]] [--limit N] [--group-size G] [--temperature T] [--max-steps M] [--init CKPT]
+                [--from-split SPLIT[:PART]] [--templates T1,T2,…] [--limit N] [--group-size G] [--temperature T] [--max-steps M] [--init CKPT]
                 [--seed S] [--devices N] [--config FILE] [--name N] [--db PATH] [--json]
                                                 online GRPO: rollouts with the current policy → job → switch to its result, N times (docs/online-grpo.md)`;
 
 const Flags = {
   trainer: { type: 'string' }, iterations: { type: 'string' }, policy: { type: 'string' }, endpoint: { type: 'string' }, 'base-model': { type: 'string' },
-  'from-split': { type: 'string' }, limit: { type: 'string' }, 'group-size': { type: 'string' }, temperature: { type: 'string' }, 'max-steps': { type: 'string' },
+  'from-split': { type: 'string' }, templates: { type: 'string' }, limit: { type: 'string' }, 'group-size': { type: 'string' }, temperature: { type: 'string' }, 'max-steps': { type: 'string' },
   init: { type: 'string' }, seed: { type: 'string' }, devices: { type: 'string' }, config: { type: 'string' }, name: { type: 'string' },
   db: { type: 'string' }, json: { type: 'boolean' },
 } as const;
@@ -29,6 +29,7 @@ const Values = z.object({
   endpoint: z.string().optional(),
   'base-model': z.string().min(1).optional(),
   'from-split': z.string().default('unseen-instance:train'),
+  templates: z.string().optional(),
   limit: intArg('--limit').pipe(z.number().min(1)).optional(),
   'group-size': intArg('--group-size').pipe(z.number().min(2).max(64)).default(4),
   temperature: z.string().regex(/^\d+(\.\d+)?$/, '--temperature must be a positive number').transform(Number).pipe(z.number().positive().max(2)).default(1),
@@ -89,6 +90,17 @@ export async function grpoCommand(argv: string[], io: Io): Promise<number> {
   const split = parseSplit(splitName!);
   const part = parsePart(partName ?? 'train');
   let instances = splitInstances(TASKS, split, part);
+  if (v.templates !== undefined) {
+    // A few templates an untrained model sometimes solves give groups a reward spread (docs/online-grpo.md).
+    const wanted = v.templates.split(',').map((t) => t.trim()).filter(Boolean);
+    const known = new Set(TASKS.map((t) => t.id));
+    const unknown = wanted.filter((t) => !known.has(t));
+    if (!wanted.length || unknown.length) throw new UsageError(`--templates: ${unknown.length ? `unknown template ${unknown.map((t) => JSON.stringify(t)).join(', ')} (awb tasks list)` : 'no template given'}`);
+    const inPart = new Set(instances.map((i) => i.template.id));
+    const missing = wanted.filter((t) => !inPart.has(t));
+    if (missing.length) throw new UsageError(`--templates: ${missing.map((t) => JSON.stringify(t)).join(', ')} ${missing.length === 1 ? 'has' : 'have'} no instance in ${split}:${part} (awb splits show)`);
+    instances = instances.filter((i) => wanted.includes(i.template.id));
+  }
   if (v.limit !== undefined) instances = instances.slice(0, v.limit);
   const policy = policyOf(v);
   const config = readOverrides(v.config);
@@ -101,7 +113,8 @@ export async function grpoCommand(argv: string[], io: Io): Promise<number> {
     process.once('SIGINT', onSigint);
     try {
       const result = await runOnlineGrpo({
-        trainer: v.trainer, iterations: v.iterations, instances, source: `${split}:${part}${v.limit !== undefined ? `, limit ${v.limit}` : ''}`,
+        trainer: v.trainer, iterations: v.iterations, instances,
+        source: `${split}:${part}${v.templates !== undefined ? `, templates ${v.templates}` : ''}${v.limit !== undefined ? `, limit ${v.limit}` : ''}`,
         groupSize: v['group-size'], temperature: v.temperature, maxSteps: v['max-steps'], seed: v.seed, devices: v.devices, config, policy,
         ...(v.name ? { name: v.name } : {}),
       }, { jobs, dataDir: dataDir() }, {

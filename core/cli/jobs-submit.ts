@@ -120,7 +120,7 @@ export async function submitCommand(argv: string[], io: Io): Promise<number> {
       const b = prepared.bundle;
       for (const note of prepared.notes) io.err(note);
       const what = isRewardJobKind(kind) ? `${b.manifest.counts.samples} samples` : `${b.manifest.counts.steps} steps`;
-      io.err(`bundle ${b.sha256.slice(0, 12)}: ${b.size} bytes, ${what} from ${prepared.instances} instances${prepared.skippedGroups ? ` (${prepared.skippedGroups} zero-signal groups left out)` : ''}`);
+      io.err(`bundle ${b.sha256.slice(0, 12)}: ${b.size} bytes, ${prepared.holds ?? `${what} from ${prepared.instances} instances`}${prepared.skippedGroups ? ` (${prepared.skippedGroups} zero-signal groups left out)` : ''}`);
       let lastPct = -1;
       const { job, upload } = await jobs.submit({
         trainer: v.trainer!, kind, bundle: b, config, ...(v.name ? { name: v.name } : {}),

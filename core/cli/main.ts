@@ -67,11 +67,13 @@ Usage:
                                                parameters given (checked by the template's schema) instead of drawn from
                                                the seed; --no-init (with --device): the device is already set up for the
                                                task (e.g. by AndroidWorld): no snapshot restore, initialize or teardown
-          --policy vlm: --endpoint NAME | --base-url URL --model M [--format androidworld|ui-tars|mobilerl|qwen-mobile-use]
+          --policy vlm: --endpoint NAME | --base-url URL (--model M | --preset P)
+          [--preset ui-tars-1.5-7b|ui-tars-7b|qwen2.5-vl-3b|qwen2.5-vl-7b|mobilerl-9b] [--format androidworld|ui-tars|mobilerl|qwen-mobile-use]
           [--coordinates screen|image|relative-1000|relative-999|smart-resize] [--api-key-env VAR] [--temperature T] [--max-tokens N]
           [--timeout-ms MS] [--retries N] [--max-concurrency N] [--history K] [--history-style summary|turns]
           [--history-images N] [--tree on|off] [--server vllm|transformers|other] [--min-pixels N] [--max-pixels N]
-                                               (docs/policy-vlm.md)
+          [--prompt-template ui-tars:NAME|FILE] [--prompt-language L]
+                                               (docs/policy-vlm.md; a preset asks as the model's own agent asks, "Presets")
           --policy vlm-replay --format F (--replies FILE | --from EPISODE) [--coordinates SPACE] [--image WxH]
                                                a VLM's recorded replies re-executed through the format's parser, reply k at step k
   awb suite run [--split unseen-instance|unseen-template|unseen-app|all] [--part train|test|adapt]

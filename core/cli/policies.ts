@@ -4,6 +4,7 @@ import { COORDINATE_SPACES } from '../policy/vlm/geometry.js';
 import { VLM_FORMAT_IDS } from '../policy/vlm/format.js';
 import { EndpointProfiles } from '../policy/vlm/profiles.js';
 import { VLM_SERVERS } from '../policy/vlm/server.js';
+import { VLM_PRESET_IDS } from '../policy/vlm/presets.js';
 import { VlmPolicySettings, type VlmPolicySettingsInput } from '../policy/vlm/settings.js';
 import { PromptTemplateError, templateRefFromArg } from '../policy/vlm/prompt-template.js';
 import { withPromptTemplate } from '../workbench/prompt-templates.js';
@@ -60,7 +61,7 @@ export const vlmFlagOptions: Options = {
   'timeout-ms': { type: 'string' }, retries: { type: 'string' }, 'max-concurrency': { type: 'string' }, history: { type: 'string' },
   tree: { type: 'string' }, 'history-style': { type: 'string' }, 'history-images': { type: 'string' },
   server: { type: 'string' }, 'min-pixels': { type: 'string' }, 'max-pixels': { type: 'string' },
-  'prompt-template': { type: 'string' }, 'prompt-language': { type: 'string' },
+  'prompt-template': { type: 'string' }, 'prompt-language': { type: 'string' }, preset: { type: 'string' },
 };
 
 const num = (flag: string) => z.string().transform((s, ctx) => {
@@ -94,10 +95,11 @@ export const VlmFlagValues = {
   'max-pixels': num('--max-pixels').optional(),
   'prompt-template': z.string().min(1).optional(),
   'prompt-language': z.string().min(1).optional(),
+  preset: z.enum(VLM_PRESET_IDS, { error: (i) => `--preset must be one of ${VLM_PRESET_IDS.join(', ')}, got ${JSON.stringify(i.input)}` }).optional(),
 };
 type VlmFlags = { [K in keyof typeof VlmFlagValues]?: z.infer<(typeof VlmFlagValues)[K]> };
 
-export const VLM_USAGE = '--policy vlm (--endpoint NAME | --base-url URL --model M) [--format androidworld|ui-tars|mobilerl|qwen-mobile-use] [--coordinates screen|image|relative-1000|relative-999|smart-resize]\n'
+export const VLM_USAGE = '--policy vlm (--endpoint NAME | --base-url URL (--model M | --preset P)) [--preset ' + VLM_PRESET_IDS.join('|') + '] [--format androidworld|ui-tars|mobilerl|qwen-mobile-use] [--coordinates screen|image|relative-1000|relative-999|smart-resize]\n'
   + '              [--api-key-env VAR] [--temperature T] [--max-tokens N] [--timeout-ms MS] [--retries N] [--max-concurrency N] [--history K] [--history-style summary|turns] [--history-images N] [--tree on|off]\n'
   + '              [--server vllm|transformers|other] [--min-pixels N] [--max-pixels N] [--prompt-template ui-tars:NAME|FILE] [--prompt-language L]';
 
@@ -123,8 +125,8 @@ export function vlmSettingsFromFlags(v: VlmFlags, profiles: EndpointProfiles = E
   if (v.endpoint) {
     base = profiles.resolve(v.endpoint);
   } else {
-    if (!v['base-url'] || !v.model) throw new UsageError(`--policy vlm needs --endpoint NAME (awb endpoints list) or both --base-url and --model\n  ${VLM_USAGE}`);
-    base = { endpoint: { baseUrl: v['base-url'], model: v.model } };
+    if (!v['base-url'] || (!v.model && !v.preset)) throw new UsageError(`--policy vlm needs --endpoint NAME (awb endpoints list) or --base-url with --model (or --preset)\n  ${VLM_USAGE}`);
+    base = { endpoint: { baseUrl: v['base-url'], ...(v.model ? { model: v.model } : {}) } } as VlmPolicySettingsInput;
   }
   const endpoint: Record<string, unknown> = { ...base.endpoint };
   if (v['base-url']) endpoint.baseUrl = v['base-url'];
@@ -138,6 +140,7 @@ export function vlmSettingsFromFlags(v: VlmFlags, profiles: EndpointProfiles = E
   if (v['max-concurrency'] !== undefined) endpoint.maxConcurrency = v['max-concurrency'];
   if (v.server) endpoint.server = v.server;
   const merged: Record<string, unknown> = { ...base, endpoint };
+  if (v.preset) merged.preset = v.preset;
   if (v.format) merged.format = v.format;
   if (v.coordinates) merged.coordinates = v.coordinates;
   if (v.temperature !== undefined) merged.temperature = v.temperature;

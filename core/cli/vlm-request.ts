@@ -66,10 +66,10 @@ export async function vlmRequest(argv: string[], io: Io): Promise<number> {
     ...vlmFlagOptions, task: { type: 'string' }, seed: { type: 'string' }, step: { type: 'string' },
   }, Flags);
   if (positionals.length) throw new UsageError(`Unexpected ${JSON.stringify(positionals[0])}`);
-  if (!v.format && !v.endpoint) throw new UsageError('awb vlm request needs --format F (or --endpoint NAME, whose profile names one)');
+  if (!v.format && !v.endpoint && !v.preset) throw new UsageError('awb vlm request needs --preset P or --format F (or --endpoint NAME, whose profile names one)');
   const format = v.format ? vlmFormat(v.format).id : undefined;
   const settings = vlmSettingsFromFlags({
-    ...v, format, ...(v.endpoint ? {} : { 'base-url': v['base-url'] ?? NO_ENDPOINT, model: v.model ?? 'MODEL' }),
+    ...v, format, ...(v.endpoint ? {} : { 'base-url': v['base-url'] ?? NO_ENDPOINT, ...(v.model || v.preset ? {} : { model: 'MODEL' }) }),
   });
   const instance = instantiate(getTemplate(v.task), v.seed);
   // Nothing is sent: the key is not needed (and an unset apiKeyEnv must not stop a dry look).
@@ -109,7 +109,7 @@ export async function vlmRequest(argv: string[], io: Io): Promise<number> {
     format: settings.format,
     geometry: { screen: geometry.screen, image: geometry.image ?? null, coordinates: geometry.coordinates, frame: modelFrame(geometry) },
     images,
-    request: { ...(v.endpoint !== undefined || v.model !== undefined ? { model: settings.endpoint.model } : {}), messages, ...policy.requestParams() },
+    request: { ...(v.endpoint !== undefined || v.model !== undefined || v.preset !== undefined ? { model: settings.endpoint.model } : {}), messages, ...policy.requestParams() },
   }, null, 2));
   return 0;
 }

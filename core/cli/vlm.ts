@@ -10,7 +10,7 @@ import type { Io } from './main.js';
 import { vlmRequest } from './vlm-request.js';
 
 export const VLM_USAGE = 'awb vlm parse --format F --screen WxH [--image WxH] [--coordinates SPACE] [--min-pixels N] [--max-pixels N] [--task T]  (replies on stdin)\n'
-  + 'awb vlm request --format F --task T [--seed S] [--step K] [the --policy vlm flags]';
+  + 'awb vlm request (--preset P | --format F) --task T [--seed S] [--step K] [the --policy vlm flags]';
 
 /** `WIDTHxHEIGHT` in pixels, e.g. 1080x2400. */
 export const sizeArg = () => z.string().regex(/^[1-9]\d{0,5}x[1-9]\d{0,5}$/, 'must be WIDTHxHEIGHT in pixels, e.g. 1080x2400')

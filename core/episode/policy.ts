@@ -1,6 +1,6 @@
 import type { Observation } from '../device/observation.js';
 import type { TaskInstance } from '../tasks/instance.js';
-import type { Candidate, StepError, StepRecord, TokenUsage } from './record.js';
+import type { Candidate, RecordedRequest, StepError, StepRecord, TokenUsage } from './record.js';
 
 export type { Candidate } from './record.js';
 
@@ -30,6 +30,8 @@ export interface PolicyDecision {
   /** What an outside agent sent its model and what the model replied, recorded with the step (StepRecord). */
   prompt?: string;
   reply?: string;
+  /** The request a served model was sent, recorded as the step's request (what a trainer replays). */
+  request?: RecordedRequest;
   /**
    * Set when the policy cannot choose and wants a person to (why, in plain words): a step-through
    * session holds at this proposal even while running, instead of recording it.

@@ -16,6 +16,27 @@ export interface StepError {
   message: string;
 }
 
+/**
+ * The request a served model was sent at a step, as a trainer replays it (docs/trajectory-format.md `request`): the
+ * chat, each image part naming the step whose screenshot it shows (and the size it was sent at, when the policy
+ * resized it), and what a trainer needs to write a reply for this step in the model's format (a step a person
+ * overrode trains on the reply the format would have given: its `format` and coordinate frame).
+ */
+export interface RecordedRequest {
+  messages: RecordedMessage[];
+  /** The action format the reply is read in (a VLM format id). */
+  format: string;
+  /** Where the model's coordinates live, and the resize bounds that frame depends on. */
+  coordinates: string;
+  minPixels?: number;
+  maxPixels?: number;
+}
+export interface RecordedMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string | RecordedPart[];
+}
+export type RecordedPart = { type: 'text'; text: string } | { type: 'image'; step: number; width?: number; height?: number };
+
 /** A scored alternative the policy considered. */
 export interface Candidate {
   action: unknown;
@@ -59,6 +80,8 @@ export interface StepRecord {
   prompt?: string;
   /** An outside agent's model reply verbatim, when it attached it (docs/env-protocol.md `step`). */
   reply?: string;
+  /** The request a served model was sent for this step (VLM policies): what a trainer replays with the step's reply. */
+  request?: RecordedRequest;
   /** Wall-clock time the step started (epoch ms). */
   startedAt: number;
 }

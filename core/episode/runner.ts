@@ -224,6 +224,7 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<EpisodeResult
       if (decision.usage !== undefined) step.usage = decision.usage;
       if (decision.prompt !== undefined) step.prompt = decision.prompt;
       if (decision.reply !== undefined) step.reply = decision.reply;
+      if (decision.request !== undefined) step.request = decision.request;
       if (overridden) step.overridden = true;
 
       let action: Action | undefined;

@@ -9,6 +9,8 @@ import { z } from 'zod';
  *
  * Retried: a network error, a timeout, 408, 429 and 5xx. Not retried: other HTTP statuses (our
  * request is wrong) and a reply that is not a chat completion (at temperature 0 it would come back).
+ * A request with `"stream": true` is read as server-sent events and put together into one completion
+ * (assembleStream); a stream the server ends with its error event is a `reply` failure carrying the text so far.
  */
 
 /** The endpoint fields of a caller's config schema, with that caller's defaults. */
@@ -72,7 +74,47 @@ export interface TokenUsage {
 export type ChatResult =
   | { ok: true; choice: ChatChoice; attempts: number; usage?: TokenUsage }
   | { ok: false; kind: 'endpoint'; reason: string; attempts: number }
-  | { ok: false; kind: 'reply'; reason: string; attempts: number; body: string };
+  | { ok: false; kind: 'reply'; reason: string; attempts: number; body: string; stream?: StreamFailure };
+
+/** A streamed reply that ended with the server's error event: the text streamed before it, and the event's message. */
+export interface StreamFailure {
+  content: string;
+  error: string;
+}
+
+/**
+ * A streamed completion (`stream: true`, server-sent events) put together: the content deltas joined, tool calls
+ * by index, the last usage. A server that fails mid-stream sends `data: {"error": …}` (transformers serve writes its
+ * message into that line unescaped, so the event is read as text, not JSON): the text so far and that message.
+ */
+export function assembleStream(body: string): { completion: unknown } | { failure: StreamFailure } {
+  let content = '';
+  const calls = new Map<number, { name: string; arguments: string }>();
+  let usage: unknown;
+  for (const event of body.split(/\r?\n\r?\n/)) {
+    // The error event's message may hold raw newlines (continuation lines without `data:`): it is read whole.
+    const error = /^data: ?\{\s*"error"\s*:\s*"([\s\S]*)"\s*\}\s*$/.exec(event.trim());
+    if (error) return { failure: { content, error: error[1]! } };
+    const data = event.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).replace(/^ /, '')).join('\n');
+    if (!data || data === '[DONE]') continue;
+    let chunk: { choices?: Array<{ delta?: { content?: string | null; tool_calls?: Array<{ index?: number; function?: { name?: string; arguments?: string } }> } }>; usage?: unknown };
+    try {
+      chunk = JSON.parse(data) as typeof chunk;
+    } catch {
+      return { failure: { content, error: `an event that is not JSON: ${data.slice(0, 200)}` } };
+    }
+    if (chunk.usage) usage = chunk.usage;
+    const delta = chunk.choices?.[0]?.delta;
+    if (typeof delta?.content === 'string') content += delta.content;
+    for (const [k, t] of (delta?.tool_calls ?? []).entries()) {
+      const i = t.index ?? k;
+      const c = calls.get(i) ?? { name: '', arguments: '' };
+      calls.set(i, { name: c.name + (t.function?.name ?? ''), arguments: c.arguments + (t.function?.arguments ?? '') });
+    }
+  }
+  const toolCalls = [...calls.entries()].sort(([a], [b]) => a - b).map(([, f]) => ({ function: f }));
+  return { completion: { choices: [{ message: { content, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) } }], ...(usage ? { usage } : {}) } };
+}
 
 export interface ChatClientDeps {
   fetch?: typeof fetch;
@@ -121,14 +163,14 @@ export class ChatClient {
     for (let attempt = 1; attempt <= e.retries + 1; attempt++) {
       if (attempt > 1) await this.sleep(Math.min(e.maxBackoffMs ?? Infinity, e.backoffMs * 2 ** (attempt - 2)), signal);
       signal?.throwIfAborted();
-      const r = await this.attempt(body, attempt, signal);
+      const r = await this.attempt(body, request.stream === true, attempt, signal);
       if ('done' in r) return r.done;
       last = r.retry;
     }
     return { ok: false, kind: 'endpoint', reason: last, attempts: e.retries + 1 };
   }
 
-  private async attempt(body: string, attempts: number, signal?: AbortSignal): Promise<Attempt> {
+  private async attempt(body: string, streamed: boolean, attempts: number, signal?: AbortSignal): Promise<Attempt> {
     const e = this.endpoint;
     const timeout = AbortSignal.timeout(e.timeoutMs);
     const both = signal ? AbortSignal.any([signal, timeout]) : timeout;
@@ -153,10 +195,17 @@ export class ChatClient {
       return retryable(res.status) ? { retry: reason } : { done: { ok: false, kind: 'endpoint', reason, attempts } };
     }
     let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      return { done: { ok: false, kind: 'reply', reason: `the endpoint's reply is not JSON: ${JSON.stringify(text.slice(0, 120))}`, attempts, body: text } };
+    // A server that does not stream answers plain JSON (or an error page): read as any other reply.
+    if (streamed && /^data:/m.test(text)) {
+      const r = assembleStream(text);
+      if ('failure' in r) return { done: { ok: false, kind: 'reply', reason: `the stream ended with the server's error: ${r.failure.error.slice(0, 300)}`, attempts, body: text, stream: r.failure } };
+      json = r.completion;
+    } else {
+      try {
+        json = JSON.parse(text);
+      } catch {
+        return { done: { ok: false, kind: 'reply', reason: `the endpoint's reply is not JSON: ${JSON.stringify(text.slice(0, 120))}`, attempts, body: text } };
+      }
     }
     const parsed = ChatCompletion.safeParse(json);
     if (!parsed.success) {

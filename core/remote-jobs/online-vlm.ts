@@ -21,9 +21,8 @@ import {
   trainerSeed, type OnlineBatch, type OnlineDriver, type OnlineGrpoOptions, type OnlineRollouts, type OnlineRun, type ScoredRollout, type VlmOnlinePolicy,
 } from './online-types.js';
 import type { RemoteJobs } from './remote.js';
-import { trainerMessages, replayedSteps } from './vlm-episodes.js';
+import { trainingSteps } from './vlm-episodes.js';
 
-export { trainerMessages } from './vlm-episodes.js';
 
 /**
  * A served VLM in the online loop. Rollouts: one VlmPolicy per episode asking the endpoint for the
@@ -32,7 +31,7 @@ export { trainerMessages } from './vlm-episodes.js';
  * the training run with screenshots. The bundle is the store's export of the episodes of groups
  * with a reward spread, each line with its `advantage` (the loop's trajectory-level group
  * advantage, with local GRPO's defaults) and each step with `raw` = the completion text and `messages` = the chat
- * the policy sent (screenshots as `{"type":"image"}`). The job config asks the trainer to continue
+ * the policy sent, as its steps recorded it (images as `{"type": "image", "step": k}`: vlm-episodes.ts). The job config asks the trainer to continue
  * from the previous job's adapter and to publish the new one to the endpoint; after the job the
  * loop reads published.json, makes the endpoint serve the new version and asks for it next — per endpoint server:
  * vLLM's adapter by name (listed by /v1/models; the previous version unloaded), or transformers serve's merged
@@ -75,8 +74,8 @@ export function vlmConfigOverrides(config: Record<string, unknown>): { overrides
   return { overrides, publishKeyEnv: (publish as { apiKeyEnv: string }).apiKeyEnv };
 }
 
-/** A rollout with its recorded episode and, per step, the messages the policy sent. */
-type VlmRollout = ScoredRollout & { episode: EpisodeId | null; messages: Map<number, unknown[]> };
+/** A rollout with its recorded episode (whose steps keep the requests the policy sent). */
+type VlmRollout = ScoredRollout & { episode: EpisodeId | null };
 
 export class VlmOnlineDriver implements OnlineDriver {
   readonly jobKind = 'vlm-grpo';
@@ -115,15 +114,14 @@ export class VlmOnlineDriver implements OnlineDriver {
     // Devices take the next rollout as soon as they are free; the endpoint's semaphore bounds the requests. A stop
     // lets the episodes in flight end (the run keeps whole episodes only) and starts no other.
     await scheduleOnDevices(this.devices, todo, (device) => async ({ instance, g, r }, k) => {
-      const messages = new Map<number, unknown[]>();
       const policy = new VlmPolicy({
         ...s, temperature: o.temperature, endpoint: { ...s.endpoint, model: this.model },
         extraBody: { seed: rolloutRequestSeed(o.seed, iteration, g, r), ...s.extraBody },
-      }, { ...(this.deps.fetch ? { fetch: this.deps.fetch } : {}), onRequest: (step, m) => messages.set(step, trainerMessages(m)) });
+      }, { ...(this.deps.fetch ? { fetch: this.deps.fetch } : {}) });
       // Tagged with its iteration and place as offline GRPO's rollouts (the loop always records a VLM's).
       const recorder = this.run.recording?.recorder(iteration, { group: g, rollout: r }) ?? new StoreRecorder(this.run.db, this.run.id);
       const result = await runEpisode({ device, instance, policy, maxSteps: o.maxSteps, screenshots: this.p.screenshots ?? 'half', recorder });
-      done[k] = { group: g, rollout: r, result, reward: outcomeReward(result), episode: recorder.episodeId, messages };
+      done[k] = { group: g, rollout: r, result, reward: outcomeReward(result), episode: recorder.episodeId };
     }, signal ? { signal } : {});
     signal?.throwIfAborted();
     const rolloutS = (performance.now() - t0) / 1000;
@@ -139,11 +137,11 @@ export class VlmOnlineDriver implements OnlineDriver {
 
   /** The store's export of the episodes of groups with a reward spread, each with its advantage and each step with what the trainer replays. */
   private batch(groups: readonly (readonly VlmRollout[])[], a: GrpoAdvantages): OnlineBatch {
-    const byEpisode = new Map<EpisodeId, { advantage: number; messages: Map<number, unknown[]> }>();
+    const byEpisode = new Map<EpisodeId, { advantage: number }>();
     groups.forEach((g, gi) => g.forEach((d, i) => {
       // Unscorable episodes (an endpoint or device failure) say nothing about the policy: not trained on.
       if (a.groups[gi]!.skipped || !Number.isFinite(d.reward) || d.episode === null) return;
-      byEpisode.set(d.episode, { advantage: a.advantages[gi]![i]![0]!, messages: d.messages });
+      byEpisode.set(d.episode, { advantage: a.advantages[gi]![i]![0]! });
     }));
     const done = groups.flat();
     const ids = [...byEpisode.keys()];
@@ -155,7 +153,7 @@ export class VlmOnlineDriver implements OnlineDriver {
         kind: 'vlm-grpo', episodes: { db: this.run.db, ids },
         annotateEpisode: (line, id) => {
           const e = byEpisode.get(id)!;
-          return { ...line, advantage: e.advantage, steps: replayedSteps(line.steps, e.messages) };
+          return { ...line, advantage: e.advantage, steps: trainingSteps(this.run.db, id, line.steps as Array<Record<string, unknown>>).steps };
         },
       } : null,
     };

@@ -22,7 +22,7 @@ import { parseJobConfig } from './protocol.js';
 import type { RemoteJobs } from './remote.js';
 
 export * from './online-types.js';
-export { rolloutRequestSeed, trainerMessages } from './online-vlm.js';
+export { rolloutRequestSeed } from './online-vlm.js';
 
 
 /**
@@ -93,10 +93,6 @@ function check(o: OnlineGrpoOptions): void {
       vlmConfigOverrides(o.config ?? {});
       if (!p.baseModel.trim()) throw new OnlineGrpoConfigError('baseModel', p.baseModel, 'the trainer needs the base model the endpoint serves');
       if (p.settings.endpoint.server === 'other') throw new OnlineGrpoConfigError('endpoint.server', 'other', SERVER_OTHER);
-      // The trainer scores a step under its messages with one image, the step's screenshot (trainer-protocol.md).
-      if (p.settings.screenshot && p.settings.historyStyle === 'turns' && p.settings.historyImages > 0) {
-        throw new OnlineGrpoConfigError('historyImages', p.settings.historyImages, 'must be 0 for online GRPO: the trainer takes one image per step (the step\'s screenshot), and earlier turns\' screenshots would be more');
-      }
       break;
     default: assertNever(p, 'online policy');
   }

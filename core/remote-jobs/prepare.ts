@@ -16,6 +16,7 @@ import { BundleError } from './errors.js';
 import { prepareRewardBundle, type RewardBundleSettings } from './prepare-rewards.js';
 import type { JobKind } from './protocol.js';
 import { collectGrpoSteps, collectSftSteps, type BundleStep } from './steps.js';
+import { trainingSteps } from './vlm-episodes.js';
 
 /**
  * Builds a job's dataset bundle from what the user names on the command line or in the Jobs view:
@@ -52,6 +53,36 @@ export interface Prepared {
   skippedGroups: number;
   /** What the user should know about the data (progrm / prm: episodes left out, sample counts). */
   notes: string[];
+  /** What the bundle trains on, in words, when steps.jsonl's count is not it (vlm kinds: the steps of episodes.jsonl). */
+  holds?: string;
+}
+
+/**
+ * A vlm kind's bundle from stored episodes: each step a VLM policy decided carries the request it was sent and the
+ * reply to learn (vlm-episodes.ts trainingSteps); BundleError when no step has one (episodes of another policy).
+ */
+function prepareVlmBundle(kind: 'vlm-sft' | 'vlm-grpo', file: string, createdAt: number, episodes: { db: ReadableDB; ids: readonly EpisodeId[] }): Prepared {
+  let replies = 0;
+  let overrides = 0;
+  const skipped: string[] = [];
+  const bundle = writeBundle({
+    kind, file, createdAt, episodes,
+    annotateEpisode: (line, id) => {
+      const t = trainingSteps(episodes.db, id, line.steps as Array<Record<string, unknown>>);
+      replies += t.replies;
+      overrides += t.overrides;
+      skipped.push(...t.skipped);
+      return { ...line, steps: t.steps };
+    },
+  });
+  if (replies + overrides === 0) {
+    throw new BundleError(kind, `none of the ${skipped.length} steps of episodes ${episodes.ids.join(', ')} has a recorded VLM request and reply (${skipped[0] ?? 'no steps'}); vlm jobs train on what a VLM policy was sent and answered`);
+  }
+  const notes = skipped.length ? [`${skipped.length} step${skipped.length === 1 ? '' : 's'} left out of training (${skipped.slice(0, 3).join('; ')}${skipped.length > 3 ? '; …' : ''})`] : [];
+  return {
+    bundle, instances: episodes.ids.length, skippedGroups: 0, notes,
+    holds: `${replies + overrides} steps (${replies} model replies, ${overrides} overrides in the model's format) from ${episodes.ids.length} episodes`,
+  };
 }
 
 function instancesOf(o: PrepareOptions): TaskInstance[] {
@@ -111,7 +142,7 @@ export async function prepareBundle(o: PrepareOptions): Promise<Prepared> {
     case 'vlm-sft':
     case 'vlm-grpo': {
       if (!o.episodes) throw new BundleError(o.kind, 'needs --episodes (the screenshots it learns from)');
-      return { bundle: writeBundle({ kind: o.kind, file: o.file, createdAt: o.createdAt, episodes: o.episodes }), instances: o.episodes.ids.length, skippedGroups: 0, notes: [] };
+      return prepareVlmBundle(o.kind, o.file, o.createdAt, o.episodes);
     }
     case 'progrm':
     case 'prm': {

@@ -11,7 +11,7 @@ import { StoreRecorder } from '../store/recorder.js';
 import type { TaskInstance } from '../tasks/instance.js';
 import { writeBundle, type Bundle } from './bundle.js';
 import { BundleError } from './errors.js';
-import { replayedSteps, trainerMessages } from './vlm-episodes.js';
+import { trainingSteps } from './vlm-episodes.js';
 
 /**
  * SFT data for a VLM: a teacher's episodes (the oracle by default) run through VlmDemonstrator, so
@@ -39,40 +39,34 @@ export interface VlmDemonstration {
   instance: TaskInstance;
   id: EpisodeId;
   result: EpisodeResult;
-  /** The chat sent at each step, as the trainer replays it. */
-  messages: Map<number, unknown[]>;
 }
 
 /** Records one demonstration episode per instance, in order. */
 export async function recordVlmDemonstrations(o: VlmDemonstrationOptions): Promise<VlmDemonstration[]> {
   const out: VlmDemonstration[] = [];
   for (const instance of o.instances) {
-    const messages = new Map<number, unknown[]>();
-    const policy = new VlmDemonstrator((o.teacher ?? (() => new OraclePolicy()))(), o.settings, {
-      onRequest: (step, m) => messages.set(step, trainerMessages(m)),
-    });
+    const policy = new VlmDemonstrator((o.teacher ?? (() => new OraclePolicy()))(), o.settings);
     const recorder = new StoreRecorder(o.db, o.run);
     const result = await runEpisode({
       device: o.device, instance, policy, screenshots: o.screenshots ?? 'half', recorder,
       ...(o.onStep ? { onStep: (step: StepRecord, obs: Observation) => o.onStep!(instance, step, obs, policy) } : {}),
     });
-    out.push({ instance, id: recorder.episodeId!, result, messages });
+    out.push({ instance, id: recorder.episodeId!, result });
   }
   return out;
 }
 
 /**
  * The vlm-sft bundle of the successful demonstrations (a failed one would teach its mistakes): the
- * store's export, each step with `raw` = the completion and `messages` = its chat. BundleError when
+ * store's export, each step with `raw` = the completion and `messages` = its recorded request (vlm-episodes.ts). BundleError when
  * none succeeded.
  */
 export function vlmDemonstrationBundle(db: WritableDB, demos: readonly VlmDemonstration[], out: { file: string; createdAt: number }): { bundle: Bundle; used: VlmDemonstration[] } {
   const used = demos.filter((d) => d.result.status === 'success');
   if (!used.length) throw new BundleError('vlm-sft', `none of the ${demos.length} demonstrations succeeded`);
-  const byId = new Map(used.map((d) => [d.id, d]));
   const bundle = writeBundle({
     kind: 'vlm-sft', file: out.file, createdAt: out.createdAt, episodes: { db, ids: used.map((d) => d.id) },
-    annotateEpisode: (line, id) => ({ ...line, steps: replayedSteps(line.steps, byId.get(id)!.messages) }),
+    annotateEpisode: (line, id) => ({ ...line, steps: trainingSteps(db, id, line.steps as Array<Record<string, unknown>>).steps }),
   });
   return { bundle, used };
 }

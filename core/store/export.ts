@@ -46,6 +46,7 @@ function stepToLine(s: StoredStep): StepLine {
     usage: s.usage ? { prompt_tokens: s.usage.promptTokens, completion_tokens: s.usage.completionTokens } : null,
     prompt: s.prompt ?? null,
     reply: s.reply ?? null,
+    request: s.request ?? null,
     rewards: s.rewards,
     unscored: s.unscored ?? {},
     screenshot: s.screenshot && screenshotPath(s.screenshot),

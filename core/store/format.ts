@@ -27,6 +27,18 @@ const TreeRef = z.string().regex(/^trees\/[0-9a-f]{64}\.xml$/, 'expected "trees/
 const ErrorLine = z.object({ name: z.string(), message: z.string() });
 const Reward = z.object({ value: z.number(), explanation: z.string() });
 
+const RecordedPartLine = z.union([
+  z.strictObject({ type: z.literal('text'), text: z.string() }),
+  z.strictObject({ type: z.literal('image'), step: z.int().min(0), width: z.int().min(1).optional(), height: z.int().min(1).optional() }),
+]);
+const RecordedRequestLine = z.strictObject({
+  messages: z.array(z.strictObject({ role: z.enum(['system', 'user', 'assistant']), content: z.union([z.string(), z.array(RecordedPartLine)]) })).min(1),
+  format: z.string().min(1),
+  coordinates: z.string().min(1),
+  minPixels: z.int().min(1).optional(),
+  maxPixels: z.int().min(1).optional(),
+});
+
 export const StepLine = z.object({
   index: z.number().int().min(0),
   started_at: z.number().int(),
@@ -54,6 +66,8 @@ export const StepLine = z.object({
   /** An outside agent's request to its model and the model's reply (added within version 1: absent in older files). */
   prompt: z.string().nullable().default(null),
   reply: z.string().nullable().default(null),
+  /** The request a served model was sent for the step (added within version 1: absent in older files and for other policies). */
+  request: RecordedRequestLine.nullable().default(null),
   rewards: z.record(z.string(), Reward),
   /** Kinds that could not score this step, with why (added within version 1: absent in older files). */
   unscored: z.record(z.string(), z.string().refine((r) => r.trim().length > 0, 'an unscored reward needs a reason')).default({}),

@@ -163,6 +163,7 @@ function lineToStep(s: StepLine): StepRecord {
   if (s.usage !== null) step.usage = { promptTokens: s.usage.prompt_tokens, completionTokens: s.usage.completion_tokens };
   if (s.prompt !== null) step.prompt = s.prompt;
   if (s.reply !== null) step.reply = s.reply;
+  if (s.request !== null) step.request = s.request;
   return step;
 }
 

@@ -1,5 +1,5 @@
 import type { Action } from '../actions/schema.js';
-import type { Candidate, StepRecord, StepTimings } from '../episode/record.js';
+import type { Candidate, RecordedRequest, StepRecord, StepTimings } from '../episode/record.js';
 import type { Bounds } from '../a11y/ui-tree.js';
 import { prepare, type ReadableDB, type WritableDB } from './db.js';
 import type { EpisodeId } from './ids.js';
@@ -43,6 +43,7 @@ interface StepRow {
   completion_tokens: number | null;
   prompt: string | null;
   reply: string | null;
+  request: string | null;
   screenshot: string | null;
   tree: string | null;
 }
@@ -68,6 +69,7 @@ function stepToRow(step: StepRecord, screenshot: string | null, tree: string | n
     completion_tokens: step.usage?.completionTokens ?? null,
     prompt: step.prompt ?? null,
     reply: step.reply ?? null,
+    request: step.request ? JSON.stringify(step.request) : null,
     screenshot,
     tree,
   };
@@ -95,6 +97,7 @@ function rowToStep(r: StepRow, rewards: Record<string, Reward>): StoredStep {
   if (r.prompt_tokens !== null && r.completion_tokens !== null) step.usage = { promptTokens: r.prompt_tokens, completionTokens: r.completion_tokens };
   if (r.prompt !== null) step.prompt = r.prompt;
   if (r.reply !== null) step.reply = r.reply;
+  if (r.request !== null) step.request = fromJson<RecordedRequest>(r.request);
   return step;
 }
 
@@ -103,10 +106,10 @@ export function insertStep(db: WritableDB, episodeId: EpisodeId, step: StepRecor
   prepare(db, `
     INSERT INTO steps (episode_id, idx, raw, action, action_type, description, thought, candidates, error_name, error_message,
       overridden, foreground_package, foreground_activity, target, timings, started_at, prompt_tokens, completion_tokens, prompt, reply,
-      screenshot, tree)
+      request, screenshot, tree)
     VALUES (@episode_id, @idx, @raw, @action, @action_type, @description, @thought, @candidates, @error_name, @error_message,
       @overridden, @foreground_package, @foreground_activity, @target, @timings, @started_at, @prompt_tokens, @completion_tokens, @prompt, @reply,
-      @screenshot, @tree)`)
+      @request, @screenshot, @tree)`)
     .run({ episode_id: episodeId, ...stepToRow(step, screenshot, tree) });
   prepare(db, 'UPDATE episodes SET steps_count = steps_count + 1 WHERE id = ?').run(episodeId);
 }
@@ -133,7 +136,7 @@ export function loadSteps(db: ReadableDB, episodeId: EpisodeId): StoredStep[] {
   const unscored = loadUnscored(db, episodeId);
   return prepare<[number], StepRow>(db, `
     SELECT idx, raw, action, action_type, description, thought, candidates, error_name, error_message, overridden,
-      foreground_package, foreground_activity, target, timings, started_at, prompt_tokens, completion_tokens, prompt, reply, screenshot, tree
+      foreground_package, foreground_activity, target, timings, started_at, prompt_tokens, completion_tokens, prompt, reply, request, screenshot, tree
     FROM steps WHERE episode_id = ? ORDER BY idx`).all(episodeId).map((r) => {
     const step = rowToStep(r, rewards.get(r.idx) ?? {});
     const why = unscored.get(r.idx);

@@ -71,6 +71,19 @@ describe('endpoint profiles and registered policy files in the workbench API (fa
     expect(fake.requests[before]!.auth).toBe(`Bearer ${KEY}`);
   });
 
+  it('a profile saved with a preset drives an Agent view session with the official request (ui-tars-1.5-7b: its package prompt, its turns)', async () => {
+    await wb.saveEndpoint({ name: 'tars', settings: { endpoint: { baseUrl: `${fake.url}/v1`, retries: 0 }, preset: 'ui-tars-1.5-7b' } });
+    expect((await wb.listEndpoints()).find((e) => e.name === 'tars')).toMatchObject({ model: 'ByteDance-Seed/UI-TARS-1.5-7B', format: 'ui-tars', coordinates: 'smart-resize' });
+    const before = fake.requests.length;
+    const s = await wb.startSession({ serial: 'simdroid-1', templateId: 'ClockStopwatchRun', seed: 0, policy: 'vlm:tars', run: true, maxSteps: 1 });
+    await finished(s.id);
+    const body = fake.requests[before]!.body as { messages: Array<{ role: string; content: Array<{ type: string; text?: string }> }>; top_p: number; frequency_penalty: number };
+    expect(body.messages.map((m) => m.role)).toEqual(['system', 'user', 'user']);
+    expect(body.messages[1]!.content[0]!.text).toMatch(/^You are a GUI agent\. You are given a task and your action history, with screenshots\./);
+    expect([body.top_p, body.frequency_penalty]).toEqual([0.9, 1]);
+    await wb.removeEndpoint({ name: 'tars' });
+  });
+
   it('editing without apiKey keeps the stored key; apiKey null forgets it', async () => {
     let list = await wb.saveEndpoint({ name: 'local', settings: settings({ temperature: 0.5 }) });
     expect(list[0]).toMatchObject({ hasKey: true, settings: { temperature: 0.5 } });

@@ -73,19 +73,30 @@ describe('awb jobs grpo', () => {
       .toMatchObject({ code: 2, err: expect.stringMatching(/config.publish .*only \{"apiKeyEnv": "VAR"\}/) });
     expect(await run(...base, '--iterations', '1', '--policy', 'vlm', '--endpoint', 'e', '--base-model', 'm', '--temperature', '0')).toMatchObject({ code: 2, err: expect.stringMatching(/--temperature/) });
     expect((await run('endpoints', 'add', 'turns', '--base-url', 'http://127.0.0.1:9/v1', '--model', 'served-vlm', '--history-style', 'turns', '--history-images', '2')).code).toBe(0);
+    // Earlier screenshots resent are trained on as the steps' images (each image part names its step): not refused,
+    // the run gets as far as the trainer's health.
     expect(await run(...base, '--iterations', '1', '--policy', 'vlm', '--endpoint', 'turns', '--base-model', 'm'))
-      .toMatchObject({ code: 2, err: expect.stringMatching(/Online GRPO historyImages 2: must be 0 for online GRPO/) });
+      .toMatchObject({ code: 2, err: expect.stringMatching(/cannot run vlm-grpo jobs/) });
     // the fake trainer runs builtin kinds only: refused after asking its health, before any rollout
     expect(await run(...base, '--iterations', '1', '--policy', 'vlm', '--endpoint', 'e', '--base-model', 'm'))
       .toMatchObject({ code: 2, err: expect.stringMatching(/Online GRPO trainer "box": cannot run vlm-grpo jobs \(it runs builtin-sft, builtin-grpo\)/) });
     expect(await run('jobs', 'grpo', '--trainer', 'nope', '--iterations', '1', '--db', db)).toMatchObject({ code: 2, err: expect.stringMatching(/Trainer profile "nope": not found/) });
+    // Choosing templates: each must exist and have instances in the split part.
+    expect(await run(...base, '--iterations', '1', '--templates', 'ClockStopwatchRun,Nope')).toMatchObject({ code: 2, err: expect.stringMatching(/--templates: unknown template "Nope"/) });
+    expect(await run(...base, '--iterations', '1', '--from-split', 'unseen-app:train', '--templates', 'ClockStopwatchRun'))
+      .toMatchObject({ code: 2, err: expect.stringMatching(/--templates: "ClockStopwatchRun" has no instance in unseen-app:train/) });
     expect(fake.jobs.size).toBe(0);
   });
 
   it('an iteration whose groups all have zero reward std submits nothing, says so on its line, and the run finishes', async () => {
     // A fresh builtin policy, two short rollouts of one instance: both fail, so the group has no spread.
-    const r = await run('jobs', 'grpo', '--trainer', 'box', '--iterations', '1', '--limit', '1', '--group-size', '2', '--max-steps', '2', '--seed', '1', '--db', db);
+    // --templates picks the instances (here the one template, first instance).
+    const r = await run('jobs', 'grpo', '--trainer', 'box', '--iterations', '1', '--templates', 'ClockStopwatchRun', '--limit', '1', '--group-size', '2', '--max-steps', '2', '--seed', '1', '--db', db);
     expect(r.code, r.err).toBe(0);
+    const store = openStore(db);
+    const config = JSON.parse(store.prepare("SELECT config FROM runs WHERE kind = 'training' ORDER BY id DESC LIMIT 1").pluck().get() as string) as Record<string, unknown>;
+    store.close();
+    expect(config).toMatchObject({ source: 'unseen-instance:train, templates ClockStopwatchRun, limit 1', instances: 1 });
     expect(r.out).toMatch(/^iteration 1\/1: success 0%, reward 0\.000, 1 group\(s\) skipped; nothing submitted \(no reward spread\), policy stays fresh \(seed 1\)$/m);
     expect(r.out).toMatch(/^run \d+ finished: 0 job\(s\), 1 iteration\(s\) skipped; final policy fresh \(seed 1\)$/m);
     expect(fake.jobs.size).toBe(0);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AdapterNotServedError, PublishedAdapterError, ServedModelLoadError } from '../../core/remote-jobs/online-errors.js';
 import { loadServedFolder, readPublished, servingRoot, unloadAdapter, waitUntilServed } from '../../core/remote-jobs/online-publish.js';
-import { trainerMessages } from '../../core/remote-jobs/online.js';
+import { recordedMessages, UnknownRequestImageError } from '../../core/policy/vlm/prompt.js';
 
 /** The serving half of an online VLM iteration, with a scripted fetch (no server). */
 const dir = mkdtempSync(join(tmpdir(), 'awb-online-publish-'));
@@ -95,11 +95,13 @@ describe('online GRPO: publish and switch helpers', () => {
     await expect(loadServedFolder('http://gpu:8000', '/w/s/wb-1', { iteration: 1, fetch: noReset.fetchImpl })).rejects.toThrow(/POST \/reset answered HTTP 404: Not Found/);
   });
 
-  it('trainerMessages keeps the chat and turns every image part into {"type": "image"}', () => {
-    const out = trainerMessages([
+  it('recordedMessages keeps the chat and turns every image part into the step whose screenshot it is', () => {
+    const url = (b: string) => `data:image/png;base64,${b}`;
+    const out = recordedMessages([
       { role: 'system', content: 'format rules' },
-      { role: 'user', content: [{ type: 'text', text: 'Task: x' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] },
-    ]);
-    expect(out).toEqual([{ role: 'system', content: 'format rules' }, { role: 'user', content: [{ type: 'text', text: 'Task: x' }, { type: 'image' }] }]);
+      { role: 'user', content: [{ type: 'image_url', image_url: { url: url('AAAA') } }, { type: 'text', text: 'Task: x' }, { type: 'image_url', image_url: { url: url('BBBB') } }] },
+    ], new Map([[url('AAAA'), [{ step: 2 }]], [url('BBBB'), [{ step: 3, width: 10, height: 20 }]]]));
+    expect(out).toEqual([{ role: 'system', content: 'format rules' }, { role: 'user', content: [{ type: 'image', step: 2 }, { type: 'text', text: 'Task: x' }, { type: 'image', step: 3, width: 10, height: 20 }] }]);
+    expect(() => recordedMessages([{ role: 'user', content: [{ type: 'image_url', image_url: { url: url('CCCC') } }] }], new Map())).toThrow(UnknownRequestImageError);
   });
 });

@@ -172,7 +172,7 @@ describe.skipIf(skip !== null)('online GRPO, VLM policy, against a fake vLLM ser
           expect(st.raw).toMatch(/^Reason: step \d+ as awb-tiny-lm|^I am not sure/);
           expect(st.messages[0].role).toBe('system');
           const parts = st.messages[1].content;
-          expect(parts.filter((p: { type: string }) => p.type === 'image')).toEqual([{ type: 'image' }]);
+          expect(parts.filter((p: { type: string }) => p.type === 'image')).toEqual([{ type: 'image', step: st.index }]);
           expect(JSON.stringify(st.messages)).not.toContain('data:image');
           expect(bundle.has(st.screenshot)).toBe(true);
         }

@@ -6,6 +6,7 @@ import { RemoteJobs } from '../../core/remote-jobs/remote.js';
 import { TrainerProfiles } from '../../core/remote-jobs/profiles.js';
 import { loadCheckpoint } from '../../core/policy/checkpoint.js';
 import { openStore, type WritableDB } from '../../core/store/db.js';
+import { dropVersion10 } from '../store/helpers.js';
 import { LATEST_VERSION, schemaVersion } from '../../core/store/migrate.js';
 import { getRemoteJob, insertRemoteJob, listRemoteJobs, updateRemoteJob } from '../../core/store/remote-jobs.js';
 import { startFakeTrainer, type FakeTrainer } from '../helpers/fake-trainer.js';
@@ -37,7 +38,10 @@ describe('remote_jobs store (migration 0005)', () => {
     const file = join(tmp.dir(), 'old.db');
     const legacy = openStore(file);
     legacy.pragma('user_version = 4');
-    // What version 4 did not have yet (versions 5–9: remote jobs, rollouts, usage, step indexes, verdicts).
+    // What version 4 did not have yet (versions 5–11: remote jobs, rollouts, usage, step indexes, verdicts, outside
+    // agents, step requests).
+    legacy.exec('ALTER TABLE steps DROP COLUMN request');
+    dropVersion10(legacy);
     legacy.exec('DROP TABLE remote_jobs; DROP TABLE training_rollouts; ALTER TABLE steps DROP COLUMN completion_tokens; ALTER TABLE steps DROP COLUMN prompt_tokens; DROP INDEX steps_screenshot; DROP INDEX steps_tree; ALTER TABLE episodes DROP COLUMN verdict');
     legacy.exec(`INSERT INTO runs (uid, kind, name, status, created_at) VALUES ('u1', 'suite', 'kept', 'finished', 1)`);
     legacy.close();

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
@@ -127,11 +128,12 @@ describe('awb run --policy vlm against transformers serve (tiny Qwen2.5-VL)', ()
 describe("transformers serve's own tool-call parsing of qwen-mobile-use replies", () => {
   const WELL_FORMED = '<tool_call>\n{"name": "mobile_use", "arguments": {"action": "open", "text": "Clock"}}\n</tool_call>';
   const NOT_JSON = '<tool_call>\n{"name": "mobile_use", "arguments": {"action": \n</tool_call>';
+  const BEFORE_NOT_JSON = 'I open the clock.\n<tool_call>\n{"name": "mobile_use", "arguments": {"action": "open", "text": "Clock"}\n</tool_call>';
   const steered = new Map<string, string>();
   beforeAll(() => {
     // Both completions' token ids and the end-of-turn id (<|im_end|>) from the model folder's tokenizer, in one Python run.
-    const { ids, eos } = tokenIds(served.model, [WELL_FORMED, NOT_JSON]);
-    [WELL_FORMED, NOT_JSON].forEach((completion, k) => {
+    const { ids, eos } = tokenIds(served.model, [WELL_FORMED, NOT_JSON, BEFORE_NOT_JSON]);
+    [WELL_FORMED, NOT_JSON, BEFORE_NOT_JSON].forEach((completion, k) => {
       const chain = [...ids[k]!, eos];
       // Biases must be floats in the JSON (transformers refuses integers), hence the .5.
       steered.set(completion, JSON.stringify({ do_sample: false, eos_token_id: eos, max_new_tokens: chain.length + 4, sequence_bias: chain.map((_, i) => [chain.slice(0, i + 1), 40.5 + 2 * i]) }));
@@ -144,7 +146,8 @@ describe("transformers serve's own tool-call parsing of qwen-mobile-use replies"
       endpoint: { baseUrl: served.baseUrl, model: served.model, server: 'transformers', retries: 0 }, format: 'qwen-mobile-use', maxTokens: 64,
       extraBody: { generation_config: steered.get(completion)! },
     });
-    return runEpisode({ device, instance: instantiate(getTemplate('ClockStopwatchRun'), 0), policy, screenshots: 'half', maxSteps: 1, onMalformed: 'continue' });
+    const r = await runEpisode({ device, instance: instantiate(getTemplate('ClockStopwatchRun'), 0), policy, screenshots: 'half', maxSteps: 1, onMalformed: 'continue' });
+    return Object.assign(r, { exchanges: policy.takeExchanges() });
   };
 
   it('a well-formed call comes back as tool_calls (content stripped) and is executed as the text it was: open Clock', async () => {
@@ -158,13 +161,51 @@ describe("transformers serve's own tool-call parsing of qwen-mobile-use replies"
     expect(r.steps[0]!.thought).not.toContain('{"name": "mobile_use"');
   }, 60_000);
 
-  it('a call that is not JSON: the server answers 500 and loses the reply; the episode ends as a policy error', async () => {
+  it('a call that is not JSON: the server fails on it, the reply is recovered from its stream and is a format error the episode continues from', async () => {
     const r = await step(NOT_JSON);
-    expect(r).toMatchObject({ status: 'error', terminatedBy: 'policy_error' });
-    expect(r.error!.name).toBe('VlmEndpointError');
-    expect(r.error!.message).toMatch(/HTTP 500/);
-    // The traceback reaches the server's log after the response.
-    await expect.poll(() => served.log(), { timeout: 10_000 }).toContain('json parser could not parse region as JSON');
+    // One step (maxSteps 1), recorded as the format's error, not a policy error: --on-malformed continue goes on.
+    expect(r).toMatchObject({ terminatedBy: 'max_steps' });
+    expect(r.error).toBeUndefined();
+    expect(r.steps[0]!.error!.name).toBe('ActionParseError');
+    expect(r.steps[0]!.error!.message).toMatch(/VlmFormatError/);
+    // The reply as the model wrote it: the region verbatim in its tags.
+    expect(r.steps[0]!.thought).toBe(NOT_JSON);
+    // The server did fail on it: its stream ended with its parser's error, which the exchange keeps.
+    expect(r.exchanges[0]!.recovered).toMatch(/json parser could not parse region as JSON/);
+  }, 60_000);
+
+  it('text before a broken call is kept too', async () => {
+    const r = await step(BEFORE_NOT_JSON);
+    expect(r.error).toBeUndefined();
+    expect(r.steps[0]!.thought).toBe(BEFORE_NOT_JSON);
+    expect(r.steps[0]!.error!.name).toBe('ActionParseError');
+  }, 60_000);
+});
+
+describe('a preset against transformers serve', () => {
+  it('ui-tars-1.5-7b: the official request shape (system, prompt, earlier replies after their screenshots) is served, and each step records it', async () => {
+    const db = join(tmp.dir, 'preset.db');
+    const r = await awb('run', '--task', 'ClockStopwatchRun', '--seed', '0', '--policy', 'vlm', '--base-url', served.baseUrl, '--model', served.model,
+      '--preset', 'ui-tars-1.5-7b', '--server', 'transformers', '--max-tokens', '8', '--retries', '0', '--max-steps', '3', '--on-malformed', 'continue', '--db', db, '--json');
+    expect(r.code, r.err.join('\n')).toBe(0);
+    expect(r.json()).toMatchObject({ terminatedBy: 'max_steps', steps: 3 });
+    const store = openStore(db);
+    const t = loadTrajectory(store, r.json().episode as EpisodeId);
+    store.close();
+    const images = t.steps.map((s) => s.request!.messages.flatMap((m) => (typeof m.content === 'string' ? [] : m.content)).filter((p) => p.type === 'image').map((p) => (p as { step: number }).step));
+    expect(images).toEqual([[0], [0, 1], [0, 1, 2]]);
+    expect(t.steps.every((s) => s.usage!.promptTokens > 0)).toBe(true);
+  }, 120_000);
+});
+
+describe("docs/policy-vlm.md's transformers serve commands", () => {
+  it('the /load_model curl, as the docs write it, loads a model folder (its last event is ready)', () => {
+    const doc = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'policy-vlm.md'), 'utf8');
+    const line = doc.split('\n').find((l) => l.startsWith('curl') && l.includes('/load_model'))!;
+    const command = line.split('   #')[0]!.replace('http://127.0.0.1:8011', served.url).replace('/path/to/model-folder', served.model);
+    const out = execFileSync('bash', ['-c', command], { encoding: 'utf8', timeout: 60_000 });
+    const events = out.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)) as { status: string });
+    expect(events.at(-1)?.status, out.slice(0, 300)).toBe('ready');
   }, 60_000);
 });
 

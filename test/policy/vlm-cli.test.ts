@@ -136,7 +136,7 @@ describe('awb run / suite run --policy vlm', () => {
   it('usage errors: no endpoint, stray vlm flags, a bad format', async () => {
     const a = await awb(['run', '--task', 'ClockStopwatchRun', '--policy', 'vlm', '--no-record']);
     expect(a.code).toBe(2);
-    expect(a.err[0]).toMatch(/--endpoint NAME .* or both --base-url and --model/);
+    expect(a.err[0]).toMatch(/--endpoint NAME .* or --base-url with --model \(or --preset\)/);
     const b = await awb(['run', '--task', 'ClockStopwatchRun', '--policy', 'oracle', '--model', 'x', '--no-record']);
     expect(b.err[0]).toMatch(/--model is for --policy vlm/);
     const c = await awb(['run', '--task', 'ClockStopwatchRun', '--policy', 'vlm', '--base-url', 'http://x/v1', '--model', 'm', '--format', 'seeact', '--no-record']);

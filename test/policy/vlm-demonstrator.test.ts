@@ -64,7 +64,8 @@ describe('VlmDemonstrator', () => {
       expect(messages[0]!.content).toBe(format.systemPrompt({
         screen: { width: 1080, height: 2400 }, coordinates: 'smart-resize', frame: { width: 56, height: 140 }, withScreenshot: true, withElements: false,
       }));
-      expect(messages[1]!.content).toEqual([{ type: 'text', text: expect.stringContaining('Task: ') }, { type: 'image' }]);
+      // The image names the step whose screenshot it is (this one's).
+      expect(messages[1]!.content).toEqual([{ type: 'text', text: expect.stringContaining('Task: ') }, { type: 'image', step: s.index }]);
       expect(tar.has(s.screenshot as string)).toBe(true);
     }
     // The completion parses back to the action the step recorded (the format's own coordinates, 56x140 here).

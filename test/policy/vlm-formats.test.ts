@@ -168,6 +168,14 @@ describe('mobilerl format', () => {
     expect(parse('mobilerl', 'do(action="Enter")').action).toEqual({ action_type: 'keyboard_enter' });
     expect(parse('mobilerl', 'do(action="Wait")').action).toEqual({ action_type: 'wait' });
   });
+  it('Swipe start=[x, y] end=[x, y] is the AndroidWorld executor\'s precise swipe: screen pixels, whatever the boxes\' frame', () => {
+    // TextOnlyExecutor_android_world passes start and end to `adb shell input swipe` unscaled.
+    const code = '<answer>do(action="Swipe", start=[540, 1800], end=[540, 600])</answer>';
+    expect(parse('mobilerl', code).action).toEqual({ action_type: 'swipe', start: [540, 1800], end: [540, 600] });
+    expect(parse('mobilerl', code, { coordinates: 'screen' }).action).toEqual({ action_type: 'swipe', start: [540, 1800], end: [540, 600] });
+    expect(() => parse('mobilerl', '<answer>do(action="Swipe", start=[540, 1800], end=[540, 2400])</answer>')).toThrow(VlmCoordinateError);
+    expect(() => parse('mobilerl', '<answer>do(action="Swipe", start=[540], end=[540, 600])</answer>')).toThrow(/Swipe start must be \[x, y\] in screen pixels, got \[540\]/);
+  });
   it('Swipe moves the finger by its controller\'s units (⌊W/10⌋ × 10/2/1; 2 units vertically, 2.5 across), from the element or the screen centre, clamped', () => {
     const swipe = (code: string) => parse('mobilerl', `<answer>${code}</answer>`, { coordinates: 'screen' }).action;
     expect(swipe('do(action="Swipe", direction="up")')).toEqual({ action_type: 'swipe', start: [540, 1200], end: [540, 1200 - 432] });

@@ -110,6 +110,20 @@ describe('prompt templates', () => {
     expect(() => new VlmPolicy(base({ promptTemplate: TARS }))).toThrow(PromptTemplateNotLoadedError);
   });
 
+  it('the ui-tars package loads after the standard setup without AWB_PYTHON: the repository\'s .venv is the default Python', () => {
+    // python3 on PATH has no ui_tars here; the .venv (./scripts/setup) does.
+    const text = loadPromptTemplate({ package: 'ui-tars', name: 'MOBILE_USE_DOUBAO' }, { env: { PATH: process.env.PATH } });
+    expect(text).toContain('{instruction}');
+  });
+
+  it('awb run --help names --preset and --prompt-template', async () => {
+    const { main } = await import('../../core/cli/main.js');
+    const out: string[] = [];
+    expect(await main(['run', '--help'], { out: (l) => out.push(l), err: (l) => out.push(l) })).toBe(0);
+    expect(out.join('\n')).toMatch(/--prompt-template ui-tars:NAME\|FILE/);
+    expect(out.join('\n')).toMatch(/--preset ui-tars-1\.5-7b\|ui-tars-7b\|qwen2\.5-vl-3b\|qwen2\.5-vl-7b\|mobilerl-9b/);
+  });
+
   it('--prompt-template ui-tars:NAME loads at the CLI; a profile keeps the reference, never the text', () => {
     const dir = temp();
     const before = process.env.AWB_PYTHON;

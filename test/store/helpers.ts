@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import type Database from 'better-sqlite3';
 import { afterAll, beforeAll } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -122,3 +123,17 @@ export function recordSynthetic(db: WritableDB, runId: RunId, e: SyntheticEpisod
   }
   return rec.episodeId!;
 }
+
+/** Undoes version 10 (outside agents' runs and step attachments), as a version-9 build wrote the store. */
+export function dropVersion10(db: Database.Database): void {
+  db.exec('ALTER TABLE steps DROP COLUMN prompt; ALTER TABLE steps DROP COLUMN reply');
+  const { sql } = db.prepare(`SELECT sql FROM sqlite_schema WHERE name = 'runs'`).get() as { sql: string };
+  const version = db.pragma('schema_version', { simple: true }) as number;
+  db.unsafeMode(true);
+  db.pragma('writable_schema = ON');
+  db.prepare(`UPDATE sqlite_schema SET sql = ? WHERE name = 'runs'`).run(sql.replace(`, 'env')`, ')'));
+  db.pragma(`schema_version = ${version + 1}`);
+  db.pragma('writable_schema = OFF');
+  db.unsafeMode(false);
+}
+

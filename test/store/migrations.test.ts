@@ -6,7 +6,7 @@ import { checkMigrationList, LATEST_VERSION, migrate, schemaVersion } from '../.
 import { MIGRATIONS } from '../../core/store/migrations/index.js';
 import { createRun, listRuns } from '../../core/store/runs.js';
 import { MigrationListError, StoreNeedsMigrationError, StoreVersionFromFutureError } from '../../core/store/errors.js';
-import { tempDir } from './helpers.js';
+import { dropVersion10, tempDir } from './helpers.js';
 
 const TABLES = [
   'devices', 'episode_subgoals', 'episodes', 'milestone_exemplars', 'milestone_versions', 'remote_jobs', 'runs', 'screenshots', 'step_reward_unscored', 'step_rewards', 'steps',
@@ -19,18 +19,8 @@ const DROP_VERSION_8 = `DROP INDEX steps_screenshot; DROP INDEX steps_tree;
 /** What version 9 added: the checker's verdict with its conditions. */
 const DROP_VERSION_9 = 'ALTER TABLE episodes DROP COLUMN verdict';
 
-/** Undoes version 10 (outside agents' runs and step attachments), as a version-9 build wrote the store. */
-function dropVersion10(db: Database.Database): void {
-  db.exec('ALTER TABLE steps DROP COLUMN prompt; ALTER TABLE steps DROP COLUMN reply');
-  const { sql } = db.prepare(`SELECT sql FROM sqlite_schema WHERE name = 'runs'`).get() as { sql: string };
-  const version = db.pragma('schema_version', { simple: true }) as number;
-  db.unsafeMode(true);
-  db.pragma('writable_schema = ON');
-  db.prepare(`UPDATE sqlite_schema SET sql = ? WHERE name = 'runs'`).run(sql.replace(`, 'env')`, ')'));
-  db.pragma(`schema_version = ${version + 1}`);
-  db.pragma('writable_schema = OFF');
-  db.unsafeMode(false);
-}
+/** What version 11 added: each step's recorded request. */
+const DROP_VERSION_11 = 'ALTER TABLE steps DROP COLUMN request';
 
 let tmp: ReturnType<typeof tempDir>;
 beforeEach(() => {
@@ -138,6 +128,7 @@ describe('store migrations', () => {
     device.close();
     // What version 6 had: no usage columns.
     db.exec('ALTER TABLE steps DROP COLUMN completion_tokens; ALTER TABLE steps DROP COLUMN prompt_tokens');
+    db.exec(DROP_VERSION_11);
     dropVersion10(db);
     db.exec(DROP_VERSION_8);
     db.exec(DROP_VERSION_9);
@@ -159,6 +150,7 @@ describe('store migrations', () => {
     db.exec(`INSERT INTO task_templates (id, app, difficulty) VALUES ('T', 'clock', 'easy')`);
     db.exec(`INSERT INTO task_instances (template_id, seed, params, instruction) VALUES ('T', 0, 'null', 'do it')`);
     db.prepare(`INSERT INTO episodes (uid, run_id, instance_id, policy, status, started_at) VALUES ('e1', ?, 1, 'builtin-grpo', 'failure', 1)`).run(run.id);
+    db.exec(DROP_VERSION_11);
     dropVersion10(db);
     db.exec(DROP_VERSION_9);
     db.exec(DROP_VERSION_8);
@@ -180,6 +172,7 @@ describe('store migrations', () => {
     const run = createRun(db, { kind: 'single', name: 'verdicts' }).id;
     const old = recordSynthetic(db, run, { templateId: 'ContactsAddContact', status: 'failure', startedAt: 1 });
     // What version 8 had: no verdict column.
+    db.exec(DROP_VERSION_11);
     dropVersion10(db);
     db.exec(DROP_VERSION_9);
     db.pragma('user_version = 8');
@@ -206,12 +199,13 @@ describe('store migrations', () => {
     const db = openStore(path);
     const runs = (['suite', 'single', 'training', 'import'] as const).map((kind) => createRun(db, { kind, name: kind }).id);
     const old = recordSynthetic(db, runs[1]!, { templateId: 'ContactsAddContact', status: 'failure', startedAt: 1 });
+    db.exec(DROP_VERSION_11);
     dropVersion10(db);
     expect(() => createRun(db, { kind: 'env', name: 'too early' })).toThrow(/CHECK constraint/);
     db.pragma('user_version = 9');
     db.close();
     const again = openStore(path);
-    expect(schemaVersion(again)).toBe(10);
+    expect(schemaVersion(again)).toBe(LATEST_VERSION);
     expect(again.pragma('integrity_check', { simple: true })).toBe('ok');
     expect(again.pragma('foreign_key_check')).toEqual([]);
     expect(listRuns(again).map((r) => r.kind).sort()).toEqual(['import', 'single', 'suite', 'training']);
@@ -219,10 +213,42 @@ describe('store migrations', () => {
     const env = createRun(again, { kind: 'env', name: 'outside agent' });
     expect(env.kind).toBe('env');
     expect(() => again.prepare(`INSERT INTO runs (uid, kind, name, status, created_at) VALUES ('x', 'bogus', 'b', 'running', 1)`).run()).toThrow(/CHECK constraint/);
-    // A store already at version 10 is left as it is.
+    // A store already at the latest version is left as it is.
     again.close();
     const third = openStore(path);
-    expect(schemaVersion(third)).toBe(10);
+    expect(schemaVersion(third)).toBe(LATEST_VERSION);
     third.close();
+  });
+
+  it('version 11 keeps the request a served model was sent per step: old steps read without it, a new one round-trips through export and import', async () => {
+    const { loadTrajectory } = await import('../../core/store/trajectory.js');
+    const { insertStep } = await import('../../core/store/steps.js');
+    const { exportEpisodes } = await import('../../core/store/export.js');
+    const { importEpisodes } = await import('../../core/store/import.js');
+    const { recordSynthetic } = await import('./helpers.js');
+    const path = join(tmp.dir, 'v10.db');
+    const db = openStore(path);
+    const run = createRun(db, { kind: 'single', name: 'requests' }).id;
+    const old = recordSynthetic(db, run, { templateId: 'ContactsAddContact', status: 'failure', startedAt: 1 });
+    db.exec(DROP_VERSION_11);
+    db.pragma('user_version = 10');
+    db.close();
+    const again = openStore(path);
+    expect(schemaVersion(again)).toBe(11);
+    expect(loadTrajectory(again, old).steps.every((s) => s.request === undefined)).toBe(true);
+    const id = recordSynthetic(again, run, { templateId: 'ContactsAddContact', status: 'failure', startedAt: 2 });
+    const request = {
+      messages: [{ role: 'system' as const, content: 'rules' }, { role: 'user' as const, content: [{ type: 'text' as const, text: 'Task' }, { type: 'image' as const, step: 0 }] }],
+      format: 'qwen-mobile-use', coordinates: 'smart-resize', minPixels: 3136,
+    };
+    const last = loadTrajectory(again, id).steps.length;
+    insertStep(again, id, { index: last, raw: {}, foreground: { package: 'p', activity: 'a' }, timings: { observeMs: 0, policyMs: 0, actMs: 0, settleMs: 0 }, startedAt: 3, request }, null, null);
+    expect(loadTrajectory(again, id).steps.at(-1)!.request).toEqual(request);
+    exportEpisodes(again, [id], join(tmp.dir, 'x'));
+    const other = openStore(join(tmp.dir, 'other.db'));
+    const [copy] = (await importEpisodes(other, join(tmp.dir, 'x'))).imported;
+    expect(loadTrajectory(other, copy!).steps.at(-1)!.request).toEqual(request);
+    other.close();
+    again.close();
   });
 });

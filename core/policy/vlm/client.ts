@@ -2,6 +2,8 @@ import { ChatClient, type ChatClientDeps, type ChatChoice, type TokenUsage } fro
 import { redact } from '../../llm/redact.js';
 import { endpointSemaphore, type Semaphore } from '../../llm/semaphore.js';
 import { MissingApiKeyError, VlmEndpointError } from './errors.js';
+import { recoverToolCallReply } from './recover.js';
+import type { VlmServer } from './server.js';
 import type { ChatMessage } from './prompt.js';
 import type { VlmEndpointSettings } from './settings.js';
 
@@ -14,6 +16,8 @@ export interface Completion {
   queuedMs: number;
   /** The server's token counts, when its reply had `usage`. */
   usage?: TokenUsage;
+  /** Set when the server failed to hand the reply back and it was put together from what it did send (recover.ts). */
+  recovered?: string;
 }
 
 /**
@@ -58,9 +62,11 @@ export class VlmClient {
   readonly semaphore: Semaphore;
   private readonly chat: ChatClient;
   private readonly apiKey: string | undefined;
+  private readonly server: VlmServer;
 
   constructor(settings: VlmEndpointSettings, deps: ChatClientDeps & { env?: NodeJS.ProcessEnv } = {}) {
     this.apiKey = resolveApiKey(settings, deps.env);
+    this.server = settings.server;
     this.label = `${settings.baseUrl.replace(/\/+$/, '')} (${settings.model})`;
     this.semaphore = endpointSemaphore(settings.baseUrl, settings.maxConcurrency);
     this.chat = new ChatClient({
@@ -74,12 +80,22 @@ export class VlmClient {
     return redact(text, [this.apiKey]);
   }
 
+  /**
+   * `transformers serve` is asked to stream: its own tool-call parsing fails a reply whose `<tool_call>` is not JSON,
+   * and only a stream keeps the text (recover.ts). Such a reply comes back as the model's text, for the format to
+   * refuse as any malformed reply; every other failure is a VlmEndpointError.
+   */
   async complete(messages: ChatMessage[], params: Record<string, unknown>, signal?: AbortSignal): Promise<Completion> {
     const queued = performance.now();
+    const stream = this.server === 'transformers' && params.stream === undefined ? { stream: true } : {};
     return this.semaphore.run(async () => {
       const t0 = performance.now();
-      const r = await this.chat.complete({ messages, ...params }, signal);
+      const r = await this.chat.complete({ messages, ...params, ...stream }, signal);
       const latencyMs = performance.now() - t0;
+      if (!r.ok && r.kind === 'reply' && r.stream) {
+        const text = recoverToolCallReply(r.stream);
+        if (text !== undefined) return { text: this.scrub(text), attempts: r.attempts, latencyMs, queuedMs: t0 - queued, recovered: this.scrub(r.reason) };
+      }
       if (!r.ok) throw new VlmEndpointError(this.label, r.kind, this.scrub(r.reason), r.attempts);
       return { text: this.scrub(completionText(r.choice)), attempts: r.attempts, latencyMs, queuedMs: t0 - queued, ...(r.usage ? { usage: r.usage } : {}) };
     }, signal);

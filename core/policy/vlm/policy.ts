@@ -6,12 +6,14 @@ import { VlmClient, type Completion } from './client.js';
 import { VlmFormatError } from './errors.js';
 import type { ActionFormat, ParseContext, PromptContext } from './format.js';
 import { vlmFormat } from './formats/index.js';
-import { modelFrame, pngSize, type GeometryContext } from './geometry.js';
-import { buildMessages, type ChatMessage, type PastTurn } from './prompt.js';
+import { modelFrame, pngSize, QWEN_MAX_PIXELS, QWEN_MIN_PIXELS, type GeometryContext } from './geometry.js';
+import { agentImageSize, agentRequest, agentResizes, sentImage, type SentImage } from './agents/index.js';
+import { buildMessages, recordedMessages, type ChatMessage, type ImageSource, type PastTurn, type RequestImageSources } from './prompt.js';
 import { pixelFields } from './server.js';
 import { VlmPolicySettings, type VlmPolicySettingsInput } from './settings.js';
 import { PromptTemplateNotLoadedError, templateLabel, templatePlaceholders } from './prompt-template.js';
 import type { TokenUsage } from '../../llm/chat-client.js';
+import type { RecordedRequest } from '../../episode/record.js';
 
 /** The screenshot setting is on but the runner observes without screenshots (`screenshots: 'none'`). */
 export class VlmScreenshotMissingError extends Error {
@@ -33,6 +35,8 @@ export interface VlmExchange {
   queuedMs: number;
   /** The server's token counts, when it reported them. */
   usage?: TokenUsage;
+  /** The server failed to hand the reply back and it was put together from what it sent (its failure, recover.ts). */
+  recovered?: string;
 }
 
 /**
@@ -78,10 +82,12 @@ export class VlmPolicy implements Policy {
     this.settings = VlmPolicySettings.parse(settings);
     this.format = vlmFormat(this.settings.format);
     const t = this.settings;
-    if (t.promptTemplate && t.promptTemplateText === undefined) throw new PromptTemplateNotLoadedError(templateLabel(t.promptTemplate));
+    const loaded = t.agent === 'qwen-cookbook' ? t.promptTool : t.promptTemplateText;
+    if (t.promptTemplate && loaded === undefined) throw new PromptTemplateNotLoadedError(templateLabel(t.promptTemplate));
     if (t.promptTemplateText !== undefined) {
       const label = t.promptTemplate ? templateLabel(t.promptTemplate) : '(promptTemplateText)';
-      templatePlaceholders(label, t.promptTemplateText); // a template that does not read fails here, not at step 1
+      // A template that does not read fails here, not at step 1; MobileRL's system prompt is sent as it is.
+      if (t.agent !== 'mobilerl') templatePlaceholders(label, t.promptTemplateText);
       this.template = { label, text: t.promptTemplateText, language: t.promptLanguage };
     }
     this.client = new VlmClient(this.settings.endpoint, deps);
@@ -105,7 +111,9 @@ export class VlmPolicy implements Policy {
   geometry(obs: Observation): GeometryContext {
     const s = this.settings;
     const g: GeometryContext = { screen: obs.screen, coordinates: s.coordinates ?? this.format.defaultCoordinates };
-    const image = obs.screenshot ? pngSize(obs.screenshot) : undefined;
+    const shot = obs.screenshot ? pngSize(obs.screenshot) : undefined;
+    // An agent that resizes before sending: the model sees (and answers in) the resized image.
+    const image = shot && agentResizes(s.agent) ? agentImageSize(shot, s.minPixels ?? QWEN_MIN_PIXELS, s.maxPixels ?? QWEN_MAX_PIXELS) ?? shot : shot;
     if (image) g.image = image;
     if (s.minPixels !== undefined) g.minPixels = s.minPixels;
     if (s.maxPixels !== undefined) g.maxPixels = s.maxPixels;
@@ -122,18 +130,22 @@ export class VlmPolicy implements Policy {
       screen: obs.screen, coordinates: geometry.coordinates, frame: modelFrame(geometry), withScreenshot: s.screenshot, withElements,
       expectsAnswer: this.expectsAnswer,
     };
-    const messages = buildMessages(this.format, prompt, obs, ctx, {
-      withScreenshot: s.screenshot, withElements, historySteps: s.historySteps, historyStyle: s.historyStyle, historyImages: s.historyImages, template: this.template,
-    }, this.memory);
+    const { messages, images, sent } = await this.request(prompt, obs, ctx, geometry);
     this.onRequest?.(ctx.step, messages);
+    const request = this.recorded(messages, images, geometry);
     const reply = await this.complete(messages, obs, ctx, geometry);
     const parseCtx: ParseContext = { ...geometry, obs, expectsAnswer: this.expectsAnswer };
-    // The memory reaches back historySteps steps; it keeps screenshots only when some are resent.
-    this.memory.set(ctx.step, { completion: reply.text, ...(s.historyImages > 0 ? { screenshot: obs.screenshot } : {}) });
+    // The memory reaches back historySteps steps; it keeps screenshots only when some are resent, and an official
+    // agent's memory the screen (to write a person's override in the model's format).
+    const keep = s.historyImages > 0 ? { screenshot: obs.screenshot, ...(sent ? { sent } : {}) } : {};
+    this.memory.set(ctx.step, { completion: reply.text, ...keep, ...(s.agent === 'workbench' ? {} : { obs }) });
     for (const k of this.memory.keys()) if (k < ctx.step - s.historySteps) this.memory.delete(k);
     const usage = reply.usage ? { usage: reply.usage } : {};
-    const base = { step: ctx.step, completion: reply.text, attempts: reply.attempts, latencyMs: reply.latencyMs, queuedMs: reply.queuedMs, ...usage };
-    const served = { thought: reply.text, requestMs: reply.latencyMs, ...usage };
+    const base = {
+      step: ctx.step, completion: reply.text, attempts: reply.attempts, latencyMs: reply.latencyMs, queuedMs: reply.queuedMs, ...usage,
+      ...(reply.recovered ? { recovered: reply.recovered } : {}),
+    };
+    const served = { thought: reply.text, requestMs: reply.latencyMs, ...usage, request };
     try {
       const parsed = this.format.parse(reply.text, parseCtx);
       this.record({ ...base, ...(parsed.thought ? { thought: parsed.thought } : {}), outcome: { action: parsed.action } });
@@ -159,6 +171,42 @@ export class VlmPolicy implements Policy {
   /** The completion of this step's request: the endpoint's (a demonstrator writes its teacher's action instead). */
   protected complete(messages: ChatMessage[], _obs: Observation, _ctx: PolicyContext, _geometry: GeometryContext): Promise<Completion> {
     return this.client.complete(messages, this.requestParams());
+  }
+
+  /**
+   * This step's request: the workbench's (prompt.ts), or the official agent's (agents/), with each image's source step
+   * and, for an agent that resizes, the screenshot as sent.
+   */
+  private async request(prompt: PromptContext, obs: Observation, ctx: PolicyContext, geometry: GeometryContext): Promise<{ messages: ChatMessage[]; images: RequestImageSources; sent?: SentImage }> {
+    const s = this.settings;
+    if (s.agent === 'workbench') {
+      const images = new Map<string, ImageSource[]>();
+      const messages = buildMessages(this.format, prompt, obs, ctx, {
+        withScreenshot: s.screenshot, withElements: prompt.withElements, historySteps: s.historySteps, historyStyle: s.historyStyle,
+        historyImages: s.historyImages, template: this.template,
+        onImage: (url, step) => images.set(url, [...(images.get(url) ?? []), { step }]),
+      }, this.memory);
+      return { messages, images };
+    }
+    const sent = new Map<number, SentImage>();
+    for (const [k, m] of this.memory) if (m.sent ?? m.screenshot) sent.set(k, m.sent ?? { png: m.screenshot! });
+    let current: SentImage | undefined;
+    if (s.screenshot && obs.screenshot) {
+      current = agentResizes(s.agent) ? await sentImage(obs.screenshot, s.minPixels ?? QWEN_MIN_PIXELS, s.maxPixels ?? QWEN_MAX_PIXELS) : { png: obs.screenshot };
+      sent.set(ctx.step, current);
+    }
+    const r = agentRequest(s.agent, {
+      format: this.format, prompt, geometry, obs, ctx, settings: s, memory: this.memory, sent, template: this.template, tool: s.promptTool,
+    });
+    return { ...r, ...(current ? { sent: current } : {}) };
+  }
+
+  /** The request as the step records it: images by the step whose screenshot they are. */
+  private recorded(messages: readonly ChatMessage[], images: RequestImageSources, g: GeometryContext): RecordedRequest {
+    return {
+      messages: recordedMessages(messages, images), format: this.format.id, coordinates: g.coordinates,
+      ...(g.minPixels !== undefined ? { minPixels: g.minPixels } : {}), ...(g.maxPixels !== undefined ? { maxPixels: g.maxPixels } : {}),
+    };
   }
 
   private record(x: VlmExchange): void {

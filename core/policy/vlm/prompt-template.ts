@@ -24,13 +24,18 @@ export const PromptTemplateRef = z.union([
     name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a Python identifier').describe('The template\'s name in that module, e.g. MOBILE_USE_DOUBAO'),
     python: z.string().min(1).optional().describe('The Python with the package installed (default $AWB_PYTHON, else python3)'),
   }),
-  z.strictObject({ file: z.string().min(1).describe('A UTF-8 text file with the template') }),
+  z.strictObject({
+    file: z.string().min(1).describe("A UTF-8 text file with the template, or a Python file of an agent's official code that holds it (presets: which)"),
+    name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a Python identifier').optional()
+      .describe("In a Python file: the string constant (mobilerl: AW_SYSTEM_PROMPT_THINKING) or the tool (qwen-cookbook: mobile_use) to read; default the agent's"),
+  }),
 ]);
 export type PromptTemplateRef = z.infer<typeof PromptTemplateRef>;
 
 /** `ui-tars:MOBILE_USE_DOUBAO` or the file's path, for messages and the CLI. */
 export function templateLabel(ref: PromptTemplateRef): string {
-  return 'file' in ref ? ref.file : `${ref.package}:${ref.name}`;
+  if ('file' in ref) return ref.name ? `${ref.file}:${ref.name}` : ref.file;
+  return `${ref.package}:${ref.name}`;
 }
 
 /** The CLI's `--prompt-template`: `PACKAGE:NAME` for a package we know, else a file path. */

@@ -1,7 +1,7 @@
 import type { Observation } from '../../device/observation.js';
 import { appByPackage } from '../../device/app-catalog.js';
 import type { PolicyContext } from '../../episode/policy.js';
-import type { StepRecord } from '../../episode/record.js';
+import type { RecordedMessage, RecordedPart, StepRecord } from '../../episode/record.js';
 import { formatBounds } from '../../a11y/ui-tree.js';
 import { assertNever } from '../../util/errors.js';
 import type { ActionFormat, PromptContext } from './format.js';
@@ -59,12 +59,25 @@ export interface PromptOptions {
   historyImages: number;
   /** The model's own prompt (prompt-template.ts), loaded: it replaces the format's system prompt. */
   template?: { label: string; text: string; language: string } | undefined;
+  /** Told of each image part as it is added, with the step whose screenshot it is (the policy records the request by it). */
+  onImage?: ((url: string, step: number) => void) | undefined;
+}
+
+/** An image part of step `step`'s screenshot, reported to onImage. */
+function imagePart(png: Uint8Array, step: number, o: PromptOptions): ContentPart {
+  const url = pngDataUrl(png);
+  o.onImage?.(url, step);
+  return { type: 'image_url', image_url: { url } };
 }
 
 /** What the policy remembers of its own earlier steps in this episode (turns history). */
 export interface PastTurn {
   completion: string;
   screenshot?: Uint8Array | undefined;
+  /** The step's screen (official agents: to write a person's override there in the model's format). */
+  obs?: Observation | undefined;
+  /** The screenshot as the agent sent it (resized where the agent resizes). */
+  sent?: { png: Uint8Array; width?: number; height?: number } | undefined;
 }
 
 function currentTurn(obs: Observation, ctx: PolicyContext, o: PromptOptions, past: string[], elements: () => string): ContentPart[] {
@@ -79,7 +92,7 @@ function currentTurn(obs: Observation, ctx: PolicyContext, o: PromptOptions, pas
     o.withScreenshot ? 'The screenshot of the current screen follows. What is the next action?' : 'What is the next action?',
   ].join('\n');
   const content: ContentPart[] = [{ type: 'text', text }];
-  if (o.withScreenshot && obs.screenshot) content.push({ type: 'image_url', image_url: { url: pngDataUrl(obs.screenshot) } });
+  if (o.withScreenshot && obs.screenshot) content.push(imagePart(obs.screenshot, ctx.step, o));
   return content;
 }
 
@@ -95,7 +108,7 @@ function pastTurns(ctx: PolicyContext, o: PromptOptions, memory: ReadonlyMap<num
     const mine = s.overridden ? undefined : memory.get(s.index);
     const withImage = o.withScreenshot && mine?.screenshot && k >= steps.length - o.historyImages;
     const user: ContentPart[] = [{ type: 'text', text: `Step ${s.index + 1}.` }];
-    if (withImage) user.push({ type: 'image_url', image_url: { url: pngDataUrl(mine.screenshot!) } });
+    if (withImage) user.push(imagePart(mine.screenshot!, s.index, o));
     out.push({ role: 'user', content: user });
     const [line] = historyLines([s], 1);
     out.push({ role: 'assistant', content: mine ? mine.completion : `(${line})` });
@@ -144,7 +157,7 @@ function templateMessages(t: NonNullable<PromptOptions['template']>, prompt: Pro
   const current: ContentPart[] = [];
   if (lines.length && !templatePlaceholders(t.label, t.text).has('history')) current.push({ type: 'text', text: `Previous steps:\n${lines.join('\n')}` });
   if (o.withElements) current.push({ type: 'text', text: `UI elements on the screen:\n${elementsText(obs)}` });
-  if (o.withScreenshot && obs.screenshot) current.push({ type: 'image_url', image_url: { url: pngDataUrl(obs.screenshot) } });
+  if (o.withScreenshot && obs.screenshot) current.push(imagePart(obs.screenshot, ctx.step, o));
   switch (o.historyStyle) {
     case 'summary':
       return [{ role: 'user', content: [{ type: 'text', text }, ...current] }];
@@ -157,4 +170,42 @@ function templateMessages(t: NonNullable<PromptOptions['template']>, prompt: Pro
     default:
       return assertNever(o.historyStyle, 'history style');
   }
+}
+
+/** Where an image of a request came from: the step whose screenshot it is, and the size it was sent at when resized. */
+export interface ImageSource {
+  step: number;
+  width?: number;
+  height?: number;
+}
+
+/** A request image that is none of the screenshots the policy knows of (a request builder's bug, not the user's). */
+export class UnknownRequestImageError extends Error {
+  override name = 'UnknownRequestImageError';
+  constructor(readonly message_: number) {
+    super(`Message ${message_} of the request has an image that is not a screenshot of this episode`);
+  }
+}
+
+/**
+ * Each image data URL of a request → the steps it shows, in the order their parts appear (two steps whose screens did
+ * not change have the same URL: the first part is the earlier step).
+ */
+export type RequestImageSources = ReadonlyMap<string, readonly ImageSource[]>;
+
+/** The request as the store keeps it: each image part replaced by the step it shows (its bytes are that step's screenshot). */
+export function recordedMessages(messages: readonly ChatMessage[], images: RequestImageSources): RecordedMessage[] {
+  const seen = new Map<string, number>();
+  return messages.map((m, k) => ({
+    role: m.role,
+    content: typeof m.content === 'string' ? m.content : m.content.map((p): RecordedPart => {
+      if (p.type === 'text') return { type: 'text', text: p.text };
+      const url = p.image_url.url;
+      const sources = images.get(url);
+      if (!sources?.length) throw new UnknownRequestImageError(k);
+      const i = seen.get(url) ?? 0;
+      seen.set(url, i + 1);
+      return { type: 'image', ...sources[Math.min(i, sources.length - 1)]! };
+    }),
+  }));
 }

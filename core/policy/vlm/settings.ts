@@ -4,6 +4,7 @@ import { CoordinateSpace } from './geometry.js';
 import { VlmFormatId } from './format.js';
 import { VlmServer } from './server.js';
 import { PromptTemplateRef, TEMPLATE_PACKAGES } from './prompt-template.js';
+import { applyPreset, VLM_PRESET_IDS, VlmPresetId } from './presets.js';
 
 /**
  * The VLM policy's settings: one zod schema, the single source for the CLI flags, the endpoint
@@ -23,7 +24,31 @@ export const VlmEndpointSettings = z.strictObject({
 }).refine((e) => !(e.apiKey && e.apiKeyEnv), { message: 'give apiKey or apiKeyEnv, not both' });
 export type VlmEndpointSettings = z.infer<typeof VlmEndpointSettings>;
 
-export const VlmPolicySettings = z.strictObject({
+/**
+ * Whose request the policy sends: `workbench`, the format's own prompt and options (historyStyle, …); or an
+ * official agent's, built as its authors' code builds it (agents/): UI-TARS-1.5's and UI-TARS's OSWorld agents, the
+ * Qwen2.5-VL cookbook's mobile agent, MobileRL's evaluation. A preset sets it.
+ */
+export const VLM_AGENTS = ['workbench', 'ui-tars-1.5', 'ui-tars-v1', 'qwen-cookbook', 'mobilerl'] as const;
+export const VlmAgentId = z.enum(VLM_AGENTS);
+export type VlmAgentId = z.infer<typeof VlmAgentId>;
+
+/** The format each official agent's model answers in. */
+const AGENT_FORMATS: Record<Exclude<VlmAgentId, 'workbench'>, VlmFormatId> = {
+  'ui-tars-1.5': 'ui-tars', 'ui-tars-v1': 'ui-tars', 'qwen-cookbook': 'qwen-mobile-use', mobilerl: 'mobilerl',
+};
+
+/**
+ * A tool read from an official file (the Qwen cookbook's mobile_use): its description, with sentinels where the
+ * screen's width and height go (agents/qwen-cookbook.ts FRAME_WIDTH, FRAME_HEIGHT), and its parameters as Python's
+ * json.dumps wrote them.
+ */
+export const LoadedTool = z.strictObject({ name: z.string().min(1), description: z.string(), parametersJson: z.string().min(2) });
+export type LoadedTool = z.infer<typeof LoadedTool>;
+
+const Settings = z.strictObject({
+  preset: VlmPresetId.optional().describe(`A public checkpoint asked exactly as its authors' agent asks it: ${VLM_PRESET_IDS.join(' | ')}; fills every setting not given (docs/policy-vlm.md "Presets")`),
+  agent: VlmAgentId.default('workbench').describe("Whose request is sent: workbench (the format's prompt and the options below) or an official agent's (set by a preset)"),
   endpoint: VlmEndpointSettings,
   format: VlmFormatId.default('androidworld').describe('Action format: androidworld | ui-tars | mobilerl | qwen-mobile-use'),
   coordinates: CoordinateSpace.optional().describe("Where the model's coordinates live (default: the format's own; see docs/policy-vlm.md)"),
@@ -41,10 +66,19 @@ export const VlmPolicySettings = z.strictObject({
   promptTemplate: PromptTemplateRef.optional().describe("The prompt the model was trained on, loaded at run time: {package: 'ui-tars', name: 'MOBILE_USE_DOUBAO'} from the installed Python package, or {file: PATH} (placeholders: docs/policy-vlm.md); default: the format's own prompt"),
   promptLanguage: z.string().min(1).default('English').describe('Fills the template\'s {language} (default English)'),
   promptTemplateText: z.string().min(1).optional().describe('The loaded template: filled from promptTemplate when a run starts (withPromptTemplate), never kept in the profiles file'),
-}).refine((s) => s.minPixels === undefined || s.maxPixels === undefined || s.minPixels <= s.maxPixels, {
+  promptTool: LoadedTool.optional().describe("The loaded tool (agent qwen-cookbook): filled from promptTemplate when a run starts, never kept in the profiles file"),
+});
+
+// The cast below: the preprocess (applyPreset) takes the object's own input, so callers keep the object's types.
+export const VlmPolicySettings = z.preprocess(applyPreset, Settings.refine((s) => s.minPixels === undefined || s.maxPixels === undefined || s.minPixels <= s.maxPixels, {
   message: 'minPixels must not be more than maxPixels', path: ['maxPixels'],
 }).refine((s) => !s.promptTemplate || 'file' in s.promptTemplate || TEMPLATE_PACKAGES[s.promptTemplate.package].format === s.format, {
   message: "the template's model answers in another format: set format to the package's (ui-tars)", path: ['promptTemplate'],
-});
-export type VlmPolicySettings = z.infer<typeof VlmPolicySettings>;
-export type VlmPolicySettingsInput = z.input<typeof VlmPolicySettings>;
+}).refine((s) => s.agent === 'workbench' || AGENT_FORMATS[s.agent] === s.format, {
+  message: "the agent's model answers in another format: leave format to the preset", path: ['format'],
+}).refine((s) => s.agent === 'workbench' || s.agent === 'ui-tars-1.5' || s.promptTemplate !== undefined, {
+  // The official prompt of these agents ships in no package: the user points at the file (the preset says which).
+  message: 'this agent reads its prompt from a file of its official code: give promptTemplate (--prompt-template FILE)', path: ['promptTemplate'],
+})) as unknown as typeof Settings;
+export type VlmPolicySettings = z.infer<typeof Settings>;
+export type VlmPolicySettingsInput = z.input<typeof Settings>;

@@ -9,6 +9,7 @@ import { up as up0007 } from './0007-step-usage.js';
 import { up as up0008 } from './0008-rollout-scores.js';
 import { up as up0009 } from './0009-episode-verdicts.js';
 import { up as up0010 } from './0010-outside-agents.js';
+import { up as up0011 } from './0011-step-request.js';
 
 export interface Migration {
   version: number;
@@ -28,4 +29,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 8, name: 'rollout-scores', up: up0008 },
   { version: 9, name: 'episode-verdicts', up: up0009 },
   { version: 10, name: 'outside-agents', up: up0010 },
+  { version: 11, name: 'step-request', up: up0011 },
 ];

@@ -3,6 +3,8 @@ is accepted (test_vlm_tiny.py trains it; test_vlm_hf.py trains the Hugging Face 
 
 from __future__ import annotations
 
+import io
+import json
 import os
 import sys
 import tempfile
@@ -91,12 +93,42 @@ class VlmKinds(unittest.TestCase):
             self.assertIn("Previous actions:\n- step 0", rows[2]["messages"][0]["content"][1]["text"])
             for bad, where in (([{"role": "tool", "content": "x"}], "messages[0]"),
                                ([{"role": "user", "content": [{"type": "image_url", "image_url": "u"}]}], "messages[0].content[0]"),
-                               ([{"role": "user", "content": [{"type": "image"}, {"type": "image"}]}], "step 0")):
+                               ([{"role": "user", "content": [{"type": "image", "step": 7}]}], "step 0")):
                 with open(path, "wb") as f:
                     f.write(helpers.vlm_bundle("vlm-grpo", [helpers.vlm_episode("a", ["tap(3)"], messages=bad)]))
                 with Bundle(path) as b, self.assertRaises(BundleError) as e:
                     samples(b)
                 self.assertIn(where, e.exception.member)
+
+    def test_samples_read_each_image_from_the_step_it_names_at_the_size_sent_and_the_servers_prompt_tokens(self) -> None:
+        from awb_trainer.bundle import Bundle
+        from awb_trainer.jobs.vlm_samples import samples
+        from PIL import Image
+
+        first, second = helpers.png(40, 80, (10, 20, 30)), helpers.png(40, 80, (200, 200, 0))
+        chat = [{"role": "user", "content": [{"type": "text", "text": "Task"}, {"type": "image", "step": 0, "width": 20, "height": 40}]},
+                {"role": "assistant", "content": "A0"}, {"role": "user", "content": [{"type": "image", "step": 1}]}]
+        ep = {"uid": "e", "template": "T", "seed": 1, "instruction": "Task", "steps": [
+            {"index": 0, "screenshot": "screenshots/a.png", "action": {"action_type": "wait"}, "train": False},
+            {"index": 1, "screenshot": "screenshots/b.png", "action": None, "raw": "A1", "messages": chat,
+             "usage": {"prompt_tokens": 42, "completion_tokens": 3}}]}
+        manifest = {"format": "awb-bundle", "version": 1, "kind": "vlm-sft", "createdAt": 0, "counts": {"episodes": 1}}
+        tar = helpers.make_tar({"manifest.json": json.dumps(manifest).encode(), "episodes.jsonl": (json.dumps(ep) + "\n").encode(),
+                                "screenshots/a.png": first, "screenshots/b.png": second})
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "b.tar")
+            with open(path, "wb") as f:
+                f.write(tar)
+            with Bundle(path) as b:
+                rows = samples(b)
+        self.assertEqual(len(rows), 1)  # step 0 is train: false (its screenshot is still shown by step 1)
+        row = rows[0]
+        self.assertEqual((row["target"], row["promptTokens"]), ("A1", 42))  # usage.prompt_tokens, as the export writes it
+        self.assertEqual(len(row["images"]), 2)
+        self.assertEqual(Image.open(io.BytesIO(row["images"][0])).size, (20, 40))  # resized to the size it was sent at
+        self.assertEqual(Image.open(io.BytesIO(row["images"][0])).getpixel((5, 5)), (10, 20, 30))
+        self.assertEqual(row["images"][1], second)
+        self.assertEqual(row["messages"][0]["content"][1], {"type": "image"})
 
     @unittest.skipIf(MISSING is None, "transformers and peft import here: every model is accepted")
     def test_the_service_refuses_other_models_than_awb_tiny_lm_without_transformers_and_peft(self) -> None:

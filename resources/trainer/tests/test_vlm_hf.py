@@ -34,7 +34,7 @@ def _backend(model: str, **extra):
 
 
 def _sample(target: str, image: bytes, prompt_tokens: "int | None" = None) -> dict:
-    return {"messages": CHAT, "target": target, "images": 1, "image": image, "episode": "e1", "promptTokens": prompt_tokens,
+    return {"messages": CHAT, "target": target, "images": [image], "episode": "e1", "promptTokens": prompt_tokens,
             "where": "episodes.jsonl:1 step 0"}
 
 
@@ -124,6 +124,34 @@ class HfBackendUnits(unittest.TestCase):
         self.assertIn("pixel settings differ between server and trainer", str(e.exception))
         self.assertIn(f"server counted {n + 12} prompt tokens, the trainer's processor {n}", str(e.exception))
         self.assertEqual(e.exception.member, "episodes.jsonl:1 step 0")
+
+    def test_a_bundle_whose_step_recorded_another_prompt_count_fails_with_pixel_settings_mismatch(self) -> None:
+        # Through samples(), from an episodes.jsonl line as the store's export writes it (usage.prompt_tokens): the
+        # guard reads the field the workbench writes.
+        import tempfile
+        from awb_trainer.bundle import Bundle
+        from awb_trainer.jobs.vlm_hf import PixelSettingsMismatch
+        from awb_trainer.jobs.vlm_samples import samples
+
+        big = helpers.png(112, 112)
+        pinned = _backend(self.model, minPixels=56 * 56, maxPixels=56 * 56)
+        n = pinned.encode(_sample("tap(3)", big)).prompt_len
+        chat = [{"role": "user", "content": [{"type": "image", "step": 0}, {"type": "text", "text": "Task: Press OK"}]}]
+        for counted, fails in ((n, False), (n + 12, True)):
+            ep = helpers.vlm_episode("a", ["tap(3)"], messages=chat)
+            ep["steps"][0]["usage"] = {"prompt_tokens": counted, "completion_tokens": 2}
+            with tempfile.TemporaryDirectory() as tmp:
+                path = os.path.join(tmp, "b.tar")
+                with open(path, "wb") as f:
+                    f.write(helpers.vlm_bundle("vlm-sft", [ep], screenshot=big))
+                with Bundle(path) as b:
+                    (row,) = samples(b)
+            self.assertEqual(row["promptTokens"], counted)
+            if fails:
+                with self.assertRaises(PixelSettingsMismatch):
+                    pinned.encode(row)
+            else:
+                pinned.encode(row)
 
     def test_lora_sits_on_the_language_model_only_under_the_names_vllm_maps(self) -> None:
         import peft

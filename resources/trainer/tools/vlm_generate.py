@@ -65,7 +65,7 @@ def main(argv: list[str]) -> int:
 
     def reply(sample: dict) -> str:
         prompt = processor.apply_chat_template(sample["messages"], add_generation_prompt=True, tokenize=False)
-        images = [Image.open(io.BytesIO(sample["image"])).convert("RGB")] if sample["images"] else None
+        images = [Image.open(io.BytesIO(b)).convert("RGB") for b in sample["images"]] or None
         enc = processor(text=[prompt], images=images, return_tensors="pt", add_special_tokens=False)
         out = model.generate(**enc, max_new_tokens=a.max_new_tokens, do_sample=False, eos_token_id=eot_id, pad_token_id=pad)
         return tok.decode(out[0, enc["input_ids"].shape[1]:], skip_special_tokens=True)

@@ -119,6 +119,18 @@ function parse(output: string, ctx: ParseContext) {
       // The released AndroidWorld executor types without pressing Enter (TextOnlyExecutor_android_world.type).
       return done({ action_type: 'input_text', text: call.kwargs.text, ...(someFieldHasText(ctx) ? { clear: true } : {}) });
     case 'swipe': {
+      // The released AndroidWorld executor's precise form (TextOnlyExecutor_android_world.do → swipe_precise): start
+      // and end go to `adb shell input swipe` as they are, device pixels whatever the element boxes' frame.
+      if (call.kwargs.start !== undefined || call.kwargs.end !== undefined) {
+        const at = (key: 'start' | 'end'): [number, number] => {
+          const n = numbersIn(call.kwargs[key]);
+          if (n?.length !== 2) fail(ID, output, `Swipe ${key} must be [x, y] in screen pixels, got ${JSON.stringify(call.kwargs[key])}`);
+          const [x, y] = [Math.round(n[0]!), Math.round(n[1]!)];
+          if (x < 0 || y < 0 || x >= ctx.screen.width || y >= ctx.screen.height) throw new VlmCoordinateError(ID, output, [n[0]!, n[1]!], ctx.screen);
+          return [x, y];
+        };
+        return done({ action_type: 'swipe', start: at('start'), end: at('end') });
+      }
       const dir = String(call.kwargs.direction ?? '').toLowerCase() as keyof typeof FINGER;
       if (!(dir in FINGER)) fail(ID, output, `Swipe direction must be up, down, left or right, got ${JSON.stringify(call.kwargs.direction)}`);
       const distWord = String(call.kwargs.dist ?? 'medium').toLowerCase() as keyof typeof UNITS;

@@ -195,7 +195,7 @@ class HfBackend:
         from PIL import Image
 
         prompt = self.processor.apply_chat_template(sample["messages"], add_generation_prompt=True, tokenize=False)
-        images = [Image.open(io.BytesIO(sample["image"])).convert("RGB")] if sample["images"] else None
+        images = [Image.open(io.BytesIO(b)).convert("RGB") for b in sample["images"]] or None
         enc = self.processor(text=[prompt], images=images, return_tensors="pt", add_special_tokens=False)
         prompt_ids = enc["input_ids"]
         n_prompt = prompt_ids.shape[1]

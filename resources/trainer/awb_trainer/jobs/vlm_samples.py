@@ -1,11 +1,18 @@
 """The vlm kinds' training samples: one per recorded step of episodes.jsonl (the store's export format) that has an
-answer, with the chat the policy was prompted with and the episode's advantage."""
+answer, with the chat the policy was prompted with and the episode's advantage.
+
+The workbench writes each step a VLM policy decided with `messages` (the request it was sent; an image part
+`{"type": "image", "step": k}` shows step k's screenshot, with `width`/`height` when the policy sent it resized) and
+`raw` (the reply to learn), and `"train": false` on steps with nothing to learn. A bundle of another writer's, whose
+steps carry neither, gets the fallback chat below and the action's JSON as the target."""
 
 from __future__ import annotations
 
 import json
 import math
 from typing import Any, Optional
+
+import io
 
 from ..bundle import Bundle
 from ..errors import BundleError
@@ -40,7 +47,7 @@ def check_messages(raw: Any, where: str) -> list[dict]:
         parts = []
         for j, part in enumerate(content):
             if isinstance(part, dict) and part.get("type") == "image":
-                parts.append({"type": "image"})
+                parts.append({"type": "image", **_image_ref(part, f"{at}.content[{j}]")})
             elif isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):
                 parts.append({"type": "text", "text": part["text"]})
             else:
@@ -49,52 +56,97 @@ def check_messages(raw: Any, where: str) -> list[dict]:
     return out
 
 
-def image_parts(messages: list[dict]) -> int:
-    return sum(1 for m in messages if isinstance(m["content"], list) for p in m["content"] if p["type"] == "image")
+def image_parts(messages: list[dict]) -> list[dict]:
+    return [p for m in messages if isinstance(m["content"], list) for p in m["content"] if p["type"] == "image"]
 
 
 def samples(bundle: Bundle) -> list[dict]:
-    """One dict per step with an answer: messages, target, image bytes (None when the chat has no image part),
-    episode key, group (template, seed), outcome reward, the episode's advantage (None when absent), the server's
-    prompt-token count (usage.promptTokens, when the step recorded it with its messages) and where the step is."""
+    """One dict per step with an answer: messages, target, the images in the chat's order (PNG bytes; the step's own
+    screenshot, or step k's for a part naming it, resized when the part gives the size it was sent at), episode key,
+    group (template, seed), outcome reward, the episode's advantage (None when absent), the server's prompt-token
+    count (usage.prompt_tokens, when the step recorded it with its messages) and where the step is."""
     out = []
     for line, ep in bundle.jsonl("episodes.jsonl"):
         where = f"episodes.jsonl:{line}"
         if not isinstance(ep, dict):
             raise BundleError(where, f"expected an object, got {type(ep).__name__}")
         advantage = _advantage(ep.get("advantage"), where)
+        steps = ep.get("steps") or []
+        shots = {s.get("index", i): s.get("screenshot") for i, s in enumerate(steps) if isinstance(s, dict)}
         history: list[str] = []
-        for i, step in enumerate(ep.get("steps") or []):
+        for i, step in enumerate(steps):
+            at = f"{where} step {i}"
+            if step.get("train") is False:
+                history.append(step.get("description") or json.dumps(step.get("action")))
+                continue
             target = step.get("raw") if isinstance(step.get("raw"), str) else (json.dumps(step["action"]) if step.get("action") else None)
             if step.get("messages") is not None:
-                messages = check_messages(step["messages"], f"{where} step {i}")
+                messages = check_messages(step["messages"], at)
             else:
                 messages = default_messages(ep.get("instruction", ""), history[-HISTORY:])
-            images = image_parts(messages)
-            if images > 1:
-                raise BundleError(f"{where} step {i}", f"messages hold {images} image parts; a step has one screenshot")
-            shot = step.get("screenshot")
-            if target and (shot or images == 0):
+            refs = image_parts(messages)
+            own = step.get("index", i)
+            files = []
+            for r in refs:
+                k = r.get("step", own)
+                if k != own and not shots.get(k):
+                    raise BundleError(at, f"an image part shows step {k}, which has no screenshot in this episode")
+                files.append(shots.get(k))
+            if target and all(files):
                 # the server's prompt-token count is only comparable when the step recorded the chat it was sent
-                prompt_tokens = _prompt_tokens(step.get("usage"), f"{where} step {i}") if step.get("messages") is not None else None
-                out.append({"messages": messages, "target": target, "images": images, "image": bundle.read(shot) if images else None,
-                             "episode": ep.get("uid", f"line {line}"), "group": (ep.get("template"), ep.get("seed")),
-                             "reward": _outcome(ep), "advantage": advantage, "promptTokens": prompt_tokens, "where": f"{where} step {i}"})
+                prompt_tokens = _prompt_tokens(step.get("usage"), at) if step.get("messages") is not None else None
+                images = [_sized(bundle.read(f), r) for f, r in zip(files, refs)]
+                for m in messages:
+                    if isinstance(m["content"], list):
+                        m["content"] = [{"type": "image"} if p["type"] == "image" else p for p in m["content"]]
+                out.append({"messages": messages, "target": target, "images": images,
+                            "episode": ep.get("uid", f"line {line}"), "group": (ep.get("template"), ep.get("seed")),
+                            "reward": _outcome(ep), "advantage": advantage, "promptTokens": prompt_tokens, "where": at})
             history.append(step.get("description") or json.dumps(step.get("action")))
     if not out:
-        raise BundleError("episodes.jsonl", "no step has an answer (raw or action) and the screenshot its chat shows")
+        raise BundleError("episodes.jsonl", "no step has an answer (raw or action) and the screenshots its chat shows")
     return out
 
 
+def _image_ref(part: dict, where: str) -> dict:
+    """An image part's step and sent size: {"step": k, "width": w, "height": h}, each optional."""
+    out = {}
+    for key in ("step", "width", "height"):
+        v = part.get(key)
+        if v is None:
+            continue
+        if isinstance(v, bool) or not isinstance(v, int) or v < (0 if key == "step" else 1):
+            raise BundleError(where, f"image {key} must be {'a step index' if key == 'step' else 'a positive integer'}, got {v!r:.100}")
+        out[key] = v
+    if ("width" in out) != ("height" in out):
+        raise BundleError(where, f"an image part gives width and height together, got {part!r:.200}")
+    return out
+
+
+def _sized(png: bytes, ref: dict) -> bytes:
+    """The screenshot at the size the policy sent it (PIL's resize, as the official agents resize), else as stored."""
+    if "width" not in ref:
+        return png
+    from PIL import Image
+
+    image = Image.open(io.BytesIO(png))
+    if image.size == (ref["width"], ref["height"]):
+        return png
+    buf = io.BytesIO()
+    image.convert("RGB").resize((ref["width"], ref["height"])).save(buf, format="PNG")
+    return buf.getvalue()
+
+
 def _prompt_tokens(usage: Any, where: str) -> Optional[int]:
-    """usage.promptTokens of a VLM step (the server's usage.prompt_tokens), None when the step has no usage."""
+    """The server's prompt-token count of a VLM step: usage.prompt_tokens as the store's export writes it
+    (docs/trajectory-format.md), None when the step has no usage."""
     if usage is None:
         return None
-    n = usage.get("promptTokens") if isinstance(usage, dict) else usage
+    n = usage.get("prompt_tokens") if isinstance(usage, dict) else usage
     if n is None and isinstance(usage, dict):
         return None
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise BundleError(where, f"usage.promptTokens must be a positive integer or absent, got {n!r:.100}")
+        raise BundleError(where, f"usage.prompt_tokens must be a positive integer or absent, got {n!r:.100}")
     return n
 
 

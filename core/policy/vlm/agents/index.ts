@@ -1,0 +1,47 @@
+import { assertNever } from '../../../util/errors.js';
+import type { VlmAgentId, VlmPolicySettings } from '../settings.js';
+import { mobileRlRequest } from './mobilerl.js';
+import { qwenCookbookRequest } from './qwen-cookbook.js';
+import type { AgentInput, AgentRequest } from './types.js';
+import { uiTarsRequest } from './ui-tars.js';
+
+export { sentImage, agentImageSize } from './images.js';
+export { FRAME_HEIGHT, FRAME_WIDTH } from './qwen-cookbook.js';
+export type { AgentInput, AgentRequest, SentImage } from './types.js';
+
+/** Whether the agent resizes screenshots itself before sending them (the UI-TARS agents do). */
+export function agentResizes(agent: VlmAgentId): boolean {
+  return agent === 'ui-tars-1.5' || agent === 'ui-tars-v1';
+}
+
+/** The request an official agent builds at this step (agent is not 'workbench': prompt.ts builds that one). */
+export function agentRequest(agent: Exclude<VlmAgentId, 'workbench'>, input: AgentInput): AgentRequest {
+  switch (agent) {
+    case 'ui-tars-1.5':
+    case 'ui-tars-v1':
+      return uiTarsRequest(input, agent);
+    case 'qwen-cookbook':
+      return qwenCookbookRequest(input);
+    case 'mobilerl':
+      return mobileRlRequest(input);
+    default:
+      return assertNever(agent, 'VLM agent');
+  }
+}
+
+/** The most images one request carries (a server's per-prompt image limit must allow it: vLLM's --limit-mm-per-prompt). */
+export function imagesPerRequest(s: Pick<VlmPolicySettings, 'agent' | 'screenshot' | 'historyStyle' | 'historyImages'>): number {
+  if (!s.screenshot) return 0;
+  switch (s.agent) {
+    case 'workbench':
+      return s.historyStyle === 'turns' ? 1 + s.historyImages : 1;
+    case 'ui-tars-1.5':
+    case 'ui-tars-v1':
+    case 'mobilerl':
+      return 1 + s.historyImages;
+    case 'qwen-cookbook':
+      return 1;
+    default:
+      return assertNever(s.agent, 'VLM agent');
+  }
+}
