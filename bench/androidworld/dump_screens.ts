@@ -1,7 +1,7 @@
 /**
  * Screens for checking the environment server's `ui_elements` against AndroidWorld's own `xml_dump_to_ui_elements`
  * (docs/env-protocol.md, "The observation"): every template's oracle episode (seed 1) on SimDroid, each step's
- * uiautomator XML beside what core/env/ui-elements.ts makes of it, up to N screens, written as JSON.
+ * uiautomator XML beside what core/a11y/androidworld-elements.ts makes of it, up to N screens, written as JSON.
  *   node --import tsx bench/androidworld/dump_screens.ts OUT.json [N]
  *   python bench/androidworld/ui_elements.py --aw /path/to/android_world OUT.json
  */
@@ -10,7 +10,7 @@ import { serializeUiTree } from '../../core/a11y/ui-tree.js';
 import { openSimDroid } from '../../core/devices/provider.js';
 import { OraclePolicy } from '../../core/episode/policies/oracle.js';
 import { runEpisode } from '../../core/episode/runner.js';
-import { awUiElements } from '../../core/env/ui-elements.js';
+import { awUiElements } from '../../core/a11y/androidworld-elements.js';
 import { instantiate } from '../../core/tasks/instance.js';
 import { TASKS } from '../../core/tasks/registry.js';
 

@@ -3,7 +3,7 @@ import { isPixelCapable, type Device } from '../device/device.js';
 import type { Observation } from '../device/observation.js';
 import { pngSize } from '../policy/vlm/geometry.js';
 import { ObservationSpecError, type ObservationSpec } from './protocol.js';
-import { awUiElements } from './ui-elements.js';
+import { awUiElements } from '../a11y/androidworld-elements.js';
 
 /**
  * An observation as the client asked for it (docs/env-protocol.md, "The observation"): the goal, the app in front,

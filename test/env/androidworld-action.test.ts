@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { observe } from '../../core/device/observation.js';
 import { fromJsonAction } from '../../core/env/androidworld-action.js';
-import { awUiElements } from '../../core/env/ui-elements.js';
+import { awUiElements } from '../../core/a11y/androidworld-elements.js';
 import { device } from '../helpers/simdroid.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { UiElement } from '../a11y/ui-tree.js';
+import type { UiElement } from './ui-tree.js';
 
 /**
  * The screen's elements as AndroidWorld's agents read them: what its `representation_utils.xml_dump_to_ui_elements`
