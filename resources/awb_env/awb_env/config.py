@@ -23,6 +23,7 @@ Tree = Literal["xml", "elements", "both", "none"]
 ActionSpaceName = Literal["workbench", "androidworld", "reply"]
 FORMATS = ("androidworld", "ui-tars", "mobilerl", "qwen-mobile-use")
 MAX_TEXT = 1_000_000
+_OBJECT_OR_NULL = ("action", "error", "verdict", "episode_error", "episode_rewards")
 _REPLY_OPTIONS = ("coordinates", "image", "min_pixels", "max_pixels", "thought", "prompt")
 
 
@@ -172,6 +173,15 @@ class EnvConfig:
         return out
 
     # --- step ---
+
+    @staticmethod
+    def gym_info(info: dict[str, Any]) -> dict[str, Any]:
+        """The protocol's info with its object-or-null values as dicts (``{}`` for null), so Gymnasium's vector envs,
+        which batch each key by the type they see first, can batch them."""
+        for key in _OBJECT_OR_NULL:
+            if key in info and info[key] is None:
+                info[key] = {}
+        return info
 
     def action_fields(self, action: Any) -> dict[str, Any]:
         """A ``step`` request's action fields for ``action``: a dict or JSON text in this space; a JSONAction object;

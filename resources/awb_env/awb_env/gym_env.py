@@ -90,7 +90,7 @@ class AndroidTaskEnv(gym.Env[dict[str, Any], Any]):
         obs = self._observe(r.observation)
         info = dict(r.info)
         info.update(step=0, session=self.session.id, run_id=self.session.run.get("id"))
-        return obs, info
+        return obs, self.config.gym_info(info)
 
     def step(self, action: Any) -> tuple[dict[str, Any], SupportsFloat, bool, bool, dict[str, Any]]:
         """One action in any of its forms (see EnvConfig.action_fields); never raises on a malformed one."""
@@ -130,7 +130,7 @@ class AndroidTaskEnv(gym.Env[dict[str, Any], Any]):
         return obs
 
     def _step_result(self, r: StepResult) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
-        info = r.info
+        info = self.config.gym_info(r.info)
         if r.observation is None:
             # The device failed at the end: the last screen stands in (a fresh copy: observations are never shared).
             info["observation_missing"] = True

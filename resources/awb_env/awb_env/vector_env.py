@@ -120,7 +120,7 @@ class AndroidTaskVectorEnv(VectorEnv):
                 infos = self._add_info(infos, self._reset_info(i, r0), i)
                 continue
             r: StepResult = p.result()
-            info = r.info
+            info = self.config.gym_info(r.info)
             if r.observation is None:
                 info["observation_missing"] = True
             else:
@@ -167,7 +167,7 @@ class AndroidTaskVectorEnv(VectorEnv):
     def _reset_info(self, i: int, r: ResetResult) -> dict[str, Any]:
         info = dict(r.info)
         info.update(step=0, session=self.sessions[i].id)
-        return info
+        return self.config.gym_info(info)
 
     def _remember(self, i: int, o: dict[str, Any]) -> None:
         if self.config.frames:
