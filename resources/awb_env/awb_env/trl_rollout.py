@@ -23,6 +23,7 @@ rewards so far: its stored return once it ended) for the :func:`env_reward` rewa
 
 from __future__ import annotations
 
+import copy
 import io
 import json
 import subprocess
@@ -170,7 +171,11 @@ class AndroidRollout:
                                                **(trainer.chat_template_kwargs or {})) for p in prompts]
         enc = processor(text=texts, images=images, padding=True, padding_side="left", return_tensors="pt")
         prompt_ids = [row[mask.bool()].tolist() for row, mask in zip(enc["input_ids"], enc["attention_mask"])]
-        vision = {k: v for k, v in enc.items() if k not in ("input_ids", "attention_mask")}
+        shape = enc["input_ids"].shape
+        # Per-token fields (e.g. mm_token_type_ids) follow each row's tokens; the rest (pixels, grids) its image.
+        per_token = {k: [row[m.bool()].tolist() for row, m in zip(v, enc["attention_mask"])]
+                     for k, v in enc.items() if k not in ("input_ids", "attention_mask") and tuple(v.shape) == tuple(shape)}
+        vision = {k: v for k, v in enc.items() if k not in ("input_ids", "attention_mask") and k not in per_token}
         turn_end = _turn_end_ids(processor, tokenizer)
 
         n = len(prompts)
@@ -188,7 +193,7 @@ class AndroidRollout:
             if not live:
                 break
             new_ids, new_lps = self._generate(trainer, unwrap_model_for_generation, torch, tokenizer,
-                                              [prompt_ids[i] + completion[i] for i in live], vision, live, n,
+                                              [prompt_ids[i] + completion[i] for i in live], vision, per_token, live, n,
                                               min(budget - len(completion[i]) for i in live) if self.turn_tokens is None
                                               else min(self.turn_tokens, *(budget - len(completion[i]) for i in live)))
             steps = []
@@ -263,7 +268,8 @@ class AndroidRollout:
         return {}
 
     def _generate(self, trainer: Any, unwrap: Any, torch: Any, tokenizer: Any, rows: list[list[int]],
-                  vision: dict[str, Any], live: list[int], n: int, max_new: int) -> tuple[list[list[int]], list[list[float]]]:
+                  vision: dict[str, Any], per_token: dict[str, list[list[int]]], live: list[int], n: int,
+                  max_new: int) -> tuple[list[list[int]], list[list[float]]]:
         """One turn for the live rollouts: sampled tokens (up to the end of turn) and their sampling log-probs."""
         device = trainer.accelerator.device
         width = max(len(r) for r in rows)
@@ -272,10 +278,16 @@ class AndroidRollout:
         attn = torch.tensor([[0] * (width - len(r)) + [1] * len(r) for r in rows], device=device)
         inputs: dict[str, Any] = {"input_ids": ids, "attention_mask": attn}
         inputs.update(_select_vision(vision, live, n, torch, device))
-        config = trainer.generation_config
+        for k, rows_k in per_token.items():
+            # The prompt's values, 0 (text) for the tokens after it, left-padded like the ids.
+            vals = [rows_k[i] + [0] * (len(r) - len(rows_k[i])) for i, r in zip(live, rows)]
+            inputs[k] = torch.tensor([[0] * (width - len(v)) + v for v in vals], device=device)
+        config = copy.deepcopy(trainer.generation_config)  # the trainer's sampling settings
+        config.max_new_tokens = max_new
+        config.output_scores = True
+        config.return_dict_in_generate = True
         with unwrap(trainer.model_wrapped, trainer.accelerator) as model, torch.no_grad():
-            out = model.generate(**inputs, generation_config=config, max_new_tokens=max_new, output_scores=True,
-                                 return_dict_in_generate=True)
+            out = model.generate(**inputs, generation_config=config)
         gen = out.sequences[:, width:]
         scores = torch.stack(out.scores, dim=1).float().log_softmax(-1)  # (B, T, V): the sampling distribution
         lps = scores.gather(-1, gen.unsqueeze(-1)).squeeze(-1)
@@ -295,9 +307,10 @@ class AndroidRollout:
 
 
 def _feedback(info: dict[str, Any]) -> str:
+    """The default next user turn: what the step did, briefly (the whole error is in the store)."""
     err = info.get("error")
-    said = f"That action failed: {err.get('message')}" if err else f"Done: {info.get('description')}"
-    return f"{said}\nThe screen has changed. What is the next action?"
+    said = f"That action failed ({err.get('name')})." if err else f"Done: {info.get('description')}."
+    return f"{said} What is the next action?"
 
 
 def _turn_end_ids(processor: Any, tokenizer: Any) -> list[int]:
