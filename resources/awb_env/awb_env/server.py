@@ -69,7 +69,8 @@ def find_node() -> str:
 
 
 def _die_with_parent() -> None:
-    # Linux: the server gets SIGTERM when this process dies, even by SIGKILL (no orphaned node left behind).
+    # Linux: the server gets SIGTERM when its parent dies, even by SIGKILL (no orphaned node left behind). The kernel
+    # ties this to the *thread* that forked, so it is set only for servers started from the main thread.
     try:
         import ctypes
 
@@ -95,7 +96,8 @@ class EmbeddedServer:
         self._stderr: deque[str] = deque(maxlen=40)
         self.process = subprocess.Popen(
             args, cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+            preexec_fn=_die_with_parent
+            if sys.platform.startswith("linux") and threading.current_thread() is threading.main_thread() else None,
         )
         threading.Thread(target=self._drain, args=(self.process.stderr, True), daemon=True, name="awb-env-stderr").start()
         first = self._first_line()
@@ -151,15 +153,19 @@ class EmbeddedServer:
 _lock = threading.Lock()
 _shared: EmbeddedServer | None = None
 _users = 0
+_hooked = False
 
 
 def acquire() -> EmbeddedServer:
     """The process's embedded server, started if none runs; pair with :func:`release`."""
-    global _shared, _users
+    global _shared, _users, _hooked
     with _lock:
         if _shared is None or not _shared.running:
             _shared = EmbeddedServer()
             _users = 0
+            if not _hooked:  # registered with the first server, not at import
+                atexit.register(_stop_at_exit)
+                _hooked = True
         _users += 1
         return _shared
 
@@ -177,7 +183,6 @@ def release(server: EmbeddedServer) -> None:
             server.stop()
 
 
-@atexit.register
 def _stop_at_exit() -> None:
     global _shared
     with _lock:
