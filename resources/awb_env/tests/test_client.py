@@ -131,3 +131,20 @@ def test_a_wrong_token_is_refused_before_hello(server_url: str) -> None:
     with pytest.raises(awb_env.ServerGoneError, match="401") as e:
         EnvClient(server_url.split("token=")[0] + "token=wrong")
     assert "wrong" not in str(e.value)
+
+
+def test_held_and_released_events_are_logged_once_and_passed_on(server_url: str, caplog: pytest.LogCaptureFixture) -> None:
+    seen: list[dict] = []
+    c = EnvClient(server_url, on_event=seen.append)
+    try:
+        with caplog.at_level("INFO", logger="awb_env"):
+            # The frames a server sends when a person pauses the session in the workbench, and lets it go.
+            c._deliver('{"event": "held", "session": "abc", "reason": "paused in the workbench"}')
+            c._deliver('{"event": "released", "session": "abc"}')
+            c._deliver('{"event": "something-new", "session": "abc"}')
+        assert [e["event"] for e in seen] == ["held", "released", "something-new"]
+        lines = [r.getMessage() for r in caplog.records if r.name == "awb_env"]
+        assert lines == ["awb_env: session abc is held in the workbench (paused in the workbench)", "awb_env: session abc goes on"]
+        assert c.create(TASK).reset().info["seed"] == 7, "an event is not a response"
+    finally:
+        c.close()
