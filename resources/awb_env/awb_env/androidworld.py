@@ -31,9 +31,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .client import EnvClient, ResetResult, Session, StepResult
+from .client import Connection, EnvClient, ResetResult, Session, StepResult
 from .config import EnvConfig
-from .server import ServerLease
 
 log = logging.getLogger("awb_env")
 
@@ -173,13 +172,9 @@ class AndroidWorldEnv(_AsyncEnvBase):  # type: ignore[misc,valid-type]
                  **kwargs: Any) -> None:
         self.config = EnvConfig.from_kwargs(screenshot="raw", scale=scale, tree="both", action_space="androidworld",
                                             agent=agent, **kwargs)
-        self._lease = ServerLease(server)
-        try:
-            self.client = EnvClient(self._lease.url)
-            self.session: Session = self.client.create(self.config.task, **self.config.create_fields())
-        except BaseException:
-            self._lease.release()
-            raise
+        self._connection = Connection(server)
+        self.client: EnvClient = self._connection.client
+        self.session: Session = self._connection.create(self.config.task, **self.config.create_fields())
         self.interaction_cache = ""
         self.goal = ""
         self.episode_info: dict[str, Any] = {}
@@ -296,8 +291,7 @@ class AndroidWorldEnv(_AsyncEnvBase):  # type: ignore[misc,valid-type]
             if not self.client.closed:
                 self.session.close()
         finally:
-            self.client.close()
-            self._lease.release()
+            self._connection.close()
 
     # --- helpers ---
 

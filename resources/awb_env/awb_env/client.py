@@ -32,6 +32,7 @@ from .errors import (
     url_without_token,
 )
 from .observation import PngMode, decode_observation
+from .server import ServerLease
 from .wire import decode_frame, encode_request
 
 log = logging.getLogger("awb_env")
@@ -333,4 +334,32 @@ class Session:
         return int(self.client.request("close", session=self.id).get("episodes", 0))
 
 
-__all__ = ["EnvClient", "EnvRequestError", "Pending", "ResetResult", "Session", "StepResult", "step_fields"]
+class Connection:
+    """A server (the given one, ``AWB_ENV_URL``'s, or the embedded one) and one client of it, let go together: closing
+    the connection closes every session it made (their unfinished episodes recorded as aborted)."""
+
+    def __init__(self, server: str | None = None) -> None:
+        self.lease = ServerLease(server)
+        try:
+            self.client = EnvClient(self.lease.url)
+        except BaseException:
+            self.lease.release()
+            raise
+
+    def create(self, task: dict[str, Any], *, png: PngMode = "array", **options: Any) -> Session:
+        """A session; should the server refuse it, the connection is closed before the error is raised."""
+        try:
+            return self.client.create(task, png=png, **options)
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        """Idempotent."""
+        try:
+            self.client.close()
+        finally:
+            self.lease.release()
+
+
+__all__ = ["Connection", "EnvClient", "EnvRequestError", "Pending", "ResetResult", "Session", "StepResult", "step_fields"]

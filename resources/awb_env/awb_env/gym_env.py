@@ -18,9 +18,8 @@ from typing import Any, SupportsFloat
 import gymnasium as gym
 import numpy as np
 
-from .client import EnvClient, Session, StepResult, step_fields
+from .client import Connection, EnvClient, Session, StepResult, step_fields
 from .config import EnvConfig
-from .server import ServerLease
 
 _apps_by_url: dict[str, tuple[str, ...]] = {}
 
@@ -62,14 +61,10 @@ class AndroidTaskEnv(gym.Env[dict[str, Any], Any]):
             raise ValueError(f"render_mode={render_mode!r}: expected None or 'rgb_array'")
         self.render_mode = render_mode
         self.config = EnvConfig.from_kwargs(frames=render_mode == "rgb_array", **kwargs)
-        self._lease = ServerLease(server)
         self._closed = False
-        try:
-            self.client = EnvClient(self._lease.url)
-            self.session: Session = self.client.create(self.config.task, **self.config.create_fields())
-        except BaseException:
-            self._lease.release()
-            raise
+        self._connection = Connection(server)
+        self.client: EnvClient = self._connection.client
+        self.session: Session = self._connection.create(self.config.task, **self.config.create_fields())
         self.observation_space = self.config.observation_space(self.session.device)
         self.action_space = self.config.action_space_for(self.session.device, app_names(self.client))
         self._last_obs: dict[str, Any] | None = None
@@ -117,8 +112,7 @@ class AndroidTaskEnv(gym.Env[dict[str, Any], Any]):
             if not self.client.closed:
                 self.session.close()
         finally:
-            self.client.close()
-            self._lease.release()
+            self._connection.close()
 
     # --- helpers ---
 

@@ -33,10 +33,9 @@ from openenv.core.env_server.interfaces import Environment
 from openenv.core.env_server.types import Action, EnvironmentMetadata, Observation, State
 from pydantic import Field
 
-from .client import EnvClient, Session, step_fields
+from .client import Connection, EnvClient, Session, step_fields
 from .config import EnvConfig
 from .observation import decode_png
-from .server import ServerLease
 
 
 class AndroidAction(Action):
@@ -96,13 +95,9 @@ class AndroidTaskEnvironment(Environment[AndroidAction, AndroidObservation, Andr
     def __init__(self, *, server: str | None = None, **kwargs: Any) -> None:
         super().__init__()
         self.config = EnvConfig.from_kwargs(**kwargs)
-        self._lease = ServerLease(server)
-        try:
-            self.client = EnvClient(self._lease.url)
-            self.session: Session = self.client.create(self.config.task, png="bytes", **self.config.create_fields())
-        except BaseException:
-            self._lease.release()
-            raise
+        self._connection = Connection(server)
+        self.client: EnvClient = self._connection.client
+        self.session: Session = self._connection.create(self.config.task, png="bytes", **self.config.create_fields())
         self._state = AndroidState(session=self.session.id, run_id=self.session.run.get("id"))
         self._closed = False
 
@@ -153,8 +148,7 @@ class AndroidTaskEnvironment(Environment[AndroidAction, AndroidObservation, Andr
             if not self.client.closed:
                 self.session.close()
         finally:
-            self.client.close()
-            self._lease.release()
+            self._connection.close()
 
     def _observation(self, o: dict[str, Any] | None, **result: Any) -> AndroidObservation:
         o = o or {}

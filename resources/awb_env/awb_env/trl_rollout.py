@@ -29,9 +29,9 @@ import json
 import subprocess
 from typing import Any, Callable, Sequence
 
-from .client import EnvClient, Session
+from .client import Connection, EnvClient, Session
 from .config import EnvConfig, task_spec
-from .server import ServerLease, find_checkout, find_node
+from .server import find_checkout, find_node
 
 Messages = list[dict[str, Any]]
 
@@ -112,8 +112,7 @@ class AndroidRollout:
                             screenshot="png", record="half" if scale == 0.5 else "full")
         self._server = server
         self._tasks: dict[str, dict[str, Any]] = {}
-        self._lease: ServerLease | None = None
-        self._client: EnvClient | None = None
+        self._connection: Connection | None = None
         self._sessions: list[Session] = []
 
     # --- the dataset ---
@@ -130,11 +129,10 @@ class AndroidRollout:
             if "template" not in spec or "seed" not in spec:
                 raise ValueError(f"task {t!r}: AndroidRollout needs a template and a seed per row")
         # The first screens are taken in a run of their own, so the training run holds only rollouts.
-        self._connect()
-        assert self._client is not None
+        client = self._connect()
         kwargs = {**self._kwargs, "run": f"{self._kwargs['run'] or self._kwargs['agent']} · first screens"}
         config = EnvConfig.from_kwargs(task=specs[0], **kwargs)  # type: ignore[arg-type]
-        session = self._client.create(config.task, png="bytes", **config.create_fields())
+        session = client.create(config.task, png="bytes", **config.create_fields())
         for spec in specs:
             first = session.reset(task=spec)
             messages = (prompt or (lambda tpl, seed, _obs: official_messages(self.format, tpl, seed)))(
@@ -229,12 +227,9 @@ class AndroidRollout:
 
     def close(self) -> None:
         """Closes the sessions (an unfinished episode is recorded as aborted) and lets the server go."""
-        if self._client is not None:
-            self._client.close()
-            self._client = None
-        if self._lease is not None:
-            self._lease.release()
-            self._lease = None
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
         self._sessions = []
 
     # --- helpers ---
@@ -245,17 +240,16 @@ class AndroidRollout:
             raise ValueError("a prompt this rollout did not make: build the training dataset with AndroidRollout.dataset()")
         return spec
 
-    def _connect(self) -> None:
-        if self._client is None:
-            self._lease = ServerLease(self._server)
-            self._client = EnvClient(self._lease.url)
+    def _connect(self) -> EnvClient:
+        if self._connection is None:
+            self._connection = Connection(self._server)
+        return self._connection.client
 
     def _session_pool(self, n: int, spec: dict[str, Any]) -> list[Session]:
-        self._connect()
-        assert self._client is not None
+        client = self._connect()
         config = EnvConfig.from_kwargs(task=spec, **self._kwargs)  # type: ignore[arg-type]
         missing = n - len(self._sessions)
-        created = [self._client.send_create(config.task, png="bytes", **config.create_fields()) for _ in range(missing)]
+        created = [client.send_create(config.task, png="bytes", **config.create_fields()) for _ in range(missing)]
         self._sessions += [p.result() for p in created]
         return self._sessions[:n]
 

@@ -25,9 +25,8 @@ import weakref
 from importlib import resources
 from typing import Any
 
-from .client import EnvClient, ResetResult, Session, StepResult
+from .client import Connection, ResetResult, Session, StepResult
 from .config import EnvConfig
-from .server import ServerLease
 
 
 def tool_chat_template() -> str:
@@ -47,13 +46,6 @@ def with_tool_template(processor: Any) -> Any:
     return processor
 
 
-def _release(client: EnvClient, lease: ServerLease) -> None:
-    try:
-        client.close()
-    finally:
-        lease.release()
-
-
 class AndroidToolEnv:
     """A workbench session whose episodes a model plays by calling tools.
 
@@ -66,15 +58,10 @@ class AndroidToolEnv:
                  agent: str = "trl-tools", **kwargs: Any) -> None:
         self._config = EnvConfig.from_kwargs(screenshot="png" if screenshot else "none", scale=scale, tree="elements",
                                              agent=agent, **kwargs)
-        self._lease = ServerLease(server)
-        try:
-            self._client = EnvClient(self._lease.url)
-            self._session: Session = self._client.create(self._config.task, png="bytes", **self._config.create_fields())
-        except BaseException:
-            self._lease.release()
-            raise
+        connection = Connection(server)
+        self._session: Session = connection.create(self._config.task, png="bytes", **self._config.create_fields())
         # TRL keeps its instances for the whole run and has no close hook: the connection goes with the instance.
-        self._finalizer = weakref.finalize(self, _release, self._client, self._lease)
+        self._finalizer = weakref.finalize(self, connection.close)
         self._return = 0.0
         self._done = False
         self._last: StepResult | ResetResult | None = None

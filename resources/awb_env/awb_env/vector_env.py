@@ -22,10 +22,9 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array, iterate
 
-from .client import EnvClient, Pending, ResetResult, Session, StepResult
+from .client import Connection, EnvClient, Pending, ResetResult, Session, StepResult
 from .config import EnvConfig
 from .gym_env import app_names
-from .server import ServerLease
 
 
 class AndroidTaskVectorEnv(VectorEnv):
@@ -45,16 +44,13 @@ class AndroidTaskVectorEnv(VectorEnv):
         base = self.config.task.get("seed", 0)
         self._next_seed = [base + i for i in range(num_envs)]
         self._closed = False
-        self._lease = ServerLease(server)
-        self.sessions: list[Session] = []
+        self._connection = Connection(server)
+        self.client: EnvClient = self._connection.client
         try:
-            self.client = EnvClient(self._lease.url)
             created = [self.client.send_create(self.config.task, **self.config.create_fields()) for _ in range(num_envs)]
-            for p in created:
-                self.sessions.append(p.result())
+            self.sessions: list[Session] = [p.result() for p in created]
         except BaseException:
-            self._close_sessions()
-            self._lease.release()
+            self._connection.close()  # the server closes the sessions it made for this connection
             raise
         device = self.sessions[0].device
         self.single_observation_space = self.config.observation_space(device)
@@ -152,9 +148,7 @@ class AndroidTaskVectorEnv(VectorEnv):
         try:
             self._close_sessions()
         finally:
-            if getattr(self, "client", None) is not None:
-                self.client.close()
-            self._lease.release()
+            self._connection.close()
 
     # --- helpers ---
 
@@ -184,11 +178,10 @@ class AndroidTaskVectorEnv(VectorEnv):
         return self.config.gym_observation({"screenshot": np.zeros(self.config.image_shape(self.sessions[0].device), np.uint8)})
 
     def _close_sessions(self) -> None:
-        client = getattr(self, "client", None)
-        if client is None or client.closed:
+        if self.client.closed:
             return
-        pending = [client.send("close", session=s.id) for s in self.sessions if not s.closed]
+        pending = [self.client.send("close", session=s.id) for s in self.sessions if not s.closed]
         for s in self.sessions:
             s.closed = True
         for request_id in pending:
-            client.wait(request_id)
+            self.client.wait(request_id)

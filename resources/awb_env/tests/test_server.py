@@ -16,6 +16,7 @@ import pytest
 import awb_env
 from awb_env import server
 from awb_env.errors import EmbeddedServerError
+from awb_env.vector_env import AndroidTaskVectorEnv
 
 PACKAGE = Path(__file__).resolve().parents[1]
 
@@ -48,9 +49,15 @@ def test_the_shared_server_is_counted_not_restarted(server_url: str) -> None:
     assert first.running, "the test session still holds it"
 
 
-def test_a_server_that_dies_raises_server_gone_with_the_url_but_not_the_token() -> None:
-    own = server.EmbeddedServer()
+def test_a_refused_vector_env_leaves_no_session_and_a_dying_server_raises_server_gone() -> None:
+    own = server.EmbeddedServer(devices=2)
     try:
+        # Three sessions on a server of two SimDroids: refused, and the two it made are closed with the connection.
+        with pytest.raises(awb_env.DevicesBusyError, match="--devices 3"):
+            AndroidTaskVectorEnv(3, server=own.url, task="ContactsAddContact", seed=0, tree="none")
+        two = AndroidTaskVectorEnv(2, server=own.url, task="ContactsAddContact", seed=0, tree="none")
+        two.close()
+
         client = awb_env.EnvClient(own.url)
         session = client.create({"template": "ContactsAddContact", "seed": 1})
         session.reset()
