@@ -115,7 +115,9 @@ class EmbeddedServer:
 
     def _first_line(self) -> str:
         got: list[str] = []
-        reader = threading.Thread(target=lambda: got.append(self.process.stdout.readline()), daemon=True)  # type: ignore[union-attr]
+        stdout = self.process.stdout
+        assert stdout is not None
+        reader = threading.Thread(target=lambda: got.append(stdout.readline()), daemon=True)
         reader.start()
         reader.join(START_TIMEOUT_S)
         if not got or not got[0]:
@@ -123,7 +125,8 @@ class EmbeddedServer:
             self.stop()
             tail = " | ".join(list(self._stderr)[-5:])
             how = f"exited with {code}" if code is not None else f"printed nothing in {START_TIMEOUT_S:.0f} s"
-            raise EmbeddedServerError(f"the embedded environment server ({' '.join(self.args[:4])}) {how}: {tail or 'no output'}",
+            command = " ".join(self.args[:4])
+            raise EmbeddedServerError(f"the embedded environment server ({command}) {how}: {tail or 'no output'}",
                                       " ".join(self.args))
         return got[0].strip()
 

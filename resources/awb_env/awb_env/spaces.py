@@ -52,7 +52,9 @@ class AnyText(spaces.Text):
         return f"AnyText({self.min_length}, {self.max_length})"
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and (self.min_length, self.max_length) == (other.min_length, other.max_length)  # type: ignore[attr-defined]
+        if type(other) is not type(self):
+            return False
+        return (self.min_length, self.max_length) == (other.min_length, other.max_length)  # type: ignore[attr-defined]
 
 
 _ELEMENT_TEXT = ("text", "content_description", "class_name", "package_name", "resource_id")
@@ -142,7 +144,9 @@ class _ActionSpace(spaces.Space[Any]):
         return str(self.np_random.choice(WORDS))
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and (self.width, self.height, self.apps) == (other.width, other.height, other.apps)  # type: ignore[attr-defined]
+        if type(other) is not type(self):
+            return False
+        return (self.width, self.height, self.apps) == (other.width, other.height, other.apps)  # type: ignore[attr-defined]
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.width}x{self.height}, apps={list(self.apps)})"

@@ -99,8 +99,9 @@ class AndroidRollout:
     ``format``, ``max_turns`` and ``feedback``)."""
 
     def __init__(self, *, format: str, server: str | None = None, agent: str = "trl-vlm", run: str | None = None,
-                 max_turns: int = 3, turn_tokens: int | None = None, scale: float = 0.5, rewards: Any = None, max_steps: int | None = None,
-                 on_malformed: str = "continue", feedback: Callable[[dict[str, Any]], str] | None = None) -> None:
+                 max_turns: int = 3, turn_tokens: int | None = None, scale: float = 0.5, rewards: Any = None,
+                 max_steps: int | None = None, on_malformed: str = "continue",
+                 feedback: Callable[[dict[str, Any]], str] | None = None) -> None:
         if max_turns < 1:
             raise ValueError(f"max_turns={max_turns!r}: expected at least 1")
         self.format = format
@@ -184,7 +185,6 @@ class AndroidRollout:
         episode_ids: list[int | None] = [None] * n
         live = list(range(n))
         budget = int(trainer.max_completion_length)
-        image_size = [images[0].width, images[0].height]
         fmt_opts = self._format_options(processor)
         for turn in range(self.max_turns):
             live = [i for i in live if budget - len(completion[i]) > 0]
@@ -200,7 +200,7 @@ class AndroidRollout:
                 logprobs[i] += lps
                 mask[i] += [1] * len(ids)
                 reply = tokenizer.decode(ids, skip_special_tokens=True)
-                steps.append(sessions[i].send_step(reply=reply, format=self.format, image=image_size,
+                steps.append(sessions[i].send_step(reply=reply, format=self.format, image=[images[i].width, images[i].height],
                                                    prompt=_without_images(prompts[i]) if turn == 0 else None,
                                                    **fmt_opts))
             still = []

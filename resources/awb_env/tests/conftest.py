@@ -53,8 +53,8 @@ class Store:
         return [dict(zip(("id", "policy", "status", "steps", "terminated_by"), r)) for r in rows]
 
     def steps(self, episode: int) -> list[dict[str, Any]]:
-        rows = self.rows("SELECT idx, action_type, error_name, reply, prompt, thought FROM steps WHERE episode_id = ? ORDER BY idx",
-                         episode)
+        rows = self.rows("SELECT idx, action_type, error_name, reply, prompt, thought FROM steps"
+                         " WHERE episode_id = ? ORDER BY idx", episode)
         return [dict(zip(("idx", "action_type", "error_name", "reply", "prompt", "thought"), r)) for r in rows]
 
 

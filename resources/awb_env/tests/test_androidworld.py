@@ -94,7 +94,8 @@ def test_the_controller_answers_androidworlds_screen_queries(env: AndroidWorldEn
     assert out.status == adb_pb2.AdbResponse.Status.OK
     # The patterns android_world/env/adb_utils.py reads them with.
     assert re.findall(r"logicalFrame=\[0, 0, (\d+), (\d+)\]", out.generic.output.decode()) == [("1080", "2400")]
-    assert re.findall(r"physicalFrame=\[(\d+), (\d+), (\d+), (\d+)\]", out.generic.output.decode()) == [("0", "0", "1080", "2400")]
+    frames = re.findall(r"physicalFrame=\[(\d+), (\d+), (\d+), (\d+)\]", out.generic.output.decode())
+    assert frames == [("0", "0", "1080", "2400")]
     rotation = generic("shell dumpsys window | grep mCurrentRotation")
     assert re.findall(r"mCurrentRotation=ROTATION_(\d+)", rotation.generic.output.decode()) == ["0"]
     refused = generic("shell pm list packages")

@@ -144,7 +144,8 @@ def test_held_and_released_events_are_logged_once_and_passed_on(server_url: str,
             c._deliver('{"event": "something-new", "session": "abc"}')
         assert [e["event"] for e in seen] == ["held", "released", "something-new"]
         lines = [r.getMessage() for r in caplog.records if r.name == "awb_env"]
-        assert lines == ["awb_env: session abc is held in the workbench (paused in the workbench)", "awb_env: session abc goes on"]
+        assert lines == ["awb_env: session abc is held in the workbench (paused in the workbench)",
+                         "awb_env: session abc goes on"]
         assert c.create(TASK).reset().info["seed"] == 7, "an event is not a response"
     finally:
         c.close()

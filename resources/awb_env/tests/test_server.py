@@ -99,5 +99,6 @@ def test_gym_make_works_with_no_server_running_and_stops_it_at_exit(tmp_path: Pa
     import sqlite3
 
     with sqlite3.connect(store) as db:
-        rows = db.execute("SELECT e.policy, e.terminated_by FROM episodes e JOIN runs r ON r.id = e.run_id WHERE r.name = 'fresh'").fetchall()
+        rows = db.execute("SELECT e.policy, e.terminated_by FROM episodes e JOIN runs r ON r.id = e.run_id"
+                          " WHERE r.name = 'fresh'").fetchall()
     assert rows == [("fresh", "status")], "the episode went into AWB_DB"
