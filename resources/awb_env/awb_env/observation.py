@@ -29,15 +29,15 @@ def decode_png(data: bytes | memoryview) -> np.ndarray:
 def decode_screenshot(shot: dict[str, Any], png: PngMode) -> np.ndarray | bytes:
     data = shot["data"]
     fmt = shot.get("format")
-    if fmt == "rgb":
+    if fmt == "rgba":
         w, h = int(shot["width"]), int(shot["height"])
-        if len(data) != w * h * 3:
-            raise WireFormatError(f"raw screenshot of {w}x{h} needs {w * h * 3} bytes", len(data))
-        # A writable copy: the frame's bytes are read-only and callers draw on screenshots.
-        return np.frombuffer(data, dtype=np.uint8).reshape(h, w, 3).copy()
+        if len(data) != w * h * 4:
+            raise WireFormatError(f"raw screenshot of {w}x{h} needs {w * h * 4} bytes", len(data))
+        # RGB, writable and contiguous: the frame's bytes are read-only, and callers draw on screenshots.
+        return np.ascontiguousarray(np.frombuffer(data, dtype=np.uint8).reshape(h, w, 4)[:, :, :3])
     if fmt == "png":
         return decode_png(data) if png == "array" else bytes(data)
-    raise WireFormatError(f"screenshot format {fmt!r} is neither 'rgb' nor 'png'", len(data))
+    raise WireFormatError(f"screenshot format {fmt!r} is neither 'rgba' nor 'png'", len(data))
 
 
 def decode_observation(obs: dict[str, Any] | None, png: PngMode = "array") -> dict[str, Any] | None:

@@ -47,17 +47,17 @@ def test_requests_carry_numpy_values_as_json_numbers() -> None:
     assert text == '{"id":1,"op":"step","action":{"action_type":"click","x":4,"y":2.5}}'
 
 
-def test_a_raw_screenshot_becomes_a_writable_rgb_array() -> None:
-    pixels = bytes(range(2 * 3 * 3))
-    frame = encode_frame({"screenshot": {"format": "rgb", "width": 3, "height": 2, "data": {"$bin": 0}}}, [pixels])
+def test_a_raw_screenshot_becomes_a_writable_contiguous_rgb_array() -> None:
+    pixels = bytes(range(2 * 3 * 4))  # RGBA: the alpha is dropped
+    frame = encode_frame({"screenshot": {"format": "rgba", "width": 3, "height": 2, "data": {"$bin": 0}}}, [pixels])
     obs = decode_observation(decode_frame(frame))
     assert obs is not None
     shot = obs["screenshot"]
-    assert shot.shape == (2, 3, 3) and shot.dtype == np.uint8 and shot.flags.writeable
-    assert shot[1, 2].tolist() == [15, 16, 17]
+    assert shot.shape == (2, 3, 3) and shot.dtype == np.uint8 and shot.flags.writeable and shot.flags.c_contiguous
+    assert shot[1, 2].tolist() == [20, 21, 22]
 
 
 def test_a_raw_screenshot_of_the_wrong_size_is_refused() -> None:
-    frame = encode_frame({"screenshot": {"format": "rgb", "width": 3, "height": 2, "data": {"$bin": 0}}}, [b"short"])
-    with pytest.raises(WireFormatError, match="needs 18 bytes"):
+    frame = encode_frame({"screenshot": {"format": "rgba", "width": 3, "height": 2, "data": {"$bin": 0}}}, [b"short"])
+    with pytest.raises(WireFormatError, match="needs 24 bytes"):
         decode_observation(decode_frame(frame))
