@@ -67,7 +67,7 @@ export async function benchEnv(): Promise<Record<string, unknown>> {
     }
     Object.assign(results, aw);
     const awStep = (aw['AndroidWorld-style step, AndroidWorld stack (android_env EmulatorSimulator on grpcio + adb CLI)'] as { median: number }).median;
-    for (const [k, name] of Object.entries(names)) {
+    for (const name of Object.values(names)) {
       const ratio = awStep / (results[name] as { median: number }).median;
       results[`ratio: android_env step / ${name}`] = ratio;
       console.log(`android_env's AndroidWorld-style step / ${name}: ${ratio.toFixed(1)}x`);
