@@ -128,10 +128,12 @@ Usage:
   awb serve [--port P] [--token T] [--no-adb] [--no-device]
                                                the workbench UI in a browser: prints its URL (with a session token);
                                                outside agents connect to its /env endpoint (docs/env-protocol.md)
-  awb env serve [--port P] [--devices N] [--host H] [--token T] [--db PATH] [--no-adb] [--json]
+  awb env serve [--port P] [--devices N] [--host H] [--token T] [--db PATH] [--no-adb] [--stop-with-stdin] [--json]
                                                the environment server for outside agents (Gymnasium, TRL, AndroidWorld:
                                                docs/outside-agents.md): prints its ws:// URL; sessions run on up to N
-                                               SimDroids (default 8) or adb devices, recorded in the store
+                                               SimDroids (default 8) or adb devices, recorded in the store; remote
+                                               rollout workers (up to N) at /rollout (docs/ray.md); --stop-with-stdin:
+                                               stop when stdin closes (a Ray actor's server)
   awb help                                     this text
 
 Recordings go to --db PATH, else $AWB_DB, else $AWB_HOME/trajectories.db (AWB_HOME defaults to ~/.awb).`;
