@@ -271,7 +271,7 @@ async function suiteRun(
     const run = getRun(db, runId);
     const summary = {
       run: runId, name: run.name, db: path, split, part, policy: config.policy, parallel: values.parallel, ...(config.subgoals ? { subgoals: true } : {}),
-      ...(ray ? { ray: { address: ray.address, envs: ray.envs }, reruns } : {}),
+      ...(ray && cluster ? { ray: { address: ray.address, envs: ray.envs, servers: cluster.servers.length, nodes: cluster.nodes }, reruns } : {}),
       episodes: total.episodes, successes: total.successes, errors: total.errors, successRate: rate(total),
       skipped: instances.length - todo.length, ...(notRun ? { notRun, status: 'interrupted' } : {}), byApp: summarise(byApp), byDifficulty: summarise(byDifficulty), wallSeconds,
       ...(failures.length ? { failures } : {}),

@@ -27,7 +27,10 @@ export interface PoolOptions {
   /** A recorder for each episode, on the main thread (e.g. a trajectory-store recorder). */
   recorder?: (job: RolloutJob) => PoolRecorder | undefined;
   onEpisode?: (job: RolloutJob, outcome: JobOutcome) => void;
-  /** Seeds the devices' first-boot content (device i gets seed + i). */
+  /**
+   * Seeds the devices' first-boot content, the same for every device (default 0, as openSimDroids and GRPO's workers):
+   * an episode then plays out the same whichever device runs it, here or on a Ray node.
+   */
   deviceSeed?: number;
   /** The worker script; default worker-entry.mjs (tests substitute one that dies on purpose). */
   entry?: URL;
@@ -72,7 +75,7 @@ export async function runPool(opts: PoolOptions): Promise<PoolSummary> {
     ...(opts.entry ? { entry: opts.entry } : {}),
     ...(remote ? { startWorker: remote.startWorker } : {}),
     config: (i) => ({
-      serial: `simdroid-${i}`, deviceSeed: (opts.deviceSeed ?? 0) + i, screenshots: opts.screenshots ?? 'none', forward,
+      serial: `simdroid-${i}`, deviceSeed: opts.deviceSeed ?? 0, screenshots: opts.screenshots ?? 'none', forward,
       ...(opts.maxSteps !== undefined ? { maxSteps: opts.maxSteps } : {}),
       ...(opts.onMalformed ? { onMalformed: opts.onMalformed } : {}),
     }),
