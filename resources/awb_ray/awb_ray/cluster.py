@@ -46,7 +46,7 @@ def connect(address: str, runtime_env: Optional[dict[str, Any]] = None, timeout_
 
     if ray.is_initialized():
         return
-    _reachable(address, min(timeout_s, 5.0))
+    _reachable(address, min(timeout_s, 5.0))  # noqa: E501 (after the import: a connected process skips it)
     env = dict(runtime_env or {})
     env_vars = {**env.get("env_vars", {})}
     env_vars.setdefault("PYTHONPATH", PACKAGE_ROOT + (os.pathsep + os.environ["PYTHONPATH"] if os.environ.get("PYTHONPATH") else ""))

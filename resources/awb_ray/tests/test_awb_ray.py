@@ -8,6 +8,7 @@ tests/ray_head.py, the one helper both languages use).
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 import os
 import signal
@@ -114,10 +115,12 @@ class OnACluster(unittest.TestCase):
         if attached:
             cls.address, cls.nodes = attached, int(os.environ.get("AWB_RAY_NODES", "1"))
         else:
-            sys.path.insert(0, os.path.join(REPO, "resources", "trainer"))
-            from tests.ray_head import RayHead  # the trainer's helper: one implementation
-
-            cls.head = RayHead(num_cpus=3).start()
+            # The trainer's helper (one implementation), loaded by path: both folders name their tests package `tests`.
+            spec = importlib.util.spec_from_file_location("awb_trainer_ray_head", os.path.join(REPO, "resources", "trainer", "tests", "ray_head.py"))
+            assert spec and spec.loader
+            ray_head = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(ray_head)
+            cls.head = ray_head.RayHead(num_cpus=3).start()
             cls.address, cls.nodes = cls.head.address, 1
         print(f"Ray cluster {cls.address} with {cls.nodes} node(s)", file=sys.stderr)
 
