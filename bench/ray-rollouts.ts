@@ -1,0 +1,102 @@
+/**
+ * Rollouts on Ray (issue 35): steps/s of the same jobs on N local worker threads and on N environment server actors of
+ * a real Ray cluster on this machine (1, 2, 4), and the per-episode overhead of the Ray path.
+ *   npm run bench -- ray-rollouts
+ * Throughput: every template × 1 seed with the random policy (every episode runs to its step budget), no screenshots,
+ * no recorder (results only, as GRPO's rollouts without recording), each N run twice per side, alternating local and
+ * Ray so both see the same load; "after start-up" leaves out the time until every worker booted its SimDroid. The
+ * actors' start (Python worker, `awb env serve`) is timed apart: a run pays it once. Overhead: one worker, 60 short
+ * oracle episodes back to back, the time between consecutive episode ends, local against Ray, results only and with
+ * every step forwarded to a recorder (as a suite records). The head: test/jobs/ray-head.ts, loopback, 4 logical CPUs.
+ */
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { RayEnvServers } from '../core/rollout/ray.js';
+import type { RemoteServers } from '../core/rollout/remote/servers.js';
+import { runPool, type RolloutJob } from '../core/rollout/threads/run-pool.js';
+import { TASKS } from '../core/tasks/registry.js';
+import { startRayHead } from '../test/jobs/ray-head.js';
+import { stats } from './stats.js';
+
+const load = () => loadavg()[0]!.toFixed(1);
+
+/** Resident memory of a process of this machine, in MiB (Linux /proc). */
+function rssMiB(pid: number): number | null {
+  try {
+    const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb ? Math.round(Number(kb) / 1024) : null;
+  } catch {
+    return null;
+  }
+}
+
+interface Throughput { steps: number; wallS: number; startupS: number; stepsPerS: number; steadyStepsPerS: number; load: string }
+
+async function throughput(devices: number, jobs: RolloutJob[], remote?: RemoteServers): Promise<Throughput> {
+  const s = await runPool({ devices, jobs, ...(remote ? { remote } : {}) });
+  const bad = [...s.outcomes.values()].filter((o) => !o.ok).length;
+  if (bad) throw new Error(`${bad} episodes failed`);
+  return {
+    steps: s.steps, wallS: s.wallMs / 1000, startupS: s.startupMs / 1000, stepsPerS: Math.round(s.steps / (s.wallMs / 1000)),
+    steadyStepsPerS: Math.round(s.steps / ((s.wallMs - s.startupMs) / 1000)), load: load(),
+  };
+}
+
+/** Milliseconds between consecutive episode ends on one worker (its first episode left out: it waits for the boot). */
+async function episodeGaps(jobs: RolloutJob[], record: boolean, remote?: RemoteServers): Promise<number[]> {
+  const ends: number[] = [];
+  await runPool({
+    devices: 1, jobs, ...(remote ? { remote } : {}), onEpisode: () => void ends.push(performance.now()),
+    ...(record ? { recorder: () => ({ begin: () => {}, step: () => {}, end: () => {} }) } : {}),
+  });
+  return ends.slice(1).map((t, i) => t - ends[i]!);
+}
+
+export async function benchRayRollouts(): Promise<Record<string, unknown>> {
+  process.env.AWB_RAY_CPUS = '4';
+  const head = await startRayHead();
+  console.log(`Ray head (4 logical CPUs) up in ${head.startupS} s; load ${load()}`);
+  const results: Record<string, unknown> = { head: { startupS: head.startupS } };
+  try {
+    const jobs: RolloutJob[] = TASKS.map((t) => ({ key: t.id, templateId: t.id, seed: 0, policy: { name: 'random' } }));
+    for (const n of [1, 2, 4]) {
+      const t0 = performance.now();
+      const ray = await RayEnvServers.start({ address: head.address, envs: n });
+      const actorsS = (performance.now() - t0) / 1000;
+      try {
+        const rounds: Array<{ local: Throughput; ray: Throughput }> = [];
+        for (let r = 0; r < 2; r++) rounds.push({ local: await throughput(n, jobs), ray: await throughput(n, jobs, ray.remote) });
+        // Memory of each actor's two processes after its runs (the server's worker threads are gone by then).
+        const memory = ray.servers.map((x) => ({ actorMiB: rssMiB(x.actorPid), serverMiB: rssMiB(x.serverPid) }));
+        results[`n_${n}`] = { episodes: jobs.length, actorsStartS: actorsS, driverStartupS: ray.startupS, rounds, memory };
+        console.log(`  memory per actor (Ray worker, awb env serve): ${memory.map((m) => `${m.actorMiB} + ${m.serverMiB} MiB`).join(', ')}`);
+        for (const [r, x] of rounds.entries()) {
+          console.log(`${n} worker(s), round ${r + 1}: local ${x.local.stepsPerS} steps/s (${x.local.steadyStepsPerS} after start-up, load ${x.local.load}), `
+            + `Ray ${x.ray.stepsPerS} steps/s (${x.ray.steadyStepsPerS} after start-up, load ${x.ray.load}); ${x.ray.steps} steps`);
+        }
+        console.log(`  ${n} actor(s) started in ${actorsS.toFixed(1)} s`);
+      } finally {
+        await ray.close();
+      }
+    }
+    // Per-episode overhead: short oracle episodes on one worker, back to back.
+    const short: RolloutJob[] = Array.from({ length: 60 }, (_, i) => ({ key: `o${i}`, templateId: 'SystemWifiTurnOn', seed: i, policy: { name: 'oracle' } }));
+    const ray = await RayEnvServers.start({ address: head.address, envs: 1 });
+    try {
+      const overhead: Record<string, unknown> = {};
+      for (const record of [false, true]) {
+        const local = stats(await episodeGaps(short, record));
+        const remote = stats(await episodeGaps(short, record, ray.remote));
+        overhead[record ? 'records' : 'results'] = { localMs: local, rayMs: remote, load: load() };
+        console.log(`per episode (${record ? 'every step forwarded' : 'results only'}): local median ${local.median.toFixed(2)} ms, Ray median ${remote.median.toFixed(2)} ms `
+          + `(p95 ${local.p95.toFixed(2)} / ${remote.p95.toFixed(2)}): Ray adds ${(remote.median - local.median).toFixed(2)} ms; load ${load()}`);
+      }
+      results.overhead = overhead;
+    } finally {
+      await ray.close();
+    }
+  } finally {
+    await head.stop();
+  }
+  return results;
+}
