@@ -65,11 +65,19 @@ export async function benchRayRollouts(): Promise<Record<string, unknown>> {
       const actorsS = (performance.now() - t0) / 1000;
       try {
         const rounds: Array<{ local: Throughput; ray: Throughput }> = [];
-        for (let r = 0; r < 2; r++) rounds.push({ local: await throughput(n, jobs), ray: await throughput(n, jobs, ray.remote) });
-        // Memory of each actor's two processes after its runs (the server's worker threads are gone by then).
-        const memory = ray.servers.map((x) => ({ actorMiB: rssMiB(x.actorPid), serverMiB: rssMiB(x.serverPid) }));
+        // The most memory each actor's two processes held while episodes ran (sampled every 100 ms).
+        const memory = ray.servers.map(() => ({ actorMiB: 0, serverMiB: 0 }));
+        const sample = setInterval(() => ray.servers.forEach((x, i) => {
+          memory[i]!.actorMiB = Math.max(memory[i]!.actorMiB, rssMiB(x.actorPid) ?? 0);
+          memory[i]!.serverMiB = Math.max(memory[i]!.serverMiB, rssMiB(x.serverPid) ?? 0);
+        }), 100);
+        try {
+          for (let r = 0; r < 2; r++) rounds.push({ local: await throughput(n, jobs), ray: await throughput(n, jobs, ray.remote) });
+        } finally {
+          clearInterval(sample);
+        }
         results[`n_${n}`] = { episodes: jobs.length, actorsStartS: actorsS, driverStartupS: ray.startupS, rounds, memory };
-        console.log(`  memory per actor (Ray worker, awb env serve): ${memory.map((m) => `${m.actorMiB} + ${m.serverMiB} MiB`).join(', ')}`);
+        console.log(`  peak memory per actor (Ray worker + awb env serve): ${memory.map((m) => `${m.actorMiB} + ${m.serverMiB} MiB`).join(', ')}`);
         for (const [r, x] of rounds.entries()) {
           console.log(`${n} worker(s), round ${r + 1}: local ${x.local.stepsPerS} steps/s (${x.local.steadyStepsPerS} after start-up, load ${x.local.load}), `
             + `Ray ${x.ray.stepsPerS} steps/s (${x.ray.steadyStepsPerS} after start-up, load ${x.ray.load}); ${x.ray.steps} steps`);
