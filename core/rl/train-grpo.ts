@@ -286,7 +286,7 @@ export async function trainGrpo(opts: TrainGrpoOptions): Promise<TrainGrpoResult
             adagrpo: { replayed: u.replayed, curriculumStage: curriculum.stage },
           }),
           ...composed?.metrics,
-          ...(cluster ? { [METRIC.reruns]: reruns } : {}),
+          [METRIC.reruns]: reruns,
         };
         if (composed) metrics[REWARD_METRIC.share] = composed.metrics[REWARD_METRIC.seconds]! / metrics[METRIC.iterationS]!;
         s.curriculum = curriculum;

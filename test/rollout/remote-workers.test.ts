@@ -12,7 +12,7 @@ import { RolloutHost } from '../../core/rollout/remote/serve.js';
 import { decodeFromServer, encodeFrame, mapPolicyFiles, ROLLOUT_PROTOCOL_VERSION, type FromServer } from '../../core/rollout/remote/wire.js';
 import { RolloutWorkerPool } from '../../core/rollout/rollout-workers.js';
 import { runRollouts, type Rollout, type RolloutJob as GrpoJob } from '../../core/rollout/rollouts.js';
-import { WorkerStartError } from '../../core/rollout/threads/pool.js';
+import { NoWorkersLeftError, WorkerStartError } from '../../core/rollout/threads/pool.js';
 import { runPool, type RolloutJob } from '../../core/rollout/threads/run-pool.js';
 import { createRun, listEpisodes, loadTrajectory, openStore, StoreRecorder } from '../../core/store/index.js';
 import { instantiate } from '../../core/tasks/instance.js';
@@ -173,6 +173,24 @@ describe('remote rollout workers', () => {
     } finally {
       db.close();
     }
+  });
+
+  it('stop with NoWorkersLeftError when the last server goes: nothing is left to run the waiting jobs (the lost episode included)', async () => {
+    const only = await rolloutServer(1);
+    let cut = false;
+    const err = await runPool({
+      devices: 1, jobs: JOBS, remote: new RemoteServers([{ url: only.server.rolloutUrl, capacity: 1 }]),
+      recorder: () => ({
+        begin: () => {},
+        step: () => {
+          if (!cut) void only.server.close();
+          cut = true;
+        },
+        end: () => {},
+      }),
+    }).then(() => null, (e: unknown) => e);
+    expect(err).toBeInstanceOf(NoWorkersLeftError);
+    expect((err as Error).message).toMatch(/^Worker pool: no worker is left to run the [1-4] job\(s\) still waiting \(the last one: RemoteWorkerError: rollout server 127\.0\.0\.1:\d+: connection lost/);
   });
 
   it('refuse what they cannot serve: a wrong token (the server is taken for gone), a pool larger than the servers', async () => {
