@@ -155,7 +155,7 @@ export function rayRolloutTests(cluster: () => RayHead, tmp: { dir(name?: string
       const out = `${r.stdout}${r.stderr}`;
       if (r.status !== 0) console.log(out);
       expect(r.status).toBe(0);
-      expect(out).toMatch(/Ran 7 tests/);
+      expect(out).toMatch(/Ran 8 tests/);
       expect(out).toMatch(/test_servers_listen_on_the_nodes_answer_the_environment_protocol_and_stop_with_close .* \.\.\. ok/);
     }, 300_000);
   });

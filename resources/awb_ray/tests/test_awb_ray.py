@@ -160,6 +160,32 @@ class OnACluster(unittest.TestCase):
         finally:
             servers.close()
 
+    def test_awb_env_vector_env_on_the_cluster_spreads_its_sessions_over_the_actors_servers(self) -> None:
+        # This checkout's awb_env (a venv's editable install may name another checkout's).
+        sys.path.insert(0, os.path.join(REPO, "resources", "awb_env"))
+        import gymnasium as gym
+
+        import awb_env  # noqa: F401 (registers the environment id)
+
+        envs = gym.make_vec("awb/AndroidTask-v0", num_envs=2, task="SystemWifiTurnOn", seed=3, ray_address=self.address)
+        try:
+            vec = envs.unwrapped
+            servers = vec._ray.servers
+            self.assertEqual(len(servers), 2)
+            self.assertEqual(len({s.client for s in vec.sessions}), 2)  # one connection per actor's server
+            self.assertEqual(len({s.node_id for s in servers}), min(2, self.nodes))
+            obs, infos = envs.reset()
+            self.assertEqual(infos["seed"].tolist(), [3, 4])
+            obs, rewards, terminated, truncated, infos = envs.step(({"action_type": "wait"}, {"action_type": "wait"}))
+            self.assertEqual(infos["step"].tolist(), [0, 0])
+            pids = [s.server_pid for s in servers]
+        finally:
+            envs.close()
+        for pid in pids:
+            self.assertTrue(_gone_within(pid, 15), f"awb env serve {pid} outlived the vector env")
+        with self.assertRaisesRegex(ValueError, r"server='ws://x' and ray_address='auto': one or the other"):
+            gym.make_vec("awb/AndroidTask-v0", num_envs=1, task="SystemWifiTurnOn", server="ws://x", ray_address="auto")
+
     def test_more_envs_than_the_cluster_has_cpus_is_refused_before_any_actor_starts(self) -> None:
         with self.assertRaises(ClusterResourcesError) as e:
             env_servers(self.address, 200)
