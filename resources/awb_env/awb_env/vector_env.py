@@ -12,6 +12,11 @@ ends resets it, ignoring its action and returning its first observation with rew
 
 Seeds: sub-environment ``i`` plays the template's seeds ``s + i, s + i + N, s + i + 2N, …`` from ``seed=s`` (the
 constructor's, or ``reset(seed=s)``), so no two sessions play the same instance; ``reset(seed=[…])`` picks each.
+
+On a Ray cluster (docs/ray.md): ``ray_address="auto"`` (or HOST:PORT, ray://HOST:PORT) starts environment servers as
+Ray actors across the cluster's nodes (awb_ray, one CPU per SimDroid, ``ray_envs_per_actor`` sessions per server) and
+puts the sessions on them, one connection per server; ``close()`` stops them. Episodes are recorded in each server's
+own store on its node.
 """
 
 from __future__ import annotations
@@ -31,9 +36,12 @@ class AndroidTaskVectorEnv(VectorEnv):
     """``num_envs`` sessions of the same task configuration (AndroidTaskEnv's keyword arguments)."""
 
     def __init__(self, num_envs: int, *, server: str | None = None, render_mode: str | None = None,
-                 autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP, **kwargs: Any) -> None:
+                 autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP, ray_address: str | None = None,
+                 ray_envs_per_actor: int = 1, **kwargs: Any) -> None:
         if not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs={num_envs!r}: expected a positive integer")
+        if ray_address is not None and server is not None:
+            raise ValueError(f"server={server!r} and ray_address={ray_address!r}: one or the other")
         if render_mode not in (None, "rgb_array"):
             raise ValueError(f"render_mode={render_mode!r}: expected None or 'rgb_array'")
         self.num_envs = num_envs
@@ -44,13 +52,27 @@ class AndroidTaskVectorEnv(VectorEnv):
         base = self.config.task.get("seed", 0)
         self._next_seed = [base + i for i in range(num_envs)]
         self._closed = False
-        self._connection = Connection(server)
-        self.client: EnvClient = self._connection.client
+        # One connection to the given (or embedded) server; on Ray, one per actor's server, each holding as many
+        # sessions as it has SimDroids.
+        self._ray = None
+        self._connections: list[Connection] = []
+        owner: list[int]
         try:
-            created = [self.client.send_create(self.config.task, **self.config.create_fields()) for _ in range(num_envs)]
+            if ray_address is None:
+                self._connections.append(Connection(server))
+                owner = [0] * num_envs
+            else:
+                from awb_ray import env_servers  # Ray is only needed on this path
+
+                self._ray = env_servers(ray_address, num_envs, envs_per_actor=ray_envs_per_actor)
+                self._connections.extend(Connection(s.url) for s in self._ray.servers)
+                owner = [k for k, s in enumerate(self._ray.servers) for _ in range(s.devices)]
+            self.client: EnvClient = self._connections[0].client
+            created = [self._connections[owner[i]].client.send_create(self.config.task, **self.config.create_fields())
+                       for i in range(num_envs)]
             self.sessions: list[Session] = [p.result() for p in created]
         except BaseException:
-            self._connection.close()  # the server closes the sessions it made for this connection
+            self._let_go()  # each server closes the sessions it made for its connection
             raise
         device = self.sessions[0].device
         self.single_observation_space = self.config.observation_space(device)
@@ -148,7 +170,16 @@ class AndroidTaskVectorEnv(VectorEnv):
         try:
             self._close_sessions()
         finally:
-            self._connection.close()
+            self._let_go()
+
+    def _let_go(self) -> None:
+        """Closes the connections, then stops the Ray actors' servers if this environment started them."""
+        try:
+            for c in self._connections:
+                c.close()
+        finally:
+            if self._ray is not None:
+                self._ray.close()
 
     # --- helpers ---
 
@@ -178,10 +209,8 @@ class AndroidTaskVectorEnv(VectorEnv):
         return self.config.gym_observation({"screenshot": np.zeros(self.config.image_shape(self.sessions[0].device), np.uint8)})
 
     def _close_sessions(self) -> None:
-        if self.client.closed:
-            return
-        pending = [self.client.send("close", session=s.id) for s in self.sessions if not s.closed]
+        pending = [(s.client, s.client.send("close", session=s.id)) for s in self.sessions if not s.closed and not s.client.closed]
         for s in self.sessions:
             s.closed = True
-        for request_id in pending:
-            self.client.wait(request_id)
+        for client, request_id in pending:
+            client.wait(request_id)
