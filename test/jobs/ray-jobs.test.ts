@@ -112,7 +112,8 @@ b=build_package(sys.argv[1]); print(package_name(b), len(b), sorted(z.namelist()
   it('workbench API host (the Jobs view\'s path): builtin-sft submitted there and a CLI-submitted vlm-sft (awb-tiny-lm) stream to onRemoteJob, succeed, come back', async () => {
     const db = openStore(dbFile);
     const runId = createRun(db, { kind: 'suite', name: 'ray vlm', config: {} }).id;
-    const ids = [recordSynthetic(db, runId, { templateId: TASKS[0]!.id, seed: 3, startedAt: 1, steps: 2 }), recordSynthetic(db, runId, { templateId: TASKS[0]!.id, seed: 4, startedAt: 2, steps: 2 })];
+    // A vlm-sft bundle trains on steps a served model decided: each carries its request and reply.
+    const ids = [3, 4].map((seed) => recordSynthetic(db, runId, { templateId: TASKS[0]!.id, seed, startedAt: seed - 2, steps: 2, policy: 'vlm:tiny', vlm: 'androidworld' }));
     const host = new RemoteJobsHost({ db: () => db, dataDir: () => home, log: () => {} });
     const events: RemoteJobEvent[] = [];
     const ended = new Set<number>();

@@ -88,6 +88,8 @@ export interface SyntheticEpisode {
   instruction?: string;
   /** The checker's conditions to record with the ending. */
   verdict?: EpisodeResult['verdict'];
+  /** Steps decided by a served VLM: each records its request (its own screenshot and the goal) and reply, in this format. */
+  vlm?: 'androidworld';
 }
 
 /** Records an episode from made-up data (fast; for queries): `steps` steps, then the given ending. */
@@ -108,6 +110,13 @@ export function recordSynthetic(db: WritableDB, runId: RunId, e: SyntheticEpisod
       foreground: { package: 'com.android.settings', activity: '.Settings' }, startedAt: e.startedAt + i,
       timings: { observeMs: 1, policyMs: 1, actMs: 1, settleMs: 0 },
     };
+    if (e.vlm) {
+      step.thought = 'Reason: back to the list.\nAction: {"action_type": "navigate_back"}';
+      step.request = {
+        format: e.vlm, coordinates: 'screen',
+        messages: [{ role: 'user', content: [{ type: 'text', text: instruction }, { type: 'image', step: i }] }],
+      };
+    }
     steps.push(step);
     rec.step(step, { xml: `<hierarchy rotation="0"><node text="${i}"/></hierarchy>`, screenshot: tinyPng(i) });
   }
