@@ -101,12 +101,23 @@ export function parseReasonAction(output: string): { reason: string | null; acti
 }
 
 /** m3a_utils.extract_json: the first `{…}` (non-greedy) of the text read as a Python literal, undefined when it does not read. */
-export function pythonLiteralObject(text: string): unknown {
+function pythonLiteralObject(text: string): unknown {
   const m = /\{[\s\S]*?\}/.exec(text);
   if (!m) return undefined;
   if (/^(?:[^'"]|'(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*")*?\b(?:true|false|null)\b/.test(m[0])) return undefined;
   const r = lenientJsonValue(m[0]);
   return r.ok && r.value !== null && typeof r.value === 'object' && !Array.isArray(r.value) ? r.value : undefined;
+}
+
+/**
+ * agent_utils.extract_json, which turns the action into a JSONAction: the first `{…}` on one line (non-greedy) read as
+ * a Python literal, else as JSON (here: the lenient reader, which reads both); undefined when neither reads.
+ */
+export function agentJsonObject(text: string): Record<string, unknown> | undefined {
+  const m = /\{.*?\}/.exec(text);
+  if (!m) return undefined;
+  const r = lenientJsonValue(m[0]);
+  return r.ok && r.value !== null && typeof r.value === 'object' && !Array.isArray(r.value) ? r.value as Record<string, unknown> : undefined;
 }
 
 /** A Python `str.format` template filled with named values (`{{` and `}}` are braces); an unknown name throws, as Python's KeyError. */

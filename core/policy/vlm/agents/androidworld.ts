@@ -4,7 +4,7 @@ import type { StepRecord } from '../../../episode/record.js';
 import { assertNever } from '../../../util/errors.js';
 import { historyLines, type ChatMessage, type ContentPart } from '../prompt.js';
 import type { AndroidWorldTexts } from '../settings.js';
-import { m3aElementsText, parseReasonAction, pythonFormat, pythonLiteralObject, t3aElementsText } from './androidworld-text.js';
+import { agentJsonObject, m3aElementsText, parseReasonAction, pythonFormat, t3aElementsText } from './androidworld-text.js';
 import { drawSetOfMarks } from './set-of-marks.js';
 import { RequestImages, type AgentInput, type AgentRequest } from './types.js';
 
@@ -92,7 +92,7 @@ export type AwStepOutcome = { line: string | null } | { chosen: { action: string
 export function androidWorldStepOutcome(prev: StepRecord, reply: string, before: Observation, texts: AndroidWorldTexts, variant: AwVariant): AwStepOutcome {
   const { reason, action } = parseReasonAction(reply);
   if (!reason || !action) return { line: texts.notFormatted };
-  const json = pythonLiteralObject(action) as Record<string, unknown> | undefined;
+  const json = agentJsonObject(action);
   if (!json || typeof json.action_type !== 'string' || prev.error?.name === 'ActionParseError') return { line: texts.notParsed };
   const index = typeof json.index === 'number' ? Math.trunc(json.index) : typeof json.index === 'string' && /^\s*\d+\s*$/.test(json.index) ? Number(json.index) : undefined;
   if (INDEX_CHECKED[variant].includes(json.action_type) && index !== undefined && index >= before.elements.length) return { line: texts.indexOutOfRange };

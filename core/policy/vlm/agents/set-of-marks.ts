@@ -80,18 +80,21 @@ export async function drawSetOfMarks(png: Uint8Array, elements: readonly AwUiEle
 }
 
 /**
- * cv2.rectangle(img, (x0, y0), (x1, y1), green, thickness) for a thickness of 1 or more: each side a band of
- * `thickness` pixels, the corner points included (as OpenCV's thick lines, whose square ends cover the corners).
+ * cv2.rectangle(img, (x0, y0), (x1, y1), green, thickness) as OpenCV draws it for the thicknesses M3A uses: 1 (a
+ * screenshot smaller than the screen) is each side's line of pixels, corners included; 2 (a full-size one) is a band
+ * of 3 pixels centred on each side (OpenCV's thick lines reach thickness/2 either side), whose four outermost corner
+ * pixels stay undrawn (its round line ends). A larger thickness (a screenshot larger than the screen) is drawn as
+ * bands of that width.
  */
 function rectangle(g: { fillStyle: unknown; fillRect(x: number, y: number, w: number, h: number): void }, x0: number, y0: number, x1: number, y1: number, t: number): void {
-  const lo = Math.floor((t - 1) / 2);
-  const hi = t - 1 - lo;
+  const half = t === 1 ? 0 : t === 2 ? 1 : Math.floor(t / 2);
+  const w = 2 * half + 1;
   const [l, r] = [Math.min(x0, x1), Math.max(x0, x1)];
   const [top, bottom] = [Math.min(y0, y1), Math.max(y0, y1)];
   g.fillStyle = GREEN;
-  const band = (x: number, y: number, w: number, h: number) => g.fillRect(x, y, w, h);
-  band(l - lo, top - lo, r - l + 1 + lo + hi, t); // top
-  band(l - lo, bottom - lo, r - l + 1 + lo + hi, t); // bottom
-  band(l - lo, top - lo, t, bottom - top + 1 + lo + hi); // left
-  band(r - lo, top - lo, t, bottom - top + 1 + lo + hi); // right
+  const cut = t === 2 ? 1 : 0; // the outer corner pixel of each side's end
+  g.fillRect(l - half + cut, top - half, r - l + w - 2 * cut, w); // top
+  g.fillRect(l - half + cut, bottom - half, r - l + w - 2 * cut, w); // bottom
+  g.fillRect(l - half, top - half + cut, w, bottom - top + w - 2 * cut); // left
+  g.fillRect(r - half, top - half + cut, w, bottom - top + w - 2 * cut); // right
 }
