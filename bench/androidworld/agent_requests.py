@@ -52,7 +52,7 @@ def main():
 
   episodes = json.load(open(os.path.join(args.dump, 'episodes.json'), encoding='utf-8'))
   counts = {'action_prompts': 0, 'action_diff': 0, 'summary_prompts': 0, 'summary_diff': 0, 'marked_images': 0,
-            'marked_diff_pixels': 0, 'marked_pixels': 0, 'marked_diff_outside_labels': 0, 'label_diff_pixels': 0}
+            'marked_diff_pixels': 0, 'marked_pixels': 0, 'marked_diff_outside_text': 0, 'label_diff_pixels': 0}
   for ep in episodes:
     kind = 't3a' if ep['preset'].endswith('t3a') else 'm3a'
     mod = t3a if kind == 't3a' else m3a
@@ -85,20 +85,25 @@ def main():
         base = os.path.join(args.dump, st['images'])
         raw = np.array(Image.open(base + '-raw.png').convert('RGB'))
         theirs = raw.copy()
-        labels = np.zeros(raw.shape[:2], bool)
+        # Where either side writes an index: OpenCV's text box (getTextSize) at each putText, widened by 4 pixels
+        # for the other font's glyphs.
+        text_area = np.zeros(raw.shape[:2], bool)
+        put_text = m3a_utils.cv2.putText
+        def recording_put_text(img, text, org, font, scale, color, thickness):
+          (w, h), base_line = m3a_utils.cv2.getTextSize(text, font, scale, thickness)
+          text_area[max(0, org[1] - h - 4):max(0, org[1] + base_line + 4), max(0, org[0] - 4):max(0, org[0] + w + 4)] = True
+          return put_text(img, text, org, font, scale, color, thickness=thickness)
+        m3a_utils.cv2.putText = recording_put_text
         for i, e in enumerate(els):
           if m3a_utils.validate_ui_element(e, size):
             m3a_utils.add_ui_element_mark(theirs, e, i, size, (0, 0, size[0], size[1]), 0)
-            b = e.bbox_pixels
-            sx, sy = raw.shape[1] / size[0], raw.shape[0] / size[1]
-            x0, y0 = int(b.x_min * sx), int(b.y_min * sy)
-            labels[max(0, y0):max(0, y0 + int(25 * sy)), max(0, x0):max(0, x0 + int(35 * sx))] = True
+        m3a_utils.cv2.putText = put_text
         ours = np.array(Image.open(base + '-som.png').convert('RGB'))
         diff = (ours != theirs).any(axis=2)
         counts['marked_images'] += 1
         counts['marked_pixels'] += int((theirs != raw).any(axis=2).sum())
         counts['marked_diff_pixels'] += int(diff.sum())
-        counts['marked_diff_outside_labels'] += int((diff & ~labels).sum())
+        counts['marked_diff_outside_text'] += int((diff & ~text_area).sum())
         labelled = raw.copy()
         m3a_utils.add_screenshot_label(labelled, 'after')
         counts['label_diff_pixels'] += int((np.array(Image.open(base + '-label.png').convert('RGB')) != labelled).any(axis=2).sum())
