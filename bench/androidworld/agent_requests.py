@@ -39,6 +39,9 @@ def main():
   p = argparse.ArgumentParser()
   p.add_argument('--aw', required=True, help='AndroidWorld checkout (google-research/android_world)')
   p.add_argument('dump', help='the folder dump_agent_requests.ts wrote')
+  p.add_argument('--fixture', nargs=3, metavar=('PRESET', 'TEMPLATE', 'STEP'),
+                 help="print AndroidWorld's own texts for a test fixture: the element descriptions of steps STEP-1 and STEP, "
+                      'and the reason and action of each earlier reply as parse_reason_action_output reads them')
   args = p.parse_args()
   t3a, m3a, m3a_utils, ru = import_agents(args.aw)
   import numpy as np  # pylint: disable=import-outside-toplevel
@@ -51,6 +54,16 @@ def main():
     return els, m3a._generate_ui_elements_description_list(els, size)  # pylint: disable=protected-access
 
   episodes = json.load(open(os.path.join(args.dump, 'episodes.json'), encoding='utf-8'))
+  if args.fixture:
+    preset, template, step = args.fixture[0], args.fixture[1], int(args.fixture[2])
+    ep = next(e for e in episodes if e['preset'] == preset and e['template'] == template)
+    kind = 't3a' if preset.endswith('t3a') else 'm3a'
+    size = lambda st: (st['screen']['width'], st['screen']['height'])
+    print(json.dumps({
+        'elements': {str(k): describe(kind, ep['steps'][k]['xml'], size(ep['steps'][k]))[1] for k in (step - 1, step)},
+        'replies': [m3a_utils.parse_reason_action_output(ep['steps'][k]['reply']) for k in range(step)],
+    }, indent=1))
+    return
   counts = {'action_prompts': 0, 'action_diff': 0, 'summary_prompts': 0, 'summary_diff': 0, 'marked_images': 0,
             'marked_diff_pixels': 0, 'marked_pixels': 0, 'marked_diff_outside_text': 0, 'label_diff_pixels': 0}
   for ep in episodes:
