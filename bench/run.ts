@@ -21,6 +21,7 @@ import { benchShepherd } from './shepherd.js';
 import { benchOnnx } from './onnx.js';
 import { benchJobs } from './jobs.js';
 import { benchRay } from './ray.js';
+import { benchRayRollouts } from './ray-rollouts.js';
 import { benchOnline } from './online.js';
 import { benchServedVlm } from './served-vlm.js';
 import { benchTinyVlm } from './tiny-vlm.js';
@@ -28,8 +29,9 @@ import { benchVlmSft } from './vlm-sft.js';
 import { benchGrpc } from './grpc.js';
 import { benchLiveGrpc } from './live-grpc.js';
 import { benchSuiteAdb } from './suite-adb.js';
+import { benchEnv } from './env.js';
 
-const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = { simdroid: benchSimdroid, parallel: benchParallel, adb: benchAdb, store: benchStore, ui: benchUi, grpo: benchGrpo, 'rollout-store': benchRolloutStore, policy: benchPolicy, eval: benchEval, train: benchTrain, adapt: benchAdapt, rewards: benchRewards, progrm: benchProgrm, shepherd: benchShepherd, onnx: benchOnnx, jobs: benchJobs, ray: benchRay, online: benchOnline, 'served-vlm': benchServedVlm, 'tiny-vlm': benchTinyVlm, 'vlm-sft': benchVlmSft, grpc: benchGrpc, 'live-grpc': benchLiveGrpc, 'suite-adb': benchSuiteAdb };
+const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = { simdroid: benchSimdroid, parallel: benchParallel, adb: benchAdb, store: benchStore, ui: benchUi, grpo: benchGrpo, 'rollout-store': benchRolloutStore, policy: benchPolicy, eval: benchEval, train: benchTrain, adapt: benchAdapt, rewards: benchRewards, progrm: benchProgrm, shepherd: benchShepherd, onnx: benchOnnx, jobs: benchJobs, ray: benchRay, 'ray-rollouts': benchRayRollouts, online: benchOnline, 'served-vlm': benchServedVlm, 'tiny-vlm': benchTinyVlm, 'vlm-sft': benchVlmSft, grpc: benchGrpc, 'live-grpc': benchLiveGrpc, 'suite-adb': benchSuiteAdb, env: benchEnv };
 
 const wanted = process.argv.slice(2);
 const names = wanted.length ? wanted : Object.keys(BENCHES);

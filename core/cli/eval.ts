@@ -15,10 +15,12 @@ import { pct, progressBar, table } from './format.js';
 import type { Io } from './main.js';
 import { loadOnnxPolicyArg, onnxPolicyPath } from './policies.js';
 import { openDb } from './open-db.js';
+import { withRayServers, type RayEnvServers } from '../rollout/ray.js';
+import { DEFAULT_RAY_ENVS, RAY_ADDRESS_HELP, RayAddress } from '../rollout/ray-settings.js';
 import { evalCompareCommand } from './eval-compare.js';
 
 const USAGE = 'awb eval --policy CHECKPOINT|MODEL.onnx|oracle|random [--split unseen-instance|unseen-template|unseen-app|all[,…]] [--part test|train|adapt]\n'
-  + '         [--seeds 30,7,1234] [--limit N] [--parallel N] [--screenshots none|half|full] [--db PATH] [--json]\n'
+  + '         [--seeds 30,7,1234] [--limit N] [--parallel N | --ray ADDRESS [--envs N] [--envs-per-actor K]] [--screenshots none|half|full] [--db PATH] [--json]\n'
   + 'awb eval compare RUN_ID... [--db PATH] [--json]';
 
 /** A comma-separated list of distinct non-negative integer seeds. */
@@ -36,6 +38,9 @@ const Flags = z.object({
   limit: intArg('--limit').pipe(z.number().min(1)).optional().describe('Only the first N templates'),
   parallel: intArg('--parallel').pipe(z.number().min(1).max(64)).default(1).describe('SimDroid devices in worker threads (default 1)'),
   screenshots: z.enum(['none', 'half', 'full']).default('none').describe('Screenshots kept per step (default none: evaluation reads outcomes)'),
+  ray: RayAddress.optional().describe(`Run on a Ray cluster's SimDroids (docs/ray.md): ${RAY_ADDRESS_HELP}`),
+  envs: intArg('--envs').pipe(z.number().min(1).max(64)).optional().describe(`SimDroids on the cluster (default ${DEFAULT_RAY_ENVS})`),
+  'envs-per-actor': intArg('--envs-per-actor').pipe(z.number().min(1).max(64)).optional().describe('SimDroids per Ray actor (default 1)'),
   db: z.string().optional(),
   json: z.boolean().optional(),
 });
@@ -123,8 +128,11 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = parseFlags(argv, {
     policy: { type: 'string' }, split: { type: 'string' }, part: { type: 'string' }, seeds: { type: 'string' }, limit: { type: 'string' },
     parallel: { type: 'string' }, screenshots: { type: 'string' }, db: { type: 'string' }, json: { type: 'boolean' },
+    ray: { type: 'string' }, envs: { type: 'string' }, 'envs-per-actor': { type: 'string' },
   }, Flags);
   if (positionals.length) throw new UsageError(`Unexpected ${JSON.stringify(positionals[0])}\n${USAGE}`);
+  if ((values.envs !== undefined || values['envs-per-actor'] !== undefined) && values.ray === undefined) throw new UsageError('--envs and --envs-per-actor size a Ray cluster\'s share: give --ray ADDRESS too');
+  if (values.ray !== undefined && values.parallel > 1) throw new UsageError('--ray runs on the cluster\'s SimDroids (--envs N): drop --parallel');
   if (!values.policy) throw new UsageError(`--policy is required\n${USAGE}`);
   const splits = [...new Set(values.split.split(',').map((s) => parseSplit(s.trim())))];
   const part = parsePart(values.part);
@@ -137,23 +145,32 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
   try {
     const progress = progressBar(seeds.length * templates.length);
     let result;
+    const evaluate = (cluster: RayEnvServers | null) => runEvaluation({
+      db, spec: specOf(policy), name: `eval ${policy.kind === 'builtin' || policy.kind === 'onnx' ? policy.path : policy.kind} ${splits.join(',')}/${part}`,
+      // The in-process loop uses the model read (and hashed) here; workers load it from its path (remote ones from the copy sent them).
+      models: policy.kind === 'builtin' || policy.kind === 'onnx' ? new PolicyModels().keep(policy.path, policy.model) : new PolicyModels(),
+      policyConfig: policyConfig(policy), splits, part, templates, seeds, ...(values.limit ? { limit: values.limit } : {}),
+      parallel: cluster ? cluster.remote.capacity : values.parallel, screenshots: values.screenshots, onEpisode: (_done, _total, key) => progress.tick(key),
+      ...(cluster ? { remote: cluster.remote, extraConfig: { ray: { address: cluster.address, envs: cluster.remote.capacity } } } : {}),
+    });
     try {
-      result = await runEvaluation({
-        db, spec: specOf(policy), name: `eval ${policy.kind === 'builtin' || policy.kind === 'onnx' ? policy.path : policy.kind} ${splits.join(',')}/${part}`,
-        // The in-process loop uses the model read (and hashed) here; workers load it from its path.
-        models: policy.kind === 'builtin' || policy.kind === 'onnx' ? new PolicyModels().keep(policy.path, policy.model) : new PolicyModels(),
-        policyConfig: policyConfig(policy), splits, part, templates, seeds, ...(values.limit ? { limit: values.limit } : {}),
-        parallel: values.parallel, screenshots: values.screenshots, onEpisode: (_done, _total, key) => progress.tick(key),
-      });
+      const ray = values.ray;
+      result = ray === undefined ? await evaluate(null) : await withRayServers(
+        { address: ray, envs: values.envs ?? DEFAULT_RAY_ENVS, envsPerActor: values['envs-per-actor'] ?? 1, log: (m) => io.err(`awb: ${m}`) },
+        (cluster) => evaluate(cluster),
+      );
     } finally {
       progress.done();
     }
     const { runs, report, wallSeconds } = result;
     if (values.json) {
-      io.out(JSON.stringify({ policy: policyConfig(policy), splits, part, templates: templates.length, runs: runs.map((r) => ({ seed: r.seed, run: r.runId })), db: path, wallSeconds, ...report }));
+      io.out(JSON.stringify({
+        policy: policyConfig(policy), splits, part, templates: templates.length, runs: runs.map((r) => ({ seed: r.seed, run: r.runId })), db: path, wallSeconds,
+        ...(values.ray ? { ray: { address: values.ray, reruns: result.reruns } } : {}), ...report,
+      }));
       return 0;
     }
-    io.out(`Eval of ${policyLabel(policy)} on ${splits.join(',')}/${part}: ${templates.length} templates × ${seeds.length} seeds in ${wallSeconds.toFixed(1)} s`);
+    io.out(`Eval of ${policyLabel(policy)} on ${splits.join(',')}/${part}: ${templates.length} templates × ${seeds.length} seeds in ${wallSeconds.toFixed(1)} s${values.ray ? ` on Ray ${values.ray}${result.reruns ? ` (${result.reruns} episode(s) re-run after their environment server died)` : ''}` : ''}`);
     io.out(`Success rate ${formatMeanStd(report.overall)} (mean ± sample std over seeds${seeds.length < 2 ? '; one seed, so no std' : ''}), ${report.overall.successes}/${report.overall.episodes} episodes${report.overall.errors ? `, ${report.overall.errors} errors` : ''}`);
     io.out(table([
       ['GROUP', 'EPISODES', ...seeds.map((s) => `SEED ${s}`), 'MEAN ± STD'],

@@ -80,9 +80,10 @@ Usage:
                                                a VLM's recorded replies re-executed through the format's parser, reply k at step k
   awb suite run [--split unseen-instance|unseen-template|unseen-app|all] [--part train|test|adapt]
                 [--policy oracle|random|vlm (+ the vlm flags)] [--parallel N] [--limit N] [--screenshots none|half|full] [--name NAME] [--subgoals] [--json]
+                [--ray ADDRESS [--envs N] [--envs-per-actor K]]   on a Ray cluster's SimDroids (docs/ray.md)
   awb suite run --resume RUN_ID                every instance of a split part, recorded; resume a killed run
   awb eval --policy CHECKPOINT|MODEL.onnx|oracle|random [--split S[,S…]] [--part test|train|adapt] [--seeds 30,7,1234]
-           [--limit N] [--parallel N] [--db PATH] [--json]
+           [--limit N] [--parallel N | --ray ADDRESS [--envs N]] [--db PATH] [--json]
                                                success rate, mean ± std over evaluation seeds, per regime/difficulty/app
   awb eval compare RUN_ID…                     stored eval runs side by side, by policy / checkpoint
   awb policy export-onnx --policy CKPT --out FILE.onnx | info FILE   the builtin policy as ONNX (checked in ONNX Runtime)
@@ -130,10 +131,12 @@ Usage:
   awb serve [--port P] [--token T] [--no-adb] [--no-device]
                                                the workbench UI in a browser: prints its URL (with a session token);
                                                outside agents connect to its /env endpoint (docs/env-protocol.md)
-  awb env serve [--port P] [--devices N] [--host H] [--token T] [--db PATH] [--no-adb] [--json]
+  awb env serve [--port P] [--devices N] [--host H] [--token T] [--db PATH] [--no-adb] [--stop-with-stdin] [--json]
                                                the environment server for outside agents (Gymnasium, TRL, AndroidWorld:
                                                docs/outside-agents.md): prints its ws:// URL; sessions run on up to N
-                                               SimDroids (default 8) or adb devices, recorded in the store
+                                               SimDroids (default 8) or adb devices, recorded in the store; remote
+                                               rollout workers (up to N) at /rollout (docs/ray.md); --stop-with-stdin:
+                                               stop when stdin closes (a Ray actor's server)
   awb help                                     this text
 
 Recordings go to --db PATH, else $AWB_DB, else $AWB_HOME/trajectories.db (AWB_HOME defaults to ~/.awb).`;
@@ -159,7 +162,7 @@ const USER_ERRORS = new Set([
   'EndpointProfileError', 'SecretsFileError', 'UnknownVlmFormatError', 'MissingApiKeyError', 'VlmEndpointError', 'RepliesFileError', 'VlmRequestStepError',
   'TrainerHttpError', 'TrainerUnreachableError', 'TrainerCheckError', 'UploadStalledError', 'TrainerProtocolError', 'ArtifactChecksumError', 'ArtifactNotFoundError', 'TrainerProfileError',
   'RemoteJobNotFoundError', 'RemoteJobStateError', 'BundleError', 'JobConfigError', 'RewardModelRejectedError',
-  'RayHttpError', 'RayUnreachableError', 'RayProtocolError', 'RayResultsError', 'RayPackageError',
+  'RayHttpError', 'RayUnreachableError', 'RayProtocolError', 'RayResultsError', 'RayPackageError', 'RayRolloutError', 'TrainingDevicesError', 'NoWorkersLeftError',
 ]);
 
 /** Runs the CLI; returns the exit code. Errors with a user-facing message print it and exit 2 or 1. */

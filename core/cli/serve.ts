@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createWorkbench } from '../workbench/index.js';
+import { createWorkbench, DEFAULT_ENV_DEVICES } from '../workbench/index.js';
 import { serveWorkbench } from '../workbench/endpoint.js';
 import { intArg, parseFlags, UsageError } from './args.js';
 import { dataDir, dbPath } from '../util/data-dir.js';
@@ -16,11 +16,13 @@ const Flags = z.object({
   devices: intArg('--devices').pipe(z.number().min(1, '--devices must be at least 1').max(256)).optional(),
   host: z.string().min(1).optional(),
   json: z.boolean().optional(),
+  'stop-with-stdin': z.boolean().optional(),
 });
 
 const OPTIONS = {
   port: { type: 'string' }, token: { type: 'string' }, db: { type: 'string' }, 'no-adb': { type: 'boolean' },
   'adb-port': { type: 'string' }, 'no-device': { type: 'boolean' }, devices: { type: 'string' }, host: { type: 'string' }, json: { type: 'boolean' },
+  'stop-with-stdin': { type: 'boolean' },
 } as const;
 
 /**
@@ -28,11 +30,14 @@ const OPTIONS = {
  * /env. Prints the URL (with the session token) and serves until interrupted; then stops its devices and closes the
  * store. `awb env serve` is the same server led by its environment endpoint: it prints that URL first, starts no
  * default device (sessions start their own SimDroids, at most --devices), and may listen beyond loopback (--host).
+ * It also serves remote rollout workers at /rollout (at most --devices at once; docs/ray.md); `--stop-with-stdin`
+ * stops it when its stdin closes, so a Ray actor that starts it takes it along when it dies.
  */
 export async function serveCommand(argv: string[], io: Io, signal?: AbortSignal, mode: 'ui' | 'env' = 'ui'): Promise<number> {
   const { values } = parseFlags(argv, OPTIONS, Flags);
-  if (mode === 'ui' && (values.host !== undefined || values.devices !== undefined)) {
-    throw new UsageError(`${values.host !== undefined ? '--host' : '--devices'} is for \`awb env serve\`; \`awb serve\` listens on 127.0.0.1`);
+  if (mode === 'ui' && (values.host !== undefined || values.devices !== undefined || values['stop-with-stdin'])) {
+    const flag = values.host !== undefined ? '--host' : values.devices !== undefined ? '--devices' : '--stop-with-stdin';
+    throw new UsageError(`${flag} is for \`awb env serve\`; \`awb serve\` listens on 127.0.0.1`);
   }
   const home = dataDir();
   const workbench = await createWorkbench({
@@ -45,13 +50,14 @@ export async function serveCommand(argv: string[], io: Io, signal?: AbortSignal,
   try {
     server = await serveWorkbench(workbench, {
       port: values.port, dataDir: home, log: (m) => io.err(m), ...(values.token ? { token: values.token } : {}), ...(values.host ? { host: values.host } : {}),
+      ...(mode === 'env' ? { rollout: { limit: values.devices ?? DEFAULT_ENV_DEVICES } } : {}),
     });
   } catch (e) {
     await workbench.close();
     throw e;
   }
   if (mode === 'env') {
-    io.out(values.json ? JSON.stringify({ url: server.envUrl, port: server.port, token: server.token, ui: server.url }) : server.envUrl);
+    io.out(values.json ? JSON.stringify({ url: server.envUrl, port: server.port, token: server.token, ui: server.url, rollout: server.rolloutUrl }) : server.envUrl);
     if (!values.json) io.err(`Environment server for outside agents (docs/outside-agents.md); watch its sessions in the workbench UI: ${server.url}`);
   } else {
     io.out(values.json ? JSON.stringify({ url: server.url, port: server.port, env: server.envUrl }) : `Android Agent Workbench: ${server.url}`);
@@ -61,7 +67,12 @@ export async function serveCommand(argv: string[], io: Io, signal?: AbortSignal,
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
     signal?.addEventListener('abort', stop);
+    if (values['stop-with-stdin']) {
+      process.stdin.once('close', stop);
+      process.stdin.resume();
+    }
   });
+  if (values['stop-with-stdin']) process.stdin.pause();
   await server.close();
   await workbench.close();
   return 0;
@@ -71,7 +82,7 @@ export async function serveCommand(argv: string[], io: Io, signal?: AbortSignal,
 export async function envCommand(argv: string[], io: Io, signal?: AbortSignal): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub !== 'serve') {
-    throw new UsageError(`${sub === undefined ? 'awb env needs a subcommand' : `awb env ${sub}: unknown subcommand`}: awb env serve [--port P] [--devices N] [--host H]`);
+    throw new UsageError(`${sub === undefined ? 'awb env needs a subcommand' : `awb env ${sub}: unknown subcommand`}: awb env serve [--port P] [--devices N] [--host H] [--stop-with-stdin]`);
   }
   return serveCommand(rest, io, signal, 'env');
 }

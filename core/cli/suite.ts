@@ -3,6 +3,8 @@ import { openAdbDevice, openSimDroids } from '../devices/provider.js';
 import { runEpisode } from '../episode/runner.js';
 import { runPool, type RolloutJob } from '../rollout/threads/run-pool.js';
 import { runOnDevices } from '../rollout/device-pool.js';
+import { RayEnvServers } from '../rollout/ray.js';
+import { DEFAULT_RAY_ENVS, RayAddress } from '../rollout/ray-settings.js';
 import type { EpisodeResult, StepError } from '../episode/record.js';
 import { getTemplate, TASKS } from '../tasks/registry.js';
 import { parsePart, parseSplit, splitInstances } from '../tasks/splits.js';
@@ -20,8 +22,9 @@ import { targetFlags, TargetValues, targetOf } from './devices.js';
 
 const USAGE = 'awb suite run --split unseen-instance|unseen-template|unseen-app|all --part train|test|adapt --policy oracle|random|vlm\n'
   + `              ${VLM_USAGE}\n`
-  + '              [--parallel N | --device SERIAL...] [--adb-port P] [--console-token PATH] [--limit N] [--screenshots none|half|full] [--subgoals] [--name NAME] [--db PATH] [--json]\n'
-  + 'awb suite run --resume RUN_ID [--parallel N] [--db PATH] [--json]';
+  + '              [--parallel N | --device SERIAL... | --ray ADDRESS [--envs N] [--envs-per-actor K]] [--adb-port P] [--console-token PATH]\n'
+  + '              [--limit N] [--screenshots none|half|full] [--subgoals] [--name NAME] [--db PATH] [--json]\n'
+  + 'awb suite run --resume RUN_ID [--parallel N | --ray ADDRESS [--envs N]] [--db PATH] [--json]';
 
 /** The suite's policies: the worker-capable ones, and a VLM endpoint (in process: its steps are mostly waiting). */
 const SuiteRunPolicy = z.enum([...SUITE_POLICIES, 'vlm']);
@@ -39,6 +42,9 @@ const Flags = z.object({
   resume: intArg('--resume').pipe(z.number().min(1)).optional(),
   json: z.boolean().optional(),
   device: z.array(z.string().min(1)).optional(),
+  ray: RayAddress.optional(),
+  envs: intArg('--envs').pipe(z.number().min(1).max(64)).optional(),
+  'envs-per-actor': intArg('--envs-per-actor').pipe(z.number().min(1).max(64)).optional(),
   ...TargetValues,
   ...VlmFlagValues,
 });
@@ -61,7 +67,9 @@ const rate = (t: Tally) => (t.episodes - t.errors > 0 ? t.successes / (t.episode
  * picked up with --resume: finished episodes are skipped, interrupted ones run again. `--subgoals`
  * also records SimDroid's ground-truth subgoal progress per step, in process or from the parallel
  * workers' SimDroids, written with each episode's end; it refuses --device (the multi-device loop
- * does not capture it, and a real device has no ground truth).
+ * does not capture it, and a real device has no ground truth). `--ray ADDRESS` runs the episodes on --envs SimDroids
+ * of a Ray cluster instead (docs/ray.md), recorded here as they happen; an episode whose actor died is recorded as an
+ * environment error and run once more on another, and the summary counts the re-runs.
  */
 export async function suiteCommand(argv: string[], io: Io): Promise<number> {
   const [sub, ...rest] = argv;
@@ -70,18 +78,40 @@ export async function suiteCommand(argv: string[], io: Io): Promise<number> {
     split: { type: 'string' }, part: { type: 'string' }, policy: { type: 'string' }, parallel: { type: 'string' },
     limit: { type: 'string' }, screenshots: { type: 'string' }, name: { type: 'string' }, db: { type: 'string' },
     resume: { type: 'string' }, json: { type: 'boolean' }, device: { type: 'string', multiple: true }, subgoals: { type: 'boolean' }, ...targetFlags, ...vlmFlagOptions,
+    ray: { type: 'string' }, envs: { type: 'string' }, 'envs-per-actor': { type: 'string' },
   }, Flags);
+  if ((values.envs !== undefined || values['envs-per-actor'] !== undefined) && values.ray === undefined) throw new UsageError('--envs and --envs-per-actor size a Ray cluster\'s share: give --ray ADDRESS too');
+  if (values.ray !== undefined && (values.device || values.parallel > 1)) throw new UsageError('--ray runs the episodes on the cluster\'s SimDroids (--envs N): drop --device and --parallel');
   refuseStrayVlmFlags(values, values.policy);
+  if (values.ray !== undefined && values.policy === 'vlm') throw new UsageError('--ray runs the worker policies (oracle, random) on the cluster; a VLM\'s steps are mostly waiting on its endpoint: use --parallel N here');
   if (values.policy === 'vlm' && values.parallel > 1 && values.subgoals) throw new UsageError('--subgoals with --policy vlm runs on one embedded SimDroid; drop --parallel or --subgoals');
   const vlmFlags = values.policy === 'vlm' ? vlmSettingsFromFlags(values) : null;
   if (values.device && values.parallel > 1) throw new UsageError('--parallel is for SimDroid devices in worker threads; with --device, every listed device runs episodes in parallel');
   if (values.device && values.device.length > 1 && values.grpc) throw new UsageError('--grpc names one device\'s endpoint; with several --device, each finds its own (docs/devices.md)');
-  // Subgoal progress is SimDroid's ground truth, read on the embedded SimDroid or on each worker's;
-  // the devices behind adb run in a loop that does not capture it, and a real device has none.
-  const refuseSubgoalsHere = (what: string) => {
-    if (values.device) throw new UsageError(`${what} reads SimDroid's ground truth on the embedded SimDroid or the --parallel workers; adb devices (--device) do not report subgoal progress (a real device has none); drop --device`);
-  };
-  if (values.subgoals) refuseSubgoalsHere('--subgoals');
+  if (values.subgoals) refuseSubgoalsHere(values, '--subgoals');
+  const ray = values.ray === undefined ? null : { address: values.ray, envs: values.envs ?? DEFAULT_RAY_ENVS, envsPerActor: values['envs-per-actor'] ?? 1 };
+  // The cluster first: one that cannot give us its servers is an error before any run exists.
+  const cluster = ray ? await RayEnvServers.start({ ...ray, log: (m) => io.err(`awb: ${m}`) }) : null;
+  if (cluster && !values.json) io.err(`awb: ${cluster.servers.length} environment server(s) on ${cluster.nodes} node(s) of the Ray cluster ${ray!.address} (${cluster.startupS.toFixed(1)} s)`);
+  try {
+    return await suiteRun(values, vlmFlags, io, ray, cluster);
+  } finally {
+    await cluster?.close();
+  }
+}
+
+/**
+ * Subgoal progress is SimDroid's ground truth, read on the embedded SimDroid or on each worker's; the devices behind
+ * adb run in a loop that does not capture it, and a real device has none.
+ */
+function refuseSubgoalsHere(values: z.infer<typeof Flags>, what: string): void {
+  if (values.device) throw new UsageError(`${what} reads SimDroid's ground truth on the embedded SimDroid or the --parallel workers; adb devices (--device) do not report subgoal progress (a real device has none); drop --device`);
+}
+
+/** The run itself, on this machine or on the cluster's servers (started by the caller). */
+async function suiteRun(
+  values: z.infer<typeof Flags>, vlmFlags: VlmPolicySettings | null, io: Io, ray: { address: string; envs: number } | null, cluster: RayEnvServers | null,
+): Promise<number> {
   const { db, path } = openDb(values.db);
   try {
     // What to run: a fresh split part, or what is left of an earlier run.
@@ -91,7 +121,7 @@ export async function suiteCommand(argv: string[], io: Io): Promise<number> {
     let skip = new Set<string>();
     if (values.resume !== undefined) {
       if (values.split || values.part || values.policy || values.subgoals || vlmFlags) throw new UsageError('--resume continues a run as it was configured; drop --split, --part, --policy and --subgoals');
-      if (isSubgoalRun(getRun(db, values.resume as RunId).config)) refuseSubgoalsHere(`Run ${values.resume} records subgoal progress (--subgoals), so it`);
+      if (isSubgoalRun(getRun(db, values.resume as RunId).config)) refuseSubgoalsHere(values, `Run ${values.resume} records subgoal progress (--subgoals), so it`);
       const state = resumeRun(db, values.resume as RunId);
       runId = state.run.id;
       config = z.object({
@@ -101,6 +131,7 @@ export async function suiteCommand(argv: string[], io: Io): Promise<number> {
       if (config.policy === 'vlm') {
         if (config.vlm === undefined) throw new UsageError(`Run ${runId} used --policy vlm but recorded no VLM settings`);
         if (config.subgoals && values.parallel > 1) throw new UsageError('--subgoals with --policy vlm runs on one embedded SimDroid; drop --parallel');
+        if (ray) throw new UsageError(`Run ${runId} uses --policy vlm, which runs here: drop --ray`);
         vlm = vlmSettingsForResume(config.vlm);
       }
       skip = new Set([...state.finished].map((i) => `${i.templateId}#${i.seed}`));
@@ -118,7 +149,10 @@ export async function suiteCommand(argv: string[], io: Io): Promise<number> {
       // Checked before the run exists: a bad --split or --part must leave no run behind.
       parseSplit(config.split);
       parsePart(config.part);
-      runId = createRun(db, { kind: 'suite', name: values.name ?? `${config.split}/${config.part} ${config.policy}`, config: { ...config, parallel: values.parallel } }).id;
+      runId = createRun(db, {
+        kind: 'suite', name: values.name ?? `${config.split}/${config.part} ${config.policy}`,
+        config: { ...config, parallel: values.parallel, ...(ray ? { ray: { address: ray.address, envs: ray.envs } } : {}) },
+      }).id;
     }
     const split = parseSplit(config.split);
     const part = parsePart(config.part);
@@ -147,6 +181,8 @@ export async function suiteCommand(argv: string[], io: Io): Promise<number> {
     };
     // Episodes of this part that no device ran (every device lost): the run is then interrupted, not finished.
     let notRun = 0;
+    // Episodes run again after their Ray actor died (each also left an environment error in the store).
+    let reruns = 0;
     const progress = progressBar(todo.length);
     const interrupt = () => {
       progress.done();
@@ -171,7 +207,7 @@ export async function suiteCommand(argv: string[], io: Io): Promise<number> {
         devices.forEach((d) => d.close());
         notRun = unrun.length;
         if (unrun.length) io.err(`awb: ${unrun.length} episodes were not run: no device left; continue with --resume ${runId}`);
-      } else if (values.parallel === 1) {
+      } else if (values.parallel === 1 && !ray) {
         const device = embeddedDevice();
         try {
           for (const instance of todo) {
@@ -209,15 +245,20 @@ export async function suiteCommand(argv: string[], io: Io): Promise<number> {
           key: `${i.template.id}#${i.seed}`, templateId: i.template.id, seed: i.seed, policy: { name: workerPolicy }, ...(config.subgoals ? { subgoals: true } : {}),
         }));
         const byKey = new Map(todo.map((i) => [`${i.template.id}#${i.seed}`, i]));
-        await runPool({
-          devices: values.parallel, jobs, screenshots: config.screenshots,
+        const summary = await runPool({
+          devices: cluster ? cluster.remote.capacity : values.parallel, jobs, screenshots: config.screenshots,
           recorder: (job) => (config.subgoals ? new SubgoalStoreRecorder(db, runId, { kind: 'worker', instance: byKey.get(job.key)! }) : new StoreRecorder(db, runId)),
           onEpisode: (job, outcome) => {
             count(job.templateId, outcome.ok ? outcome.result : null);
             if (!outcome.ok) failures.push({ key: job.key, error: outcome.error });
             progress.tick(job.key);
           },
+          ...(cluster ? {
+            remote: cluster.remote,
+            onRerun: (job: RolloutJob, error: StepError) => io.err(`awb: ${job.key}: ${error.message}; recorded as an environment error, running it again`),
+          } : {}),
         });
+        reruns = summary.reruns;
       }
     } finally {
       process.removeListener('SIGINT', interrupt);
@@ -230,6 +271,7 @@ export async function suiteCommand(argv: string[], io: Io): Promise<number> {
     const run = getRun(db, runId);
     const summary = {
       run: runId, name: run.name, db: path, split, part, policy: config.policy, parallel: values.parallel, ...(config.subgoals ? { subgoals: true } : {}),
+      ...(ray && cluster ? { ray: { address: ray.address, envs: ray.envs, servers: cluster.servers.length, nodes: cluster.nodes }, reruns } : {}),
       episodes: total.episodes, successes: total.successes, errors: total.errors, successRate: rate(total),
       skipped: instances.length - todo.length, ...(notRun ? { notRun, status: 'interrupted' } : {}), byApp: summarise(byApp), byDifficulty: summarise(byDifficulty), wallSeconds,
       ...(failures.length ? { failures } : {}),
@@ -241,7 +283,8 @@ export async function suiteCommand(argv: string[], io: Io): Promise<number> {
       return code;
     }
     const agentRan = total.episodes - total.errors;
-    io.out(`Run ${runId} (${split}/${part}, ${config.policy}${values.parallel > 1 ? `, ${values.parallel} devices` : ''}): ${total.successes}/${agentRan} succeeded (${pct(rate(total))})${total.errors ? `, ${total.errors} environment errors (not counted; --resume runs them again)` : ''}${summary.skipped ? `, ${summary.skipped} skipped (already done)` : ''}${notRun ? `, ${notRun} not run (interrupted; --resume ${runId})` : ''} in ${wallSeconds.toFixed(1)} s`);
+    const where = ray ? `, ${ray.envs} SimDroids on Ray ${ray.address}` : values.parallel > 1 ? `, ${values.parallel} devices` : '';
+    io.out(`Run ${runId} (${split}/${part}, ${config.policy}${where}): ${total.successes}/${agentRan} succeeded (${pct(rate(total))})${total.errors ? `, ${total.errors} environment errors (not counted; --resume runs them again)` : ''}${reruns ? `, ${reruns} re-run after their environment server died` : ''}${summary.skipped ? `, ${summary.skipped} skipped (already done)` : ''}${notRun ? `, ${notRun} not run (interrupted; --resume ${runId})` : ''} in ${wallSeconds.toFixed(1)} s`);
     io.out(table([['APP', 'EPISODES', 'SUCCESS'], ...[...byApp].sort().map(([k, t]) => [k, String(t.episodes), pct(rate(t))])]));
     io.out(table([['DIFFICULTY', 'EPISODES', 'SUCCESS'], ...[...byDifficulty].sort().map(([k, t]) => [k, String(t.episodes), pct(rate(t))])]));
     for (const f of failures) io.out(`  ${f.key}: ${f.error.name}: ${f.error.message}`);

@@ -95,6 +95,7 @@ async function grpoCommand(argv: string[], io: Io): Promise<number> {
     let total = Math.max(config.iterations, saved ?? 0);
     const result = await trainGrpo({
       config, outDir, resume: Boolean(values.resume), db: store.db, rewardContext: { dataDir: dataDir() }, recordEpisodes: values['record-episodes'] ?? false, signal: ac.signal,
+      log: (m) => io.err(m),
       onIteration: (m) => io.out(values.json ? JSON.stringify(m) : progressLine(m, total)),
     });
     total = result.iterations;

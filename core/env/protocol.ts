@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { issueLines } from '../util/zod-issues.js';
+import { SeedError } from '../util/rng.js';
 import { VLM_FORMAT_IDS } from '../policy/vlm/format.js';
 import { COORDINATE_SPACES } from '../policy/vlm/geometry.js';
 
@@ -47,7 +48,16 @@ export class ObservationSpecError extends Error {
   override name = 'ObservationSpecError';
 }
 
-const seed = z.int().min(0).max(2 ** 31 - 1);
+const MAX_SEED = 2 ** 31 - 1;
+const seed = z.int().min(0).max(MAX_SEED);
+
+/** A seed outside the protocol's range (docs/env-protocol.md, "Errors": SeedError), named where it was given. */
+export class ProtocolSeedError extends SeedError {
+  constructor(seed: unknown, where: string) {
+    super(seed);
+    this.message = `${where}: a seed is an integer from 0 to ${MAX_SEED}, got ${JSON.stringify(seed)}`;
+  }
+}
 
 /** A task as `create` and `reset` name it: a template with a seed or given params, or a split part to draw from. */
 export const TaskSpec = z.strictObject({
@@ -149,6 +159,15 @@ export function parseRequest(value: unknown): EnvRequest {
     throw new ProtocolError(`unknown op ${JSON.stringify(op)}: one of ${OPS.join(', ')}`);
   }
   const r = EnvRequest.safeParse(value);
-  if (!r.success) throw new ProtocolError(`${op}: ${issueLines(r.error.issues, { root: '(request)' }).join('; ')}`);
-  return r.data;
+  if (r.success) return r.data;
+  const issues = r.error.issues;
+  // The table of docs/env-protocol.md names two kinds of bad field apart from ProtocolError.
+  if (issues.every((i) => i.path.at(-1) === 'seed')) {
+    const path = issues[0]!.path;
+    const given = path.reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined), value);
+    throw new ProtocolSeedError(given, `${op}: ${path.map(String).join('.')}`);
+  }
+  const lines = issueLines(issues, { root: '(request)' }).join('; ');
+  if (op === 'create' && issues.every((i) => i.path[0] === 'observation')) throw new ObservationSpecError(`${op}: ${lines}`);
+  throw new ProtocolError(`${op}: ${lines}`);
 }

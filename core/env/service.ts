@@ -7,7 +7,7 @@ import { ENV_PROTOCOL_VERSION, ProtocolError, SessionNotFoundError, type CreateR
 import { EpisodeRewardStream } from './rewards.js';
 import type { EnvResult } from './results.js';
 import { EnvSession, type EnvSessionEvent } from './session.js';
-import { taskCatalog } from './tasks.js';
+import { TaskSource, taskCatalog } from './tasks.js';
 
 /**
  * The environment server's sessions, whatever carries them (docs/env-protocol.md): `awb env serve`, `awb serve` and
@@ -160,7 +160,8 @@ export class EnvService {
 
   async create(req: CreateRequest, notify: Notify): Promise<{ session: EnvSession; result: EnvResult }> {
     const id = randomUUID().slice(0, 8);
-    // Everything the request can get wrong is checked before a device is taken.
+    // Everything the request can get wrong is checked before a device is taken (and before its run is made).
+    new TaskSource(req.task);
     const rewards = await EpisodeRewardStream.create(req.rewards, { db: this.deps.db(), ...(this.deps.dataDir ? { dataDir: this.deps.dataDir() } : {}) });
     const runName = req.run ?? `${req.agent} (env)`;
     const lease = await this.deps.devices.lease(req.device, id);

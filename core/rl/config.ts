@@ -9,6 +9,7 @@ import type { CurriculumOptions } from './curriculum.js';
 import type { AdvantageOptions, BatchLossOptions } from './grpo.js';
 import { issueLines } from '../util/zod-issues.js';
 import { PLAIN_ISSUES } from '../util/plain-issues.js';
+import { RaySettingsSchema } from '../rollout/ray-settings.js';
 
 /**
  * One typed config for a GRPO / AdaGRPO training run: the single source for validation, defaults,
@@ -116,6 +117,7 @@ export const TrainConfigSchema = z.strictObject({
   devices: z.int().min(1).max(64).default(16).describe('Parallel simulated devices for rollouts (AW-Gen: 16 environments)'),
   rolloutWorkers: z.union([z.literal('auto'), z.int().min(0).max(64)], { error: (i) => `expected 'auto' or an integer from 0 to 64, got ${JSON.stringify(i.input)}` }).default('auto')
     .describe("Worker threads for rollouts, each driving one SimDroid: 'auto' = min(devices, CPU cores), in-process when that is 1; 0 = in-process (the devices interleave in the training thread); N ≤ devices = N workers. Results are identical either way (ours)"),
+  ray: RaySettingsSchema.prefault({}).describe('Rollouts on a Ray cluster instead of this machine (docs/ray.md): ray.envs SimDroids there take the place of devices and rolloutWorkers'),
   checkpointEvery: z.int().min(1).default(25).describe('Iterations between checkpoints (ours)'),
   advantage: Advantage.prefault({}).describe('Advantage estimation'),
   loss: Loss.prefault({}).describe('Policy loss'),

@@ -2,6 +2,7 @@ import { runEpisode, type ScreenshotMode } from '../episode/runner.js';
 import type { EpisodeResult } from '../episode/record.js';
 import { openSimDroid } from '../devices/provider.js';
 import { runPool, type RolloutJob } from '../rollout/threads/run-pool.js';
+import type { RemoteServers } from '../rollout/remote/servers.js';
 import { createPolicy, PolicyModels, taskOf, type PolicySpec } from '../policy/registry.js';
 import { getTemplate, TASKS } from '../tasks/registry.js';
 import { instantiate } from '../tasks/instance.js';
@@ -57,6 +58,8 @@ export interface EvaluationOptions {
   limit?: number;
   /** SimDroids: 1 runs in this thread (and can be stopped between episodes); more run in worker threads. */
   parallel: number;
+  /** Run on these remote rollout servers (a Ray cluster's, docs/ray.md) instead: `parallel` workers there. */
+  remote?: RemoteServers;
   screenshots: ScreenshotMode;
   /** More config for every run (e.g. the workbench's evaluation id). */
   extraConfig?: Record<string, unknown>;
@@ -71,6 +74,8 @@ export interface EvaluationResult {
   report: EvalReport;
   wallSeconds: number;
   stopped: boolean;
+  /** Episodes run again after their remote worker died (each also left an environment error in its run). */
+  reruns: number;
 }
 
 export async function runEvaluation(o: EvaluationOptions): Promise<EvaluationResult> {
@@ -101,8 +106,9 @@ export async function runEvaluation(o: EvaluationOptions): Promise<EvaluationRes
   const started = Date.now();
   let stopped = false;
   let ended = false;
+  let reruns = 0;
   try {
-    if (o.parallel === 1) {
+    if (o.parallel === 1 && !o.remote) {
       const models = o.models ?? new PolicyModels();
       const device = openSimDroid({ serial: 'simdroid-eval' });
       try {
@@ -125,15 +131,15 @@ export async function runEvaluation(o: EvaluationOptions): Promise<EvaluationRes
     } else {
       // Workers load the policy's files from their paths (once each).
       const jobs: RolloutJob[] = o.seeds.flatMap((seed) => o.templates.map(({ template }) => ({ key: `${seed}/${template.id}`, templateId: template.id, seed, policy: o.spec })));
-      await runPool({
-        devices: o.parallel, jobs, screenshots: o.screenshots,
+      reruns = (await runPool({
+        devices: o.parallel, jobs, screenshots: o.screenshots, ...(o.remote ? { remote: o.remote } : {}),
         recorder: (job) => new StoreRecorder(o.db, runOf.get(job.seed)!),
         onEpisode: (job, outcome) => record(job.seed, job.templateId, outcome.ok ? outcome.result : null),
-      });
+      })).reruns;
     }
     ended = !stopped;
   } finally {
     for (const r of runs) finishRun(o.db, r.runId as RunId, ended ? 'finished' : 'interrupted');
   }
-  return { runs, episodes, report: aggregateEval(episodes, o.seeds), wallSeconds: (Date.now() - started) / 1000, stopped };
+  return { runs, episodes, report: aggregateEval(episodes, o.seeds), wallSeconds: (Date.now() - started) / 1000, stopped, reruns };
 }

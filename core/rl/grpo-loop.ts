@@ -37,6 +37,8 @@ export const METRIC = {
   rolloutS: 'perf/rollout_s',
   /** Rollouts that ended in an environment error (a device or worker failure): reward NaN, not trained on. */
   envErrors: 'rollout/env_errors',
+  /** Rollouts run again because their remote worker died (Ray rollouts, docs/ray.md); 0 on this machine. */
+  reruns: 'rollout/reruns',
   episodeLength: 'episode/length',
   batchSteps: 'batch/steps',
   batchReplayed: 'batch/replayed',

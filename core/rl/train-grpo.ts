@@ -21,6 +21,8 @@ import { iterationMetrics, mean, METRIC, runGrpoLoop, type GroupScores, type Ite
 import { trainingBatch, updatePolicy, type BatchEpisode } from './grpo-update.js';
 import { runRollouts, type RolloutJob, type RolloutOptions } from '../rollout/rollouts.js';
 import { resolveRolloutWorkers, RolloutWorkerPool } from '../rollout/rollout-workers.js';
+import { RayEnvServers } from '../rollout/ray.js';
+import { rayCluster } from '../rollout/ray-settings.js';
 import { REWARD_METRIC, storeRewardValues, TrainingRewards } from './train-rewards.js';
 import { scorerParameters } from './trained-scorer.js';
 import { RolloutRecording } from './rollout-recording.js';
@@ -32,7 +34,8 @@ import { RolloutRecording } from './rollout-recording.js';
  * advantages (group-normalised, trajectory or step level; zero-std groups skipped) → update
  * (negatives pruned, positive replay mixed in, then the local update of grpo-update.ts: epochs ×
  * minibatches of the clipped surrogate + k3 KL, Adam) → log (metrics to the callback and the store,
- * checkpoint every `checkpointEvery` iterations).
+ * checkpoint every `checkpointEvery` iterations). With `config.ray.address`, the rollouts run on SimDroids of a Ray
+ * cluster (core/rollout/ray.ts, docs/ray.md) with the same results; a rollout whose actor died runs again there.
  */
 
 export interface TrainGrpoOptions {
@@ -45,9 +48,12 @@ export interface TrainGrpoOptions {
   instances?: readonly TaskInstance[];
   /**
    * Devices for rollouts, run in-process; default: SimDroids of our own, in `config.rolloutWorkers`
-   * worker threads, or `config.devices` in-process ones when that resolves to 0 (closed at the end).
+   * worker threads, or `config.devices` in-process ones when that resolves to 0 (closed at the end),
+   * or `config.ray.envs` on a Ray cluster when `config.ray.address` is set (the caller's devices then are refused).
    */
   devices?: readonly Device[];
+  /** Messages about the Ray cluster (servers started, one that died). */
+  log?: (message: string) => void;
   /** Trajectory store: a 'training' run gets the per-iteration metrics. */
   db?: WritableDB;
   /**
@@ -91,6 +97,13 @@ export class TrainingDivergedError extends WorkbenchError {
   }
 }
 
+export class TrainingDevicesError extends WorkbenchError {
+  override name = 'TrainingDevicesError';
+  constructor(readonly address: string) {
+    super(`The config runs rollouts on the Ray cluster ${address} (ray.address), and devices were given too: one or the other`);
+  }
+}
+
 export class TrainingPoolError extends WorkbenchError {
   override name = 'TrainingPoolError';
   constructor(readonly iteration: number, readonly poolSize: number) {
@@ -124,19 +137,32 @@ export async function trainGrpo(opts: TrainGrpoOptions): Promise<TrainGrpoResult
   const c = s.config;
   const pool = opts.instances ?? splitInstances(TASKS, c.split, c.part);
   const candidates = pool.map((instance) => ({ key: instanceKey(instance), difficulty: instance.template.difficulty, instance }));
-  // Rollout devices: the caller's (in-process), else worker threads with a SimDroid each, else in-process SimDroids.
-  const workerCount = opts.devices ? 0 : resolveRolloutWorkers(c.rolloutWorkers, c.devices);
+  // Rollout devices: the caller's (in-process), else a Ray cluster's, else worker threads with a SimDroid each, else in-process SimDroids.
+  const cluster = rayCluster(c.ray);
+  if (cluster && opts.devices) throw new TrainingDevicesError(cluster.address);
+  const workerCount = opts.devices ? 0 : cluster ? cluster.envs : resolveRolloutWorkers(c.rolloutWorkers, c.devices);
   const ownDevices = opts.devices || workerCount > 0 ? null : openSimDroids(c.devices, 'simdroid-grpo-');
   const devices = opts.devices ?? ownDevices ?? [];
   let workers: RolloutWorkerPool | null = null;
+  let ray: RayEnvServers | null = null;
   const db = opts.db;
   let runId: RunId | null = null;
-  if (db) {
-    const given = opts.runId !== undefined ? getRun(db, opts.runId) : null;
-    const existing = given ?? (s.runId !== null && (() => { try { return getRun(db, s.runId as RunId); } catch { return null; } })()); // a checkpoint from another store: start a new run
-    runId = given ? given.id : existing ? resumeRun(db, existing.id).run.id : createRun(db, { kind: 'training', name: `grpo ${c.split}/${c.part} seed ${c.seed}`, config: c }).id;
-    // The iterations after the checkpoint run again: their recorded rollouts go, as their metrics are replaced.
-    if (existing) deleteRolloutsAfter(db, runId, s.iteration);
+  // The cluster before the store's run: one that cannot give us its servers is an error with nothing started.
+  if (cluster) {
+    ray = await RayEnvServers.start({ ...cluster, ...(opts.log ? { log: opts.log } : {}) });
+    opts.log?.(`Ray rollouts: ${ray.servers.length} environment server(s) on ${ray.nodes} node(s) of ${cluster.address} in ${ray.startupS.toFixed(1)} s`);
+  }
+  try {
+    if (db) {
+      const given = opts.runId !== undefined ? getRun(db, opts.runId) : null;
+      const existing = given ?? (s.runId !== null && (() => { try { return getRun(db, s.runId as RunId); } catch { return null; } })()); // a checkpoint from another store: start a new run
+      runId = given ? given.id : existing ? resumeRun(db, existing.id).run.id : createRun(db, { kind: 'training', name: `grpo ${c.split}/${c.part} seed ${c.seed}`, config: c }).id;
+      // The iterations after the checkpoint run again: their recorded rollouts go, as their metrics are replaced.
+      if (existing) deleteRolloutsAfter(db, runId, s.iteration);
+    }
+  } catch (e) {
+    await ray?.close();
+    throw e;
   }
   s.runId = runId;
   const advOpts = advantageOptions(c);
@@ -168,7 +194,7 @@ export async function trainGrpo(opts: TrainGrpoOptions): Promise<TrainGrpoResult
     // Started once per run, stopped in `finally` (end, abort, error); each iteration sends it the current parameters.
     const recording = opts.recordEpisodes === true && db && runId !== null ? new RolloutRecording(db, runId, c.recording, c.iterations) : null;
     const screenshots = recording ? c.recording.screenshots : 'none';
-    if (workerCount > 0) workers = await RolloutWorkerPool.start({ workers: workerCount, screenshots });
+    if (workerCount > 0) workers = await RolloutWorkerPool.start({ workers: workerCount, screenshots, ...(ray ? { remote: ray.remote } : {}) });
     const end = await runGrpoLoop({
       completed: s.iteration, iterations: c.iterations,
       ...(opts.beforeIteration ? { stopBefore: async (completed: number) => {
@@ -189,6 +215,7 @@ export async function trainGrpo(opts: TrainGrpoOptions): Promise<TrainGrpoResult
           group: g, rollout: k, instance: t.instance, rngKey: `grpo/${c.seed}/rollout/${iter0}/${g}/${k}`,
         })));
         const tRollout = performance.now();
+        const rerunsBefore = workers?.reruns ?? 0;
         // Recorded rollouts (recordEpisodes) also get each reward component's values, as `awb rewards compute --write` stores them.
         const recorded = new Map<RolloutJob, StoreRecorder>();
         const rolloutOpts: RolloutOptions = {
@@ -202,7 +229,8 @@ export async function trainGrpo(opts: TrainGrpoOptions): Promise<TrainGrpoResult
         const rollouts = await (workers ? workers.run(jobs, rolloutOpts) : runRollouts(devices, jobs, rolloutOpts));
         const rolloutS = (performance.now() - tRollout) / 1000;
         const groups = tasks.map((_, g) => rollouts.filter((r) => r.job.group === g));
-        return { rng, curriculum, tasks, recorded, groups, rolloutS };
+        const reruns = (workers?.reruns ?? 0) - rerunsBefore;
+        return { rng, curriculum, tasks, recorded, groups, rolloutS, reruns };
       },
 
       // score: outcome reward from the checker (NaN = unscorable), or the composed components; SPA on successes if on
@@ -249,7 +277,7 @@ export async function trainGrpo(opts: TrainGrpoOptions): Promise<TrainGrpoResult
       },
 
       // log: metrics, FCF / curriculum state, store, checkpoint, callback
-      log: ({ iteration, t0 }, { rolled: { tasks, groups, curriculum, rolloutS, recorded }, scored: { outcome, composed, shaped }, advantages, updated: u }) => {
+      log: ({ iteration, t0 }, { rolled: { tasks, groups, curriculum, rolloutS, recorded, reruns }, scored: { outcome, composed, shaped }, advantages, updated: u }) => {
         // What each recorded rollout was learned from (its shaped return and advantage), then the iteration thinned by c.recording.
         if (recording && recorded.size) recording.finish(iteration, groups.map((g) => g.map((r) => r.job)), shaped, advantages.advantages);
         const metrics: Record<string, number> = {
@@ -258,6 +286,7 @@ export async function trainGrpo(opts: TrainGrpoOptions): Promise<TrainGrpoResult
             adagrpo: { replayed: u.replayed, curriculumStage: curriculum.stage },
           }),
           ...composed?.metrics,
+          [METRIC.reruns]: reruns,
         };
         if (composed) metrics[REWARD_METRIC.share] = composed.metrics[REWARD_METRIC.seconds]! / metrics[METRIC.iterationS]!;
         s.curriculum = curriculum;
@@ -289,6 +318,7 @@ export async function trainGrpo(opts: TrainGrpoOptions): Promise<TrainGrpoResult
     throw e;
   } finally {
     await workers?.close();
+    await ray?.close();
     for (const d of ownDevices ?? []) d.close();
     rewardStore?.close();
   }

@@ -3,6 +3,7 @@ import type { EpisodeRecorder, EpisodeResult } from '../episode/record.js';
 import type { ScreenshotMode } from '../episode/runner.js';
 import type { RolloutJob as WireJob } from './threads/protocol.js';
 import { unfinishedResult, WorkerPool, type WorkerOutcome } from './threads/pool.js';
+import type { RemoteServers } from './remote/servers.js';
 import { BuiltinPolicy } from '../policy/builtin.js';
 import { instanceKey, instantiate, type TaskInstance } from '../tasks/instance.js';
 import { getTemplate } from '../tasks/registry.js';
@@ -28,6 +29,11 @@ import { outcomeReward, ROLLOUT_POLICY_NAME, rolloutRecorder, type Rollout, type
  * outcomeReward does for any 'error' episode), a recorder gets that result, and a fresh worker
  * takes the device's place. A worker that cannot start stops the run (WorkerStartError), as does
  * a recorder that throws.
+ *
+ * With `remote`, the workers are remote rollout servers' (Ray actors', docs/ray.md): the same jobs and results. A
+ * rollout whose remote worker died runs once more on another worker (a recorded failed attempt stays as an
+ * environment error; the re-run is a new episode and the rollout's result), so the group keeps its G episodes;
+ * `reruns` counts them.
  */
 
 export class RolloutWorkersError extends WorkbenchError {
@@ -62,21 +68,27 @@ export interface RolloutWorkerPoolOptions {
   screenshots?: ScreenshotMode;
   /** The worker script (tests substitute one that crashes on purpose). */
   entry?: URL;
+  /** Run on these remote rollout servers instead of threads of this process (`workers` at most their capacity). */
+  remote?: RemoteServers;
 }
 
 export class RolloutWorkerPool {
-  private constructor(private readonly pool: WorkerPool) {}
+  /** Rollouts run again after their remote worker died, over the pool's life. */
+  reruns = 0;
+
+  private constructor(private readonly pool: WorkerPool, private readonly remote: boolean) {}
 
   /** Starts the workers (each boots a SimDroid) and waits until all are ready. */
   static async start(opts: RolloutWorkerPoolOptions): Promise<RolloutWorkerPool> {
     if (!Number.isInteger(opts.workers) || opts.workers < 1 || opts.workers > 64) throw new RolloutWorkersError(opts.workers);
     const pool = await WorkerPool.start({
-      workers: opts.workers,
+      workers: opts.remote ? Math.min(opts.workers, opts.remote.capacity) : opts.workers,
       ...(opts.entry ? { entry: opts.entry } : {}),
+      ...(opts.remote ? { startWorker: opts.remote.startWorker } : {}),
       // Device seed 0 for all, as the in-process path's SimDroids (openSimDroids): the boot content is then the same everywhere.
       config: (i) => ({ serial: `simdroid-grpo-w${i}`, deviceSeed: 0, screenshots: opts.screenshots ?? 'none', onMalformed: 'continue', forward: 'results' }),
     });
-    return new RolloutWorkerPool(pool);
+    return new RolloutWorkerPool(pool, opts.remote !== undefined);
   }
 
   /** Live workers (a crashed one is replaced). */
@@ -97,9 +109,11 @@ export class RolloutWorkerPool {
     }));
     // Steps are forwarded in full (with the tree each was taken on) only when a recorder needs them.
     const recorders = new Map<string, { recorder: EpisodeRecorder; capture?: TreeCapture }>();
+    // A re-run asks for a recorder again: its episode is a new one, and its trees replace the failed attempt's.
+    const rerun = this.remote ? { rerunCrashed: true, onRerun: () => void this.reruns++ } : {};
     const outcomes = await this.pool.run(wire, opts.recorder || opts.captureTrees
-      ? { forward: 'records', recorder: (w) => { const r = rolloutRecorder(opts, jobs[Number(w.key)]!); recorders.set(w.key, { recorder: r.recorder!, ...(r.capture ? { capture: r.capture } : {}) }); return r.recorder!; } }
-      : { forward: 'results' });
+      ? { ...rerun, forward: 'records', recorder: (w) => { const r = rolloutRecorder(opts, jobs[Number(w.key)]!); recorders.set(w.key, { recorder: r.recorder!, ...(r.capture ? { capture: r.capture } : {}) }); return r.recorder!; } }
+      : { ...rerun, forward: 'results' });
     const out: Rollout[] = [];
     for (const [k, job] of jobs.entries()) {
       const o = outcomes.get(String(k))!;

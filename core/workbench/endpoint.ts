@@ -2,6 +2,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve, type RunningServer } from '../api/ws/server.js';
+import { RolloutHost } from '../rollout/remote/serve.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import type { Workbench } from './index.js';
 
@@ -34,10 +35,13 @@ export interface WorkbenchServer extends RunningServer {
  */
 export async function serveWorkbench(workbench: Workbench, opts: {
   port: number; dataDir: string; log: (m: string) => void; token?: string; host?: string;
+  /** Also serve remote rollout workers at /rollout, at most `limit` at once (`awb env serve`, docs/ray.md). */
+  rollout?: { limit: number };
 }): Promise<WorkbenchServer> {
+  const rollout = opts.rollout ? new RolloutHost({ limit: opts.rollout.limit, log: opts.log }) : null;
   const server = await serve({
     api: workbench, env: workbench.env, port: opts.port, staticDir: RENDERER_DIR, log: opts.log,
-    ...(opts.token ? { token: opts.token } : {}), ...(opts.host ? { host: opts.host } : {}),
+    ...(opts.token ? { token: opts.token } : {}), ...(opts.host ? { host: opts.host } : {}), ...(rollout ? { rollout } : {}),
   });
   const file = join(opts.dataDir, ENDPOINT_FILE);
   const record: EndpointRecord = { url: server.envUrl, ui: server.url, pid: process.pid, startedAt: Date.now() };
@@ -54,6 +58,7 @@ export async function serveWorkbench(workbench: Workbench, opts: {
     close: async () => {
       if (written) removeIfOurs(written);
       await server.close();
+      await rollout?.close();
     },
   };
 }

@@ -32,6 +32,9 @@ import { listPolicyChoices, resolvePolicyChoice, type PolicyChoiceContext } from
 import { OnlineGrpoHost, type OnlineGrpoHostDeps } from './online-grpo.js';
 import { withPromptTemplate } from './prompt-templates.js';
 
+/** SimDroids outside agents' sessions may run at once unless told (`awb env serve --devices N`). */
+export const DEFAULT_ENV_DEVICES = 8;
+
 export interface WorkbenchOptions {
   /** The workbench's home: settings.json, and the default data folder. */
   dataDir: string;
@@ -126,7 +129,7 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
   const env = new EnvService({
     db: () => db, dataDir: () => settings.dataDir, server: SERVER_NAME, log,
     devices: new SimDroidPool({
-      limit: opts.envDevices ?? 8,
+      limit: opts.envDevices ?? DEFAULT_ENV_DEVICES,
       start: async () => devices.get((await devices.startSimDroid()).serial),
       ...(opts.adb === false ? {} : {
         open: (serial: string) => devices.require(serial),

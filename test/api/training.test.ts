@@ -60,6 +60,10 @@ describe('training jobs through the bridge', () => {
     expect(byPath['init']).toMatchObject({ kind: 'text', nullable: true, default: null });
     expect(byPath['adagrpo.shortestPath.enabled']).toMatchObject({ kind: 'boolean', default: false });
     expect(byPath['curriculum.stageAt']).toMatchObject({ kind: 'json' });
+    // Rollouts on a Ray cluster (docs/ray.md): an address (none = this machine) and the SimDroids there.
+    expect(byPath['ray.address']).toMatchObject({ kind: 'text', nullable: true, default: null, description: expect.stringMatching(/^Run rollouts on a Ray cluster: HOST:PORT/) });
+    expect(byPath['ray.envs']).toMatchObject({ kind: 'integer', min: 1, max: 64, default: 4 });
+    expect(byPath['ray.envsPerActor']).toMatchObject({ kind: 'integer', min: 1, max: 64, default: 1 });
     expect(d.presets.map((p) => p.name)).toEqual(['smoke', 'adagrpo', 'no-shortest-path', 'no-replay', 'no-failure-curriculum', 'grpo']);
     expect(d.presets.find((p) => p.name === 'no-replay')!.config).toEqual({
       adagrpo: { shortestPath: { enabled: true }, positiveReplay: { enabled: false }, failureCurriculum: { enabled: true } },

@@ -182,8 +182,8 @@ describe('environment protocol: sessions', () => {
   it('gives raw RGB pixels at the asked scale, and observe shows the screen without acting', async () => {
     const s = await session({ observation: { screenshot: 'raw', scale: 0.5, tree: 'none' }, record: { screenshots: 'none' } });
     const before = await c.request('observe', { session: s });
-    expect(before.observation.screenshot).toMatchObject({ format: 'rgb', width: 540, height: 1200 });
-    expect(before.observation.screenshot.data.length).toBe(540 * 1200 * 3);
+    expect(before.observation.screenshot).toMatchObject({ format: 'rgba', width: 540, height: 1200 });
+    expect(before.observation.screenshot.data.length).toBe(540 * 1200 * 4);
     const r = await c.request('reset', { session: s });
     expect(r.observation.tree).toBeUndefined();
     expect(r.observation.ui_elements).toBeUndefined();

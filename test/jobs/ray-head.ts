@@ -10,7 +10,11 @@ import { PYTHON, PythonEnvMissingError, TRAINER_ROOT } from '../python-env.js';
  */
 export interface RayHead {
   dashboard: string;
+  /** HOST:PORT of the head's GCS: what `ray.init(address=…)` and `ray start --address` take. */
+  address: string;
   startupS: number;
+  /** A second node joins the cluster (`ray start --address`) with these CPUs and custom resources; stopped with the head. */
+  addNode(cpus: number, resources?: Record<string, number>): Promise<{ pid: number; startupS: number }>;
   /** The head disappears at once (SIGKILL to its processes), as a crashed head node would. */
   kill(): Promise<void>;
   stop(): Promise<void>;
@@ -41,7 +45,14 @@ export async function startRayHead(timeoutMs = 120_000): Promise<RayHead> {
   }
   const exited = new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', () => resolve())));
   return {
-    dashboard: ready.dashboard, startupS: Number(ready.startupS),
+    dashboard: ready.dashboard, address: String(ready.address), startupS: Number(ready.startupS),
+    addNode: async (cpus, resources = {}) => {
+      child.stdin!.write(`node ${JSON.stringify({ cpus, resources })}\n`);
+      const r = await next('node');
+      if (!r.node) throw new Error(`Ray node did not join: ${String(r.nodeError)}; stderr: ${stderr}`);
+      const node = r.node as { pid: number; startupS: number };
+      return { pid: node.pid, startupS: node.startupS };
+    },
     kill: async () => {
       child.stdin!.write('kill\n');
       await next('kill confirmation');

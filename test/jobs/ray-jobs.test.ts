@@ -21,11 +21,12 @@ import { recordSynthetic } from '../store/helpers.js';
 import { runUnittest, SEPARATE_MODULES } from '../trainer/unittest.js';
 import { scratch, syntheticBundle } from './fixture.js';
 import { startRayHead, type RayHead } from './ray-head.js';
+import { rayRolloutTests } from './ray-rollouts.js';
 
 /**
  * Remote jobs on a REAL Ray head (resources/trainer/tests/ray_head.py: `ray start --head` on loopback, free ports, its
  * own temp dir, 1 CPU), one for the file: builtin-sft through the CLI, vlm-sft (awb-tiny-lm) through the workbench
- * API's host, a cancel, and last the head killed mid-job. Jobs run `python3 -m awb_trainer run` under Ray, publish to
+ * API's host, then rollouts on this head and a second node (ray-rollouts.ts), a cancel, and last the head killed mid-job. Jobs run `python3 -m awb_trainer run` under Ray, publish to
  * a results folder (the shared storage of a real cluster; a local folder here) and come back through it.
  */
 const tmp = scratch('awb-ray-');
@@ -161,6 +162,9 @@ b=build_package(sys.argv[1]); print(package_name(b), len(b), sorted(z.namelist()
     expect(r.out).toMatch(/test_a_failing_job_directory_runs_as_a_ray_job_publishes_its_result_and_the_cli_reports_refusals \(.*\) \.\.\. ok/);
     expect(r.out).toMatch(/Ray head up in 0\.0 s/); // attached to this file's head, not a second one
   }, 300_000);
+
+  // Rollouts across machines (issue 35) on this head and a second node that joins it: before the head is killed below.
+  rayRolloutTests(() => head, tmp);
 
   describe('cancel and a vanishing head (one long job each)', () => {
     let db: WritableDB;

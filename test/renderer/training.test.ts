@@ -39,6 +39,10 @@ describe('the training slice against the real workbench', () => {
     expect(s.trainDescriptions.grpo!.fields.some((f) => f.path === 'loss.clipEps')).toBe(true);
     expect(s.trainDescriptions.sft!.presets.map((p) => p.name)).toEqual(['smoke']);
     expect([s.trainingJobs, s.trainingRuns, s.checkpoints, s.chartRunId]).toEqual([[], [], [], null]);
+    // The Ray section (docs/ray.md) is a group of the GRPO form, and a typed address is sent nested, as a number of envs is.
+    const grpo = s.trainDescriptions.grpo!.fields;
+    expect(groupFields(grpo).find((g) => g.group === 'ray')!.fields.map((f) => f.path)).toEqual(['ray.address', 'ray.envs', 'ray.envsPerActor']);
+    expect(configFromForm({ ...defaultFormValues(grpo), 'ray.address': 'head:6379', 'ray.envs': '8' }, grpo)).toEqual({ ray: { address: 'head:6379', envs: 8 } });
     await store.getState().loadTraining(); // a second visit keeps the same descriptions, so a typed form survives
     expect(store.getState().trainDescriptions.grpo).toBe(s.trainDescriptions.grpo);
   });

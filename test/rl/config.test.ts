@@ -79,6 +79,18 @@ describe('parseTrainConfig', () => {
     expect(problemsOf(42)[0]).toMatch(/^\(config\)/);
   });
 
+  it('checks the Ray section once: an address Ray takes, at most 64 SimDroids', () => {
+    expect(parseTrainConfig({ ray: { address: 'head.example:6379', envs: 8 } }).ray).toEqual({ address: 'head.example:6379', envs: 8, envsPerActor: 1 });
+    expect(parseTrainConfig({ ray: { address: 'ray://10.0.0.2:10001' } }).ray.address).toBe('ray://10.0.0.2:10001');
+    expect(parseTrainConfig({ ray: { address: 'auto' } }).ray.address).toBe('auto');
+    expect(parseTrainConfig({}).ray).toEqual({ address: null, envs: 4, envsPerActor: 1 });
+    const problems = problemsOf({ ray: { address: 'head-without-port', envs: 65, cpus: 2 } });
+    expect(problems).toHaveLength(3);
+    expect(problems.find((p) => p.startsWith('ray.address'))).toBe("ray.address: must be HOST:PORT of the head's GCS, ray://HOST:PORT (Ray Client), or auto");
+    expect(problems.some((p) => p.startsWith('ray.envs:'))).toBe(true);
+    expect(problems.some((p) => p.includes('cpus'))).toBe(true);
+  });
+
   it('says how many problems in the error message', () => {
     expect(() => parseTrainConfig({ seed: -1, iterations: 0 })).toThrow(/2 problems[\s\S]*seed[\s\S]*iterations/);
   });

@@ -8,6 +8,8 @@ import { serveApi } from '../serve-api.js';
 import { wsChannel } from './channel.js';
 import { serveEnvConnection } from '../../env/connection.js';
 import type { EnvService } from '../../env/service.js';
+import type { RolloutHost } from '../../rollout/remote/serve.js';
+import { MAX_ROLLOUT_FRAME } from '../../rollout/remote/wire.js';
 
 /**
  * `awb serve`: the built renderer over HTTP and the workbench API over a WebSocket (/api), on
@@ -27,6 +29,8 @@ export interface ServeOptions {
   log?: (m: string) => void;
   /** The environment server for outside agents, at /env (docs/env-protocol.md); absent: /env is 404. */
   env?: EnvService;
+  /** Remote rollout workers at /rollout, behind the same token (docs/ray.md); absent: /rollout is 404. */
+  rollout?: RolloutHost;
   /**
    * The address to listen on (default 127.0.0.1). Another one (a Ray node serving its cluster) exposes /env to the
    * network behind the token; the UI still answers only requests addressed to the loopback name.
@@ -41,6 +45,8 @@ export interface RunningServer {
   url: string;
   /** The environment endpoint's URL, token included (with `env`). */
   envUrl: string;
+  /** The rollout endpoint's URL, token included (with `rollout`). */
+  rolloutUrl: string;
   close(): Promise<void>;
 }
 
@@ -183,6 +189,7 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_PAYLOAD });
   const envWss = new WebSocketServer({ noServer: true, maxPayload: MAX_ENV_PAYLOAD });
+  const rolloutWss = new WebSocketServer({ noServer: true, maxPayload: MAX_ROLLOUT_FRAME, perMessageDeflate: false });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const refuse = (code: number, text: string) => {
       socket.end(`HTTP/1.1 ${code} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
@@ -191,7 +198,8 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
     let ok: boolean;
     try {
       url = requestUrl(req, port);
-      ok = (url.pathname === '/api' || url.pathname === '/env') && (authorized(req, url) || (url.pathname === '/env' && bearer(req)));
+      const script = url.pathname === '/env' || url.pathname === '/rollout';
+      ok = (url.pathname === '/api' || script) && (authorized(req, url) || (script && bearer(req)));
     } catch (e) {
       if (e instanceof MalformedRequestError) return refuse(400, 'Bad Request');
       throw e;
@@ -205,6 +213,13 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
       if (!ok) return refuse(401, 'Unauthorized');
       const env = opts.env;
       return void envWss.handleUpgrade(req, socket, head, (ws) => serveEnvConnection(ws, env, log));
+    }
+    if (url.pathname === '/rollout' && opts.rollout) {
+      // As /env: a driver's rollout workers, from this machine or a cluster's other nodes.
+      if (!originOk) return refuse(403, 'Forbidden');
+      if (!ok) return refuse(401, 'Unauthorized');
+      const rollout = opts.rollout;
+      return void rolloutWss.handleUpgrade(req, socket, head, (ws) => rollout.accept(ws));
     }
     if (url.pathname !== '/api') return refuse(404, 'Not Found');
     if (!hostOk(req) || !originOk) return refuse(403, 'Forbidden');
@@ -225,10 +240,12 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
   port = (server.address() as { port: number }).port;
   return {
     port, token, url: `http://${HOST}:${port}/?token=${token}`, envUrl: `ws://${HOST}:${port}/env?token=${token}`,
+    rolloutUrl: `ws://${HOST}:${port}/rollout?token=${token}`,
     close: () => new Promise<void>((r) => {
-      for (const c of [...wss.clients, ...envWss.clients]) c.terminate();
+      for (const c of [...wss.clients, ...envWss.clients, ...rolloutWss.clients]) c.terminate();
       wss.close();
       envWss.close();
+      rolloutWss.close();
       server.closeAllConnections();
       server.close(() => r());
     }),

@@ -17,18 +17,41 @@ import type { EpisodeExtras, FromWorker, PoolRecorder, RolloutJob, ToWorker, Wor
  * Both speak the protocol of protocol.ts to the same worker.ts.
  *
  * Failures: a job that throws in its worker, or whose worker dies mid-episode (an uncaught error,
- * `process.exit`, out of memory), fails only that job (`crashed: true` for a death); if its
- * recorder saw the episode begin, the recording is ended there as an environment error, so the
- * store never keeps it 'running'. A fresh worker takes a dead one's place. A worker that dies
- * before it is ready, or a recorder that throws, fails the batch with a named error; the pool is
- * then unusable and only `close()` remains.
+ * `process.exit`, out of memory, a remote worker's lost connection), fails only that job
+ * (`crashed: true` for a death); if its recorder saw the episode begin, the recording is ended there
+ * as an environment error, so the store never keeps it 'running'. With `rerunCrashed`, a job whose
+ * worker died runs once more, as a new episode (its recorder is asked for again), on the next free
+ * worker; the failed attempt goes to `onRerun` instead of the outcomes. A fresh worker takes a dead
+ * one's place. A first worker that dies before it is ready, or a recorder that throws, fails the
+ * batch with a named error; a replacement that cannot start (its remote server went with the worker)
+ * leaves the pool one smaller, and the batch fails only when no worker is left. A failed pool is
+ * unusable and only `close()` remains.
+ *
+ * Workers are worker threads of this process by default; `startWorker` puts them elsewhere (remote
+ * workers over a WebSocket, core/rollout/remote) behind the same small interface.
  */
+/** What the pool needs of a worker: a worker thread satisfies it, and so does a remote worker (core/rollout/remote). */
+export interface RolloutWorker {
+  on(event: 'message', listener: (m: FromWorker) => void): unknown;
+  /** An uncaught error in the worker (or a lost connection); 'exit' follows. */
+  on(event: 'error', listener: (e: Error) => void): unknown;
+  on(event: 'exit', listener: (code: number) => void): unknown;
+  postMessage(m: ToWorker): void;
+  /** Stops the worker; resolves once it is gone. */
+  terminate(): Promise<unknown>;
+}
+
 export interface WorkerPoolOptions {
   workers: number;
   /** Config of the i-th worker started (0-based; replacements continue the count). */
   config: (index: number) => WorkerConfig;
   /** The worker script; default worker-entry.mjs (tests substitute one that crashes on purpose). */
   entry?: URL;
+  /**
+   * Starts a worker with a config; default a worker thread running `entry`. Null: no room for another
+   * (every remote server is full or gone), so a dead worker is not replaced.
+   */
+  startWorker?: (config: WorkerConfig) => RolloutWorker | null;
 }
 
 export interface WorkerRunOptions {
@@ -37,6 +60,10 @@ export interface WorkerRunOptions {
   /** A recorder for each job, on the main thread (e.g. a trajectory-store recorder). */
   recorder?: (job: RolloutJob) => PoolRecorder | undefined;
   onEpisode?: (job: RolloutJob, outcome: WorkerOutcome) => void;
+  /** Run a job whose worker died once more (remote workers: the worker's machine may be gone, the job is fine). */
+  rerunCrashed?: boolean;
+  /** The failed attempt of a job that runs again (`rerunCrashed`): its recording, if it began, is ended as an environment error. */
+  onRerun?: (job: RolloutJob, failed: Extract<WorkerOutcome, { ok: false }>) => void;
 }
 
 export type WorkerOutcome =
@@ -61,13 +88,29 @@ export class WorkerPoolStateError extends WorkbenchError {
   }
 }
 
-const ENTRY = new URL('./worker-entry.mjs', import.meta.url);
+/** Every worker died and none could take its place: the jobs left cannot run. */
+export class NoWorkersLeftError extends WorkbenchError {
+  override name = 'NoWorkersLeftError';
+  constructor(readonly waiting: number, readonly lastReason: string) {
+    super(`Worker pool: no worker is left to run the ${waiting} job(s) still waiting (the last one: ${lastReason})`);
+  }
+}
+
+/** The rollout worker script (worker.ts behind tsx's loader). */
+export const WORKER_ENTRY = new URL('./worker-entry.mjs', import.meta.url);
+
+/** A worker thread running the rollout worker: the pool's default worker, and what a remote server runs for each connection. */
+export function startWorkerThread(config: WorkerConfig, entry: URL = WORKER_ENTRY): Worker {
+  return new Worker(entry, { workerData: config });
+}
 
 interface Slot {
   serial: string;
-  worker: Worker;
+  worker: RolloutWorker;
   /** Reported ready at least once. */
   ready: boolean;
+  /** Started in place of a worker that died. */
+  replacement: boolean;
   started: { promise: Promise<void>; resolve: () => void; reject: (e: Error) => void };
   /** Model version this worker last received. */
   modelVersion: number;
@@ -88,6 +131,8 @@ interface Batch {
   queue: RolloutJob[];
   opts: WorkerRunOptions;
   outcomes: Map<string, WorkerOutcome>;
+  /** Keys of the jobs already run again (`rerunCrashed`: once each). */
+  rerun: Set<string>;
   resolve: (o: Map<string, WorkerOutcome>) => void;
   reject: (e: unknown) => void;
 }
@@ -104,7 +149,11 @@ export class WorkerPool {
   readonly started: Promise<void>;
 
   private constructor(private readonly opts: WorkerPoolOptions) {
-    const slots = Array.from({ length: opts.workers }, () => this.spawn());
+    const slots = Array.from({ length: opts.workers }, () => this.spawn(false)).filter((s) => s !== null);
+    if (slots.length < opts.workers) {
+      void Promise.all(slots.map((s) => s.worker.terminate()));
+      throw new RangeError(`Worker pool: room for ${slots.length} of ${opts.workers} workers`);
+    }
     this.started = Promise.all(slots.map((s) => s.started.promise)).then(() => {});
     // A caller that runs at once (open) learns of a start failure through its batch.
     this.started.catch(() => {});
@@ -156,7 +205,7 @@ export class WorkerPool {
       keys.add(j.key);
     }
     return new Promise((resolve, reject) => {
-      this.batch = { queue: [...jobs], opts, outcomes: new Map(), resolve, reject };
+      this.batch = { queue: [...jobs], opts, outcomes: new Map(), rerun: new Set(), resolve, reject };
       for (const s of this.slots) if (s.ready && !s.job) this.apply(s, () => this.dispatch(s));
       this.maybeFinish();
     });
@@ -177,8 +226,10 @@ export class WorkerPool {
     return this.closing;
   }
 
-  private spawn(): Slot {
+  private spawn(replacement: boolean): Slot | null {
     const config = this.opts.config(this.spawned++);
+    const worker = this.opts.startWorker ? this.opts.startWorker(config) : startWorkerThread(config, this.opts.entry);
+    if (!worker) return null;
     let resolve!: () => void;
     let reject!: (e: Error) => void;
     const promise = new Promise<void>((res, rej) => {
@@ -189,7 +240,7 @@ export class WorkerPool {
     promise.catch(() => {});
     const started = { promise, resolve, reject };
     const slot: Slot = {
-      serial: config.serial, worker: new Worker(this.opts.entry ?? ENTRY, { workerData: config }), ready: false, started,
+      serial: config.serial, worker, ready: false, replacement, started,
       modelVersion: 0, job: null, recorder: undefined, start: undefined, steps: [], ended: false, subgoals: undefined,
       chain: Promise.resolve(), crash: undefined,
     };
@@ -268,7 +319,8 @@ export class WorkerPool {
       this.slots.delete(slot);
       const e = new WorkerStartError(slot.serial, reason);
       slot.started.reject(e);
-      this.fail(e);
+      if (slot.replacement) this.starving(reason);
+      else this.fail(e);
       return;
     }
     // The slot stays in the pool until its job is failed, so the batch cannot finish without it.
@@ -276,8 +328,15 @@ export class WorkerPool {
     this.slots.delete(slot);
     slot.job = null;
     if (this.closing) return;
-    if (!this.failure) this.spawn();
+    if (!this.failure) this.spawn(true);
+    this.starving(reason);
     this.maybeFinish();
+  }
+
+  /** With no worker left (none could take a dead one's place), nothing can run: fail the pool. */
+  private starving(reason: string): void {
+    if (this.slots.size > 0 || this.failure || this.closing) return;
+    this.fail(new NoWorkersLeftError(this.batch?.queue.length ?? 0, reason));
   }
 
   /**
@@ -300,9 +359,19 @@ export class WorkerPool {
 
   private complete(slot: Slot, outcome: WorkerOutcome): void {
     const batch = this.batch;
-    if (!batch || !slot.job) return;
-    batch.outcomes.set(slot.job.key, outcome);
-    batch.opts.onEpisode?.(slot.job, outcome);
+    const job = slot.job;
+    if (!batch || !job) return;
+    if (!outcome.ok && outcome.crashed && batch.opts.rerunCrashed && !batch.rerun.has(job.key)) {
+      // First in line, so the re-run does not wait behind the rest of the batch; a worker idling for
+      // want of jobs takes it at once.
+      batch.rerun.add(job.key);
+      batch.queue.unshift(job);
+      batch.opts.onRerun?.(job, outcome);
+      for (const s of this.slots) if (s !== slot && s.ready && !s.job) this.apply(s, () => this.dispatch(s));
+      return;
+    }
+    batch.outcomes.set(job.key, outcome);
+    batch.opts.onEpisode?.(job, outcome);
   }
 
   private dispatch(slot: Slot): void {

@@ -74,7 +74,7 @@ async function grpo(j: Extract<WorkerJob, { kind: 'grpo' }>, db: WritableDB): Pr
     const result = await trainGrpo({
       // trainGrpo writes the metrics and the rollouts (thinned by c.recording) into the run this job opened.
       config: c, outDir: j.outDir, resume: j.resume !== null, signal: ac.signal, rewardContext: { db, dataDir: dirname(j.dbPath) },
-      db, runId, recordEpisodes: true,
+      db, runId, recordEpisodes: true, log: (m) => post({ type: 'progress', detail: m }),
       beforeIteration: async (done) => {
         if (gate(done)) ac.abort();
       },

@@ -5,8 +5,13 @@ Stopping never uses `ray stop` (it kills every Ray process on the machine): SIGT
 shuts down the processes it started; then SIGKILL to its process group and to any process whose command line names
 our temp dir (raylet, gcs_server, dashboard, workers all carry the session folder in their arguments).
 
+A second node can join it (`ray start --address`, its own temp dir, CPUs and custom resources): a cluster of two on
+one machine, for the Ray rollout tests (docs/ray.md).
+
 Also a CLI for the TypeScript tests and the bench (one implementation):
-    python -m tests.ray_head          prints {"dashboard", "tempDir", "pid", "startupS"} as one line, stops on stdin EOF
+    python -m tests.ray_head          prints {"dashboard", "address", "tempDir", "pid", "startupS"} as one line, stops on
+                                      stdin EOF; the line `node {"cpus": N, "resources": {…}}` on stdin adds a node and
+                                      prints {"node": {"pid", "tempDir", "startupS"}}
 """
 
 from __future__ import annotations
@@ -55,14 +60,16 @@ class RayHead:
         self.temp_dir = tempfile.mkdtemp(prefix="awbray-", dir="/tmp")
         self.proc: Optional[subprocess.Popen] = None
         self.dashboard = ""
+        self.address = ""
         self.startup_s = 0.0
+        self.nodes: list["RayNode"] = []
 
     @classmethod
     def attached(cls, dashboard: str) -> "RayHead":
         """A head someone else started and will stop (its dashboard URL): stop() and kill() leave it alone."""
         head = cls.__new__(cls)
         head.num_cpus, head.timeout_s, head.temp_dir, head.proc = 0, 0.0, "", None
-        head.dashboard, head.startup_s = dashboard.rstrip("/"), 0.0
+        head.dashboard, head.address, head.startup_s, head.nodes = dashboard.rstrip("/"), "", 0.0, []
         return head
 
     def start(self) -> "RayHead":
@@ -83,6 +90,7 @@ class RayHead:
         env = {**os.environ, "PATH": VENV_BIN + os.pathsep + os.environ.get("PATH", ""), "RAY_USAGE_STATS_ENABLED": "0",
                "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
         self.dashboard = f"http://127.0.0.1:{dash}"
+        self.address = f"127.0.0.1:{gcs}"
         t0 = time.monotonic()
         log = open(os.path.join(self.temp_dir, "ray-start.log"), "wb")
         self.proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
@@ -120,11 +128,26 @@ class RayHead:
 
     def _agent_ready(self) -> bool:
         # The head picks a job agent from the live nodes; the node's agent registers a little after the dashboard.
+        return self.alive_nodes() > 0
+
+    def alive_nodes(self) -> int:
+        """Nodes the head lists as alive (-1 when the dashboard does not answer)."""
         try:
             with urllib.request.urlopen(f"{self.dashboard}/nodes?view=summary", timeout=2) as r:
-                return bool(json.load(r).get("data", {}).get("summary"))
+                summary = json.load(r).get("data", {}).get("summary") or []
+                return sum(1 for n in summary if n.get("raylet", {}).get("state") == "ALIVE")
         except (OSError, ValueError):
-            return False
+            return -1
+
+    def add_node(self, num_cpus: int, resources: Optional[dict[str, float]] = None, timeout_s: float = 90.0) -> "RayNode":
+        """A second node joins the cluster (`ray start --address`): its own temp dir, ports, CPUs and custom resources.
+        Returns once the head lists it alive; stop() stops it with the head."""
+        if not self.address or self.proc is None:
+            raise RayHeadError("add_node needs a head this process started")
+        node = RayNode(self, num_cpus, resources or {})
+        self.nodes.append(node)
+        node.start(timeout_s)
+        return node
 
     def own_pids(self) -> list[int]:
         """Processes whose command line names our temp dir or that run inside it (a job's entrypoint runs in its
@@ -151,6 +174,8 @@ class RayHead:
         """The head disappears at once (SIGKILL to all of ours), as a crashed head node would."""
         if not self.temp_dir:
             return
+        for node in self.nodes:
+            node.kill()
         for pid in self.own_pids():
             try:
                 os.kill(pid, signal.SIGKILL)
@@ -160,6 +185,8 @@ class RayHead:
     def stop(self) -> None:
         if not self.temp_dir:
             return
+        for node in self.nodes:
+            node.stop()
         if self.proc is not None and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
@@ -178,6 +205,47 @@ class RayHead:
         shutil.rmtree(self.temp_dir, ignore_errors=True)
 
 
+class RayNode(RayHead):
+    """A node that joined a RayHead's cluster: the head's process handling (own temp dir, own process group, never
+    `ray stop`) with `ray start --address` instead of `--head`."""
+
+    def __init__(self, head: RayHead, num_cpus: int, resources: dict[str, float]):
+        super().__init__(num_cpus=num_cpus, timeout_s=head.timeout_s)
+        self.head = head
+        self.resources = resources
+
+    def start(self, timeout_s: float = 90.0) -> "RayNode":  # type: ignore[override]
+        node_mgr, obj_mgr, metrics, agent_http, agent_grpc, rt_env, *workers = _free_ports(6 + 8)
+        args = [
+            RAY, "start", "--address", self.head.address, "--block", "--disable-usage-stats", "--node-ip-address", "127.0.0.1",
+            "--node-manager-port", str(node_mgr), "--object-manager-port", str(obj_mgr), "--metrics-export-port", str(metrics),
+            "--dashboard-agent-listen-port", str(agent_http), "--dashboard-agent-grpc-port", str(agent_grpc),
+            "--runtime-env-agent-port", str(rt_env), "--worker-port-list", ",".join(map(str, workers)),
+            "--num-cpus", str(self.num_cpus), "--num-gpus", "0", "--resources", json.dumps(self.resources),
+            "--object-store-memory", str(80 * 1024 * 1024), "--temp-dir", self.temp_dir, "--log-style", "record",
+        ]
+        env = {**os.environ, "PATH": VENV_BIN + os.pathsep + os.environ.get("PATH", ""), "RAY_USAGE_STATS_ENABLED": "0",
+               "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
+        before = max(self.head.alive_nodes(), 0)
+        t0 = time.monotonic()
+        log = open(os.path.join(self.temp_dir, "ray-start.log"), "wb")
+        self.proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
+                                     start_new_session=True)
+        log.close()
+        try:
+            while self.head.alive_nodes() <= before:
+                if self.proc.poll() is not None:
+                    raise RayHeadError(f"ray start --address exited with code {self.proc.returncode}", self._log_tail())
+                if time.monotonic() - t0 > timeout_s:
+                    raise RayHeadError(f"the node did not join within {timeout_s} s", self._log_tail())
+                time.sleep(0.25)
+        except BaseException:
+            self.stop()
+            raise
+        self.startup_s = time.monotonic() - t0
+        return self
+
+
 def main() -> int:
     head = RayHead(num_cpus=int(os.environ.get("AWB_RAY_CPUS", "1")))
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -187,12 +255,21 @@ def main() -> int:
     except RayHeadError as e:
         print(json.dumps({"error": str(e)}), flush=True)
         return 1
-    print(json.dumps({"dashboard": head.dashboard, "tempDir": head.temp_dir, "pid": head.proc.pid, "startupS": round(head.startup_s, 2)}), flush=True)
-    # Commands on stdin: "kill" (the head disappears, for fault tests); EOF stops it.
+    print(json.dumps({"dashboard": head.dashboard, "address": head.address, "tempDir": head.temp_dir, "pid": head.proc.pid,
+                      "startupS": round(head.startup_s, 2)}), flush=True)
+    # Commands on stdin: "kill" (the head disappears, for fault tests), "node {json}" (a node joins); EOF stops it.
     for line in sys.stdin:
         if line.strip() == "kill":
             head.kill()
             print(json.dumps({"killed": True}), flush=True)
+        elif line.startswith("node "):
+            try:
+                spec = json.loads(line[5:])
+                node = head.add_node(int(spec.get("cpus", 1)), spec.get("resources") or {})
+                print(json.dumps({"node": {"pid": node.proc.pid if node.proc else None, "tempDir": node.temp_dir,
+                                           "startupS": round(node.startup_s, 2)}}), flush=True)
+            except (RayHeadError, ValueError) as e:
+                print(json.dumps({"nodeError": str(e)}), flush=True)
     head.stop()
     return 0
 
