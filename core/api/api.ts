@@ -12,7 +12,7 @@ import type { AdapterInfo, AdaptationDescription, AdaptationEvent, AdaptationRep
 import type { RewardBreakdown } from '../rewards/compose.js';
 import type { EpisodeExplanation, RunComparison, RunFailures } from '../analysis/index.js';
 import type { OnlineGrpoRunInfo, OnlineGrpoStart, PublicTrainerProfile, RemoteJobEvent, RemoteJobInfo, RemoteJobSubmit, TrainerSave } from './job-types.js';
-import type { CoordinateSpace, EndpointInfo, EndpointSave, EndpointTestResult, VlmFormatId } from './endpoint-types.js';
+import type { CoordinateSpace, EndpointInfo, EndpointSave, EndpointTestResult, VlmFormatId, VlmPresetInfo } from './endpoint-types.js';
 
 /**
  * The workbench's one API: declared here, implemented once (core/workbench), served by two
@@ -136,6 +136,12 @@ export interface WorkbenchApi {
   saveEndpoint(input: EndpointSave): Promise<EndpointInfo[]>;
   /** Removes a profile and its stored key. */
   removeEndpoint(input: { name: string }): Promise<EndpointInfo[]>;
+  /**
+   * The model presets a profile can name (docs/policy-vlm.md "Presets"): each public checkpoint or official agent asked
+   * as its authors ask it, with the model it defaults to, whose code it follows, the file it reads its prompt from
+   * (when no installed package ships it) and the settings it fills.
+   */
+  listVlmPresets(input?: NoInput): Promise<VlmPresetInfo[]>;
   /** One real request (as `awb endpoints test`) on a task's first screen: latency and the model's answer, or the error with any key redacted. */
   testEndpoint(input: { name: string; templateId?: string; seed?: number }): Promise<EndpointTestResult>;
 

@@ -2,13 +2,33 @@ import type { CoordinateSpace } from '../policy/vlm/geometry.js';
 import type { VlmFormatId } from '../policy/vlm/format.js';
 import type { VlmPolicySettings } from '../policy/vlm/settings.js';
 import type { VlmServer } from '../policy/vlm/server.js';
+import type { VlmPresetId } from '../policy/vlm/presets.js';
 
 /**
  * VLM endpoint profiles as the API and the Settings view see them (core/policy/vlm/profiles.ts does
  * the work; docs/policy-vlm.md "Endpoint profiles"). A key never appears here: a profile shows
  * whether one is kept for it (`hasKey`), and a key travels only into saveEndpoint.
  */
-export type { CoordinateSpace, VlmFormatId, VlmServer };
+export type { CoordinateSpace, VlmFormatId, VlmPresetId, VlmServer };
+
+/** A model preset (core/policy/vlm/presets.ts) as the endpoint form offers it. */
+export interface VlmPresetInfo {
+  id: VlmPresetId;
+  /** The model the endpoint asks for unless the profile names one. */
+  model: string;
+  /** Whose code the request follows. */
+  follows: string;
+  /** What the profile's prompt file must be, when no installed package ships the prompt; null when none is needed. */
+  promptFile: string | null;
+  /** The settings the form shows, as the preset sets them. */
+  format: VlmFormatId;
+  coordinates: CoordinateSpace | null;
+  temperature: number;
+  maxTokens: number;
+  historySteps: number;
+  /** Every setting the preset fills (a profile switched to another preset drops them). */
+  fills: string[];
+}
 
 /** A profile's stored settings: the VLM policy settings without `endpoint.apiKey`. */
 export type EndpointSettings = Omit<VlmPolicySettings, 'endpoint'> & { endpoint: Omit<VlmPolicySettings['endpoint'], 'apiKey'> };

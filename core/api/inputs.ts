@@ -108,6 +108,7 @@ export const API_INPUTS: Schemas = {
     settings: z.unknown(),
     apiKey: z.string().trim().min(1, 'an empty key: give null to forget the stored one').max(8192).nullable().optional(),
   }),
+  listVlmPresets: none,
   removeEndpoint: z.strictObject({ name: endpointName }),
   testEndpoint: z.strictObject({ name: endpointName, templateId: z.string().min(1).max(200).optional(), seed: z.int().min(0).max(2 ** 31 - 1).optional() }),
   getSession: z.strictObject({ sessionId }),

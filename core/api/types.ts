@@ -35,7 +35,7 @@ export type {
 export type {
   EvalDeltas, EvalReport, EvaluationEvent, EvaluationInfo, EvaluationPolicyResult, EvaluationStart, EvaluationState, GroupStats, SeedRate,
 } from './evaluation-types.js';
-export type { CoordinateSpace, EndpointInfo, EndpointSave, EndpointSettings, EndpointTestResult, VlmFormatId, VlmServer } from './endpoint-types.js';
+export type { CoordinateSpace, EndpointInfo, EndpointSave, EndpointSettings, EndpointTestResult, VlmFormatId, VlmPresetId, VlmPresetInfo, VlmServer } from './endpoint-types.js';
 export type { PublicTrainerProfile, RemoteJobEvent, RemoteJobInfo, RemoteJobStatus, RemoteJobSubmit, RemoteSubmitKind, TrainerSave } from './job-types.js';
 export { REMOTE_SUBMIT_KINDS } from './job-types.js';
 export type DeviceKind = 'simdroid' | 'emulator' | 'device';

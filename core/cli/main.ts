@@ -14,6 +14,7 @@ import { envCommand, serveCommand } from './serve.js';
 import { trainCommand } from './train.js';
 import { evalCommand } from './eval.js';
 import { rewardsCommand } from './rewards.js';
+import { VLM_PRESET_IDS } from '../policy/vlm/presets.js';
 
 export interface Io {
   out(line: string): void;
@@ -68,7 +69,8 @@ Usage:
                                                the seed; --no-init (with --device): the device is already set up for the
                                                task (e.g. by AndroidWorld): no snapshot restore, initialize or teardown
           --policy vlm: --endpoint NAME | --base-url URL (--model M | --preset P)
-          [--preset ui-tars-1.5-7b|ui-tars-7b|qwen2.5-vl-3b|qwen2.5-vl-7b|mobilerl-9b] [--format androidworld|ui-tars|mobilerl|qwen-mobile-use]
+          [--preset ${VLM_PRESET_IDS.join('|')}]
+          [--format androidworld|ui-tars|mobilerl|qwen-mobile-use]
           [--coordinates screen|image|relative-1000|relative-999|smart-resize] [--api-key-env VAR] [--temperature T] [--max-tokens N]
           [--timeout-ms MS] [--retries N] [--max-concurrency N] [--history K] [--history-style summary|turns]
           [--history-images N] [--tree on|off] [--server vllm|transformers|other] [--min-pixels N] [--max-pixels N]

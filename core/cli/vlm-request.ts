@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { runEpisode } from '../episode/runner.js';
 import { OraclePolicy } from '../episode/policies/oracle.js';
 import type { Observation } from '../device/observation.js';
+import type { RecordedSummary } from '../episode/record.js';
 import { instantiate } from '../tasks/instance.js';
 import { getTemplate } from '../tasks/registry.js';
 import { VlmDemonstrator } from '../policy/vlm/demonstrator.js';
@@ -78,6 +79,7 @@ export async function vlmRequest(argv: string[], io: Io): Promise<number> {
   const { endpoint: _e, ...demoSettings } = settings;
   let sent: readonly ChatMessage[] | undefined;
   let obs: Observation | undefined;
+  let summary: RecordedSummary | undefined;
   const demo = new VlmDemonstrator(new OraclePolicy(), demoSettings, {
     onRequest: (step, messages) => {
       if (step === v.step) sent = messages;
@@ -92,6 +94,7 @@ export async function vlmRequest(argv: string[], io: Io): Promise<number> {
         beforeAct: async (p) => {
           if (p.index !== v.step) return;
           obs = p.obs;
+          summary = p.decision.request?.summary;
           return { stop: true };
         },
       },
@@ -110,6 +113,8 @@ export async function vlmRequest(argv: string[], io: Io): Promise<number> {
     geometry: { screen: geometry.screen, image: geometry.image ?? null, coordinates: geometry.coordinates, frame: modelFrame(geometry) },
     images,
     request: { ...(v.endpoint !== undefined || v.model !== undefined || v.preset !== undefined ? { model: settings.endpoint.model } : {}), messages, ...policy.requestParams() },
+    // AndroidWorld's agents: the summary call about the step before, made first (images named by step and marks).
+    ...(summary ? { summary } : {}),
   }, null, 2));
   return 0;
 }

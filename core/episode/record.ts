@@ -30,12 +30,29 @@ export interface RecordedRequest {
   coordinates: string;
   minPixels?: number;
   maxPixels?: number;
+  /**
+   * An agent that asks its model twice per step (AndroidWorld's T3A and M3A: an action, then a summary of what it did
+   * once the next screen is there): the summary call of step `step` (the previous one), made before this step's
+   * request; its reply is that step's line of the agent's history.
+   */
+  summary?: RecordedSummary;
+}
+export interface RecordedSummary {
+  step: number;
+  messages: RecordedMessage[];
+  reply: string;
 }
 export interface RecordedMessage {
   role: 'system' | 'user' | 'assistant';
   content: string | RecordedPart[];
 }
-export type RecordedPart = { type: 'text'; text: string } | { type: 'image'; step: number; width?: number; height?: number };
+/**
+ * What an agent drew on a screenshot before sending it (AndroidWorld's M3A): `set-of-marks`, a numbered box on each
+ * element it lists; `set-of-marks+after`, those and the word "after" in the bottom right corner.
+ */
+export const IMAGE_MARKS = ['set-of-marks', 'set-of-marks+after'] as const;
+export type ImageMarks = (typeof IMAGE_MARKS)[number];
+export type RecordedPart = { type: 'text'; text: string } | { type: 'image'; step: number; width?: number; height?: number; marks?: ImageMarks };
 
 /** A scored alternative the policy considered. */
 export interface Candidate {

@@ -51,6 +51,10 @@ export function trainingSteps(db: ReadableDB, id: EpisodeId, lineSteps: readonly
       skip('no recorded VLM request (not decided by a VLM policy)');
       continue;
     }
+    if (drawnOn(st.request)) {
+      skip('its request shows a screenshot with marks drawn on it (androidworld-m3a\'s set-of-marks), which the trainer does not draw');
+      continue;
+    }
     if (st.overridden) {
       if (!st.action) {
         skip('an override without an action');
@@ -74,6 +78,11 @@ export function trainingSteps(db: ReadableDB, id: EpisodeId, lineSteps: readonly
     out.steps.push({ ...raw, raw: st.thought, messages: st.request.messages });
   }
   return out;
+}
+
+/** Whether an image of the request is a picture the agent drew on a screenshot (not the stored screenshot itself). */
+function drawnOn(request: RecordedRequest): boolean {
+  return request.messages.some((m) => typeof m.content !== 'string' && m.content.some((p) => p.type === 'image' && p.marks !== undefined));
 }
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ActionSchema } from '../actions/schema.js';
-import { TERMINATIONS } from '../episode/record.js';
+import { IMAGE_MARKS, TERMINATIONS } from '../episode/record.js';
 import { STORED_EPISODE_STATUSES } from './statuses.js';
 
 /**
@@ -29,14 +29,18 @@ const Reward = z.object({ value: z.number(), explanation: z.string() });
 
 const RecordedPartLine = z.union([
   z.strictObject({ type: z.literal('text'), text: z.string() }),
-  z.strictObject({ type: z.literal('image'), step: z.int().min(0), width: z.int().min(1).optional(), height: z.int().min(1).optional() }),
+  z.strictObject({
+    type: z.literal('image'), step: z.int().min(0), width: z.int().min(1).optional(), height: z.int().min(1).optional(), marks: z.enum(IMAGE_MARKS).optional(),
+  }),
 ]);
+const RecordedMessages = z.array(z.strictObject({ role: z.enum(['system', 'user', 'assistant']), content: z.union([z.string(), z.array(RecordedPartLine)]) })).min(1);
 const RecordedRequestLine = z.strictObject({
-  messages: z.array(z.strictObject({ role: z.enum(['system', 'user', 'assistant']), content: z.union([z.string(), z.array(RecordedPartLine)]) })).min(1),
+  messages: RecordedMessages,
   format: z.string().min(1),
   coordinates: z.string().min(1),
   minPixels: z.int().min(1).optional(),
   maxPixels: z.int().min(1).optional(),
+  summary: z.strictObject({ step: z.int().min(0), messages: RecordedMessages, reply: z.string() }).optional(),
 });
 
 export const StepLine = z.object({

@@ -9,7 +9,8 @@ import { withPromptTemplate } from './prompt-templates.js';
 import { VlmPolicySettings } from '../policy/vlm/settings.js';
 import { WorkbenchError } from '../util/errors.js';
 import { redact } from '../llm/redact.js';
-import type { EndpointInfo, EndpointSave, EndpointTestResult } from '../api/endpoint-types.js';
+import type { CoordinateSpace, EndpointInfo, EndpointSave, EndpointTestResult, VlmFormatId, VlmPresetInfo } from '../api/endpoint-types.js';
+import { VLM_PRESET_IDS, VLM_PRESETS } from '../policy/vlm/presets.js';
 import { formatIssues, issuePath } from '../util/zod-issues.js';
 import { PLAIN_ISSUES } from '../util/plain-issues.js';
 
@@ -39,6 +40,18 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
 function shown(v: unknown): string {
   const text = JSON.stringify(v) ?? String(v);
   return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+}
+
+/** The presets as the endpoint form offers them: each with the fields the form shows, as the preset (or the schema's default) sets them. */
+export function vlmPresetInfos(): VlmPresetInfo[] {
+  return VLM_PRESET_IDS.map((id) => {
+    const p = VLM_PRESETS[id];
+    const s = VlmPolicySettings.parse({ preset: id, endpoint: { baseUrl: 'http://preset.invalid/v1' }, ...(p.promptFile ? { promptTemplate: { file: 'x' } } : {}) });
+    return {
+      id, model: p.model, follows: p.follows, promptFile: p.promptFile ?? null, format: s.format as VlmFormatId, coordinates: (s.coordinates ?? null) as CoordinateSpace | null,
+      temperature: s.temperature, maxTokens: s.maxTokens, historySteps: s.historySteps, fills: Object.keys(p.settings),
+    };
+  });
 }
 
 export function endpointInfo(p: EndpointProfile): EndpointInfo {

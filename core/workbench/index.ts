@@ -27,7 +27,7 @@ import { explainEpisode } from '../analysis/index.js';
 import { RunFailureAnalyses } from './failures/analyses.js';
 import { RemoteJobsHost, type RemoteJobsHostDeps } from './remote-jobs.js';
 import type { SecretStore } from '../util/secret-store.js';
-import { EndpointsHost } from './endpoints.js';
+import { EndpointsHost, vlmPresetInfos } from './endpoints.js';
 import { listPolicyChoices, resolvePolicyChoice, type PolicyChoiceContext } from './policy-choices.js';
 import { OnlineGrpoHost, type OnlineGrpoHostDeps } from './online-grpo.js';
 import { withPromptTemplate } from './prompt-templates.js';
@@ -220,6 +220,7 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
 
     listEndpoints: async () => endpoints.list(),
     saveEndpoint: (input) => endpoints.save(input),
+    listVlmPresets: async () => vlmPresetInfos(),
     removeEndpoint: ({ name }) => endpoints.remove(name),
     testEndpoint: ({ name, templateId, seed }) => activity(`Testing endpoint ${name}`, () => endpoints.test(name, templateId, seed)),
 

@@ -5,6 +5,7 @@ import {
   PromptTemplateError, TEMPLATE_PACKAGES, templateLabel, templatePlaceholders, type PromptTemplateRef,
 } from '../policy/vlm/prompt-template.js';
 import { LoadedTool, type VlmAgentId, type VlmPolicySettings } from '../policy/vlm/settings.js';
+import { loadAndroidWorldTexts } from './androidworld-prompts.js';
 
 /**
  * Loading a VLM prompt template, once, where a run starts (the CLI, the workbench's sessions, endpoint
@@ -167,5 +168,8 @@ export function withPromptTemplate(settings: VlmPolicySettings, opts: TemplateLo
   if (!settings.promptTemplate) return settings;
   const o = { ...opts, agent: settings.agent };
   if (settings.agent === 'qwen-cookbook') return { ...settings, promptTool: loadPromptTool(settings.promptTemplate, o) };
+  if (settings.agent === 'androidworld-t3a' || settings.agent === 'androidworld-m3a') {
+    return { ...settings, promptTexts: loadAndroidWorldTexts(settings.promptTemplate, settings.agent, defaultPython(opts.env)) };
+  }
   return { ...settings, promptTemplateText: loadPromptTemplate(settings.promptTemplate, o) };
 }

@@ -122,3 +122,55 @@ describe('vlm-sft on recorded qwen-mobile-use episodes', () => {
       .rejects.toThrow(/has a recorded VLM request and reply \(episode \d+ step 0: no recorded VLM request/);
   });
 });
+
+describe("AndroidWorld's agents' episodes in the store and in vlm-sft bundles", () => {
+  /** Texts in the shape AndroidWorld's agents read from their files (the real ones: vlm-presets-androidworld.test.ts). */
+  const texts = {
+    action: 'Goal: {goal}\nHistory:\n{history}\nElements:\n{ui_elements}{additional_guidelines}\nAnswer:', summary: 'Goal: {goal}\n{before_elements}\n{after_elements}\n{action} {reason}',
+    noHistory: 'none yet', notAvailable: 'none', selected: 'Did {action}: {summary}', notFormatted: 'a', notParsed: 'b', indexOutOfRange: 'c', executeFailed: 'd',
+  };
+
+  async function record(preset: 'androidworld-t3a' | 'androidworld-m3a'): Promise<EpisodeId> {
+    const { VlmDemonstrator } = await import('../../core/policy/vlm/demonstrator.js');
+    const { OraclePolicy } = await import('../../core/episode/policies/oracle.js');
+    const action = preset === 'androidworld-t3a' ? texts.action.replace('{ui_elements}', '{ui_elements_description}') : texts.action;
+    const policy = new VlmDemonstrator(new OraclePolicy(), { preset, promptTemplate: { file: 'x' }, promptTexts: { ...texts, action } });
+    const recorder = new StoreRecorder(db, createRun(db, { kind: 'single', name: preset }).id);
+    const device = new SimDroid({ serial: `simdroid-vlm-targets-${preset}` });
+    try {
+      await runEpisode({ device, instance: instantiate(getTemplate('ClockStopwatchRun'), 0), policy, screenshots: 'half', maxSteps: 3, recorder });
+    } finally {
+      device.close();
+    }
+    return recorder.episodeId!;
+  }
+
+  it('keep each summary call and the marks through export and import; M3A\'s drawn screenshots are not trained on, T3A\'s action calls are', async () => {
+    const { exportEpisodes, importEpisodes, loadTrajectory } = await import('../../core/store/index.js');
+    const m3a = await record('androidworld-m3a');
+    const t3a = await record('androidworld-t3a');
+    const dir = join(tmp.dir, 'aw-export');
+    exportEpisodes(db, [m3a], dir);
+    const copy = openStore(join(tmp.dir, 'aw-import.db'));
+    try {
+      const [id] = (await importEpisodes(copy, dir)).imported;
+      const step1 = loadTrajectory(copy, id!).steps[1]!.request!;
+      expect(step1).toEqual(loadTrajectory(db, m3a).steps[1]!.request);
+      expect(step1.summary).toMatchObject({ step: 0, reply: expect.any(String) });
+      expect(step1.summary!.messages[0]!.content).toEqual([
+        { type: 'text', text: expect.stringMatching(/^Goal: /) }, { type: 'image', step: 0, marks: 'set-of-marks' }, { type: 'image', step: 1, marks: 'set-of-marks+after' },
+      ]);
+      expect(step1.messages[0]!.content).toEqual([expect.objectContaining({ type: 'text' }), { type: 'image', step: 1 }, { type: 'image', step: 1, marks: 'set-of-marks' }]);
+    } finally {
+      copy.close();
+    }
+    const file = join(tmp.dir, 'aw.tar');
+    await expect(prepareBundle({ kind: 'vlm-sft', file, createdAt: 0, seed: 0, episodes: { db, ids: [m3a] } }))
+      .rejects.toThrow(/screenshot with marks drawn on it \(androidworld-m3a's set-of-marks\), which the trainer does not draw/);
+    const prepared = await prepareBundle({ kind: 'vlm-sft', file, createdAt: 0, seed: 0, episodes: { db, ids: [t3a] } });
+    expect(prepared.holds).toMatch(/^3 steps \(3 model replies/);
+    const rows = trainerSamples(file);
+    expect(rows.map((r) => r.images.length)).toEqual([0, 0, 0]);
+    expect(rows[2]!.messages[0]!.content).toEqual([{ type: 'text', text: expect.stringContaining('Did {"action_type": ') }]);
+  }, 120_000);
+});

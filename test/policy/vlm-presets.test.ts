@@ -131,8 +131,9 @@ function withImageRefs(sent: readonly ChatMessage[], recorded: readonly Recorded
 }
 
 describe('presets reproduce their official agents\' requests', () => {
-  it('every preset has a fixture', () => {
-    expect(new Set(fixtures.map((f) => f.preset))).toEqual(new Set(VLM_PRESET_IDS.filter((p) => p !== 'qwen2.5-vl-3b')));
+  it('every preset has a fixture (AndroidWorld\'s agents\' in vlm-presets/androidworld, vlm-presets-androidworld.test.ts)', () => {
+    const aw = readdirSync(join(FIXTURES, 'androidworld')).filter((f) => f.endsWith('.json')).map((f) => (JSON.parse(readFileSync(join(FIXTURES, 'androidworld', f), 'utf8')) as Fixture).preset);
+    expect(new Set([...fixtures.map((f) => f.preset), ...aw])).toEqual(new Set(VLM_PRESET_IDS.filter((p) => p !== 'qwen2.5-vl-3b')));
   });
 
   for (const f of fixtures) {
@@ -260,7 +261,7 @@ describe('awb vlm request --preset', () => {
   it('an unknown preset is one line naming it and the known ones', async () => {
     const r = await request('--preset', 'gpt-9', '--task', 'ContactsAddContact');
     expect(r.code).not.toBe(0);
-    expect(r.err.join('\n')).toMatch(/--preset must be one of ui-tars-1.5-7b, ui-tars-7b, qwen2.5-vl-3b, qwen2.5-vl-7b, mobilerl-9b, got "gpt-9"/);
+    expect(r.err.join('\n')).toMatch(/--preset must be one of ui-tars-1.5-7b, ui-tars-7b, qwen2.5-vl-3b, qwen2.5-vl-7b, mobilerl-9b, androidworld-t3a, androidworld-m3a, got "gpt-9"/);
   });
 });
 

@@ -121,7 +121,7 @@ describe('prompt templates', () => {
     const out: string[] = [];
     expect(await main(['run', '--help'], { out: (l) => out.push(l), err: (l) => out.push(l) })).toBe(0);
     expect(out.join('\n')).toMatch(/--prompt-template ui-tars:NAME\|FILE/);
-    expect(out.join('\n')).toMatch(/--preset ui-tars-1\.5-7b\|ui-tars-7b\|qwen2\.5-vl-3b\|qwen2\.5-vl-7b\|mobilerl-9b/);
+    expect(out.join('\n')).toMatch(/--preset ui-tars-1\.5-7b\|ui-tars-7b\|qwen2\.5-vl-3b\|qwen2\.5-vl-7b\|mobilerl-9b\|androidworld-t3a\|androidworld-m3a/);
   });
 
   it('--prompt-template ui-tars:NAME loads at the CLI; a profile keeps the reference, never the text', () => {

@@ -80,3 +80,56 @@ describe('the endpoint form and the endpoints slice against the real workbench (
     expect(sessionStartOf(null, 's', [], info)).toMatchObject({ policy: 'checkpoint:a.json', templateId: 'SystemWifiTurnOn', seed: 2 });
   });
 });
+
+describe('a preset chosen in the endpoint form (as awb endpoints add --preset), against the real workbench', () => {
+  let bridged: BridgedWorkbench;
+  let store: AppStore;
+  beforeAll(async () => {
+    bridged = await bridgedWorkbench('awb-endpoints-preset-');
+    ({ store } = bridged);
+  });
+  afterAll(() => bridged.close());
+
+  it('sets the shown fields, asks for the file the preset reads, saves the preset\'s settings and switches cleanly to another', async () => {
+    const st = () => store.getState();
+    await st().loadEndpoints();
+    expect(st().vlmPresets.map((p) => p.id)).toEqual(expect.arrayContaining(['ui-tars-1.5-7b', 'androidworld-t3a', 'androidworld-m3a']));
+    st().editEndpoint(null);
+    st().setEndpointDraft({ name: 'aw', baseUrl: 'http://127.0.0.1:9/v1' });
+    st().chooseEndpointPreset('androidworld-m3a');
+    expect(st().endpointDraft).toMatchObject({
+      preset: 'androidworld-m3a', model: 'gpt-4-turbo-2024-04-09', format: 'androidworld', temperature: '0', maxTokens: '1000', historySteps: '50', promptFile: '',
+    });
+    // Its prompts are in AndroidWorld's m3a.py: refused without it, at the form's field.
+    expect(await st().saveEndpointDraft()).toBe(false);
+    expect(errorsByField(st().endpointErrors).promptFile).toMatch(/give promptTemplate/);
+    st().setEndpointDraft({ promptFile: '/opt/android_world', model: 'my-served-model' });
+    expect(await st().saveEndpointDraft()).toBe(true);
+    expect(st().endpoints[0]!.settings).toMatchObject({
+      preset: 'androidworld-m3a', agent: 'androidworld-m3a', format: 'androidworld', screenshot: true, maxTokens: 1000,
+      promptTemplate: { file: '/opt/android_world' }, endpoint: { model: 'my-served-model' },
+    });
+    expect(st().agentPolicies.map((p) => p.name)).toContain('vlm:aw');
+
+    // Switching preset drops what the old one filled: UI-TARS-1.5's own agent, its package prompt, its model (the
+    // typed model stays), and the file field empties (UI-TARS-1.5 reads none).
+    st().editEndpoint('aw');
+    expect(st().endpointDraft).toMatchObject({ preset: 'androidworld-m3a', promptFile: '/opt/android_world' });
+    st().chooseEndpointPreset('ui-tars-1.5-7b');
+    expect(st().endpointDraft).toMatchObject({ format: 'ui-tars', coordinates: 'smart-resize', promptFile: '', model: 'my-served-model' });
+    expect(await st().saveEndpointDraft()).toBe(true);
+    const s = st().endpoints[0]!.settings;
+    expect(s).toMatchObject({
+      preset: 'ui-tars-1.5-7b', agent: 'ui-tars-1.5', format: 'ui-tars', promptTemplate: { package: 'ui-tars', name: 'MOBILE_USE_DOUBAO' }, historyImages: 4,
+    });
+    expect(s.screenshot).toBe(true);
+
+    // No preset again: the workbench's own request in the format, nothing of UI-TARS-1.5's agent kept.
+    st().editEndpoint('aw');
+    st().chooseEndpointPreset('');
+    expect(await st().saveEndpointDraft()).toBe(true);
+    expect(st().endpoints[0]!.settings).toMatchObject({ agent: 'workbench', format: 'ui-tars' });
+    expect(st().endpoints[0]!.settings.preset).toBeUndefined();
+    expect(st().endpoints[0]!.settings.promptTemplate).toBeUndefined();
+  }, 60_000);
+});

@@ -16,6 +16,9 @@ export class DemonstrationEndedError extends Error {
   }
 }
 
+/** The summary reply a demonstrator gives an AndroidWorld agent's summary call. */
+export const DEMONSTRATION_SUMMARY = 'The teacher chose this action; it was carried out.';
+
 /** Where a demonstrator's requests would go: nowhere (the teacher answers them). */
 const NO_ENDPOINT = 'http://teacher.invalid/v1';
 
@@ -54,6 +57,11 @@ export class VlmDemonstrator extends VlmPolicy {
       return { text: say({ action_type: 'click', index: action.index }, this.thought), attempts: 1, latencyMs: performance.now() - t0, queuedMs: 0 };
     }
     return { text: say(action, this.thought), attempts: 1, latencyMs: performance.now() - t0, queuedMs: 0 };
+  }
+
+  /** An AndroidWorld agent's summary of the step before: a plain line of the demonstrator's (no model wrote one). */
+  protected override completeSummary(_messages: ChatMessage[]): Promise<Completion> {
+    return Promise.resolve({ text: DEMONSTRATION_SUMMARY, attempts: 1, latencyMs: 0, queuedMs: 0 });
   }
 
   private async teacherAction(obs: Observation, ctx: PolicyContext): Promise<Action> {

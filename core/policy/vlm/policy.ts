@@ -7,13 +7,17 @@ import { VlmFormatError } from './errors.js';
 import type { ActionFormat, ParseContext, PromptContext } from './format.js';
 import { vlmFormat } from './formats/index.js';
 import { modelFrame, pngSize, QWEN_MAX_PIXELS, QWEN_MIN_PIXELS, type GeometryContext } from './geometry.js';
-import { agentImageSize, agentRequest, agentResizes, sentImage, type SentImage } from './agents/index.js';
+import {
+  agentImageSize, agentRequest, agentResizes, androidWorldSelectedLine, androidWorldStepOutcome, androidWorldSummaryRequest, androidWorldVariant,
+  sentImage, type AgentInput, type SentImage,
+} from './agents/index.js';
+import { pastReply } from './agents/types.js';
 import { buildMessages, recordedMessages, type ChatMessage, type ImageSource, type PastTurn, type RequestImageSources } from './prompt.js';
 import { pixelFields } from './server.js';
 import { VlmPolicySettings, type VlmPolicySettingsInput } from './settings.js';
 import { PromptTemplateNotLoadedError, templateLabel, templatePlaceholders } from './prompt-template.js';
 import type { TokenUsage } from '../../llm/chat-client.js';
-import type { RecordedRequest } from '../../episode/record.js';
+import type { RecordedRequest, RecordedSummary } from '../../episode/record.js';
 
 /** The screenshot setting is on but the runner observes without screenshots (`screenshots: 'none'`). */
 export class VlmScreenshotMissingError extends Error {
@@ -82,7 +86,7 @@ export class VlmPolicy implements Policy {
     this.settings = VlmPolicySettings.parse(settings);
     this.format = vlmFormat(this.settings.format);
     const t = this.settings;
-    const loaded = t.agent === 'qwen-cookbook' ? t.promptTool : t.promptTemplateText;
+    const loaded = t.agent === 'qwen-cookbook' ? t.promptTool : androidWorldVariant(t.agent) ? t.promptTexts : t.promptTemplateText;
     if (t.promptTemplate && loaded === undefined) throw new PromptTemplateNotLoadedError(templateLabel(t.promptTemplate));
     if (t.promptTemplateText !== undefined) {
       const label = t.promptTemplate ? templateLabel(t.promptTemplate) : '(promptTemplateText)';
@@ -130,14 +134,16 @@ export class VlmPolicy implements Policy {
       screen: obs.screen, coordinates: geometry.coordinates, frame: modelFrame(geometry), withScreenshot: s.screenshot, withElements,
       expectsAnswer: this.expectsAnswer,
     };
+    // AndroidWorld's agents first summarize the step before (its after-screen is this one): its line of their history.
+    const summary = await this.summarizePrevious(prompt, obs, ctx, geometry);
     const { messages, images, sent } = await this.request(prompt, obs, ctx, geometry);
     this.onRequest?.(ctx.step, messages);
-    const request = this.recorded(messages, images, geometry);
+    const request: RecordedRequest = { ...this.recorded(messages, images, geometry), ...(summary ? { summary } : {}) };
     const reply = await this.complete(messages, obs, ctx, geometry);
     const parseCtx: ParseContext = { ...geometry, obs, expectsAnswer: this.expectsAnswer };
     // The memory reaches back historySteps steps; it keeps screenshots only when some are resent, and an official
     // agent's memory the screen (to write a person's override in the model's format).
-    const keep = s.historyImages > 0 ? { screenshot: obs.screenshot, ...(sent ? { sent } : {}) } : {};
+    const keep = s.historyImages > 0 || s.agent === 'androidworld-m3a' ? { screenshot: obs.screenshot, ...(sent ? { sent } : {}) } : {};
     this.memory.set(ctx.step, { completion: reply.text, ...keep, ...(s.agent === 'workbench' ? {} : { obs }) });
     for (const k of this.memory.keys()) if (k < ctx.step - s.historySteps) this.memory.delete(k);
     const usage = reply.usage ? { usage: reply.usage } : {};
@@ -173,6 +179,48 @@ export class VlmPolicy implements Policy {
     return this.client.complete(messages, this.requestParams());
   }
 
+  /** The completion of an AndroidWorld agent's summary call (a demonstrator writes a line of its own instead). */
+  protected completeSummary(messages: ChatMessage[]): Promise<Completion> {
+    return this.client.complete(messages, this.requestParams());
+  }
+
+  /**
+   * AndroidWorld's agents: the previous step's line of their history, kept in the memory; when the agent would ask
+   * its model for it, the summary call is made here and returned for the record (agents/androidworld.ts).
+   */
+  private async summarizePrevious(prompt: PromptContext, obs: Observation, ctx: PolicyContext, geometry: GeometryContext): Promise<RecordedSummary | undefined> {
+    const variant = androidWorldVariant(this.settings.agent);
+    const prev = ctx.history.at(-1);
+    const mine = prev && this.memory.get(prev.index);
+    if (!variant || !prev || !mine?.obs || mine.historyLine !== undefined) return undefined;
+    const texts = this.settings.promptTexts!;
+    const input = this.agentInput(prompt, obs, ctx, geometry, this.sentImages(obs.screenshot ? { png: obs.screenshot } : undefined, ctx.step));
+    const outcome = androidWorldStepOutcome(prev, pastReply(prev, this.memory, input), mine.obs, texts, variant);
+    if ('line' in outcome) {
+      mine.historyLine = outcome.line;
+      return undefined;
+    }
+    const r = await androidWorldSummaryRequest(input, variant, { step: prev.index, obs: mine.obs, screenshot: mine.screenshot }, outcome.chosen);
+    const reply = await this.completeSummary(r.messages);
+    mine.historyLine = androidWorldSelectedLine(texts, variant, outcome.chosen.action, reply.text);
+    return { step: prev.index, messages: recordedMessages(r.messages, r.images), reply: reply.text };
+  }
+
+  /** Each remembered step's screenshot as the agent sent it, and this step's. */
+  private sentImages(current: SentImage | undefined, step: number): Map<number, SentImage> {
+    const sent = new Map<number, SentImage>();
+    for (const [k, m] of this.memory) if (m.sent ?? m.screenshot) sent.set(k, m.sent ?? { png: m.screenshot! });
+    if (current) sent.set(step, current);
+    return sent;
+  }
+
+  private agentInput(prompt: PromptContext, obs: Observation, ctx: PolicyContext, geometry: GeometryContext, sent: ReadonlyMap<number, SentImage>): AgentInput {
+    const s = this.settings;
+    return {
+      format: this.format, prompt, geometry, obs, ctx, settings: s, memory: this.memory, sent, template: this.template, tool: s.promptTool, texts: s.promptTexts,
+    };
+  }
+
   /**
    * This step's request: the workbench's (prompt.ts), or the official agent's (agents/), with each image's source step
    * and, for an agent that resizes, the screenshot as sent.
@@ -188,16 +236,11 @@ export class VlmPolicy implements Policy {
       }, this.memory);
       return { messages, images };
     }
-    const sent = new Map<number, SentImage>();
-    for (const [k, m] of this.memory) if (m.sent ?? m.screenshot) sent.set(k, m.sent ?? { png: m.screenshot! });
     let current: SentImage | undefined;
     if (s.screenshot && obs.screenshot) {
       current = agentResizes(s.agent) ? await sentImage(obs.screenshot, s.minPixels ?? QWEN_MIN_PIXELS, s.maxPixels ?? QWEN_MAX_PIXELS) : { png: obs.screenshot };
-      sent.set(ctx.step, current);
     }
-    const r = agentRequest(s.agent, {
-      format: this.format, prompt, geometry, obs, ctx, settings: s, memory: this.memory, sent, template: this.template, tool: s.promptTool,
-    });
+    const r = await agentRequest(s.agent, this.agentInput(prompt, obs, ctx, geometry, this.sentImages(current, ctx.step)));
     return { ...r, ...(current ? { sent: current } : {}) };
   }
 

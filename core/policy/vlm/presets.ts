@@ -9,12 +9,12 @@ import { QWEN_MAX_PIXELS, QWEN_MIN_PIXELS } from './geometry.js';
  * in no installed package, the preset names what the user must point at (`promptFile`), and a run without it is
  * refused with that message. docs/policy-vlm.md "Presets" says which official code each follows and how it differs.
  */
-export const VLM_PRESET_IDS = ['ui-tars-1.5-7b', 'ui-tars-7b', 'qwen2.5-vl-3b', 'qwen2.5-vl-7b', 'mobilerl-9b'] as const;
+export const VLM_PRESET_IDS = ['ui-tars-1.5-7b', 'ui-tars-7b', 'qwen2.5-vl-3b', 'qwen2.5-vl-7b', 'mobilerl-9b', 'androidworld-t3a', 'androidworld-m3a'] as const;
 export const VlmPresetId = z.enum(VLM_PRESET_IDS);
 export type VlmPresetId = z.infer<typeof VlmPresetId>;
 
 export interface VlmPreset {
-  /** The checkpoint, as it is named on the Hugging Face hub (a default for the endpoint's model). */
+  /** The checkpoint, as it is named on the Hugging Face hub, or the model the official run uses (a default for the endpoint's model). */
   model: string;
   /** Whose code the request follows. */
   follows: string;
@@ -72,7 +72,27 @@ export const VLM_PRESETS: Record<VlmPresetId, VlmPreset> = {
       temperature: 0, maxTokens: 4096, extraBody: { top_p: 0.95, seed: 34 },
     },
   },
+  'androidworld-t3a': {
+    model: 'gpt-4-turbo-2024-04-09',
+    follows: "AndroidWorld's T3A (android_world/agents/t3a.py) with infer.Gpt4Wrapper, as its run.py runs t3a_gpt4: text only, two calls per step (action, summary)",
+    promptFile: "AndroidWorld's android_world/agents/t3a.py, or the checkout's folder (its prompts and history lines are read from it)",
+    settings: androidWorldAgent('androidworld-t3a'),
+  },
+  'androidworld-m3a': {
+    model: 'gpt-4-turbo-2024-04-09',
+    follows: "AndroidWorld's M3A (android_world/agents/m3a.py) with infer.Gpt4Wrapper, as its run.py runs m3a_gpt4v: the screenshot and its set-of-marks, two calls per step (action, summary)",
+    promptFile: "AndroidWorld's android_world/agents/m3a.py, or the checkout's folder (its prompts and history lines are read from it)",
+    settings: androidWorldAgent('androidworld-m3a'),
+  },
 };
+
+/** AndroidWorld's agents with Gpt4Wrapper: greedy, 1000 tokens, the UI elements always, every earlier step's summary. */
+function androidWorldAgent(agent: 'androidworld-t3a' | 'androidworld-m3a'): Record<string, unknown> {
+  return {
+    format: 'androidworld', agent, coordinates: 'screen', screenshot: agent === 'androidworld-m3a', accessibilityTree: true,
+    historySteps: ALL_STEPS, historyStyle: 'summary', historyImages: 0, temperature: 0, maxTokens: 1000,
+  };
+}
 
 function qwenCookbook(): Record<string, unknown> {
   return {

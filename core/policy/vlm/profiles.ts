@@ -86,7 +86,7 @@ export class EndpointProfiles {
     if (!n.success) throw new EndpointProfileError(name, `bad name: ${n.error.issues[0]!.message}`);
     const { apiKey, ...endpoint } = (settings.endpoint ?? {}) as { apiKey?: string } & Record<string, unknown>;
     // The profile names its prompt template; the text is loaded again at each run, never kept.
-    const { promptTemplateText: _loaded, promptTool: _tool, ...rest } = settings;
+    const { promptTemplateText: _loaded, promptTool: _tool, promptTexts: _texts, ...rest } = settings;
     const parsed = this.parse(name, { ...rest, endpoint });
     if (apiKey) this.store.setSecret(name, apiKey);
     const all = this.store.read();

@@ -1,7 +1,7 @@
 import type { Observation } from '../../device/observation.js';
 import { appByPackage } from '../../device/app-catalog.js';
 import type { PolicyContext } from '../../episode/policy.js';
-import type { RecordedMessage, RecordedPart, StepRecord } from '../../episode/record.js';
+import type { ImageMarks, RecordedMessage, RecordedPart, StepRecord } from '../../episode/record.js';
 import { formatBounds } from '../../a11y/ui-tree.js';
 import { assertNever } from '../../util/errors.js';
 import type { ActionFormat, PromptContext } from './format.js';
@@ -78,6 +78,11 @@ export interface PastTurn {
   obs?: Observation | undefined;
   /** The screenshot as the agent sent it (resized where the agent resizes). */
   sent?: { png: Uint8Array; width?: number; height?: number } | undefined;
+  /**
+   * The step's line in an agent's own history, once the agent wrote it (AndroidWorld's agents: its summary); null when
+   * that agent keeps no line for the step.
+   */
+  historyLine?: string | null | undefined;
 }
 
 function currentTurn(obs: Observation, ctx: PolicyContext, o: PromptOptions, past: string[], elements: () => string): ContentPart[] {
@@ -172,11 +177,15 @@ function templateMessages(t: NonNullable<PromptOptions['template']>, prompt: Pro
   }
 }
 
-/** Where an image of a request came from: the step whose screenshot it is, and the size it was sent at when resized. */
+/**
+ * Where an image of a request came from: the step whose screenshot it is, the size it was sent at when resized, and
+ * what the agent drew on it (AndroidWorld's M3A).
+ */
 export interface ImageSource {
   step: number;
   width?: number;
   height?: number;
+  marks?: ImageMarks;
 }
 
 /** A request image that is none of the screenshots the policy knows of (a request builder's bug, not the user's). */

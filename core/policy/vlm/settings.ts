@@ -27,15 +27,16 @@ export type VlmEndpointSettings = z.infer<typeof VlmEndpointSettings>;
 /**
  * Whose request the policy sends: `workbench`, the format's own prompt and options (historyStyle, …); or an
  * official agent's, built as its authors' code builds it (agents/): UI-TARS-1.5's and UI-TARS's OSWorld agents, the
- * Qwen2.5-VL cookbook's mobile agent, MobileRL's evaluation. A preset sets it.
+ * Qwen2.5-VL cookbook's mobile agent, MobileRL's evaluation, AndroidWorld's T3A and M3A. A preset sets it.
  */
-export const VLM_AGENTS = ['workbench', 'ui-tars-1.5', 'ui-tars-v1', 'qwen-cookbook', 'mobilerl'] as const;
+export const VLM_AGENTS = ['workbench', 'ui-tars-1.5', 'ui-tars-v1', 'qwen-cookbook', 'mobilerl', 'androidworld-t3a', 'androidworld-m3a'] as const;
 export const VlmAgentId = z.enum(VLM_AGENTS);
 export type VlmAgentId = z.infer<typeof VlmAgentId>;
 
 /** The format each official agent's model answers in. */
 const AGENT_FORMATS: Record<Exclude<VlmAgentId, 'workbench'>, VlmFormatId> = {
   'ui-tars-1.5': 'ui-tars', 'ui-tars-v1': 'ui-tars', 'qwen-cookbook': 'qwen-mobile-use', mobilerl: 'mobilerl',
+  'androidworld-t3a': 'androidworld', 'androidworld-m3a': 'androidworld',
 };
 
 /**
@@ -45,6 +46,19 @@ const AGENT_FORMATS: Record<Exclude<VlmAgentId, 'workbench'>, VlmFormatId> = {
  */
 export const LoadedTool = z.strictObject({ name: z.string().min(1), description: z.string(), parametersJson: z.string().min(2) });
 export type LoadedTool = z.infer<typeof LoadedTool>;
+
+/**
+ * What AndroidWorld's T3A and M3A read from their own file (t3a.py, m3a.py; agents/androidworld.ts): the action and
+ * summary prompt templates (Python str.format), the history's text before any step, the elements' text when a screen
+ * has none, the history line of a step whose action was chosen and done (fields {action} and {summary}), and the fixed
+ * history lines of a step whose reply had no Reason/Action, whose action did not read, whose index was past the
+ * elements, or whose action failed (T3A appends the action type).
+ */
+export const AndroidWorldTexts = z.strictObject({
+  action: z.string().min(1), summary: z.string().min(1), noHistory: z.string(), notAvailable: z.string(), selected: z.string().min(1),
+  notFormatted: z.string(), notParsed: z.string(), indexOutOfRange: z.string(), executeFailed: z.string(),
+});
+export type AndroidWorldTexts = z.infer<typeof AndroidWorldTexts>;
 
 const Settings = z.strictObject({
   preset: VlmPresetId.optional().describe(`A public checkpoint asked exactly as its authors' agent asks it: ${VLM_PRESET_IDS.join(' | ')}; fills every setting not given (docs/policy-vlm.md "Presets")`),
@@ -67,6 +81,7 @@ const Settings = z.strictObject({
   promptLanguage: z.string().min(1).default('English').describe('Fills the template\'s {language} (default English)'),
   promptTemplateText: z.string().min(1).optional().describe('The loaded template: filled from promptTemplate when a run starts (withPromptTemplate), never kept in the profiles file'),
   promptTool: LoadedTool.optional().describe("The loaded tool (agent qwen-cookbook): filled from promptTemplate when a run starts, never kept in the profiles file"),
+  promptTexts: AndroidWorldTexts.optional().describe("The loaded prompts (agents androidworld-t3a, androidworld-m3a): filled from promptTemplate when a run starts, never kept in the profiles file"),
 });
 
 // The cast below: the preprocess (applyPreset) takes the object's own input, so callers keep the object's types.

@@ -93,7 +93,9 @@ class VlmKinds(unittest.TestCase):
             self.assertIn("Previous actions:\n- step 0", rows[2]["messages"][0]["content"][1]["text"])
             for bad, where in (([{"role": "tool", "content": "x"}], "messages[0]"),
                                ([{"role": "user", "content": [{"type": "image_url", "image_url": "u"}]}], "messages[0].content[0]"),
-                               ([{"role": "user", "content": [{"type": "image", "step": 7}]}], "step 0")):
+                               ([{"role": "user", "content": [{"type": "image", "step": 7}]}], "step 0"),
+                               # androidworld-m3a's set-of-marks: drawn by the agent, not the stored screenshot
+                               ([{"role": "user", "content": [{"type": "image", "step": 0, "marks": "set-of-marks"}]}], "messages[0].content[0]")):
                 with open(path, "wb") as f:
                     f.write(helpers.vlm_bundle("vlm-grpo", [helpers.vlm_episode("a", ["tap(3)"], messages=bad)]))
                 with Bundle(path) as b, self.assertRaises(BundleError) as e:

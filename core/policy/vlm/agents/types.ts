@@ -5,7 +5,8 @@ import { VlmFormatError } from '../errors.js';
 import type { ActionFormat, PromptContext } from '../format.js';
 import type { GeometryContext } from '../geometry.js';
 import { historyLines, pngDataUrl, type ChatMessage, type ContentPart, type ImageSource, type PastTurn, type RequestImageSources } from '../prompt.js';
-import type { LoadedTool, VlmPolicySettings } from '../settings.js';
+import type { ImageMarks } from '../../../episode/record.js';
+import type { AndroidWorldTexts, LoadedTool, VlmPolicySettings } from '../settings.js';
 
 /** A screenshot as an agent sends it: the PNG (resized when the agent resizes) and its size when that differs from the step's. */
 export interface SentImage {
@@ -27,6 +28,8 @@ export interface AgentInput {
   sent: ReadonlyMap<number, SentImage>;
   template?: { label: string; text: string; language: string } | undefined;
   tool?: LoadedTool | undefined;
+  /** AndroidWorld's agents: the texts read from t3a.py or m3a.py. */
+  texts?: AndroidWorldTexts | undefined;
 }
 
 export interface AgentRequest {
@@ -48,6 +51,13 @@ export class RequestImages {
     const src = { step: k, ...(s.width !== undefined && s.height !== undefined ? { width: s.width, height: s.height } : {}) };
     this.images.set(url, [...(this.images.get(url) ?? []), src]);
     return { type: 'image_url', image_url: { url }, ...extra } as ContentPart;
+  }
+
+  /** The image part of a picture the agent drew on step `k`'s screenshot (AndroidWorld's M3A: its set-of-marks). */
+  marked(k: number, png: Uint8Array, marks: ImageMarks): ContentPart {
+    const url = pngDataUrl(png);
+    this.images.set(url, [...(this.images.get(url) ?? []), { step: k, marks }]);
+    return { type: 'image_url', image_url: { url } };
   }
 }
 

@@ -1,19 +1,22 @@
 import type { StateCreator } from 'zustand';
 import type { WorkbenchApi } from '../../../../core/api/api.js';
-import type { EndpointInfo, EndpointTestResult } from '../../../../core/api/types.js';
-import { draftOf, newDraft, saveInputOf, type EndpointDraft } from '../../views/settings/endpoint-form.js';
+import type { EndpointInfo, EndpointTestResult, VlmPresetId, VlmPresetInfo } from '../../../../core/api/types.js';
+import { draftOf, newDraft, saveInputOf, withPreset, type EndpointDraft } from '../../views/settings/endpoint-form.js';
 import type { AppState } from '../index.js';
 
 /**
  * Settings → Endpoints: the VLM endpoint profiles as the workbench lists them (never a key), the one
  * profile being edited, the server's problems with it by field, and the latest test per profile.
- * A saved or removed profile changes the Agent view's policies too, so those are reloaded.
+ * A saved or removed profile changes the Agent view's policies too, so those are reloaded. The model presets a profile
+ * can name are listed once, with the endpoints.
  */
 export type EndpointTest = { state: 'running' } | { state: 'done'; result: EndpointTestResult };
 
 export interface EndpointsSlice {
   endpoints: EndpointInfo[];
   endpointsLoaded: boolean;
+  /** The model presets (listVlmPresets), for the form's preset control. */
+  vlmPresets: VlmPresetInfo[];
   /** The open form, or null. */
   endpointDraft: EndpointDraft | null;
   /** The last save's problems by field path ('' = the whole input). */
@@ -24,6 +27,8 @@ export interface EndpointsSlice {
   /** Opens the form on a profile (by name) or on a new one (null). */
   editEndpoint(name: string | null): void;
   setEndpointDraft(patch: Partial<EndpointDraft>): void;
+  /** Chooses a preset in the open form ('' for none): the shown fields take its values (endpoint-form.ts withPreset). */
+  chooseEndpointPreset(id: VlmPresetId | ''): void;
   closeEndpointDraft(): void;
   /** Saves the form; true (and the form closes) if the server accepted it. */
   saveEndpointDraft(): Promise<boolean>;
@@ -42,6 +47,7 @@ export const createEndpointsSlice = (api: WorkbenchApi): StateCreator<AppState, 
   return {
     endpoints: [],
     endpointsLoaded: false,
+    vlmPresets: [],
     endpointDraft: null,
     endpointErrors: {},
     endpointSaving: false,
@@ -49,7 +55,8 @@ export const createEndpointsSlice = (api: WorkbenchApi): StateCreator<AppState, 
 
     loadEndpoints: async () => {
       const list = await get().attempt('Load endpoints', () => api.listEndpoints({}));
-      set((s) => ({ endpoints: list ?? s.endpoints, endpointsLoaded: true }));
+      const presets = get().vlmPresets.length ? undefined : await get().attempt('List model presets', () => api.listVlmPresets({}));
+      set((s) => ({ endpoints: list ?? s.endpoints, endpointsLoaded: true, vlmPresets: presets ?? s.vlmPresets }));
     },
 
     editEndpoint: (name) => {
@@ -65,13 +72,23 @@ export const createEndpointsSlice = (api: WorkbenchApi): StateCreator<AppState, 
       return { endpointDraft: { ...s.endpointDraft, ...patch }, endpointErrors: errors };
     }),
 
+    chooseEndpointPreset: (id) => {
+      const draft = get().endpointDraft;
+      if (!draft) return;
+      const next = withPreset(draft, id, get().vlmPresets);
+      get().setEndpointDraft({
+        preset: next.preset, model: next.model, format: next.format, coordinates: next.coordinates, temperature: next.temperature,
+        maxTokens: next.maxTokens, historySteps: next.historySteps, promptFile: next.promptFile,
+      });
+    },
+
     closeEndpointDraft: () => set({ endpointDraft: null, endpointErrors: {} }),
 
     saveEndpointDraft: async () => {
       const draft = get().endpointDraft;
       if (!draft) return false;
       set({ endpointSaving: true, endpointErrors: {} });
-      const input = saveInputOf(draft);
+      const input = saveInputOf(draft, get().vlmPresets);
       const list = await get().attemptForm(`Save endpoint ${input.name || '(unnamed)'}`, () => api.saveEndpoint(input), (endpointErrors) => set({ endpointErrors }));
       set({ endpointSaving: false });
       if (!list) return false;

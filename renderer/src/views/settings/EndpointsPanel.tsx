@@ -46,7 +46,7 @@ function EndpointRow({ e, test, editing }: { e: EndpointInfo; test: EndpointTest
         <td className="mono">{e.name}</td>
         <td className="mono">{e.model}</td>
         <td className="mono">{e.baseUrl}</td>
-        <td>{e.format}{e.coordinates ? ` · ${e.coordinates}` : ''}</td>
+        <td>{e.settings.preset ? <span data-testid={`endpoint-preset-${e.name}`}>{e.settings.preset} · </span> : null}{e.format}{e.coordinates ? ` · ${e.coordinates}` : ''}</td>
         <td data-testid={`endpoint-key-${e.name}`}>{keyStatus(e)}</td>
         <td className="row">
           <button type="button" disabled={editing} onClick={() => st.editEndpoint(e.name)} data-testid={`endpoint-edit-${e.name}`}>Edit</button>
@@ -90,7 +90,9 @@ function EndpointForm({ draft }: { draft: EndpointDraft }) {
   const saving = useApp((s) => s.endpointSaving);
   const errors = errorsByField(useApp((s) => s.endpointErrors));
   const st = appStore().getState();
-  const text = (field: Exclude<DraftField, 'format' | 'coordinates' | 'server' | 'apiKey'>, placeholder = '') => (
+  const presets = useApp((s) => s.vlmPresets);
+  const preset = presets.find((p) => p.id === draft.preset);
+  const text = (field: Exclude<DraftField, 'preset' | 'format' | 'coordinates' | 'server' | 'apiKey'>, placeholder = '') => (
     <input
       id={`endpoint-field-${field}`} data-testid={`endpoint-field-${field}`} value={draft[field]} placeholder={placeholder}
       disabled={field === 'name' && draft.original !== null}
@@ -106,6 +108,16 @@ function EndpointForm({ draft }: { draft: EndpointDraft }) {
     <form className="settings-fields endpoint-form" data-testid="endpoint-form" onSubmit={submit}>
       <h4>{draft.original ? `Edit ${draft.original}` : 'New endpoint'}</h4>
       <Field label="Name (the policy is vlm:<name>)" field="name" errors={errors}>{text('name', 'e.g. qwen-local')}</Field>
+      <Field label="Preset (ask a known model as its authors' agent asks it)" field="preset" errors={errors}>
+        <select id="endpoint-field-preset" data-testid="endpoint-field-preset" value={draft.preset} onChange={(e) => st.chooseEndpointPreset(e.target.value as EndpointDraft['preset'])}>
+          <option value="">none: the format's own prompt</option>
+          {presets.map((p) => <option key={p.id} value={p.id}>{p.id}</option>)}
+        </select>
+        {preset ? <div className="muted" data-testid="endpoint-preset-follows">Follows {preset.follows}. It sets the fields below and fills the rest.</div> : null}
+      </Field>
+      {preset?.promptFile || draft.promptFile ? (
+        <Field label={`Prompt file${preset?.promptFile ? `: ${preset.promptFile}` : ''}`} field="promptFile" errors={errors}>{text('promptFile', 'a path on the workbench\'s machine')}</Field>
+      ) : null}
       <Field label="Base URL (…/v1)" field="baseUrl" errors={errors}>{text('baseUrl', 'http://host:8000/v1')}</Field>
       <Field label="Model" field="model" errors={errors}>{text('model', 'as the server names it')}</Field>
       <Field label="Action format" field="format" errors={errors}>

@@ -1,10 +1,15 @@
-import type { CoordinateSpace, EndpointInfo, EndpointSave, EndpointSettings, VlmFormatId, VlmServer } from '../../../../core/api/types.js';
+import type { CoordinateSpace, EndpointInfo, EndpointSave, EndpointSettings, VlmFormatId, VlmPresetId, VlmPresetInfo, VlmServer } from '../../../../core/api/types.js';
 
 /**
  * The endpoint profile form (Settings → Endpoints): text per field, converted to a saveEndpoint
  * input. Nothing is validated here: a number that does not parse is sent as typed, so the server's
  * schema (core/policy/vlm/settings.ts, the one source of the rules) names the problem at its field.
  * Fields the form does not show (extraBody, minPixels, …) are kept from the stored profile.
+ *
+ * A preset (docs/policy-vlm.md "Presets", as `awb endpoints add --preset`) sets the fields the form shows to its own
+ * values when it is chosen, and fills the rest itself; a profile switched to another preset (or to none) drops what
+ * the old one filled, so what is saved is the new preset's request with the shown fields as they stand. A preset whose
+ * prompt ships in no installed package asks for its file (`promptTemplate.file`).
  *
  * The key is write-only: the form never holds the stored key (the API never sends it), only a new
  * one typed here, or the wish to forget the stored one.
@@ -36,6 +41,10 @@ export interface EndpointDraft {
   /** The profile being edited (its name is fixed), or null for a new one. */
   original: string | null;
   name: string;
+  /** '' = no preset (the format's own prompt and the fields below). */
+  preset: VlmPresetId | '';
+  /** The file a preset reads its official prompt from ('' = none given). */
+  promptFile: string;
   baseUrl: string;
   model: string;
   format: VlmFormatId;
@@ -60,7 +69,7 @@ export interface EndpointDraft {
 
 /** The form's text fields, and the field path the server reports their problems under. */
 export const DRAFT_FIELDS = {
-  name: 'name', baseUrl: 'endpoint.baseUrl', model: 'endpoint.model', format: 'format', coordinates: 'coordinates', server: 'endpoint.server',
+  name: 'name', preset: 'preset', promptFile: 'promptTemplate', baseUrl: 'endpoint.baseUrl', model: 'endpoint.model', format: 'format', coordinates: 'coordinates', server: 'endpoint.server',
   apiKeyEnv: 'endpoint.apiKeyEnv', temperature: 'temperature', maxTokens: 'maxTokens', timeoutMs: 'endpoint.timeoutMs',
   maxConcurrency: 'endpoint.maxConcurrency', historySteps: 'historySteps', apiKey: 'apiKey',
 } as const satisfies Partial<Record<keyof EndpointDraft, string>>;
@@ -68,7 +77,7 @@ export type DraftField = keyof typeof DRAFT_FIELDS;
 
 export function newDraft(): EndpointDraft {
   return {
-    original: null, name: '', baseUrl: 'http://127.0.0.1:8000/v1', model: '', format: 'androidworld', coordinates: '', server: 'vllm', apiKeyEnv: '',
+    original: null, name: '', preset: '', promptFile: '', baseUrl: 'http://127.0.0.1:8000/v1', model: '', format: 'androidworld', coordinates: '', server: 'vllm', apiKeyEnv: '',
     temperature: '0', maxTokens: '512', timeoutMs: '60000', maxConcurrency: '4', historySteps: '4', apiKey: '', keyChange: 'keep', hasKey: false, base: null,
   };
 }
@@ -76,7 +85,7 @@ export function newDraft(): EndpointDraft {
 export function draftOf(info: EndpointInfo): EndpointDraft {
   const s = info.settings;
   return {
-    original: info.name, name: info.name, baseUrl: s.endpoint.baseUrl, model: s.endpoint.model, format: s.format, coordinates: s.coordinates ?? '', server: s.endpoint.server,
+    original: info.name, name: info.name, preset: s.preset ?? '', promptFile: s.promptTemplate && 'file' in s.promptTemplate ? s.promptTemplate.file : '', baseUrl: s.endpoint.baseUrl, model: s.endpoint.model, format: s.format, coordinates: s.coordinates ?? '', server: s.endpoint.server,
     apiKeyEnv: s.endpoint.apiKeyEnv ?? '', temperature: String(s.temperature), maxTokens: String(s.maxTokens), timeoutMs: String(s.endpoint.timeoutMs),
     maxConcurrency: String(s.endpoint.maxConcurrency), historySteps: String(s.historySteps), apiKey: '', keyChange: 'keep', hasKey: info.hasKey, base: s,
   };
@@ -88,8 +97,33 @@ function num(text: string): unknown {
   return t !== '' && Number.isFinite(Number(t)) ? Number(t) : t;
 }
 
-export function saveInputOf(d: EndpointDraft): EndpointSave {
-  const base = d.base ?? null;
+/**
+ * The draft with `preset` chosen: the shown fields as the preset sets them, and its model where the model field is
+ * empty or still the previous preset's, and the prompt file only when both presets read the same file; '' keeps the
+ * fields as they are.
+ */
+export function withPreset(d: EndpointDraft, id: VlmPresetId | '', presets: readonly VlmPresetInfo[]): EndpointDraft {
+  const p = presets.find((x) => x.id === id);
+  if (!p) return { ...d, preset: '' };
+  const previous = presets.find((x) => x.id === d.preset);
+  return {
+    ...d, preset: p.id, model: !d.model.trim() || d.model === previous?.model ? p.model : d.model, format: p.format, coordinates: p.coordinates ?? '',
+    temperature: String(p.temperature), maxTokens: String(p.maxTokens), historySteps: String(p.historySteps),
+    promptFile: previous?.promptFile && previous.promptFile === p.promptFile ? d.promptFile : '',
+  };
+}
+
+/** The stored settings without what a preset filled, when the draft chose another preset than the one stored (or none). */
+function baseFor(d: EndpointDraft, presets: readonly VlmPresetInfo[]): Record<string, unknown> | null {
+  if (!d.base) return null;
+  const stored = d.base.preset ?? '';
+  if (stored === d.preset) return { ...d.base };
+  const drop = new Set(['preset', ...[stored, d.preset].flatMap((id) => presets.find((p) => p.id === id)?.fills ?? [])]);
+  return Object.fromEntries(Object.entries(d.base).filter(([k]) => !drop.has(k)));
+}
+
+export function saveInputOf(d: EndpointDraft, presets: readonly VlmPresetInfo[] = []): EndpointSave {
+  const base = baseFor(d, presets) as (Partial<EndpointSettings> & Record<string, unknown>) | null;
   const endpoint: Record<string, unknown> = { ...(base?.endpoint ?? {}), baseUrl: d.baseUrl.trim(), model: d.model.trim(), server: d.server, timeoutMs: num(d.timeoutMs), maxConcurrency: num(d.maxConcurrency) };
   if (d.apiKeyEnv.trim()) endpoint.apiKeyEnv = d.apiKeyEnv.trim();
   else delete endpoint.apiKeyEnv;
@@ -98,6 +132,11 @@ export function saveInputOf(d: EndpointDraft): EndpointSave {
   };
   if (d.coordinates) settings.coordinates = d.coordinates;
   else delete settings.coordinates;
+  if (d.preset) settings.preset = d.preset;
+  else delete settings.preset;
+  const stored = settings.promptTemplate as { file?: string } | undefined;
+  if (d.promptFile.trim()) settings.promptTemplate = { file: d.promptFile.trim() };
+  else if (stored && 'file' in stored) delete settings.promptTemplate;
   const input: EndpointSave = { name: d.name.trim(), settings };
   if (d.keyChange === 'set') input.apiKey = d.apiKey;
   else if (d.keyChange === 'clear') input.apiKey = null;

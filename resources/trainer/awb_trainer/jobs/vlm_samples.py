@@ -110,6 +110,9 @@ def samples(bundle: Bundle) -> list[dict]:
 
 def _image_ref(part: dict, where: str) -> dict:
     """An image part's step and sent size: {"step": k, "width": w, "height": h}, each optional."""
+    if part.get("marks") is not None:
+        # androidworld-m3a's set-of-marks pictures are drawn by the agent, not stored: this trainer does not draw them.
+        raise BundleError(where, f"an image part with marks {part['marks']!r:.50} (drawn by the agent) cannot be rebuilt from the stored screenshot")
     out = {}
     for key in ("step", "width", "height"):
         v = part.get(key)
