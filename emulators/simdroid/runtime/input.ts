@@ -2,8 +2,12 @@ import type { KeyName } from '../../../core/device/device.js';
 import { hitPath, type LaidNode } from '../view/layout.js';
 import { W, type Handler, type ViewSpec } from '../view/spec.js';
 import { KEYBOARD_DP, NAV_BAR_DP } from '../view/theme.js';
+import { contentBox, editLayout, offsetAt, wordAt } from '../view/text-layout.js';
 import type { Frame, FrameWindow, SystemHandlers } from './frame.js';
 import type { WindowManager } from './window-manager.js';
+import {
+  deleteBackward, dismissSelection, focusedValue, moveCaretInLine, replaceSelection, selectAll, selectedText, selectionOf, toolbarItems,
+} from './text-editing.js';
 
 /** A move shorter than this (dp) is a tap, as Android's touch slop. */
 const TOUCH_SLOP_DP = 8;
@@ -79,8 +83,18 @@ export class InputDispatcher {
 
   tap(xPx: number, yPx: number): void {
     const scale = this.frame().scale;
+    this.dismissToolbarOutside(xPx / scale, yPx / scale);
     const win = this.touchedWindow(xPx / scale, yPx / scale);
     if (win) this.tapIn(win, xPx / scale, yPx / scale);
+  }
+
+  /** A touch anywhere but on the floating text toolbar ends the selection, as Android's Editor does. */
+  private dismissToolbarOutside(x: number, y: number): void {
+    const view = this.wm.topRecord().view;
+    if (!view.textToolbar && !view.selection) return;
+    // Keys of the soft keyboard type into the selection; they do not end it.
+    if (this.frame().windows.some((w) => (w.kind === 'toolbar' || w.kind === 'keyboard') && inside(w.root, x, y))) return;
+    dismissSelection(view);
   }
 
   private tapIn(win: FrameWindow, x: number, y: number): void {
@@ -125,10 +139,16 @@ export class InputDispatcher {
   longPress(xPx: number, yPx: number): void {
     const scale = this.frame().scale;
     const [x, y] = [xPx / scale, yPx / scale];
+    this.dismissToolbarOutside(x, y);
     const win = this.touchedWindow(x, y);
     if (!win) return;
-    for (const node of hitPath(win.root, x, y)) {
+    const path = hitPath(win.root, x, y);
+    for (const node of path) {
       if (node.spec.enabled === false) return;
+      if (node.spec.cls === W.EditText && node.spec.field !== undefined) {
+        this.startSelection(win, path, node, x, y);
+        return;
+      }
       const h = node.spec.onLongClick;
       if (h) {
         this.run(win.package, h);
@@ -137,6 +157,25 @@ export class InputDispatcher {
     }
     // No long-click listener: Android performs a click when the finger lifts.
     this.tapIn(win, x, y);
+  }
+
+  /**
+   * A long press on a text field: the field takes focus and the word under the finger is selected,
+   * or — on an empty field or past the end of the text — the caret goes to the end; the floating
+   * toolbar opens over it when it has something to offer (Cut/Copy/Paste/Select all).
+   */
+  private startSelection(win: FrameWindow, path: LaidNode[], node: LaidNode, x: number, y: number): void {
+    const field = node.spec.field!;
+    const view = win.view;
+    view.focus = field;
+    this.wm.state.keyboard.visible = true;
+    this.revealAboveKeyboard(win, path, node);
+    const value = view.fields[field] ?? '';
+    const at = value === '' ? null : offsetAt(editLayout(node.spec, value, contentBox(node)), x, y, value.length);
+    if (at === null) delete view.selection;
+    else view.selection = wordAt(value, at);
+    if (toolbarItems(view, this.wm.state.clipboard, node.spec.password ?? false).length > 0) view.textToolbar = true;
+    else delete view.textToolbar;
   }
 
   swipe(x1Px: number, y1Px: number, x2Px: number, y2Px: number, durationMs: number): void {
@@ -149,6 +188,7 @@ export class InputDispatcher {
       else this.tap(x1Px, y1Px);
       return;
     }
+    this.dismissToolbarOutside(x1, y1);
     const win = this.touchedWindow(x1, y1);
     if (!win) return;
     const path = hitPath(win.root, x1, y1);
@@ -174,8 +214,12 @@ export class InputDispatcher {
     }
   }
 
-  /** `input text`: goes to the focused field of the foreground window, filtered by its input type. */
-  text(value: string): void {
+  /**
+   * `input text`: goes to the focused field of the foreground window, filtered by its input type,
+   * replacing the selection or going in at the caret. A pasted newline in a one-line field becomes a
+   * space (a typed one is the Enter key).
+   */
+  text(value: string, opts: { paste?: boolean } = {}): void {
     const focus = this.wm.topRecord().view.focus;
     if (focus === null) return;
     const f = this.frame();
@@ -185,22 +229,45 @@ export class InputDispatcher {
     let add = '';
     for (const ch of value) {
       if (ch === '\n' && !target.spec.multiline) {
-        this.enter();
+        if (opts.paste) add += accept.test(' ') ? ' ' : '';
+        else this.enter();
         continue;
       }
       if (ch === '\n' || accept.test(ch)) add += ch;
     }
-    const fields = target.win.view.fields;
-    fields[focus] = (target.win.view.allSelected ? '' : (fields[focus] ?? '')) + add;
-    delete target.win.view.allSelected;
+    replaceSelection(target.win.view, add);
   }
 
   private deleteChar(): void {
+    deleteBackward(this.wm.topRecord().view);
+  }
+
+  /** The floating toolbar's actions on the focused field's selection. */
+  private toolbarAction(item: 'Cut' | 'Copy' | 'Paste' | 'Select all'): void {
     const view = this.wm.topRecord().view;
     if (view.focus === null) return;
-    const cur = view.fields[view.focus] ?? '';
-    view.fields[view.focus] = view.allSelected ? '' : [...cur].slice(0, -1).join('');
-    delete view.allSelected;
+    switch (item) {
+      case 'Copy':
+        this.wm.state.clipboard = selectedText(view);
+        // The selection ends; the caret stays at its end.
+        view.selection = { start: selectionOf(view).end, end: selectionOf(view).end };
+        delete view.textToolbar;
+        return;
+      case 'Cut':
+        this.wm.state.clipboard = selectedText(view);
+        deleteBackward(view);
+        return;
+      case 'Paste': {
+        const clip = this.wm.state.clipboard;
+        delete view.textToolbar;
+        if (clip) this.text(clip, { paste: true });
+        return;
+      }
+      case 'Select all':
+        selectAll(view);
+        view.textToolbar = focusedValue(view).length > 0;
+        return;
+    }
   }
 
   private enter(): void {
@@ -210,7 +277,7 @@ export class InputDispatcher {
     const target = findField(f, view.focus);
     if (!target) return;
     if (target.spec.multiline) {
-      view.fields[view.focus] = (view.fields[view.focus] ?? '') + '\n';
+      replaceSelection(view, '\n');
       return;
     }
     if (target.spec.onSubmit) {
@@ -231,8 +298,14 @@ export class InputDispatcher {
 
   back(): void {
     const ui = this.wm.state;
-    if (ui.keyboard.visible && this.wm.topRecord().view.focus !== null) {
+    const view = this.wm.topRecord().view;
+    if (ui.keyboard.visible && view.focus !== null) {
       this.wm.hideKeyboard();
+      return;
+    }
+    // Then Back ends a text selection (its action mode) before anything else.
+    if (view.textToolbar || (view.selection && view.selection.start !== view.selection.end)) {
+      dismissSelection(view);
       return;
     }
     const f = this.frame();
@@ -261,7 +334,6 @@ export class InputDispatcher {
   }
 
   key(key: KeyName): void {
-    if (key !== 'DEL') delete this.wm.topRecord().view.allSelected;
     switch (key) {
       case 'BACK':
       case 'ESCAPE':
@@ -279,9 +351,9 @@ export class InputDispatcher {
       case 'TAB':
         return this.enter();
       case 'MOVE_END':
+        return moveCaretInLine(this.wm.topRecord().view, 'end');
       case 'MOVE_HOME':
-        // The caret is always at the end of the text in SimDroid's fields.
-        return;
+        return moveCaretInLine(this.wm.topRecord().view, 'home');
     }
   }
 
@@ -300,6 +372,7 @@ export class InputDispatcher {
       home: () => this.wm.goHome(),
       recents: () => this.wm.showRecents(),
       allowPermission: () => this.answerPrompt(true),
+      textToolbar: (item) => this.toolbarAction(item),
       denyPermission: () => this.answerPrompt(false),
       keyboard: {
         type: (ch) => {
