@@ -3,10 +3,11 @@ import { boundsCenter, findFirst, flattenUiTree, parseUiTree, type UiSelector } 
 import { connectedAdb, type RunResult } from './helpers.js';
 
 /**
- * Text selection and the clipboard through the real adb, read back as an agent reads the screen
- * (`uiautomator dump`): a long press (`input swipe` held in place, as AndroidWorld's long_press
- * sends it) opens the floating toolbar, its items are tapped by their bounds, and the clipboard is
- * the one AndroidWorld reads and writes with Clipper's broadcasts.
+ * What AndroidWorld's templates need an agent to do through the screen, over the real adb and read
+ * back as an agent reads it (`uiautomator dump`): text selection and the clipboard (a long press —
+ * `input swipe` held in place, as AndroidWorld's long_press sends it — opens the floating toolbar,
+ * and the clipboard is the one AndroidWorld reads and writes with Clipper's broadcasts), and Simple
+ * Calendar's repetition (stored as calendar_utils and AndroidWorld's checker read it).
  */
 let sh: (...args: string[]) => Promise<RunResult>;
 let close: () => Promise<void>;
@@ -56,5 +57,25 @@ describe('the floating text toolbar over adb', () => {
     const now = await screen();
     expect(findFirst(now, { text: 'Lovelace' })?.node.className).toBe('android.widget.EditText');
     expect(now.some((e) => e.node.resourceId === TOOLBAR)).toBe(false);
+  });
+});
+
+describe("Simple Calendar's repetition over adb", () => {
+  it('a weekly event made through the editor is stored with interval 604800 and the start weekday\'s bit', async () => {
+    const pkg = 'com.simplemobiletools.calendar.pro';
+    await sh(`sqlite3 /data/data/${pkg}/databases/events.db "DELETE FROM events"`);
+    await sh(`am start -n ${pkg}/${pkg}.activities.MainActivity`);
+    await tap({ contentDesc: 'New event' });
+    await tap({ resourceId: `${pkg}:id/event_title` });
+    await sh('input text Chess%snight');
+    await sh('input keyevent KEYCODE_BACK');
+    await tap({ resourceId: `${pkg}:id/event_repetition` });
+    await tap({ text: 'Weekly', className: 'android.widget.RadioButton' });
+    const dump = await screen();
+    expect(findFirst(dump, { resourceId: `${pkg}:id/event_repetition_rule` })?.node.text).toBe('Sun');
+    expect(findFirst(dump, { resourceId: `${pkg}:id/event_repetition_limit` })?.node.text).toBe('Forever');
+    await tap({ contentDesc: 'Save' });
+    const row = await sh(`sqlite3 /data/data/${pkg}/databases/events.db "SELECT title, repeat_interval, repeat_rule, repeat_limit FROM events"`);
+    expect(row.out.trim()).toBe('Chess night|604800|64|0');
   });
 });
