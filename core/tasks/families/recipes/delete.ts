@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { randomRecipe, randomRecipes, RECIPE_BASES, type RecipeDraft } from '../../../seed-data/recipes.js';
 import type { Rng } from '../../../util/rng.js';
-import { deleteDuplicateRecipes } from './walk.js';
+import { deleteDuplicateRecipes, deleteRecipesWhoseDirectionsMention } from './walk.js';
 import { launch } from '../../oracle.js';
 import { defineTask, type Subgoal, type TaskTemplate } from '../../task.js';
 import { onScreen } from '../../validators/ui.js';
@@ -122,4 +122,41 @@ function rng0(noise: readonly RecipeDraft[], variants: readonly RecipeDraft[]): 
   return [...noise, ...variants].sort((a, b) => a.directions.localeCompare(b.directions) || a.servings.localeCompare(b.servings));
 }
 
-export const DELETE_TASKS: readonly TaskTemplate[] = [DeleteSingleRecipe, DeleteMultipleRecipes, DeleteDuplicateRecipes];
+/** Ingredients the recipe bases' directions mention, one word or two. */
+const DIRECTION_INGREDIENTS = [
+  'garlic', 'onion', 'tomato', 'cheese', 'rice', 'lemon', 'basil', 'chicken', 'egg', 'avocado', 'soy sauce', 'coconut milk', 'broccoli',
+  'pasta', 'mango', 'tortillas', 'cucumber', 'olive oil', 'butter', 'ginger', 'beans', 'lettuce', 'yogurt', 'spinach',
+];
+
+const ByIngredient = z.object({ ingredient: z.string().min(1), targets: z.array(Recipe).min(1), noise: z.array(Recipe) });
+
+/** AndroidWorld's RecipeDeleteMultipleRecipesWithConstraint: the recipes whose directions name an ingredient. */
+export const DeleteRecipesByIngredient = defineTask({
+  id: 'RecipeDeleteRecipesByIngredient',
+  apps: ['Broccoli'],
+  difficulty: 'hard',
+  tags: ['deletion', 'screen_reading', 'dialog', 'needs_scrolling'],
+  kind: 'completion',
+  template: 'Delete the recipes from Broccoli app that use {ingredient} in the directions.',
+  params: ByIngredient,
+  maxSteps: 200,
+  generate: (rng) => {
+    for (;;) {
+      const all = randomRecipes(rng, rng.int(8, 18));
+      const mentions = (r: RecipeDraft, w: string) => r.directions.toLowerCase().includes(w);
+      const usable = DIRECTION_INGREDIENTS.filter((w) => { const n = all.filter((r) => mentions(r, w)).length; return n >= 1 && n <= 3; });
+      if (usable.length === 0) continue;
+      const ingredient = rng.pick(usable);
+      return { ingredient, targets: all.filter((r) => mentions(r, ingredient)), noise: all.filter((r) => !mentions(r, ingredient)) };
+    }
+  },
+  initialize: async (device, p) => resetRecipes(device, rng0(p.noise, p.targets)),
+  check: async (device, p) => verdictOf(await exactlyVerdict(device, p.noise)),
+  subgoals: (p) => [broccoliOpen, deleteConfirm, { name: 'recipes deleted', check: async ({ device }) => met(await exactlyVerdict(device, p.noise)) }],
+  *oracle(p, ui) {
+    yield* deleteRecipesWhoseDirectionsMention(ui, p.ingredient);
+    yield ui.complete();
+  },
+});
+
+export const DELETE_TASKS: readonly TaskTemplate[] = [DeleteSingleRecipe, DeleteMultipleRecipes, DeleteDuplicateRecipes, DeleteRecipesByIngredient];

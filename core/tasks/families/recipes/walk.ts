@@ -125,6 +125,31 @@ export function* deleteOpenRecipe(ui: OracleUi): Generator<Action, void, void> {
 }
 
 /**
+ * Opens the cards `consider` picks, in list order, and deletes each whose details `doomed` condemns
+ * (it sees the details as text and is told them in order). After a deletion the walk starts again
+ * from the top, passing the cards already read without opening them (the ones above a deleted
+ * card keep their places).
+ */
+function* deleteWhere(ui: OracleUi, consider: (c: Card) => boolean, doomed: (details: string) => boolean): Generator<Action, void, void> {
+  let read = 0;
+  for (let pass = 0; pass < 60; pass++) {
+    let passed = 0;
+    const result = yield* walkCards(ui, (c) => consider(c) && passed++ >= read, function* (c) {
+      yield ui.tap(c.el);
+      const details = `${yield* readDetails(ui)}\n${ui.exists({ contentDesc: 'Remove from favorites' }) ? 'favorite' : ''}`;
+      if (doomed(details)) {
+        yield* deleteOpenRecipe(ui);
+        return 'deleted';
+      }
+      read++;
+      yield ui.tap({ contentDesc: 'Navigate up' });
+      return 'kept';
+    });
+    if (result === 'done') return;
+  }
+}
+
+/**
  * Deletes all but one of each set of exact duplicates: every title shown more than once is
  * searched, and its cards are opened in turn; a card whose details match one already seen is deleted.
  */
@@ -132,29 +157,25 @@ export function* deleteDuplicateRecipes(ui: OracleUi): Generator<Action, void, v
   yield* launch(ui, APP);
   const titles = yield* readTitles(ui);
   const repeated = [...titles.entries()].filter(([, n]) => n > 1).map(([t]) => t);
-  if (repeated.length === 0) return;
   for (const title of repeated) {
     if (!ui.exists({ resourceId: 'search_src_text' })) yield ui.tap({ contentDesc: 'Search' });
     yield ui.type({ resourceId: 'search_src_text' }, title, { clear: true });
     // The keyboard away first: the list keeps one size while its cards are visited.
     yield ui.back();
-    // Walk the title's cards, deleting a card that reads like one seen before; after a deletion, walk again.
-    for (let pass = 0; pass < 20; pass++) {
-      const seen = new Set<string>();
-      const result = yield* walkCards(ui, (c) => c.title === title, function* (c) {
-        yield ui.tap(c.el);
-        const details = `${yield* readDetails(ui)}\n${ui.exists({ contentDesc: 'Remove from favorites' }) ? 'favorite' : ''}`;
-        if (seen.has(details)) {
-          yield* deleteOpenRecipe(ui);
-          return 'deleted';
-        }
-        seen.add(details);
-        yield ui.tap({ contentDesc: 'Navigate up' });
-        return 'kept';
-      });
-      if (result === 'done') break;
-    }
+    const seen = new Set<string>();
+    yield* deleteWhere(ui, (c) => c.title === title, (details) => {
+      if (seen.has(details)) return true;
+      seen.add(details);
+      return false;
+    });
   }
+}
+
+/** Deletes every recipe whose directions mention `words` (case aside), reading each recipe. */
+export function* deleteRecipesWhoseDirectionsMention(ui: OracleUi, words: string): Generator<Action, void, void> {
+  yield* launch(ui, APP);
+  const want = words.toLowerCase();
+  yield* deleteWhere(ui, () => true, (details) => details.split('\n').some((l) => /:id\/direction_text\|/.test(l) && l.toLowerCase().includes(want)));
 }
 
 /** How many cards carry each title, walking the whole list. */
