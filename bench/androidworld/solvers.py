@@ -1,13 +1,14 @@
-"""How the harness solves each AndroidWorld template on SimDroid, keyed by AndroidWorld's class name.
+"""The harness's other solvers (`measure.py --solver harness`), keyed by AndroidWorld's class name.
 
-Each solver gets AndroidWorld's env and task (with its params) and brings the device to the goal the
-way a person would leave it, by one of these routes (the table's "Solved by" column):
-  ui   — through SimDroid's screens, with AndroidWorld's own actuation helpers (find_and_click_element)
-         or android_env's adb input;
-  adb  — through the device's data with adb (files with push/rm/mv, databases with sqlite3 or
-         AndroidWorld's sqlite_utils, settings with `settings put`);
-  none — a *Verify template: initialize_task already leaves the goal state.
-None of them reads the task's own checker; they act from the params a person would read in the goal.
+Each brings the device to the goal from what a person reads in the goal (never the task's checker,
+and no param the goal does not state), by one of these routes (the table's "Route" column):
+  ui               — through the screens only, with AndroidWorld's own actuation helpers;
+  ui+intent        — a pre-filled intent (AndroidWorld's send_sms and add_contact tools) and taps;
+  data             — through the device's data with adb: files (push/rm/mv/cat), databases (sqlite3 or
+                     AndroidWorld's sqlite_utils), settings (`settings put`), providers, the clipboard;
+  answer-from-data — an answer computed from the app's data (answers.py);
+  none             — a *Verify template: initialize_task already leaves the goal state.
+The screen-only solver for every template is our workbench's oracle (our_oracle.py, `--solver ui`).
 """
 
 import dataclasses
@@ -31,10 +32,22 @@ EXPENSE_DB = '/data/data/com.arduia.expense/databases/accounting.db'
 CLOCK = 'com.google.android.deskclock/com.android.deskclock.DeskClock'
 
 
+# Apps SimDroid installs only as a placeholder screen ("Nothing here yet"): an instance that opens one is outside SimDroid.
+PLACEHOLDER_APPS = {'camera', 'dialer'}
+
+
+def outside_simdroid(task):
+  """Why an instance lies outside SimDroid (whatever the route), or None. TurnOnWifiAndOpenApp counts only for apps SimDroid really has."""
+  if type(task).__name__ == 'TurnOnWifiAndOpenApp' and task.params.get('app_name') in PLACEHOLDER_APPS:
+    return f"opens the {task.params['app_name']} app, which SimDroid has only as a placeholder"
+  return None
+
+
 @dataclasses.dataclass(frozen=True)
 class Solver:
-  kind: str  # 'ui' | 'adb' | 'none'
+  kind: str  # 'ui' | 'ui+intent' | 'data' | 'answer-from-data' | 'none'
   solve: object
+  outside: object = outside_simdroid
 
 
 SOLVERS: dict[str, Solver] = {}
@@ -75,32 +88,32 @@ def click(env, text):
 
 # --- Settings ---------------------------------------------------------------------------------
 
-@solver('adb', 'SystemWifiTurnOn')
+@solver('data', 'SystemWifiTurnOn')
 def _wifi_on(env, task, args):
   shell(env, 'settings put global wifi_on 1')
 
 
-@solver('adb', 'SystemWifiTurnOff')
+@solver('data', 'SystemWifiTurnOff')
 def _wifi_off(env, task, args):
   shell(env, 'settings put global wifi_on 0')
 
 
-@solver('adb', 'SystemBluetoothTurnOn')
+@solver('data', 'SystemBluetoothTurnOn')
 def _bt_on(env, task, args):
   shell(env, 'settings put global bluetooth_on 1')
 
 
-@solver('adb', 'SystemBluetoothTurnOff')
+@solver('data', 'SystemBluetoothTurnOff')
 def _bt_off(env, task, args):
   shell(env, 'settings put global bluetooth_on 0')
 
 
-@solver('adb', 'SystemBrightnessMax')
+@solver('data', 'SystemBrightnessMax')
 def _bright_max(env, task, args):
   shell(env, 'settings put system screen_brightness 255')
 
 
-@solver('adb', 'SystemBrightnessMin')
+@solver('data', 'SystemBrightnessMin')
 def _bright_min(env, task, args):
   shell(env, 'settings put system screen_brightness 1')
 
@@ -111,13 +124,13 @@ def _verify(env, task, args):
   pass
 
 
-@solver('adb', 'TurnOffWifiAndTurnOnBluetooth')
+@solver('data', 'TurnOffWifiAndTurnOnBluetooth')
 def _wifi_off_bt_on(env, task, args):
   shell(env, 'settings put global wifi_on 0')
   shell(env, 'settings put global bluetooth_on 1')
 
 
-@solver('adb', 'TurnOnWifiAndOpenApp')
+@solver('data', 'TurnOnWifiAndOpenApp')
 def _wifi_on_open(env, task, args):
   shell(env, 'settings put global wifi_on 1')
   adb_utils.launch_app(task.params['app_name'], env.controller)
@@ -150,7 +163,7 @@ def _timer(env, task, args):
 
 # --- Contacts and SMS -------------------------------------------------------------------------
 
-@solver('ui', 'ContactsAddContact')
+@solver('ui+intent', 'ContactsAddContact')
 def _add_contact(env, task, args):
   from android_world.utils import contacts_utils  # pylint: disable=g-import-not-at-top
   contacts_utils.add_contact(task.params['name'], task.params['number'], env.controller)
@@ -160,21 +173,25 @@ def send_sms(env, number, message):
   tools.AndroidToolController(env.controller).send_sms(number, message)
 
 
-@solver('ui', 'SimpleSmsSend', 'SimpleSmsReply')
+@solver('ui+intent', 'SimpleSmsSend', 'SimpleSmsReply')
 def _sms_send(env, task, args):
   send_sms(env, task.params['number'], task.params['message'])
 
 
-@solver('ui', 'SimpleSmsReplyMostRecent')
+@solver('data', 'SimpleSmsReplyMostRecent')
 def _sms_reply_recent(env, task, args):
   out = shell(env, 'content query --uri content://sms/inbox --projection address:body')
   recent = re.search(r'address=([^,]*),', out).group(1)  # row 0: the newest text
   send_sms(env, recent, task.params['message'])
 
 
-@solver('ui', 'SimpleSmsResend')
+@solver('data', 'SimpleSmsResend')
 def _sms_resend(env, task, args):
-  send_sms(env, task.params['number'], task.params['message'])
+  # The goal names the contact only: the number is the contact's, the text the last one sent to it (the provider, newest first).
+  number = re.sub(r'[^+\d]', '', contact_number(env, task.params['name']))
+  sent = shell(env, 'content query --uri content://sms/sent --projection address:body')
+  body = next(m.group(2) for m in re.finditer(r'address=([^,]*), body=(.*)', sent) if re.sub(r'[^+\d]', '', m.group(1)).endswith(number[-10:]))
+  send_sms(env, number, body)
 
 
 def contact_number(env, name):
@@ -183,7 +200,7 @@ def contact_number(env, name):
   return next(m.group(2).strip() for m in re.finditer(r'display_name=(.*), number=(.*)', out) if m.group(1) == name)
 
 
-@solver('ui', 'SimpleSmsSendReceivedAddress')
+@solver('data', 'SimpleSmsSendReceivedAddress')
 def _sms_forward_address(env, task, args):
   # The address is the text name2 just sent; it goes to name1, both found as a person would: by contact name.
   sender = re.sub(r'[^+\d]', '', contact_number(env, task.params['name2']))
@@ -198,40 +215,40 @@ def markor(*parts):
   return '/'.join([MARKOR, *parts])
 
 
-@solver('adb', 'MarkorCreateNote')
+@solver('data', 'MarkorCreateNote')
 def _markor_create(env, task, args):
   push_text(env, markor(task.params['file_name']), task.params['text'])
 
 
-@solver('ui', 'MarkorCreateNoteAndSms')
+@solver('data', 'MarkorCreateNoteAndSms')
 def _markor_create_sms(env, task, args):
   push_text(env, markor(task.params['file_name']), task.params['text'])
   send_sms(env, task.params['number'], task.params['text'])
 
 
-@solver('adb', 'MarkorCreateFolder')
+@solver('data', 'MarkorCreateFolder')
 def _markor_folder(env, task, args):
   shell(env, f"mkdir -p {shlex.quote(markor(task.params['folder_name']))}")
 
 
-@solver('adb', 'MarkorDeleteNote')
+@solver('data', 'MarkorDeleteNote')
 def _markor_delete(env, task, args):
   name = task.params['file_name']
   shell(env, f'rm -f {shlex.quote(markor(name))} {shlex.quote(markor(name))}.md {shlex.quote(markor(name))}.txt')
 
 
-@solver('adb', 'MarkorDeleteAllNotes')
+@solver('data', 'MarkorDeleteAllNotes')
 def _markor_delete_all(env, task, args):
   shell(env, f'rm -rf {MARKOR}/*')
 
 
-@solver('adb', 'MarkorDeleteNewestNote')
+@solver('data', 'MarkorDeleteNewestNote')
 def _markor_delete_newest(env, task, args):
   newest = shell(env, f'ls -t {MARKOR}').split('\n')[0].strip()
   shell(env, f'rm -f {shlex.quote(markor(newest))}')
 
 
-@solver('adb', 'MarkorMoveNote')
+@solver('data', 'MarkorMoveNote')
 def _markor_move(env, task, args):
   p = task.params
   shell(env, f"mv {shlex.quote(markor(p['source_folder'], p['file_name']))} {shlex.quote(markor(p['destination_folder']))}/")
@@ -241,7 +258,7 @@ def cat(env, path):
   return shell(env, f'cat {shlex.quote(path)}').replace('\r', '')
 
 
-@solver('adb', 'MarkorEditNote')
+@solver('data', 'MarkorEditNote')
 def _markor_edit(env, task, args):
   p = task.params
   path = markor(p['file_name'])
@@ -251,7 +268,7 @@ def _markor_edit(env, task, args):
   push_text(env, path, new)
 
 
-@solver('adb', 'MarkorAddNoteHeader')
+@solver('data', 'MarkorAddNoteHeader')
 def _markor_header(env, task, args):
   p = task.params
   old = cat(env, markor(p['original_name']))
@@ -259,27 +276,27 @@ def _markor_header(env, task, args):
   push_text(env, markor(p['new_name']), p['header'] + '\n\n' + old)
 
 
-@solver('adb', 'MarkorChangeNoteContent')
+@solver('data', 'MarkorChangeNoteContent')
 def _markor_change(env, task, args):
   p = task.params
   shell(env, f"rm {shlex.quote(markor(p['original_name']))}")
   push_text(env, markor(p['new_name']), p['updated_content'])
 
 
-@solver('adb', 'MarkorMergeNotes')
+@solver('data', 'MarkorMergeNotes')
 def _markor_merge(env, task, args):
   p = task.params
   parts = [cat(env, markor(p[f'file{i}_name'])).strip() for i in (1, 2, 3)]
   push_text(env, markor(p['new_file_name']), '\n\n'.join(parts))
 
 
-@solver('adb', 'FilesDeleteFile')
+@solver('data', 'FilesDeleteFile')
 def _files_delete(env, task, args):
   p = task.params
   shell(env, f"rm {shlex.quote(device_constants.EMULATOR_DATA + p['subfolder'] + '/' + p['file_name'])}")
 
 
-@solver('adb', 'FilesMoveFile')
+@solver('data', 'FilesMoveFile')
 def _files_move(env, task, args):
   p = task.params
   root = device_constants.EMULATOR_DATA
@@ -288,32 +305,78 @@ def _files_move(env, task, args):
 
 # --- Pro Expense and Simple Calendar (databases) ----------------------------------------------
 
-@solver('adb', 'ExpenseAddSingle', 'ExpenseAddMultiple', 'ExpenseAddMultipleFromMarkor')
+@solver('data', 'ExpenseAddSingle', 'ExpenseAddMultiple')
 def _expense_add(env, task, args):
+  # The goal lists the rows (name, amount, category, note).
   sqlite_utils.insert_rows_to_remote_db(task.params['row_objects'], 'expense_id', 'expense', EXPENSE_DB, 'pro expense', env)
 
 
-@solver('adb', 'ExpenseDeleteSingle', 'ExpenseDeleteMultiple', 'ExpenseDeleteMultiple2')
+EXPENSE_CATEGORY_IDS = {name: i + 1 for i, name in enumerate(['Others', 'Income', 'Food', 'Housing', 'Social', 'Entertainment', 'Transportation',
+                                                              'Clothes', 'Health Care', 'Education', 'Donation'])}
+
+
+@solver('data', 'ExpenseAddMultipleFromMarkor')
+def _expense_from_markor(env, task, args):
+  # The rows are in the note the goal names: its reimbursable lines, the marker not part of the note.
+  from android_world.task_evals.utils import sqlite_schema_utils  # pylint: disable=g-import-not-at-top
+  file = re.search(r'transactions in (\S+) in Markor', task.goal).group(1)
+  lines = [l for l in cat(env, markor(file)).split('\n') if l.strip()]
+  cols = lines[0].split('|')
+  rows = []
+  for line in lines[1:]:
+    f = dict(zip(cols, line.split('|')))
+    if re.search(r'reimbursable\.?\s*$', f['note'], re.I):
+      note = re.sub(r'\.?\s*Reimbursable\.?\s*$', '', f['note']).strip()
+      rows.append(sqlite_schema_utils.Expense(name=f['name'], amount=round(float(f['amount_dollars'].lstrip('$')) * 100),
+                                              category=EXPENSE_CATEGORY_IDS[f['category_name']], note=note))
+  sqlite_utils.insert_rows_to_remote_db(rows, 'expense_id', 'expense', EXPENSE_DB, 'pro expense', env)
+
+
+@solver('data', 'ExpenseDeleteSingle', 'ExpenseDeleteMultiple', 'ExpenseDeleteMultiple2')
 def _expense_delete(env, task, args):
   names = ', '.join(sql_text(r.name) for r in task.params['row_objects'])
   sqlite(env, EXPENSE_DB, f'DELETE FROM expense WHERE name IN ({names})')
 
 
-@solver('adb', 'ExpenseDeleteDuplicates', 'ExpenseDeleteDuplicates2')
+@solver('data', 'ExpenseDeleteDuplicates', 'ExpenseDeleteDuplicates2')
 def _expense_dedupe(env, task, args):
   sqlite(env, EXPENSE_DB, 'DELETE FROM expense WHERE expense_id NOT IN (SELECT MIN(expense_id) FROM expense GROUP BY name, amount, category, note, created_date, modified_date)')
 
 
-@solver('adb', 'SimpleCalendarAddOneEvent', 'SimpleCalendarAddOneEventInTwoWeeks', 'SimpleCalendarAddOneEventRelativeDay',
+@solver('data', 'SimpleCalendarAddOneEvent', 'SimpleCalendarAddOneEventInTwoWeeks', 'SimpleCalendarAddOneEventRelativeDay',
         'SimpleCalendarAddOneEventTomorrow', 'SimpleCalendarAddRepeatingEvent')
 def _calendar_add(env, task, args):
   calendar_utils.add_events(task.params['row_objects'], env)
 
 
-@solver('adb', 'SimpleCalendarDeleteOneEvent', 'SimpleCalendarDeleteEvents', 'SimpleCalendarDeleteEventsOnRelativeDay')
-def _calendar_delete(env, task, args):
-  keys = ' OR '.join(f'(title = {sql_text(r.title)} AND start_ts = {int(r.start_ts)})' for r in task.params['row_objects'])
-  sqlite(env, calendar_utils.DB_PATH, f'DELETE FROM events WHERE {keys}')
+def day_bounds(year, month, day):
+  import calendar as _cal  # pylint: disable=g-import-not-at-top
+  start = _cal.timegm((year, month, day, 0, 0, 0))
+  return start, start + 86400
+
+
+@solver('data', 'SimpleCalendarDeleteOneEvent')
+def _calendar_delete_one(env, task, args):
+  # The goal's title, day and hour (device time is UTC).
+  p = task.params
+  start = day_bounds(int(p['year']), int(p['month']), int(p['day']))[0] + int(p['hour']) * 3600
+  sqlite(env, calendar_utils.DB_PATH, f"DELETE FROM events WHERE title = {sql_text(p['event_title'])} AND start_ts = {start}")
+
+
+@solver('data', 'SimpleCalendarDeleteEvents')
+def _calendar_delete_day(env, task, args):
+  p = task.params
+  lo, hi = day_bounds(int(p['year']), int(p['month']), int(p['day']))
+  sqlite(env, calendar_utils.DB_PATH, f'DELETE FROM events WHERE start_ts >= {lo} AND start_ts < {hi}')
+
+
+@solver('data', 'SimpleCalendarDeleteEventsOnRelativeDay')
+def _calendar_delete_relative(env, task, args):
+  # "this Monday", counted from the device's today.
+  weekday = re.search(r'scheduled for this (\w+)\.', task.goal).group(1)
+  day = answers.parse_day(f'this {weekday}', answers.device_now(env).date())
+  lo, hi = day_bounds(day.year, day.month, day.day)
+  sqlite(env, calendar_utils.DB_PATH, f'DELETE FROM events WHERE start_ts >= {lo} AND start_ts < {hi}')
 
 
 # --- Broccoli (recipes) ---------------------------------------------------------------------
@@ -322,51 +385,74 @@ RECIPE_DB = '/data/data/com.flauschcode.broccoli/databases/broccoli'
 RECIPE_COLUMNS = 'title, description, servings, preparationTime, source, ingredients, directions, favorite, imageName'
 
 
-@solver('adb', 'RecipeAddSingleRecipe', 'RecipeAddMultipleRecipes', 'RecipeAddMultipleRecipesFromMarkor')
+@solver('data', 'RecipeAddSingleRecipe', 'RecipeAddMultipleRecipes')
 def _recipe_add(env, task, args):
-  # The goal (or recipes.txt) lists exactly the recipes to add.
+  # The goal lists exactly the recipes to add.
   sqlite_utils.insert_rows_to_remote_db(task.params['row_objects'], 'recipeId', 'recipes', RECIPE_DB, 'broccoli app', env)
 
 
-@solver('adb', 'RecipeAddMultipleRecipesFromMarkor2')
-def _recipe_add_by_prep_time(env, task, args):
-  # recipes.txt holds every row (targets and noise); a person adds those with the goal's prep time.
-  p = task.params
-  wanted = [r for r in p['row_objects'] + p['noise_row_objects'] if r.preparationTime == p['prep_time']]
-  sqlite_utils.insert_rows_to_remote_db(wanted, 'recipeId', 'recipes', RECIPE_DB, 'broccoli app', env)
+RECIPE_FIELDS = ('title', 'description', 'servings', 'preparationTime', 'ingredients', 'directions')
 
 
-@solver('adb', 'RecipeDeleteSingleRecipe', 'RecipeDeleteSingleWithRecipeWithNoise', 'RecipeDeleteMultipleRecipes',
+def recipes_in(text):
+  """The recipes of a recipes.txt, in either of AndroidWorld's formats (a | table, or "Recipe:" blocks)."""
+  from android_world.task_evals.utils import sqlite_schema_utils  # pylint: disable=g-import-not-at-top
+  lines = text.split('\n')
+  out = []
+  if lines and lines[0].startswith('title|'):
+    cols = lines[0].split('|')
+    out = [dict(zip(cols, l.split('|'))) for l in lines[1:] if l.strip()]
+  else:
+    for line in lines:
+      if line.startswith('Recipe:'):
+        out.append({'title': line[len('Recipe:'):].strip()})
+      elif out and re.match(r'^\s+(\w+):', line):
+        k, v = line.strip().split(':', 1)
+        out[-1][k] = v.strip()
+  return [sqlite_schema_utils.Recipe(**{k: r.get(k, '') for k in RECIPE_FIELDS}) for r in out]
+
+
+@solver('data', 'RecipeAddMultipleRecipesFromMarkor', 'RecipeAddMultipleRecipesFromMarkor2')
+def _recipe_add_from_markor(env, task, args):
+  # recipes.txt as the device holds it; the goal may ask only for those that take a given time.
+  m = re.search(r'recipes from (\S+) in Markor(?: that take (.+?) to prepare)?', task.goal)
+  rows = recipes_in(cat(env, markor(m.group(1))))
+  if m.group(2):
+    rows = [r for r in rows if r.preparationTime == m.group(2)]
+  sqlite_utils.insert_rows_to_remote_db(rows, 'recipeId', 'recipes', RECIPE_DB, 'broccoli app', env)
+
+
+@solver('data', 'RecipeDeleteSingleRecipe', 'RecipeDeleteSingleWithRecipeWithNoise', 'RecipeDeleteMultipleRecipes',
         'RecipeDeleteMultipleRecipesWithNoise')
 def _recipe_delete(env, task, args):
   names = ', '.join(sql_text(r.title) for r in task.params['row_objects'])  # the titles the goal names
   sqlite(env, RECIPE_DB, f'DELETE FROM recipes WHERE title IN ({names})')
 
 
-@solver('adb', 'RecipeDeleteMultipleRecipesWithConstraint')
+@solver('data', 'RecipeDeleteMultipleRecipesWithConstraint')
 def _recipe_delete_by_ingredient(env, task, args):
   ingredient = task.params['ingredient'].lower()  # "… that use {ingredient} in the directions"
   sqlite(env, RECIPE_DB, f"DELETE FROM recipes WHERE instr(lower(directions), {sql_text(ingredient)}) > 0")
 
 
-@solver('adb', 'RecipeDeleteDuplicateRecipes', 'RecipeDeleteDuplicateRecipes2', 'RecipeDeleteDuplicateRecipes3')
+@solver('data', 'RecipeDeleteDuplicateRecipes', 'RecipeDeleteDuplicateRecipes2', 'RecipeDeleteDuplicateRecipes3')
 def _recipe_dedupe(env, task, args):
   sqlite(env, RECIPE_DB, f'DELETE FROM recipes WHERE recipeId NOT IN (SELECT MIN(recipeId) FROM recipes GROUP BY {RECIPE_COLUMNS})')
 
 
 # --- Clipper (the clipboard) ------------------------------------------------------------------
 
-@solver('adb', 'SystemCopyToClipboard')
+@solver('data', 'SystemCopyToClipboard')
 def _copy_to_clipboard(env, task, args):
   adb_utils.set_clipboard_contents(task.params['clipboard_content'], env.controller)
 
 
-@solver('adb', 'MarkorCreateNoteFromClipboard')
+@solver('data', 'MarkorCreateNoteFromClipboard')
 def _markor_paste(env, task, args):
   push_text(env, markor(task.params['file_name']), adb_utils.get_clipboard_contents(env.controller))
 
 
-@solver('ui', 'SimpleSmsSendClipboardContent')
+@solver('data', 'SimpleSmsSendClipboardContent')
 def _sms_clipboard(env, task, args):
   send_sms(env, task.params['number'], adb_utils.get_clipboard_contents(env.controller))
 
@@ -398,6 +484,6 @@ def _record_named(env, task, args):
 # --- Information retrieval: the answer action (answers.py) -------------------------------------
 
 for _name in answers.CALENDAR_IR:
-  SOLVERS[_name] = Solver('adb', answers.solve_calendar)
+  SOLVERS[_name] = Solver('answer-from-data', answers.solve_calendar)
 for _name in answers.TASKS_IR:
-  SOLVERS[_name] = Solver('adb', answers.solve_tasks)
+  SOLVERS[_name] = Solver('answer-from-data', answers.solve_tasks)
