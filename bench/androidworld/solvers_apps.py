@@ -9,7 +9,7 @@ from android_world.task_evals.single.calendar import calendar_utils
 from android_world.task_evals.utils import sqlite_utils
 
 import answers
-from solvers import EXPENSE_DB, cat, markor, push_text, shell, solver, sql_text, sqlite
+from solvers import EXPENSE_DB, MARKOR, cat, markor, push_text, send_sms, shell, solver, sql_text, sqlite
 
 # --- Markor and Files -------------------------------------------------------------------------
 
