@@ -4,11 +4,12 @@ import { defineTask, type Difficulty, type TaskTemplate } from '../../task.js';
 import { dateParts, DAY_MS, DEVICE_NOW, msOf, type DateParts } from '../../../seed-data/dates.js';
 import type { Rng } from '../../../util/rng.js';
 import { monthNumber } from '../../../util/calendar-names.js';
-import { OracleError, screenSummary, scrollTo, type OracleUi } from '../../oracle.js';
+import type { UiElement } from '../../../a11y/ui-tree.js';
+import { OracleError, screenSummary, type OracleUi } from '../../oracle.js';
 import { resolveDay, wordDay, type BareWeekday } from '../../day-phrases.js';
 import { answerListVerdict, answerVerdict } from '../../validators/answers.js';
 import { drawTitles, installSeeds, PRIORITY_DESC, SeedTask, seedTasks, tasksOpen } from './common.js';
-import { openTasks, readAllRows, sortBy, type ListRow } from './steps.js';
+import { openTasks, sortBy, visibleRows, type ListRow } from './steps.js';
 
 /**
  * Questions about due dates, worded as AndroidWorld's Tasks information-retrieval templates word
@@ -70,20 +71,41 @@ function* leaveEditor(ui: OracleUi): Generator<Action, void, void> {
   for (let i = 0; i < 3 && ui.exists({ resourceId: 'title', className: 'android.widget.EditText' }); i++) yield ui.back();
 }
 
-/** Brings a task's row into view: up the list to its top, then down to the row. */
-function* showRow(ui: OracleUi, title: string): Generator<Action, void, void> {
-  const row = { resourceId: 'title', text: title };
-  for (let i = 0; i < 40 && !ui.exists(row); i++) {
+/** The title element of a row on screen with this title, due label and check box. */
+function rowOnScreen(ui: OracleUi, r: ListRow): UiElement | undefined {
+  return ui.findAll({ resourceId: 'rowBody' }).map((row) => {
+    const under = (id: string) => ui.findAll({ resourceId: id }).find((e) => isWithin(e, row));
+    const title = under('title');
+    const ok = title?.node.text === r.title && (under('due_date')?.node.text ?? '') === r.due && (under('completeBox')?.node.checked ?? false) === r.checked;
+    return ok ? title : undefined;
+  }).find((e) => e !== undefined);
+}
+
+function isWithin(el: UiElement, ancestor: UiElement): boolean {
+  for (let p = el.parent; p; p = p.parent) if (p.node === ancestor.node) return true;
+  return false;
+}
+
+/** Brings a task's row into view (up the list to its top, then down to the row) and opens it. */
+function* showRow(ui: OracleUi, r: ListRow): Generator<Action, void, void> {
+  for (let i = 0; i < 40 && !rowOnScreen(ui, r); i++) {
     const before = ui.fingerprint();
     yield ui.scroll('up', { resourceId: 'recycler_view' });
     if (ui.fingerprint() === before) break;
   }
-  yield ui.tap(yield* scrollTo(ui, row, { within: { resourceId: 'recycler_view' } }));
+  for (let i = 0; i < 40 && !rowOnScreen(ui, r); i++) {
+    const before = ui.fingerprint();
+    yield ui.scroll('down', { resourceId: 'recycler_view' });
+    if (ui.fingerprint() === before) break;
+  }
+  const el = rowOnScreen(ui, r);
+  if (!el) throw new OracleError(`No row ${JSON.stringify(r)}`, screenSummary(ui.obs));
+  yield ui.tap(el);
 }
 
 /** The due day of a task whose label is a weekday, from its date picker. */
-function* dueInPicker(ui: OracleUi, title: string): Generator<Action, DateParts, void> {
-  yield* showRow(ui, title);
+function* dueInPicker(ui: OracleUi, r: ListRow): Generator<Action, DateParts, void> {
+  yield* showRow(ui, r);
   yield ui.tap({ contentDesc: 'Due date' });
   const d = pickerDay(ui);
   yield ui.tap({ text: 'Cancel' });
@@ -107,9 +129,31 @@ function* rowsWhere(ui: OracleUi, rows: readonly ListRow[], today: DateParts, wa
     const verdicts = days.map(want);
     if (verdicts.length === 0 || verdicts.every((v) => !v)) continue;
     if (verdicts.every((v) => v)) out.push(r);
-    else if (want(yield* dueInPicker(ui, r.title))) out.push(r);
+    else if (want(yield* dueInPicker(ui, r))) out.push(r);
   }
   return out;
+}
+
+/**
+ * Every row of the list, scrolling to its end. Rows are told apart by title, due label and check
+ * box together (a done task may share an open one's title); identical rows are counted as often as
+ * one screen shows them side by side.
+ */
+function* readRows(ui: OracleUi): Generator<Action, ListRow[], void> {
+  const seen = new Map<string, { row: ListRow; n: number }>();
+  for (let guard = 0; guard < 40; guard++) {
+    const here = new Map<string, { row: ListRow; n: number }>();
+    for (const r of visibleRows(ui)) {
+      const k = `${r.title}|${r.due}|${r.checked}`;
+      here.set(k, { row: r, n: (here.get(k)?.n ?? 0) + 1 });
+    }
+    for (const [k, v] of here) if ((seen.get(k)?.n ?? 0) < v.n) seen.set(k, v);
+    if (!ui.find({ resourceId: 'recycler_view' })?.node.scrollable) break;
+    const before = ui.fingerprint();
+    yield ui.scroll('down', { resourceId: 'recycler_view' });
+    if (ui.fingerprint() === before) break;
+  }
+  return [...seen.values()].flatMap((v) => Array.from({ length: v.n }, () => v.row));
 }
 
 /** Tasks, today, and every row (completed ones too when asked), sorted by due date. */
@@ -118,11 +162,11 @@ function* readTasks(ui: OracleUi, withCompleted: boolean): Generator<Action, { t
   const today = yield* todayInTasks(ui);
   yield* sortBy(ui, 'By due date');
   if (withCompleted) yield* showCompleted(ui);
-  return { today, rows: yield* readAllRows(ui) };
+  return { today, rows: yield* readRows(ui) };
 }
 
-function* isHigh(ui: OracleUi, title: string): Generator<Action, boolean, void> {
-  yield* showRow(ui, title);
+function* isHigh(ui: OracleUi, r: ListRow): Generator<Action, boolean, void> {
+  yield* showRow(ui, r);
   const high = ui.require({ contentDesc: PRIORITY_DESC[0] }).node.checked;
   yield* leaveEditor(ui);
   return high;
@@ -217,7 +261,7 @@ export const HighPriorityDueOnDateQuestion = question({
     const d = resolveDay(p.day, today, 'coming');
     const due = yield* rowsWhere(ui, rows.filter((r) => !r.checked), today, (x) => same(x, d));
     const high: string[] = [];
-    for (const r of due) if (yield* isHigh(ui, r.title)) high.push(r.title);
+    for (const r of due) if (yield* isHigh(ui, r)) high.push(r.title);
     return high.join(', ');
   },
 });
