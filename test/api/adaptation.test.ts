@@ -138,7 +138,7 @@ describe('adaptation jobs through the bridge', () => {
     expect(rows.map((r) => r.policy)).toEqual(['builtin', 'builtin', 'oracle', 'oracle', 'builtin-adapted', 'builtin-adapted']);
     expect(rows.slice(2, 4).map((r) => [r.templateId, r.seed])).toEqual(report.shots.map((sh) => [sh.templateId, sh.seed]));
     expect(rows.every((r) => r.rollout === null)).toBe(true);
-    expect((await api.episodeFacets()).runs.find((r) => r.id === finished.runId)).toEqual({ id: finished.runId, name: 'adapt Settings sft seed 0', iterations: [] });
+    expect((await api.episodeFacets()).runs.find((r) => r.id === finished.runId)).toEqual({ id: finished.runId, name: 'adapt Settings sft seed 0', kind: 'training', iterations: [] });
     expect((await api.listRuns()).find((r) => r.id === finished.runId)).toMatchObject({ kind: 'training', status: 'finished', config: { trainer: 'adapt', app: 'Settings' } });
   }, 30_000);
 
