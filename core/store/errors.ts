@@ -1,3 +1,4 @@
+import type { ProcessOwner } from '../util/process-owner.js';
 import type { EpisodeId, RunId } from './ids.js';
 
 /** Named errors of the trajectory store: each carries the bad value and the id it concerns. */
@@ -39,6 +40,15 @@ export class RunNotFoundError extends Error {
   override name = 'RunNotFoundError';
   constructor(readonly runId: RunId | string) {
     super(`No run ${JSON.stringify(runId)} in the store`);
+  }
+}
+
+/** A resume of a run that another live process is recording (two resumes at once, or a resume of a run still going). */
+export class RunLiveError extends Error {
+  override name = 'RunLiveError';
+  constructor(readonly runId: RunId, readonly owner: ProcessOwner, readonly command: string | null = null) {
+    super(`Run ${runId} is being recorded by process ${owner.pid}${command ? ` (${command.length > 120 ? `${command.slice(0, 120)}…` : command})` : ''} on ${owner.host}; `
+      + 'resuming it now would record its episodes twice: stop that process (Ctrl-C, or kill ' + `${owner.pid}) or wait for it to end, then resume`);
   }
 }
 

@@ -18,6 +18,8 @@ const DROP_VERSION_8 = `DROP INDEX steps_screenshot; DROP INDEX steps_tree;
   ALTER TABLE training_rollouts DROP COLUMN advantage; ALTER TABLE training_rollouts DROP COLUMN reward`;
 /** What version 9 added: the checker's verdict with its conditions. */
 const DROP_VERSION_9 = 'ALTER TABLE episodes DROP COLUMN verdict';
+/** What version 11 added: the process recording a run. */
+const DROP_VERSION_11 = 'ALTER TABLE runs DROP COLUMN owner';
 
 /** What version 11 added: each step's recorded request. */
 const DROP_VERSION_11 = 'ALTER TABLE steps DROP COLUMN request';
