@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { createWorkbench, DEFAULT_ENV_DEVICES } from '../workbench/index.js';
 import { serveWorkbench } from '../workbench/endpoint.js';
 import { intArg, parseFlags, UsageError } from './args.js';
-import { dataDir, dbPath } from '../util/data-dir.js';
+import { dataDir } from '../util/data-dir.js';
+import { storePathArg } from './open-db.js';
 import type { Io } from './main.js';
 
 
@@ -41,7 +42,7 @@ export async function serveCommand(argv: string[], io: Io, signal?: AbortSignal,
   }
   const home = dataDir();
   const workbench = await createWorkbench({
-    dataDir: home, ...(values.db || process.env.AWB_DB ? { dbPath: dbPath(values.db) } : {}), log: (m) => io.err(m),
+    dataDir: home, ...(values.db !== undefined || process.env.AWB_DB ? { dbPath: storePathArg(values.db) } : {}), log: (m) => io.err(m),
     embeddedDevice: mode === 'ui' && !values['no-device'],
     ...(values.devices !== undefined ? { envDevices: values.devices } : {}),
     ...(values['no-adb'] ? { adb: false as const } : values['adb-port'] !== undefined ? { adb: values['adb-port'] } : {}),

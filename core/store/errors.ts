@@ -52,6 +52,14 @@ export class RunLiveError extends Error {
   }
 }
 
+/** A run of another kind than the command continues (`suite run --resume` of a training run). */
+export class RunKindError extends Error {
+  override name = 'RunKindError';
+  constructor(readonly runId: RunId, readonly kind: string, readonly expected: string, hint = '') {
+    super(`Run ${runId} is a${/^[aeiou]/.test(kind) ? 'n' : ''} ${kind} run, not a ${expected} run${hint ? `; ${hint}` : ''}`);
+  }
+}
+
 export class EpisodeNotFoundError extends Error {
   override name = 'EpisodeNotFoundError';
   constructor(readonly episodeId: EpisodeId | string) {

@@ -1,0 +1,75 @@
+import { BUSY_TIMEOUT_MS } from '../store/db.js';
+import { writeLockHolders } from '../util/file-locks.js';
+import { processCommand } from '../util/process-owner.js';
+
+/**
+ * Errors the environment causes, said in one line (issue 32): a store another process keeps locked, a full disk, a
+ * store or a path that cannot be opened, a folder where a file is meant, a port in use. Each names what it concerns;
+ * a stack trace is for the bugs, not for these.
+ */
+
+/** A command that recorded a run stopped on an error: the run is marked interrupted and can be continued. */
+export class RunStoppedError extends Error {
+  override name = 'RunStoppedError';
+  constructor(readonly reason: Error, readonly runId: number, readonly resume: string | null) {
+    super(`${environmentLine(reason) ?? `${reason.name}: ${reason.message}`}; run ${runId} is interrupted, what it recorded is kept${resume ? `; continue with: ${resume}` : ''}`, { cause: reason });
+  }
+}
+
+const short = (s: string, n = 160) => (s.length > n ? `${s.slice(0, n)}…` : s);
+
+/** Who holds the store's write lock, from the locks the kernel lists (Linux); '' when it cannot say. */
+function holders(store: string): string {
+  const pids = writeLockHolders([store, `${store}-wal`, `${store}-shm`]);
+  if (!pids.length) return '';
+  return `: held by ${pids.map((pid) => {
+    const cmd = processCommand(pid);
+    return `process ${pid}${cmd ? ` (${short(cmd, 100)})` : ''}`;
+  }).join(', ')}`;
+}
+
+function sqliteLine(code: string, message: string, store: string | null): string {
+  const where = store ?? 'the trajectory store';
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
+    return `${where} stayed locked by another writer for ${BUSY_TIMEOUT_MS / 1000} s (${code})${store ? holders(store) : ''}; nothing was written, try again when it is done`;
+  }
+  if (code === 'SQLITE_FULL' || (code === 'SQLITE_IOERR_WRITE' && /full|space/i.test(message))) {
+    return `the disk holding ${where} is full (${code}); free some space`;
+  }
+  if (code.startsWith('SQLITE_CANTOPEN')) {
+    return `cannot open ${where} (${code}): its folder must exist and be writable, and its -wal and -shm files (if any) regular files`;
+  }
+  if (code.startsWith('SQLITE_READONLY')) return `${where} is read-only (${code}): it needs write access to the file and its folder`;
+  if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') return `the trajectory store is damaged (${code}): ${message}`;
+  if (code.startsWith('SQLITE_IOERR')) return `reading or writing ${where} failed (${code}): ${message}`;
+  return '';
+}
+
+const ERRNO: Record<string, (path: string) => string> = {
+  ENOSPC: (p) => `the disk is full writing ${p}; free some space`,
+  EDQUOT: (p) => `the disk quota is used up writing ${p}`,
+  EROFS: (p) => `${p} is on a read-only file system`,
+  EACCES: (p) => `permission denied: ${p}`,
+  EPERM: (p) => `operation not permitted: ${p}`,
+  EISDIR: (p) => `${p} is a folder where a file is meant`,
+  ENOTDIR: (p) => `${p}: part of this path is a file where a folder is meant`,
+  EEXIST: (p) => `${p} already exists (a file where a folder is meant, or the reverse)`,
+  ENOENT: (p) => `${p} does not exist`,
+  ENAMETOOLONG: (p) => `the path is too long: ${short(p)}`,
+  EMFILE: () => 'too many open files in this process',
+  ENFILE: () => 'too many open files on this system',
+};
+
+/** One line for an environment error (null for anything else: a bug keeps its stack). */
+export function environmentLine(e: unknown, store: string | null = null): string | null {
+  if (!(e instanceof Error)) return null;
+  const err = e as NodeJS.ErrnoException & { address?: string; port?: number; dest?: string };
+  const code = typeof err.code === 'string' ? err.code : '';
+  if (err.name === 'SqliteError') return sqliteLine(code, err.message, store) || null;
+  if (code === 'EADDRINUSE') return `port ${err.port ?? '?'} is in use by another program${err.address ? ` (${err.address}:${err.port})` : ''}; choose another one`;
+  if (code === 'EADDRNOTAVAIL') return `cannot listen on ${err.address ?? 'that address'}: it is not an address of this machine`;
+  const line = ERRNO[code];
+  if (!line) return null;
+  const path = err.path ?? err.dest ?? (err.syscall ? `(${err.syscall})` : '(a file)');
+  return `${line(short(path, 300))} (${code}${err.syscall ? ` in ${err.syscall}` : ''})`;
+}
