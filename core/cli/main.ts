@@ -158,7 +158,7 @@ export function commandHelp(cmd: string): string {
 
 const USER_ERRORS = new Set([
   'UsageError', 'UnknownTemplateError', 'SeedError', 'SplitError', 'TaskParamsError', 'TaskParamsArgError', 'GivenParamsError', 'PoolError', 'EpisodeNotFoundError',
-  'RunNotFoundError', 'RunLiveError', 'RunKindError', 'ImportLineError', 'ImportRecordError', 'ExportExistsError', 'ImportManifestError', 'ImportAssetError', 'StoreVersionFromFutureError', 'StoreFileError', 'CheckpointError', 'StoreNeedsMigrationError',
+  'RunNotFoundError', 'RunLiveError', 'RunKindError', 'ImportLineError', 'ImportRecordError', 'ImportFileError', 'ExportExistsError', 'ImportManifestError', 'ImportAssetError', 'StoreVersionFromFutureError', 'StoreFileError', 'CheckpointError', 'StoreNeedsMigrationError',
   'AdbConnectError', 'SdkNotFoundError', 'BootTimeoutError', 'QuickBootSnapshotMissingError', 'EmulatorGrpcError', 'EmulatorSnapshotError', 'DeviceOfflineError', 'ConsoleError', 'EmulatorPortError', 'EmulatorPortInUseError', 'TokenError', 'SettingsFileError', 'TrainingDivergedError', 'TrainingPoolError', 'TrainerCheckpointError',
   'RewardConfigError', 'RewardUnavailableError',
   'EndpointProfileError', 'SecretsFileError', 'UnknownVlmFormatError', 'MissingApiKeyError', 'VlmEndpointError', 'RepliesFileError', 'VlmRequestStepError',

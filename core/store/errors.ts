@@ -134,3 +134,27 @@ export class ImportManifestError extends Error {
     super(`${file}: ${reason}`);
   }
 }
+
+/** An export's destination holds something already (a file, or a folder with files and no --force). */
+export class ExportExistsError extends Error {
+  override name = 'ExportExistsError';
+  constructor(readonly dir: string, readonly problem: string) {
+    super(`${dir} ${problem}`);
+  }
+}
+
+/** A record of an import's episodes.jsonl that contradicts itself, or another line with its uid. */
+export class ImportRecordError extends Error {
+  override name = 'ImportRecordError';
+  constructor(readonly file: string, readonly line: number, readonly uid: string, readonly problem: string) {
+    super(`${file}:${line}: episode ${JSON.stringify(uid.length > 80 ? `${uid.slice(0, 80)}…` : uid)}: ${problem}`);
+  }
+}
+
+/** A file of an import that is not a regular file in the export folder (a FIFO, a device, a link out of the folder). */
+export class ImportFileError extends Error {
+  override name = 'ImportFileError';
+  constructor(readonly file: string, readonly problem: string) {
+    super(`${file}: ${problem}`);
+  }
+}
