@@ -45,7 +45,7 @@ function sqliteLine(code: string, message: string, store: string | null): string
   return '';
 }
 
-const ERRNO: Record<string, (path: string) => string> = {
+const ERRNO: Record<string, (path: string, syscall: string | undefined) => string> = {
   ENOSPC: (p) => `the disk is full writing ${p}; free some space`,
   EDQUOT: (p) => `the disk quota is used up writing ${p}`,
   EROFS: (p) => `${p} is on a read-only file system`,
@@ -53,7 +53,7 @@ const ERRNO: Record<string, (path: string) => string> = {
   EPERM: (p) => `operation not permitted: ${p}`,
   EISDIR: (p) => `${p} is a folder where a file is meant`,
   ENOTDIR: (p) => `${p}: part of this path is a file where a folder is meant`,
-  EEXIST: (p) => `${p} already exists (a file where a folder is meant, or the reverse)`,
+  EEXIST: (p, syscall) => (syscall === 'mkdir' ? `${p} is a file where a folder is meant` : `${p} already exists`),
   ENOENT: (p) => `${p} does not exist`,
   ENAMETOOLONG: (p) => `the path is too long: ${short(p)}`,
   EMFILE: () => 'too many open files in this process',
@@ -71,5 +71,5 @@ export function environmentLine(e: unknown, store: string | null = null): string
   const line = ERRNO[code];
   if (!line) return null;
   const path = err.path ?? err.dest ?? (err.syscall ? `(${err.syscall})` : '(a file)');
-  return `${line(short(path, 300))} (${code}${err.syscall ? ` in ${err.syscall}` : ''})`;
+  return `${line(short(path, 300), err.syscall)} (${code}${err.syscall ? ` in ${err.syscall}` : ''})`;
 }

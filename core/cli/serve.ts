@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { z } from 'zod';
 import { createWorkbench, DEFAULT_ENV_DEVICES } from '../workbench/index.js';
 import { serveWorkbench } from '../workbench/endpoint.js';
@@ -41,6 +42,8 @@ export async function serveCommand(argv: string[], io: Io, signal?: AbortSignal,
     throw new UsageError(`${flag} is for \`awb env serve\`; \`awb serve\` listens on 127.0.0.1`);
   }
   const home = dataDir();
+  // A port in use is said before the workbench opens the store and the devices (EADDRINUSE, one line by main).
+  if (values.port !== 0) await portFree(values.port, values.host ?? '127.0.0.1');
   const workbench = await createWorkbench({
     dataDir: home, ...(values.db !== undefined || process.env.AWB_DB ? { dbPath: storePathArg(values.db) } : {}), log: (m) => io.err(m),
     embeddedDevice: mode === 'ui' && !values['no-device'],
@@ -86,4 +89,13 @@ export async function envCommand(argv: string[], io: Io, signal?: AbortSignal): 
     throw new UsageError(`${sub === undefined ? 'awb env needs a subcommand' : `awb env ${sub}: unknown subcommand`}: awb env serve [--port P] [--devices N] [--host H] [--stop-with-stdin]`);
   }
   return serveCommand(rest, io, signal, 'env');
+}
+
+/** Resolves when `port` can be listened on at `host` (checked by listening and closing); rejects with Node's EADDRINUSE. */
+function portFree(port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(port, host, () => probe.close(() => resolve()));
+  });
 }

@@ -5,7 +5,7 @@ import { parseTrainConfig, trainConfigHelp, TrainConfigError, type TrainConfig }
 import { TrainerCheckpointError, trainerFile } from '../rl/grpo-checkpoint.js';
 import { METRIC, type IterationMetrics } from '../rl/grpo-loop.js';
 import { trainGrpo } from '../rl/train-grpo.js';
-import { oneLine, parseFlags, UsageError } from './args.js';
+import { checkOutFolder, oneLine, parseFlags, UsageError } from './args.js';
 import { dataDir } from '../util/data-dir.js';
 import { openDb } from './open-db.js';
 import { handleStopSignals, signalExitCode, type StopSignal } from './stop-signals.js';
@@ -85,6 +85,7 @@ async function grpoCommand(argv: string[], io: Io): Promise<number> {
   // Read before anything is opened or created: a bad trainer.json is a one-line error, not a stack.
   const saved = values.resume ? savedIterations(values.resume) : undefined;
   const outDir = resolve(values.resume ?? values.out ?? join(dataDir(), 'checkpoints', `grpo-${new Date().toISOString().replace(/[:.]/g, '-')}`));
+  if (values.out) checkOutFolder(values.out, '--out');
   const store = openDb(values.db);
   const ac = new AbortController();
   let stoppedBy: StopSignal | null = null;
