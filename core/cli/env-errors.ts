@@ -8,12 +8,31 @@ import { processCommand } from '../util/process-owner.js';
  * a stack trace is for the bugs, not for these.
  */
 
-/** A command that recorded a run stopped on an error: the run is marked interrupted and can be continued. */
+/**
+ * A command that recorded a run stopped on an error: the run is interrupted (marked now, or, when the store refused
+ * that write too, when the store is next opened: its process is gone then) and can be continued.
+ */
 export class RunStoppedError extends Error {
   override name = 'RunStoppedError';
-  constructor(readonly reason: Error, readonly runId: number, readonly resume: string | null) {
-    super(`${environmentLine(reason) ?? `${reason.name}: ${reason.message}`}; run ${runId} is interrupted, what it recorded is kept${resume ? `; continue with: ${resume}` : ''}`, { cause: reason });
+  constructor(readonly reason: Error, readonly runId: number, readonly resume: string | null, o: { store: string | null; marked: boolean }) {
+    const what = environmentLine(reason, o.store) ?? `${reason.name}: ${reason.message}`;
+    const run = o.marked ? `run ${runId} is interrupted` : `run ${runId} reads as interrupted once the store is opened again`;
+    super(`${what}; ${run}, what it recorded is kept${resume ? `; continue with: ${resume}` : ''}`, { cause: reason });
   }
+}
+
+/**
+ * Marks a run interrupted after `reason` stopped it and returns the error that says so; `interrupt` is the store's
+ * interruptRun, which may fail on the same fault (a full disk, a lock held elsewhere).
+ */
+export function runStopped(reason: unknown, runId: number, resume: string | null, store: string | null, interrupt: () => void): RunStoppedError {
+  let marked = true;
+  try {
+    interrupt();
+  } catch {
+    marked = false; // the store refuses writes now: reapDeadRuns marks the run when it is next opened
+  }
+  return new RunStoppedError(reason as Error, runId, resume, { store, marked });
 }
 
 const short = (s: string, n = 160) => (s.length > n ? `${s.slice(0, n)}…` : s);
@@ -70,6 +89,20 @@ export function environmentLine(e: unknown, store: string | null = null): string
   if (code === 'EADDRNOTAVAIL') return `cannot listen on ${err.address ?? 'that address'}: it is not an address of this machine`;
   const line = ERRNO[code];
   if (!line) return null;
-  const path = err.path ?? err.dest ?? (err.syscall ? `(${err.syscall})` : '(a file)');
+  const path = err.path ?? err.dest ?? 'a file';
   return `${line(short(path, 300), err.syscall)} (${code}${err.syscall ? ` in ${err.syscall}` : ''})`;
+}
+
+/**
+ * Runs a file operation, giving its error the path when Node leaves it out (read and write report none, only open
+ * does): "the disk is full writing shots/step-03.png", not "writing a file".
+ */
+export function atPath<T>(path: string, op: () => T): T {
+  try {
+    return op();
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    if (typeof err.code === 'string' && err.path === undefined) err.path = path;
+    throw e;
+  }
 }

@@ -8,7 +8,7 @@ import type { EpisodeResult } from '../episode/record.js';
 import { instanceWithParams, instantiate } from '../tasks/instance.js';
 import { getTemplate } from '../tasks/registry.js';
 import { createRun, finishRun, getSubgoalProgress, interruptRun, loadTrajectory, StoreRecorder, type EpisodeId, type SubgoalProgress } from '../store/index.js';
-import { RunStoppedError } from './env-errors.js';
+import { atPath, runStopped } from './env-errors.js';
 import { handleStopSignals, signalExitCode } from './stop-signals.js';
 import { SubgoalTracker } from '../rewards/episode.js';
 import { requireSimDroid, SubgoalStoreRecorder } from './subgoal-recorder.js';
@@ -155,19 +155,17 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
         ...(tracker ? { onStepDone: tracker.onStepDone } : {}),
         onStep: (step, obs) => {
           // The screen each action was taken on (what the recorder keeps too).
-          if (shotDir && obs.screenshot) writeFileSync(join(shotDir, `step-${String(step.index).padStart(2, '0')}.png`), obs.screenshot);
+          if (shotDir && obs.screenshot) {
+            const file = join(shotDir, `step-${String(step.index).padStart(2, '0')}.png`);
+            atPath(file, () => writeFileSync(file, obs.screenshot!));
+          }
           if (!values.json) io.out(`  ${String(step.index + 1).padStart(2)}. ${step.description ?? JSON.stringify(step.raw)}${step.error ? `  [${step.error.name}: ${step.error.message}]` : ''}`);
         },
       });
     } catch (e) {
       if (runId === null) throw e;
       // The store or the screenshots folder failed mid-episode: the episode and its run end interrupted, steps kept.
-      try {
-        interruptRun(store!.db, runId);
-      } catch {
-        // the store refuses writes now: reapDeadRuns marks the run when it is next opened
-      }
-      throw new RunStoppedError(e as Error, runId, null);
+      throw runStopped(e, runId, null, store!.path, () => interruptRun(store!.db, runId));
     }
     const episodeId = recorder?.episodeId ?? null;
     const subgoals: SubgoalProgress | null = tracker && episodeId !== null ? getSubgoalProgress(store!.db, episodeId) : null;

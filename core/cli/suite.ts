@@ -10,7 +10,7 @@ import { getTemplate, TASKS } from '../tasks/registry.js';
 import { parsePart, parseSplit, splitInstances } from '../tasks/splits.js';
 import { createRun, finishRun, getRun, interruptRun, resumeRun, RunKindError, StoreRecorder, type RunId, type RunKind } from '../store/index.js';
 import { formatIssues } from '../util/zod-issues.js';
-import { RunStoppedError } from './env-errors.js';
+import { runStopped } from './env-errors.js';
 import { handleStopSignals, signalExitCode } from './stop-signals.js';
 import { SubgoalTracker } from '../rewards/episode.js';
 import { SubgoalStoreRecorder } from './subgoal-recorder.js';
@@ -290,12 +290,7 @@ async function suiteRun(
     } catch (e) {
       // A fault of the environment (a full disk, a store another process keeps locked) or of the code: the run is
       // interrupted where it stands.
-      try {
-        interruptRun(db, runId);
-      } catch {
-        // the store refuses writes now (the same fault): reapDeadRuns marks the run when it is next opened
-      }
-      throw new RunStoppedError(e as Error, runId, resume);
+      throw runStopped(e, runId, resume, path, () => interruptRun(db, runId));
     } finally {
       removeSignals();
       progress.done();
