@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../core/store/db.js';
 import { RunLiveError } from '../../core/store/errors.js';
