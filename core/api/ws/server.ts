@@ -65,9 +65,14 @@ const TYPES: Record<string, string> = {
   '.svg': 'image/svg+xml', '.png': 'image/png', '.json': 'application/json', '.woff2': 'font/woff2', '.ico': 'image/x-icon',
 };
 
+/**
+ * The page's Content-Security-Policy. Styles come from the built CSS only: React and uPlot set inline styles through
+ * the CSSOM (element.style), which style-src does not govern, so 'unsafe-inline' is not needed (the end-to-end tests
+ * fail on any CSP violation). No form may submit anywhere.
+ */
 export const CSP = [
-  "default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' blob: data:",
-  "connect-src 'self' ws://127.0.0.1:* ws://localhost:*", "object-src 'none'", "base-uri 'none'", "frame-ancestors 'none'",
+  "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' blob: data:",
+  "connect-src 'self' ws://127.0.0.1:* ws://localhost:*", "object-src 'none'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
 ].join('; ');
 
 export class TokenError extends Error {
