@@ -108,7 +108,7 @@ describe('awb serve limits', () => {
     try {
       await new Promise((r, j) => (ws.once('open', r), ws.once('error', j)));
       const reply = await new Promise<{ t: string; e?: { name: string } }>((resolve) => {
-        // A bridge call and its error reply are plain JSON text messages (core/api/codec.ts: no binary parts here).
+        // A bridge call and its error reply are plain JSON text messages (core/util/wire-codec.ts: no binary parts here).
         ws.on('message', (d: Buffer) => resolve(JSON.parse(d.toString()) as { t: string; e?: { name: string } }));
         ws.send(JSON.stringify({ t: 'call', id: 1, m: 'describeTask', a: { templateId: 'x'.repeat(1_000_000), seed: 0 } }));
       });

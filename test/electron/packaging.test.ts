@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { load } from 'js-yaml';
-import { describe, expect, it } from 'vitest';
+import { getConfig, validateConfiguration } from 'app-builder-lib/out/util/config/config.js';
+import { DebugLogger } from 'builder-util/out/DebugLogger.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { unpackedEsbuild } from '../../core/workbench/esbuild-path.mjs';
 import { EXTERNAL_HOSTS, isAllowedExternal } from '../../electron/security.js';
 
@@ -9,14 +9,15 @@ import { EXTERNAL_HOSTS, isAllowedExternal } from '../../electron/security.js';
  * as electron-builder reads electron-builder.yml (its own schema validation is the judge of the keys), the esbuild
  * path that makes the TypeScript host run from the archive, and the sites a link may open.
  */
-type Config = { asar?: boolean; asarUnpack?: string[]; electronFuses?: Record<string, boolean> };
-const config = load(readFileSync('electron-builder.yml', 'utf8')) as Config;
+let config: Awaited<ReturnType<typeof getConfig>>;
+beforeAll(async () => {
+  // Read as electron-builder reads it (electron-builder.yml, package.json's "build" merged in).
+  config = await getConfig(process.cwd(), 'electron-builder.yml', null);
+});
 
 describe('electron-builder.yml', () => {
   it('passes electron-builder\'s own validation of its configuration', async () => {
-    const { validateConfiguration } = await import('app-builder-lib/out/util/config/config.js');
-    const { DebugLogger } = await import('builder-util/out/DebugLogger.js');
-    await expect(validateConfiguration(config as never, new DebugLogger(false))).resolves.toBeUndefined();
+    await expect(validateConfiguration(config, new DebugLogger(false))).resolves.toBeUndefined();
   });
 
   it('flips the fuses: no run-as-node, no NODE_OPTIONS or inspector, encrypted cookies, an integrity-checked asar as the only app', () => {
@@ -26,7 +27,7 @@ describe('electron-builder.yml', () => {
     });
     expect(config.asar).toBe(true);
     // What cannot run from inside the archive: native addons and esbuild's executable.
-    expect(config.asarUnpack).toEqual(expect.arrayContaining(['**/*.node', 'node_modules/better-sqlite3/**', 'node_modules/@esbuild/**']));
+    expect(config.asarUnpack as string[]).toEqual(expect.arrayContaining(['**/*.node', 'node_modules/better-sqlite3/**', 'node_modules/@esbuild/**']));
   });
 });
 
@@ -35,7 +36,7 @@ describe('the packaged host', () => {
     const fromArchive = (id: string) => `/opt/awb/resources/app.asar/node_modules/${id}`;
     expect(unpackedEsbuild('file:///x', { env: {}, platform: 'linux', arch: 'x64', resolve: fromArchive }))
       .toBe('/opt/awb/resources/app.asar.unpacked/node_modules/@esbuild/linux-x64/bin/esbuild');
-    expect(unpackedEsbuild('file:///x', { env: {}, platform: 'win32', arch: 'x64', resolve: (id) => `C:\\awb\\resources\\app.asar\\node_modules\\${id}` }))
+    expect(unpackedEsbuild('file:///x', { env: {}, platform: 'win32', arch: 'x64', resolve: (id: string) => `C:\\awb\\resources\\app.asar\\node_modules\\${id}` }))
       .toBe('C:\\awb\\resources\\app.asar.unpacked\\node_modules\\@esbuild/win32-x64/esbuild.exe');
     expect(unpackedEsbuild(import.meta.url, { env: {} })).toBeNull(); // this checkout: not in an archive
     expect(unpackedEsbuild('file:///x', { env: { ESBUILD_BINARY_PATH: '/mine' }, resolve: fromArchive })).toBeNull();
