@@ -9,6 +9,7 @@ import { checkOutFolder, oneLine, parseFlags, UsageError } from './args.js';
 import { dataDir } from '../util/data-dir.js';
 import { openDb } from './open-db.js';
 import { handleStopSignals, signalExitCode, type StopSignal } from './stop-signals.js';
+import { environmentLine, runStopped } from './env-errors.js';
 import { interruptRun, type RunId } from '../store/index.js';
 import type { Io } from './main.js';
 import { trainSftCommand } from './train-sft.js';
@@ -116,6 +117,14 @@ async function grpoCommand(argv: string[], io: Io): Promise<number> {
     io.out(values.json ? JSON.stringify(summary) : `${result.stoppedBy === 'done' ? 'Finished' : 'Stopped'} after ${result.iterations} iterations; policy ${summary.policy} (resume with --resume ${outDir}); metrics in run ${result.runId} of ${store.path}`);
     // Stopped by a signal: the run is interrupted, and the exit status says so (128 + the signal's number).
     return stoppedBy !== null && result.stoppedBy === 'aborted' ? signalExitCode(stoppedBy) : 0;
+  } catch (e) {
+    // A fault of the environment (a full disk, a locked store): the run is interrupted and continues from its last
+    // checkpoint.
+    const id = runId as RunId | null;
+    if (id !== null && environmentLine(e, store.path) !== null) {
+      throw runStopped(e, id, `awb train grpo --resume ${outDir}${values.db ? ` --db ${store.path}` : ''}`, store.path, () => interruptRun(store.db, id));
+    }
+    throw e;
   } finally {
     removeSignals();
     store.db.close();
