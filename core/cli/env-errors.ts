@@ -1,3 +1,5 @@
+import { accessSync, constants, existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { BUSY_TIMEOUT_MS } from '../store/db.js';
 import { writeLockHolders } from '../util/file-locks.js';
 import { processCommand } from '../util/process-owner.js';
@@ -56,12 +58,31 @@ function sqliteLine(code: string, message: string, store: string | null): string
     return `the disk holding ${where} is full (${code}); free some space`;
   }
   if (code.startsWith('SQLITE_CANTOPEN')) {
-    return `cannot open ${where} (${code}): its folder must exist and be writable, and its -wal and -shm files (if any) regular files`;
+    const why = store ? unwritable(dirname(store)) : null;
+    return why ? `cannot open ${where} (${code}): ${why}` : `cannot open ${where} (${code}): its folder must exist and be writable, and its -wal and -shm files (if any) regular files`;
   }
   if (code.startsWith('SQLITE_READONLY')) return `${where} is read-only (${code}): it needs write access to the file and its folder`;
   if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') return `the trajectory store is damaged (${code}): ${message}`;
   if (code.startsWith('SQLITE_IOERR')) return `reading or writing ${where} failed (${code}): ${message}`;
   return '';
+}
+
+/**
+ * Why nothing can be written at `path`, judged at its nearest existing folder: on a read-only file system, or without
+ * write permission; null when it could be written (or cannot be told).
+ */
+function unwritable(path: string): string | null {
+  let p = path;
+  while (!existsSync(p) && dirname(p) !== p) p = dirname(p);
+  try {
+    accessSync(p, constants.W_OK);
+    return null;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EROFS') return `${p} is on a read-only file system (EROFS)`;
+    if (code === 'EACCES' || code === 'EPERM') return `no permission to write in ${p} (${code})`;
+    return null;
+  }
 }
 
 const ERRNO: Record<string, (path: string, syscall: string | undefined) => string> = {
@@ -73,7 +94,8 @@ const ERRNO: Record<string, (path: string, syscall: string | undefined) => strin
   EISDIR: (p) => `${p} is a folder where a file is meant`,
   ENOTDIR: (p) => `${p}: part of this path is a file where a folder is meant`,
   EEXIST: (p, syscall) => (syscall === 'mkdir' ? `${p} is a file where a folder is meant` : `${p} already exists`),
-  ENOENT: (p) => `${p} does not exist`,
+  // Node's recursive mkdir says ENOENT where the real cause is a read-only file system above the path.
+  ENOENT: (p, syscall) => (syscall === 'mkdir' && unwritable(p)) || `${p} does not exist`,
   ENAMETOOLONG: (p) => `the path is too long: ${short(p)}`,
   EMFILE: () => 'too many open files in this process',
   ENFILE: () => 'too many open files on this system',

@@ -86,6 +86,24 @@ echo $? > "$4/code"; cp "$1"/t.db* "$4/"`;
     });
   });
 
+  it.skipIf(process.platform !== 'linux')('a store on a read-only file system: one line naming the file system, for a store there and a new one', () => {
+    const dir = tmp.dir();
+    const mnt = join(dir, 'ro');
+    const out = join(dir, 'out');
+    mkdirSync(mnt);
+    mkdirSync(out);
+    // A store recorded, then its file system made read-only (EROFS; root's permissions do not matter there).
+    const script = `mount -t tmpfs tmpfs "$1" || exit 99
+"$2" "$3" run --task ContactsAddContact --seed 1 --db "$1/t.db" --json >/dev/null || exit 98
+mount -o remount,ro "$1" || exit 97
+"$2" "$3" run --task ContactsAddContact --seed 2 --db "$1/t.db" 2>"$4/existing"; echo $? >> "$4/codes"
+"$2" "$3" episodes list --db "$1/new/t.db" 2>"$4/new"; echo $? >> "$4/codes"`;
+    execFileSync('unshare', ['--user', '--map-root-user', '--mount', 'sh', '-c', script, 'sh', mnt, process.execPath, AWB, out], { cwd: fileURLToPath(new URL('../..', import.meta.url)) });
+    expect(readFileSync(join(out, 'codes'), 'utf8').trim().split('\n')).toEqual(['1', '1']);
+    expect(readFileSync(join(out, 'existing'), 'utf8').trim()).toBe(`awb: cannot open ${mnt}/t.db (SQLITE_CANTOPEN): ${mnt} is on a read-only file system (EROFS)`);
+    expect(readFileSync(join(out, 'new'), 'utf8').trim()).toBe(`awb: ${mnt} is on a read-only file system (EROFS) (ENOENT in mkdir)`);
+  });
+
   it('ENOSPC writing a screenshot (a link to /dev/full): `awb run` stops in one line, its episode and run interrupted', async () => {
     const dir = tmp.dir();
     const shots = join(dir, 'shots');
