@@ -21,7 +21,10 @@ export function spawnAwb(args: string[], env: NodeJS.ProcessEnv = {}): AwbProces
   const waiters: Array<{ re: RegExp; resolve: () => void }> = [];
   child.stdout!.on('data', (b: Buffer) => {
     out += b.toString();
-    for (const w of waiters.splice(0)) (w.re.test(out) ? w.resolve() : waiters.push(w));
+    for (const w of waiters.splice(0)) {
+      if (w.re.test(out)) w.resolve();
+      else waiters.push(w);
+    }
   });
   child.stderr!.on('data', (b: Buffer) => (err += b.toString()));
   const exited = new Promise<number>((resolve) => child.once('exit', (code, signal) => resolve(code ?? 128 + (signal === 'SIGKILL' ? 9 : signal === 'SIGTERM' ? 15 : 2))));
