@@ -8,6 +8,7 @@ import { actionElement } from '../actions/target.js';
 import { elementLabel, serializeUiTree } from '../a11y/ui-tree.js';
 import type { TaskInstance } from '../tasks/instance.js';
 import type { EpisodeOutcome } from '../tasks/task.js';
+import { nextTurn } from '../util/next-turn.js';
 import type { CheckVerdict } from '../tasks/verdict.js';
 import type { Policy, PolicyDecision } from './policy.js';
 import {
@@ -142,6 +143,9 @@ export function propose(index: number, obs: Observation, decision: PolicyDecisio
  * and an error that is recorded.
  */
 export async function runEpisode(opts: RunEpisodeOptions): Promise<EpisodeResult> {
+  // One turn of the event loop per episode: SimDroid episodes can settle without any, and a loop of them would keep a
+  // stop signal's handler (or a worker's message) waiting until the whole loop ends.
+  await nextTurn();
   const { device, instance, policy, recorder, hooks } = opts;
   const maxSteps = opts.maxSteps ?? instance.template.maxSteps ?? DEFAULT_MAX_STEPS;
   const shots = opts.screenshots ?? 'none';

@@ -1,5 +1,6 @@
 import type { EpisodeResult } from '../episode/record.js';
 import { assertNever } from '../util/errors.js';
+import { nextTurn } from '../util/next-turn.js';
 import {
   episodeStepAdvantages, stepGroupAdvantages, type AdvantageMode, type AdvantageOptions, type GroupStats,
 } from './grpo.js';
@@ -147,6 +148,8 @@ export async function runGrpoLoop<E extends GrpoEpisode, R extends GrpoRollouts<
   loop: GrpoLoop<E, R, S, U>,
 ): Promise<GrpoLoopEnd> {
   for (let iter0 = loop.completed; iter0 < loop.iterations; iter0++) {
+    // A turn of the event loop per iteration: a stop signal's handler runs here even when nothing in the iteration waits.
+    await nextTurn();
     if (loop.stopBefore && (await loop.stopBefore(iter0))) return { completed: iter0, stoppedBy: 'aborted' };
     const it: GrpoIteration = { iter0, iteration: iter0 + 1, t0: performance.now() };
 

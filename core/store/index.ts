@@ -11,7 +11,7 @@ export { STORED_EPISODE_STATUSES, type StatusCounts, type StoredEpisodeStatus } 
 export { deviceKindOf, type DeviceInfo, type DeviceKind, type TemplateInfo } from './catalog.js';
 export { contentStats, getScreenshot, getTree, type ContentStats } from './content.js';
 export {
-  createRun, finishRun, getRun, InstanceSet, listRuns, resumeRun,
+  createRun, finishRun, getRun, InstanceSet, interruptRun, listRuns, reapDeadRuns, resumeRun, runOwner,
   type NewRun, type ResumeState, type Run, type RunConfig, type RunKind, type RunStatus, type RunSummary,
 } from './runs.js';
 export { episodeIdByUid, type EpisodeInfo } from './episodes.js';

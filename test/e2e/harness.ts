@@ -79,6 +79,10 @@ export async function openWorkbench(serve: ServeProcess): Promise<Browser> {
   browser.page.on('pageerror', (e) => {
     throw e;
   });
+  // So does anything the Content-Security-Policy refused (issue 32: styles from the built CSS only).
+  browser.page.on('console', (m) => {
+    if (m.type() === 'error' && /Content Security Policy/i.test(m.text())) throw new Error(`CSP violation: ${m.text()}`);
+  });
   await browser.page.goto(serve.url);
   await browser.page.locator('.connection.open').waitFor({ timeout: 15_000 });
   return browser;
