@@ -182,7 +182,7 @@ describe('the research loop in Chromium: train → inspect rollouts → evaluate
     const [dec0, dec1] = logRange(Math.min(...both), Math.max(...both));
     expect(lin0).toBeLessThanOrEqual(Math.min(...both));
     expect(lin1).toBeGreaterThanOrEqual(Math.max(...both));
-    expect(lin1 - lin0).toBeLessThan(dec1 - dec0);
+    expect(lin1! - lin0!).toBeLessThan(dec1! - dec0!);
   });
 
   it('lists the run’s rollouts at one iteration in Trajectories with reward and advantage, and links back to the chart', async () => {
