@@ -21,7 +21,9 @@ export type {
   RewardsBeside, RunComparison, RunFailures, ScreenRefView, TreeDiff,
 } from './analysis-types.js';
 export type { CheckCondition, CheckVerdict } from '../tasks/verdict.js';
-export type { EpisodeFilter, EpisodePage, EpisodeSummary, StatusCounts, StoredEpisodeStatus, Trajectory, StoredStep, Reward, RunKind, RunSummary } from '../store/index.js';
+export type {
+  EpisodeFilter, EpisodePage, EpisodeSortKey, EpisodeSummary, RolloutPlace, StatusCounts, StoredEpisodeStatus, Trajectory, StoredStep, Reward, RunKind, RunSummary,
+} from '../store/index.js';
 
 export type {
   CheckpointInfo, ChartSpec, ConfigField, ConfigPreset, IterationMetricsRow, JobCheckpoint, JobInfo, JobKind, JobState, TrainConfigDescription, TrainerKind,

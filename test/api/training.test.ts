@@ -136,6 +136,12 @@ describe('training jobs through the bridge', () => {
     expect(rollouts.total).toBe(2);
     expect(rollouts.rows.map((r) => r.rollout)).toEqual(expect.arrayContaining([expect.objectContaining({ iteration: 1, group: 0, reward: expect.any(Number) })]));
     expect((await api.episodeFacets()).runs.find((r) => r.id === stopped.runId)!.iterations).toEqual(its.map((e) => e.iteration));
+    // Issue 33: sorted by a rollout column through the bridge; a rollout's trajectory carries its place and scores.
+    const byReward = await api.listEpisodes({ runId: asRunId(stopped.runId!), sort: { by: 'reward', dir: 'desc' } });
+    const rewards = byReward.rows.map((r) => r.rollout?.reward ?? Number.NEGATIVE_INFINITY);
+    expect(rewards).toEqual([...rewards].sort((a, b) => b - a));
+    expect((await api.getTrajectory({ episodeId: rollouts.rows[0]!.id })).rollout).toEqual(rollouts.rows[0]!.rollout);
+    await expect(api.listEpisodes({ sort: { by: 'colour' as 'id', dir: 'asc' } })).rejects.toMatchObject({ name: 'ApiInputError' });
     const [run] = await api.listTrainingRuns();
     expect(run).toMatchObject({ runId: stopped.runId, trainer: 'grpo', status: 'interrupted', iterations: stopped.iteration, checkpoint: stopped.checkpoint!.name, job: { id: first.id, state: 'stopped' } });
     const [ckpt] = await api.listCheckpoints();

@@ -191,7 +191,14 @@ describe('the research loop in Chromium: train → inspect rollouts → evaluate
     const rollouts = page.locator('[data-testid^="rollout-"]');
     // The smoke preset: 1 instance × G = 2 rollouts per iteration, every one recorded.
     await expect.poll(() => rollouts.count(), { timeout: 10_000 }).toBe(2);
-    for (const text of await rollouts.allInnerTexts()) expect(text).toMatch(/it 2 g\d+\/\d+ · R -?[\d.]+ · A -?[\d.]+/);
+    // Each in its own columns: iteration, group, reward, advantage.
+    for (const row of await page.locator('[data-testid^="episode-row-"]').all()) {
+      const col = (c: string) => row.locator(`[data-col="${c}"]`).innerText();
+      expect(await col('iteration')).toBe('2');
+      expect(await col('group')).toMatch(/^g\d+\/\d+$/);
+      expect(await col('reward')).toMatch(/^-?\d+\.\d\d$/);
+      expect(await col('advantage')).toMatch(/^(-?\d+\.\d\d|–)$/);
+    }
     await page.getByTestId('iteration-chart').click();
     await expect.poll(() => page.getByTestId(`chart-${METRIC.rewardMean}`).getAttribute('data-marker')).toBe('2');
   });

@@ -174,9 +174,14 @@ describe('the Trajectories view in a DOM', () => {
     await act(async () => window.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight' })));
     await flush();
     expect(q('replay-position').textContent).toBe('step 2 of 3');
-    // Recorded without a screenshot: the tree and the action still show.
+    // Recorded without a screenshot: the tree and the action still show, and the screen, before and after are drawn
+    // from the tree (its two nodes' boxes and the button's text), not left black.
     expect(q('replay-screen').querySelector('img')).toBeNull();
-    expect(q('replay-screen').textContent).toContain('No screenshot recorded');
+    expect(q('replay-screen').textContent).toContain('No screenshot recorded: drawn from the accessibility tree');
+    expect(q('replay-screen').querySelector('[data-testid="wireframe"]')!.getAttribute('data-nodes')).toBe('2');
+    expect(q('replay-screen').querySelector('[data-testid="wireframe"] text')!.textContent).toBe('Save');
+    expect(q('replay-before').querySelector('[data-testid="wireframe"]')).toBeTruthy();
+    expect(q('replay-after').querySelector('[data-testid="wireframe"]')).toBeTruthy();
     expect(q('replay-tree-target')).toBeTruthy();
     // The agent's prompt and reply: collapsed, with their sizes; opened, the data URL by its size, never its 2 MB.
     const prompt = q('replay-prompt') as HTMLDetailsElement;

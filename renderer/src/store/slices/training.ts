@@ -151,6 +151,8 @@ export const createTrainingSlice = (api: WorkbenchApi): StateCreator<AppState, [
       void get().showRun(runId);
     },
     openRunEpisodes: (runId, iteration) => {
+      // The run's list, not whichever episode was open in the replay viewer before.
+      if (get().replay) get().closeEpisode();
       get().setView('trajectories');
       void get().setEpisodeQuery({ runId, iteration: iteration ?? null });
       void get().loadFacets();
