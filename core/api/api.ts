@@ -8,7 +8,7 @@ import type {
   CheckpointInfo, IterationMetricsRow, JobInfo, TrainConfigDescription, TrainerKind, TrainingEvent, TrainingResume, TrainingRunInfo, TrainingStart,
 } from './training-types.js';
 import type { EvaluationEvent, EvaluationInfo, EvaluationStart } from './evaluation-types.js';
-import type { AdapterInfo, AdaptationDescription, AdaptationEvent, AdaptationReport, AdaptationStart } from './adaptation-types.js';
+import type { AdapterInfo, AdaptationDescription, AdaptationEvent, AdaptationReport, AdaptationStart, BaseTraining } from './adaptation-types.js';
 import type { RewardBreakdown } from '../rewards/compose.js';
 import type { EpisodeExplanation, RunComparison, RunFailures } from '../analysis/index.js';
 import type { OnlineGrpoRunInfo, OnlineGrpoStart, PublicTrainerProfile, RemoteJobEvent, RemoteJobInfo, RemoteJobSubmit, TrainerSave } from './job-types.js';
@@ -222,6 +222,8 @@ export interface WorkbenchApi {
   // Per-app adaptation: a background job of kind 'adapt' under the same one-job rule (docs/ui.md "Adaptation")
   /** The apps that can be adapted (held-out apps first), methods, adapter kinds, defaults, and the config's fields. */
   describeAdaptation(input?: NoInput): Promise<AdaptationDescription>;
+  /** What a base checkpoint (a trainable policy choice) was trained on, through its inits, and the apps that training saw. */
+  describeAdaptationBase(input: { policy: string }): Promise<BaseTraining>;
   /** Checks the request (AdaptationInputError lists every problem) and runs before → adapt → after in a worker; TrainingBusyError while any job runs. */
   startAdaptation(input: AdaptationStart): Promise<JobInfo>;
   /** Stops at the next episode, epoch or iteration ('stopping', then 'stopped'); an adapter whose training started is saved. */

@@ -159,6 +159,7 @@ export const API_INPUTS: Schemas = {
   listCheckpoints: none,
   onTraining: z.strictObject({}),
   describeAdaptation: none,
+  describeAdaptationBase: z.strictObject({ policy: z.string().min(1).max(300) }),
   startAdaptation: AdaptationStartSchema,
   stopAdaptation: z.strictObject({ jobId }),
   getAdaptationReport: z.strictObject({ jobId }),

@@ -79,6 +79,8 @@ export interface TrainingRunInfo {
   checkpoint: string | null;
   /** The job of this workbench process that runs it, if any. */
   job: { id: string; state: JobState } | null;
+  /** The config it ran with, as the trainer validated it (defaults filled): the charts' config diff and advice read it. */
+  config: Record<string, unknown>;
 }
 
 export interface CheckpointInfo {

@@ -30,7 +30,7 @@ export type {
   TrainingEvent, TrainingResume, TrainingRunInfo, TrainingStart,
 } from './training-types.js';
 export type {
-  AdaptableApp, AdaptationDefaults, AdaptationDescription, AdaptationEvent, AdaptationReport, AdaptationStart, AdapterInfo, AdapterKind,
+  AdaptableApp, AdaptationDefaults, AdaptationDescription, AdaptationEvent, AdaptationReport, AdaptationStart, AdapterInfo, AdapterKind, BaseTraining, BaseTrainingStep,
   AdaptMethod, AdaptProgress, AdaptRegime, AppEvalResult, HomeMode, TemplateDelta, TemplateRate,
 } from './adaptation-types.js';
 

@@ -183,7 +183,7 @@ export class TrainingManager {
       return {
         runId: run.id, name: run.name, trainer: trainer === 'grpo' || trainer === 'sft' ? trainer : null, status: run.status,
         createdAt: run.createdAt, finishedAt: run.finishedAt, iterations: history.length, last: history.at(-1)?.metrics ?? null,
-        checkpoint: checkpointOf.get(run.id) ?? null, job: job ? { id: job.id, state: job.state } : null,
+        checkpoint: checkpointOf.get(run.id) ?? null, job: job ? { id: job.id, state: job.state } : null, config: { ...run.config },
       };
     });
   }

@@ -17,7 +17,12 @@ export interface TrainingSlice {
   trainDescriptions: Partial<Record<TrainerKind, TrainConfigDescription>>;
   trainingJobs: JobInfo[];
   trainingRuns: TrainingRunInfo[];
+  /** Whether trainingRuns has been listed once (before that, a run not in it may just not be loaded yet). */
+  trainingRunsLoaded: boolean;
   checkpoints: CheckpointInfo[];
+  /** The New run form per trainer, as typed (kept across views and trainer switches), and the preset last applied. */
+  trainForms: Partial<Record<TrainerKind, { values: Record<string, string>; preset: string }>>;
+  setTrainForm(kind: TrainerKind, form: { values: Record<string, string>; preset: string }): void;
   /** The run whose charts are shown (follows a newly started job). */
   chartRunId: number | null;
   /** Metrics per run id, in iteration order. */
@@ -127,7 +132,10 @@ export const createTrainingSlice = (api: WorkbenchApi): StateCreator<AppState, [
     trainDescriptions: {},
     trainingJobs: [],
     trainingRuns: [],
+    trainingRunsLoaded: false,
     checkpoints: [],
+    trainForms: {},
+    setTrainForm: (kind, form) => set((s) => ({ trainForms: { ...s.trainForms, [kind]: form } })),
     chartRunId: null,
     runMetrics: {},
     trainingErrors: {},
@@ -229,7 +237,11 @@ export const createTrainingSlice = (api: WorkbenchApi): StateCreator<AppState, [
     showRun: async (runId) => {
       // A marker belongs to the run it was set for.
       set((s) => ({ chartRunId: runId, chartMarker: s.chartRunId === runId || s.chartRunId === null ? s.chartMarker : null }));
-      const rows = await get().attempt(`Load the metrics of run ${runId}`, () => api.getTrainingMetrics({ runId }));
+      const [rows] = await Promise.all([
+        get().attempt(`Load the metrics of run ${runId}`, () => api.getTrainingMetrics({ runId })),
+        // A run made since the list was read (by \`awb train\` in another process) is listed before it is called missing.
+        get().trainingRuns.some((r) => r.runId === runId) ? undefined : get().refreshTrainingRuns(),
+      ]);
       if (rows) set((s) => ({ runMetrics: { ...s.runMetrics, [runId]: mergeMetrics(rows, s.runMetrics[runId] ?? []) } }));
     },
 
@@ -240,7 +252,10 @@ export const createTrainingSlice = (api: WorkbenchApi): StateCreator<AppState, [
         get().attempt('List checkpoints', () => api.listCheckpoints({})),
         get().attempt('List policies', () => api.listPolicies({})),
       ]);
-      set((s) => ({ trainingRuns: runs ?? s.trainingRuns, checkpoints: checkpoints ?? s.checkpoints, agentPolicies: policies ?? s.agentPolicies }));
+      set((s) => ({
+        trainingRuns: runs ?? s.trainingRuns, trainingRunsLoaded: s.trainingRunsLoaded || runs !== undefined,
+        checkpoints: checkpoints ?? s.checkpoints, agentPolicies: policies ?? s.agentPolicies,
+      }));
     },
 
     clearTrainingError: (path) => set((s) => {

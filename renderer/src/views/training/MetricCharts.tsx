@@ -1,5 +1,5 @@
 import type { IterationMetricsRow } from '../../../../core/api/types.js';
-import { NO_SIGNAL_ADVICE, noSignalWarning } from './health.js';
+import { noSignalAdvice, noSignalWarning } from './health.js';
 import { appStore, useApp } from '../../store/index.js';
 import { isTrainingJob } from '../../store/slices/training.js';
 import { MetricChart } from './MetricChart.js';
@@ -14,13 +14,14 @@ function metricsOf(rows: readonly IterationMetricsRow[]): Array<{ metric: string
 }
 
 /** The no-signal warning: K iterations in a row where every group had the same reward in all its rollouts. */
-function NoSignal({ rows }: { rows: readonly IterationMetricsRow[] }) {
+function NoSignal({ rows, init }: { rows: readonly IterationMetricsRow[]; init: string | null }) {
   const w = noSignalWarning(rows);
   if (!w) return null;
+  const { cause, says, advice } = noSignalAdvice(rows, w, init);
   return (
-    <div className="settings-error" role="alert" data-testid="training-no-signal">
-      <strong>No learning signal</strong> for {w.iterations} iterations ({w.from}–{w.to}): every group had zero reward variance,
-      so the policy got no gradient. Try: {NO_SIGNAL_ADVICE.join('; ')}.
+    <div className="settings-error" role="alert" data-testid="training-no-signal" data-cause={cause}>
+      <strong>No learning signal</strong> for {w.iterations} iterations ({w.from}–{w.to}): {says}, so every group had zero reward
+      variance and the policy got no gradient. Try: {advice.join('; ')}.
     </div>
   );
 }
@@ -30,7 +31,9 @@ export function MetricCharts() {
   const runId = useApp((s) => s.chartRunId);
   const rows = useApp((s) => (s.chartRunId !== null ? s.runMetrics[s.chartRunId] ?? NO_ROWS : NO_ROWS));
   const run = useApp((s) => s.trainingRuns.find((r) => r.runId === s.chartRunId) ?? null);
-  const jobKind = useApp((s) => s.trainingJobs.filter(isTrainingJob).find((j) => j.runId !== null && j.runId === s.chartRunId)?.kind ?? null);
+  const job = useApp((s) => s.trainingJobs.filter(isTrainingJob).find((j) => j.runId !== null && j.runId === s.chartRunId) ?? null);
+  const jobKind = job?.kind ?? null;
+  const runsLoaded = useApp((s) => s.trainingRunsLoaded);
   const descriptions = useApp((s) => s.trainDescriptions);
   const smoothing = useApp((s) => s.chartSmoothing);
   const marker = useApp((s) => s.chartMarker);
@@ -41,6 +44,18 @@ export function MetricCharts() {
   // A run of no local trainer (online GRPO against a remote one, docs/online-grpo.md) has its own metric names: each gets a chart.
   const charts = run && run.trainer === null && jobKind === null ? metricsOf(rows) : descriptions[kind]?.charts ?? [];
   if (runId === null) return <div className="panel muted">No run to chart yet.</div>;
+  // A link to a run this store does not have (deleted, or from another data folder) is not an empty run.
+  if (runsLoaded && run === null && job === null) {
+    return (
+      <div className="panel training-charts" data-testid="training-charts" data-run={runId} data-missing="true">
+        <div className="settings-error" role="alert" data-testid="training-run-missing">
+          There is no training run {runId} in this store: it was deleted, or the link comes from another data folder. Choose a run below.
+        </div>
+      </div>
+    );
+  }
+  const config = run?.config ?? job?.config ?? {};
+  const init = typeof config.init === 'string' ? config.init : null;
   const runs: ChartRun[] = [{ runId, rows }, ...overlayIds.filter((id) => id !== runId).map((id) => ({ runId: id, rows: metrics[id] ?? NO_ROWS }))];
   const st = appStore().getState();
   return (
@@ -62,7 +77,7 @@ export function MetricCharts() {
           </span>
         ) : null}
       </div>
-      {kind === 'grpo' ? <NoSignal rows={rows} /> : null}
+      {kind === 'grpo' ? <NoSignal rows={rows} init={init} /> : null}
       <div className="chart-grid">
         {charts.map((c) => (
           <MetricChart key={`${runId}/${c.metric}`} metric={c.metric} label={c.label} runs={runs} smoothing={smoothing} marker={marker}

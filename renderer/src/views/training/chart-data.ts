@@ -13,10 +13,15 @@ export function formatMetric(v: number | null | undefined): string {
   return Math.abs(v) >= 1000 || Math.abs(v) < 0.001 ? v.toExponential(2) : String(Number(v.toPrecision(3)));
 }
 
-/** The y range of a chart: the data with 5% padding, or ±10% (±1 at zero) around a constant. */
+/**
+ * The y range of a chart: the data with 5% padding, or ±10% (±1 at zero) around a constant. A constant that went
+ * through the EMA differs from itself in the last bits (0.3 smoothed is 0.29999999999999993 … 0.30000000000000004):
+ * a spread within a few rounding errors is a constant too, else uPlot's ticks over a 1e-16 range fail with
+ * "RangeError: Invalid array length".
+ */
 export function yRange(min: number | null, max: number | null): [number, number] {
   if (min === null || max === null || !Number.isFinite(min) || !Number.isFinite(max)) return [0, 1];
-  if (min === max) {
+  if (max - min <= 1e-9 * Math.max(Math.abs(min), Math.abs(max))) {
     const pad = Math.abs(min) * 0.1 || 1;
     return [min - pad, max + pad];
   }
