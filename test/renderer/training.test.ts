@@ -5,7 +5,7 @@ import { bridgedWorkbench, type BridgedWorkbench } from '../helpers/bridged-work
 import { currentJob, mergeMetrics } from '../../renderer/src/store/slices/training.js';
 import { METRIC } from '../../core/rl/grpo-loop.js';
 import { SFT_METRIC } from '../../core/rl/sft.js';
-import { chartColumns, logRange, logScaleColumns, seriesOf } from '../../renderer/src/views/training/chart-data.js';
+import { chartColumns, logRange, logScaleColumns, seriesOf, yRange } from '../../renderer/src/views/training/chart-data.js';
 import { applyPreset, configFromForm, defaultFormValues, fieldValue, groupFields, newestCheckpoint } from '../../renderer/src/views/training/config-form.js';
 import { etaSeconds, formatEta, INTEGER_TICK_STEPS, iterationRange, NO_SIGNAL_ITERATIONS, noSignalWarning, smoothSeries } from '../../renderer/src/views/training/health.js';
 
@@ -183,6 +183,16 @@ describe('training form and chart helpers', () => {
     expect(INTEGER_TICK_STEPS.every(Number.isInteger)).toBe(true);
     expect(INTEGER_TICK_STEPS[0]).toBe(1);
     expect(iterationRange(1, 1)).toEqual([0, 2]); // a one-iteration run: ticks 0, 1, 2, never 0.5
+  });
+
+  it('a smoothed constant is still a constant: a ±10% band, not a 1e-16 range (uPlot failed on it with "Invalid array length")', () => {
+    const smoothed = smoothSeries(Array.from({ length: 20 }, () => 0.3), 0.6).filter((v): v is number => v !== null);
+    const [lo, hi] = yRange(Math.min(...smoothed), Math.max(...smoothed));
+    expect(Math.min(...smoothed)).not.toBe(Math.max(...smoothed)); // what the EMA really gives
+    expect(lo).toBeCloseTo(0.27, 9);
+    expect(hi).toBeCloseTo(0.33, 9);
+    expect(yRange(0, 0)).toEqual([-1, 1]);
+    expect(yRange(1, 2)).toEqual([0.95, 2.05]);
   });
 
   it('a log-scale y axis: values ≤ 0 become gaps (counted), the range is whole decades around the positive data', () => {
