@@ -1,7 +1,7 @@
 import type { EpisodeFilter, EpisodePage, EpisodeSummary, RunSummary, Trajectory } from '../store/index.js';
 import type {
-  Activity, AvdList, Breakpoint, DeviceList, DeviceSummary, EpisodeFacets, ExportResult, FrameView, InputEvent, PolicyInfo,
-  ScreenImage, ScreenState, StoredTree, SessionEvent, SessionInfo, SessionPolicy, TaskInstanceView, TaskSummary,
+  Activity, AvdList, Breakpoint, DeviceList, DeviceSummary, EpisodeFacets, ExportResult, FrameView, InputEvent, PolicyInfo, Rotation,
+  ScreenImage, ScreenState, StoredTree, SessionEvent, SessionInfo, SessionPolicy, TaskInstanceView, TaskSummary, TouchAction,
 } from './types.js';
 import type { SettingField, Settings } from './settings.js';
 import type {
@@ -115,6 +115,13 @@ export interface WorkbenchApi {
   screenshot(input: { serial: string; scale?: 1 | 0.5 }): Promise<ScreenImage>;
   screenState(input: { serial: string }): Promise<ScreenState>;
   sendInput(input: { serial: string; event: InputEvent }): Promise<void>;
+  /**
+   * One event of a finger streamed as it moves (down, moves, up; the Live view's drag): the screen follows the finger.
+   * TouchUnsupportedError for a device without it (DeviceSummary.touch), DeviceInSessionError as sendInput.
+   */
+  sendTouch(input: { serial: string; action: TouchAction; x: number; y: number }): Promise<void>;
+  /** Turns the display to a quarter-turn rotation (DeviceSummary.rotate); RotationUnsupportedError for SimDroid, which draws portrait only. */
+  rotateDevice(input: { serial: string; rotation: Rotation }): Promise<void>;
   /** Mirrored frames: pushed on change by SimDroid, polled from adb devices. */
   onFrame(input: { serial: string; scale?: 1 | 0.5; maxFps?: number }, listener: Listener<FrameView>): Unsubscribe;
 

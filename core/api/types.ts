@@ -13,7 +13,7 @@ import type { RunKind } from '../store/index.js';
  */
 export type { Breakpoint, BreakpointSpec } from '../episode/breakpoints.js';
 export type { ControllerState } from '../episode/controller.js';
-export type { InputEvent, KeyName, ScreenInfo, ForegroundApp } from '../device/device.js';
+export type { InputEvent, KeyName, Rotation, ScreenInfo, ForegroundApp, TouchAction } from '../device/device.js';
 export type { FramePath } from '../device/frames.js';
 export type { Bounds, UiNode, UiTree } from '../a11y/ui-tree.js';
 export type {
@@ -56,6 +56,10 @@ export interface DeviceSummary {
   adbAddress: string | null;
   /** The step-through session driving it, if any. */
   sessionId: string | null;
+  /** A drag can be streamed to it as it moves (sendTouch), not only sent as a swipe when it ends. */
+  touch: boolean;
+  /** Its display can be turned (rotateDevice): an emulator or a phone, not SimDroid. */
+  rotate: boolean;
 }
 
 export interface DeviceList {

@@ -205,6 +205,14 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
       sessions.refuseOutsideInput(serial);
       await devices.get(serial).input(event);
     },
+    sendTouch: async ({ serial, action, x, y }) => {
+      sessions.refuseOutsideInput(serial);
+      await devices.touch(serial, action, x, y);
+    },
+    rotateDevice: async ({ serial, rotation }) => {
+      sessions.refuseOutsideInput(serial);
+      await devices.rotate(serial, rotation);
+    },
     onFrame: ({ serial, scale, maxFps }, listener) =>
       devices.watchFrames(serial, { scale: scale ?? settings.mirrorScale, maxFps: maxFps ?? settings.mirrorFps, emulator: settings.emulatorMirror }, listener),
 
