@@ -97,6 +97,67 @@ describe('the Live view’s tools in Chromium', () => {
     expect(await page.getByTestId('rotate-right').getAttribute('title')).toMatch(/cannot be rotated/);
   });
 
+  it('inspects as Appium Inspector: a node as an action or a selector, copied; a warning when a dialog covers it', async () => {
+    // Settings → About emulated device → Device name: the Rename dialog opens over the list.
+    const serial = 'simdroid-1';
+    const tapText = async (text: string) => {
+      const e = findFirst(flattenUiTree((await api.api.screenState({ serial })).tree), { text });
+      if (!e) throw new Error(`no ${JSON.stringify(text)} on screen`);
+      const b = e.node.bounds;
+      await api.api.sendInput({ serial, event: { kind: 'tap', x: (b.left + b.right) / 2, y: (b.top + b.bottom) / 2 } });
+    };
+    await api.api.sendInput({ serial, event: { kind: 'key', key: 'HOME' } });
+    await api.api.sendInput({ serial, event: { kind: 'swipe', x1: 540, y1: 1900, x2: 540, y2: 700, durationMs: 300 } });
+    await tapText('Settings');
+    for (let i = 0; i < 4 && !findFirst(flattenUiTree((await api.api.screenState({ serial })).tree), { text: 'About emulated device' }); i++) {
+      await api.api.sendInput({ serial, event: { kind: 'swipe', x1: 540, y1: 1800, x2: 540, y2: 600, durationMs: 300 } });
+    }
+    await tapText('About emulated device');
+    await tapText('Device name');
+    await page.getByTestId('refresh-tree').click();
+    const state = await api.api.screenState({ serial });
+    const nodes = flattenUiTree(state.tree);
+    const build = nodes.find((e) => e.node.text === 'Build number')!;
+    const rename = nodes.find((e) => e.node.text === 'Rename')!;
+    await page.getByTestId('tree-filter').fill('Build number');
+    await page.getByTestId(`tree-node-${build.ordinal}`).click();
+    // The dialog is over it: a tap at its centre would land on the dialog's window.
+    expect(await page.getByTestId('node-covered').innerText()).toMatch(/^Covered by another window \(com\.android\.settings FrameLayout/);
+    await page.getByTestId('tree-filter').fill('Rename');
+    await page.getByTestId(`tree-node-${rename.ordinal}`).click();
+    expect(await page.getByTestId('node-covered').count()).toBe(0);
+    // As an action, in the workbench's JSON and in AndroidWorld's (json.dumps spacing): the same element index.
+    expect(await page.getByTestId('copy-text').innerText()).toBe(`{"action_type":"click","index":${rename.ordinal}}`);
+    await page.getByTestId('copy-format').selectOption('androidworld');
+    expect(await page.getByTestId('copy-text').innerText()).toBe(`{"action_type": "click", "index": ${rename.ordinal}}`);
+    await browser.context.grantPermissions(['clipboard-read', 'clipboard-write']);
+    await page.getByTestId('copy-node').click();
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(`{"action_type": "click", "index": ${rename.ordinal}}`);
+    // As selectors: the UiAutomator one by its unique resource-id, and an XPath that finds exactly this node in the dumped XML.
+    expect(rename.node.resourceId).toBe('android:id/button1');
+    await page.getByTestId('copy-format').selectOption('uiautomator');
+    expect(await page.getByTestId('copy-text').innerText()).toBe('new UiSelector().resourceId("android:id/button1")');
+    await page.getByTestId('copy-format').selectOption('resource-id');
+    expect(await page.getByTestId('copy-text').innerText()).toBe('android:id/button1');
+    // A container with no id, text or description: found by its position from the root.
+    const plain = nodes.find((e) => e.depth > 1 && !e.node.resourceId && !e.node.text && !e.node.contentDesc)!;
+    for (const e of [rename, build, plain]) {
+      await page.getByTestId('tree-filter').fill(e.node.text);
+      await page.getByTestId(`tree-node-${e.ordinal}`).click();
+      await page.getByTestId('copy-format').selectOption('xpath');
+      const xpath = await page.getByTestId('copy-text').innerText();
+      const found = await page.evaluate(([xml, xp]) => {
+        const doc = new DOMParser().parseFromString(xml!, 'text/xml');
+        const r = doc.evaluate(xp!, doc, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+        return Array.from({ length: r.snapshotLength }, (_, i) => (r.snapshotItem(i) as Element).getAttribute('bounds'));
+      }, [state.xml, xpath]);
+      const b = e.node.bounds;
+      expect(found, xpath).toEqual([`[${b.left},${b.top}][${b.right},${b.bottom}]`]);
+    }
+    await page.getByTestId('tree-filter').fill('');
+    await api.api.sendInput({ serial, event: { kind: 'key', key: 'BACK' } });
+  });
+
   it('saves a full-size screenshot as PNG', async () => {
     const [d] = await Promise.all([page.waitForEvent('download'), page.getByTestId('live-screenshot').click()]);
     expect(d.suggestedFilename()).toMatch(/^simdroid-1-\d{8}-\d{6}\.png$/);

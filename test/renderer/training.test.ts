@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConfigField } from '../../core/api/types.js';
+import type { ConfigField, IterationMetricsRow } from '../../core/api/types.js';
 import { createAppStore, type AppStore } from '../../renderer/src/store/index.js';
 import { bridgedWorkbench, type BridgedWorkbench } from '../helpers/bridged-workbench.js';
 import { currentJob, mergeMetrics } from '../../renderer/src/store/slices/training.js';
 import { METRIC } from '../../core/rl/grpo-loop.js';
 import { SFT_METRIC } from '../../core/rl/sft.js';
-import { chartColumns, logRange, logScaleColumns, seriesOf, yRange } from '../../renderer/src/views/training/chart-data.js';
+import { chartColumns, chartCsv, configDiff, formatX, logRange, logScaleColumns, seriesOf, xValues, yRange } from '../../renderer/src/views/training/chart-data.js';
 import { applyPreset, configFromForm, defaultFormValues, fieldValue, groupFields, newestCheckpoint } from '../../renderer/src/views/training/config-form.js';
 import { etaSeconds, formatEta, INTEGER_TICK_STEPS, iterationRange, NO_SIGNAL_ITERATIONS, noSignalWarning, smoothSeries } from '../../renderer/src/views/training/health.js';
 
@@ -174,15 +174,50 @@ describe('training form and chart helpers', () => {
     expect(s[1]).toBeNull();
     expect(s[2]).toBeCloseTo((0.5 * 1 + 0.5 * 4) / 0.75);
     const a = { runId: 1, rows: [{ iteration: 1, metrics: { m: 1 } }, { iteration: 2, metrics: { m: 3 } }] };
-    const b = { runId: 2, rows: [{ iteration: 2, metrics: { m: 5 } }, { iteration: 3, metrics: { m: 7 } }] };
+    const b = { runId: 2, label: '#2 grpo', rows: [{ iteration: 2, metrics: { m: 5 } }, { iteration: 3, metrics: { m: 7 } }] };
     expect(chartColumns([a, b], 'm', 0)).toEqual({
       data: [[1, 2, 3], [1, 3, null], [null, 5, 7]],
-      series: [{ label: 'run 1', runId: 1, raw: false, color: expect.any(String) }, { label: 'run 2', runId: 2, raw: false, color: expect.any(String) }],
+      raw: [[1, 3, null], [null, 5, 7]],
+      iterations: [[1, 2, null], [null, 2, 3]],
+      series: [{ label: 'run 1', runId: 1, color: expect.any(String) }, { label: '#2 grpo', runId: 2, color: expect.any(String) }],
+      skipped: [],
     });
-    expect(chartColumns([a], 'm', 0.6).series.map((x) => x.label)).toEqual(['run 1 (raw)', 'run 1']);
+    // One legend entry per run, smoothed or not: the raw values go beside, not as series of their own.
+    const smoothed = chartColumns([a], 'm', 0.6);
+    expect(smoothed.series.map((x) => x.label)).toEqual(['run 1']);
+    expect(smoothed.raw).toEqual([[1, 3]]);
+    expect(smoothed.data[1]![1]).toBeCloseTo((0.6 * 0.4 + 0.4 * 3) / (1 - 0.36));
     expect(INTEGER_TICK_STEPS.every(Number.isInteger)).toBe(true);
     expect(INTEGER_TICK_STEPS[0]).toBe(1);
     expect(iterationRange(1, 1)).toEqual([0, 2]); // a one-iteration run: ticks 0, 1, 2, never 0.5
+  });
+
+  it('x by iteration, environment steps (summed, or rate × rollout time for older runs) or training time; SFT has no steps', () => {
+    const grpo: IterationMetricsRow[] = [
+      { iteration: 1, metrics: { 'rollout/env_steps': 40, 'perf/iteration_s': 2.5 } },
+      { iteration: 2, metrics: { 'perf/steps_per_s': 10, 'perf/rollout_s': 3, 'perf/iteration_s': 4 } },
+    ];
+    expect(xValues(grpo, 'iteration')).toEqual([1, 2]);
+    expect(xValues(grpo, 'steps')).toEqual([40, 70]);
+    expect(xValues(grpo, 'time')).toEqual([2.5, 6.5]);
+    const sft = [{ iteration: 1, metrics: { 'perf/epoch_s': 1 } }, { iteration: 2, metrics: { 'perf/epoch_s': 2 } }];
+    expect(xValues(sft, 'steps')).toBeNull();
+    expect(xValues(sft, 'time')).toEqual([1, 3]);
+    const c = chartColumns([{ runId: 1, rows: grpo }, { runId: 2, rows: sft }], 'perf/iteration_s', 0, 'steps');
+    expect(c.data[0]).toEqual([40, 70]);
+    expect(c.skipped).toEqual([2]);
+    expect([formatX(12, 'iteration'), formatX(12_345, 'steps'), formatX(65, 'time'), formatX(3725, 'time')]).toEqual(['12', '12.3k', '1 min 05 s', '1 h 02 min']);
+  });
+
+  it('exports a chart as CSV (each run raw and smoothed) and diffs two runs’ configs leaf by leaf', () => {
+    const c = chartColumns([{ runId: 1, label: 'run "one"', rows: [{ iteration: 1, metrics: { m: 2 } }, { iteration: 2, metrics: { m: 4 } }] }], 'm', 0.5);
+    expect(chartCsv(c, 'iteration', 0.5)).toBe(`iteration,"run ""one""","run ""one"" (smoothed 0.5)"\n1,2,2\n2,4,${c.data[1]![1]}\n`);
+    expect(configDiff(
+      { init: null, loss: { klBeta: 0.05, clipEps: 0.2 }, seeds: [1, 2], only: 'a' },
+      { init: 'checkpoint:sft', loss: { klBeta: 0.05, clipEps: 0.3 }, seeds: [1, 2] },
+    )).toEqual([
+      { path: 'init', a: null, b: 'checkpoint:sft' }, { path: 'loss.clipEps', a: 0.2, b: 0.3 }, { path: 'only', a: 'a', b: undefined },
+    ]);
   });
 
   it('a smoothed constant is still a constant: a ±10% band, not a 1e-16 range (uPlot failed on it with "Invalid array length")', () => {

@@ -5,6 +5,7 @@ import type {
 } from '../../../../core/api/types.js';
 import type { AppState } from '../index.js';
 import { sharedWatch } from '../shared-watch.js';
+import type { ChartXAxis } from '../../views/training/chart-data.js';
 
 /**
  * The Training view's state: the trainers' form descriptions, this workbench's jobs of every kind
@@ -62,6 +63,9 @@ export interface TrainingSlice {
   /** Other runs drawn over the shown run's charts. */
   overlayRunIds: number[];
   toggleOverlayRun(runId: number): void;
+  /** What the charts' x axis counts: iterations (epochs), environment steps, or training time. */
+  chartXAxis: ChartXAxis;
+  setChartXAxis(axis: ChartXAxis): void;
   /** Metrics whose charts draw a log-scale y axis (a loss or KL spanning decades), kept across runs. */
   chartLogMetrics: string[];
   toggleChartLog(metric: string): void;
@@ -178,6 +182,8 @@ export const createTrainingSlice = (api: WorkbenchApi): StateCreator<AppState, [
       }
     },
 
+    chartXAxis: 'iteration',
+    setChartXAxis: (axis) => set({ chartXAxis: axis }),
     chartLogMetrics: [],
     toggleChartLog: (metric) => set((s) => ({
       chartLogMetrics: s.chartLogMetrics.includes(metric) ? s.chartLogMetrics.filter((m) => m !== metric) : [...s.chartLogMetrics, metric],
