@@ -26,7 +26,7 @@ export type {
 } from '../store/index.js';
 
 export type {
-  CheckpointInfo, ChartSpec, ConfigField, ConfigPreset, IterationMetricsRow, JobCheckpoint, JobInfo, JobKind, JobState, TrainConfigDescription, TrainerKind,
+  CheckpointInfo, ChartSpec, ConfigField, ConfigPreset, IterationMetricsRow, JobCheckpoint, JobInfo, JobKind, JobPhase, JobState, TrainConfigDescription, TrainerKind,
   TrainingEvent, TrainingResume, TrainingRunInfo, TrainingStart,
 } from './training-types.js';
 export type {

@@ -136,7 +136,15 @@ describe('adaptation jobs through the bridge', () => {
     expect(finished).toMatchObject({ iteration: 2, total: 2, error: null, checkpoint: null });
 
     const phases = progressOf(job.id).map((p) => p.phase);
-    expect(phases).toEqual(['before', 'before', 'demonstrations', 'sft', 'sft', 'saved', 'after', 'after']);
+    expect(phases).toEqual(['before', 'before', 'demonstrating', 'demonstrating', 'demonstrations', 'sft', 'sft', 'saved', 'after', 'after']);
+    // Issue 33: every phase is counted on the job (its bar and ETA): episodes, oracle demonstrations, SFT epochs.
+    const jobPhases = events.flatMap((e) => (e.kind === 'progress' && e.job.id === job.id ? [e.job.phase] : []));
+    expect(jobPhases.map((p) => (p ? [p.name, p.done, p.total, p.startDone] : null))).toEqual([
+      ['base policy on the test instances', 1, 2, 1], ['base policy on the test instances', 2, 2, 1],
+      ['oracle demonstrations', 0, 2, 0], ['oracle demonstrations', 1, 2, 0], null,
+      ['SFT epochs', 1, 2, 1], ['SFT epochs', 2, 2, 1], null,
+      ['adapted policy on the test instances', 1, 2, 1], ['adapted policy on the test instances', 2, 2, 1],
+    ]);
     const report = (events.find((e) => e.kind === 'report' && e.job.id === job.id) as Extract<AdaptationEvent, { kind: 'report' }>).report;
     expect(report).toMatchObject({
       app: 'Settings', regime: 'unseen-template', evalSeeds: [30], stoppedBy: 'done', demonstrations: { source: 'oracle', episodes: 2 },

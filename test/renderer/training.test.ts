@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConfigField, IterationMetricsRow } from '../../core/api/types.js';
+import type { ConfigField, IterationMetricsRow, JobInfo } from '../../core/api/types.js';
 import { createAppStore, type AppStore } from '../../renderer/src/store/index.js';
 import { bridgedWorkbench, type BridgedWorkbench } from '../helpers/bridged-workbench.js';
 import { currentJob, mergeMetrics } from '../../renderer/src/store/slices/training.js';
@@ -7,7 +7,7 @@ import { METRIC } from '../../core/rl/grpo-loop.js';
 import { SFT_METRIC } from '../../core/rl/sft.js';
 import { chartColumns, chartCsv, configDiff, formatX, logRange, logScaleColumns, seriesOf, xValues, yRange } from '../../renderer/src/views/training/chart-data.js';
 import { applyPreset, configFromForm, defaultFormValues, fieldValue, groupFields, newestCheckpoint } from '../../renderer/src/views/training/config-form.js';
-import { etaSeconds, formatEta, INTEGER_TICK_STEPS, iterationRange, NO_SIGNAL_ITERATIONS, noSignalWarning, smoothSeries } from '../../renderer/src/views/training/health.js';
+import { etaSeconds, formatEta, phaseEtaSeconds, INTEGER_TICK_STEPS, iterationRange, NO_SIGNAL_ITERATIONS, noSignalWarning, smoothSeries } from '../../renderer/src/views/training/health.js';
 
 async function until(what: string, cond: () => boolean, ms = 30_000): Promise<void> {
   const end = Date.now() + ms;
@@ -64,9 +64,20 @@ describe('the training slice against the real workbench', () => {
     const values = { ...applyPreset(defaultFormValues(fields), fields, presets[0]!), 'sft.epochs': '3', maxTemplates: '2' };
     const config = configFromForm(values, fields);
     expect(config).toEqual({ maxTemplates: 2, seeds: [0], sft: { epochs: 3 } });
+    // Issue 33: the demonstration phase is counted (done of total, when it began) for the bar and its ETA.
+    const phases: Array<JobInfo['phase']> = [];
+    const unwatch = store.subscribe((s) => {
+      const p = currentJob(s)?.phase ?? null;
+      if (p && phases.at(-1) !== p) phases.push(p);
+    });
     const job = await store.getState().startTraining(config);
     expect(job).toMatchObject({ kind: 'sft', id: 'job-1' });
     await until('the job to finish', () => currentJob(store.getState())?.state === 'finished');
+    unwatch();
+    expect(phases.map((p) => [p!.name, p!.done, p!.total])).toEqual([['oracle demonstrations', 0, 2], ['oracle demonstrations', 1, 2]]);
+    expect(new Set(phases.map((p) => p!.startedAt)).size).toBe(1);
+    expect(phases.every((p) => p!.startDone === 0)).toBe(true);
+    expect(currentJob(store.getState())!.phase).toBeNull();
     await until('the runs to refresh', () => store.getState().trainingRuns.length === 1);
 
     const s = store.getState();
@@ -157,6 +168,13 @@ describe('training form and chart helpers', () => {
     expect(noSignalWarning(dead)).toEqual({ iterations: NO_SIGNAL_ITERATIONS + 2, from: 1, to: NO_SIGNAL_ITERATIONS + 2 });
     expect(noSignalWarning([...dead, flat(99, 0.5)])).toBeNull(); // a group with signal ends the streak
     expect(noSignalWarning(dead.slice(0, NO_SIGNAL_ITERATIONS - 1))).toBeNull();
+  });
+
+  it('a phase’s ETA at its pace since it was first heard of; none before any of it is done', () => {
+    const p = { name: 'oracle demonstrations', done: 3, total: 20, startedAt: 1000, startDone: 1 };
+    expect(phaseEtaSeconds(p, 5000)).toBe((4 / 2) * 17); // 2 done in 4 s, 17 left
+    expect(phaseEtaSeconds({ ...p, done: 1 }, 5000)).toBeNull();
+    expect(phaseEtaSeconds({ ...p, total: null }, 5000)).toBeNull();
   });
 
   it('ETA from the last iterations\' (or epochs\') own timings; none before the first is timed', () => {

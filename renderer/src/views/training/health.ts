@@ -1,4 +1,4 @@
-import type { IterationMetricsRow, TrainerKind } from '../../../../core/api/types.js';
+import type { IterationMetricsRow, JobPhase, TrainerKind } from '../../../../core/api/types.js';
 
 /** The trainers' metric names this module reads (core/rl/grpo-loop.ts METRIC, core/rl/sft.ts SFT_METRIC). */
 const METRIC = { zeroStdFrac: 'adv/zero_std_frac', iterationS: 'perf/iteration_s', successRate: 'success/rate' } as const;
@@ -80,6 +80,16 @@ export function etaSeconds(kind: TrainerKind, rows: readonly IterationMetricsRow
   const times = rows.slice(-window).map((r) => iterationSeconds(kind, r)).filter((s): s is number => s !== undefined && Number.isFinite(s));
   if (!times.length) return null;
   return (times.reduce((a, b) => a + b, 0) / times.length) * Math.max(0, total - done);
+}
+
+/**
+ * Seconds left in a phase at its pace so far: the time since it was first heard of over what was done since, times
+ * what is left; null before anything of it is done (or with no total).
+ */
+export function phaseEtaSeconds(p: JobPhase, now: number): number | null {
+  const since = p.done - p.startDone;
+  if (p.total === null || since <= 0) return null;
+  return ((now - p.startedAt) / 1000 / since) * Math.max(0, p.total - p.done);
 }
 
 /** "1 h 05 min", "3 min 20 s", "12 s". */
