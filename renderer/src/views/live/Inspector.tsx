@@ -84,7 +84,7 @@ export function Inspector({ height }: { height: number }) {
         <button onClick={() => setCollapsed(new Set(nodes.filter((n) => n.node.children.length && n.depth > 0).map((n) => n.path)))} title="Collapse all but the windows">−</button>
       </div>
       <div
-        className="live-tree" data-testid="inspector-tree" ref={treeRef} tabIndex={0} role="tree" onKeyDown={onKeyDown}
+        className="live-tree" data-testid="inspector-tree" ref={treeRef} tabIndex={0} role="tree" onKeyDown={onKeyDown} data-focus-home
         onMouseLeave={() => appStore().getState().hoverNode(null)}
       >
         {nodes.length === 0 ? <div className="muted">{loading ? 'Reading the tree…' : 'No tree yet.'}</div> : null}

@@ -122,6 +122,7 @@ export function LiveScreen({ height }: { height: number }) {
           ref={wrap}
           className={inspect ? 'live-screen-wrap inspecting' : 'live-screen-wrap'}
           tabIndex={0}
+          data-keys="device"
           aria-label="Device screen: click to tap, drag to swipe, type to send keys"
           onKeyDown={onKeyDown}
           onPaste={(e) => {

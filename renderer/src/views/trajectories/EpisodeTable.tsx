@@ -186,6 +186,7 @@ export function EpisodeTable() {
       onKeyDown={onKey}
       onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}
       data-testid="episode-table"
+      data-focus-home
       data-rendered-rows={win.last - win.first + 1}
     >
       <Head columns={columns} grid={grid} />
