@@ -144,6 +144,8 @@ describe('training jobs through the bridge', () => {
     await expect(api.listEpisodes({ sort: { by: 'colour' as 'id', dir: 'asc' } })).rejects.toMatchObject({ name: 'ApiInputError' });
     const [run] = await api.listTrainingRuns();
     expect(run).toMatchObject({ runId: stopped.runId, trainer: 'grpo', status: 'interrupted', iterations: stopped.iteration, checkpoint: stopped.checkpoint!.name, job: { id: first.id, state: 'stopped' } });
+    // The config it ran with (the charts' config diff and the no-signal advice read it): the trainer's, defaults filled.
+    expect(run!.config).toMatchObject({ trainer: 'grpo', init: null, rolloutsPerInstance: 2, loss: { clipEps: 0.2 } });
     const [ckpt] = await api.listCheckpoints();
     expect(ckpt).toMatchObject({ name: stopped.checkpoint!.name, trainer: 'grpo', iteration: stopped.iteration, resumable: true, runId: stopped.runId });
     await expect(api.stopTraining({ jobId: first.id })).rejects.toMatchObject({ name: 'TrainingStateError' });
