@@ -6,11 +6,10 @@ import { contentBox, editLayout, offsetAt, wordAt } from '../view/text-layout.js
 import type { Frame, FrameWindow, SystemHandlers } from './frame.js';
 import type { WindowManager } from './window-manager.js';
 import {
-  deleteBackward, dismissSelection, focusedValue, moveCaretInLine, replaceSelection, selectAll, selectedText, selectionOf, toolbarItems,
+  deleteBackward, dismissSelection, moveCaretInLine, replaceSelection, toolbarEdit, toolbarItems, type ToolbarItem,
 } from './text-editing.js';
+import { TOUCH_SLOP_DP, TouchStream, type DragScroller } from './touch-stream.js';
 
-/** A move shorter than this (dp) is a tap, as Android's touch slop. */
-const TOUCH_SLOP_DP = 8;
 const LONG_PRESS_MS = 500;
 
 const ACCEPT: Record<NonNullable<ViewSpec['accept']>, RegExp> = {
@@ -45,14 +44,7 @@ function findField(frame: Frame, field: string): { win: FrameWindow; spec: ViewS
  * dialog, then the screen.
  */
 export class InputDispatcher {
-  /**
-   * The finger of a streamed touch (touchDown … touchUp), in px, and the list its moves scroll: undefined until the
-   * drag leaves touch slop and its direction is known, null when it scrolls nothing (it ends as a swipe on lifting).
-   */
-  private finger: {
-    x0: number; y0: number; x: number; y: number; at: number; moved: boolean;
-    scroll?: { win: FrameWindow; key: string; offset0: number; max: number } | null;
-  } | null = null;
+  private readonly touches = new TouchStream(() => this.frame().scale, (x, y) => this.scrollerAt(x, y), (...g) => this.swipe(...g));
 
   constructor(
     private readonly wm: WindowManager,
@@ -187,38 +179,21 @@ export class InputDispatcher {
     else delete view.textToolbar;
   }
 
-  /** A finger goes down (a streamed touch, as MotionEvent ACTION_DOWN); `at` is when, in ms. */
+  /** A streamed touch (as MotionEvents: touch-stream.ts), in px; `at` is when, in ms. */
   touchDown(xPx: number, yPx: number, at: number): void {
-    this.finger = { x0: xPx, y0: yPx, x: xPx, y: yPx, at, moved: false };
+    this.touches.down(xPx, yPx, at);
   }
 
-  /**
-   * The finger moves: once past touch slop, a vertical drag that starts over a scrolling list scrolls it with the
-   * finger, as Android's ScrollView does (the content follows while dragged, not only when lifted).
-   */
   touchMove(xPx: number, yPx: number): void {
-    const f = this.finger;
-    if (!f) return;
-    Object.assign(f, { x: xPx, y: yPx });
-    const scale = this.frame().scale;
-    const [dx, dy] = [(xPx - f.x0) / scale, (yPx - f.y0) / scale];
-    if (!f.moved && Math.hypot(dx, dy) < TOUCH_SLOP_DP) return;
-    f.moved = true;
-    if (f.scroll === undefined) f.scroll = Math.abs(dy) >= Math.abs(dx) ? this.scrollerAt(f.x0 / scale, f.y0 / scale) : null;
-    const s = f.scroll;
-    if (s) s.win.view.scroll[s.key] = Math.min(s.max, Math.max(0, s.offset0 - dy));
+    this.touches.move(xPx, yPx);
   }
 
-  /** The finger lifts: a drag that scrolled a list is done; anything else is the gesture from down to here (tap, long press, swipe). */
   touchUp(xPx: number, yPx: number, at: number): void {
-    const f = this.finger;
-    this.finger = null;
-    if (!f || f.scroll) return;
-    this.swipe(f.x0, f.y0, xPx, yPx, Math.max(0, at - f.at));
+    this.touches.up(xPx, yPx, at);
   }
 
   /** The scrolling list under a point of the window there (not across a modal window's outside), if any. */
-  private scrollerAt(x: number, y: number): { win: FrameWindow; key: string; offset0: number; max: number } | null {
+  private scrollerAt(x: number, y: number): DragScroller | null {
     const hit = this.windowAt(this.frame(), x, y);
     if (!hit || !('win' in hit)) return null;
     const node = hitPath(hit.win.root, x, y).find((n) => n.scroll !== undefined && n.scroll.max > 0);
@@ -289,32 +264,12 @@ export class InputDispatcher {
     deleteBackward(this.wm.topRecord().view);
   }
 
-  /** The floating toolbar's actions on the focused field's selection. */
-  private toolbarAction(item: 'Cut' | 'Copy' | 'Paste' | 'Select all'): void {
+  /** The floating toolbar's actions on the focused field's selection; a paste is typed, filtered as typing is. */
+  private toolbarAction(item: ToolbarItem): void {
     const view = this.wm.topRecord().view;
     if (view.focus === null) return;
-    switch (item) {
-      case 'Copy':
-        this.wm.state.clipboard = selectedText(view);
-        // The selection ends; the caret stays at its end.
-        view.selection = { start: selectionOf(view).end, end: selectionOf(view).end };
-        delete view.textToolbar;
-        return;
-      case 'Cut':
-        this.wm.state.clipboard = selectedText(view);
-        deleteBackward(view);
-        return;
-      case 'Paste': {
-        const clip = this.wm.state.clipboard;
-        delete view.textToolbar;
-        if (clip) this.text(clip, { paste: true });
-        return;
-      }
-      case 'Select all':
-        selectAll(view);
-        view.textToolbar = focusedValue(view).length > 0;
-        return;
-    }
+    const paste = toolbarEdit(view, this.wm.state, item);
+    if (paste !== null) this.text(paste, { paste: true });
   }
 
   private enter(): void {

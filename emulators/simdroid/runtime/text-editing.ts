@@ -106,3 +106,31 @@ export function toolbarItems(view: ViewState, clip: string | null, password: boo
   if (value.length > 0 && !(start === 0 && end === value.length)) items.push('Select all');
   return items;
 }
+
+/**
+ * The toolbar's Copy, Cut and Select all on the focused field, with the clipboard (`clip.clipboard`). Paste hides the
+ * toolbar and returns the clipboard's text for the caller to type as a paste; every other item returns null.
+ */
+export function toolbarEdit(view: ViewState, clip: { clipboard: string | null }, item: ToolbarItem): string | null {
+  switch (item) {
+    case 'Copy': {
+      clip.clipboard = selectedText(view);
+      // The selection ends; the caret stays at its end.
+      const { end } = selectionOf(view);
+      view.selection = { start: end, end };
+      delete view.textToolbar;
+      return null;
+    }
+    case 'Cut':
+      clip.clipboard = selectedText(view);
+      deleteBackward(view);
+      return null;
+    case 'Paste':
+      delete view.textToolbar;
+      return clip.clipboard ? clip.clipboard : null;
+    case 'Select all':
+      selectAll(view);
+      view.textToolbar = focusedValue(view).length > 0;
+      return null;
+  }
+}
