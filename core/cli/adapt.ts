@@ -26,7 +26,8 @@ const USAGE = `awb adapt --app APP [--policy CHECKPOINT] [--shots 8] [--method g
   <data folder>/checkpoints/*/policy.json. The adapter is saved to <data folder>/adapters/<base sha256 prefix>/<app>.json
   (or --out). --from-episodes trains SFT on recorded episodes (e.g. recorded by hand in the UI) instead of the oracle
   (method sft unless --method says sft+grpo).
-  docs/adaptation.md explains the choices; --config FILE takes the full config (core/rl/adapt-config.ts).`;
+  docs/adaptation.md explains the choices; --config FILE takes the full config (core/rl/adapt-config.ts), e.g.
+  {"ray": {"address": "HEAD:6379", "envs": 16}} for GRPO rollouts on a Ray cluster (docs/ray.md).`;
 
 const IntList = (what: string) => z.string()
   .regex(/^\d+(,\d+)*$/, `${what} must be a comma-separated list of non-negative integers`)
@@ -167,7 +168,7 @@ export async function adaptCommand(argv: string[], io: Io): Promise<number> {
       ...(values['eval-seeds'] ? { evalSeeds: values['eval-seeds'] } : {}),
       ...(values.out ? { out: resolve(values.out) } : { adaptersRoot: join(dataDir(), 'adapters') }),
     }, {
-      ...(store ? { db: store.db } : {}), signal: ac.signal,
+      ...(store ? { db: store.db } : {}), signal: ac.signal, log: (m) => io.err(`awb: ${m}`),
       onProgress: (e) => {
         if (values.json) return io.out(JSON.stringify(e));
         if (e.phase === 'before' || e.phase === 'after') {
