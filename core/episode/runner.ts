@@ -11,6 +11,7 @@ import type { EpisodeOutcome } from '../tasks/task.js';
 import { nextTurn } from '../util/next-turn.js';
 import type { CheckVerdict } from '../tasks/verdict.js';
 import type { Policy, PolicyDecision } from './policy.js';
+import { withProbabilities } from './confidence.js';
 import {
   errorOf, type EpisodeRecorder, type EpisodeResult, type EpisodeStatus, type ObservationRecord, type StepError,
   type StepRecord, type Termination,
@@ -223,7 +224,7 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<EpisodeResult
         timings: { observeMs, policyMs, actMs: 0, settleMs: 0 },
       };
       if (decision.thought !== undefined) step.thought = decision.thought;
-      if (decision.candidates !== undefined) step.candidates = decision.candidates;
+      if (decision.candidates !== undefined) step.candidates = withProbabilities(decision.candidates);
       if (decision.requestMs !== undefined) step.timings.requestMs = decision.requestMs;
       if (decision.usage !== undefined) step.usage = decision.usage;
       if (decision.prompt !== undefined) step.prompt = decision.prompt;

@@ -41,6 +41,8 @@ export const METRIC = {
   /** Rollouts run again because their remote worker died (Ray rollouts, docs/ray.md); 0 on this machine. */
   reruns: 'rollout/reruns',
   episodeLength: 'episode/length',
+  /** Environment steps the iteration's rollouts took (the charts' x axis by environment steps). */
+  envSteps: 'rollout/env_steps',
   batchSteps: 'batch/steps',
   batchReplayed: 'batch/replayed',
   curriculumStage: 'curriculum/stage',
@@ -218,6 +220,7 @@ export function iterationMetrics(f: IterationFacts): Record<string, number> {
     // Their reward is NaN (outcomeReward), so they are scored out of their group, not trained on.
     [METRIC.envErrors]: episodes.filter((e) => e.result.status === 'error').length,
     [METRIC.episodeLength]: envSteps / Math.max(1, episodes.length),
+    [METRIC.envSteps]: envSteps,
     [METRIC.batchSteps]: f.batchSteps,
     ...(f.adagrpo ? { [METRIC.batchReplayed]: f.adagrpo.replayed, [METRIC.curriculumStage]: f.adagrpo.curriculumStage } : {}),
     [METRIC.lr]: f.lr,

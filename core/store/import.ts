@@ -2,6 +2,7 @@ import { createReadStream, lstatSync, readFileSync, realpathSync, statSync, type
 import { basename, join, resolve, sep } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { StepRecord } from '../episode/record.js';
+import { storedCandidates } from '../episode/confidence.js';
 import { deviceKindOf, ensureInstance, ensureTemplate, upsertDevice } from './catalog.js';
 import { hasScreenshot, hasTree, pngSize, putScreenshot, putTree, sha256 } from './content.js';
 import { inTransaction, type WritableDB } from './db.js';
@@ -258,7 +259,7 @@ function lineToStep(s: StepLine): StepRecord {
   if (s.action !== null) step.action = s.action;
   if (s.description !== null) step.description = s.description;
   if (s.thought !== null) step.thought = s.thought;
-  if (s.candidates !== null) step.candidates = s.candidates;
+  if (s.candidates !== null) step.candidates = storedCandidates(s.candidates);
   if (s.error !== null) step.error = s.error;
   if (s.overridden) step.overridden = true;
   if (s.target !== null) step.target = s.target;

@@ -23,7 +23,8 @@ export {
 } from './reward-annotations.js';
 export { StoreRecorder, type StoreRecorderOptions } from './recorder.js';
 export {
-  EpisodeFilterSchema, episodeFilterValues, listEpisodes, successfulEpisodes, type EpisodeFilter, type EpisodePage, type EpisodeSummary, type RolloutPlace,
+  EPISODE_SORT_KEYS, EpisodeFilterSchema, episodeFilterValues, listEpisodes, successfulEpisodes, type EpisodeFilter, type EpisodePage, type EpisodeSortKey,
+  type EpisodeSummary, type RolloutPlace,
 } from './queries.js';
 export { loadTrajectory, type InstanceInfo, type Trajectory } from './trajectory.js';
 export { exportEpisodes, type ExportSummary } from './export.js';

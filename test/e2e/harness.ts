@@ -74,8 +74,8 @@ export async function openBrowser(viewport = { width: 1440, height: 960 }): Prom
 }
 
 /** A browser on the served workbench, connected: a page error fails the test that caused it. */
-export async function openWorkbench(serve: ServeProcess): Promise<Browser> {
-  const browser = await openBrowser();
+export async function openWorkbench(serve: ServeProcess, viewport?: { width: number; height: number }): Promise<Browser> {
+  const browser = await openBrowser(viewport);
   browser.page.on('pageerror', (e) => {
     throw e;
   });
