@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { ADAPTER_KINDS } from '../policy/adapter.js';
 import { HOME_MODES } from '../policy/adapter-policy.js';
-import { ADAPT_METHODS, type AdaptConfigInput } from '../rl/adapt-config.js';
+import { ADAPT_METHODS, AdaptConfigError, type AdaptConfigInput } from '../rl/adapt-config.js';
 import { ADAPTER_STEPS_FRAC } from '../rl/adapt-grpo.js';
 import { resolveAdaptApp } from '../rl/adapt-instances.js';
 import { runAdaptation, type AdaptationReport, type AdaptProgress } from '../rl/adapt.js';
@@ -56,7 +56,7 @@ const Flags = z.object({
 
 /** Errors whose message is for the user: a bad command line in effect (exit 2). */
 const USAGE_ERRORS = new Set([
-  'UnknownAdaptAppError', 'NoAdaptInstancesError', 'ShotsError', 'AdaptConfigError', 'AdaptOptionsError', 'CheckpointError',
+  'UnknownAdaptAppError', 'NoAdaptInstancesError', 'ShotsError', 'AdaptOptionsError', 'CheckpointError',
   'AdapterSpecError', 'DemonstrationSourceError', 'EpisodeNotFoundError', 'StoreVersionFromFutureError',
 ]);
 
@@ -187,6 +187,8 @@ export async function adaptCommand(argv: string[], io: Io): Promise<number> {
     else printReport(report, io);
     return 0;
   } catch (e) {
+    // A config's problems, listed one per line for the UI, are one line here, naming the file they came from.
+    if (e instanceof AdaptConfigError) throw new UsageError(`${values.config ? `--config ${values.config}` : 'adaptation config'}: ${e.problems.join('; ')}`, { cause: e });
     if (e instanceof Error && USAGE_ERRORS.has(e.name)) throw new UsageError(e.message, { cause: e });
     throw e;
   } finally {
