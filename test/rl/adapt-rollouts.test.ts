@@ -1,18 +1,12 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadBasePolicy, type BasePolicy } from '../../core/policy/adapter-file.js';
-import { createModel } from '../../core/policy/builtin.js';
-import { saveCheckpoint } from '../../core/policy/checkpoint.js';
 import { ADAPTER_NORM, ADAPTER_STEPS_FRAC } from '../../core/rl/adapt-grpo.js';
-import { pickShots, resolveAdaptApp } from '../../core/rl/adapt-instances.js';
 import { AdaptRolloutDevicesError, withAdaptRolloutWorkers } from '../../core/rl/adapt-rollouts.js';
 import { adaptToApp, type AdaptToAppResult } from '../../core/rl/adapt.js';
 import { parseAdaptConfig, type AdaptConfigInput } from '../../core/rl/adapt-config.js';
-import { collectDemonstrations } from '../../core/rl/demonstrations.js';
-import { METRIC, type IterationMetrics } from '../../core/rl/grpo-loop.js';
-import { parseSftConfig, trainSft } from '../../core/rl/sft.js';
-import { createRun, listEpisodes, loadTrajectory, openStore, type WritableDB } from '../../core/store/index.js';
-import { createRng } from '../../core/util/rng.js';
+import { METRIC } from '../../core/rl/grpo-loop.js';
+import { createRun, openStore } from '../../core/store/index.js';
+import { ADAPT_APP, adaptTestBase, adaptTestConfig, metricsEssence, recordedRollouts } from '../helpers/adapt-fixture.js';
 import { scratch } from '../helpers/scratch.js';
 import { device } from '../helpers/simdroid.js';
 
@@ -21,41 +15,17 @@ import { device } from '../helpers/simdroid.js';
  * in-process rollouts give for the same seed: each rollout samples the adapted policy with its own RNG key, so the
  * recorded rollouts, the metrics and the trained adapter do not depend on which worker ran a rollout.
  */
-const APP = 'Audio Recorder';
-const target = resolveAdaptApp(APP);
-const GRPO = { iterations: 2, instancesPerIteration: 2, rolloutsPerInstance: 4, maxSteps: 8, learningRate: 0.05 };
-const config = (over: AdaptConfigInput['grpo'] = {}): AdaptConfigInput => ({ shots: 2, method: 'grpo', seed: 0, grpo: { ...GRPO, ...over } });
+const APP = ADAPT_APP;
+const config = (grpo: AdaptConfigInput['grpo'] = {}) => adaptTestConfig(grpo);
 
 const d = device({ serial: 'adapt-rollouts-0' });
 afterAll(() => d.close());
 const tmp = scratch('awb-adapt-rollouts-');
 afterAll(tmp.cleanup);
 let base: BasePolicy;
-
-// A base behaviour-cloned on the app's two shots: sampled at temperature 1 it both succeeds and fails on them, so GRPO
-// has mixed groups to learn from (an untrained base never succeeds and the adapter would not move).
 beforeAll(async () => {
-  const model = createModel(createRng('adapt-rollouts-test/base'));
-  trainSft(model, (await collectDemonstrations(d, pickShots(target, 2, 0), model)).demos, parseSftConfig({ epochs: 25, batchSize: 8 }));
-  const path = join(tmp.dir(), 'policy.json');
-  saveCheckpoint(path, model);
-  base = loadBasePolicy(path);
+  base = loadBasePolicy(await adaptTestBase(d, tmp.dir()));
 }, 30_000);
-
-/** What must not depend on where the rollouts ran: every metric but the timings. */
-const essence = (history: IterationMetrics[]) => history.map((m) => Object.fromEntries(Object.entries(m.metrics).filter(([k]) => !k.startsWith('perf/'))));
-
-/** The adaptation's recorded rollouts in recording order, without the device they ran on; and the devices. */
-function recorded(db: WritableDB, runId: number) {
-  const page = listEpisodes(db, { runId: runId as never, limit: 1000 });
-  const ts = page.rows.map((e) => loadTrajectory(db, e.id));
-  const key = (t: (typeof ts)[number]) => `${t.rollout?.iteration}/${t.rollout?.group}/${t.rollout?.index}`;
-  return {
-    rollouts: ts.map((t) => ({ key: key(t), instance: `${t.instance.templateId}#${t.instance.seed}`, policy: t.episode.policy, status: t.episode.status, rollout: t.rollout, actions: t.steps.map((s) => s.action) }))
-      .sort((a, b) => a.key.localeCompare(b.key)),
-    serials: new Set(ts.map((t) => t.episode.device?.serial)),
-  };
-}
 
 describe('adaptation GRPO on rollout worker threads', () => {
   it('rolloutWorkers 2: the same recorded rollouts, metrics and adapter as in process on one device, for the same seed', async () => {
@@ -68,7 +38,7 @@ describe('adaptation GRPO on rollout worker threads', () => {
       // No devices given: grpo.rolloutWorkers 2 threads, each with a SimDroid of its own.
       const pooled: AdaptToAppResult = await adaptToApp({ base, app: APP, config: config({ rolloutWorkers: 2, devices: 2 }), record: threads });
 
-      expect(essence(pooled.grpo)).toEqual(essence(local.grpo));
+      expect(metricsEssence(pooled.grpo)).toEqual(metricsEssence(local.grpo));
       expect(Array.from(pooled.adapter.adapter.params)).toEqual(Array.from(local.adapter.adapter.params));
       // GRPO had something to follow (a mixed group, a gradient), and the adapter scored steps: the comparison bites.
       expect(local.grpo.some((m) => m.metrics[METRIC.zeroStdFrac]! < 1 && m.metrics[METRIC.gradNorm]! > 0)).toBe(true);
@@ -76,8 +46,8 @@ describe('adaptation GRPO on rollout worker threads', () => {
       expect(local.grpo[1]!.metrics[ADAPTER_NORM]).not.toBe(local.grpo[0]!.metrics[ADAPTER_NORM]);
       expect(pooled.grpo.map((m) => m.metrics[METRIC.reruns])).toEqual([0, 0]);
 
-      const a = recorded(db, here.runId);
-      const b = recorded(db, threads.runId);
+      const a = recordedRollouts(db, here.runId);
+      const b = recordedRollouts(db, threads.runId);
       expect(b.rollouts).toEqual(a.rollouts);
       expect(a.rollouts).toHaveLength(2 * 2 * 4);
       expect(new Set(a.rollouts.map((r) => r.policy))).toEqual(new Set(['builtin-adapt']));
