@@ -116,8 +116,8 @@ export class RolloutWorkerPool {
     return this.pool.size;
   }
 
-  /** Runs the rollouts; results in job order, as runRollouts. */
-  run(jobs: readonly RolloutJob[], opts: RolloutOptions): Promise<Rollout[]> {
+  /** Runs the rollouts; results in job order, as runRollouts. A refused batch is a rejection, as every other error. */
+  async run(jobs: readonly RolloutJob[], opts: RolloutOptions): Promise<Rollout[]> {
     // Refuse what the in-process path refuses (a bad temperature), before any worker sees it.
     new BuiltinPolicy(opts.model, { mode: 'sample', temperature: opts.temperature, rng: createRng('check') });
     return this.sample(jobs, {
