@@ -110,7 +110,7 @@ export const POLICY_DESCRIPTIONS: Record<PolicyName, string> = {
 export class MissingSampleModelError extends Error {
   override name = 'MissingSampleModelError';
   constructor(readonly spec: PolicySpec) {
-    super(`Policy ${JSON.stringify(spec)} samples with its caller's model, and none was given`);
+    super(`Policy ${JSON.stringify(spec)} samples with its caller's model${spec.name === 'builtin-adapted-sample' ? ' and adapters' : ''}, and none was given`);
   }
 }
 
