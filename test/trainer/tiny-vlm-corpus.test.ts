@@ -11,7 +11,8 @@ describe('tiny VLM tokenizer corpus', () => {
     const b = now.split('\n');
     const first = Array.from({ length: Math.max(a.length, b.length) }, (_, i) => i).find((i) => a[i] !== b[i]);
     expect(first, `line ${(first ?? 0) + 1} differs (${JSON.stringify(a[first ?? 0])} vs ${JSON.stringify(b[first ?? 0])}): run node --import tsx scripts/tiny-vlm-corpus.ts`).toBeUndefined();
-    expect(Buffer.byteLength(committed)).toBeLessThan(300_000);
+    // ~2.2 KB per template (164 since issue 34): a bound that grows with the suite, not with a runaway generator.
+    expect(Buffer.byteLength(committed)).toBeLessThan(450_000);
     // Every line is one JSON string: texts keep their newlines; the chat's blank lines reach the tokenizer.
     const texts = a.filter(Boolean).map((l) => JSON.parse(l) as unknown);
     expect(texts.every((t) => typeof t === 'string')).toBe(true);
