@@ -58,7 +58,7 @@ export class TreeCapture implements EpisodeRecorder {
 }
 
 /** The recorder a rollout runs with: the caller's, wrapped to capture trees when asked. */
-export function rolloutRecorder(opts: RolloutOptions, job: RolloutJob): { recorder?: EpisodeRecorder; capture?: TreeCapture } {
+export function rolloutRecorder(opts: Pick<RolloutOptions, 'recorder' | 'captureTrees'>, job: RolloutJob): { recorder?: EpisodeRecorder; capture?: TreeCapture } {
   const inner = opts.recorder?.(job);
   if (!opts.captureTrees) return inner ? { recorder: inner } : {};
   const capture = new TreeCapture(inner);

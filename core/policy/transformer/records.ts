@@ -19,6 +19,8 @@ export interface TrainingStep {
   logProb?: number;
   temperature?: number;
   advantage?: number;
+  /** A replayed episode's step (AdaPR): left out of the entropy. */
+  replayed?: boolean;
 }
 
 const b64 = (a: ArrayBufferView) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('base64');
@@ -57,5 +59,6 @@ export function trainingStepLine(s: TrainingStep): string {
     ...(s.logProb !== undefined ? { logProb: s.logProb } : {}),
     ...(s.temperature !== undefined ? { temperature: s.temperature } : {}),
     ...(s.advantage !== undefined ? { advantage: s.advantage } : {}),
+    ...(s.replayed ? { replayed: true } : {}),
   });
 }

@@ -30,6 +30,7 @@ class Step:
     log_prob: Optional[float]
     temperature: float
     advantage: Optional[float]
+    replayed: bool = False
 
 
 def _arr(b64: str, dtype, what: str, line: int) -> np.ndarray:
@@ -59,6 +60,7 @@ def parse_steps(lines: Iterable[str], layout: dict) -> list[Step]:
             item_copy=_arr(r["itemCopy"], np.uint8, "itemCopy", n), features=_arr(r["features"], "<f4", "features", n),
             pointer_mask=_arr(r["pointerMask"], np.uint8, "pointerMask", n), type_mask=_arr(r["typeMask"], np.uint8, "typeMask", n),
             choice=r["choice"], log_prob=r.get("logProb"), temperature=float(r.get("temperature", 1.0)), advantage=r.get("advantage"),
+            replayed=bool(r.get("replayed", False)),
         )
         sizes = {"goal": (step.goal.size, tg), "goalCopy": (step.goal_copy.size, tg), "itemIds": (step.item_ids.size, s * t),
                  "itemCopy": (step.item_copy.size, s * t), "features": (step.features.size, s * f),
@@ -171,3 +173,29 @@ def greedy_matches(outputs: tuple[torch.Tensor, ...], steps: list[Step], layout:
                 continue
         hits += 1
     return hits
+
+
+def _entropy(lp: torch.Tensor) -> torch.Tensor:
+    """−Σ π log π over the last axis (masked entries, at exp(lp) = 0, add nothing)."""
+    p = lp.exp()
+    return -(p * torch.where(p > 0, lp, torch.zeros_like(lp))).sum(-1)
+
+
+def mean_entropy(outputs: tuple[torch.Tensor, ...], layout: dict) -> float:
+    """The factored policy's entropy per step, H = H(type) + Σ_k π(k) [H(pointer | k) + H(text | k)], averaged."""
+    type_lp, ptr_lp, goal_lp, item_lp, gen_lp = outputs
+    b, x = type_lp.shape[0], goal_lp.shape[1]
+    types = layout["actionTypes"]
+    h = _entropy(type_lp)
+    h_ptr = _entropy(ptr_lp)                                     # [B, P]
+    text = torch.cat([goal_lp.reshape(b, x, -1), item_lp.reshape(b, x, -1), gen_lp], dim=-1)
+    h_text = _entropy(text)                                      # [B, X]
+    p_type = type_lp.exp()
+    for k, name in enumerate(types):
+        extra = torch.zeros(b, dtype=h.dtype)
+        if name in layout["pointerTypes"]:
+            extra = extra + h_ptr[:, layout["pointerTypes"].index(name)]
+        if name in layout["textTypes"]:
+            extra = extra + h_text[:, layout["textTypes"].index(name)]
+        h = h + p_type[:, k] * extra
+    return float(h.mean())

@@ -13,7 +13,7 @@ import torch
 
 from ..jobs.grpo_loss import LossOptions, batch_loss
 from ..jobs.torch_util import clip_grad_norm, make_optimizer
-from .data import Step, choice_log_probs, collate, greedy_matches
+from .data import Step, choice_log_probs, collate, greedy_matches, mean_entropy
 from .trainee import Trainee, minibatches
 
 Log = Callable[[dict], None]
@@ -139,8 +139,12 @@ def grpo_update(trainee: Trainee, steps: list[Step], o: GrpoOptions) -> dict:
     episodes = _episodes(steps)
     lengths = [len(e) for e in episodes]
     gen = torch.Generator().manual_seed(o.seed)
-    # The entropy of the policy the rollouts sampled, its type head's (before the update).
+    # The entropy of the policy the rollouts sampled (before the update), over the fresh steps.
     trainee.net.eval()
+    fresh = [s for s in steps if not s.replayed] if any(s.replayed for s in steps) else steps
+    with torch.no_grad():
+        ent = [mean_entropy(_forward(trainee, fresh[b:b + 64]), trainee.layout) * len(fresh[b:b + 64]) for b in range(0, len(fresh), 64)]
+    entropy = sum(ent) / max(1, len(fresh))
     sums = {"loss/policy": 0.0, "loss/kl": 0.0, "policy/clip_frac": 0.0, "policy/ratio_mean": 0.0, "optim/grad_norm": 0.0}
     n_mb = 0
     params = trainee.trainable()
@@ -171,4 +175,4 @@ def grpo_update(trainee: Trainee, steps: list[Step], o: GrpoOptions) -> dict:
             sums["policy/ratio_mean"] += stats.ratio_sum / n
             sums["optim/grad_norm"] += norm
             n_mb += 1
-    return {k: v / max(1, n_mb) for k, v in sums.items()}
+    return {**{k: v / max(1, n_mb) for k, v in sums.items()}, "policy/entropy": entropy}
