@@ -78,6 +78,13 @@ class Session:
             out = t.net(*collate(steps, t.layout).inputs)
             return {"logProbs": [float(x) for x in choice_log_probs(out, steps, t.layout)]}
 
+    def adapter_begin(self, a: dict) -> dict:
+        """A per-app adapter on the loaded base: {rank, alpha?}; then grpo_begin freezes the base as the reference."""
+        t = self._need()
+        rank = int(a.get("rank", 8))
+        wrapped = t.begin_adapter(rank, float(a.get("alpha", 2.0 * rank)))
+        return {"wrapped": wrapped, "parameters": t.parameters_info()}
+
     def grpo_begin(self, _a: dict) -> dict:
         t = self._need()
         t.freeze_reference()

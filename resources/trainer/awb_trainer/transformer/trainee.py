@@ -27,6 +27,8 @@ VERSION = 1
 INPUTS = ["goal_ids", "goal_copy", "item_ids", "item_copy", "item_features", "pointer_mask", "type_mask", "item_valid", "temperature"]
 OUTPUTS = ["type_logp", "pointer_logp", "goal_span_logp", "item_span_logp", "generated_logp"]
 LORA_TARGETS = ("query", "value")
+# A per-app adapter's LoRA: every linear map of the screen transformer (attention and feed-forward).
+ADAPTER_TARGETS = ("query", "key", "value", "dense")
 
 
 class ModelFolderError(Exception):
@@ -54,10 +56,31 @@ class Trainee:
         self.reference: Optional[ScreenPolicyNet] = None
         self.optimizer: Optional[torch.optim.Optimizer] = None
         self._apply_text_training()
+        self._apply_adapter()
 
     @property
     def layout(self) -> dict:
         return self.cfg.layout
+
+    def begin_adapter(self, rank: int, alpha: float, targets: tuple[str, ...] = ADAPTER_TARGETS) -> list[str]:
+        """A per-app adapter: LoRA on the screen transformer's linear maps, everything else frozen; the reference and the
+        optimizer start afresh (GRPO's KL is to the base). The config records it, so the folder loads with it."""
+        if "adapter" in self.cfg.extra:
+            raise ValueError("this model already carries an adapter: adapt its base")
+        for p in self.net.parameters():
+            p.requires_grad_(False)
+        wrapped = add_lora(self.net.screen, targets, rank, alpha)
+        self.cfg.extra["adapter"] = {"rank": rank, "alpha": alpha, "targets": list(targets), "scope": "screen"}
+        self.optimizer = None
+        return wrapped
+
+    def _apply_adapter(self) -> None:
+        a = self.cfg.extra.get("adapter")
+        if not a:
+            return
+        for p in self.net.parameters():
+            p.requires_grad_(False)
+        add_lora(self.net.screen, tuple(a["targets"]), int(a["rank"]), float(a["alpha"]))
 
     def _apply_text_training(self) -> None:
         mode = self.cfg.text_train
