@@ -187,6 +187,33 @@ class TrainingTest(unittest.TestCase):
             self.assertLess(delta[1], 0)
             self.assertLess(delta[3], 0)
 
+    def test_an_adapter_trains_only_its_lora_and_its_folder_loads_with_it(self):
+        rng = np.random.default_rng(6)
+        with tempfile.TemporaryDirectory() as d:
+            t = self._trainee(d)
+            base = {k: v.clone() for k, v in t.net.state_dict().items()}
+            wrapped = t.begin_adapter(rank=2, alpha=4.0)
+            self.assertIn("layer.0.attention.self.query", wrapped)
+            self.assertTrue(all("lora_" in n for n, p in t.net.named_parameters() if p.requires_grad))
+            steps = parse_steps([step_line(rng, e, 0, CHOICES[e % 3]) for e in range(4)], LAYOUT)
+            with torch.no_grad():
+                old = choice_log_probs(t.net.eval()(*collate(steps, LAYOUT).inputs), steps, LAYOUT)
+            for s, lp, adv in zip(steps, old.tolist(), [1.0, -1.0, 1.0, -1.0]):
+                s.log_prob, s.advantage = lp, adv
+            t.freeze_reference()
+            loss = LossOptions(clip_eps=0.2, clip_eps_high=0.2, kl_beta=0.05, max_log_ratio=20, aggregation="step-mean", max_steps=None)
+            grpo_update(t, steps, GrpoOptions(lr=1e-2, loss=loss))
+            after = t.net.state_dict()
+            for k, v in base.items():  # the base weights sit under .base. once wrapped
+                self.assertTrue(torch.equal(after.get(k, after.get(k.replace(".weight", ".base.weight").replace(".bias", ".base.bias"))), v), k)
+            t.save(os.path.join(d, "a"))
+            back = Trainee.load(os.path.join(d, "a"))
+            with torch.no_grad():
+                a = choice_log_probs(t.net.eval()(*collate(steps, LAYOUT).inputs), steps, LAYOUT)
+                b = choice_log_probs(back.net.eval()(*collate(steps, LAYOUT).inputs), steps, LAYOUT)
+            self.assertFalse(torch.allclose(a, old), "the adapter changed the policy")
+            self.assertTrue(torch.equal(a, b))
+
 
 if __name__ == "__main__":
     unittest.main()
