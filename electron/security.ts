@@ -79,8 +79,25 @@ export interface GuardedContents {
 }
 
 /**
- * No frame of any window leaves the app, no page opens a window, no <webview>. A link to an
- * https:// page (documentation) opens in the system browser instead.
+ * The sites a link may open in the system browser (shell.openExternal): documentation and model pages. Any other URL
+ * (another scheme, a host not listed, a port, credentials in it) is refused: the OS would hand it to whatever
+ * program claims its scheme.
+ */
+export const EXTERNAL_HOSTS: ReadonlySet<string> = new Set(['github.com', 'huggingface.co', 'docs.vllm.ai', 'docs.sglang.ai', 'pytorch.org']);
+
+export function isAllowedExternal(url: string): boolean {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return false;
+  }
+  return u.protocol === 'https:' && EXTERNAL_HOSTS.has(u.hostname) && u.port === '' && u.username === '' && u.password === '';
+}
+
+/**
+ * No frame of any window leaves the app, no page opens a window, no <webview>. A link to a page on an allowed site
+ * (EXTERNAL_HOSTS) opens in the system browser instead.
  */
 export function guardContents(contents: GuardedContents, openExternal: (url: string) => void, log: (m: string) => void = () => {}): void {
   const block = (details: { url: string; preventDefault(): void }) => {
@@ -92,8 +109,8 @@ export function guardContents(contents: GuardedContents, openExternal: (url: str
   contents.on('will-redirect', block);
   contents.on('will-attach-webview', (e) => e.preventDefault());
   contents.setWindowOpenHandler(({ url }) => {
-    if (url.startsWith('https://')) openExternal(url);
-    else log(`blocked window.open(${url})`);
+    if (isAllowedExternal(url)) openExternal(url);
+    else log(`blocked window.open(${url.slice(0, 200)})`);
     return { action: 'deny' };
   });
 }

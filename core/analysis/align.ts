@@ -45,6 +45,8 @@ export interface Divergence {
   referenceScreen: ScreenRef | null;
   /** From the reference's screen to the failed one's (null when a tree is missing). */
   diff: TreeDiff | null;
+  /** The step that left was a person's override (step-through), not the policy's choice. */
+  byPerson: boolean;
 }
 
 export interface Alignment {
@@ -107,7 +109,7 @@ export function align(failed: EpisodePath, refs: readonly Reference[]): Alignmen
   if (off === 0) {
     return { ...base, divergence: {
       kind: 'start', failedStep: null, failedAction: null, reference: refs[0]!.path.label, referenceStep: null, referenceAction: null,
-      failedScreen, referenceScreen: screenRef(refs[0]!.path, 0, rs[0]![0] ?? null), diff: diffAt(refs[0]!.path, 0, failed, 0),
+      failedScreen, referenceScreen: screenRef(refs[0]!.path, 0, rs[0]![0] ?? null), diff: diffAt(refs[0]!.path, 0, failed, 0), byPerson: false,
     } };
   }
   // The reference that got furthest from the screen the failed path left: its next action is what the success did.
@@ -121,7 +123,7 @@ export function align(failed: EpisodePath, refs: readonly Reference[]): Alignmen
     // The screen before had no tree recorded: report the parting without the reference's side.
     return { ...base, divergence: {
       kind: 'left', failedStep: prev, failedAction: describeStep(step), reference: refs[0]!.path.label, referenceStep: null,
-      referenceAction: null, failedScreen, referenceScreen: null, diff: null,
+      referenceAction: null, failedScreen, referenceScreen: null, diff: null, byPerson: step.overridden === true,
     } };
   }
   const k = refs.findIndex((r) => r.path.label === from.reference);
@@ -131,7 +133,7 @@ export function align(failed: EpisodePath, refs: readonly Reference[]): Alignmen
     kind: 'left', failedStep: prev, failedAction: describeStep(step), reference: ref.label,
     referenceStep: refStep ? from.position : null, referenceAction: refStep ? describeStep(refStep) : null,
     failedScreen, referenceScreen: screenRef(ref, from.position + 1, rs[k]![from.position + 1] ?? null),
-    diff: diffAt(ref, from.position + 1, failed, off),
+    diff: diffAt(ref, from.position + 1, failed, off), byPerson: step.overridden === true,
   } };
 }
 
@@ -144,7 +146,7 @@ function overran(failed: EpisodePath, refs: readonly Reference[], onPath: Alignm
     return {
       kind: 'overran', failedStep: i, failedAction: describeStep(failed.steps[i]!), reference: ref.label, referenceStep: null, referenceAction: null,
       failedScreen: screenRef(failed, i + 1, screensOf(failed)[i + 1] ?? null), referenceScreen: screenRef(ref, ref.steps.length, null),
-      diff: diffAt(ref, ref.steps.length, failed, i + 1),
+      diff: diffAt(ref, ref.steps.length, failed, i + 1), byPerson: failed.steps[i]!.overridden === true,
     };
   }
   return null;

@@ -74,6 +74,12 @@ export async function explainEpisode(db: ReadableDB, id: EpisodeId, o: ExplainOp
   const path = pathFromTrajectory(t, (sha) => getTree(db, sha));
   const alignment = align(path, references);
   if (!references.length) notes.push('no successful path to align with: no stored success of this template and no oracle run');
+  // A step-through session's person may have chosen steps: the failure is then not the policy's alone.
+  const byPerson = path.steps.filter((s) => s.overridden).map((s) => s.index + 1);
+  const dv = alignment.divergence;
+  const own: string[] = []; // this episode's notes (`notes` is shared by the episodes of an instance through referenceCache)
+  if (dv?.byPerson) own.push(`step ${dv.failedStep! + 1}, where it left the successful paths, was a person's override, not the policy's choice`);
+  if (byPerson.length) own.push(`a person chose ${byPerson.length === 1 ? 'step' : 'steps'} ${byPerson.join(', ')} (overrides); the policy chose the rest`);
   const classification = classifyFailure({
     status: e.status, terminatedBy: e.terminatedBy, answer: e.answer, error: e.error, instruction: t.instance.instruction,
     template: { id: t.instance.templateId, apps: t.instance.template.apps, kind: t.instance.template.kind, difficulty: t.instance.template.difficulty },
@@ -82,5 +88,5 @@ export async function explainEpisode(db: ReadableDB, id: EpisodeId, o: ExplainOp
   const task = { templateId: t.instance.templateId, instruction: t.instance.instruction, params: t.instance.params };
   // Loaded only when asked: the reward modules are not needed for a run's table (the workbench's worker).
   const rewards = o.rewards ? await (await import('./rewards.js')).rewardsBeside(db, task, path, references, alignment, o.rewards) : null;
-  return { ...base, classification, alignment, rewards, notes: [...notes] };
+  return { ...base, classification, alignment, rewards, notes: [...notes, ...own] };
 }

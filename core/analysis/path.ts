@@ -15,6 +15,8 @@ export interface PathStep {
   error?: StepError;
   /** The label of the element the action touched. */
   targetLabel?: string;
+  /** A person chose the action (a step-through override), not the policy. */
+  overridden?: boolean;
   /** The tree the step was taken on (uiautomator XML); null when none was recorded. */
   xml: string | null;
 }

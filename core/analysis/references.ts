@@ -21,7 +21,7 @@ export function pathFromTrajectory(t: Trajectory, trees: (sha: string) => string
     steps: t.steps.map((s): PathStep => ({
       index: s.index, foreground: s.foreground, xml: tree(s.tree),
       ...(s.action ? { action: s.action } : {}), ...(s.description !== undefined ? { description: s.description } : {}),
-      ...(s.error ? { error: s.error } : {}), ...(s.target ? { targetLabel: s.target.label } : {}),
+      ...(s.error ? { error: s.error } : {}), ...(s.target ? { targetLabel: s.target.label } : {}), ...(s.overridden ? { overridden: true } : {}),
     })),
   };
 }

@@ -29,6 +29,27 @@ export interface AdaptableApp {
   testTemplates: number;
 }
 
+/** One checkpoint of a base's lineage: what it was trained on (nulls: not recorded with it). */
+export interface BaseTrainingStep {
+  checkpoint: string;
+  trainer: 'grpo' | 'sft' | null;
+  split: string | null;
+  part: string | null;
+  /** Templates its training drew from. */
+  templates: number | null;
+}
+
+/** What a base checkpoint's training saw, through its inits (describeAdaptationBase). */
+export interface BaseTraining {
+  policy: string;
+  /** The checkpoint first, then its init, and so on. */
+  steps: BaseTrainingStep[];
+  /** Task apps of the templates any step trained on: adapting to one of them is not adapting to a held-out app. */
+  apps: string[];
+  /** False when a step's training is not recorded (a registered file, an init that is gone): `apps` may be missing some. */
+  complete: boolean;
+}
+
 export interface AdaptationDefaults {
   shots: number;
   method: AdaptMethod;

@@ -1,14 +1,14 @@
 import type { EpisodeFilter, EpisodePage, EpisodeSummary, RunSummary, Trajectory } from '../store/index.js';
 import type {
-  Activity, AvdList, Breakpoint, DeviceList, DeviceSummary, EpisodeFacets, ExportResult, FrameView, InputEvent, PolicyInfo,
-  ScreenImage, ScreenState, StoredTree, SessionEvent, SessionInfo, SessionPolicy, TaskInstanceView, TaskSummary,
+  Activity, AvdList, Breakpoint, DeviceList, DeviceSummary, EpisodeFacets, ExportResult, FrameView, InputEvent, PolicyInfo, Rotation,
+  ScreenImage, ScreenState, StoredTree, SessionEvent, SessionInfo, SessionPolicy, TaskInstanceView, TaskSummary, TouchAction,
 } from './types.js';
 import type { SettingField, Settings } from './settings.js';
 import type {
   CheckpointInfo, IterationMetricsRow, JobInfo, TrainConfigDescription, TrainerKind, TrainingEvent, TrainingResume, TrainingRunInfo, TrainingStart,
 } from './training-types.js';
 import type { EvaluationEvent, EvaluationInfo, EvaluationStart } from './evaluation-types.js';
-import type { AdapterInfo, AdaptationDescription, AdaptationEvent, AdaptationReport, AdaptationStart } from './adaptation-types.js';
+import type { AdapterInfo, AdaptationDescription, AdaptationEvent, AdaptationReport, AdaptationStart, BaseTraining } from './adaptation-types.js';
 import type { RewardBreakdown } from '../rewards/compose.js';
 import type { EpisodeExplanation, RunComparison, RunFailures } from '../analysis/index.js';
 import type { OnlineGrpoRunInfo, OnlineGrpoStart, PublicTrainerProfile, RemoteJobEvent, RemoteJobInfo, RemoteJobSubmit, TrainerSave } from './job-types.js';
@@ -115,6 +115,13 @@ export interface WorkbenchApi {
   screenshot(input: { serial: string; scale?: 1 | 0.5 }): Promise<ScreenImage>;
   screenState(input: { serial: string }): Promise<ScreenState>;
   sendInput(input: { serial: string; event: InputEvent }): Promise<void>;
+  /**
+   * One event of a finger streamed as it moves (down, moves, up; the Live view's drag): the screen follows the finger.
+   * TouchUnsupportedError for a device without it (DeviceSummary.touch), DeviceInSessionError as sendInput.
+   */
+  sendTouch(input: { serial: string; action: TouchAction; x: number; y: number }): Promise<void>;
+  /** Turns the display to a quarter-turn rotation (DeviceSummary.rotate); RotationUnsupportedError for SimDroid, which draws portrait only. */
+  rotateDevice(input: { serial: string; rotation: Rotation }): Promise<void>;
   /** Mirrored frames: pushed on change by SimDroid, polled from adb devices. */
   onFrame(input: { serial: string; scale?: 1 | 0.5; maxFps?: number }, listener: Listener<FrameView>): Unsubscribe;
 
@@ -222,6 +229,8 @@ export interface WorkbenchApi {
   // Per-app adaptation: a background job of kind 'adapt' under the same one-job rule (docs/ui.md "Adaptation")
   /** The apps that can be adapted (held-out apps first), methods, adapter kinds, defaults, and the config's fields. */
   describeAdaptation(input?: NoInput): Promise<AdaptationDescription>;
+  /** What a base checkpoint (a trainable policy choice) was trained on, through its inits, and the apps that training saw. */
+  describeAdaptationBase(input: { policy: string }): Promise<BaseTraining>;
   /** Checks the request (AdaptationInputError lists every problem) and runs before → adapt → after in a worker; TrainingBusyError while any job runs. */
   startAdaptation(input: AdaptationStart): Promise<JobInfo>;
   /** Stops at the next episode, epoch or iteration ('stopping', then 'stopped'); an adapter whose training started is saved. */

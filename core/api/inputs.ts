@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { BreakpointSpec } from '../episode/breakpoints.js';
-import { KEYS } from '../device/device.js';
+import { KEYS, TOUCH_ACTIONS } from '../device/device.js';
 import { EpisodeFilterSchema } from '../store/queries.js';
 import type { ApiEvent, ApiMethod, InputOf } from './api.js';
 import { SettingsPatchSchema } from './settings.js';
@@ -79,6 +79,8 @@ export const API_INPUTS: Schemas = {
   screenshot: z.strictObject({ serial, scale: z.union([z.literal(1), z.literal(0.5)]).optional() }),
   screenState: z.strictObject({ serial }),
   sendInput: z.strictObject({ serial, event: InputEventSchema }),
+  sendTouch: z.strictObject({ serial, action: z.enum(TOUCH_ACTIONS), x: coord, y: coord }),
+  rotateDevice: z.strictObject({ serial, rotation: z.union([z.literal(0), z.literal(1), z.literal(2), z.literal(3)]) }),
   onFrame: z.strictObject({ serial, scale: z.union([z.literal(1), z.literal(0.5)]).optional(), maxFps: z.int().min(1).max(60).optional() }),
   listTasks: none,
   describeTask: z.strictObject({ templateId: z.string().min(1), seed: z.int().min(0) }),
@@ -159,6 +161,7 @@ export const API_INPUTS: Schemas = {
   listCheckpoints: none,
   onTraining: z.strictObject({}),
   describeAdaptation: none,
+  describeAdaptationBase: z.strictObject({ policy: z.string().min(1).max(300) }),
   startAdaptation: AdaptationStartSchema,
   stopAdaptation: z.strictObject({ jobId }),
   getAdaptationReport: z.strictObject({ jobId }),

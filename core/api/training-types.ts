@@ -48,6 +48,11 @@ export interface JobInfo {
   total: number | null;
   /** What it is doing now, when not obvious (e.g. "oracle demonstrations 3/20"). */
   detail: string | null;
+  /**
+   * The phase under way that is not counted in iterations (SFT's oracle demonstrations), with its progress and when it
+   * began: the view shows a bar and an ETA at its pace so far. Null while iterations or epochs count the progress.
+   */
+  phase: JobPhase | null;
   /** The latest checkpoint written (a GRPO run writes one every checkpointEvery iterations and on stop); null for 'adapt'. */
   checkpoint: JobCheckpoint | null;
   /** Why it failed (named error), for state 'failed'. */
@@ -56,6 +61,15 @@ export interface JobInfo {
   config: Record<string, unknown>;
   startedAt: number;
   endedAt: number | null;
+}
+
+export interface JobPhase {
+  name: string;
+  done: number;
+  total: number | null;
+  /** When the phase was first heard of (epoch ms), and how many were done then: its pace is (done − startDone) per elapsed time. */
+  startedAt: number;
+  startDone: number;
 }
 
 /** Streamed by onTraining: a state change of any job (an adaptation's too), or one finished training iteration with its metrics. */
@@ -79,6 +93,8 @@ export interface TrainingRunInfo {
   checkpoint: string | null;
   /** The job of this workbench process that runs it, if any. */
   job: { id: string; state: JobState } | null;
+  /** The config it ran with, as the trainer validated it (defaults filled): the charts' config diff and advice read it. */
+  config: Record<string, unknown>;
 }
 
 export interface CheckpointInfo {

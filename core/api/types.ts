@@ -13,7 +13,7 @@ import type { RunKind } from '../store/index.js';
  */
 export type { Breakpoint, BreakpointSpec } from '../episode/breakpoints.js';
 export type { ControllerState } from '../episode/controller.js';
-export type { InputEvent, KeyName, ScreenInfo, ForegroundApp } from '../device/device.js';
+export type { InputEvent, KeyName, Rotation, ScreenInfo, ForegroundApp, TouchAction } from '../device/device.js';
 export type { FramePath } from '../device/frames.js';
 export type { Bounds, UiNode, UiTree } from '../a11y/ui-tree.js';
 export type {
@@ -21,14 +21,16 @@ export type {
   RewardsBeside, RunComparison, RunFailures, ScreenRefView, TreeDiff,
 } from './analysis-types.js';
 export type { CheckCondition, CheckVerdict } from '../tasks/verdict.js';
-export type { EpisodeFilter, EpisodePage, EpisodeSummary, StatusCounts, StoredEpisodeStatus, Trajectory, StoredStep, Reward, RunKind, RunSummary } from '../store/index.js';
+export type {
+  EpisodeFilter, EpisodePage, EpisodeSortKey, EpisodeSummary, RolloutPlace, StatusCounts, StoredEpisodeStatus, Trajectory, StoredStep, Reward, RunKind, RunSummary,
+} from '../store/index.js';
 
 export type {
-  CheckpointInfo, ChartSpec, ConfigField, ConfigPreset, IterationMetricsRow, JobCheckpoint, JobInfo, JobKind, JobState, TrainConfigDescription, TrainerKind,
+  CheckpointInfo, ChartSpec, ConfigField, ConfigPreset, IterationMetricsRow, JobCheckpoint, JobInfo, JobKind, JobPhase, JobState, TrainConfigDescription, TrainerKind,
   TrainingEvent, TrainingResume, TrainingRunInfo, TrainingStart,
 } from './training-types.js';
 export type {
-  AdaptableApp, AdaptationDefaults, AdaptationDescription, AdaptationEvent, AdaptationReport, AdaptationStart, AdapterInfo, AdapterKind,
+  AdaptableApp, AdaptationDefaults, AdaptationDescription, AdaptationEvent, AdaptationReport, AdaptationStart, AdapterInfo, AdapterKind, BaseTraining, BaseTrainingStep,
   AdaptMethod, AdaptProgress, AdaptRegime, AppEvalResult, HomeMode, TemplateDelta, TemplateRate,
 } from './adaptation-types.js';
 
@@ -54,6 +56,10 @@ export interface DeviceSummary {
   adbAddress: string | null;
   /** The step-through session driving it, if any. */
   sessionId: string | null;
+  /** A drag can be streamed to it as it moves (sendTouch), not only sent as a swipe when it ends. */
+  touch: boolean;
+  /** Its display can be turned (rotateDevice): an emulator or a phone, not SimDroid. */
+  rotate: boolean;
 }
 
 export interface DeviceList {

@@ -12,6 +12,7 @@ import { METRIC } from '../rl/grpo-loop.js';
 import { SPLIT_DATA } from '../tasks/splits.js';
 import { intArg, parseFlags, UsageError } from './args.js';
 import { dataDir } from '../util/data-dir.js';
+import { handleStopSignals } from './stop-signals.js';
 import { openDb } from './open-db.js';
 import { pct, progressBar, table, type Progress } from './format.js';
 import type { Io } from './main.js';
@@ -121,7 +122,7 @@ function printReport(r: AdaptationReport, io: Io): void {
   }
   const path = r.adapter.path ? `saved to ${r.adapter.path}` : 'not saved';
   io.out(`Adapter: ${r.adapter.kind}${r.adapter.kind === 'lowrank' ? ` r=${r.adapter.rank}` : ''}, ${r.adapter.parameters} parameters, ${path}`);
-  if (r.stoppedBy === 'aborted') io.out('Stopped early (Ctrl-C): the phases marked "not run" did not finish.');
+  if (r.stoppedBy === 'aborted') io.out('Stopped early (a stop signal): the phases marked "not run" did not finish.');
 }
 
 /** `awb adapt`: before → adapt → after on one app (core/rl/adapt.ts runAdaptation). */
@@ -146,12 +147,13 @@ export async function adaptCommand(argv: string[], io: Io): Promise<number> {
   if (!policy) throw new UsageError(`--policy is required: no checkpoint under ${join(dataDir(), 'checkpoints')} (train one with awb train sft or awb train grpo)`);
 
   const ac = new AbortController();
-  const onSigint = () => {
-    io.err('Stopping after this episode or iteration (a started adapter is saved); press Ctrl-C again to kill.');
-    ac.abort();
-    process.off('SIGINT', onSigint);
-  };
-  process.on('SIGINT', onSigint);
+  // SIGINT or SIGTERM alike; a second one ends the process (the run reads as interrupted on the store's next open).
+  const removeSignals = handleStopSignals({
+    first: (signal) => {
+      io.err(`awb: ${signal}: stopping after this episode or iteration (a started adapter is saved); send it again to stop at once.`);
+      ac.abort();
+    },
+  });
   const store = fromEpisodes ? openDb(values.db) : null;
   let bar: Progress | null = null;
   try {
@@ -193,7 +195,7 @@ export async function adaptCommand(argv: string[], io: Io): Promise<number> {
     throw e;
   } finally {
     (bar as Progress | null)?.done();
-    process.off('SIGINT', onSigint);
+    removeSignals();
     store?.db.close();
   }
 }

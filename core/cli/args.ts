@@ -1,3 +1,5 @@
+import { statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { z } from 'zod';
 import { issueLines } from '../util/zod-issues.js';
@@ -39,4 +41,22 @@ export const intArg = (what: string) =>
 /** "Invalid config:\n  a: x\n  b: y" → "Invalid config: a: x; b: y": a problem list said in one line. */
 export function oneLine(message: string): string {
   return message.replace(/:\s*\n\s*/g, ': ').replace(/\s*\n\s*/g, '; ').trim();
+}
+
+/**
+ * A folder a command writes into at its end (checkpoints): refused at the start when it, or a folder above it, is a
+ * file, rather than after the work (and after a run was recorded). A missing folder is fine: it is created.
+ */
+export function checkOutFolder(path: string, flag: string): void {
+  for (let p = resolve(path); ; p = dirname(p)) {
+    let isDir: boolean;
+    try {
+      isDir = statSync(p).isDirectory();
+    } catch {
+      if (dirname(p) === p) return;
+      continue; // not there yet: the first folder above it decides
+    }
+    if (!isDir) throw new UsageError(`${flag} ${path}: ${p === resolve(path) ? 'is a file, not a folder' : `${p} is a file, not a folder`}`);
+    return;
+  }
 }

@@ -13,7 +13,7 @@ const USAGE = `awb episodes list [--template T] [--app A] [--status success|fail
                   [--search TEXT] [--limit N] [--offset N] [--oldest] [--db PATH] [--json]
 awb episodes show EPISODE_ID [--db PATH] [--json]
 awb episodes explain EPISODE_ID [--oracle when-needed|always|never] [--db PATH] [--json]
-awb episodes export (EPISODE_ID... | --template T | --run R | --status S ...) --out DIR [--db PATH] [--json]
+awb episodes export (EPISODE_ID... | --template T | --run R | --status S ...) --out DIR [--force] [--db PATH] [--json]
 awb episodes import DIR [--name NAME] [--db PATH] [--json]`;
 
 const FilterFlags = {
@@ -102,7 +102,9 @@ export async function episodesCommand(argv: string[], io: Io): Promise<number> {
     case 'explain':
       return await explainCommand(rest, io);
     case 'export': {
-      const { values, positionals } = parseFlags(rest, { ...FilterFlags, out: { type: 'string' } }, FilterValues.extend({ out: z.string({ error: '--out DIR is required' }) }));
+      const { values, positionals } = parseFlags(rest, { ...FilterFlags, out: { type: 'string' }, force: { type: 'boolean' } }, FilterValues.extend({
+        out: z.string({ error: '--out DIR is required' }).min(1, '--out needs a folder (it was given an empty one)'), force: z.boolean().optional(),
+      }));
       const ids = positionals.map((p) => {
         const n = Number(p);
         if (!Number.isInteger(n) || n < 1) throw new UsageError(`Not an episode id: ${JSON.stringify(p)}`);
@@ -114,7 +116,7 @@ export async function episodesCommand(argv: string[], io: Io): Promise<number> {
       const { db } = openDb(values.db);
       try {
         if (values.run !== undefined) getRun(db, values.run as RunId); // RunNotFoundError, before a folder is made
-        const summary = exportEpisodes(db, ids.length ? ids : filterOf(values), values.out);
+        const summary = exportEpisodes(db, ids.length ? ids : filterOf(values), values.out, { force: values.force === true });
         io.out(values.json ? JSON.stringify(summary) : `Exported ${summary.manifest.counts.episodes} episodes to ${summary.dir}`);
         return 0;
       } finally {
@@ -130,7 +132,11 @@ export async function episodesCommand(argv: string[], io: Io): Promise<number> {
       const { db } = openDb(values.db);
       try {
         const summary = await importEpisodes(db, dir, values.name ? { name: values.name } : {});
-        io.out(values.json ? JSON.stringify(summary) : `Imported ${summary.imported.length} episodes${summary.skipped ? ` (${summary.skipped} already there)` : ''}${summary.run ? ` as run ${summary.run.id}` : ''}`);
+        const d = summary.duplicates;
+        const repeated = d.length
+          ? `; ${d.length} uid${d.length > 1 ? 's' : ''} on more than one line, imported once (${d.slice(0, 3).map((x) => `${x.uid} at lines ${x.lines.join(', ')}`).join('; ')}${d.length > 3 ? '; …' : ''})`
+          : '';
+        io.out(values.json ? JSON.stringify(summary) : `Imported ${summary.imported.length} episodes${summary.skipped ? ` (${summary.skipped} already there)` : ''}${summary.run ? ` as run ${summary.run.id}` : ''}${repeated}`);
         return 0;
       } finally {
         db.close();

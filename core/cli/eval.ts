@@ -18,6 +18,7 @@ import { loadOnnxPolicyArg, onnxPolicyPath } from './policies.js';
 import { openDb } from './open-db.js';
 import { withRayServers, type RayEnvServers } from '../rollout/ray.js';
 import { DEFAULT_RAY_ENVS, RAY_ADDRESS_HELP, RayAddress } from '../rollout/ray-settings.js';
+import { handleStopSignals, signalExitCode, type StopSignal } from './stop-signals.js';
 import { evalCompareCommand } from './eval-compare.js';
 
 const USAGE = 'awb eval --policy CHECKPOINT|MODEL.onnx|oracle|random [--split unseen-instance|unseen-template|unseen-app|all[,…]] [--part test|train|adapt]\n'
@@ -158,10 +159,26 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
   const policy = await resolveEvalPolicy(values.policy);
 
   const { db, path } = openDb(values.db);
+  const ac = new AbortController();
+  let stoppedBy: StopSignal | null = null;
+  // SIGINT or SIGTERM: in process, stop after the episode (the runs end interrupted); worker threads cannot be stopped
+  // mid-batch, so there the process ends at once and its runs read as interrupted when the store is next opened.
+  const removeSignals = handleStopSignals({
+    first: (signal) => {
+      stoppedBy = signal;
+      if (values.parallel > 1 || values.ray !== undefined) {
+        io.err(`awb: ${signal}: stopped; the evaluation's runs read as interrupted when the store is next opened`);
+        process.exit(signalExitCode(signal));
+      }
+      io.err(`awb: ${signal}: stopping after this episode; the evaluation's runs end interrupted`);
+      ac.abort();
+    },
+  });
   try {
     const progress = progressBar(seeds.length * templates.length);
     let result;
     const evaluate = (cluster: RayEnvServers | null) => runEvaluation({
+      signal: ac.signal,
       db, spec: specOf(policy), name: `eval ${policy.kind === 'builtin' || policy.kind === 'onnx' || policy.kind === 'transformer' ? policy.path : policy.kind} ${splits.join(',')}/${part}`,
       // The in-process loop uses the model read (and hashed) here; workers load it from its path (remote ones from the copy sent them).
       models: policy.kind === 'builtin' || policy.kind === 'onnx' || policy.kind === 'transformer' ? new PolicyModels().keep(policy.path, policy.model) : new PolicyModels(),
@@ -179,6 +196,10 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
       progress.done();
     }
     const { runs, report, wallSeconds } = result;
+    if (stoppedBy !== null && result.stopped) {
+      io.err(`awb: stopped; runs ${runs.map((r) => r.runId).join(', ')} are interrupted (an evaluation is run again, not resumed)`);
+      return signalExitCode(stoppedBy);
+    }
     if (values.json) {
       io.out(JSON.stringify({
         policy: policyConfig(policy), splits, part, templates: templates.length, runs: runs.map((r) => ({ seed: r.seed, run: r.runId })), db: path, wallSeconds,
@@ -198,6 +219,7 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
     io.out(`Recorded as runs ${runs.map((r) => `${r.runId} (seed ${r.seed})`).join(', ')} in ${path}; compare checkpoints with \`awb eval compare RUN_ID...\`.`);
     return 0;
   } finally {
+    removeSignals();
     db.close();
     if (policy.kind === 'onnx' || policy.kind === 'transformer') await policy.model.close();
   }

@@ -1,3 +1,4 @@
+import { handleStopSignals, signalExitCode, type StopSignal } from './stop-signals.js';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { AdapterNotServedError, OnlineGrpoConfigError, OnlineGrpoJobError, PublishedAdapterError } from '../remote-jobs/online-errors.js';
@@ -105,12 +106,16 @@ export async function grpoCommand(argv: string[], io: Io): Promise<number> {
   const policy = policyOf(v);
   const config = readOverrides(v.config);
   const abort = new AbortController();
-  const onSigint = () => {
-    io.err('awb: stopping the online GRPO loop (the job in flight is cancelled)…');
-    abort.abort(new Error('interrupted (SIGINT)'));
-  };
+  let stoppedBy: StopSignal = 'SIGINT';
   return withRemoteJobs(v.db, async (jobs) => {
-    process.once('SIGINT', onSigint);
+    // SIGINT or SIGTERM: the job in flight is cancelled and the run marked interrupted; a second one ends the process.
+    const removeSignals = handleStopSignals({
+      first: (signal) => {
+        stoppedBy = signal;
+        io.err(`awb: ${signal}: stopping the online GRPO loop (the job in flight is cancelled)…`);
+        abort.abort(new Error(`interrupted (${signal})`));
+      },
+    });
     try {
       const result = await runOnlineGrpo({
         trainer: v.trainer, iterations: v.iterations, instances,
@@ -128,7 +133,7 @@ export async function grpoCommand(argv: string[], io: Io): Promise<number> {
     } catch (e) {
       if (abort.signal.aborted) {
         io.err(`awb: ${(e as Error).message}; the training run is marked interrupted`);
-        return 130;
+        return signalExitCode(stoppedBy);
       }
       if (e instanceof OnlineGrpoConfigError) throw new UsageError(e.message);
       if (e instanceof OnlineGrpoJobError || e instanceof AdapterNotServedError || e instanceof PublishedAdapterError) {
@@ -137,7 +142,7 @@ export async function grpoCommand(argv: string[], io: Io): Promise<number> {
       }
       throw e;
     } finally {
-      process.removeListener('SIGINT', onSigint);
+      removeSignals();
     }
   });
 }

@@ -21,7 +21,8 @@ export const SUBMIT_USAGE = `awb jobs submit --trainer NAME --kind ${JOB_KINDS.j
                 [--follow] [--db PATH] [--json]
   progrm / prm collect what awb rewards fit progrm / shepherd trains on (same flags, same --seed) on a
   split part and send a fresh seeded model as init/model.json; not with --episodes or --init.
-awb jobs submit --retry JOB                     post a submission that never got an answer again (same idempotency key)`;
+awb jobs submit --retry JOB                     post a submission that never got an answer again (same idempotency key), or submit
+                                                a job its trainer lost while it ran (failed: interrupted) again as a new job`;
 
 const Flags = {
   trainer: { type: 'string' }, kind: { type: 'string' }, config: { type: 'string' }, name: { type: 'string' },
@@ -88,7 +89,8 @@ export async function submitCommand(argv: string[], io: Io): Promise<number> {
   if (v.retry) {
     return withRemoteJobs(v.db, async (jobs) => {
       const row = await jobs.resubmit(v.retry!);
-      io.out(v.json ? JSON.stringify(row) : `job ${row.id}: ${row.trainer} ${row.remoteId} ${row.status}`);
+      const again = String(row.id) !== v.retry && row.remoteId !== v.retry ? ` (job ${v.retry} submitted again)` : '';
+      io.out(v.json ? JSON.stringify(row) : `job ${row.id}: ${row.trainer} ${row.remoteId} ${row.status}${again}`);
       return 0;
     });
   }

@@ -15,6 +15,8 @@ import { trainCommand } from './train.js';
 import { evalCommand } from './eval.js';
 import { rewardsCommand } from './rewards.js';
 import { VLM_PRESET_IDS } from '../policy/vlm/presets.js';
+import { environmentLine } from './env-errors.js';
+import { lastStorePath } from './open-db.js';
 
 export interface Io {
   out(line: string): void;
@@ -156,7 +158,7 @@ export function commandHelp(cmd: string): string {
 
 const USER_ERRORS = new Set([
   'UsageError', 'UnknownTemplateError', 'SeedError', 'SplitError', 'TaskParamsError', 'TaskParamsArgError', 'GivenParamsError', 'PoolError', 'EpisodeNotFoundError',
-  'RunNotFoundError', 'ImportLineError', 'ImportManifestError', 'ImportAssetError', 'StoreVersionFromFutureError', 'StoreFileError', 'CheckpointError', 'StoreNeedsMigrationError',
+  'RunNotFoundError', 'RunLiveError', 'RunKindError', 'ImportLineError', 'ImportRecordError', 'ImportFileError', 'ExportExistsError', 'ImportManifestError', 'ImportAssetError', 'StoreVersionFromFutureError', 'StoreFileError', 'CheckpointError', 'StoreNeedsMigrationError',
   'AdbConnectError', 'SdkNotFoundError', 'BootTimeoutError', 'QuickBootSnapshotMissingError', 'EmulatorGrpcError', 'EmulatorSnapshotError', 'DeviceOfflineError', 'ConsoleError', 'EmulatorPortError', 'EmulatorPortInUseError', 'TokenError', 'SettingsFileError', 'TrainingDivergedError', 'TrainingPoolError', 'TrainerCheckpointError',
   'RewardConfigError', 'RewardUnavailableError',
   'EndpointProfileError', 'SecretsFileError', 'UnknownVlmFormatError', 'MissingApiKeyError', 'VlmEndpointError', 'RepliesFileError', 'VlmRequestStepError',
@@ -223,10 +225,15 @@ export async function main(argv: string[], io: Io = consoleIo()): Promise<number
       return 0;
     }
     const err = e as Error;
-    // Damage SQLite finds later than opening (a page read mid-command) is the file's fault, not a bug: one line too.
-    const code = (err as { code?: unknown }).code;
-    if (err.name === 'SqliteError' && typeof code === 'string' && (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB')) {
-      io.err(`awb: the trajectory store is damaged (${code}): ${err.message}`);
+    // The environment's faults (a locked or damaged store, a full disk, a path of the wrong kind, a port in use) are
+    // not bugs: one line each, exit 1; a run they stopped says how to continue it (RunStoppedError).
+    if (err.name === 'RunStoppedError') {
+      io.err(`awb: ${oneLine(err.message)}`);
+      return 1;
+    }
+    const environment = environmentLine(err, lastStorePath());
+    if (environment) {
+      io.err(`awb: ${environment}`);
       return 1;
     }
     const known = USER_ERRORS.has(err.name);

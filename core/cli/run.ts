@@ -7,7 +7,9 @@ import { HumanPolicy } from '../episode/policies/human.js';
 import type { EpisodeResult } from '../episode/record.js';
 import { instanceWithParams, instantiate } from '../tasks/instance.js';
 import { getTemplate } from '../tasks/registry.js';
-import { createRun, finishRun, getSubgoalProgress, loadTrajectory, StoreRecorder, type EpisodeId, type SubgoalProgress } from '../store/index.js';
+import { createRun, finishRun, getSubgoalProgress, interruptRun, loadTrajectory, StoreRecorder, type EpisodeId, type SubgoalProgress } from '../store/index.js';
+import { atPath, runStopped } from './env-errors.js';
+import { handleStopSignals, signalExitCode } from './stop-signals.js';
 import { SubgoalTracker } from '../rewards/episode.js';
 import { requireSimDroid, SubgoalStoreRecorder } from './subgoal-recorder.js';
 import { intArg, parseFlags, UsageError } from './args.js';
@@ -76,6 +78,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
   const target = openDevice(values.device, targetOf(values));
   const device = target.device;
   let onnx: OnnxPolicyModel | null = null;
+  let removeSignals = () => {};
   try {
     if (values.subgoals && values.device) await requireSimDroid(device);
     let policy: Policy;
@@ -126,25 +129,44 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
         } else policy = createPolicy({ name: values.policy }, { task });
     }
 
+    const shotDir = values.screenshots;
+    // Before the run exists: a --screenshots that is a file is refused with nothing recorded.
+    if (shotDir) mkdirSync(shotDir, { recursive: true });
     const runId = record ? createRun(store!.db, { kind: 'single', name: `${instance.template.id} #${instance.seed} ${values.policy}`, config: { task: instance.template.id, seed: instance.seed, policy: values.policy, ...(values.params !== undefined ? { params: instance.params } : {}), ...(initialize ? {} : { initialize: false }), ...(vlm ? { vlm: storableVlmSettings(vlm, values.endpoint) } : {}), ...(onnx ? { onnx: { path: onnx.path, sha256: onnx.sha256 } } : {}), ...(replay ? { vlmReplay: { ...replay, replies: replay.replies.length, source: values.replies ?? `episode ${values.from}` } } : {}) } }).id : null;
     const tracker = values.subgoals ? new SubgoalTracker(device, instance) : null;
     // With --subgoals (which needs a recording) the progress is written in the transaction that ends the episode.
     const recorder = runId === null ? undefined : tracker ? new SubgoalStoreRecorder(store!.db, runId, { kind: 'tracker', tracker }) : new StoreRecorder(store!.db, runId);
     if (!values.json) io.out(`${instance.template.id} seed ${instance.seed}: ${instance.instruction}`);
-    const shotDir = values.screenshots;
-    if (shotDir) mkdirSync(shotDir, { recursive: true });
-
-    const result = await runEpisode({
-      device, instance, policy, initialize, screenshots: 'half', onMalformed: values['on-malformed'] ?? (human || replay ? 'continue' : 'end'),
-      ...(recorder ? { recorder } : {}),
-      ...(values['max-steps'] ? { maxSteps: values['max-steps'] } : {}),
-      ...(tracker ? { onStepDone: tracker.onStepDone } : {}),
-      onStep: (step, obs) => {
-        // The screen each action was taken on (what the recorder keeps too).
-        if (shotDir && obs.screenshot) writeFileSync(join(shotDir, `step-${String(step.index).padStart(2, '0')}.png`), obs.screenshot);
-        if (!values.json) io.out(`  ${String(step.index + 1).padStart(2)}. ${step.description ?? JSON.stringify(step.raw)}${step.error ? `  [${step.error.name}: ${step.error.message}]` : ''}`);
+    // SIGINT or SIGTERM: stop now, the episode kept as interrupted with the steps it took.
+    removeSignals = handleStopSignals({
+      first: (signal) => {
+        if (runId !== null) interruptRun(store!.db, runId);
+        io.err(`awb: ${signal}: interrupted${recorder?.episodeId != null ? `; episode ${recorder.episodeId} is kept as interrupted` : ''}`);
+        process.exit(signalExitCode(signal));
       },
     });
+
+    let result: EpisodeResult;
+    try {
+      result = await runEpisode({
+        device, instance, policy, initialize, screenshots: 'half', onMalformed: values['on-malformed'] ?? (human || replay ? 'continue' : 'end'),
+        ...(recorder ? { recorder } : {}),
+        ...(values['max-steps'] ? { maxSteps: values['max-steps'] } : {}),
+        ...(tracker ? { onStepDone: tracker.onStepDone } : {}),
+        onStep: (step, obs) => {
+          // The screen each action was taken on (what the recorder keeps too).
+          if (shotDir && obs.screenshot) {
+            const file = join(shotDir, `step-${String(step.index).padStart(2, '0')}.png`);
+            atPath(file, () => writeFileSync(file, obs.screenshot!));
+          }
+          if (!values.json) io.out(`  ${String(step.index + 1).padStart(2)}. ${step.description ?? JSON.stringify(step.raw)}${step.error ? `  [${step.error.name}: ${step.error.message}]` : ''}`);
+        },
+      });
+    } catch (e) {
+      if (runId === null) throw e;
+      // The store or the screenshots folder failed mid-episode: the episode and its run end interrupted, steps kept.
+      throw runStopped(e, runId, null, store!.path, () => interruptRun(store!.db, runId));
+    }
     const episodeId = recorder?.episodeId ?? null;
     const subgoals: SubgoalProgress | null = tracker && episodeId !== null ? getSubgoalProgress(store!.db, episodeId) : null;
     if (runId !== null) finishRun(store!.db, runId, 'finished');
@@ -156,6 +178,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     }
     return 0;
   } finally {
+    removeSignals();
     target.close();
     store?.db.close();
     await onnx?.close();

@@ -1,8 +1,10 @@
+import { createServer } from 'node:net';
 import { z } from 'zod';
 import { createWorkbench, DEFAULT_ENV_DEVICES } from '../workbench/index.js';
 import { serveWorkbench } from '../workbench/endpoint.js';
 import { intArg, parseFlags, UsageError } from './args.js';
-import { dataDir, dbPath } from '../util/data-dir.js';
+import { dataDir } from '../util/data-dir.js';
+import { storePathArg } from './open-db.js';
 import type { Io } from './main.js';
 
 
@@ -40,8 +42,10 @@ export async function serveCommand(argv: string[], io: Io, signal?: AbortSignal,
     throw new UsageError(`${flag} is for \`awb env serve\`; \`awb serve\` listens on 127.0.0.1`);
   }
   const home = dataDir();
+  // A port in use is said before the workbench opens the store and the devices (EADDRINUSE, one line by main).
+  if (values.port !== 0) await portFree(values.port, values.host ?? '127.0.0.1');
   const workbench = await createWorkbench({
-    dataDir: home, ...(values.db || process.env.AWB_DB ? { dbPath: dbPath(values.db) } : {}), log: (m) => io.err(m),
+    dataDir: home, ...(values.db !== undefined || process.env.AWB_DB ? { dbPath: storePathArg(values.db) } : {}), log: (m) => io.err(m),
     embeddedDevice: mode === 'ui' && !values['no-device'],
     ...(values.devices !== undefined ? { envDevices: values.devices } : {}),
     ...(values['no-adb'] ? { adb: false as const } : values['adb-port'] !== undefined ? { adb: values['adb-port'] } : {}),
@@ -85,4 +89,13 @@ export async function envCommand(argv: string[], io: Io, signal?: AbortSignal): 
     throw new UsageError(`${sub === undefined ? 'awb env needs a subcommand' : `awb env ${sub}: unknown subcommand`}: awb env serve [--port P] [--devices N] [--host H] [--stop-with-stdin]`);
   }
   return serveCommand(rest, io, signal, 'env');
+}
+
+/** Resolves when `port` can be listened on at `host` (checked by listening and closing); rejects with Node's EADDRINUSE. */
+function portFree(port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(port, host, () => probe.close(() => resolve()));
+  });
 }

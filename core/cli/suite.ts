@@ -8,7 +8,10 @@ import { DEFAULT_RAY_ENVS, RayAddress } from '../rollout/ray-settings.js';
 import type { EpisodeResult, StepError } from '../episode/record.js';
 import { getTemplate, TASKS } from '../tasks/registry.js';
 import { parsePart, parseSplit, splitInstances } from '../tasks/splits.js';
-import { createRun, finishRun, getRun, resumeRun, StoreRecorder, type RunId } from '../store/index.js';
+import { createRun, finishRun, getRun, interruptRun, resumeRun, RunKindError, StoreRecorder, type RunId, type RunKind } from '../store/index.js';
+import { formatIssues } from '../util/zod-issues.js';
+import { runStopped } from './env-errors.js';
+import { handleStopSignals, signalExitCode } from './stop-signals.js';
 import { SubgoalTracker } from '../rewards/episode.js';
 import { SubgoalStoreRecorder } from './subgoal-recorder.js';
 import { intArg, parseFlags, UsageError } from './args.js';
@@ -48,6 +51,21 @@ const Flags = z.object({
   ...TargetValues,
   ...VlmFlagValues,
 });
+
+/** What a suite run records as its config, read back by --resume. */
+const SuiteRunConfig = z.object({
+  split: z.string(), part: z.string(), policy: SuiteRunPolicy, limit: z.number().optional(), screenshots: z.enum(['none', 'half', 'full']).default('half'),
+  subgoals: z.boolean().optional(), vlm: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** How each other kind of run is continued, for the refusal of `suite run --resume` of one. */
+const RESUME_HINTS: Record<RunKind, string> = {
+  suite: '',
+  single: 'a single episode (awb run) is not resumed: run it again',
+  training: 'continue a training run from its checkpoint folder: awb train grpo --resume DIR',
+  import: 'an import has nothing to continue',
+  env: 'an outside agent\'s run is continued by the agent (docs/env-protocol.md)',
+};
 
 interface Tally {
   episodes: number;
@@ -115,25 +133,29 @@ async function suiteRun(
   const { db, path } = openDb(values.db);
   try {
     // What to run: a fresh split part, or what is left of an earlier run.
-    let runId: RunId;
-    let config: { split: string; part: string; policy: z.infer<typeof SuiteRunPolicy>; limit?: number; screenshots: 'none' | 'half' | 'full'; subgoals?: boolean; vlm?: Record<string, unknown> };
+    let runId!: RunId; // set by resumeRun, or by createRun once every check has passed
+    let config: z.infer<typeof SuiteRunConfig>;
     let vlm: VlmPolicySettings | null = vlmFlags;
     let skip = new Set<string>();
     if (values.resume !== undefined) {
       if (values.split || values.part || values.policy || values.subgoals || vlmFlags) throw new UsageError('--resume continues a run as it was configured; drop --split, --part, --policy and --subgoals');
-      if (isSubgoalRun(getRun(db, values.resume as RunId).config)) refuseSubgoalsHere(values, `Run ${values.resume} records subgoal progress (--subgoals), so it`);
-      const state = resumeRun(db, values.resume as RunId);
-      runId = state.run.id;
-      config = z.object({
-        split: z.string(), part: z.string(), policy: SuiteRunPolicy, limit: z.number().optional(), screenshots: z.enum(['none', 'half', 'full']).default('half'),
-        subgoals: z.boolean().optional(), vlm: z.record(z.string(), z.unknown()).optional(),
-      }).parse(state.run.config);
+      // Every check before the run is touched: a run this command cannot continue is left exactly as it was.
+      const previous = getRun(db, values.resume as RunId);
+      if (previous.kind !== 'suite') throw new RunKindError(previous.id, previous.kind, 'suite', RESUME_HINTS[previous.kind]);
+      const parsed = SuiteRunConfig.safeParse(previous.config);
+      if (!parsed.success) throw new UsageError(`Run ${previous.id}'s recorded config cannot be continued: ${formatIssues(parsed.error.issues)}`);
+      config = parsed.data;
+      if (isSubgoalRun(config)) refuseSubgoalsHere(values, `Run ${values.resume} records subgoal progress (--subgoals), so it`);
       if (config.policy === 'vlm') {
-        if (config.vlm === undefined) throw new UsageError(`Run ${runId} used --policy vlm but recorded no VLM settings`);
+        if (config.vlm === undefined) throw new UsageError(`Run ${previous.id} used --policy vlm but recorded no VLM settings`);
         if (config.subgoals && values.parallel > 1) throw new UsageError('--subgoals with --policy vlm runs on one embedded SimDroid; drop --parallel');
-        if (ray) throw new UsageError(`Run ${runId} uses --policy vlm, which runs here: drop --ray`);
+        if (ray) throw new UsageError(`Run ${previous.id} uses --policy vlm, which runs here: drop --ray`);
         vlm = vlmSettingsForResume(config.vlm);
       }
+      parseSplit(config.split);
+      parsePart(config.part);
+      const state = resumeRun(db, previous.id);
+      runId = state.run.id;
       skip = new Set([...state.finished].map((i) => `${i.templateId}#${i.seed}`));
       if (!values.json) {
         const errored = state.errored.size ? `, ${state.errored.size} ended in an environment error` : '';
@@ -146,13 +168,6 @@ async function suiteRun(
         ...(values.subgoals ? { subgoals: true } : {}),
         ...(vlm ? { vlm: storableVlmSettings(vlm, values.endpoint) } : {}),
       };
-      // Checked before the run exists: a bad --split or --part must leave no run behind.
-      parseSplit(config.split);
-      parsePart(config.part);
-      runId = createRun(db, {
-        kind: 'suite', name: values.name ?? `${config.split}/${config.part} ${config.policy}`,
-        config: { ...config, parallel: values.parallel, ...(ray ? { ray: { address: ray.address, envs: ray.envs } } : {}) },
-      }).id;
     }
     const split = parseSplit(config.split);
     const part = parsePart(config.part);
@@ -160,6 +175,14 @@ async function suiteRun(
     if (config.limit) instances = instances.slice(0, config.limit);
     const todo = instances.filter((i) => !skip.has(`${i.template.id}#${i.seed}`));
     const policyOf = (i: (typeof todo)[number]) => createPolicy(config.policy === 'vlm' ? { name: 'vlm', settings: vlm! } : { name: config.policy }, { task: taskOf(i) });
+    if (values.resume === undefined) {
+      // Checked before the run exists (a bad --split or --part, a VLM key that is not set): a refusal leaves no run behind.
+      if (todo.length) policyOf(todo[0]!);
+      runId = createRun(db, {
+        kind: 'suite', name: values.name ?? `${config.split}/${config.part} ${config.policy}`,
+        config: { ...config, parallel: values.parallel, ...(ray ? { ray: { address: ray.address, envs: ray.envs } } : {}) },
+      }).id;
+    }
 
     const started = Date.now();
     const total: Tally = { episodes: 0, successes: 0, errors: 0 };
@@ -184,13 +207,17 @@ async function suiteRun(
     // Episodes run again after their Ray actor died (each also left an environment error in the store).
     let reruns = 0;
     const progress = progressBar(todo.length);
-    const interrupt = () => {
-      progress.done();
-      finishRun(db, runId, 'interrupted');
-      io.err(`awb: interrupted; continue with: awb suite run --resume ${runId}${values.db ? ` --db ${path}` : ''}`);
-      process.exit(130);
-    };
-    process.once('SIGINT', interrupt);
+    const resume = `awb suite run --resume ${runId}${values.db ? ` --db ${path}` : ''}`;
+    // SIGINT or SIGTERM: stop now; the episodes in flight are kept as interrupted (their steps so far) and run again by
+    // --resume, which also skips every finished one.
+    const removeSignals = handleStopSignals({
+      first: (signal) => {
+        progress.done();
+        const cut = interruptRun(db, runId);
+        io.err(`awb: ${signal}: interrupted${cut.length ? ` (${cut.length} episode${cut.length > 1 ? 's' : ''} cut short, kept as interrupted)` : ''}; continue with: ${resume}`);
+        process.exit(signalExitCode(signal));
+      },
+    });
     try {
       if (values.device) {
         // Devices behind adb: one in-process loop per device; a device that drops is reconnected.
@@ -260,8 +287,12 @@ async function suiteRun(
         });
         reruns = summary.reruns;
       }
+    } catch (e) {
+      // A fault of the environment (a full disk, a store another process keeps locked) or of the code: the run is
+      // interrupted where it stands.
+      throw runStopped(e, runId, resume, path, () => interruptRun(db, runId));
     } finally {
-      process.removeListener('SIGINT', interrupt);
+      removeSignals();
       progress.done();
     }
     finishRun(db, runId, notRun ? 'interrupted' : 'finished');

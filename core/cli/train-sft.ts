@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { SftEpochMetrics } from '../rl/sft.js';
 import { demonstrationInstances, parseTrainSftConfig, runSft, TrainSftConfigError, type TrainSftConfig } from '../rl/train-sft.js';
-import { oneLine, parseFlags, UsageError } from './args.js';
+import { checkOutFolder, oneLine, parseFlags, UsageError } from './args.js';
 import { dataDir } from '../util/data-dir.js';
 import { embeddedDevice, type Io } from './main.js';
 
@@ -39,6 +39,7 @@ export async function trainSftCommand(argv: string[], io: Io): Promise<number> {
   }
   if (demonstrationInstances(config).length === 0) throw new UsageError(`${values.config}: no demonstration instances (every one is a test instance, or the part is empty)`);
   const outDir = resolve(values.out ?? join(dataDir(), 'checkpoints', `sft-${new Date().toISOString().replace(/[:.]/g, '-')}`));
+  if (values.out) checkOutFolder(values.out, '--out');
   const file = join(outDir, 'policy.json');
 
   const device = embeddedDevice();

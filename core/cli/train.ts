@@ -5,9 +5,12 @@ import { parseTrainConfig, trainConfigHelp, TrainConfigError, type TrainConfig }
 import { TrainerCheckpointError, trainerFile } from '../rl/grpo-checkpoint.js';
 import { METRIC, type IterationMetrics } from '../rl/grpo-loop.js';
 import { trainGrpo } from '../rl/train-grpo.js';
-import { oneLine, parseFlags, UsageError } from './args.js';
+import { checkOutFolder, oneLine, parseFlags, UsageError } from './args.js';
 import { dataDir } from '../util/data-dir.js';
 import { openDb } from './open-db.js';
+import { handleStopSignals, signalExitCode, type StopSignal } from './stop-signals.js';
+import { environmentLine, runStopped } from './env-errors.js';
+import { interruptRun, type RunId } from '../store/index.js';
 import type { Io } from './main.js';
 import { trainSftCommand } from './train-sft.js';
 import { TRANSFORMER_USAGE, transformerGrpoCommand, transformerSftCommand } from './train-transformer.js';
@@ -85,27 +88,47 @@ async function grpoCommand(argv: string[], io: Io): Promise<number> {
   // Read before anything is opened or created: a bad trainer.json is a one-line error, not a stack.
   const saved = values.resume ? savedIterations(values.resume) : undefined;
   const outDir = resolve(values.resume ?? values.out ?? join(dataDir(), 'checkpoints', `grpo-${new Date().toISOString().replace(/[:.]/g, '-')}`));
+  if (values.out) checkOutFolder(values.out, '--out');
   const store = openDb(values.db);
   const ac = new AbortController();
-  const onSigint = () => {
-    io.err('Stopping after this iteration (a checkpoint will be written); press Ctrl-C again to kill.');
-    ac.abort();
-    process.off('SIGINT', onSigint);
-  };
-  process.on('SIGINT', onSigint);
+  let stoppedBy: StopSignal | null = null;
+  let runId: RunId | null = null;
+  // SIGINT or SIGTERM: stop after this iteration with a checkpoint; a second one ends the process with the run
+  // marked interrupted (its last checkpoint is what a resume continues from).
+  const removeSignals = handleStopSignals({
+    first: (signal) => {
+      stoppedBy = signal;
+      io.err(`awb: ${signal}: stopping after this iteration (a checkpoint will be written); send it again to stop at once.`);
+      ac.abort();
+    },
+    again: (signal) => {
+      if (runId !== null) interruptRun(store.db, runId);
+      io.err(`awb: ${signal} again: stopped at once; run ${runId ?? '(none yet)'} interrupted; continue with: awb train grpo --resume ${outDir}${values.db ? ` --db ${store.path}` : ''}`);
+    },
+  });
   try {
     let total = Math.max(config.iterations, saved ?? 0);
     const result = await trainGrpo({
       config, outDir, resume: Boolean(values.resume), db: store.db, rewardContext: { dataDir: dataDir() }, recordEpisodes: values['record-episodes'] ?? false, signal: ac.signal,
       log: (m) => io.err(m),
+      onRun: (id) => (runId = id),
       onIteration: (m) => io.out(values.json ? JSON.stringify(m) : progressLine(m, total)),
     });
     total = result.iterations;
     const summary = { outDir, policy: join(outDir, 'policy.json'), iterations: result.iterations, stoppedBy: result.stoppedBy, runId: result.runId, db: store.path };
     io.out(values.json ? JSON.stringify(summary) : `${result.stoppedBy === 'done' ? 'Finished' : 'Stopped'} after ${result.iterations} iterations; policy ${summary.policy} (resume with --resume ${outDir}); metrics in run ${result.runId} of ${store.path}`);
-    return 0;
+    // Stopped by a signal: the run is interrupted, and the exit status says so (128 + the signal's number).
+    return stoppedBy !== null && result.stoppedBy === 'aborted' ? signalExitCode(stoppedBy) : 0;
+  } catch (e) {
+    // A fault of the environment (a full disk, a locked store): the run is interrupted and continues from its last
+    // checkpoint.
+    const id = runId as RunId | null;
+    if (id !== null && environmentLine(e, store.path) !== null) {
+      throw runStopped(e, id, `awb train grpo --resume ${outDir}${values.db ? ` --db ${store.path}` : ''}`, store.path, () => interruptRun(store.db, id));
+    }
+    throw e;
   } finally {
-    process.off('SIGINT', onSigint);
+    removeSignals();
     store.db.close();
   }
 }

@@ -81,6 +81,36 @@ export interface ScreenPixels {
   rgba: Uint8Array;
 }
 
+/** One finger's stream as a touch screen reports it (Android's MotionEvent ACTION_DOWN, ACTION_MOVE, ACTION_UP). */
+export const TOUCH_ACTIONS = ['down', 'move', 'up'] as const;
+export type TouchAction = (typeof TOUCH_ACTIONS)[number];
+
+/**
+ * A finger streamed as it moves, as scrcpy and Android Studio's Running Devices send a drag: down, the moves as they
+ * happen, up. `input` takes a whole gesture after the fact (a swipe from start to end); this lets the screen follow
+ * the finger (a list scrolls while it is dragged). SimDroid's input dispatcher; an adb device's `input motionevent`
+ * or its emulator's gRPC touch events.
+ */
+export interface TouchStreamCapable {
+  touch(action: TouchAction, x: number, y: number): Promise<void>;
+}
+
+export function isTouchStreamCapable(d: Device): d is Device & TouchStreamCapable {
+  return typeof (d as Partial<TouchStreamCapable>).touch === 'function';
+}
+
+/** Quarter turns of the display from its natural orientation (Android's Surface.ROTATION_0 … ROTATION_270). */
+export type Rotation = 0 | 1 | 2 | 3;
+
+/** A device whose display can be turned (an emulator or a phone: `settings put system user_rotation`); SimDroid draws portrait only. */
+export interface RotationCapable {
+  setRotation(rotation: Rotation): Promise<void>;
+}
+
+export function isRotationCapable(d: Device): d is Device & RotationCapable {
+  return typeof (d as Partial<RotationCapable>).setRotation === 'function';
+}
+
 /** Raw pixels without a PNG round trip (SimDroid draws them; an adb device reads `screencap`'s raw output). */
 export interface PixelCapable {
   screenPixels(scale: 1 | 0.5): Promise<ScreenPixels>;

@@ -3,6 +3,7 @@ import { ACTION_TYPES } from '../actions/schema.js';
 import { validateAgainst } from '../actions/target.js';
 import { findApp } from '../device/app-catalog.js';
 import { assertNever } from '../util/errors.js';
+import { chosenProbability } from './confidence.js';
 import type { StepProposal } from './runner.js';
 
 /**
@@ -13,7 +14,7 @@ import type { StepProposal } from './runner.js';
 export const BreakpointSpec = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('invalid_action') }).describe('The proposal does not parse, or cannot be carried out on this screen'),
   z.strictObject({ kind: z.literal('low_confidence'), below: z.number().min(0).max(1) })
-    .describe("The chosen action's probability among the policy's candidates (softmax of their scores) is below a threshold"),
+    .describe("The policy's probability of the action it chose is below a threshold (its own probability; a softmax of its scores when it gives none)"),
   z.strictObject({ kind: z.literal('app'), app: z.string().min(1) }).describe('A given app (name or package) is in front'),
   z.strictObject({ kind: z.literal('action_type'), actionType: z.enum(ACTION_TYPES) }).describe('The proposal is of a given action type'),
   z.strictObject({ kind: z.literal('step'), index: z.int().nonnegative() }).describe('A given step (0-based)'),
@@ -27,19 +28,9 @@ export interface Breakpoint {
   spec: BreakpointSpec;
 }
 
-/**
- * Softmax over candidate scores, then the probability of the chosen action (matched by its JSON);
- * the best candidate's probability when the choice is not among them. Null without candidates.
- */
-export function chosenProbability(p: StepProposal): number | null {
-  const cands = p.decision.candidates;
-  if (!cands || cands.length === 0) return null;
-  const max = Math.max(...cands.map((c) => c.score));
-  const exps = cands.map((c) => Math.exp(c.score - max));
-  const total = exps.reduce((a, b) => a + b, 0);
-  const key = JSON.stringify(p.action ?? p.decision.action);
-  const i = cands.findIndex((c) => JSON.stringify(c.action) === key);
-  return (i >= 0 ? exps[i]! : Math.max(...exps)) / total;
+/** The probability the policy gave the action it proposes (core/episode/confidence.ts); null without candidates. */
+export function proposalConfidence(p: StepProposal): number | null {
+  return chosenProbability(p.decision.candidates, p.action ?? p.decision.action);
 }
 
 export function breakpointHit(spec: BreakpointSpec, p: StepProposal): boolean {
@@ -53,7 +44,7 @@ export function breakpointHit(spec: BreakpointSpec, p: StepProposal): boolean {
         return true;
       }
     case 'low_confidence': {
-      const prob = chosenProbability(p);
+      const prob = proposalConfidence(p);
       return prob !== null && prob < spec.below;
     }
     case 'app': {

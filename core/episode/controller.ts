@@ -4,6 +4,7 @@ import { actionElement } from '../actions/target.js';
 import type { Observation } from '../device/observation.js';
 import { elementLabel, type Bounds } from '../a11y/ui-tree.js';
 import { hits, type Breakpoint } from './breakpoints.js';
+import { candidateProbabilities } from './confidence.js';
 import { propose, runEpisode, type EndedFromOutside, type RunEpisodeOptions, type StepProposal } from './runner.js';
 import type { PolicyDecision } from './policy.js';
 import type { EpisodeResult, StepRecord } from './record.js';
@@ -28,7 +29,7 @@ export interface ProposalView extends ActionSketch {
   /** The proposed action, verbatim. */
   action: unknown;
   thought?: string;
-  /** The policy's alternatives, with the softmax of their scores. */
+  /** The policy's alternatives, each with the policy's probability of it (core/episode/confidence.ts). */
   candidates?: Array<{ action: unknown; score: number; probability: number } & ActionSketch>;
   /** Why it does not parse, if it does not. */
   error?: { name: string; message: string };
@@ -72,10 +73,8 @@ function view(p: StepProposal): ProposalView {
   if (p.decision.thought !== undefined) v.thought = p.decision.thought;
   const cands = p.decision.candidates;
   if (cands && cands.length) {
-    const max = Math.max(...cands.map((c) => c.score));
-    const exps = cands.map((c) => Math.exp(c.score - max));
-    const total = exps.reduce((a, b) => a + b, 0);
-    v.candidates = cands.map((c, i) => ({ action: c.action, score: c.score, probability: exps[i]! / total, ...sketchAction(c.action, p.obs) }));
+    const probability = candidateProbabilities(cands);
+    v.candidates = cands.map((c, i) => ({ action: c.action, score: c.score, probability: probability[i]!, ...sketchAction(c.action, p.obs) }));
   }
   if (p.error) v.error = p.error;
   if (p.decision.handover !== undefined) v.handover = p.decision.handover;

@@ -57,7 +57,18 @@ export type RecordedPart = { type: 'text'; text: string } | { type: 'image'; ste
 /** A scored alternative the policy considered. */
 export interface Candidate {
   action: unknown;
+  /** The policy's own number for it, higher preferred (the builtin and ONNX policies: log π at the decision's temperature). */
   score: number;
+  /**
+   * The policy's probability of choosing it, when the policy defines one: shown, recorded and tested by the Confidence
+   * breakpoint as it is. A policy that gives only scores gets a softmax over them (core/episode/confidence.ts).
+   */
+  probability?: number;
+}
+
+/** A candidate as a step records it: always with its probability (the policy's own, or the softmax of the scores). */
+export interface RecordedCandidate extends Candidate {
+  probability: number;
 }
 
 /** Wall-clock milliseconds spent in each phase of a step. */
@@ -81,7 +92,7 @@ export interface StepRecord {
   /** One line, e.g. `Tap "Save" in Contacts` (rewards match milestones against it). */
   description?: string;
   thought?: string;
-  candidates?: Candidate[];
+  candidates?: RecordedCandidate[];
   /** Why the action could not be parsed or carried out; the device was left unchanged. */
   error?: StepError;
   /** The action came from a person (step-through override), not the policy. */

@@ -8,8 +8,10 @@ import { actionElement } from '../actions/target.js';
 import { elementLabel, serializeUiTree } from '../a11y/ui-tree.js';
 import type { TaskInstance } from '../tasks/instance.js';
 import type { EpisodeOutcome } from '../tasks/task.js';
+import { nextTurn } from '../util/next-turn.js';
 import type { CheckVerdict } from '../tasks/verdict.js';
 import type { Policy, PolicyDecision } from './policy.js';
+import { withProbabilities } from './confidence.js';
 import {
   errorOf, type EpisodeRecorder, type EpisodeResult, type EpisodeStatus, type ObservationRecord, type StepError,
   type StepRecord, type Termination,
@@ -142,6 +144,9 @@ export function propose(index: number, obs: Observation, decision: PolicyDecisio
  * and an error that is recorded.
  */
 export async function runEpisode(opts: RunEpisodeOptions): Promise<EpisodeResult> {
+  // One turn of the event loop per episode: SimDroid episodes can settle without any, and a loop of them would keep a
+  // stop signal's handler (or a worker's message) waiting until the whole loop ends.
+  await nextTurn();
   const { device, instance, policy, recorder, hooks } = opts;
   const maxSteps = opts.maxSteps ?? instance.template.maxSteps ?? DEFAULT_MAX_STEPS;
   const shots = opts.screenshots ?? 'none';
@@ -219,7 +224,7 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<EpisodeResult
         timings: { observeMs, policyMs, actMs: 0, settleMs: 0 },
       };
       if (decision.thought !== undefined) step.thought = decision.thought;
-      if (decision.candidates !== undefined) step.candidates = decision.candidates;
+      if (decision.candidates !== undefined) step.candidates = withProbabilities(decision.candidates);
       if (decision.requestMs !== undefined) step.timings.requestMs = decision.requestMs;
       if (decision.usage !== undefined) step.usage = decision.usage;
       if (decision.prompt !== undefined) step.prompt = decision.prompt;

@@ -102,7 +102,7 @@ export class BuiltinPolicy implements Policy {
     return {
       action: pick.action,
       thought: `${pick.text} (p=${p.toFixed(2)} of ${n} candidates, ${this.selection.mode})`,
-      candidates: candidates.map((c, i) => ({ action: c.action, score: Math.exp(lp[i]!) })),
+      candidates: candidates.map((c, i) => ({ action: c.action, score: lp[i]!, probability: Math.exp(lp[i]!) })),
     };
   }
 

@@ -18,7 +18,7 @@ export const isFinalStatus = (s: JobStatus): boolean => FINAL_STATUSES.has(s);
 
 export const ERROR_CODES = [
   'unauthorized', 'not_found', 'bad_request', 'conflict', 'checksum_mismatch', 'unsupported_kind', 'unprocessable', 'internal', 'interrupted',
-  'publish_failed',
+  'publish_failed', 'quota_exceeded',
 ] as const;
 
 export const ErrorBodySchema = z.object({

@@ -132,11 +132,23 @@ export class RemoteJobs {
     return { job: await this.post(row, o.signal), upload };
   }
 
-  /** Posts a 'submitting' record again under its own key (after a crash or a failed post). */
+  /**
+   * Posts a 'submitting' record again under its own key (after a crash or a failed post): the service answers with the
+   * job it has for that key, never a second one. A job its trainer lost while it ran (the service stopped:
+   * `interrupted`; its Ray cluster went away: `unreachable`) is submitted again as a new job, under a new key, with the
+   * same dataset (still uploaded on the service) and config; the lost one stays recorded as it ended.
+   */
   async resubmit(ref: string, signal?: AbortSignal): Promise<RemoteJob> {
     const row = this.resolve(ref);
-    if (row.status !== 'submitting') throw new RemoteJobStateError(ref, `is ${row.status}, not waiting to be submitted`);
-    return this.post(row, signal);
+    if (row.status === 'submitting') return this.post(row, signal);
+    if (row.status === 'failed' && (row.error?.code === 'interrupted' || row.error?.code === 'unreachable')) {
+      const again = insertRemoteJob(this.db, {
+        trainer: row.trainer, idempotencyKey: (this.deps.newKey ?? randomUUID)(), kind: row.kind, name: row.name,
+        datasetSha256: row.datasetSha256, datasetSize: row.datasetSize, config: row.config, createdAt: this.now(),
+      });
+      return this.post(again, signal);
+    }
+    throw new RemoteJobStateError(ref, `is ${row.status}${row.error ? ` (${row.error.code})` : ''}: only a submission that got no answer, or a job its trainer lost while it ran (interrupted), is submitted again`);
   }
 
   private async post(row: RemoteJob, signal?: AbortSignal): Promise<RemoteJob> {

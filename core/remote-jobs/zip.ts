@@ -2,6 +2,12 @@ import { crc32 } from 'node:zlib';
 import { RayPackageError } from './errors.js';
 
 /**
+ * Kept by hand rather than a library (issue 32, measured): the package's Ray name is the hash of its bytes, and the
+ * trainer's ray_submit.py builds the same package with Python's zipfile, so the two must be byte-identical
+ * (test/jobs/ray-jobs.test.ts). adm-zip 0.6.1 writes other bytes for the same three entries: version 10 where zipfile
+ * writes 20, and the UTF-8 name flag on every entry, also after its header fields are set by hand (the first differing
+ * byte: offset 7 of the first local header); yazl sets that flag on every entry too.
+ *
  * A zip of stored (uncompressed) entries, deterministic: entries in the order given, every time 1980-01-01 00:00,
  * mode 0644, the UTF-8 flag only on a non-ASCII name: the bytes Python's zipfile writes for the same entries (as
  * awb_trainer/ray_submit.py sets them up), so both sides name a package alike. Enough for a Ray runtime_env package (APPNOTE.TXT 4.3: local headers, central directory,

@@ -26,6 +26,8 @@ import { RolloutRecording } from './rollout-recording.js';
 /** Progress of an adaptation, one event at a time (all plain data). */
 export type AdaptProgress =
   | { phase: 'before' | 'after'; done: number; total: number; templateId: string; seed: number; success: boolean }
+  /** Before each shot's oracle demonstration: `done` of `total` collected so far (the phase's progress). */
+  | { phase: 'demonstrating'; done: number; total: number }
   | { phase: 'demonstrations'; source: DemonstrationSource; episodes: number; steps: number; appSteps: number }
   | { phase: 'sft'; epoch: number; epochs: number; metrics: SftEpochMetrics }
   | { phase: 'grpo'; iteration: number; iterations: number; metrics: Record<string, number> }
@@ -139,6 +141,7 @@ export async function adaptToApp(opts: AdaptToAppOptions): Promise<AdaptToAppRes
       const set = opts.demonstrations
         ? storedDemonstrations(opts.demonstrations.db, opts.demonstrations.episodes, base, target.package)
         : await collectDemonstrations(devices[0]!, shots, base, {
+          beforeInstance: (done, total) => emit({ phase: 'demonstrating', done, total }),
           ...(opts.signal ? { signal: opts.signal } : {}), ...(rec ? { recorder: () => new StoreRecorder(rec.db, rec.runId) } : {}),
         });
       const mine = [{ app: target.app, package: target.package, adapter }];

@@ -1,5 +1,6 @@
 import type { EpisodeResult } from '../episode/record.js';
 import { assertNever } from '../util/errors.js';
+import { nextTurn } from '../util/next-turn.js';
 import {
   episodeStepAdvantages, stepGroupAdvantages, type AdvantageMode, type AdvantageOptions, type GroupStats,
 } from './grpo.js';
@@ -40,6 +41,8 @@ export const METRIC = {
   /** Rollouts run again because their remote worker died (Ray rollouts, docs/ray.md); 0 on this machine. */
   reruns: 'rollout/reruns',
   episodeLength: 'episode/length',
+  /** Environment steps the iteration's rollouts took (the charts' x axis by environment steps). */
+  envSteps: 'rollout/env_steps',
   batchSteps: 'batch/steps',
   batchReplayed: 'batch/replayed',
   curriculumStage: 'curriculum/stage',
@@ -147,6 +150,8 @@ export async function runGrpoLoop<E extends GrpoEpisode, R extends GrpoRollouts<
   loop: GrpoLoop<E, R, S, U>,
 ): Promise<GrpoLoopEnd> {
   for (let iter0 = loop.completed; iter0 < loop.iterations; iter0++) {
+    // A turn of the event loop per iteration: a stop signal's handler runs here even when nothing in the iteration waits.
+    await nextTurn();
     if (loop.stopBefore && (await loop.stopBefore(iter0))) return { completed: iter0, stoppedBy: 'aborted' };
     const it: GrpoIteration = { iter0, iteration: iter0 + 1, t0: performance.now() };
 
@@ -215,6 +220,7 @@ export function iterationMetrics(f: IterationFacts): Record<string, number> {
     // Their reward is NaN (outcomeReward), so they are scored out of their group, not trained on.
     [METRIC.envErrors]: episodes.filter((e) => e.result.status === 'error').length,
     [METRIC.episodeLength]: envSteps / Math.max(1, episodes.length),
+    [METRIC.envSteps]: envSteps,
     [METRIC.batchSteps]: f.batchSteps,
     ...(f.adagrpo ? { [METRIC.batchReplayed]: f.adagrpo.replayed, [METRIC.curriculumStage]: f.adagrpo.curriculumStage } : {}),
     [METRIC.lr]: f.lr,

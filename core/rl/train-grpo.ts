@@ -71,6 +71,8 @@ export interface TrainGrpoOptions {
   runId?: RunId;
   /** Stop after the current iteration (a checkpoint is written). */
   signal?: AbortSignal;
+  /** Called with the store run once it is created or resumed (the CLI marks it if it must end the process). */
+  onRun?: (runId: RunId) => void;
   onIteration?: (m: IterationMetrics, model: PolicyModel) => void;
   /**
    * Awaited before each iteration with the iterations completed so far (the workbench's training
@@ -165,6 +167,7 @@ export async function trainGrpo(opts: TrainGrpoOptions): Promise<TrainGrpoResult
     throw e;
   }
   s.runId = runId;
+  if (runId !== null) opts.onRun?.(runId);
   const advOpts = advantageOptions(c);
   const lossOpts = lossOptions(c);
   const replayOpts = positiveReplayOptions(c);

@@ -1,3 +1,5 @@
+import { nextTurn } from '../util/next-turn.js';
+
 /**
  * The in-process rollout scheduler: jobs over devices this thread drives, first come first
  * served (each device takes the next job the moment its last one ends). It suits devices whose
@@ -35,6 +37,9 @@ export async function scheduleOnDevices<D, J>(
     while (next < jobs.length && !opts.signal?.aborted) {
       const k = next++;
       if ((await run(jobs[k]!, k)) === 'retire') return;
+      // A turn of the event loop between jobs: SimDroid episodes may settle without one, and a stop signal or an
+      // abort must get through before the next job starts.
+      await nextTurn();
     }
   };
   await Promise.all(devices.map(loop));

@@ -2,6 +2,7 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { migrate, schemaVersion, LATEST_VERSION } from './migrate.js';
 import { StoreFileError, StoreNeedsMigrationError, StoreVersionFromFutureError } from './errors.js';
+import { reapDeadRuns } from './runs.js';
 
 /**
  * Branded connections (Signal's ReadableDB / WritableDB): a repository function that writes says
@@ -25,7 +26,8 @@ const WAL_AUTOCHECKPOINT_PAGES = 4000;
  * Opens (creating if needed) a trajectory store at `path`, or an in-memory one for ':memory:', and
  * brings its schema up to date. WAL lets readers (the UI, a resume) run beside the writer; with WAL,
  * synchronous=NORMAL keeps every committed transaction through a process crash (only an OS crash or
- * power loss can drop the last few), at a fraction of FULL's fsync cost.
+ * power loss can drop the last few), at a fraction of FULL's fsync cost. Runs left 'running' by a
+ * process that has died are marked 'interrupted' here (runs.ts reapDeadRuns).
  */
 export function openStore(path: string): WritableDB {
   if (path !== ':memory:') checkStoreFile(path);
@@ -39,6 +41,8 @@ export function openStore(path: string): WritableDB {
     db.pragma('foreign_keys = ON');
     const writable = brandWritable(db);
     migrate(writable, path);
+    // A run whose process died is shown as what it is (interrupted, resumable), not as live.
+    if (path !== ':memory:') reapDeadRuns(writable);
     return writable;
   } catch (e) {
     db.close();

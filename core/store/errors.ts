@@ -1,3 +1,4 @@
+import type { ProcessOwner } from '../util/process-owner.js';
 import type { EpisodeId, RunId } from './ids.js';
 
 /** Named errors of the trajectory store: each carries the bad value and the id it concerns. */
@@ -39,6 +40,23 @@ export class RunNotFoundError extends Error {
   override name = 'RunNotFoundError';
   constructor(readonly runId: RunId | string) {
     super(`No run ${JSON.stringify(runId)} in the store`);
+  }
+}
+
+/** A resume of a run that another live process is recording (two resumes at once, or a resume of a run still going). */
+export class RunLiveError extends Error {
+  override name = 'RunLiveError';
+  constructor(readonly runId: RunId, readonly owner: ProcessOwner, readonly command: string | null = null) {
+    super(`Run ${runId} is being recorded by process ${owner.pid}${command ? ` (${command.length > 120 ? `${command.slice(0, 120)}…` : command})` : ''} on ${owner.host}; `
+      + 'resuming it now would record its episodes twice: stop that process (Ctrl-C, or kill ' + `${owner.pid}) or wait for it to end, then resume`);
+  }
+}
+
+/** A run of another kind than the command continues (`suite run --resume` of a training run). */
+export class RunKindError extends Error {
+  override name = 'RunKindError';
+  constructor(readonly runId: RunId, readonly kind: string, readonly expected: string, hint = '') {
+    super(`Run ${runId} is a${/^[aeiou]/.test(kind) ? 'n' : ''} ${kind} run, not a ${expected} run${hint ? `; ${hint}` : ''}`);
   }
 }
 
@@ -114,5 +132,29 @@ export class ImportManifestError extends Error {
   override name = 'ImportManifestError';
   constructor(readonly file: string, readonly reason: string) {
     super(`${file}: ${reason}`);
+  }
+}
+
+/** An export's destination holds something already (a file, or a folder with files and no --force). */
+export class ExportExistsError extends Error {
+  override name = 'ExportExistsError';
+  constructor(readonly dir: string, readonly problem: string) {
+    super(`${dir} ${problem}`);
+  }
+}
+
+/** A record of an import's episodes.jsonl that contradicts itself, or another line with its uid. */
+export class ImportRecordError extends Error {
+  override name = 'ImportRecordError';
+  constructor(readonly file: string, readonly line: number, readonly uid: string, readonly problem: string) {
+    super(`${file}:${line}: episode ${JSON.stringify(uid.length > 80 ? `${uid.slice(0, 80)}…` : uid)}: ${problem}`);
+  }
+}
+
+/** A file of an import that is not a regular file in the export folder (a FIFO, a device, a link out of the folder). */
+export class ImportFileError extends Error {
+  override name = 'ImportFileError';
+  constructor(readonly file: string, readonly problem: string) {
+    super(`${file}: ${problem}`);
   }
 }

@@ -1,8 +1,10 @@
-import { existsSync, mkdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { fillFileAtomic, writeFileAtomic } from '../util/atomic-write.js';
 import { getScreenshot, getTree } from './content.js';
 import type { ReadableDB } from './db.js';
+import { ExportExistsError } from './errors.js';
 import {
   EPISODES_FILE, FORMAT_NAME, FORMAT_VERSION, MANIFEST_FILE, SCREENSHOT_DIR, screenshotPath, TREE_DIR, treePath,
   type EpisodeLine, type Manifest, type StepLine,
@@ -59,16 +61,56 @@ function isIdList(s: readonly EpisodeId[] | EpisodeFilter): s is readonly Episod
   return Array.isArray(s);
 }
 
+export interface ExportOptions {
+  /** Replace what `dir` holds (an earlier export); without it a folder that is not empty is refused. */
+  force?: boolean;
+}
+
 /**
  * Writes the chosen episodes (ids, or every episode matching a filter, oldest first) to `dir`:
- * episodes.jsonl, each referenced screenshot and tree once, and manifest.json last, so a directory
- * with a manifest is a complete export. Files already in `dir` under the same hash are kept (same
- * name, same bytes).
+ * episodes.jsonl, each referenced screenshot and tree once, and manifest.json. All of it goes to a
+ * temporary folder beside `dir` that is renamed to `dir` at the end, so `dir` is either absent, as
+ * it was, or a complete export, whatever stops the export (a full disk, a kill). `dir` may be
+ * missing or an empty folder; one with files in it is replaced only with `force`.
  */
-export function exportEpisodes(db: ReadableDB, selection: readonly EpisodeId[] | EpisodeFilter, dir: string): ExportSummary {
+export function exportEpisodes(db: ReadableDB, selection: readonly EpisodeId[] | EpisodeFilter, dir: string, opts: ExportOptions = {}): ExportSummary {
+  const existing = destination(dir, opts.force === true);
   const ids = isIdList(selection) ? selection : episodeIds(db, selection);
-  // The manifest marks a complete export: an old one must not vouch for a half-written new one.
-  rmSync(join(dir, MANIFEST_FILE), { force: true });
+  mkdirSync(dirname(resolve(dir)), { recursive: true });
+  const tmp = `${resolve(dir)}.partial-${process.pid}-${randomBytes(4).toString('hex')}`;
+  try {
+    const manifest = writeExport(db, ids, tmp);
+    if (existing === 'empty') rmdirSync(dir);
+    if (existing === 'export') {
+      // Swapped in by two renames; the old export is deleted only once the new one is in place.
+      const old = `${resolve(dir)}.replaced-${process.pid}-${randomBytes(4).toString('hex')}`;
+      renameSync(dir, old);
+      renameSync(tmp, dir);
+      rmSync(old, { recursive: true, force: true });
+    } else renameSync(tmp, dir);
+    return { dir, manifest };
+  } catch (e) {
+    rmSync(tmp, { recursive: true, force: true });
+    throw e;
+  }
+}
+
+/** What is at the export's destination now; refuses a file, and a folder with files unless `force`. */
+function destination(dir: string, force: boolean): 'none' | 'empty' | 'export' {
+  let st;
+  try {
+    st = statSync(dir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 'none';
+    throw e;
+  }
+  if (!st.isDirectory()) throw new ExportExistsError(dir, 'is a file, not a folder');
+  if (readdirSync(dir).length === 0) return 'empty';
+  if (!force) throw new ExportExistsError(dir, `is not empty${existsSync(join(dir, MANIFEST_FILE)) ? ' (an earlier export)' : ''}; give --force to replace it, or another --out`);
+  return 'export';
+}
+
+function writeExport(db: ReadableDB, ids: readonly EpisodeId[], dir: string): Manifest {
   mkdirSync(join(dir, SCREENSHOT_DIR), { recursive: true });
   mkdirSync(join(dir, TREE_DIR), { recursive: true });
   const shots = new Set<string>();
@@ -81,14 +123,14 @@ export function exportEpisodes(db: ReadableDB, selection: readonly EpisodeId[] |
         if (sha && !shots.has(sha)) {
           shots.add(sha);
           const file = join(dir, screenshotPath(sha));
-          if (!existsSync(file)) writeFileSync(file, getScreenshot(db, sha));
+          writeFileSync(file, getScreenshot(db, sha));
         }
       }
       for (const sha of [...t.steps.map((s) => s.tree), t.final.tree]) {
         if (sha && !trees.has(sha)) {
           trees.add(sha);
           const file = join(dir, treePath(sha));
-          if (!existsSync(file)) writeFileSync(file, getTree(db, sha));
+          writeFileSync(file, getTree(db, sha));
         }
       }
       steps += t.steps.length;
@@ -100,5 +142,5 @@ export function exportEpisodes(db: ReadableDB, selection: readonly EpisodeId[] |
     counts: { episodes: ids.length, steps, screenshots: shots.size, trees: trees.size },
   };
   writeFileAtomic(join(dir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
-  return { dir, manifest };
+  return manifest;
 }

@@ -51,7 +51,11 @@ export const StepLine = z.object({
   action: ActionSchema.nullable(),
   description: z.string().nullable(),
   thought: z.string().nullable(),
-  candidates: z.array(z.object({ action: z.unknown(), score: z.number() })).nullable(),
+  /**
+   * `probability`: the policy's probability of the candidate (added within version 1; every export writes it). A file
+   * without it was written when the builtin and ONNX policies, the only ones giving candidates, put it in `score`.
+   */
+  candidates: z.array(z.object({ action: z.unknown(), score: z.number(), probability: z.number().min(0).max(1).optional() })).nullable(),
   error: ErrorLine.nullable(),
   overridden: z.boolean(),
   foreground: z.object({ package: z.string(), activity: z.string() }),

@@ -11,7 +11,7 @@ export { STORED_EPISODE_STATUSES, type StatusCounts, type StoredEpisodeStatus } 
 export { deviceKindOf, type DeviceInfo, type DeviceKind, type TemplateInfo } from './catalog.js';
 export { contentStats, getScreenshot, getTree, type ContentStats } from './content.js';
 export {
-  createRun, finishRun, getRun, InstanceSet, listRuns, resumeRun,
+  createRun, finishRun, getRun, InstanceSet, interruptRun, listRuns, reapDeadRuns, resumeRun, runOwner,
   type NewRun, type ResumeState, type Run, type RunConfig, type RunKind, type RunStatus, type RunSummary,
 } from './runs.js';
 export { episodeIdByUid, type EpisodeInfo } from './episodes.js';
@@ -23,7 +23,8 @@ export {
 } from './reward-annotations.js';
 export { StoreRecorder, type StoreRecorderOptions } from './recorder.js';
 export {
-  EpisodeFilterSchema, episodeFilterValues, listEpisodes, successfulEpisodes, type EpisodeFilter, type EpisodePage, type EpisodeSummary, type RolloutPlace,
+  EPISODE_SORT_KEYS, EpisodeFilterSchema, episodeFilterValues, listEpisodes, successfulEpisodes, type EpisodeFilter, type EpisodePage, type EpisodeSortKey,
+  type EpisodeSummary, type RolloutPlace,
 } from './queries.js';
 export { loadTrajectory, type InstanceInfo, type Trajectory } from './trajectory.js';
 export { exportEpisodes, type ExportSummary } from './export.js';

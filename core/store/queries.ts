@@ -8,6 +8,16 @@ import { emptyStatusCounts, STORED_EPISODE_STATUSES, type StatusCounts, type Sto
 
 const Status = z.enum(STORED_EPISODE_STATUSES);
 
+/** The columns the episode table sorts by; a rollout's columns are null for other episodes, and those sort last. */
+export const EPISODE_SORT_KEYS = ['id', 'template', 'app', 'seed', 'policy', 'status', 'steps', 'started', 'duration', 'iteration', 'group', 'reward', 'advantage'] as const;
+export type EpisodeSortKey = (typeof EPISODE_SORT_KEYS)[number];
+
+const SORT_SQL: Record<EpisodeSortKey, string> = {
+  id: 'e.id', template: 'i.template_id', app: 't.app', seed: 'i.seed', policy: 'e.policy', status: 'e.status', steps: 'e.steps_count',
+  started: 'e.started_at', duration: 'e.finished_at - e.started_at', iteration: 'r.iteration', group: 'r.group_index', reward: 'r.reward',
+  advantage: 'r.advantage',
+};
+
 /** The episode table's filter; validated once here, since it arrives from the UI and the CLI. */
 export const EpisodeFilterSchema = z.object({
   templateId: z.string().min(1).optional(),
@@ -28,6 +38,8 @@ export const EpisodeFilterSchema = z.object({
   limit: z.number().int().min(1).max(1000).default(50),
   offset: z.number().int().min(0).default(0),
   order: z.enum(['newest', 'oldest']).default('newest'),
+  /** Sort by a column instead (ties by id, in the same direction); `order` then does not apply. */
+  sort: z.strictObject({ by: z.enum(EPISODE_SORT_KEYS), dir: z.enum(['asc', 'desc']) }).optional(),
 });
 export type EpisodeFilter = z.input<typeof EpisodeFilterSchema> & { runId?: RunId };
 
@@ -102,6 +114,13 @@ const SUMMARY_COLUMNS = `e.id, e.uid, i.template_id, t.app, t.difficulty, i.seed
 const SUMMARY_FROM = `episodes e JOIN task_instances i ON i.id = e.instance_id JOIN task_templates t ON t.id = i.template_id
   LEFT JOIN training_rollouts r ON r.episode_id = e.id`;
 
+/** A recorded rollout's place and scores, or null for an episode that is not one. */
+export function rolloutOf(db: ReadableDB, id: EpisodeId): RolloutPlace | null {
+  const r = prepare<[number], { iteration: number; group_index: number; rollout_index: number; reward: number | null; advantage: number | null }>(db,
+    'SELECT iteration, group_index, rollout_index, reward, advantage FROM training_rollouts WHERE episode_id = ?').get(id);
+  return r ? { iteration: r.iteration, group: r.group_index, index: r.rollout_index, reward: r.reward, advantage: r.advantage } : null;
+}
+
 function rowToSummary(r: SummaryRow): EpisodeSummary {
   return {
     id: asEpisodeId(r.id), uid: r.uid, templateId: r.template_id, app: r.app, difficulty: r.difficulty, seed: r.seed,
@@ -157,11 +176,13 @@ export function listEpisodes(db: ReadableDB, filter: EpisodeFilter = {}): Episod
   const base = whereOf(f);
   const pageClauses = statuses ? [...base.clauses, `e.status IN (${statuses.map(() => '?').join(', ')})`] : base.clauses;
   const pageParams = statuses ? [...base.params, ...statuses] : base.params;
-  const dir = f.order === 'newest' ? 'DESC' : 'ASC';
+  const dir = f.sort ? (f.sort.dir === 'asc' ? 'ASC' : 'DESC') : f.order === 'newest' ? 'DESC' : 'ASC';
+  // Without a sort, by start time (the index the page query walks); a sorted page sorts the matching episodes.
+  const orderBy = f.sort ? `${SORT_SQL[f.sort.by]} ${dir} NULLS LAST, e.id ${dir}` : `e.started_at ${dir}, e.id ${dir}`;
   return readConsistent(db, () => {
     const rows = prepare<unknown[], SummaryRow>(db, `
       SELECT ${SUMMARY_COLUMNS} FROM ${SUMMARY_FROM} ${sqlWhere(pageClauses)}
-      ORDER BY e.started_at ${dir}, e.id ${dir} LIMIT ? OFFSET ?`).all(...pageParams, f.limit, f.offset);
+      ORDER BY ${orderBy} LIMIT ? OFFSET ?`).all(...pageParams, f.limit, f.offset);
     const counts = emptyStatusCounts();
     for (const c of prepare<unknown[], { status: StoredEpisodeStatus; n: number }>(db, `
       SELECT e.status, count(*) AS n FROM ${base.joins ? SUMMARY_FROM : 'episodes e'} ${sqlWhere(base.clauses)}

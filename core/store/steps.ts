@@ -1,5 +1,6 @@
 import type { Action } from '../actions/schema.js';
 import type { Candidate, RecordedRequest, StepRecord, StepTimings } from '../episode/record.js';
+import { storedCandidates } from '../episode/confidence.js';
 import type { Bounds } from '../a11y/ui-tree.js';
 import { prepare, type ReadableDB, type WritableDB } from './db.js';
 import type { EpisodeId } from './ids.js';
@@ -90,7 +91,7 @@ function rowToStep(r: StepRow, rewards: Record<string, Reward>): StoredStep {
   if (r.action !== null) step.action = fromJson<Action>(r.action);
   if (r.description !== null) step.description = r.description;
   if (r.thought !== null) step.thought = r.thought;
-  if (r.candidates !== null) step.candidates = fromJson<Candidate[]>(r.candidates);
+  if (r.candidates !== null) step.candidates = storedCandidates(fromJson<Candidate[]>(r.candidates));
   if (r.error_name !== null) step.error = { name: r.error_name, message: r.error_message ?? '' };
   if (r.overridden) step.overridden = true;
   if (r.target !== null) step.target = fromJson<{ ordinal: number; bounds: Bounds; label: string }>(r.target);

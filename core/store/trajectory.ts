@@ -5,6 +5,7 @@ import type { EpisodeId } from './ids.js';
 import { fromJson } from './json.js';
 import { loadSteps, type StoredStep } from './steps.js';
 import { getSubgoalProgress, type SubgoalProgress } from './reward-annotations.js';
+import { rolloutOf, type RolloutPlace } from './queries.js';
 
 export interface InstanceInfo {
   templateId: string;
@@ -23,6 +24,8 @@ export interface Trajectory {
   final: { screenshot: string | null; tree: string | null };
   /** SimDroid's ground-truth subgoal progress, when it was captured while the episode ran. */
   subgoals?: SubgoalProgress;
+  /** A GRPO training rollout's iteration, group, index in the group, reward and advantage; absent for other episodes. */
+  rollout?: RolloutPlace;
 }
 
 /** Loads an episode, its instance and template, and its steps with their rewards; throws EpisodeNotFoundError. */
@@ -41,6 +44,8 @@ export function loadTrajectory(db: ReadableDB, id: EpisodeId): Trajectory {
     };
     const subgoals = getSubgoalProgress(db, id);
     if (subgoals) traj.subgoals = subgoals;
+    const rollout = rolloutOf(db, id);
+    if (rollout) traj.rollout = rollout;
     return traj;
   });
 }

@@ -1,7 +1,7 @@
 import type { SimDroid } from '../../emulators/simdroid/simdroid.js';
 import { SimDroidFrameSource } from '../../emulators/simdroid/frames.js';
 import { startEmulatorHost, type EmulatorHost } from '../../emulators/simdroid/host.js';
-import type { Device } from '../device/device.js';
+import { isRotationCapable, isTouchStreamCapable, type Device, type Rotation, type TouchAction } from '../device/device.js';
 import { PollingFrameSource, type EmulatorMirror, type FrameSource } from '../device/frames.js';
 import type { AdbServer } from '../device/adb/server.js';
 import type { AdbDevice } from '../device/adb/adb-device.js';
@@ -15,6 +15,20 @@ export class DeviceNotFoundError extends Error {
   override name = 'DeviceNotFoundError';
   constructor(readonly serial: string) {
     super(`No device ${JSON.stringify(serial)}: start a SimDroid or connect one on the Devices view`);
+  }
+}
+
+export class TouchUnsupportedError extends Error {
+  override name = 'TouchUnsupportedError';
+  constructor(readonly serial: string) {
+    super(`${serial} takes whole gestures only, not a streamed touch: send the drag as a swipe`);
+  }
+}
+
+export class RotationUnsupportedError extends Error {
+  override name = 'RotationUnsupportedError';
+  constructor(readonly serial: string) {
+    super(`${serial} cannot be rotated: SimDroid draws its screen in portrait only`);
   }
 }
 
@@ -62,7 +76,7 @@ export class DeviceRegistry {
     for (const [serial, e] of this.embedded) {
       devices.push({
         serial, kind: 'simdroid', transport: 'embedded', state: 'device', online: true, screen: await e.device.screenInfo(),
-        adbAddress: e.host?.address ?? null, sessionId: this.opts.sessionOf(serial),
+        adbAddress: e.host?.address ?? null, sessionId: this.opts.sessionOf(serial), touch: true, rotate: false,
       });
     }
     let adbError: string | null = null;
@@ -75,6 +89,8 @@ export class DeviceRegistry {
           devices.push({
             serial: d.serial, kind: deviceKindOf(d.serial), transport: 'adb',
             state: d.state, online: d.state === 'device', screen: null, adbAddress: null, sessionId: this.opts.sessionOf(d.serial),
+            // Every adb device streams touches (gRPC or `input motionevent`); SimDroid served over adb draws portrait only.
+            touch: true, rotate: deviceKindOf(d.serial) !== 'simdroid',
           });
         }
       } catch (e) {
@@ -106,6 +122,20 @@ export class DeviceRegistry {
       this.adbDevices.set(serial, d);
     }
     return d;
+  }
+
+  /** One event of a streamed touch; TouchUnsupportedError for a device that takes whole gestures only. */
+  async touch(serial: string, action: TouchAction, x: number, y: number): Promise<void> {
+    const d = this.get(serial);
+    if (!isTouchStreamCapable(d)) throw new TouchUnsupportedError(serial);
+    await d.touch(action, x, y);
+  }
+
+  /** Turns the display; RotationUnsupportedError for SimDroid (in process or over adb), which draws portrait only. */
+  async rotate(serial: string, rotation: Rotation): Promise<void> {
+    const d = this.get(serial);
+    if (this.embedded.has(serial) || deviceKindOf(serial) === 'simdroid' || !isRotationCapable(d)) throw new RotationUnsupportedError(serial);
+    await d.setRotation(rotation);
   }
 
   /** Throws DeviceNotFoundError unless the serial is listed and online. */

@@ -21,6 +21,7 @@ import { listCheckpoints } from './checkpoints.js';
 import { TrainingManager } from './training/jobs.js';
 import { EvaluationManager } from './evaluation/jobs.js';
 import { describeAdaptation } from './adaptation/describe.js';
+import { baseTraining } from './adaptation/base-training.js';
 import { listAdapters } from './adaptation/adapters.js';
 import { EpisodeRewards } from './rewards.js';
 import { explainEpisode } from '../analysis/index.js';
@@ -204,6 +205,14 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
       sessions.refuseOutsideInput(serial);
       await devices.get(serial).input(event);
     },
+    sendTouch: async ({ serial, action, x, y }) => {
+      sessions.refuseOutsideInput(serial);
+      await devices.touch(serial, action, x, y);
+    },
+    rotateDevice: async ({ serial, rotation }) => {
+      sessions.refuseOutsideInput(serial);
+      await devices.rotate(serial, rotation);
+    },
     onFrame: ({ serial, scale, maxFps }, listener) =>
       devices.watchFrames(serial, { scale: scale ?? settings.mirrorScale, maxFps: maxFps ?? settings.mirrorFps, emulator: settings.emulatorMirror }, listener),
 
@@ -287,6 +296,7 @@ export async function createWorkbench(opts: WorkbenchOptions): Promise<Workbench
     onTraining: (_input, listener) => training.subscribe(listener),
 
     describeAdaptation: async () => describeAdaptation(),
+    describeAdaptationBase: async ({ policy }) => baseTraining(settings.dataDir, policy),
     startAdaptation: async (input) => training.startAdaptation(input),
     stopAdaptation: async ({ jobId }) => training.stop(jobId, 'adapt'),
     getAdaptationReport: async ({ jobId }) => training.report(jobId),

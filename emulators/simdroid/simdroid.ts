@@ -1,4 +1,4 @@
-import { BOOT_SNAPSHOT, FileWriteError, type Device, type FileWritable, type ForegroundApp, type InputEvent, type ScreenInfo, type ScreenshotOptions, type ShellResult, type SnapshotCapable } from '../../core/device/device.js';
+import { BOOT_SNAPSHOT, FileWriteError, type Device, type FileWritable, type ForegroundApp, type InputEvent, type ScreenInfo, type ScreenshotOptions, type ShellResult, type SnapshotCapable, type TouchAction, type TouchStreamCapable } from '../../core/device/device.js';
 import type { UiTree } from '../../core/a11y/ui-tree.js';
 import { serializeUiTree } from '../../core/a11y/ui-tree.js';
 import { createRng, assertSeed } from '../../core/util/rng.js';
@@ -51,6 +51,8 @@ export class SnapshotNotFoundError extends Error {
 
 /** Device time each input event takes, so clocks, timers and toasts move as on a phone. */
 const EVENT_MS: Record<InputEvent['kind'], number> = { tap: 1000, long_press: 1500, swipe: 1000, text: 1000, key: 500 };
+/** A streamed touch's events: a move is one display frame; lifting settles the gesture as a whole one does. */
+const TOUCH_MS: Record<TouchAction, number> = { down: 16, move: 16, up: 1000 };
 
 /** What is derived from one version of the state: frame, tree, PNGs, and PNG encodes under way. */
 interface ViewCache {
@@ -70,7 +72,7 @@ export const DEFAULT_SCREEN: ScreenInfo = { width: 1080, height: 2400, density: 
  * in-process (the fast path) and the snapshot capability; the same state answers shell commands,
  * so checkers written as device queries work here and on a real emulator.
  */
-export class SimDroid implements Device, FileWritable, SnapshotCapable {
+export class SimDroid implements Device, FileWritable, SnapshotCapable, TouchStreamCapable {
   readonly serial: string;
   readonly screen: ScreenInfo;
   readonly settings = new SettingsStore();
@@ -301,6 +303,33 @@ export class SimDroid implements Device, FileWritable, SnapshotCapable {
     }
     this.wm.syncResumed();
     this.clock.advance(EVENT_MS[e.kind]);
+    this.changed();
+  }
+
+  async touch(action: TouchAction, x: number, y: number): Promise<void> {
+    this.touchSync(action, x, y);
+  }
+
+  /**
+   * A streamed touch (TouchStreamCapable): down, moves, up. How long the finger was held is the person's real time,
+   * as the gRPC touch stream counts it (grpc/touch.ts), not the virtual clock, which moves only with events.
+   */
+  touchSync(action: TouchAction, x: number, y: number, at = performance.now()): void {
+    switch (action) {
+      case 'down':
+        this.dispatcher.touchDown(x, y, at);
+        break;
+      case 'move':
+        this.dispatcher.touchMove(x, y);
+        break;
+      case 'up':
+        this.dispatcher.touchUp(x, y, at);
+        break;
+      default:
+        assertNever(action, 'touch action');
+    }
+    this.wm.syncResumed();
+    this.clock.advance(TOUCH_MS[action]);
     this.changed();
   }
 

@@ -48,14 +48,21 @@ export function App() {
     <div className="app">
       <nav className="nav" aria-label="Views">
         <div className="brand">awb</div>
+        {/* Links: a middle click or Ctrl+click opens the view in a new tab (its URL names it, routes.ts). */}
         {VIEWS.map((v) => (
-          <button key={v} className={v === view ? 'nav-item active' : 'nav-item'} onClick={() => setView(v)} data-view={v} title={titleOf(`go-${v}`)}>
+          <a key={v} href={`#/${v}`} className={v === view ? 'nav-item active' : 'nav-item'} data-view={v} title={titleOf(`go-${v}`)}
+            aria-current={v === view ? 'page' : undefined}
+            onClick={(e) => {
+              if (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;
+              e.preventDefault();
+              setView(v);
+            }}>
             {LABELS[v]}
-          </button>
+          </a>
         ))}
         <div className={`connection ${connection}`} title={`Connection: ${connection}`}>{connection}</div>
       </nav>
-      <main className="main">
+      <main className="main" tabIndex={-1} data-focus-home>
         <ErrorBar />
         <CurrentView view={view} />
       </main>

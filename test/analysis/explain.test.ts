@@ -67,6 +67,19 @@ describe('explaining a failed episode against the successful paths', () => {
     expect(x.classification!.labels.map((l) => l.class)).toContain('declared_done_early');
   });
 
+  it('says a person chose the step that left the successful paths, where an override did, rather than blaming the policy', async () => {
+    expect((await explainEpisode(db, failed)).alignment!.divergence!.byPerson).toBe(false);
+    db.prepare('UPDATE steps SET overridden = 1 WHERE episode_id = ? AND idx = 6').run(failed);
+    try {
+      const x = await explainEpisode(db, failed);
+      expect(x.alignment!.divergence).toMatchObject({ failedStep: 6, byPerson: true });
+      expect(x.notes).toContain("step 7, where it left the successful paths, was a person's override, not the policy's choice");
+      expect(x.notes).toContain('a person chose step 7 (overrides); the policy chose the rest');
+    } finally {
+      db.prepare('UPDATE steps SET overridden = 0 WHERE episode_id = ?').run(failed);
+    }
+  });
+
   it('runs the oracle on the same instance when no success of it is stored', async () => {
     const x = await explainEpisode(db, failedOtherSeed);
     expect(x.alignment!.references.map((r) => [r.label, r.level])).toEqual([[`episode ${success}`, 'layout'], ['oracle', 'exact']]);

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +12,7 @@ import { createModel } from '../../core/policy/builtin.js';
 import { saveCheckpoint } from '../../core/policy/checkpoint.js';
 import { appAdaptPool, appTestTemplates, resolveAdaptApp } from '../../core/rl/adapt-instances.js';
 import { createRng } from '../../core/util/rng.js';
+import { parseTrainConfig } from '../../core/rl/config.js';
 import { wholeEpisodesOf } from '../helpers/whole-episodes.js';
 import type { RunId } from '../../core/store/ids.js';
 
@@ -76,6 +77,32 @@ describe('adaptation jobs through the bridge', () => {
     expect(d.apps.find((a) => a.app === 'Clock')).toMatchObject({ adaptInstances: appAdaptPool(clock).length, testTemplates: appTestTemplates(clock).length });
   });
 
+  it('tells what a base was trained on through its inits, and so whether an app is held out from it', async () => {
+    // An SFT warm start on unseen-app/train (its meta keeps the config), and a GRPO run from it: on unseen-app/train,
+    // then one on unseen-instance/train (every app). trainer.json as trainGrpo writes it, with only what a summary reads.
+    const ckpt = (name: string) => join(dir, 'checkpoints', name);
+    mkdirSync(ckpt('sft-a'), { recursive: true });
+    saveCheckpoint(join(ckpt('sft-a'), 'policy.json'), createModel(createRng('lineage')), { trainer: 'sft', config: { split: 'unseen-app', part: 'train', maxTemplates: 2, seeds: [0] } });
+    for (const [name, split] of [['grpo-app', 'unseen-app'], ['grpo-all', 'unseen-instance']] as const) {
+      mkdirSync(ckpt(name), { recursive: true });
+      saveCheckpoint(join(ckpt(name), 'policy.json'), createModel(createRng('lineage')), { trainer: 'grpo', iteration: 1 });
+      writeFileSync(join(ckpt(name), 'trainer.json'), JSON.stringify({ iteration: 1, runId: null, config: parseTrainConfig({ split, init: 'checkpoint:sft-a' }) }));
+    }
+    const heldOutApps = (await api.describeAdaptation()).apps.filter((a) => a.heldOut).map((a) => a.app);
+    const fromApp = await api.describeAdaptationBase({ policy: 'checkpoint:grpo-app' });
+    expect(fromApp.steps.map((s) => [s.checkpoint, s.trainer, s.split, s.part])).toEqual([['grpo-app', 'grpo', 'unseen-app', 'train'], ['sft-a', 'sft', 'unseen-app', 'train']]);
+    expect(fromApp.steps[1]!.templates).toBe(2);
+    expect(fromApp.complete).toBe(true);
+    expect(heldOutApps.filter((a) => fromApp.apps.includes(a))).toEqual([]);
+    // unseen-instance/train has every app's templates: no app is held out from it.
+    const fromAll = await api.describeAdaptationBase({ policy: 'grpo-all' });
+    expect(heldOutApps.every((a) => fromAll.apps.includes(a))).toBe(true);
+    // A checkpoint without its training config (the untrained base): the lineage says it cannot tell.
+    expect(await api.describeAdaptationBase({ policy: 'checkpoint:base' })).toMatchObject({ complete: false, apps: [], steps: [{ checkpoint: 'base', trainer: null }] });
+    await expect(api.describeAdaptationBase({ policy: 'oracle' })).rejects.toMatchObject({ name: 'PolicyChoiceError' });
+    for (const name of ['sft-a', 'grpo-app', 'grpo-all']) rmSync(ckpt(name), { recursive: true, force: true });
+  });
+
   it('refuses bad requests with every problem listed, and starts nothing', async () => {
     const typed = api.startAdaptation({ app: 'Settings', policy: 'base', shots: 0, method: 'ppo' as 'sft', extra: 1 } as AdaptationStart);
     await expect(typed).rejects.toMatchObject({ name: 'ApiInputError' });
@@ -109,7 +136,15 @@ describe('adaptation jobs through the bridge', () => {
     expect(finished).toMatchObject({ iteration: 2, total: 2, error: null, checkpoint: null });
 
     const phases = progressOf(job.id).map((p) => p.phase);
-    expect(phases).toEqual(['before', 'before', 'demonstrations', 'sft', 'sft', 'saved', 'after', 'after']);
+    expect(phases).toEqual(['before', 'before', 'demonstrating', 'demonstrating', 'demonstrations', 'sft', 'sft', 'saved', 'after', 'after']);
+    // Issue 33: every phase is counted on the job (its bar and ETA): episodes, oracle demonstrations, SFT epochs.
+    const jobPhases = events.flatMap((e) => (e.kind === 'progress' && e.job.id === job.id ? [e.job.phase] : []));
+    expect(jobPhases.map((p) => (p ? [p.name, p.done, p.total, p.startDone] : null))).toEqual([
+      ['base policy on the test instances', 1, 2, 1], ['base policy on the test instances', 2, 2, 1],
+      ['oracle demonstrations', 0, 2, 0], ['oracle demonstrations', 1, 2, 0], null,
+      ['SFT epochs', 1, 2, 1], ['SFT epochs', 2, 2, 1], null,
+      ['adapted policy on the test instances', 1, 2, 1], ['adapted policy on the test instances', 2, 2, 1],
+    ]);
     const report = (events.find((e) => e.kind === 'report' && e.job.id === job.id) as Extract<AdaptationEvent, { kind: 'report' }>).report;
     expect(report).toMatchObject({
       app: 'Settings', regime: 'unseen-template', evalSeeds: [30], stoppedBy: 'done', demonstrations: { source: 'oracle', episodes: 2 },
@@ -138,7 +173,7 @@ describe('adaptation jobs through the bridge', () => {
     expect(rows.map((r) => r.policy)).toEqual(['builtin', 'builtin', 'oracle', 'oracle', 'builtin-adapted', 'builtin-adapted']);
     expect(rows.slice(2, 4).map((r) => [r.templateId, r.seed])).toEqual(report.shots.map((sh) => [sh.templateId, sh.seed]));
     expect(rows.every((r) => r.rollout === null)).toBe(true);
-    expect((await api.episodeFacets()).runs.find((r) => r.id === finished.runId)).toEqual({ id: finished.runId, name: 'adapt Settings sft seed 0', iterations: [] });
+    expect((await api.episodeFacets()).runs.find((r) => r.id === finished.runId)).toEqual({ id: finished.runId, name: 'adapt Settings sft seed 0', kind: 'training', iterations: [] });
     expect((await api.listRuns()).find((r) => r.id === finished.runId)).toMatchObject({ kind: 'training', status: 'finished', config: { trainer: 'adapt', app: 'Settings' } });
   }, 30_000);
 

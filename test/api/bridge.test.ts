@@ -86,6 +86,23 @@ describe('the generic bridge over the real workbench', () => {
     expect(frames.length).toBe(n);
   });
 
+  it('streams a drag as touches: a frame comes while the finger is still down; SimDroid refuses a rotation by name (issue 33)', async () => {
+    await api.sendInput({ serial: 'simdroid-1', event: { kind: 'key', key: 'HOME' } });
+    const frames: FrameView[] = [];
+    const off = api.onFrame({ serial: 'simdroid-1', scale: 0.5 }, (f) => frames.push(f));
+    await until(() => frames.length >= 1);
+    expect((await api.listDevices()).devices.find((d) => d.serial === 'simdroid-1')).toMatchObject({ touch: true, rotate: false });
+    await api.sendTouch({ serial: 'simdroid-1', action: 'down', x: 540, y: 1900 });
+    const n = frames.length;
+    await api.sendTouch({ serial: 'simdroid-1', action: 'move', x: 540, y: 1500 });
+    await until(() => frames.length > n);
+    await api.sendTouch({ serial: 'simdroid-1', action: 'up', x: 540, y: 700 });
+    off();
+    await expect(api.sendTouch({ serial: 'simdroid-1', action: 'lift' as 'up', x: 1, y: 1 })).rejects.toMatchObject({ name: 'ApiInputError' });
+    await expect(api.rotateDevice({ serial: 'simdroid-1', rotation: 1 })).rejects.toMatchObject({ name: 'RotationUnsupportedError' });
+    await expect(api.rotateDevice({ serial: 'simdroid-1', rotation: 5 as 1 })).rejects.toMatchObject({ name: 'ApiInputError' });
+  });
+
   it('reports a refused subscription to the caller with its error name', async () => {
     const [a, b] = channelPair();
     serveApi(workbench, b);

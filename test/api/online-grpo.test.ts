@@ -64,7 +64,7 @@ describe.skipIf(skip !== null)('online GRPO in the workbench API, against the re
     process.env[KEY_ENV] = KEY; // the trainer publishes to the fake vLLM with it; the workbench never sends it
     try {
       mkdirSync(join(dir, 'trainer'));
-      service = await startRealTrainer(join(dir, 'trainer'), TOKEN);
+      service = await startRealTrainer(join(dir, 'trainer'), TOKEN, 30_000, ['--publish-key', KEY_ENV]);
     } finally {
       delete process.env[KEY_ENV];
     }

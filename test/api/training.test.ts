@@ -136,8 +136,16 @@ describe('training jobs through the bridge', () => {
     expect(rollouts.total).toBe(2);
     expect(rollouts.rows.map((r) => r.rollout)).toEqual(expect.arrayContaining([expect.objectContaining({ iteration: 1, group: 0, reward: expect.any(Number) })]));
     expect((await api.episodeFacets()).runs.find((r) => r.id === stopped.runId)!.iterations).toEqual(its.map((e) => e.iteration));
+    // Issue 33: sorted by a rollout column through the bridge; a rollout's trajectory carries its place and scores.
+    const byReward = await api.listEpisodes({ runId: asRunId(stopped.runId!), sort: { by: 'reward', dir: 'desc' } });
+    const rewards = byReward.rows.map((r) => r.rollout?.reward ?? Number.NEGATIVE_INFINITY);
+    expect(rewards).toEqual([...rewards].sort((a, b) => b - a));
+    expect((await api.getTrajectory({ episodeId: rollouts.rows[0]!.id })).rollout).toEqual(rollouts.rows[0]!.rollout);
+    await expect(api.listEpisodes({ sort: { by: 'colour' as 'id', dir: 'asc' } })).rejects.toMatchObject({ name: 'ApiInputError' });
     const [run] = await api.listTrainingRuns();
     expect(run).toMatchObject({ runId: stopped.runId, trainer: 'grpo', status: 'interrupted', iterations: stopped.iteration, checkpoint: stopped.checkpoint!.name, job: { id: first.id, state: 'stopped' } });
+    // The config it ran with (the charts' config diff and the no-signal advice read it): the trainer's, defaults filled.
+    expect(run!.config).toMatchObject({ trainer: 'grpo', init: null, rolloutsPerInstance: 2, loss: { clipEps: 0.2 } });
     const [ckpt] = await api.listCheckpoints();
     expect(ckpt).toMatchObject({ name: stopped.checkpoint!.name, trainer: 'grpo', iteration: stopped.iteration, resumable: true, runId: stopped.runId });
     await expect(api.stopTraining({ jobId: first.id })).rejects.toMatchObject({ name: 'TrainingStateError' });

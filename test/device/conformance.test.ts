@@ -1,6 +1,6 @@
 import { createCanvas, loadImage } from '@napi-rs/canvas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOOT_SNAPSHOT, isFileWritable, isSnapshotCapable, type Device, type FileWritable, type SnapshotCapable } from '../../core/device/device.js';
+import { BOOT_SNAPSHOT, isFileWritable, isSnapshotCapable, isTouchStreamCapable, type Device, type FileWritable, type SnapshotCapable } from '../../core/device/device.js';
 import { observe } from '../../core/device/observation.js';
 import { executeAction } from '../../core/actions/execute.js';
 import { findFirst } from '../../core/a11y/ui-tree.js';
@@ -85,6 +85,28 @@ describe.each(rigs)('Device conformance: %s', (_name, make) => {
     await d.idle(10);
   });
 
+  it('streams a touch: the app drawer follows the finger while it is down; a press lifted in place taps (issue 33)', async () => {
+    if (!isTouchStreamCapable(d)) throw new Error('a Device of the workbench streams touches');
+    await d.loadSnapshot(BOOT_SNAPSHOT);
+    await d.input({ kind: 'swipe', x1: 540, y1: 1900, x2: 540, y2: 700, durationMs: 300 }); // the app drawer
+    const topOf = async (text: string) => findFirst((await observe(d)).elements, { text })?.node.bounds.top;
+    // An app label low on the screen, so it is still on it after the list moves 400 px up.
+    const label = (await observe(d)).elements.find((e) => e.node.text && e.node.bounds.top > 1000 && e.node.bounds.top < 1500)!.node.text;
+    const before = await topOf(label);
+    expect(before).toBeDefined();
+    await d.touch('down', 540, 1600);
+    for (const y of [1500, 1400, 1300, 1200]) await d.touch('move', 540, y);
+    // Still down: the list has moved with the finger (400 px up), not waited for it to lift.
+    expect(await topOf(label)).toBe(before! - 400);
+    await d.touch('up', 540, 1200);
+    expect(await topOf(label)).toBe(before! - 400);
+    // A press and lift in place is a tap: it opens the app under it.
+    const b = findFirst((await observe(d)).elements, { text: label })!.node.bounds;
+    await d.touch('down', (b.left + b.right) / 2, (b.top + b.bottom) / 2);
+    await d.touch('up', (b.left + b.right) / 2, (b.top + b.bottom) / 2);
+    expect((await d.foreground()).package).not.toBe('com.google.android.apps.nexuslauncher');
+  });
+
   it('saves, lists, loads and deletes snapshots', async () => {
     expect(isSnapshotCapable(d)).toBe(true);
     await d.loadSnapshot(BOOT_SNAPSHOT);
@@ -147,5 +169,13 @@ describe('screencap formats through adb', () => {
       for (let i = 0; i < 5; i++) expect((await pixels(await auto.screenshot({ scale }))).equals(want), `auto capture ${i}`).toBe(true);
       expect(['raw', 'png']).toContain(auto.screencapFormat(scale));
     }
+  });
+
+  it('turns the display of an adb device: auto-rotate off, then user_rotation (issue 33)', async () => {
+    await rig.device.setRotation(1);
+    expect((await rig.device.shell('settings get system accelerometer_rotation')).stdout.trim()).toBe('0');
+    expect((await rig.device.shell('settings get system user_rotation')).stdout.trim()).toBe('1');
+    await rig.device.setRotation(0);
+    expect((await rig.device.shell('settings get system user_rotation')).stdout.trim()).toBe('0');
   });
 });

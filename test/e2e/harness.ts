@@ -74,10 +74,14 @@ export async function openBrowser(viewport = { width: 1440, height: 960 }): Prom
 }
 
 /** A browser on the served workbench, connected: a page error fails the test that caused it. */
-export async function openWorkbench(serve: ServeProcess): Promise<Browser> {
-  const browser = await openBrowser();
+export async function openWorkbench(serve: ServeProcess, viewport?: { width: number; height: number }): Promise<Browser> {
+  const browser = await openBrowser(viewport);
   browser.page.on('pageerror', (e) => {
     throw e;
+  });
+  // So does anything the Content-Security-Policy refused (issue 32: styles from the built CSS only).
+  browser.page.on('console', (m) => {
+    if (m.type() === 'error' && /Content Security Policy/i.test(m.text())) throw new Error(`CSP violation: ${m.text()}`);
   });
   await browser.page.goto(serve.url);
   await browser.page.locator('.connection.open').waitFor({ timeout: 15_000 });

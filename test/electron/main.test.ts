@@ -245,9 +245,11 @@ describe('electron/main.ts under a mocked electron', () => {
     navigate('file:///etc/passwd');
     navigate('awb://app/index.html#/live');
     expect(prevented).toEqual(['https://evil.example/', 'file:///etc/passwd']);
+    expect(win.webContents.openHandler!({ url: 'https://github.com/awb/docs' })).toEqual({ action: 'deny' });
     expect(win.webContents.openHandler!({ url: 'https://example.com/docs' })).toEqual({ action: 'deny' });
     expect(win.webContents.openHandler!({ url: 'javascript:alert(1)' })).toEqual({ action: 'deny' });
-    expect(E.state.opened).toEqual(['https://example.com/docs']);
+    // Only an allowed site goes to the system browser (issue 32): example.com is not one.
+    expect(E.state.opened).toEqual(['https://github.com/awb/docs']);
     let granted: boolean | undefined;
     E.state.session.permission!(null, 'media', (g) => (granted = g));
     expect(granted).toBe(false);

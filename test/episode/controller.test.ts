@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { EpisodeController, type ControllerState } from '../../core/episode/controller.js';
-import { breakpointHit, chosenProbability } from '../../core/episode/breakpoints.js';
+import { breakpointHit, proposalConfidence } from '../../core/episode/breakpoints.js';
 import { OraclePolicy } from '../../core/episode/policies/oracle.js';
 import { ActionParseError } from '../../core/actions/schema.js';
 import { instantiate } from '../../core/tasks/instance.js';
@@ -81,7 +81,7 @@ describe('breakpoints', () => {
     expect(breakpointHit({ kind: 'terminal' }, { ...base, action: { action_type: 'answer', text: 'x' } })).toBe(true);
     const candidates = [{ action: { action_type: 'navigate_back' }, score: 0 }, { action: { action_type: 'navigate_home' }, score: Math.log(3) }];
     const unsure = { ...base, action: { action_type: 'navigate_back' as const }, decision: { action: { action_type: 'navigate_back' }, candidates } };
-    expect(chosenProbability(unsure)).toBeCloseTo(0.25);
+    expect(proposalConfidence(unsure)).toBeCloseTo(0.25);
     expect(breakpointHit({ kind: 'low_confidence', below: 0.5 }, unsure)).toBe(true);
     expect(breakpointHit({ kind: 'low_confidence', below: 0.2 }, unsure)).toBe(false);
     expect(breakpointHit({ kind: 'low_confidence', below: 0.9 }, base)).toBe(false);

@@ -99,7 +99,7 @@ describe.skipIf(skip !== null)('online GRPO, VLM policy, against a fake vLLM ser
     const offline = process.env.HF_HUB_OFFLINE;
     process.env.HF_HUB_OFFLINE = '1';
     try {
-      service = await startRealTrainer(workdir, TOKEN);
+      service = await startRealTrainer(workdir, TOKEN, 30_000, ['--publish-key', KEY_ENV]);
     } finally {
       delete process.env[KEY_ENV];
       if (offline === undefined) delete process.env.HF_HUB_OFFLINE;

@@ -38,8 +38,9 @@ describe('remote_jobs store (migration 0005)', () => {
     const file = join(tmp.dir(), 'old.db');
     const legacy = openStore(file);
     legacy.pragma('user_version = 4');
-    // What version 4 did not have yet (versions 5–11: remote jobs, rollouts, usage, step indexes, verdicts, outside
-    // agents, step requests).
+    // What version 4 did not have yet (versions 5–12: remote jobs, rollouts, usage, step indexes, verdicts, outside
+    // agents, step requests, run owners).
+    legacy.exec('ALTER TABLE runs DROP COLUMN owner');
     legacy.exec('ALTER TABLE steps DROP COLUMN request');
     dropVersion10(legacy);
     legacy.exec('DROP TABLE remote_jobs; DROP TABLE training_rollouts; ALTER TABLE steps DROP COLUMN completion_tokens; ALTER TABLE steps DROP COLUMN prompt_tokens; DROP INDEX steps_screenshot; DROP INDEX steps_tree; ALTER TABLE episodes DROP COLUMN verdict');

@@ -67,7 +67,8 @@ describe('BuiltinPolicy', () => {
     const decision = policy.act(obs, ctx);
     const { candidates, features } = stepInputs(model, obs, ctx);
     expect(decision.candidates).toHaveLength(candidates.length);
-    expect(decision.candidates!.reduce((s, c) => s + c.score, 0)).toBeCloseTo(1, 6);
+    expect(decision.candidates!.reduce((s, c) => s + c.probability!, 0)).toBeCloseTo(1, 6);
+    for (const c of decision.candidates!) expect(c.probability).toBeCloseTo(Math.exp(c.score), 12); // score: log π
     const best = decision.candidates!.reduce((b, c) => (c.score > b.score ? c : b));
     expect(decision.action).toEqual(best.action);
     const [rec] = policy.takeRecords();

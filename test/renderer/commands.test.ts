@@ -1,3 +1,4 @@
+// @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest';
 import type { WorkbenchApi } from '../../core/api/api.js';
 import type { SessionInfo } from '../../core/api/types.js';
@@ -49,12 +50,34 @@ describe('commands', () => {
     }
   });
 
+  it('G then a letter shows a view (no browser takes it, where Ctrl+1…8 switch tabs); not while typing, nor after a pause', () => {
+    const store = createAppStore(fakeApi().api);
+    const seq = { g: null as number | null };
+    const press = (k: string, t: number, target: EventTarget | null = null) => {
+      const e = { key: k, code: k, ctrlKey: false, metaKey: false, shiftKey: false, altKey: false, timeStamp: t, target, preventDefault: () => {} };
+      handleKeyDown(store, e as unknown as KeyboardEvent, seq);
+    };
+    expect(['d', 'l', 'a', 't', 'r', 'p', 'j', 's'].map((k) => COMMANDS[`go-${['devices', 'live', 'agent', 'trajectories', 'training', 'adaptation', 'jobs', 'settings'][['d', 'l', 'a', 't', 'r', 'p', 'j', 's'].indexOf(k)]}` as keyof typeof COMMANDS].sequence)).toEqual(['d', 'l', 'a', 't', 'r', 'p', 'j', 's']);
+    press('g', 1000);
+    press('r', 1200);
+    expect(store.getState().view).toBe('training');
+    press('g', 2000);
+    press('t', 4000); // too late
+    expect(store.getState().view).toBe('training');
+    press('t', 4100); // a lone key does nothing
+    expect(store.getState().view).toBe('training');
+    const field = document.createElement('input');
+    press('g', 5000, field);
+    press('d', 5100, field); // typing "gd" in a field
+    expect(store.getState().view).toBe('training');
+  });
+
   it('are all registered once, under the name the closed union gives them, with shortcuts in their titles', () => {
     expect(registered().map((c) => c.name).sort()).toEqual(Object.keys(COMMANDS).sort());
     for (const [name, c] of Object.entries(COMMANDS)) expect(c.name).toBe(name);
     expect(titleOf('session-step')).toBe('Step (F10)');
     expect(titleOf('session-pause')).toBe('Pause (Shift+F8)');
-    expect(titleOf('go-agent')).toMatch(/^Agent \((Ctrl\+|⌘)3\)$/);
+    expect(titleOf('go-agent')).toMatch(/^Agent \(G A · (Ctrl\+|⌘)3\)$/);
   });
 
   it('step and run only while a session is paused in the Agent view; pause only while running; stop until finished', () => {

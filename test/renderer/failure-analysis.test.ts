@@ -92,6 +92,25 @@ describe('the Explain panel of a failed episode', () => {
     expect(store.getState().replayStep).toBe(6);
   });
 
+  it('says a person chose the step that left, where an override did (not "this episode"), and draws a side without a screenshot from its tree', async () => {
+    workbench.db.prepare('UPDATE steps SET overridden = 1 WHERE episode_id = ? AND idx = 6').run(failed);
+    // The screen step 7 led to, as if recorded without a screenshot (a GRPO rollout by default).
+    const shot = workbench.db.prepare('SELECT screenshot FROM steps WHERE episode_id = ? AND idx = 7').pluck().get(failed);
+    workbench.db.prepare('UPDATE steps SET screenshot = NULL WHERE episode_id = ? AND idx = 7').run(failed);
+    try {
+      await act(async () => store.getState().refreshTrajectory(failed));
+      await act(async () => store.getState().explainEpisode(failed));
+      await until(() => text('explain-divergence').includes('override'), 'the person\'s divergence');
+      expect(text('explain-divergence')).toBe("First divergence: Step 7, a person's override, left every successful path");
+      expect(text('explain-failed')).toContain('A person (override): Go back in Contacts → step 8');
+      expect(text('replay-explain')).toContain("step 7, where it left the successful paths, was a person's override, not the policy's choice");
+      await until(() => !!q('explain-failed-screen')?.querySelector('[data-testid="wireframe"]'), 'the wireframe of the failed side');
+    } finally {
+      workbench.db.prepare('UPDATE steps SET overridden = 0 WHERE episode_id = ?').run(failed);
+      workbench.db.prepare('UPDATE steps SET screenshot = ? WHERE episode_id = ? AND idx = 7').run(shot, failed);
+    }
+  });
+
   it('is absent for a successful episode', async () => {
     await act(async () => store.getState().openEpisode(fixedBy));
     await until(() => text('replay-status') === 'success', 'the success');

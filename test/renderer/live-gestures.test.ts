@@ -19,12 +19,24 @@ function node(cls: string, bounds: [number, number, number, number], extra: Part
   };
 }
 
-/** A fake API: one 1080×2400 device whose tree has a button at the top left; inputs are recorded. */
+/**
+ * A fake API: one 1080×2400 device whose tree has a button at the top left and a text field (focused while `focus.on`);
+ * inputs and streamed touches are recorded, and a touch is taken when `touchGate` lets it (the device's rate).
+ */
 function fakeApi() {
   const inputs: InputEvent[] = [];
-  const tree = { rotation: 0, roots: [node('android.widget.FrameLayout', [0, 0, 1080, 2400], {}, [node('android.widget.Button', [0, 0, 540, 600], { text: 'OK', clickable: true })])] };
+  const touches: Array<{ action: string; x: number; y: number }> = [];
+  const focus = { on: true };
+  const gate = { open: true, waiting: [] as Array<() => void> };
+  const tree = () => ({
+    rotation: 0,
+    roots: [node('android.widget.FrameLayout', [0, 0, 1080, 2400], {}, [
+      node('android.widget.Button', [0, 0, 540, 600], { text: 'OK', clickable: true }),
+      node('android.widget.EditText', [0, 2000, 1080, 2200], { focused: focus.on, focusable: true }),
+    ])],
+  });
   const list: DeviceList = {
-    devices: [{ serial: 'sim', kind: 'simdroid', transport: 'embedded', state: 'device', online: true, screen: { width: 1080, height: 2400, density: 420 }, adbAddress: null, sessionId: null }],
+    devices: [{ serial: 'sim', kind: 'simdroid', transport: 'embedded', state: 'device', online: true, screen: { width: 1080, height: 2400, density: 420 }, adbAddress: null, sessionId: null, touch: false, rotate: false }],
     adbError: null,
   };
   const api = {
@@ -33,15 +45,19 @@ function fakeApi() {
     onActivity: () => () => {},
     getSettings: async () => defaultSettings('/tmp/x'),
     describeSettings: async () => settingsFields(),
-    screenState: async () => ({ serial: 'sim', screen: { width: 1080, height: 2400, density: 420 }, tree, xml: '', foreground: { package: 'p', activity: 'a' } }),
+    screenState: async () => ({ serial: 'sim', screen: { width: 1080, height: 2400, density: 420 }, tree: tree(), xml: '', foreground: { package: 'p', activity: 'a' } }),
     sendInput: async ({ event }: { event: InputEvent }) => void inputs.push(event),
+    sendTouch: async (t: { action: string; x: number; y: number }) => {
+      if (!gate.open) await new Promise<void>((r) => gate.waiting.push(r));
+      touches.push({ action: t.action, x: t.x, y: t.y });
+    },
     onFrame: (_input: unknown, listener: (f: FrameView) => void) => {
       // PNG signature only: the view shows bytes, it does not decode them.
       listener({ serial: 'sim', png: new Uint8Array([0x89, 0x50, 0x4e, 0x47]), width: 540, height: 1200, path: 'push', seq: 1, at: Date.now(), changedAt: Date.now() });
       return () => {};
     },
   };
-  return { api: api as unknown as WorkbenchApi, inputs };
+  return { api: api as unknown as WorkbenchApi, inputs, touches, focus, gate };
 }
 
 describe('the Live view maps mouse gestures to device input', () => {
@@ -49,11 +65,12 @@ describe('the Live view maps mouse gestures to device input', () => {
   let host: HTMLDivElement;
   let store: AppStore;
   let inputs: InputEvent[];
+  let fake: ReturnType<typeof fakeApi>;
   let now = 1000;
 
   beforeAll(async () => {
     vi.spyOn(performance, 'now').mockImplementation(() => now);
-    const fake = fakeApi();
+    fake = fakeApi();
     inputs = fake.inputs;
     store = createAppStore(fake.api);
     setAppStore(store);
@@ -144,5 +161,54 @@ describe('the Live view maps mouse gestures to device input', () => {
       { kind: 'key', key: 'ENTER' }, { kind: 'key', key: 'DEL' }, { kind: 'key', key: 'BACK' },
       { kind: 'key', key: 'BACK' }, { kind: 'key', key: 'HOME' }, { kind: 'key', key: 'APP_SWITCH' },
     ]);
+  });
+
+  it('text typed with no field focused on the device is not sent: the view says so', async () => {
+    inputs.length = 0;
+    fake.focus.on = false;
+    await act(async () => store.getState().refreshTree());
+    const wrap = host.querySelector<HTMLElement>('.live-screen-wrap')!;
+    await act(async () => wrap.dispatchEvent(new KeyboardEvent('keydown', { key: 'x', bubbles: true })));
+    await settle();
+    expect(inputs).toEqual([]);
+    expect(host.querySelector('[data-testid=live-no-focus]')!.textContent).toMatch(/No text field is focused/);
+    // Keys are not text: Back still goes.
+    await act(async () => wrap.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true })));
+    await settle();
+    expect(inputs).toEqual([{ kind: 'key', key: 'BACK' }]);
+    fake.focus.on = true;
+    await act(async () => store.getState().refreshTree());
+    await act(async () => wrap.dispatchEvent(new KeyboardEvent('keydown', { key: 'y', bubbles: true })));
+    await settle();
+    expect(inputs.at(-1)).toEqual({ kind: 'text', text: 'y' });
+    expect(host.querySelector('[data-testid=live-no-focus]')).toBeNull();
+  });
+
+  it('a drag on a device that takes streamed touches goes down, moves (the newest once the device took the last), up', async () => {
+    inputs.length = 0;
+    await act(async () => store.setState({ devices: store.getState().devices.map((d) => ({ ...d, touch: true })) }));
+    fake.gate.open = false;
+    await mouse('mousedown', 270, 1000);
+    await mouse('mousemove', 270, 900); // past the slop: down at the press, then this move (held by the device)
+    await mouse('mousemove', 270, 800); // waits
+    await mouse('mousemove', 270, 700); // replaces the one waiting
+    fake.gate.open = true;
+    for (const release of fake.gate.waiting.splice(0)) release();
+    await settle();
+    await mouse('mousemove', 270, 600);
+    await settle();
+    await mouse('mouseup', 270, 500);
+    await settle();
+    expect(fake.touches).toEqual([
+      { action: 'down', x: 540, y: 2000 }, { action: 'move', x: 540, y: 1800 }, { action: 'move', x: 540, y: 1400 },
+      { action: 'move', x: 540, y: 1200 }, { action: 'up', x: 540, y: 1000 },
+    ]);
+    expect(inputs).toEqual([]); // not also a swipe
+    expect(store.getState().lastInput).toBe('drag to (540, 1000), 3 moves streamed');
+    // A click is still a tap.
+    await mouse('mousedown', 100, 200);
+    await mouse('mouseup', 100, 200);
+    await settle();
+    expect(inputs).toEqual([{ kind: 'tap', x: 200, y: 400 }]);
   });
 });

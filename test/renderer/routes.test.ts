@@ -44,11 +44,19 @@ const settle = () => new Promise((r) => setTimeout(r, 0));
 describe('deep links', () => {
   it('formats and parses each route; anything else is not a route', () => {
     const routes: Route[] = [
-      { kind: 'view', view: 'agent' }, { kind: 'episode', episodeId: 12, step: 0 }, { kind: 'episode', episodeId: 12, step: 3 }, { kind: 'run', runId: 5 },
+      { kind: 'view', view: 'agent' }, { kind: 'episode', episodeId: 12, step: 0 }, { kind: 'episode', episodeId: 12, step: 3 },
+      { kind: 'episode', episodeId: 12, step: 'end' }, { kind: 'run', runId: 5 },
+      { kind: 'episodes', query: { runId: 3, iteration: 2, status: ['failure'], app: 'Clock', templateId: null, policy: null, sort: { by: 'reward', dir: 'desc' } } },
     ];
     for (const r of routes) expect(parseRoute(formatRoute(r))).toEqual(r);
-    expect(formatRoute({ kind: 'episode', episodeId: 12, step: 3 })).toBe('#/trajectories/episode/12/step/3');
-    for (const bad of ['', '#/', '#/nowhere', '#/trajectories/episode/x', '#/training/run/-1', '#/agent/extra']) expect(parseRoute(bad)).toBeNull();
+    // The step in the link is the one the viewer shows ("step 4 of 9"): position 3 is step 4.
+    expect(formatRoute({ kind: 'episode', episodeId: 12, step: 3 })).toBe('#/trajectories/episode/12/step/4');
+    expect(formatRoute(routes[5]!)).toBe('#/trajectories?run=3&iteration=2&status=failure&app=Clock&sort=reward.desc');
+    for (const bad of ['', '#/', '#/nowhere', '#/trajectories/episode/x', '#/trajectories/episode/3/step/0', '#/training/run/-1', '#/agent/extra']) {
+      expect(parseRoute(bad)).toBeNull();
+    }
+    // A link's unknown status or sort is left out, not applied.
+    expect(parseRoute('#/trajectories?status=finished,error&sort=colour.up')).toMatchObject({ kind: 'episodes', query: { status: ['error'], sort: null } });
   });
 
   it('a reload on an episode link opens that episode at its step; moving on writes the hash (steps replace, views push)', async () => {
@@ -58,9 +66,12 @@ describe('deep links', () => {
     installRouting(store, win as never);
     for (let i = 0; i < 5; i++) await settle();
     expect(calls).toContain('getTrajectory 42');
-    expect(store.getState()).toMatchObject({ view: 'trajectories', replayStep: 2, replay: { episodeId: 42 } });
-    await store.getState().setReplayStep(1);
-    expect(win.location.hash).toBe('#/trajectories/episode/42/step/1');
+    // Step 2 as the viewer numbers it: timeline position 1.
+    expect(store.getState()).toMatchObject({ view: 'trajectories', replayStep: 1, replay: { episodeId: 42 } });
+    await store.getState().setReplayStep(2);
+    expect(win.location.hash).toBe('#/trajectories/episode/42/step/3');
+    await store.getState().setReplayStep(3);
+    expect(win.location.hash).toBe('#/trajectories/episode/42/end');
     expect(win.pushes).toBe(0);
     store.getState().setView('agent');
     expect(win.location.hash).toBe('#/agent');

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConfigField } from '../../core/api/types.js';
+import type { ConfigField, IterationMetricsRow, JobInfo } from '../../core/api/types.js';
 import { createAppStore, type AppStore } from '../../renderer/src/store/index.js';
 import { bridgedWorkbench, type BridgedWorkbench } from '../helpers/bridged-workbench.js';
 import { currentJob, mergeMetrics } from '../../renderer/src/store/slices/training.js';
 import { METRIC } from '../../core/rl/grpo-loop.js';
 import { SFT_METRIC } from '../../core/rl/sft.js';
-import { chartColumns, logRange, logScaleColumns, seriesOf } from '../../renderer/src/views/training/chart-data.js';
+import { chartColumns, chartCsv, configDiff, formatX, logRange, logScaleColumns, seriesOf, xValues, yRange } from '../../renderer/src/views/training/chart-data.js';
 import { applyPreset, configFromForm, defaultFormValues, fieldValue, groupFields, newestCheckpoint } from '../../renderer/src/views/training/config-form.js';
-import { etaSeconds, formatEta, INTEGER_TICK_STEPS, iterationRange, NO_SIGNAL_ITERATIONS, noSignalWarning, smoothSeries } from '../../renderer/src/views/training/health.js';
+import { etaSeconds, formatEta, phaseEtaSeconds, INTEGER_TICK_STEPS, iterationRange, NO_SIGNAL_ITERATIONS, noSignalWarning, smoothSeries } from '../../renderer/src/views/training/health.js';
 
 async function until(what: string, cond: () => boolean, ms = 30_000): Promise<void> {
   const end = Date.now() + ms;
@@ -64,9 +64,20 @@ describe('the training slice against the real workbench', () => {
     const values = { ...applyPreset(defaultFormValues(fields), fields, presets[0]!), 'sft.epochs': '3', maxTemplates: '2' };
     const config = configFromForm(values, fields);
     expect(config).toEqual({ maxTemplates: 2, seeds: [0], sft: { epochs: 3 } });
+    // Issue 33: the demonstration phase is counted (done of total, when it began) for the bar and its ETA.
+    const phases: Array<JobInfo['phase']> = [];
+    const unwatch = store.subscribe((s) => {
+      const p = currentJob(s)?.phase ?? null;
+      if (p && phases.at(-1) !== p) phases.push(p);
+    });
     const job = await store.getState().startTraining(config);
     expect(job).toMatchObject({ kind: 'sft', id: 'job-1' });
     await until('the job to finish', () => currentJob(store.getState())?.state === 'finished');
+    unwatch();
+    expect(phases.map((p) => [p!.name, p!.done, p!.total])).toEqual([['oracle demonstrations', 0, 2], ['oracle demonstrations', 1, 2]]);
+    expect(new Set(phases.map((p) => p!.startedAt)).size).toBe(1);
+    expect(phases.every((p) => p!.startDone === 0)).toBe(true);
+    expect(currentJob(store.getState())!.phase).toBeNull();
     await until('the runs to refresh', () => store.getState().trainingRuns.length === 1);
 
     const s = store.getState();
@@ -159,6 +170,13 @@ describe('training form and chart helpers', () => {
     expect(noSignalWarning(dead.slice(0, NO_SIGNAL_ITERATIONS - 1))).toBeNull();
   });
 
+  it('a phase’s ETA at its pace since it was first heard of; none before any of it is done', () => {
+    const p = { name: 'oracle demonstrations', done: 3, total: 20, startedAt: 1000, startDone: 1 };
+    expect(phaseEtaSeconds(p, 5000)).toBe((4 / 2) * 17); // 2 done in 4 s, 17 left
+    expect(phaseEtaSeconds({ ...p, done: 1 }, 5000)).toBeNull();
+    expect(phaseEtaSeconds({ ...p, total: null }, 5000)).toBeNull();
+  });
+
   it('ETA from the last iterations\' (or epochs\') own timings; none before the first is timed', () => {
     const rows = [1, 2, 3].map((i) => ({ iteration: i, metrics: { [METRIC.iterationS]: i * 10, [SFT_METRIC.epochS]: 4 } }));
     expect(etaSeconds('grpo', rows, 3, 10, 2)).toBe(25 * 7);
@@ -174,15 +192,60 @@ describe('training form and chart helpers', () => {
     expect(s[1]).toBeNull();
     expect(s[2]).toBeCloseTo((0.5 * 1 + 0.5 * 4) / 0.75);
     const a = { runId: 1, rows: [{ iteration: 1, metrics: { m: 1 } }, { iteration: 2, metrics: { m: 3 } }] };
-    const b = { runId: 2, rows: [{ iteration: 2, metrics: { m: 5 } }, { iteration: 3, metrics: { m: 7 } }] };
+    const b = { runId: 2, label: '#2 grpo', rows: [{ iteration: 2, metrics: { m: 5 } }, { iteration: 3, metrics: { m: 7 } }] };
     expect(chartColumns([a, b], 'm', 0)).toEqual({
       data: [[1, 2, 3], [1, 3, null], [null, 5, 7]],
-      series: [{ label: 'run 1', runId: 1, raw: false, color: expect.any(String) }, { label: 'run 2', runId: 2, raw: false, color: expect.any(String) }],
+      raw: [[1, 3, null], [null, 5, 7]],
+      iterations: [[1, 2, null], [null, 2, 3]],
+      series: [{ label: 'run 1', runId: 1, color: expect.any(String) }, { label: '#2 grpo', runId: 2, color: expect.any(String) }],
+      skipped: [],
     });
-    expect(chartColumns([a], 'm', 0.6).series.map((x) => x.label)).toEqual(['run 1 (raw)', 'run 1']);
+    // One legend entry per run, smoothed or not: the raw values go beside, not as series of their own.
+    const smoothed = chartColumns([a], 'm', 0.6);
+    expect(smoothed.series.map((x) => x.label)).toEqual(['run 1']);
+    expect(smoothed.raw).toEqual([[1, 3]]);
+    expect(smoothed.data[1]![1]).toBeCloseTo((0.6 * 0.4 + 0.4 * 3) / (1 - 0.36));
     expect(INTEGER_TICK_STEPS.every(Number.isInteger)).toBe(true);
     expect(INTEGER_TICK_STEPS[0]).toBe(1);
     expect(iterationRange(1, 1)).toEqual([0, 2]); // a one-iteration run: ticks 0, 1, 2, never 0.5
+  });
+
+  it('x by iteration, environment steps (summed, or rate × rollout time for older runs) or training time; SFT has no steps', () => {
+    const grpo: IterationMetricsRow[] = [
+      { iteration: 1, metrics: { 'rollout/env_steps': 40, 'perf/iteration_s': 2.5 } },
+      { iteration: 2, metrics: { 'perf/steps_per_s': 10, 'perf/rollout_s': 3, 'perf/iteration_s': 4 } },
+    ];
+    expect(xValues(grpo, 'iteration')).toEqual([1, 2]);
+    expect(xValues(grpo, 'steps')).toEqual([40, 70]);
+    expect(xValues(grpo, 'time')).toEqual([2.5, 6.5]);
+    const sft = [{ iteration: 1, metrics: { 'perf/epoch_s': 1 } }, { iteration: 2, metrics: { 'perf/epoch_s': 2 } }];
+    expect(xValues(sft, 'steps')).toBeNull();
+    expect(xValues(sft, 'time')).toEqual([1, 3]);
+    const c = chartColumns([{ runId: 1, rows: grpo }, { runId: 2, rows: sft }], 'perf/iteration_s', 0, 'steps');
+    expect(c.data[0]).toEqual([40, 70]);
+    expect(c.skipped).toEqual([2]);
+    expect([formatX(12, 'iteration'), formatX(12_345, 'steps'), formatX(65, 'time'), formatX(3725, 'time')]).toEqual(['12', '12.3k', '1 min 05 s', '1 h 02 min']);
+  });
+
+  it('exports a chart as CSV (each run raw and smoothed) and diffs two runs’ configs leaf by leaf', () => {
+    const c = chartColumns([{ runId: 1, label: 'run "one"', rows: [{ iteration: 1, metrics: { m: 2 } }, { iteration: 2, metrics: { m: 4 } }] }], 'm', 0.5);
+    expect(chartCsv(c, 'iteration', 0.5)).toBe(`iteration,"run ""one""","run ""one"" (smoothed 0.5)"\n1,2,2\n2,4,${c.data[1]![1]}\n`);
+    expect(configDiff(
+      { init: null, loss: { klBeta: 0.05, clipEps: 0.2 }, seeds: [1, 2], only: 'a' },
+      { init: 'checkpoint:sft', loss: { klBeta: 0.05, clipEps: 0.3 }, seeds: [1, 2] },
+    )).toEqual([
+      { path: 'init', a: null, b: 'checkpoint:sft' }, { path: 'loss.clipEps', a: 0.2, b: 0.3 }, { path: 'only', a: 'a', b: undefined },
+    ]);
+  });
+
+  it('a smoothed constant is still a constant: a ±10% band, not a 1e-16 range (uPlot failed on it with "Invalid array length")', () => {
+    const smoothed = smoothSeries(Array.from({ length: 20 }, () => 0.3), 0.6).filter((v): v is number => v !== null);
+    const [lo, hi] = yRange(Math.min(...smoothed), Math.max(...smoothed));
+    expect(Math.min(...smoothed)).not.toBe(Math.max(...smoothed)); // what the EMA really gives
+    expect(lo).toBeCloseTo(0.27, 9);
+    expect(hi).toBeCloseTo(0.33, 9);
+    expect(yRange(0, 0)).toEqual([-1, 1]);
+    expect(yRange(1, 2)).toEqual([0.95, 2.05]);
   });
 
   it('a log-scale y axis: values ≤ 0 become gaps (counted), the range is whole decades around the positive data', () => {

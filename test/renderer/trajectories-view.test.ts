@@ -33,7 +33,9 @@ function step(index: number, screenshot: string | null): StoredStep {
     index, raw: {}, action: { action_type: 'click', index: 1 }, description: `Tap "Save" #${index}`, foreground: { package: 'p', activity: 'a' },
     timings: { observeMs: 1, policyMs: 2, actMs: 3, settleMs: 4 }, startedAt: 0, screenshot, tree: 'b'.repeat(64),
     target: { ordinal: 1, bounds: { left: 100, top: 200, right: 500, bottom: 300 }, label: 'Save' }, thought: `thinking ${index}`,
-    candidates: [{ action: { action_type: 'click', index: 1 }, score: 2 }, { action: { action_type: 'navigate_back' }, score: 1 }],
+    // As the builtin policy recorded them before steps kept a probability: its score was the probability (a store row
+    // without one is read this way, core/episode/confidence.ts storedCandidates).
+    candidates: [{ action: { action_type: 'click', index: 1 }, score: 0.97, probability: 0.97 }, { action: { action_type: 'navigate_back' }, score: 0.03, probability: 0.03 }],
     rewards: index === 2 ? { outcome: { value: 1, explanation: 'checker: success' } } : {},
     // An outside agent's step 2 came with its prompt (the screenshot in it as a 1.5 MB data URL) and its model's reply.
     ...(index === 1 ? { prompt: BIG_PROMPT, reply: 'Thought: save it\nAction: click(start_box=(300,250))' } : {}),
@@ -159,6 +161,8 @@ describe('the Trajectories view in a DOM', () => {
     expect(q('replay-action').textContent).toContain('Tap "Save" #0');
     expect(q('replay-thought').textContent).toContain('thinking 0');
     expect(q('replay-candidates').querySelectorAll('tbody tr')).toHaveLength(2);
+    // The P column is the policy's own probability (not a softmax of it, which would read 72% and 28%).
+    expect([...q('replay-candidates').querySelectorAll('tbody tr td:last-child')].map((td) => td.textContent?.trim())).toEqual(['97%', '3.0%']);
     expect(q('replay-screen').querySelector('img')).toBeTruthy();
     expect(q('replay-screen').querySelector('.screen-box.target')).toBeTruthy();
     expect(q('replay-tree-target').textContent).toContain('Save');
@@ -170,9 +174,14 @@ describe('the Trajectories view in a DOM', () => {
     await act(async () => window.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight' })));
     await flush();
     expect(q('replay-position').textContent).toBe('step 2 of 3');
-    // Recorded without a screenshot: the tree and the action still show.
+    // Recorded without a screenshot: the tree and the action still show, and the screen, before and after are drawn
+    // from the tree (its two nodes' boxes and the button's text), not left black.
     expect(q('replay-screen').querySelector('img')).toBeNull();
-    expect(q('replay-screen').textContent).toContain('No screenshot recorded');
+    expect(q('replay-screen').textContent).toContain('No screenshot recorded: drawn from the accessibility tree');
+    expect(q('replay-screen').querySelector('[data-testid="wireframe"]')!.getAttribute('data-nodes')).toBe('2');
+    expect(q('replay-screen').querySelector('[data-testid="wireframe"] text')!.textContent).toBe('Save');
+    expect(q('replay-before').querySelector('[data-testid="wireframe"]')).toBeTruthy();
+    expect(q('replay-after').querySelector('[data-testid="wireframe"]')).toBeTruthy();
     expect(q('replay-tree-target')).toBeTruthy();
     // The agent's prompt and reply: collapsed, with their sizes; opened, the data URL by its size, never its 2 MB.
     const prompt = q('replay-prompt') as HTMLDetailsElement;

@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
 import { serve, type RunningServer } from '../../core/api/ws/server.js';
 import type { EpisodeRecorder } from '../../core/episode/record.js';
 import { createModel } from '../../core/policy/builtin.js';
 import { saveCheckpoint } from '../../core/policy/checkpoint.js';
+import { VlmPolicySettings } from '../../core/policy/vlm/settings.js';
 import { RemoteServers } from '../../core/rollout/remote/servers.js';
 import { RolloutHost } from '../../core/rollout/remote/serve.js';
 import { decodeFromServer, encodeFrame, mapPolicyFiles, ROLLOUT_PROTOCOL_VERSION, type FromServer } from '../../core/rollout/remote/wire.js';
@@ -18,6 +20,7 @@ import { createRun, listEpisodes, loadTrajectory, openStore, StoreRecorder } fro
 import { instantiate } from '../../core/tasks/instance.js';
 import { getTemplate } from '../../core/tasks/registry.js';
 import { createRng } from '../../core/util/rng.js';
+import { replyChat, startFakeChat } from '../helpers/fake-chat.js';
 import { device } from '../helpers/simdroid.js';
 import { scratch } from '../helpers/scratch.js';
 
@@ -136,30 +139,28 @@ describe('remote rollout workers', () => {
     const db = openStore(':memory:');
     const runId = createRun(db, { kind: 'suite', name: 'lost server', config: {} }).id;
     const reran: string[] = [];
-    let cut = false;
+    // One worker, on the first server (ties go in order): its first job asks a served model for its first action, and
+    // that request is held while the server goes away, so the episode is cut mid-way whatever the machine's speed (a
+    // cut from a recorder callback raced the server's own thread, which could finish the episode first). The worker's
+    // replacement can only go to the other server.
+    let held: ServerResponse | null = null;
+    const endpoint = await startFakeChat((_req, res) => {
+      if (held === null) {
+        held = res;
+        void victim.server.close();
+        return;
+      }
+      replyChat(res, 'Reason: done.\nAction: {"action_type": "status", "goal_status": "complete"}');
+    });
+    const settings = VlmPolicySettings.parse({ endpoint: { baseUrl: `${endpoint.url}/v1`, model: 'fake-vlm', retries: 0, timeoutMs: 60_000 }, format: 'androidworld' });
+    const jobs = [job('SystemWifiTurnOff', 1, { name: 'vlm', settings }), ...JOBS.slice(1)];
     const remote = new RemoteServers([{ url: victim.server.rolloutUrl, capacity: 1 }, { url: b.server.rolloutUrl, capacity: 1 }]);
     try {
       const summary = await runPool({
-        devices: 2, jobs: JOBS, remote, onRerun: (j, error) => reran.push(`${j.key}: ${error.message}`),
-        recorder: () => {
-          const store = new StoreRecorder(db, runId);
-          let serial = '';
-          return {
-            begin: (s) => { serial = s.device.serial; return store.begin(s); },
-            step: (s, before) => {
-              store.step(s, before);
-              // The first worker went to the first server (ties go in order): cut it off after one step there.
-              if (serial === 'simdroid-0' && !cut) {
-                cut = true;
-                void victim.server.close();
-              }
-            },
-            end: (r, f) => store.end(r, f),
-          };
-        },
+        devices: 1, jobs, remote, screenshots: 'half', onRerun: (j, error) => reran.push(`${j.key}: ${error.message}`),
+        recorder: () => new StoreRecorder(db, runId),
       });
-      expect(reran).toHaveLength(1);
-      expect(reran[0]).toMatch(/died mid-episode: RemoteWorkerError: rollout server 127\.0\.0\.1:\d+: connection lost/);
+      expect(reran).toEqual([expect.stringMatching(/^SystemWifiTurnOff#1: .*died mid-episode: RemoteWorkerError: rollout server 127\.0\.0\.1:\d+: connection lost/)]);
       expect(summary.reruns).toBe(1);
       expect([...summary.outcomes.values()].every((o) => o.ok)).toBe(true);
       expect(remote.dead.map((d) => d.server)).toEqual([new URL(victim.server.rolloutUrl).host]);
@@ -171,6 +172,8 @@ describe('remote rollout workers', () => {
       expect(finished.sort()).toEqual(JOBS.map((j) => j.key).sort());
       expect(`${errors[0]!.instance.templateId}#${errors[0]!.instance.seed}`).toBe(reran[0]!.split(':')[0]);
     } finally {
+      (held as ServerResponse | null)?.destroy();
+      await endpoint.close();
       db.close();
     }
   });

@@ -66,11 +66,28 @@ function freshStore(): WritableDB {
 }
 
 /** A copy of the export with episodes.jsonl edited line by line. */
-function editedExport(name: string, edit: (lines: string[]) => string[]): string {
+/** A copy of the export with its lines edited, and its manifest's counts made to match them (as a careful editor would). */
+function editedExport(name: string, edit: (lines: string[]) => string[], opts: { keepCounts?: boolean } = {}): string {
   const dir = join(tmp.dir, name);
   cpSync(exportDir, dir, { recursive: true });
   const file = join(dir, 'episodes.jsonl');
-  writeFileSync(file, `${edit(readFileSync(file, 'utf8').trimEnd().split('\n')).join('\n')}\n`);
+  const lines = edit(readFileSync(file, 'utf8').trimEnd().split('\n'));
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  if (!opts.keepCounts) {
+    const refs = (kind: RegExp) => new Set(lines.flatMap((l) => l.match(kind) ?? [])).size;
+    const manifestFile = join(dir, 'manifest.json');
+    const manifest = JSON.parse(readFileSync(manifestFile, 'utf8'));
+    let steps = 0;
+    for (const l of lines) {
+      try {
+        steps += (JSON.parse(l) as { steps?: unknown[] }).steps?.length ?? 0;
+      } catch {
+        // a line the test breaks on purpose
+      }
+    }
+    manifest.counts = { episodes: lines.length, steps, screenshots: refs(/screenshots\/[0-9a-f]{64}\.png/g), trees: refs(/trees\/[0-9a-f]{64}\.xml/g) };
+    writeFileSync(manifestFile, JSON.stringify(manifest));
+  }
   return dir;
 }
 
@@ -189,7 +206,7 @@ describe('import', () => {
     await importEpisodes(target, exportDir);
     const counts = () => target.prepare('SELECT (SELECT count(*) FROM episodes), (SELECT count(*) FROM steps), (SELECT count(*) FROM runs), (SELECT count(*) FROM screenshots)').raw().get();
     const before = counts();
-    expect(await importEpisodes(target, exportDir)).toEqual({ run: null, imported: [], skipped: 5 });
+    expect(await importEpisodes(target, exportDir)).toEqual({ run: null, imported: [], skipped: 5, duplicates: [] });
     expect(counts()).toEqual(before);
     expect((await importEpisodes(source, exportDir)).skipped).toBe(5);
     target.close();

@@ -21,6 +21,8 @@ const DROP_VERSION_9 = 'ALTER TABLE episodes DROP COLUMN verdict';
 
 /** What version 11 added: each step's recorded request. */
 const DROP_VERSION_11 = 'ALTER TABLE steps DROP COLUMN request';
+/** What version 12 added: the process recording a run. */
+const DROP_VERSION_12 = 'ALTER TABLE runs DROP COLUMN owner';
 
 let tmp: ReturnType<typeof tempDir>;
 beforeEach(() => {
@@ -128,6 +130,7 @@ describe('store migrations', () => {
     device.close();
     // What version 6 had: no usage columns.
     db.exec('ALTER TABLE steps DROP COLUMN completion_tokens; ALTER TABLE steps DROP COLUMN prompt_tokens');
+    db.exec(DROP_VERSION_12);
     db.exec(DROP_VERSION_11);
     dropVersion10(db);
     db.exec(DROP_VERSION_8);
@@ -150,6 +153,7 @@ describe('store migrations', () => {
     db.exec(`INSERT INTO task_templates (id, app, difficulty) VALUES ('T', 'clock', 'easy')`);
     db.exec(`INSERT INTO task_instances (template_id, seed, params, instruction) VALUES ('T', 0, 'null', 'do it')`);
     db.prepare(`INSERT INTO episodes (uid, run_id, instance_id, policy, status, started_at) VALUES ('e1', ?, 1, 'builtin-grpo', 'failure', 1)`).run(run.id);
+    db.exec(DROP_VERSION_12);
     db.exec(DROP_VERSION_11);
     dropVersion10(db);
     db.exec(DROP_VERSION_9);
@@ -172,6 +176,7 @@ describe('store migrations', () => {
     const run = createRun(db, { kind: 'single', name: 'verdicts' }).id;
     const old = recordSynthetic(db, run, { templateId: 'ContactsAddContact', status: 'failure', startedAt: 1 });
     // What version 8 had: no verdict column.
+    db.exec(DROP_VERSION_12);
     db.exec(DROP_VERSION_11);
     dropVersion10(db);
     db.exec(DROP_VERSION_9);
@@ -199,9 +204,10 @@ describe('store migrations', () => {
     const db = openStore(path);
     const runs = (['suite', 'single', 'training', 'import'] as const).map((kind) => createRun(db, { kind, name: kind }).id);
     const old = recordSynthetic(db, runs[1]!, { templateId: 'ContactsAddContact', status: 'failure', startedAt: 1 });
+    db.exec(DROP_VERSION_12);
     db.exec(DROP_VERSION_11);
     dropVersion10(db);
-    expect(() => createRun(db, { kind: 'env', name: 'too early' })).toThrow(/CHECK constraint/);
+    expect(() => db.prepare(`INSERT INTO runs (uid, kind, name, status, created_at) VALUES ('e', 'env', 'too early', 'running', 1)`).run()).toThrow(/CHECK constraint/);
     db.pragma('user_version = 9');
     db.close();
     const again = openStore(path);
@@ -230,11 +236,12 @@ describe('store migrations', () => {
     const db = openStore(path);
     const run = createRun(db, { kind: 'single', name: 'requests' }).id;
     const old = recordSynthetic(db, run, { templateId: 'ContactsAddContact', status: 'failure', startedAt: 1 });
+    db.exec(DROP_VERSION_12);
     db.exec(DROP_VERSION_11);
     db.pragma('user_version = 10');
     db.close();
     const again = openStore(path);
-    expect(schemaVersion(again)).toBe(11);
+    expect(schemaVersion(again)).toBe(LATEST_VERSION);
     expect(loadTrajectory(again, old).steps.every((s) => s.request === undefined)).toBe(true);
     const id = recordSynthetic(again, run, { templateId: 'ContactsAddContact', status: 'failure', startedAt: 2 });
     const request = {

@@ -94,6 +94,24 @@ describe('listEpisodes', () => {
     expect(listEpisodes(db, { search: '_' }).total).toBe(0);
   });
 
+  it('sorts by a column either way, ties by id, a rollout column with other episodes last; pages follow the sort', () => {
+    expect(keysOf(listEpisodes(db, { sort: { by: 'seed', dir: 'desc' }, runId: runA.id }).rows)).toEqual(['c3', 'c2', 'k2', 'k1', 'c4', 'c1']);
+    expect(keysOf(listEpisodes(db, { sort: { by: 'template', dir: 'asc' }, limit: 2 }).rows)).toEqual(['d1', 'k1']);
+    expect(keysOf(listEpisodes(db, { sort: { by: 'template', dir: 'asc' }, limit: 2, offset: 2 }).rows)).toEqual(['k3', 'k4']);
+    // Two of run B's episodes are rollouts with scores: they sort by reward, the rest after them in either direction.
+    db.prepare('INSERT INTO training_rollouts (episode_id, iteration, group_index, rollout_index, reward, advantage) VALUES (?, 1, 0, 0, 0.5, -0.7), (?, 2, 0, 1, 1, 0.7)')
+      .run(ids.c5, ids.k4);
+    try {
+      expect(keysOf(listEpisodes(db, { sort: { by: 'reward', dir: 'desc' }, runId: runB.id }).rows)).toEqual(['k4', 'c5', 'd1', 'k3']);
+      expect(keysOf(listEpisodes(db, { sort: { by: 'advantage', dir: 'asc' }, runId: runB.id }).rows)).toEqual(['c5', 'k4', 'k3', 'd1']);
+      expect(loadTrajectory(db, ids.k4!).rollout).toEqual({ iteration: 2, group: 0, index: 1, reward: 1, advantage: 0.7 });
+      expect(loadTrajectory(db, ids.d1!).rollout).toBeUndefined();
+    } finally {
+      db.prepare('DELETE FROM training_rollouts').run();
+    }
+    expect(() => listEpisodes(db, { sort: { by: 'colour' as 'id', dir: 'asc' } })).toThrow(ZodError);
+  });
+
   it('rejects a malformed filter at the boundary', () => {
     expect(() => listEpisodes(db, { limit: 0 })).toThrow(ZodError);
     expect(() => listEpisodes(db, { status: 'finished' as never })).toThrow(ZodError);

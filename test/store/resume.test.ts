@@ -40,13 +40,15 @@ describe('resumeRun', () => {
     expect(listEpisodes(db, { runId: run.id }).counts).toMatchObject({ interrupted: 1, running: 0 });
   });
 
-  it('sets the run running again and is a no-op the second time', () => {
+  it('sets the run running again and changes nothing the second time', () => {
     finishRun(db, run.id, 'interrupted');
-    recordSynthetic(db, run.id, { templateId: 'ClockAddAlarm', seed: 2, status: 'running', startedAt: 4 });
-    expect(resumeRun(db, run.id).interrupted).toHaveLength(1);
+    const cut = recordSynthetic(db, run.id, { templateId: 'ClockAddAlarm', seed: 2, status: 'running', startedAt: 4 });
+    expect(resumeRun(db, run.id).interrupted).toEqual([cut]);
     expect(getRun(db, run.id)).toMatchObject({ status: 'running', finishedAt: null });
     const again = resumeRun(db, run.id);
-    expect(again.interrupted).toEqual([]);
+    // The cut episode is still the one that runs again; nothing else was marked.
+    expect(again.interrupted).toEqual([cut]);
+    expect(listEpisodes(db, { runId: run.id }).counts).toMatchObject({ interrupted: 1, running: 0 });
     expect(again.run.config).toEqual({ split: 'unseen-instance', part: 'test', policy: 'oracle', parallel: 1 });
   });
 

@@ -5,6 +5,7 @@ import { extname, join, normalize, resolve, sep } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { serveApi } from '../serve-api.js';
+import { AuthLimit } from './auth-limit.js';
 import { wsChannel } from './channel.js';
 import { serveEnvConnection } from '../../env/connection.js';
 import type { EnvService } from '../../env/service.js';
@@ -36,6 +37,8 @@ export interface ServeOptions {
    * network behind the token; the UI still answers only requests addressed to the loopback name.
    */
   host?: string;
+  /** Wrong tokens accepted per 10 s before token checks stop for 10 s (auth-limit.ts); default 20. */
+  maxTokenFailures?: number;
 }
 
 export interface RunningServer {
@@ -62,9 +65,14 @@ const TYPES: Record<string, string> = {
   '.svg': 'image/svg+xml', '.png': 'image/png', '.json': 'application/json', '.woff2': 'font/woff2', '.ico': 'image/x-icon',
 };
 
+/**
+ * The page's Content-Security-Policy. Styles come from the built CSS only: React and uPlot set inline styles through
+ * the CSSOM (element.style), which style-src does not govern, so 'unsafe-inline' is not needed (the end-to-end tests
+ * fail on any CSP violation). No form may submit anywhere.
+ */
 export const CSP = [
-  "default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' blob: data:",
-  "connect-src 'self' ws://127.0.0.1:* ws://localhost:*", "object-src 'none'", "base-uri 'none'", "frame-ancestors 'none'",
+  "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' blob: data:",
+  "connect-src 'self' ws://127.0.0.1:* ws://localhost:*", "object-src 'none'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
 ].join('; ');
 
 export class TokenError extends Error {
@@ -109,6 +117,23 @@ function cookieToken(req: IncomingMessage): string | null {
   return null;
 }
 
+/** The longest line the server logs: a request or an error that carries a huge value is cut, with its length said. */
+export const MAX_LOG_LINE = 2000;
+
+function clip(m: string): string {
+  return m.length > MAX_LOG_LINE ? `${m.slice(0, MAX_LOG_LINE)}… (${m.length} characters)` : m;
+}
+
+/**
+ * An API call's error for the log: a named error (the caller's bad input, a missing episode) in one line, name and
+ * message; anything else (a bug) with its stack. Both clipped by the log.
+ */
+function apiErrorLine(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  const builtin = e.constructor === Error || e instanceof TypeError || e instanceof RangeError || e instanceof ReferenceError || e instanceof SyntaxError;
+  return builtin ? e.stack ?? `${e.name}: ${e.message}` : `${e.name}: ${e.message.replace(/\s*\n\s*/g, ' ')}`;
+}
+
 function same(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
@@ -118,7 +143,9 @@ function same(a: string, b: string): boolean {
 export async function serve(opts: ServeOptions): Promise<RunningServer> {
   const token = opts.token ?? randomBytes(32).toString('hex');
   if (!/^[A-Za-z0-9_-]{16,256}$/.test(token)) throw new TokenError(token);
-  const log = opts.log ?? (() => {});
+  // No request can make the log grow by more than a line of bounded size (a 1 MB id is not written whole).
+  const log = (m: string) => (opts.log ?? (() => {}))(clip(m));
+  const limit = new AuthLimit({ log, ...(opts.maxTokenFailures !== undefined ? { maxFailures: opts.maxTokenFailures } : {}) });
   const root = resolve(opts.staticDir);
   let port = opts.port;
 
@@ -126,14 +153,20 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
     const h = req.headers.host ?? '';
     return h === `${HOST}:${port}` || h === `localhost:${port}`;
   };
-  const authorized = (req: IncomingMessage, url: URL) => {
+  /** 'limited' while wrong tokens are over their bound (auth-limit.ts): then no token is checked at all. */
+  const authorized = (req: IncomingMessage, url: URL): 'yes' | 'no' | 'limited' => {
+    if (limit.lockedFor() > 0) return 'limited';
     const t = url.searchParams.get('token') ?? cookieToken(req);
-    return t !== null && same(t, token);
+    if (t !== null && same(t, token)) return 'yes';
+    if (t !== null) limit.failed();
+    return 'no';
   };
-  /** A script may also send the token as a bearer header (docs/env-protocol.md). */
-  const bearer = (req: IncomingMessage) => {
+  /** A script may also send the token as a bearer header (docs/env-protocol.md); a wrong one counts as a guess too. */
+  const bearer = (req: IncomingMessage): 'yes' | 'no' => {
     const m = /^Bearer (.+)$/.exec(req.headers.authorization ?? '');
-    return m !== null && same(m[1]!, token);
+    if (m !== null && same(m[1]!, token)) return 'yes';
+    if (m !== null) limit.failed();
+    return 'no';
   };
 
   // No request may end the server (and with it every session and training job): bad input is a 400,
@@ -154,7 +187,9 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Referrer-Policy', 'no-referrer');
     if (!hostOk(req)) return void res.writeHead(403, { 'Content-Type': 'text/plain' }).end('Forbidden host\n');
-    if (!authorized(req, url)) {
+    const auth = authorized(req, url);
+    if (auth === 'limited') return void res.writeHead(429, { 'Content-Type': 'text/plain', 'Retry-After': String(limit.lockedFor()) }).end('Too many wrong tokens; try again later.\n');
+    if (auth === 'no') {
       return void res.writeHead(401, { 'Content-Type': 'text/plain' }).end('Unauthorized: open the URL `awb serve` printed (it carries ?token=).\n');
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') return void res.writeHead(405, { Allow: 'GET, HEAD' }).end();
@@ -162,7 +197,8 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
       // Keep the token in a cookie and take it out of the address bar (and of history).
       url.searchParams.delete('token');
       res.setHeader('Set-Cookie', `${COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`);
-      return void res.writeHead(303, { Location: `${url.pathname}${url.search}` }).end();
+      // One leading slash: "//host/…" (or "/.//host" once normalised) would send the browser to another host.
+      return void res.writeHead(303, { Location: `/${url.pathname.replace(/^[/\\]+/, '')}${url.search}` }).end();
     }
     let path = normalize(decode('path', url.pathname)).replace(/^([/\\])+/, '');
     let file = join(root, path);
@@ -195,11 +231,12 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
       socket.end(`HTTP/1.1 ${code} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     };
     let url: URL;
-    let ok: boolean;
+    let ok: 'yes' | 'no' | 'limited';
     try {
       url = requestUrl(req, port);
       const script = url.pathname === '/env' || url.pathname === '/rollout';
-      ok = (url.pathname === '/api' || script) && (authorized(req, url) || (script && bearer(req)));
+      ok = url.pathname === '/api' || script ? authorized(req, url) : 'no';
+      if (ok === 'no' && script) ok = bearer(req);
     } catch (e) {
       if (e instanceof MalformedRequestError) return refuse(400, 'Bad Request');
       throw e;
@@ -210,23 +247,26 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
       // Scripts, not pages: the token guards it, and a page (which always sends its Origin) may not open it. No Host
       // check, so a cluster's nodes can reach a server started with --host.
       if (!originOk) return refuse(403, 'Forbidden');
-      if (!ok) return refuse(401, 'Unauthorized');
+      if (ok === 'limited') return refuse(429, 'Too Many Requests');
+      if (ok === 'no') return refuse(401, 'Unauthorized');
       const env = opts.env;
       return void envWss.handleUpgrade(req, socket, head, (ws) => serveEnvConnection(ws, env, log));
     }
     if (url.pathname === '/rollout' && opts.rollout) {
       // As /env: a driver's rollout workers, from this machine or a cluster's other nodes.
       if (!originOk) return refuse(403, 'Forbidden');
-      if (!ok) return refuse(401, 'Unauthorized');
+      if (ok === 'limited') return refuse(429, 'Too Many Requests');
+      if (ok === 'no') return refuse(401, 'Unauthorized');
       const rollout = opts.rollout;
       return void rolloutWss.handleUpgrade(req, socket, head, (ws) => rollout.accept(ws));
     }
     if (url.pathname !== '/api') return refuse(404, 'Not Found');
     if (!hostOk(req) || !originOk) return refuse(403, 'Forbidden');
-    if (!ok) return refuse(401, 'Unauthorized');
+    if (ok === 'limited') return refuse(429, 'Too Many Requests');
+    if (ok === 'no') return refuse(401, 'Unauthorized');
     wss.handleUpgrade(req, socket, head, (ws) => {
       ws.on('error', (e) => log(`websocket: ${e.message}`));
-      serveApi(opts.api, wsChannel(ws, log), { onError: (member, e) => log(`${member}: ${(e as Error).stack ?? String(e)}`) });
+      serveApi(opts.api, wsChannel(ws, log), { onError: (member, e) => log(`${member}: ${apiErrorLine(e)}`) });
     });
   });
 

@@ -2,7 +2,8 @@ import { PassThrough } from 'node:stream';
 import type { DeviceClient } from '@devicefarmer/adbkit';
 import {
   BOOT_SNAPSHOT, FileWriteError, type Device, type FileWritable, type ForegroundApp, type InputEvent, type Reconnectable, type ScreenInfo,
-  type ScreenPixels, type ScreenshotOptions, type ShellResult, type SnapshotCapable,
+  type Rotation, type RotationCapable, type ScreenPixels, type ScreenshotOptions, type ShellResult, type SnapshotCapable, type TouchAction,
+  type TouchStreamCapable, shellOk,
 } from '../device.js';
 import { shellCommand, shellQuote } from '../shell-quote.js';
 import type { SettleOptions } from '../stable.js';
@@ -12,7 +13,7 @@ import { ConsoleError, consoleCommand } from './console-client.js';
 import { QuickBootSnapshotMissingError } from './avd.js';
 import { EmulatorSnapshotError, type EmulatorGrpcClient } from './emulator-grpc.js';
 import { EmulatorFrameSource } from './grpc-frames.js';
-import { EmulatorGrpcLink, FALL_BACK, sendInputOverGrpc, type EmulatorGrpcSetting } from './grpc-link.js';
+import { EmulatorGrpcLink, FALL_BACK, sendInputOverGrpc, sendTouchOverGrpc, type EmulatorGrpcSetting } from './grpc-link.js';
 import type { FrameSource, MirrorOptions } from '../frames.js';
 import { exec, shellV1, shellV2 } from './transport.js';
 import { parseRawScreencap, pngFromPng, pngFromRaw, ScreencapChooser, type ScreencapFormat } from './screencap.js';
@@ -96,7 +97,7 @@ export function extractDump(output: string): string | null {
   return output.slice(start, end + '</hierarchy>'.length);
 }
 
-export class AdbDevice implements Device, FileWritable, SnapshotCapable, Reconnectable {
+export class AdbDevice implements Device, FileWritable, SnapshotCapable, Reconnectable, TouchStreamCapable, RotationCapable {
   readonly serial: string;
   readonly settle = ADB_SETTLE;
   private readonly server: AdbServer;
@@ -285,6 +286,32 @@ export class AdbDevice implements Device, FileWritable, SnapshotCapable, Reconne
     }
     const r = await this.shell(command);
     if (r.exitCode !== 0) throw new DeviceOfflineError(this.serial, `${command}: ${(r.stderr || r.stdout).trim()}`);
+  }
+
+  /**
+   * A streamed touch (TouchStreamCapable), in the same order as the gestures: the emulator's gRPC touch event (pressure
+   * 1 down and moving, 0 lifted, finger 0) when it has gRPC, else `input motionevent DOWN|MOVE|UP x y` (Android 11+).
+   */
+  touch(action: TouchAction, x: number, y: number): Promise<void> {
+    const run = this.inputs.then(() => this.touchNow(action, x, y));
+    this.inputs = run.catch(() => {});
+    return run;
+  }
+
+  private async touchNow(action: TouchAction, x: number, y: number): Promise<void> {
+    this.tree = null;
+    const sent = await this.guard('gRPC touch', () => this.grpc.run('touch', (c) => sendTouchOverGrpc(c, action, x, y)));
+    if (sent !== FALL_BACK) return;
+    const command = `input motionevent ${action.toUpperCase()} ${Math.round(x)} ${Math.round(y)}`;
+    const r = await this.shell(command);
+    if (r.exitCode !== 0) throw new DeviceOfflineError(this.serial, `${command}: ${(r.stderr || r.stdout).trim()}`);
+  }
+
+  /** Turns the display (auto-rotate off, then `user_rotation`), as Android's quick-settings rotate button does. */
+  async setRotation(rotation: Rotation): Promise<void> {
+    await shellOk(this, `settings put system accelerometer_rotation 0 && settings put system user_rotation ${rotation}`);
+    this.screen = null;
+    this.tree = null;
   }
 
   async idle(ms: number): Promise<void> {

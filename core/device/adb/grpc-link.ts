@@ -1,4 +1,4 @@
-import type { InputEvent, KeyName } from '../device.js';
+import type { InputEvent, KeyName, TouchAction } from '../device.js';
 import { assertNever } from '../../util/errors.js';
 import { emulatorForSerial, runningEmulators } from './emulator-discovery.js';
 import { EmulatorGrpcClient, endpointAddress, isUnusable, type GrpcEndpoint, type KeyInput } from './emulator-grpc.js';
@@ -124,6 +124,11 @@ const MOVE_MS = 16;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** One InputEvent over sendTouch/sendKey: down, moves and up as `input` would inject them. */
+/** One event of a streamed touch as the emulator's touch event: finger 0, pressed while down or moving, lifted on up. */
+export async function sendTouchOverGrpc(c: EmulatorGrpcClient, action: TouchAction, x: number, y: number): Promise<void> {
+  await c.sendTouch([{ x, y, pressure: action === 'up' ? 0 : DOWN }]);
+}
+
 export async function sendInputOverGrpc(c: EmulatorGrpcClient, e: InputEvent): Promise<void> {
   switch (e.kind) {
     case 'tap':

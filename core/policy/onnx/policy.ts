@@ -37,7 +37,7 @@ export class OnnxPolicy implements Policy {
     return {
       action: pick.action,
       thought: `${pick.text} (p=${p.toFixed(2)} of ${n} candidates, ${this.selection.mode}, onnx)`,
-      candidates: candidates.map((c, i) => ({ action: c.action, score: Math.exp(lp[i]!) })),
+      candidates: candidates.map((c, i) => ({ action: c.action, score: lp[i]!, probability: Math.exp(lp[i]!) })),
     };
   }
 }

@@ -10,6 +10,7 @@ import { up as up0008 } from './0008-rollout-scores.js';
 import { up as up0009 } from './0009-episode-verdicts.js';
 import { up as up0010 } from './0010-outside-agents.js';
 import { up as up0011 } from './0011-step-request.js';
+import { up as up0012 } from './0012-run-owners.js';
 
 export interface Migration {
   version: number;
@@ -30,4 +31,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 9, name: 'episode-verdicts', up: up0009 },
   { version: 10, name: 'outside-agents', up: up0010 },
   { version: 11, name: 'step-request', up: up0011 },
+  { version: 12, name: 'run-owners', up: up0012 },
 ];

@@ -183,7 +183,7 @@ export class TrainingManager {
       return {
         runId: run.id, name: run.name, trainer: trainer === 'grpo' || trainer === 'sft' ? trainer : null, status: run.status,
         createdAt: run.createdAt, finishedAt: run.finishedAt, iterations: history.length, last: history.at(-1)?.metrics ?? null,
-        checkpoint: checkpointOf.get(run.id) ?? null, job: job ? { id: job.id, state: job.state } : null,
+        checkpoint: checkpointOf.get(run.id) ?? null, job: job ? { id: job.id, state: job.state } : null, config: { ...run.config },
       };
     });
   }
@@ -253,7 +253,7 @@ export class TrainingManager {
     const data: WorkerData = { job: o.job(dbPath), control };
     const worker = new Worker(ENTRY, { workerData: data });
     const info: JobInfo = {
-      id: `job-${++this.seq}`, kind: o.kind, state: 'starting', runId: null, iteration: o.completed ?? 0, total: o.total ?? null, detail: 'starting the worker',
+      id: `job-${++this.seq}`, kind: o.kind, state: 'starting', runId: null, iteration: o.completed ?? 0, total: o.total ?? null, detail: 'starting the worker', phase: null,
       checkpoint: null, error: null, config: { ...o.config }, startedAt: Date.now(), endedAt: null,
     };
     let exited!: () => void;
@@ -277,11 +277,15 @@ export class TrainingManager {
       case 'started':
         this.update(r, { runId: m.runId, iteration: m.completed, total: m.total, detail: null, state: r.info.state === 'starting' ? 'running' : r.info.state });
         return;
-      case 'progress':
-        this.update(r, { detail: m.detail });
+      case 'progress': {
+        // A phase keeps the time it began across its progress messages.
+        const same = m.phase && r.info.phase?.name === m.phase.name;
+        const phase = m.phase ? (same ? { ...r.info.phase!, done: m.phase.done, total: m.phase.total } : { ...m.phase, startedAt: Date.now(), startDone: m.phase.done }) : null;
+        this.update(r, { detail: m.detail, phase });
         return;
+      }
       case 'iteration': {
-        const patch: Partial<JobInfo> = { iteration: m.iteration, detail: null };
+        const patch: Partial<JobInfo> = { iteration: m.iteration, detail: null, phase: null };
         if (m.checkpoint) patch.checkpoint = { name, dir, iteration: m.iteration };
         Object.assign(r.info, patch);
         this.emit({ kind: 'iteration', job: { ...r.info }, iteration: m.iteration, metrics: m.metrics });
@@ -322,7 +326,7 @@ export class TrainingManager {
   private end(r: JobRecord, state: 'stopped' | 'finished' | 'failed', patch: Partial<JobInfo>): void {
     if (ended(r.info.state)) return;
     if (state === 'failed') this.opts.log(`training ${r.info.id} failed: ${patch.error?.name}: ${patch.error?.message}`);
-    this.update(r, { ...patch, state, detail: null, endedAt: Date.now() });
+    this.update(r, { ...patch, state, detail: null, phase: null, endedAt: Date.now() });
   }
 
   private setControl(r: JobRecord, value: number): void {

@@ -30,7 +30,8 @@ export interface WorkerData {
 export type FromTrainingWorker =
   /** The run is open in the store; `completed` > 0 when resuming. */
   | { type: 'started'; runId: number; completed: number; total: number }
-  | { type: 'progress'; detail: string }
+  /** `phase`: a phase counted in its own units (SFT's demonstrations), `done` of `total` so far. */
+  | { type: 'progress'; detail: string; phase?: { name: string; done: number; total: number | null } }
   /** `checkpoint`: this iteration wrote one. */
   | { type: 'iteration'; iteration: number; metrics: Record<string, number>; checkpoint: boolean }
   | { type: 'paused'; completed: number }

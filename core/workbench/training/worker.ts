@@ -114,7 +114,7 @@ async function sft(j: Extract<WorkerJob, { kind: 'sft' }>, db: WritableDB): Prom
         device, checkpoint: { file: join(j.outDir, 'policy.json'), every: 'epoch' }, store: { db, runId }, signal: ac.signal,
         beforeDemonstration: (i, total) => {
           if (gate(0)) ac.abort();
-          else post({ type: 'progress', detail: `oracle demonstrations ${i + 1}/${total}` });
+          else post({ type: 'progress', detail: `oracle demonstrations ${i + 1}/${total}`, phase: { name: 'oracle demonstrations', done: i, total } });
         },
         onDemonstrations: ({ set }) => post({ type: 'progress', detail: `behaviour cloning on ${set.demos.length} steps` }),
         onEpoch: (m, metrics) => {

@@ -41,6 +41,15 @@ function findField(frame: Frame, field: string): { win: FrameWindow; spec: ViewS
  * dialog, then the screen.
  */
 export class InputDispatcher {
+  /**
+   * The finger of a streamed touch (touchDown … touchUp), in px, and the list its moves scroll: undefined until the
+   * drag leaves touch slop and its direction is known, null when it scrolls nothing (it ends as a swipe on lifting).
+   */
+  private finger: {
+    x0: number; y0: number; x: number; y: number; at: number; moved: boolean;
+    scroll?: { win: FrameWindow; key: string; offset0: number; max: number } | null;
+  } | null = null;
+
   constructor(
     private readonly wm: WindowManager,
     private readonly frame: () => Frame,
@@ -137,6 +146,44 @@ export class InputDispatcher {
     }
     // No long-click listener: Android performs a click when the finger lifts.
     this.tapIn(win, x, y);
+  }
+
+  /** A finger goes down (a streamed touch, as MotionEvent ACTION_DOWN); `at` is when, in ms. */
+  touchDown(xPx: number, yPx: number, at: number): void {
+    this.finger = { x0: xPx, y0: yPx, x: xPx, y: yPx, at, moved: false };
+  }
+
+  /**
+   * The finger moves: once past touch slop, a vertical drag that starts over a scrolling list scrolls it with the
+   * finger, as Android's ScrollView does (the content follows while dragged, not only when lifted).
+   */
+  touchMove(xPx: number, yPx: number): void {
+    const f = this.finger;
+    if (!f) return;
+    Object.assign(f, { x: xPx, y: yPx });
+    const scale = this.frame().scale;
+    const [dx, dy] = [(xPx - f.x0) / scale, (yPx - f.y0) / scale];
+    if (!f.moved && Math.hypot(dx, dy) < TOUCH_SLOP_DP) return;
+    f.moved = true;
+    if (f.scroll === undefined) f.scroll = Math.abs(dy) >= Math.abs(dx) ? this.scrollerAt(f.x0 / scale, f.y0 / scale) : null;
+    const s = f.scroll;
+    if (s) s.win.view.scroll[s.key] = Math.min(s.max, Math.max(0, s.offset0 - dy));
+  }
+
+  /** The finger lifts: a drag that scrolled a list is done; anything else is the gesture from down to here (tap, long press, swipe). */
+  touchUp(xPx: number, yPx: number, at: number): void {
+    const f = this.finger;
+    this.finger = null;
+    if (!f || f.scroll) return;
+    this.swipe(f.x0, f.y0, xPx, yPx, Math.max(0, at - f.at));
+  }
+
+  /** The scrolling list under a point of the window there (not across a modal window's outside), if any. */
+  private scrollerAt(x: number, y: number): { win: FrameWindow; key: string; offset0: number; max: number } | null {
+    const hit = this.windowAt(this.frame(), x, y);
+    if (!hit || !('win' in hit)) return null;
+    const node = hitPath(hit.win.root, x, y).find((n) => n.scroll !== undefined && n.scroll.max > 0);
+    return node?.scroll ? { win: hit.win, key: node.scroll.key, offset0: node.scroll.offset, max: node.scroll.max } : null;
   }
 
   swipe(x1Px: number, y1Px: number, x2Px: number, y2Px: number, durationMs: number): void {

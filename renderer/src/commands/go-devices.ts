@@ -1,3 +1,3 @@
 import { goView } from './go-view.js';
 
-export const goDevices = goView('go-devices', 'devices', 'Devices', 1);
+export const goDevices = goView('go-devices', 'devices', 'Devices', 1, 'd');

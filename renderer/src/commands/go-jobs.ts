@@ -1,3 +1,3 @@
 import { goView } from './go-view.js';
 
-export const goJobs = goView('go-jobs', 'jobs', 'Jobs', 8);
+export const goJobs = goView('go-jobs', 'jobs', 'Jobs', 8, 'j');

@@ -1,3 +1,3 @@
 import { goView } from './go-view.js';
 
-export const goLive = goView('go-live', 'live', 'Live', 2);
+export const goLive = goView('go-live', 'live', 'Live', 2, 'l');

@@ -1,3 +1,3 @@
 import { goView } from './go-view.js';
 
-export const goSettings = goView('go-settings', 'settings', 'Settings', 5);
+export const goSettings = goView('go-settings', 'settings', 'Settings', 5, 's');

@@ -1,3 +1,3 @@
 import { goView } from './go-view.js';
 
-export const goTraining = goView('go-training', 'training', 'Training', 6);
+export const goTraining = goView('go-training', 'training', 'Training', 6, 'r');

@@ -3,12 +3,16 @@ import { register, type CommandName, type KeyLike } from './types.js';
 
 const isMac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent);
 
-/** Ctrl+N (Cmd+N on macOS) shows the Nth view, as in tabbed apps. */
-export function goView(name: CommandName & `go-${string}`, view: ViewName, label: string, n: number) {
+/**
+ * G then a letter shows a view in a browser tab (no browser takes it); Ctrl+N (Cmd+N on macOS) shows the Nth view in
+ * the desktop app, as in tabbed apps (a browser keeps Ctrl+N for its own tabs).
+ */
+export function goView(name: CommandName & `go-${string}`, view: ViewName, label: string, n: number, letter: string) {
   return register({
     name,
     label,
-    shortcut: isMac ? `⌘${n}` : `Ctrl+${n}`,
+    shortcut: `G ${letter.toUpperCase()} · ${isMac ? `⌘${n}` : `Ctrl+${n}`}`,
+    sequence: letter,
     keyTest: (e: KeyLike) => (e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && (e.code === `Digit${n}` || e.key === String(n)),
     predicate: (s) => s.view !== view,
     perform: (store) => store.getState().setView(view),

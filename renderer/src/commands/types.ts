@@ -19,6 +19,11 @@ export interface Command {
   /** The shortcut as shown in titles, e.g. "F10". */
   shortcut?: string;
   keyTest?(e: KeyLike): boolean;
+  /**
+   * The key after G that runs it (GitHub's and Gmail's "g then d"): a shortcut no browser takes, where Ctrl+1…8 switch
+   * the browser's tabs before the page hears them.
+   */
+  sequence?: string;
   /** Whether it can run in this state (buttons are disabled otherwise); always when absent. */
   predicate?(s: AppState): boolean;
   /** Why it cannot run in this state when that is not plain from the state (the button's title says it); null when it can or the reason is plain. */

@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useRef, type MouseEvent, type ReactNode } from 'react';
 import type { Bounds } from '../../../core/api/types.js';
 import { canPaintFrames, FrameCanvas } from './FrameCanvas.js';
+import { Wireframe, type WireNode } from './Wireframe.js';
 
 /**
  * A device screen (PNG bytes) at the device's aspect ratio, with overlays drawn in device pixels.
@@ -32,6 +33,8 @@ export interface ScreenProps {
   emptyText?: string;
   /** A live mirror: frames follow each other fast, so they are painted on a canvas (FrameCanvas). */
   live?: boolean;
+  /** Without an image: the accessibility tree's boxes and texts to draw instead (Wireframe), not an empty screen. */
+  wireframe?: readonly WireNode[] | null;
 }
 
 /** An object URL for PNG bytes, revoked when the bytes change or the component goes. */
@@ -69,7 +72,10 @@ export function Screen(props: ScreenProps) {
       onMouseMove={props.onPointerMove && ((e) => props.onPointerMove!(toDevice(e)))}
       onMouseLeave={props.onPointerMove && (() => props.onPointerMove!(null))}
     >
-      {painted && props.png ? <FrameCanvas png={props.png} /> : url ? <img src={url} alt="device screen" draggable={false} style={{ width: '100%', height: '100%', display: 'block' }} /> : <div className="muted" style={{ padding: 12 }}>{props.emptyText ?? 'No screen'}</div>}
+      {painted && props.png ? <FrameCanvas png={props.png} />
+        : url ? <img src={url} alt="device screen" draggable={false} style={{ width: '100%', height: '100%', display: 'block' }} />
+          : props.wireframe?.length ? <><Wireframe nodes={props.wireframe} device={device} /><span className="wireframe-note">{props.emptyText ?? 'No screenshot'}: drawn from the accessibility tree</span></>
+            : <div className="muted" style={{ padding: 12 }}>{props.emptyText ?? 'No screen'}</div>}
       {(props.boxes ?? []).map((b, i) => (
         <div
           key={i}

@@ -49,10 +49,17 @@ def _serve(args: argparse.Namespace) -> int:
         info = torch_info()
         if info["cuda"] and args.gpus > len(info["devices"]):
             raise SystemExit(f"awb-trainer: --gpus {args.gpus}, but this machine has {len(info['devices'])} CUDA device(s): {', '.join(info['devices'])}")
+    from .publish_keys import PublishKeyArgError, parse_publish_keys
+
+    try:
+        publish_keys = parse_publish_keys(args.publish_key or [])
+    except PublishKeyArgError as e:
+        raise SystemExit(f"awb-trainer: {e}") from None
     os.makedirs(args.workdir, exist_ok=True)
     service = TrainerService(args.workdir, _token(args.workdir, args.token_file), gpus=args.gpus,
                              max_upload_bytes=int(args.max_upload_gib * (1 << 30)), log=not args.quiet,
-                             upload_read_timeout=args.upload_read_timeout)
+                             upload_read_timeout=args.upload_read_timeout, publish_keys=publish_keys,
+                             upload_quota_bytes=int(args.upload_quota_gib * (1 << 30)))
     # torch is imported before listening (seconds), after the quick refusals above: /v1/health reports it, and the
     # workbench's reachability check (on saving a profile, before a submit) gives the first health answer 3 s.
     from .jobs import torch_info
@@ -109,6 +116,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     s.add_argument("--max-upload-gib", type=float, default=1024.0, help="largest accepted dataset bundle")
     s.add_argument("--upload-read-timeout", type=float, default=30.0,
                    help="seconds without upload bytes before a chunk is released (kept so far, 408); default 30")
+    s.add_argument("--upload-quota-gib", type=float, default=2048.0,
+                   help="all uploads in the workdir together (complete, and declared by those under way); default 2048")
+    s.add_argument("--publish-key", action="append", metavar="VAR[=URL]",
+                   help="an environment variable jobs may send as config.publish.apiKeyEnv, and the one base URL it may go to "
+                        "(without =URL: any); repeatable; without it no job may send a key")
     s.add_argument("--quiet", action="store_true", help="no request log on stderr")
     r = sub.add_parser("run", help="run one job directory (job.json + dataset.tar) to its end")
     r.add_argument("--job", required=True)

@@ -6,6 +6,7 @@ from typing import Literal, Optional
 
 ErrorCode = Literal[
     "unauthorized", "not_found", "bad_request", "conflict", "checksum_mismatch", "unsupported_kind", "unprocessable", "internal",
+    "quota_exceeded",
 ]
 
 _STATUS: dict[str, int] = {
@@ -17,6 +18,7 @@ _STATUS: dict[str, int] = {
     "unsupported_kind": 422,
     "unprocessable": 422,  # a well-formed submission naming something unusable (config.resumeFrom)
     "internal": 500,
+    "quota_exceeded": 507,  # Insufficient Storage: the workdir's uploads would pass --upload-quota-gib
 }
 
 

@@ -32,16 +32,18 @@ def job_command(job_dir: str, gpus: int) -> list[str]:
     return [sys.executable, *run]
 
 
-def job_env() -> dict[str, str]:
-    env = dict(os.environ)
+def job_env(extra: Optional[dict[str, str]] = None) -> dict[str, str]:
+    env = {**os.environ, **(extra or {})}
     env["PYTHONPATH"] = PACKAGE_ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env["PYTHONUNBUFFERED"] = "1"
     return env
 
 
 class Runner:
-    def __init__(self, store: JobStore, cancel_grace_s: float = 60.0):
+    def __init__(self, store: JobStore, cancel_grace_s: float = 60.0, env: Optional[dict[str, str]] = None):
+        """`env`: added to each job's environment (the publish keys it may send)."""
         self.store = store
+        self.env = dict(env or {})
         self.cancel_grace_s = cancel_grace_s
         self._stop = threading.Event()
         self._wake = threading.Event()
@@ -81,7 +83,7 @@ class Runner:
         d = self.store.dir(job_id)
         self.store.start(job_id)
         proc = subprocess.Popen(
-            job_command(d, rec["gpus"]), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=job_env(),
+            job_command(d, rec["gpus"]), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=job_env(self.env),
             start_new_session=True, text=True, encoding="utf-8", errors="replace",
         )
         self._proc = proc

@@ -18,6 +18,7 @@ from .errors import ApiError, ConfigError
 from .jobs import available_kinds, missing_for, torch_info, vlm_models
 from .jobs.config import parse_config, parse_kind
 from .jobs.vlm_resume import resume_adapter_dir
+from .publish_keys import ENV as PUBLISH_KEYS_ENV, check_publish_key
 from .runner import Runner
 from .store import JobStore
 from .uploads import UploadStore, check_sha
@@ -31,7 +32,8 @@ class TrainerService:
     """Everything the handlers share: the token, the stores, the queue."""
 
     def __init__(self, workdir: str, token: str, gpus: int = 1, max_upload_bytes: int = 1 << 40, log: bool = True,
-                 upload_read_timeout: float = 30.0):
+                 upload_read_timeout: float = 30.0, publish_keys: Optional[dict[str, Optional[str]]] = None,
+                 upload_quota_bytes: Optional[int] = None):
         self.workdir = workdir
         # An upload chunk whose bytes stop arriving for this long is released (kept up to there, the connection
         # closed): a client whose side vanished without a FIN must not hold the upload for the socket's 120 s.
@@ -41,9 +43,11 @@ class TrainerService:
         self._token = token.encode("utf-8")
         self.gpus = gpus
         self.log = log
-        self.uploads = UploadStore(workdir, max_upload_bytes)
+        self.uploads = UploadStore(workdir, max_upload_bytes, quota_bytes=upload_quota_bytes)
+        # The environment variables jobs may send as a publish key, each with the origin it may go to (publish_keys.py).
+        self.publish_keys = dict(publish_keys or {})
         self.jobs = JobStore(workdir)
-        self.runner = Runner(self.jobs)
+        self.runner = Runner(self.jobs, env={PUBLISH_KEYS_ENV: json.dumps(self.publish_keys)})
         self.stopping = threading.Event()
 
     def authorized(self, header: Optional[str]) -> bool:
@@ -81,7 +85,26 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(data)
 
     def _unread_body(self) -> bool:
-        return not getattr(self, "_body_read", False) and int(self.headers.get("Content-Length") or 0) > 0
+        """Whether bytes of this request's body may still be on the connection: then it is closed after the answer, never
+        read as the next request. A body framed some other way (chunked, a length that is not a number) counts as unread."""
+        if getattr(self, "_body_read", False):
+            return False
+        if self.headers.get("Transfer-Encoding"):
+            return True
+        length = self.headers.get("Content-Length")
+        return length is not None and (not length.isdigit() or int(length) > 0)
+
+    def _content_length(self) -> int:
+        """The body's length: absent is 0; a negative, non-numeric or chunked one is refused (400, connection closed)."""
+        if self.headers.get("Transfer-Encoding"):
+            raise ApiError("bad_request", f"Transfer-Encoding {self.headers.get('Transfer-Encoding')!r} is not accepted; send Content-Length",
+                           field="Transfer-Encoding")
+        raw = self.headers.get("Content-Length")
+        if raw is None:
+            return 0
+        if not raw.strip().isdigit():
+            raise ApiError("bad_request", f"Content-Length must be a non-negative integer, got {raw[:40]!r}", field="Content-Length")
+        return int(raw)
 
     def _dispatch(self) -> None:
         self._body_read = False
@@ -148,13 +171,14 @@ class Handler(BaseHTTPRequestHandler):
         self._send_json(200, {"offset": offset, "complete": complete}, self._upload_headers(offset, complete))
 
     def _upload_put(self, sha: str) -> None:
-        length = self.headers.get("Content-Length")
+        length = self._content_length() if self.headers.get("Content-Length") is not None else None
         self._body_read = True  # UploadStore reads it, or raises before reading (then the connection closes)
         self.connection.settimeout(self.service.upload_read_timeout)
         try:
-            offset, complete = self.service.uploads.put(sha, self.headers.get("Content-Range"), int(length) if length and length.isdigit() else None, self.rfile,
+            offset, complete = self.service.uploads.put(sha, self.headers.get("Content-Range"), length, self.rfile,
                                                         stall_seconds=self.service.upload_read_timeout)
         except ApiError:
+            # A failed chunk may have left bytes unread on the connection: it is closed after the answer.
             self._body_read = False
             raise
         finally:
@@ -165,7 +189,7 @@ class Handler(BaseHTTPRequestHandler):
     # -- jobs ------------------------------------------------------------------------------------------------
 
     def _read_json(self) -> Any:
-        length = int(self.headers.get("Content-Length") or 0)
+        length = self._content_length()
         if length > MAX_JSON_BODY:
             raise ApiError("bad_request", f"body of {length} bytes exceeds {MAX_JSON_BODY}")
         raw = self.rfile.read(length)
@@ -174,6 +198,8 @@ class Handler(BaseHTTPRequestHandler):
             return json.loads(raw or b"null")
         except (json.JSONDecodeError, UnicodeDecodeError) as e:
             raise ApiError("bad_request", f"body is not JSON ({e})") from e
+        except RecursionError:  # [[[[…]]]] deeper than the interpreter's recursion limit: the parser gives up
+            raise ApiError("bad_request", "body nests arrays or objects too deeply to parse") from None
 
     def _create_job(self) -> None:
         body = self._read_json()
@@ -191,6 +217,7 @@ class Handler(BaseHTTPRequestHandler):
         try:
             kind = parse_kind(body.get("kind"))
             config = parse_config(kind, body.get("config"))
+            check_publish_key(config.get("publish"), self.service.publish_keys)
         except ConfigError as e:
             raise ApiError("bad_request", str(e), field=e.field) from e
         missing = missing_for(kind, config)

@@ -50,7 +50,9 @@ class JobStore:
             self._order = max(self._order, rec["order"])
         for rec in self._jobs.values():
             if rec["status"] == "running":
-                self.finish(rec["id"], "failed", {"code": "interrupted", "message": "the trainer service stopped while the job was running"})
+                # Its dataset is still here: the client submits it again as a new job (awb jobs submit --retry JOB).
+                self.finish(rec["id"], "failed", {"code": "interrupted", "message": "the trainer service stopped while the job was running; "
+                                                  "submit it again (awb jobs submit --retry JOB): its dataset is kept"})
 
     # -- queries ---------------------------------------------------------------------------------------------
 

@@ -37,10 +37,13 @@ def parse_content_range(value: Optional[str]) -> tuple[int, int, int]:
 
 
 class UploadStore:
-    def __init__(self, workdir: str, max_bytes: int):
+    def __init__(self, workdir: str, max_bytes: int, quota_bytes: Optional[int] = None):
+        """max_bytes: the largest one upload; quota_bytes: all of them together (complete ones, and the totals declared by
+        those under way), so uploads cannot fill the workdir's disk; None: no quota."""
         self.root = os.path.join(workdir, "uploads")
         os.makedirs(self.root, exist_ok=True)
         self.max_bytes = max_bytes
+        self.quota_bytes = quota_bytes
         self._lock = threading.Lock()
         self._busy: set[str] = set()
 
@@ -88,6 +91,7 @@ class UploadStore:
             if start != offset:
                 raise ApiError("conflict", f"chunk starts at {start}, the upload is at offset {offset}", headers={"Upload-Offset": str(offset)})
             if declared is None:
+                self._check_quota(sha, total)
                 write_atomic(self._meta(sha), json.dumps({"total": total}))
             self._busy.add(sha)
         try:
@@ -115,6 +119,27 @@ class UploadStore:
         finally:
             with self._lock:
                 self._busy.discard(sha)
+
+    def used_bytes(self, leave_out: Optional[str] = None) -> int:
+        """What the uploads hold or have claimed: each complete upload's size, each one under way's declared total."""
+        used = 0
+        for name in os.listdir(self.root):
+            sha, _, ext = name.partition(".")
+            if sha == leave_out or not SHA_RE.match(sha):
+                continue
+            if ext == "":
+                used += os.path.getsize(os.path.join(self.root, name))
+            elif ext == "json":
+                used += self._declared_total(sha) or 0
+        return used
+
+    def _check_quota(self, sha: str, total: int) -> None:
+        if self.quota_bytes is None:
+            return
+        used = self.used_bytes(leave_out=sha)
+        if used + total > self.quota_bytes:
+            raise ApiError("quota_exceeded", f"upload of {total} bytes would bring the workdir's uploads to {used + total} bytes, over its quota of "
+                           f"{self.quota_bytes} (--upload-quota-gib); the operator can delete old uploads in {self.root}", field="Content-Range")
 
     def _declared_total(self, sha: str) -> Optional[int]:
         try:

@@ -226,7 +226,7 @@ class TinyVlm(unittest.TestCase):
     def test_publish_loads_the_adapter_into_fake_vllm_and_writes_published_json(self) -> None:
         fake = FakeVllm()
         try:
-            with mock.patch.dict(os.environ, {"AWB_TEST_VLLM_KEY": API_KEY}):
+            with mock.patch.dict(os.environ, {"AWB_TEST_VLLM_KEY": API_KEY, "AWB_PUBLISH_KEYS": json.dumps({"AWB_TEST_VLLM_KEY": None})}):
                 job = _run(self.root, "vlm-grpo", {"publish": {"baseUrl": fake.url + "/", "name": "phone", "apiKeyEnv": "AWB_TEST_VLLM_KEY"}},
                            _answers_bundle("vlm-grpo", (1.0, -1.0)), "000001-pub")
         finally:
@@ -244,7 +244,7 @@ class TinyVlm(unittest.TestCase):
     def test_publish_failures_fail_the_job_with_publish_failed_and_keep_the_adapter(self) -> None:
         fake = FakeVllm(status=400, body='{"object":"error","message":"The lora adapter phone is already loaded"}')
         try:
-            with mock.patch.dict(os.environ, {"AWB_TEST_VLLM_KEY": API_KEY}):
+            with mock.patch.dict(os.environ, {"AWB_TEST_VLLM_KEY": API_KEY, "AWB_PUBLISH_KEYS": json.dumps({"AWB_TEST_VLLM_KEY": fake.url})}):
                 job = _run(self.root, "vlm-sft", {"publish": {"baseUrl": fake.url, "name": "phone", "apiKeyEnv": "AWB_TEST_VLLM_KEY"}},
                            _answers_bundle("vlm-sft"), "000001-refused")
         finally:
@@ -263,6 +263,20 @@ class TinyVlm(unittest.TestCase):
         job = _run(self.root, "vlm-sft", {"publish": {"baseUrl": f"http://127.0.0.1:{port}", "name": "phone"}}, _answers_bundle("vlm-sft"), "000002-down")
         self.assertEqual((job["status"], job["error"]["code"]), ("failed", "publish_failed"))
         self.assertIn(f"POST http://127.0.0.1:{port}/v1/load_lora_adapter: no HTTP answer", job["error"]["message"])
+
+    def test_a_job_sends_no_key_its_operator_did_not_list(self) -> None:
+        # A job directory run on its own (a Ray cluster): the list comes from AWB_PUBLISH_KEYS; without it, no key leaves.
+        fake = FakeVllm()
+        try:
+            env = {k: v for k, v in os.environ.items() if k != "AWB_PUBLISH_KEYS"}
+            with mock.patch.dict(os.environ, {**env, "AWB_TEST_VLLM_KEY": API_KEY}, clear=True):
+                job = _run(self.root, "vlm-sft", {"publish": {"baseUrl": fake.url, "name": "phone", "apiKeyEnv": "AWB_TEST_VLLM_KEY"}},
+                           _answers_bundle("vlm-sft"), "000001-unlisted")
+        finally:
+            fake.close()
+        self.assertEqual((job["status"], job["error"]["code"]), ("failed", "publish_failed"))
+        self.assertIn("config.publish.apiKeyEnv: names a variable this trainer was not started with --publish-key for", job["error"]["message"])
+        self.assertEqual(fake.requests, [])
 
     def test_through_the_service_upload_submit_events_artifacts_and_resume_refusals(self) -> None:
         fake = FakeVllm()

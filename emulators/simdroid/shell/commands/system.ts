@@ -105,7 +105,9 @@ function paste(dev: Parameters<Command>[2]): void {
   if (clip !== null && clip !== '' && dev.wm.topRecord().view.focus !== null) dev.inputSync({ kind: 'text', text: clip });
 }
 
-const INPUT_USAGE = 'Usage: input [<source>] <command> [<arg>...]\n\nThe commands and default sources are:\n      text <string> (Default: touchscreen)\n      keyevent [--longpress] <key code number or name> ... (Default: keyboard)\n      tap <x> <y> (Default: touchscreen)\n      swipe <x1> <y1> <x2> <y2> [duration(ms)] (Default: touchscreen)\n      draganddrop <x1> <y1> <x2> <y2> [duration(ms)] (Default: touchscreen)\n';
+const INPUT_USAGE = 'Usage: input [<source>] <command> [<arg>...]\n\nThe commands and default sources are:\n      text <string> (Default: touchscreen)\n      keyevent [--longpress] <key code number or name> ... (Default: keyboard)\n      tap <x> <y> (Default: touchscreen)\n      swipe <x1> <y1> <x2> <y2> [duration(ms)] (Default: touchscreen)\n      draganddrop <x1> <y1> <x2> <y2> [duration(ms)] (Default: touchscreen)\n      motionevent <DOWN|UP|MOVE|CANCEL> <x> <y> (Default: touchscreen)\n';
+/** `input motionevent`'s actions (Android 11+), as the streamed touch's. CANCEL lifts the finger where it is. */
+const MOTION_ACTIONS: Record<string, 'down' | 'move' | 'up'> = { DOWN: 'down', MOVE: 'move', UP: 'up', CANCEL: 'up' };
 const SOURCES = new Set(['touchscreen', 'touchpad', 'keyboard', 'mouse', 'stylus', 'trackball', 'dpad', 'gamepad', 'joystick', 'touchnavigation', 'keyboard']);
 
 export const input: Command = (argv, io, dev) => {
@@ -135,6 +137,13 @@ export const input: Command = (argv, io, dev) => {
       const d = rest[4] !== undefined ? Number(rest[4]) : 300;
       if (!Number.isFinite(d) || d < 0) return bad();
       dev.inputSync({ kind: 'swipe', x1: v[0]!, y1: v[1]!, x2: v[2]!, y2: v[3]!, durationMs: d });
+      return 0;
+    }
+    case 'motionevent': {
+      const action = MOTION_ACTIONS[(rest[0] ?? '').toUpperCase()];
+      const v = rest.slice(1, 3).map(Number);
+      if (!action || v.length !== 2 || !v.every(Number.isFinite)) return bad();
+      dev.touchSync(action, v[0]!, v[1]!);
       return 0;
     }
     case 'text': {

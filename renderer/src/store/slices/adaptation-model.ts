@@ -69,6 +69,8 @@ export interface AdaptRun {
   before: PhaseTally | null;
   after: PhaseTally | null;
   demonstrations: { source: 'oracle' | 'episodes'; episodes: number; steps: number; appSteps: number } | null;
+  /** The oracle demonstrations collected so far, while they are collected. */
+  demonstrating: { done: number; total: number } | null;
   /** SFT epochs and GRPO iterations as metric rows (charted as the Training view charts a run). */
   sft: IterationMetricsRow[];
   sftEpochs: number | null;
@@ -77,7 +79,7 @@ export interface AdaptRun {
   saved: string | null;
 }
 
-export const emptyRun = (): AdaptRun => ({ phase: null, before: null, after: null, demonstrations: null, sft: [], sftEpochs: null, grpo: [], grpoIterations: null, saved: null });
+export const emptyRun = (): AdaptRun => ({ phase: null, before: null, after: null, demonstrations: null, demonstrating: null, sft: [], sftEpochs: null, grpo: [], grpoIterations: null, saved: null });
 
 export function applyProgress(run: AdaptRun, p: AdaptProgress): AdaptRun {
   switch (p.phase) {
@@ -87,8 +89,10 @@ export function applyProgress(run: AdaptRun, p: AdaptProgress): AdaptRun {
       const prev = p.done === 1 ? null : run[p.phase];
       return { ...run, phase: p.phase, [p.phase]: { done: p.done, total: p.total, successes: (prev?.successes ?? 0) + (p.success ? 1 : 0) } };
     }
+    case 'demonstrating':
+      return { ...run, phase: 'demonstrations', demonstrating: { done: p.done, total: p.total } };
     case 'demonstrations':
-      return { ...run, phase: p.phase, demonstrations: { source: p.source, episodes: p.episodes, steps: p.steps, appSteps: p.appSteps } };
+      return { ...run, phase: p.phase, demonstrating: null, demonstrations: { source: p.source, episodes: p.episodes, steps: p.steps, appSteps: p.appSteps } };
     case 'sft': {
       const { epoch, ...metrics } = p.metrics;
       return { ...run, phase: p.phase, sftEpochs: p.epochs, sft: [...run.sft.filter((r) => r.iteration !== epoch), { iteration: epoch, metrics }] };

@@ -1,6 +1,6 @@
 import type { StateCreator } from 'zustand';
 import type { WorkbenchApi } from '../../../../core/api/api.js';
-import type { AdaptationDescription, AdaptationEvent, AdaptationReport, AdapterInfo, EpisodeSummary, JobInfo } from '../../../../core/api/types.js';
+import type { AdaptationDescription, AdaptationEvent, AdaptationReport, AdapterInfo, BaseTraining, EpisodeSummary, JobInfo } from '../../../../core/api/types.js';
 import type { AppState } from '../index.js';
 import { applyProgress, baseChoices, defaultForm, emptyForm, emptyRun, requestFromForm, type AdaptForm, type AdaptRun } from './adaptation-model.js';
 import { upsertJob } from './training.js';
@@ -33,6 +33,11 @@ export interface AdaptationSlice {
   watchAdaptation(): () => void;
   setAdaptApp(app: string): Promise<void>;
   setAdaptPolicy(policy: string): void;
+  /** What the chosen base was trained on (through its inits): whether the chosen app is really held out from it. */
+  adaptBase: BaseTraining | null;
+  /** Why the base's training could not be read, or null. */
+  adaptBaseProblem: string | null;
+  loadAdaptBase(policy: string): Promise<void>;
   setAdaptValue(path: string, value: string): void;
   setAdaptEvalSeeds(text: string): void;
   toggleDemoEpisode(episodeId: number): void;
@@ -134,6 +139,19 @@ export const createAdaptationSlice = (api: WorkbenchApi): StateCreator<AppState,
     },
 
     setAdaptPolicy: (policy) => set((s) => ({ adaptForm: { ...s.adaptForm, policy } })),
+    adaptBase: null,
+    adaptBaseProblem: null,
+    loadAdaptBase: async (policy) => {
+      if (get().adaptBase?.policy === policy) return;
+      set({ adaptBase: null, adaptBaseProblem: null });
+      try {
+        const base = await api.describeAdaptationBase({ policy });
+        if (get().adaptForm.policy === policy) set({ adaptBase: base });
+      } catch (e) {
+        // Shown beside the base, not as a banner: the start request names a base that cannot be loaded anyway.
+        if (get().adaptForm.policy === policy) set({ adaptBaseProblem: e instanceof Error ? `${e.name}: ${e.message}` : String(e) });
+      }
+    },
 
     setAdaptValue: (path, value) => set((s) => {
       const errors = { ...s.adaptErrors };

@@ -1,6 +1,6 @@
 import type { StateCreator } from 'zustand';
 import type { WorkbenchApi } from '../../../../core/api/api.js';
-import type { FrameView, InputEvent, ScreenState } from '../../../../core/api/types.js';
+import type { FrameView, InputEvent, Rotation, ScreenState } from '../../../../core/api/types.js';
 import { flattenTree, nodeIdentity, type FlatNode } from '../../views/live/tree-model.js';
 import { describeInput } from '../../views/live/gestures.js';
 import type { AppState } from '../index.js';
@@ -24,6 +24,21 @@ export interface LiveSlice {
   selectedOrdinal: number | null;
   /** When on, a click on the screen selects a node instead of tapping. */
   inspectMode: boolean;
+  /** How big the screen is drawn: 'fit' the window's height, or a scale of the device's pixels (0.5 = half size). */
+  liveZoom: 'fit' | number;
+  setLiveZoom(zoom: 'fit' | number): void;
+  /** Turns the device's display (rotateDevice; RotationUnsupportedError for SimDroid). */
+  rotateDevice(serial: string, rotation: Rotation): Promise<boolean>;
+  /** A full-size screenshot of the device (the Live view's screenshot button saves it). */
+  screenshotDevice(serial: string): Promise<Uint8Array>;
+  /** Moves streamed in the current (or last) drag: a drag streams down, its moves as the device takes them, up. */
+  touchMoves: number;
+  /** A drag begins on a device that takes streamed touches (DeviceSummary.touch): the finger goes down there. */
+  beginTouch(p: { x: number; y: number }): void;
+  /** The finger moved: the newest position goes when the device has taken the previous one (moves in between are dropped). */
+  moveTouch(p: { x: number; y: number }): void;
+  /** The finger lifts; resolves once the device has it. */
+  endTouch(p: { x: number; y: number }): Promise<boolean>;
   /** Mirrors a device (settings' mirrorScale/mirrorFps); returns the function that stops it. */
   startMirror(serial: string): () => void;
   /** Sends one input to the mirrored (else the selected) device, in order after earlier ones; the tree refreshes after it. */
@@ -54,6 +69,28 @@ export const createLiveSlice = (api: WorkbenchApi): StateCreator<AppState, [], [
   let treeAgain = false;
 
   const target = () => get().liveSerial ?? get().selectedSerial;
+
+  // The drag being streamed: the newest position not sent yet, and whether a move is with the device now.
+  let touch: { serial: string; latest: { x: number; y: number } | null; busy: boolean } | null = null;
+  /** One touch event, in order with every other input; false when it failed (the banner says why). */
+  const sendTouch = (serial: string, action: 'down' | 'move' | 'up', p: { x: number; y: number }): Promise<boolean> => {
+    const run = async () => get().attempt(`Touch ${serial}`, async () => (await api.sendTouch({ serial, action, x: Math.round(p.x), y: Math.round(p.y) }), true));
+    const done = inputChain.then(run, run);
+    inputChain = done;
+    return done.then((ok) => ok === true);
+  };
+  const pumpMoves = () => {
+    const t = touch;
+    if (!t || t.busy || !t.latest) return;
+    const p = t.latest;
+    t.latest = null;
+    t.busy = true;
+    set((s) => ({ touchMoves: s.touchMoves + 1 }));
+    void sendTouch(t.serial, 'move', p).finally(() => {
+      t.busy = false;
+      pumpMoves();
+    });
+  };
 
   const measureFps = (now: number) => {
     arrivals = arrivals.filter((t) => now - t < 1000);
@@ -124,6 +161,39 @@ export const createLiveSlice = (api: WorkbenchApi): StateCreator<AppState, [], [
     hoveredOrdinal: null,
     selectedOrdinal: null,
     inspectMode: false,
+    liveZoom: 'fit',
+    setLiveZoom: (zoom) => set({ liveZoom: zoom }),
+    rotateDevice: async (serial, rotation) => {
+      await api.rotateDevice({ serial, rotation });
+      void get().refreshTree();
+      return true;
+    },
+    screenshotDevice: async (serial) => (await api.screenshot({ serial, scale: 1 })).png,
+    touchMoves: 0,
+    beginTouch: (p) => {
+      const serial = target();
+      if (!serial) return;
+      touch = { serial, latest: null, busy: false };
+      inputStartedAt = Date.now();
+      set({ touchMoves: 0, lastInput: `drag from (${Math.round(p.x)}, ${Math.round(p.y)})` });
+      void sendTouch(serial, 'down', p);
+    },
+    moveTouch: (p) => {
+      if (!touch) return;
+      touch.latest = p;
+      pumpMoves();
+    },
+    endTouch: async (p) => {
+      const t = touch;
+      touch = null;
+      if (!t) return false;
+      // Lifting carries the last position: moves not sent yet are superseded by it.
+      t.latest = null;
+      const ok = await sendTouch(t.serial, 'up', p);
+      set((s) => ({ lastInput: `drag to (${Math.round(p.x)}, ${Math.round(p.y)}), ${s.touchMoves} moves streamed` }));
+      void get().refreshTree();
+      return ok;
+    },
 
     startMirror: (serial) => {
       stopMirror();

@@ -5,6 +5,7 @@ import type {
 } from '../../../../core/api/types.js';
 import type { AppState } from '../index.js';
 import { sharedWatch } from '../shared-watch.js';
+import type { ChartXAxis } from '../../views/training/chart-data.js';
 
 /**
  * The Training view's state: the trainers' form descriptions, this workbench's jobs of every kind
@@ -17,7 +18,12 @@ export interface TrainingSlice {
   trainDescriptions: Partial<Record<TrainerKind, TrainConfigDescription>>;
   trainingJobs: JobInfo[];
   trainingRuns: TrainingRunInfo[];
+  /** Whether trainingRuns has been listed once (before that, a run not in it may just not be loaded yet). */
+  trainingRunsLoaded: boolean;
   checkpoints: CheckpointInfo[];
+  /** The New run form per trainer, as typed (kept across views and trainer switches), and the preset last applied. */
+  trainForms: Partial<Record<TrainerKind, { values: Record<string, string>; preset: string }>>;
+  setTrainForm(kind: TrainerKind, form: { values: Record<string, string>; preset: string }): void;
   /** The run whose charts are shown (follows a newly started job). */
   chartRunId: number | null;
   /** Metrics per run id, in iteration order. */
@@ -57,6 +63,9 @@ export interface TrainingSlice {
   /** Other runs drawn over the shown run's charts. */
   overlayRunIds: number[];
   toggleOverlayRun(runId: number): void;
+  /** What the charts' x axis counts: iterations (epochs), environment steps, or training time. */
+  chartXAxis: ChartXAxis;
+  setChartXAxis(axis: ChartXAxis): void;
   /** Metrics whose charts draw a log-scale y axis (a loss or KL spanning decades), kept across runs. */
   chartLogMetrics: string[];
   toggleChartLog(metric: string): void;
@@ -127,7 +136,10 @@ export const createTrainingSlice = (api: WorkbenchApi): StateCreator<AppState, [
     trainDescriptions: {},
     trainingJobs: [],
     trainingRuns: [],
+    trainingRunsLoaded: false,
     checkpoints: [],
+    trainForms: {},
+    setTrainForm: (kind, form) => set((s) => ({ trainForms: { ...s.trainForms, [kind]: form } })),
     chartRunId: null,
     runMetrics: {},
     trainingErrors: {},
@@ -151,6 +163,8 @@ export const createTrainingSlice = (api: WorkbenchApi): StateCreator<AppState, [
       void get().showRun(runId);
     },
     openRunEpisodes: (runId, iteration) => {
+      // The run's list, not whichever episode was open in the replay viewer before.
+      if (get().replay) get().closeEpisode();
       get().setView('trajectories');
       void get().setEpisodeQuery({ runId, iteration: iteration ?? null });
       void get().loadFacets();
@@ -168,6 +182,8 @@ export const createTrainingSlice = (api: WorkbenchApi): StateCreator<AppState, [
       }
     },
 
+    chartXAxis: 'iteration',
+    setChartXAxis: (axis) => set({ chartXAxis: axis }),
     chartLogMetrics: [],
     toggleChartLog: (metric) => set((s) => ({
       chartLogMetrics: s.chartLogMetrics.includes(metric) ? s.chartLogMetrics.filter((m) => m !== metric) : [...s.chartLogMetrics, metric],
@@ -227,7 +243,11 @@ export const createTrainingSlice = (api: WorkbenchApi): StateCreator<AppState, [
     showRun: async (runId) => {
       // A marker belongs to the run it was set for.
       set((s) => ({ chartRunId: runId, chartMarker: s.chartRunId === runId || s.chartRunId === null ? s.chartMarker : null }));
-      const rows = await get().attempt(`Load the metrics of run ${runId}`, () => api.getTrainingMetrics({ runId }));
+      const [rows] = await Promise.all([
+        get().attempt(`Load the metrics of run ${runId}`, () => api.getTrainingMetrics({ runId })),
+        // A run made since the list was read (by \`awb train\` in another process) is listed before it is called missing.
+        get().trainingRuns.some((r) => r.runId === runId) ? undefined : get().refreshTrainingRuns(),
+      ]);
       if (rows) set((s) => ({ runMetrics: { ...s.runMetrics, [runId]: mergeMetrics(rows, s.runMetrics[runId] ?? []) } }));
     },
 
@@ -238,7 +258,10 @@ export const createTrainingSlice = (api: WorkbenchApi): StateCreator<AppState, [
         get().attempt('List checkpoints', () => api.listCheckpoints({})),
         get().attempt('List policies', () => api.listPolicies({})),
       ]);
-      set((s) => ({ trainingRuns: runs ?? s.trainingRuns, checkpoints: checkpoints ?? s.checkpoints, agentPolicies: policies ?? s.agentPolicies }));
+      set((s) => ({
+        trainingRuns: runs ?? s.trainingRuns, trainingRunsLoaded: s.trainingRunsLoaded || runs !== undefined,
+        checkpoints: checkpoints ?? s.checkpoints, agentPolicies: policies ?? s.agentPolicies,
+      }));
     },
 
     clearTrainingError: (path) => set((s) => {

@@ -46,6 +46,12 @@ export function screenshotAt(t: Trajectory | undefined, ref: ScreenRefView | nul
   return positionOf(t, ref.final || ref.step === null ? t.steps.length : ref.step).screenshot;
 }
 
+/** The stored tree at one side's screen (a wireframe where no screenshot was kept). */
+export function treeAt(t: Trajectory | undefined, ref: ScreenRefView | null): string | null {
+  if (!t || !ref) return null;
+  return positionOf(t, ref.final || ref.step === null ? t.steps.length : ref.step).tree;
+}
+
 /** A cell in words, for the list's filter chip. */
 export const cellLabel = (c: FailureCell) => `${c.class.replace(/_/g, ' ')} · ${c.templateId}${c.difficulty ? ` (${c.difficulty})` : ''}`;
 
@@ -76,8 +82,14 @@ export const createAnalysisSlice = (api: WorkbenchApi): StateCreator<AppState, [
       if (t) set((s) => ({ referenceTrajectories: { ...s.referenceTrajectories, [refId]: t } }));
     }
     const mine = get().replay?.episodeId === episodeId ? get().replay?.trajectory ?? undefined : undefined;
-    const hashes = [screenshotAt(mine, dv.failedScreen), screenshotAt(refId === null ? undefined : get().referenceTrajectories[refId], dv.referenceScreen)];
-    await Promise.all(hashes.filter((h): h is string => h !== null).map((h) => get().loadScreenshot(h)));
+    const ref = refId === null ? undefined : get().referenceTrajectories[refId];
+    const hashes = [screenshotAt(mine, dv.failedScreen), screenshotAt(ref, dv.referenceScreen)];
+    // Without a screenshot, the side is drawn from its tree.
+    const trees = [hashes[0] ? null : treeAt(mine, dv.failedScreen), hashes[1] ? null : treeAt(ref, dv.referenceScreen)];
+    await Promise.all([
+      ...hashes.filter((h): h is string => h !== null).map((h) => get().loadScreenshot(h)),
+      ...trees.filter((h): h is string => h !== null).map((h) => get().loadTree(h)),
+    ]);
   },
 
   loadRunFailures: async (runId, vsRunId, limit) => {

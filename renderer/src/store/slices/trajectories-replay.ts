@@ -179,6 +179,8 @@ export const createReplaySlice = (api: WorkbenchApi): StateCreator<AppState, [],
       if (here.screenshot) needed.push(get().loadScreenshot(here.screenshot));
       if (here.tree) needed.push(get().loadTree(here.tree));
       if (next?.screenshot) needed.push(get().loadScreenshot(next.screenshot));
+      // Without a screenshot the After pane draws the next screen's tree (a wireframe).
+      if (next?.tree && !next.screenshot) needed.push(get().loadTree(next.tree));
       const other = get().compare?.trajectory;
       if (other) {
         const there = positionOf(other, Math.min(i, other.steps.length));

@@ -1,7 +1,7 @@
 import type { StateCreator } from 'zustand';
 import type { WorkbenchApi } from '../../../../core/api/api.js';
 import type {
-  EpisodeFacets, EpisodeFilter, EpisodeSummary, ExportResult, StatusCounts, StoredEpisodeStatus,
+  EpisodeFacets, EpisodeFilter, EpisodeSortKey, EpisodeSummary, ExportResult, StatusCounts, StoredEpisodeStatus,
 } from '../../../../core/api/types.js';
 import type { AppState } from '../index.js';
 import { pagesFor } from '../../views/trajectories/virtual.js';
@@ -34,10 +34,12 @@ export interface EpisodeQuery {
   search: string;
   /** A failure-taxonomy cell's episodes (the Failures panel sets it): their ids, and the cell in words for the chip. */
   cell: { label: string; episodeIds: number[] } | null;
+  /** The column the table is sorted by (a click on its header); null: newest first. */
+  sort: { by: EpisodeSortKey; dir: 'asc' | 'desc' } | null;
 }
 
 export const EMPTY_QUERY: EpisodeQuery = {
-  status: [], templateId: null, app: null, runId: null, iteration: null, policy: null, since: null, until: null, search: '', cell: null,
+  status: [], templateId: null, app: null, runId: null, iteration: null, policy: null, since: null, until: null, search: '', cell: null, sort: null,
 };
 
 /** The API filter for a query, with no paging and no empty keys (the input schema is strict). */
@@ -53,6 +55,7 @@ export function filterOf(q: EpisodeQuery): EpisodeFilter {
   if (q.until !== null) f.until = q.until;
   if (q.search.trim()) f.search = q.search.trim();
   if (q.cell) f.episodeIds = [...q.cell.episodeIds];
+  if (q.sort) f.sort = { ...q.sort };
   return f;
 }
 

@@ -15,6 +15,8 @@ export interface UiError {
   action: string;
   name: string;
   message: string;
+  /** The view the action was taken on: its banner shows there, not on the other views. */
+  view: ViewName;
 }
 
 export interface UiSlice {
@@ -55,6 +57,7 @@ export const createUiSlice = (api: WorkbenchApi): StateCreator<AppState, [], [],
   setConnection: (connection) => set({ connection }),
   dismissError: (id) => set((s) => ({ errors: s.errors.filter((e) => e.id !== id) })),
   attempt: async (action, call) => {
+    const view = get().view;
     try {
       const result = await call();
       // The action works now: its earlier failure is no longer true, so its banner goes.
@@ -62,7 +65,7 @@ export const createUiSlice = (api: WorkbenchApi): StateCreator<AppState, [], [],
       return result;
     } catch (e) {
       const err = e instanceof Error ? e : new Error(String(e));
-      set((s) => ({ errors: [...s.errors.slice(-4), { id: nextError++, action, name: err.name, message: err.message }] }));
+      set((s) => ({ errors: [...s.errors.slice(-9), { id: nextError++, action, name: err.name, message: err.message, view }] }));
       return undefined;
     }
   },

@@ -1,5 +1,5 @@
-import { useMemo, type FormEvent } from 'react';
-import type { AdaptableApp, ConfigField } from '../../../../core/api/types.js';
+import { useEffect, useMemo, type FormEvent } from 'react';
+import type { AdaptableApp, BaseTraining, ConfigField } from '../../../../core/api/types.js';
 import { FieldRow } from '../../components/ConfigFieldRow.js';
 import { appStore, useApp } from '../../store/index.js';
 import { baseChoices, MAIN_FIELDS } from '../../store/slices/adaptation-model.js';
@@ -14,6 +14,39 @@ const appLabel = (a: AdaptableApp) => `${a.app} (${a.adaptInstances} adapt insta
  * (shots, method, adapter kind and rank, SFT epochs, GRPO iterations, seed, home screen), the
  * evaluation seeds, optional recorded demonstrations, and the rest of the config in collapsed groups.
  */
+const stepLine = (s: BaseTraining['steps'][number]) =>
+  s.trainer === null ? `${s.checkpoint} (training not recorded)` : `${s.checkpoint}: ${s.trainer} on ${s.split}/${s.part} (${s.templates} templates)`;
+
+/**
+ * Whether the base checkpoint's training saw the app: "held out" is a claim about the base, and a base trained on a
+ * split that contains the app (unseen-instance/train has every app) measures adaptation to a seen app.
+ */
+function BaseSawApp({ app }: { app: string | null }) {
+  const policy = useApp((s) => s.adaptForm.policy);
+  const base = useApp((s) => s.adaptBase);
+  const problem = useApp((s) => s.adaptBaseProblem);
+  useEffect(() => {
+    if (policy) void appStore().getState().loadAdaptBase(policy);
+  }, [policy]);
+  if (!app || !policy) return null;
+  if (problem) return <div className="muted adapt-note" data-testid="adapt-base-unknown">Cannot read what the base was trained on — {problem}</div>;
+  if (!base || base.policy !== policy) return null;
+  const lineage = base.steps.map(stepLine).join(' ← ');
+  if (base.apps.includes(app)) {
+    return (
+      <div className="agent-hit adapt-note" role="alert" data-testid="adapt-base-saw-app" title={lineage}>
+        <strong>Not held out from this base:</strong> its training saw {app} ({lineage}). Before → after then measures adapting to an app the
+        base was trained on; for a held-out result, start from a base trained on unseen-app/train.
+      </div>
+    );
+  }
+  return (
+    <div className="muted adapt-note" data-testid="adapt-base-held-out" title={lineage}>
+      {base.complete ? `The base never trained on ${app} (${lineage}).` : `The base's training is not fully recorded (${lineage}): whether it saw ${app} cannot be told.`}
+    </div>
+  );
+}
+
 export function AdaptForm() {
   const d = useApp((s) => s.adaptDescription);
   const form = useApp((s) => s.adaptForm);
@@ -52,7 +85,8 @@ export function AdaptForm() {
           {d.apps.filter((a) => !a.heldOut).map((a) => <option key={a.app} value={a.app}>{appLabel(a)}</option>)}
         </optgroup>
       </select>
-      {app ? <div className="muted adapt-note">{app.package} · {app.regime} regime{app.heldOut ? ' · held out of training' : ''}</div> : null}
+      {app ? <div className="muted adapt-note">{app.package} · {app.regime} regime{app.heldOut ? ' · held out of the unseen-app regime\'s training' : ''}</div> : null}
+      <BaseSawApp app={app?.app ?? null} />
       {errors.app ? <div className="settings-error">{errors.app}</div> : null}
 
       <label className="adapt-label" htmlFor="adapt-policy">Base checkpoint</label>

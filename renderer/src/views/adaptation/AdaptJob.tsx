@@ -3,6 +3,7 @@ import { appStore, useApp } from '../../store/index.js';
 import { emptyRun, type AdaptRun, type PhaseTally } from '../../store/slices/adaptation-model.js';
 import { adaptJobs, shownAdaptJob } from '../../store/slices/adaptation.js';
 import { MetricChart } from '../training/MetricChart.js';
+import { PhaseProgress } from '../training/JobBar.js';
 
 const ENDED = ['stopped', 'finished', 'failed'];
 const jobLabel = (j: JobInfo) => `${j.id} · ${String(j.config.app ?? '?')} · ${String(j.config.method ?? '?')} · ${j.state}`;
@@ -35,6 +36,7 @@ export function AdaptJob() {
             title="Stops at the next episode, epoch or iteration; an adapter whose training started is saved">Stop</button>
         </span>
       </div>
+      {job.phase && !ENDED.includes(job.state) ? <PhaseProgress phase={job.phase} testId="adapt-phase-progress" /> : null}
       <Phases run={run} job={job} />
       {job.error ? <div className="settings-error" role="alert" data-testid="adapt-error">{job.error.name}: {job.error.message}</div> : null}
     </div>
@@ -56,7 +58,7 @@ function Phases({ run, job }: { run: AdaptRun; job: JobInfo }) {
           <strong>2 · Demonstrations</strong>{' '}
           <span>{run.demonstrations
             ? `${run.demonstrations.steps} steps from ${run.demonstrations.episodes} ${run.demonstrations.source === 'oracle' ? 'oracle' : 'recorded'} episodes, ${run.demonstrations.appSteps} on the app`
-            : 'waiting'}</span>
+            : run.demonstrating ? `oracle episode ${run.demonstrating.done + 1}/${run.demonstrating.total}` : 'waiting'}</span>
         </div>
       ) : null}
       {sft ? (

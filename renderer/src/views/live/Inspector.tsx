@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { appStore, useApp } from '../../store/index.js';
 import { type FlatNode, nodeAttributes, shortClass, shortId } from './tree-model.js';
+import { COPY_FORMATS, COPY_LABELS, copyText, coveredBy, windowName, type CopyFormat } from './node-copy.js';
 
 /**
  * The accessibility inspector: the UiTree as a collapsible tree (hovering a row outlines the node
@@ -83,7 +84,7 @@ export function Inspector({ height }: { height: number }) {
         <button onClick={() => setCollapsed(new Set(nodes.filter((n) => n.node.children.length && n.depth > 0).map((n) => n.path)))} title="Collapse all but the windows">−</button>
       </div>
       <div
-        className="live-tree" data-testid="inspector-tree" ref={treeRef} tabIndex={0} role="tree" onKeyDown={onKeyDown}
+        className="live-tree" data-testid="inspector-tree" ref={treeRef} tabIndex={0} role="tree" onKeyDown={onKeyDown} data-focus-home
         onMouseLeave={() => appStore().getState().hoverNode(null)}
       >
         {nodes.length === 0 ? <div className="muted">{loading ? 'Reading the tree…' : 'No tree yet.'}</div> : null}
@@ -94,7 +95,7 @@ export function Inspector({ height }: { height: number }) {
           />
         ))}
       </div>
-      <NodeAttributes node={selected !== null ? nodes[selected] ?? null : null} />
+      <NodeAttributes nodes={nodes} node={selected !== null ? nodes[selected] ?? null : null} />
     </div>
   );
 }
@@ -154,7 +155,37 @@ function TreeRow(props: { n: FlatNode; open: boolean; selected: boolean; hovered
   );
 }
 
-function NodeAttributes({ node }: { node: FlatNode | null }) {
+/** Copy the node as an action or a selector (Appium Inspector's), with what was copied shown below. */
+function CopyNode({ nodes, node }: { nodes: readonly FlatNode[]; node: FlatNode }) {
+  const [format, setFormat] = useState<CopyFormat>('workbench');
+  const [copied, setCopied] = useState<string | null>(null);
+  const text = copyText(nodes, node, format);
+  useEffect(() => setCopied(null), [node, format]);
+  const copy = async () => {
+    if (text === null) return;
+    try {
+      await navigator.clipboard.writeText(text);
+      setCopied('copied');
+    } catch {
+      // No clipboard (an insecure page, a denied permission): the text is shown below, selected, to copy by hand.
+      setCopied('select it below and copy');
+    }
+  };
+  return (
+    <div className="live-copy">
+      <div className="row">
+        <select value={format} data-testid="copy-format" onChange={(e) => setFormat(e.target.value as CopyFormat)} aria-label="Copy the node as">
+          {COPY_FORMATS.map((f) => <option key={f} value={f}>{COPY_LABELS[f]}</option>)}
+        </select>
+        <button data-testid="copy-node" disabled={text === null} onClick={() => void copy()} title="Copy to the clipboard">Copy</button>
+        {copied ? <span className="muted small" data-testid="copy-done">{copied}</span> : null}
+      </div>
+      <code className="mono live-copy-text" data-testid="copy-text">{text ?? 'This node has no resource-id.'}</code>
+    </div>
+  );
+}
+
+function NodeAttributes({ nodes, node }: { nodes: readonly FlatNode[]; node: FlatNode | null }) {
   if (!node) {
     return <div className="live-attributes muted" data-testid="node-attributes">Select a node (click a row, or click the screen in inspect mode) to see its attributes.</div>;
   }
@@ -164,6 +195,7 @@ function NodeAttributes({ node }: { node: FlatNode | null }) {
     const y = Math.floor((b.top + b.bottom) / 2);
     void appStore().getState().sendInput({ kind: 'tap', x, y });
   };
+  const cover = coveredBy(nodes, node);
   return (
     <div className="live-attributes" data-testid="node-attributes">
       <div className="row">
@@ -171,6 +203,12 @@ function NodeAttributes({ node }: { node: FlatNode | null }) {
         <span className="muted">element index {node.ordinal} (what actions call it)</span>
         <button data-testid="tap-node" onClick={tap} title="Tap the node's center">Tap</button>
       </div>
+      {cover ? (
+        <div className="live-notice" role="alert" data-testid="node-covered">
+          Covered by another window ({windowName(cover)}, element {cover.ordinal}): a tap at its centre lands on that window, not on this node.
+        </div>
+      ) : null}
+      <CopyNode nodes={nodes} node={node} />
       <table>
         <tbody>
           {nodeAttributes(node).map(([k, v]) => (

@@ -1,9 +1,10 @@
 import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
-import type { InputEvent, KeyName } from '../../../../core/api/types.js';
+import type { InputEvent } from '../../../../core/api/types.js';
 import { Screen, type ScreenBox } from '../../components/Screen.js';
 import { appStore, useApp } from '../../store/index.js';
 import { beyondSlop, classifyGesture, keyToInput, type PointerSample } from './gestures.js';
 import { hitTestTree, shortClass } from './tree-model.js';
+import { LiveToolbar } from './LiveToolbar.js';
 
 /** How far (CSS pixels) the pointer may wander before a press becomes a drag. */
 const SLOP_CSS_PX = 6;
@@ -13,9 +14,11 @@ type Marker = { x: number; y: number; x2?: number; y2?: number };
 const send = (e: InputEvent) => void appStore().getState().sendInput(e);
 
 /**
- * The mirrored screen, controlled like scrcpy: left click taps, holding still long-presses, a drag
- * swipes, the wheel scrolls, right click is BACK and middle click HOME; with the screen focused,
- * typing types (Enter, Backspace, Escape = ENTER, DEL, BACK; Alt+B/H/S = Back/Home/Recents).
+ * The mirrored screen, controlled like scrcpy: left click taps, holding still long-presses, a drag is streamed to the
+ * device as it moves (down, moves at the rate the device takes them, up; a swipe when it ends on a device that takes
+ * whole gestures only), the wheel scrolls, right click is BACK and middle click HOME; with the screen focused, typing
+ * types (Enter, Backspace, Escape = ENTER, DEL, BACK; Alt+B/H/S = Back/Home/Recents), and text with no field focused
+ * is not sent but said.
  */
 export function LiveScreen({ height }: { height: number }) {
   const frame = useApp((s) => s.frame);
@@ -27,8 +30,14 @@ export function LiveScreen({ height }: { height: number }) {
   const hovered = useApp((s) => s.hoveredOrdinal);
   const selected = useApp((s) => s.selectedOrdinal);
   const inspect = useApp((s) => s.inspectMode);
+  // A device that takes a streamed touch gets a drag as it happens (down, moves, up), as scrcpy sends it.
+  const streams = useApp((s) => s.devices.find((x) => x.serial === s.selectedSerial)?.touch ?? false);
+  const zoom = useApp((s) => s.liveZoom);
+  const focusedField = useApp((s) => s.liveNodes.some((n) => n.node.focused));
+  const treeKnown = useApp((s) => s.screenState !== null);
+  const [noField, setNoField] = useState(false);
   const [marker, setMarker] = useState<Marker | null>(null);
-  const press = useRef<{ start: PointerSample; moved: boolean; last: { x: number; y: number } } | null>(null);
+  const press = useRef<{ start: PointerSample; moved: boolean; streaming: boolean; last: { x: number; y: number } } | null>(null);
   const pointer = useRef<{ x: number; y: number } | null>(null);
   const wrap = useRef<HTMLDivElement>(null);
 
@@ -36,7 +45,9 @@ export function LiveScreen({ height }: { height: number }) {
   const device = size
     ? { width: Number(size.split('x')[0]), height: Number(size.split('x')[1]) }
     : frame ? { width: frame.width, height: frame.height } : { width: 1080, height: 2400 };
-  const slop = (SLOP_CSS_PX * device.height) / height;
+  // Drawn at the window's height ('fit'), or at a scale of the device's pixels.
+  const shownHeight = zoom === 'fit' ? height : Math.round(device.height * zoom);
+  const slop = (SLOP_CSS_PX * device.height) / shownHeight;
 
   const nodeAt = (p: { x: number; y: number }) => hitTestTree(nodes, p.x, p.y)?.ordinal ?? null;
 
@@ -47,6 +58,10 @@ export function LiveScreen({ height }: { height: number }) {
     if (!pr) return;
     if (inspect && !pr.moved) {
       appStore().getState().selectNode(nodeAt(pr.start));
+      return;
+    }
+    if (pr.streaming) {
+      void appStore().getState().endTouch(p);
       return;
     }
     send(classifyGesture(pr.start, { ...p, t: performance.now() }, pr.moved));
@@ -78,11 +93,20 @@ export function LiveScreen({ height }: { height: number }) {
     return () => el.removeEventListener('wheel', onWheel);
   }, []);
 
+  /** Text typed with no field focused on the device goes nowhere: say so instead of sending it. */
+  const typeText = (input: InputEvent) => {
+    if (input.kind === 'text' && treeKnown && !focusedField) {
+      setNoField(true);
+      return;
+    }
+    setNoField(false);
+    send(input);
+  };
   const onKeyDown = (e: KeyboardEvent) => {
     const input = keyToInput(e);
     if (!input) return;
     e.preventDefault();
-    send(input);
+    typeText(input);
   };
 
   const boxes: ScreenBox[] = [];
@@ -98,13 +122,14 @@ export function LiveScreen({ height }: { height: number }) {
           ref={wrap}
           className={inspect ? 'live-screen-wrap inspecting' : 'live-screen-wrap'}
           tabIndex={0}
+          data-keys="device"
           aria-label="Device screen: click to tap, drag to swipe, type to send keys"
           onKeyDown={onKeyDown}
           onPaste={(e) => {
             const text = e.clipboardData.getData('text');
             if (text) {
               e.preventDefault();
-              send({ kind: 'text', text });
+              typeText({ kind: 'text', text });
             }
           }}
           onContextMenu={(e) => {
@@ -117,7 +142,7 @@ export function LiveScreen({ height }: { height: number }) {
             live
             png={frame?.png ?? null}
             device={device}
-            height={height}
+            height={shownHeight}
             boxes={boxes}
             marker={marker}
             onPointerDown={(p, e) => {
@@ -128,7 +153,7 @@ export function LiveScreen({ height }: { height: number }) {
                 return;
               }
               if (e.button !== 0) return;
-              press.current = { start: { ...p, t: performance.now() }, moved: false, last: p };
+              press.current = { start: { ...p, t: performance.now() }, moved: false, streaming: false, last: p };
               if (!inspect) setMarker({ x: p.x, y: p.y });
             }}
             onPointerMove={(p) => {
@@ -139,7 +164,15 @@ export function LiveScreen({ height }: { height: number }) {
               // Leaving the screen ends the gesture where the pointer left it.
               if (!p) return finish(pr.last);
               pr.last = p;
-              if (!pr.moved && beyondSlop(pr.start, p, slop)) pr.moved = true;
+              if (!pr.moved && beyondSlop(pr.start, p, slop)) {
+                pr.moved = true;
+                // Past the slop it is a drag: on a streaming device the finger goes down where it was pressed.
+                if (streams && !inspect) {
+                  pr.streaming = true;
+                  appStore().getState().beginTouch(pr.start);
+                }
+              }
+              if (pr.streaming) appStore().getState().moveTouch(p);
               if (pr.moved && !inspect) setMarker({ x: pr.start.x, y: pr.start.y, x2: p.x, y2: p.y });
             }}
             onPointerUp={(p, e) => {
@@ -147,53 +180,28 @@ export function LiveScreen({ height }: { height: number }) {
             }}
           />
         </div>
-        <NavBar />
+        <LiveToolbar device={device} />
       </div>
-      <TextBox />
+      {noField ? (
+        <div className="live-notice" role="alert" data-testid="live-no-focus">
+          No text field is focused on the device: tap one first. Nothing was typed.
+        </div>
+      ) : null}
+      <TextBox onText={(text) => typeText({ kind: 'text', text })} />
     </div>
   );
 }
 
-const NAV: Array<{ key: KeyName; label: string; testId: string; title: string }> = [
-  { key: 'BACK', label: '◀', testId: 'key-back', title: 'Back (Esc, Alt+B, right click)' },
-  { key: 'HOME', label: '●', testId: 'key-home', title: 'Home (Alt+H, middle click)' },
-  { key: 'APP_SWITCH', label: '■', testId: 'key-recents', title: 'Recents (Alt+S)' },
-];
-
-/** The emulator-style side toolbar: system keys and the inspect-mode toggle. */
-function NavBar() {
-  const inspect = useApp((s) => s.inspectMode);
-  return (
-    <div className="live-toolbar" role="toolbar" aria-label="Device keys">
-      {NAV.map((n) => (
-        <button key={n.key} data-testid={n.testId} title={n.title} aria-label={n.title} onClick={() => send({ kind: 'key', key: n.key })}>
-          {n.label}
-        </button>
-      ))}
-      <span className="live-toolbar-sep" />
-      <button
-        data-testid="inspect-mode" aria-pressed={inspect} className={inspect ? 'active' : undefined}
-        title="Inspect mode: a click on the screen selects the element under it instead of tapping"
-        onClick={() => appStore().getState().setInspectMode(!inspect)}
-      >
-        <svg width="18" height="18" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="2" aria-hidden>
-          <circle cx="12" cy="12" r="7" />
-          <path d="M12 2v5M12 17v5M2 12h5M17 12h5" />
-        </svg>
-      </button>
-    </div>
-  );
-}
-
-function TextBox() {
+function TextBox({ onText }: { onText(text: string): void }) {
   const [text, setText] = useState('');
-  const submit = async (e: FormEvent) => {
+  const submit = (e: FormEvent) => {
     e.preventDefault();
     if (!text) return;
-    if (await appStore().getState().sendInput({ kind: 'text', text })) setText('');
+    onText(text);
+    setText('');
   };
   return (
-    <form className="row live-typing" onSubmit={(e) => void submit(e)}>
+    <form className="row live-typing" onSubmit={submit}>
       <input
         data-testid="type-text" value={text} onChange={(e) => setText(e.target.value)}
         placeholder="Text to type into the focused field" aria-label="Text to type on the device"

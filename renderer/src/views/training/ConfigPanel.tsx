@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, type FormEvent } from 'react';
 import type { TrainerKind } from '../../../../core/api/types.js';
 import { FieldRow } from '../../components/ConfigFieldRow.js';
 import { appStore, useApp } from '../../store/index.js';
@@ -17,21 +17,21 @@ export function ConfigPanel() {
   const errors = useApp((s) => s.trainingErrors);
   const busy = useApp((s) => s.trainingBusy);
   const running = useApp((s) => activeJob(s) !== null);
-  const [values, setValues] = useState<ConfigFormValues>({});
-  const [preset, setPreset] = useState('');
+  // The form lives in the store: it survives going to another view and back, and switching trainers.
+  const stored = useApp((s) => s.trainForms[s.trainingKind]);
+  const values: ConfigFormValues = useMemo(() => stored?.values ?? (description ? defaultFormValues(description.fields) : {}), [stored, description]);
+  const preset = stored?.preset ?? '';
+  const save = (next: ConfigFormValues, p = preset) => appStore().getState().setTrainForm(kind, { values: next, preset: p });
 
   const pendingInit = useApp((s) => s.pendingInit);
   // GRPO init chooses from the same list as everywhere else: the checkpoints training can start from.
   const initChoices = useApp((s) => s.agentPolicies).filter((p) => p.trainable).map((p) => ({ value: p.name, label: p.name, title: p.description }));
 
   useEffect(() => {
-    if (description) setValues(defaultFormValues(description.fields));
-    setPreset('');
-  }, [description]);
-  useEffect(() => {
     if (pendingInit === null || kind !== 'grpo' || !description) return;
     const init = appStore().getState().takePendingInit();
-    if (init !== null) setValues((old) => ({ ...old, init }));
+    const s = appStore().getState();
+    if (init !== null) s.setTrainForm('grpo', { values: { ...(s.trainForms.grpo?.values ?? defaultFormValues(description.fields)), init }, preset: s.trainForms.grpo?.preset ?? '' });
   }, [pendingInit, kind, description]);
 
   const groups = useMemo(() => groupFields(description?.fields ?? []), [description]);
@@ -40,7 +40,7 @@ export function ConfigPanel() {
   const elsewhere = Object.entries(errors).filter(([path]) => !description.fields.some((f) => f.path === path));
 
   const change = (path: string, v: string) => {
-    setValues((old) => ({ ...old, [path]: v }));
+    save({ ...values, [path]: v });
     appStore().getState().clearTrainingError(path);
   };
   const start = (e: FormEvent) => {
@@ -49,8 +49,7 @@ export function ConfigPanel() {
   };
   const usePreset = (name: string) => {
     const p = description.presets.find((x) => x.name === name);
-    if (p) setValues((old) => applyPreset(old, description.fields, p, newestCheckpoint(appStore().getState().checkpoints)));
-    setPreset(name);
+    save(p ? applyPreset(values, description.fields, p, newestCheckpoint(appStore().getState().checkpoints)) : values, name);
   };
 
   return (
@@ -66,7 +65,7 @@ export function ConfigPanel() {
           <option value="">Preset…</option>
           {description.presets.map((p) => <option key={p.name} value={p.name} title={p.description}>{p.label}</option>)}
         </select>
-        <button type="button" onClick={() => { setValues(defaultFormValues(description.fields)); setPreset(''); }}>Defaults</button>
+        <button type="button" data-testid="training-defaults" onClick={() => save(defaultFormValues(description.fields), '')}>Defaults</button>
       </div>
       <div className="training-fields">
         {groups.map((g) => (

@@ -1,4 +1,19 @@
-import { etaSeconds, formatEta, progressUnit } from './health.js';
+import type { JobPhase } from '../../../../core/api/types.js';
+import { etaSeconds, formatEta, phaseEtaSeconds, progressUnit } from './health.js';
+
+/** A phase counted in its own units (SFT's demonstrations, an adaptation's episodes): a bar, done / total, and an ETA at its pace. */
+export function PhaseProgress({ phase, testId }: { phase: JobPhase; testId: string }) {
+  const eta = phaseEtaSeconds(phase, Date.now());
+  const frac = phase.total ? Math.min(1, phase.done / phase.total) : 0;
+  return (
+    <div className="row phase-progress" data-testid={testId} data-done={phase.done} data-total={phase.total ?? ''}>
+      <span className="muted">{phase.name}</span>
+      <progress max={1} value={frac} aria-label={phase.name} />
+      <span className="mono">{phase.done}{phase.total !== null ? `/${phase.total}` : ''}</span>
+      <span className="muted" data-testid={`${testId}-eta`} title="At this phase's pace so far">{eta === null ? 'ETA …' : `ETA ${formatEta(eta)}`}</span>
+    </div>
+  );
+}
 import { appStore, useApp } from '../../store/index.js';
 import { activeJob, currentJob, isTrainingJob } from '../../store/slices/training.js';
 
@@ -43,6 +58,7 @@ export function JobBar() {
             title="Stops after the current iteration and writes a checkpoint">Stop</button>
         </span>
       </div>
+      {job.phase ? <PhaseProgress phase={job.phase} testId="training-phase" /> : null}
       {job.checkpoint ? (
         <div className="muted">Checkpoint: <span className="mono">{job.checkpoint.name}</span> ({unit} {job.checkpoint.iteration})</div>
       ) : null}

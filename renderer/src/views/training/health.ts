@@ -1,7 +1,7 @@
-import type { IterationMetricsRow, TrainerKind } from '../../../../core/api/types.js';
+import type { IterationMetricsRow, JobPhase, TrainerKind } from '../../../../core/api/types.js';
 
 /** The trainers' metric names this module reads (core/rl/grpo-loop.ts METRIC, core/rl/sft.ts SFT_METRIC). */
-const METRIC = { zeroStdFrac: 'adv/zero_std_frac', iterationS: 'perf/iteration_s' } as const;
+const METRIC = { zeroStdFrac: 'adv/zero_std_frac', iterationS: 'perf/iteration_s', successRate: 'success/rate' } as const;
 const SFT_METRIC = { epochS: 'perf/epoch_s' } as const;
 
 /**
@@ -30,12 +30,37 @@ export function noSignalWarning(rows: readonly IterationMetricsRow[], k = NO_SIG
   return n >= k ? { iterations: n, from: rows[rows.length - n]!.iteration, to: rows.at(-1)!.iteration } : null;
 }
 
-/** What the warning advises, in the order worth trying. */
-export const NO_SIGNAL_ADVICE = [
-  'start from a warm start (an SFT checkpoint as init) so some rollouts succeed',
-  'more rollouts per instance (group size G), so a group is less often all failures',
-  'an easier curriculum or split part, or more steps per episode',
-] as const;
+/** Why the groups were flat, as the success rates over the warned iterations tell it. */
+export type NoSignalCause = 'all-succeeded' | 'none-succeeded' | 'all-or-nothing';
+
+/**
+ * What the warning says and advises, in the order worth trying. A flat group is all successes or all failures: when
+ * every rollout succeeded the tasks are too easy for the policy (a warm start does not help); when none did, a warm
+ * start helps unless the run already has one (its `init`), which then needs more training on these tasks.
+ */
+export function noSignalAdvice(rows: readonly IterationMetricsRow[], w: NoSignalWarning, init: string | null): { cause: NoSignalCause; says: string; advice: string[] } {
+  const rates = rows.filter((r) => r.iteration >= w.from && r.iteration <= w.to).map((r) => r.metrics[METRIC.successRate]).filter((v): v is number => v !== undefined);
+  const moreRollouts = 'more rollouts per instance (group size G), so a group is less often all one outcome';
+  if (rates.length && rates.every((v) => v === 1)) {
+    return {
+      cause: 'all-succeeded', says: 'every rollout succeeded',
+      advice: ['harder tasks: another split part, a later curriculum stage, or templates this policy does not solve yet', 'evaluate this checkpoint instead of training it on tasks it solves'],
+    };
+  }
+  if (rates.length && rates.every((v) => v === 0)) {
+    return {
+      cause: 'none-succeeded', says: 'no rollout succeeded',
+      advice: [
+        init !== null ? `train the init (${init}) longer or on these templates: it solves none of them yet` : 'start from a warm start (an SFT checkpoint as init) so some rollouts succeed',
+        moreRollouts, 'an easier curriculum or split part, or more steps per episode',
+      ],
+    };
+  }
+  return {
+    cause: 'all-or-nothing', says: 'each group was all successes or all failures',
+    advice: [moreRollouts, 'a higher sampling temperature, so one instance\'s rollouts differ', 'more instances per iteration'],
+  };
+}
 
 /** The seconds one iteration (GRPO) or epoch (SFT) took, by the trainer's own timing metric. */
 function iterationSeconds(kind: TrainerKind, row: IterationMetricsRow): number | undefined {
@@ -55,6 +80,16 @@ export function etaSeconds(kind: TrainerKind, rows: readonly IterationMetricsRow
   const times = rows.slice(-window).map((r) => iterationSeconds(kind, r)).filter((s): s is number => s !== undefined && Number.isFinite(s));
   if (!times.length) return null;
   return (times.reduce((a, b) => a + b, 0) / times.length) * Math.max(0, total - done);
+}
+
+/**
+ * Seconds left in a phase at its pace so far: the time since it was first heard of over what was done since, times
+ * what is left; null before anything of it is done (or with no total).
+ */
+export function phaseEtaSeconds(p: JobPhase, now: number): number | null {
+  const since = p.done - p.startDone;
+  if (p.total === null || since <= 0) return null;
+  return ((now - p.startedAt) / 1000 / since) * Math.max(0, p.total - p.done);
 }
 
 /** "1 h 05 min", "3 min 20 s", "12 s". */

@@ -80,7 +80,8 @@ export function EpisodeFilters() {
   }, [search, q.search, setQuery]);
   useEffect(() => setSearch(q.search), [q.search]);
   const opts = (xs: string[] | undefined) => (xs ?? []).map((x) => ({ value: x, label: x }));
-  const dirty = JSON.stringify(q) !== JSON.stringify(EMPTY_QUERY);
+  // The sort is the table's, not a filter: clearing the filters keeps it.
+  const dirty = JSON.stringify({ ...q, sort: null }) !== JSON.stringify(EMPTY_QUERY);
   const runIterations = facets?.runs.find((r) => r.id === q.runId)?.iterations ?? [];
   const openRunChart = useApp((s) => s.openRunChart);
   return (
@@ -127,7 +128,7 @@ export function EpisodeFilters() {
             <button className="link" aria-label="Show every episode again" onClick={() => void setQuery({ cell: null })} data-testid="filter-cell-clear">×</button>
           </span>
         ) : null}
-        <button className="link" disabled={!dirty} onClick={() => void setQuery(EMPTY_QUERY)} data-testid="filter-clear">Clear filters</button>
+        <button className="link" disabled={!dirty} onClick={() => void setQuery({ ...EMPTY_QUERY, sort: q.sort })} data-testid="filter-clear">Clear filters</button>
       </div>
       {problem ? <div className="traj-problem" role="alert" data-testid="filter-problem">{problem}</div> : null}
     </div>

@@ -1,8 +1,9 @@
-import { memo, useCallback, useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
-import type { EpisodeSummary } from '../../../../core/api/types.js';
+import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import type { EpisodeSortKey, EpisodeSummary } from '../../../../core/api/types.js';
 import { useApp } from '../../store/index.js';
 import { episodeAt } from '../../store/slices/trajectories.js';
-import { formatCount, formatDuration, formatScore, formatTime } from './format.js';
+import { formatCount } from './format.js';
+import { episodeColumns, gridTemplate, type EpisodeColumn } from './episode-columns.js';
 import { rowWindow, scrollToRow } from './virtual.js';
 
 /**
@@ -14,11 +15,11 @@ export const ROW_HEIGHT = 28;
 const HEADER_HEIGHT = 30;
 const OVERSCAN = 12;
 
-const COLUMNS = ['', 'ID', 'Task', 'App', 'Seed', 'Policy', 'Status', 'Steps', 'Started', 'Duration'];
-
 interface RowProps {
   index: number;
   ep: EpisodeSummary | undefined;
+  columns: readonly EpisodeColumn[];
+  grid: string;
   selected: boolean;
   cursor: boolean;
   onOpen(id: number): void;
@@ -26,8 +27,8 @@ interface RowProps {
   onCursor(index: number): void;
 }
 
-const Row = memo(function Row({ index, ep, selected, cursor, onOpen, onToggle, onCursor }: RowProps) {
-  const style = { top: index * ROW_HEIGHT, height: ROW_HEIGHT };
+const Row = memo(function Row({ index, ep, columns, grid, selected, cursor, onOpen, onToggle, onCursor }: RowProps) {
+  const style = { top: index * ROW_HEIGHT, height: ROW_HEIGHT, gridTemplateColumns: grid };
   if (!ep) {
     return <div className="traj-row loading" style={style} role="row" aria-rowindex={index + 2}><span className="muted">Loading…</span></div>;
   }
@@ -38,7 +39,6 @@ const Row = memo(function Row({ index, ep, selected, cursor, onOpen, onToggle, o
       role="row"
       aria-rowindex={index + 2}
       aria-selected={selected}
-      title={ep.instruction}
       data-testid={`episode-row-${ep.id}`}
       onClick={() => {
         onCursor(index);
@@ -48,33 +48,51 @@ const Row = memo(function Row({ index, ep, selected, cursor, onOpen, onToggle, o
       <span role="gridcell" onClick={(e) => e.stopPropagation()}>
         <input type="checkbox" checked={selected} onChange={() => onToggle(ep.id)} aria-label={`Select episode ${ep.id}`} tabIndex={-1} />
       </span>
-      <span role="gridcell" className="mono">{ep.id}</span>
-      <span role="gridcell" className="traj-ellipsis">{ep.templateId}</span>
-      <span role="gridcell" className="traj-ellipsis">{ep.app ?? '—'}</span>
-      <span role="gridcell" className="mono">{ep.seed}</span>
-      <span role="gridcell" className="traj-ellipsis">
-        {ep.policy}
-        {ep.rollout ? (
-          <span className="muted mono" data-testid={`rollout-${ep.id}`} title="GRPO iteration, group, rollout; its reward and advantage">
-            {' '}· it {ep.rollout.iteration} g{ep.rollout.group}/{ep.rollout.index} · R {formatScore(ep.rollout.reward)} · A {formatScore(ep.rollout.advantage)}
+      {columns.map((c) => {
+        const { title, content } = c.cell(ep);
+        // The task's tooltip is the instruction too: what the row is about.
+        const full = c.id === 'task' ? `${title}: ${ep.instruction}` : title;
+        return (
+          <span key={c.id} role="gridcell" className={`traj-cell${c.numeric ? ' num' : ''}`} title={full} data-col={c.id}
+            {...(c.id === 'group' && ep.rollout ? { 'data-testid': `rollout-${ep.id}` } : {})}>
+            {content}
           </span>
-        ) : null}
-      </span>
-      <span role="gridcell">
-        <span className={`traj-status traj-status-${ep.status}`}>{ep.status}</span>
-        {ep.overriddenSteps > 0 ? (
-          <span className="replay-badge" data-testid={`episode-overridden-${ep.id}`} title={`A person chose ${ep.overriddenSteps} of its actions instead of the policy`}>
-            overridden
-          </span>
-        ) : null}
-        {ep.reason ? <span className="traj-reason" title={ep.reason} data-testid={`episode-reason-${ep.id}`}>{ep.reason}</span> : null}
-      </span>
-      <span role="gridcell" className="mono">{ep.steps}</span>
-      <span role="gridcell" className="mono">{formatTime(ep.startedAt)}</span>
-      <span role="gridcell" className="mono">{formatDuration(ep.durationMs)}</span>
+        );
+      })}
     </div>
   );
 });
+
+/** The header: each sortable column's label is a button (ascending, descending, then the default order again). */
+function Head({ columns, grid }: { columns: readonly EpisodeColumn[]; grid: string }) {
+  const sort = useApp((s) => s.episodeQuery.sort);
+  const setQuery = useApp((s) => s.setEpisodeQuery);
+  const next = (by: EpisodeSortKey) => (sort?.by !== by ? { by, dir: 'asc' as const } : sort.dir === 'asc' ? { by, dir: 'desc' as const } : null);
+  return (
+    <div className="traj-row traj-head" role="row" aria-rowindex={1} style={{ height: HEADER_HEIGHT, gridTemplateColumns: grid }}>
+      <span role="columnheader" />
+      {columns.map((c) => {
+        const dir = sort && sort.by === c.sort ? sort.dir : null;
+        return (
+          <span key={c.id} role="columnheader" className={`traj-cell${c.numeric ? ' num' : ''}`} aria-sort={dir === 'asc' ? 'ascending' : dir === 'desc' ? 'descending' : 'none'}>
+            {c.sort ? (
+              <button type="button" className="traj-sort" data-testid={`sort-${c.id}`} title={`Sort by ${c.label.toLowerCase()}`}
+                onClick={() => void setQuery({ sort: next(c.sort!) })}>
+                {c.label}{dir === 'asc' ? ' ▲' : dir === 'desc' ? ' ▼' : ''}
+              </button>
+            ) : c.label}
+          </span>
+        );
+      })}
+    </div>
+  );
+}
+
+/** Whether the list is a training run's rollouts (its iterations are known): their columns are shown. */
+function useRolloutColumns(): boolean {
+  return useApp((s) => s.episodeQuery.iteration !== null
+    || (s.episodeQuery.runId !== null && (s.facets?.runs.find((r) => r.id === s.episodeQuery.runId)?.iterations.length ?? 0) > 0));
+}
 
 export function EpisodeTable() {
   const total = useApp((s) => s.episodeTotal);
@@ -89,6 +107,9 @@ export function EpisodeTable() {
   const [scrollTop, setScrollTop] = useState(0);
   const [viewport, setViewport] = useState(600);
   const [cursor, setCursor] = useState<number | null>(null);
+  const rollouts = useRolloutColumns();
+  const columns = useMemo(() => episodeColumns(rollouts), [rollouts]);
+  const grid = gridTemplate(columns);
   const rows = total ?? 0;
   const bodyHeight = Math.max(0, viewport - HEADER_HEIGHT);
   const win = rowWindow({ scrollTop, viewportHeight: bodyHeight, rowHeight: ROW_HEIGHT, rowCount: rows, overscan: OVERSCAN });
@@ -150,7 +171,7 @@ export function EpisodeTable() {
   for (let i = win.first; i <= win.last; i++) {
     const ep = episodeAt(pages, i);
     rendered.push(
-      <Row key={i} index={i} ep={ep} selected={ep ? selected.has(ep.id) : false} cursor={cursor === i}
+      <Row key={i} index={i} ep={ep} columns={columns} grid={grid} selected={ep ? selected.has(ep.id) : false} cursor={cursor === i}
         onOpen={open} onToggle={toggle} onCursor={setCursor} />,
     );
   }
@@ -165,11 +186,10 @@ export function EpisodeTable() {
       onKeyDown={onKey}
       onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}
       data-testid="episode-table"
+      data-focus-home
       data-rendered-rows={win.last - win.first + 1}
     >
-      <div className="traj-row traj-head" role="row" aria-rowindex={1} style={{ height: HEADER_HEIGHT }}>
-        {COLUMNS.map((c, i) => <span key={i} role="columnheader">{c}</span>)}
-      </div>
+      <Head columns={columns} grid={grid} />
       <div className="traj-spacer" style={{ height: win.totalHeight }}>{rendered}</div>
       {problem ? <div className="traj-empty muted">Fix the filter above to list episodes.</div> : null}
       {total === 0 && !problem ? <div className="traj-empty muted">No episodes match. Run a suite (awb suite run) or a session in the Agent view, or clear the filters.</div> : null}

@@ -2,10 +2,11 @@ import { useEffect } from 'react';
 import type { DiffNode, Divergence, EpisodeExplanation, ScreenRefView, TreeDiff, Trajectory } from '../../../../core/api/types.js';
 import { Screen } from '../../components/Screen.js';
 import { useApp } from '../../store/index.js';
-import { screenshotAt } from '../../store/slices/trajectories-analysis.js';
+import { screenshotAt, treeAt } from '../../store/slices/trajectories-analysis.js';
 import { ExplainRewards } from './ExplainRewards.js';
 import { deviceSize } from './overlay.js';
 import { useStoredPng } from './ReplayScreens.js';
+import { wireframeOf } from './tree-model.js';
 
 /**
  * Why a failed episode failed (docs/failure-analysis.md): its failure class with the rule's why,
@@ -53,11 +54,14 @@ export function TreeDiffView({ diff }: { diff: TreeDiff | null }) {
 function Side({ title, action, screen, t, testId }: { title: string; action: string | null; screen: ScreenRefView | null; t: Trajectory | undefined; testId: string }) {
   const hash = screenshotAt(t, screen);
   const { png, empty } = useStoredPng(hash);
+  const treeHash = treeAt(t, screen);
+  const tree = useApp((s) => (treeHash ? s.trees[treeHash] : undefined));
   const noShot = !screen ? 'It ended on that screen' : !t ? (screen.episodeId === null ? 'The oracle\'s run is not stored: no screenshot' : 'Loading the reference…') : empty;
   return (
     <figure className="replay-figure explain-side" data-testid={testId}>
       <figcaption>{title}: <span className="mono">{action ?? '—'}</span> <span className="muted">→ {stepName(screen)}</span></figcaption>
-      <Screen testId={`${testId}-screen`} png={hash ? png : null} device={deviceSize(t ?? null, null, png)} height={300} emptyText={hash ? empty : noShot} />
+      <Screen testId={`${testId}-screen`} png={hash ? png : null} device={deviceSize(t ?? null, tree ?? null, png)} height={300} emptyText={hash ? empty : noShot}
+        wireframe={tree ? wireframeOf(tree) : null} />
       {screen ? <div className="muted">{screen.package}{screen.activity ? ` · ${screen.activity.slice(screen.activity.lastIndexOf('.') + 1)}` : ''}</div> : null}
     </figure>
   );
@@ -68,16 +72,18 @@ function DivergenceView({ t, dv }: { t: Trajectory; dv: Divergence }) {
   const refId = dv.referenceScreen?.episodeId ?? null;
   const refT = useApp((s) => (refId === null ? undefined : s.referenceTrajectories[refId]));
   const jump = dv.failedStep ?? 0;
+  // A step a person chose (an override) is theirs, not the policy's.
+  const who = dv.byPerson ? ', a person\'s override,' : '';
   const headline = dv.kind === 'start' ? 'Its first screen is on no successful path'
-    : dv.kind === 'overran' ? `Step ${jump + 1} acted on after reaching ${dv.reference}'s final screen`
-      : `Step ${jump + 1} left every successful path`;
+    : dv.kind === 'overran' ? `Step ${jump + 1}${who} acted on after reaching ${dv.reference}'s final screen`
+      : `Step ${jump + 1}${who} left every successful path`;
   return (
     <div className="explain-divergence">
       <button className="link" onClick={() => void setStep(jump)} title="Show this step on the timeline" data-testid="explain-divergence">
         First divergence: {headline}
       </button>
       <div className="explain-sides">
-        <Side title="This episode" action={dv.failedAction} screen={dv.failedScreen} t={t} testId="explain-failed" />
+        <Side title={dv.byPerson ? 'A person (override)' : 'This episode'} action={dv.failedAction} screen={dv.failedScreen} t={t} testId="explain-failed" />
         <Side title={dv.reference} action={dv.referenceAction} screen={dv.referenceScreen} t={refT} testId="explain-reference" />
       </div>
       <TreeDiffView diff={dv.diff} />

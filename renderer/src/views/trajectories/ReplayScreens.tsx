@@ -3,7 +3,7 @@ import { Screen, type ScreenBox } from '../../components/Screen.js';
 import { useApp } from '../../store/index.js';
 import { positionOf } from '../../store/slices/trajectories-replay.js';
 import { stepOverlay, type Size } from './overlay.js';
-import type { ParsedTree } from './tree-model.js';
+import { wireframeOf, type ParsedTree } from './tree-model.js';
 
 /** The stored screenshot for a hash: its bytes, or why there are none (for the empty screen's text). */
 export function useStoredPng(hash: string | null): { png: Uint8Array | null; empty: string } {
@@ -32,7 +32,8 @@ export function MainScreen({ t, step, tree, device, hover }: ScreensProps) {
   return (
     <figure className="replay-figure">
       <figcaption>{pos.step ? <>Step {step + 1} <span className="muted">— before its action</span></> : <>Final screen <span className="muted">— after the last step</span></>}</figcaption>
-      <Screen testId="replay-screen" png={png} device={device} boxes={boxes} marker={overlay.marker} height={540} emptyText={empty} />
+      <Screen testId="replay-screen" png={png} device={device} boxes={boxes} marker={overlay.marker} height={540} emptyText={empty}
+        wireframe={tree ? wireframeOf(tree) : null} />
     </figure>
   );
 }
@@ -44,17 +45,20 @@ export function BeforeAfter({ t, step, device }: Omit<ScreensProps, 'tree' | 'ho
   const next = atEnd ? null : positionOf(t, step + 1);
   const before = useStoredPng(here.screenshot);
   const after = useStoredPng(next?.screenshot ?? null);
+  const beforeTree = useApp((s) => (here.tree ? s.trees[here.tree] : undefined));
+  const afterTree = useApp((s) => (next?.tree ? s.trees[next.tree] : undefined));
   return (
     <div className="replay-before-after">
       <figure className="replay-figure">
         <figcaption>Before</figcaption>
-        <Screen testId="replay-before" png={before.png} device={device} height={220} emptyText={before.empty} />
+        <Screen testId="replay-before" png={before.png} device={device} height={220} emptyText={before.empty}
+          wireframe={beforeTree ? wireframeOf(beforeTree) : null} />
       </figure>
       <span className="replay-arrow" aria-hidden>→</span>
       <figure className="replay-figure">
         <figcaption>After{next && !next.step ? ' (final)' : ''}</figcaption>
         <Screen testId="replay-after" png={after.png} device={device} height={220}
-          emptyText={atEnd ? 'The episode ended here' : after.empty} />
+          emptyText={atEnd ? 'The episode ended here' : after.empty} wireframe={!atEnd && afterTree ? wireframeOf(afterTree) : null} />
       </figure>
     </div>
   );

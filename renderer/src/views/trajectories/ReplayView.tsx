@@ -4,7 +4,7 @@ import { appStore, useApp } from '../../store/index.js';
 import { positionOf } from '../../store/slices/trajectories-replay.js';
 import { ExplainPanel } from './ExplainPanel.js';
 import { ComparePicker, CompareScreen, StepDiff } from './ComparePanel.js';
-import { formatDuration, formatTime, runLabel } from './format.js';
+import { formatDuration, formatScore, formatTime, runLabel } from './format.js';
 import { deviceSize, stepLine } from './overlay.js';
 import { ReplayOnDevice } from './ReplayOnDevice.js';
 import { BeforeAfter, MainScreen } from './ReplayScreens.js';
@@ -39,6 +39,15 @@ function Header({ t, onBack }: { t: Trajectory; onBack(): void }) {
     ['Duration', formatDuration(e.finishedAt === null ? null : e.finishedAt - e.startedAt)],
     ['Device', e.device ? `${e.device.serial} (${e.device.width}×${e.device.height})` : '—'],
   ];
+  // A GRPO rollout: where it sat in its iteration, and what the update learned from it.
+  const r = t.rollout;
+  if (r) {
+    facts.splice(4, 0,
+      ['Iteration', <span className="mono" data-testid="replay-iteration">{r.iteration}</span>],
+      ['Group', <span className="mono" data-testid="replay-group" title={`group ${r.group} of its iteration, rollout ${r.index} of the group`}>g{r.group}/{r.index}</span>],
+      ['Reward', <span className="mono" data-testid="replay-reward">{formatScore(r.reward)}</span>],
+      ['Advantage', <span className="mono" data-testid="replay-advantage">{formatScore(r.advantage)}</span>]);
+  }
   return (
     <header className="replay-header" data-testid="replay-header">
       <div className="row">

@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import type { Bounds, StoredStep, Trajectory } from '../../../../core/api/types.js';
 import { AgentText } from './AgentText.js';
 import { formatDuration } from './format.js';
+import { percent } from '../agent/format.js';
 import { indexBounds, summarizeAction } from './overlay.js';
 import type { ParsedTree } from './tree-model.js';
 
@@ -31,23 +32,20 @@ function Section(props: { title: string; testId: string; children: ReactNode; ex
 function Candidates({ s, tree, onHover }: { s: StoredStep; tree: ParsedTree | null; onHover(b: Bounds | null): void }) {
   const cands = s.candidates ?? [];
   if (!cands.length) return <Section title="Candidates" testId="replay-candidates"><div className="muted">The policy recorded no candidates.</div></Section>;
-  // Probabilities as the step-through breakpoints compute them: a softmax over the scores.
-  const max = Math.max(...cands.map((c) => c.score));
-  const exps = cands.map((c) => Math.exp(c.score - max));
-  const sum = exps.reduce((a, b) => a + b, 0);
+  // The policy's own probability, as the step recorded it (core/episode/confidence.ts): what the Agent view showed.
   const chosen = JSON.stringify(s.action ?? s.raw);
-  const order = cands.map((c, i) => ({ c, p: exps[i]! / sum })).sort((a, b) => b.c.score - a.c.score);
+  const order = [...cands].sort((a, b) => b.probability - a.probability);
   return (
     <Section title="Candidates" testId="replay-candidates" extra={`${cands.length}`}>
       <table className="replay-table">
         <thead><tr><th>Action</th><th>Score</th><th>p</th></tr></thead>
         <tbody>
-          {order.map(({ c, p }, i) => (
+          {order.map((c, i) => (
             <tr key={i} className={JSON.stringify(c.action) === chosen ? 'replay-chosen' : undefined}
               onMouseEnter={() => onHover(indexBounds(c.action, tree))} onMouseLeave={() => onHover(null)}>
               <td title={compact(c.action)}>{summarizeAction(c.action, tree)}</td>
               <td className="mono">{c.score.toFixed(3)}</td>
-              <td><span className="replay-bar" style={{ width: `${Math.round(p * 60)}px` }} /> <span className="mono">{(p * 100).toFixed(0)}%</span></td>
+              <td><span className="replay-bar" style={{ width: `${Math.round(c.probability * 60)}px` }} /> <span className="mono">{percent(c.probability)}</span></td>
             </tr>
           ))}
         </tbody>

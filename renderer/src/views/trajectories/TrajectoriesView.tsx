@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import { useApp } from '../../store/index.js';
 import { formatCount } from './format.js';
 import { EpisodeFilters } from './EpisodeFilters.js';
@@ -41,6 +41,12 @@ function ExportControls() {
 export function TrajectoriesView() {
   const replayOpen = useApp((s) => s.replay !== null);
   const refresh = useApp((s) => s.refreshEpisodes);
+  // Back from an episode (Esc, ← Episodes): the keys go to the table again, on the row that opened it.
+  const wasOpen = useRef(replayOpen);
+  useEffect(() => {
+    if (wasOpen.current && !replayOpen) document.querySelector<HTMLElement>('[data-testid="episode-table"]')?.focus();
+    wasOpen.current = replayOpen;
+  }, [replayOpen]);
   // Episodes may have been recorded since the view was last shown.
   useEffect(() => {
     void refresh();

@@ -1,4 +1,4 @@
-import { memo, useEffect, useMemo, useRef, useState } from 'react';
+import { memo, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import type { Bounds } from '../../../../core/api/types.js';
 import { nodeLabel, prettyXml, shortClass, type ParsedTree, type TreeNode } from './tree-model.js';
 
@@ -34,6 +34,9 @@ const NodeView = memo(function NodeView(p: NodeProps) {
     <li>
       <div
         className={cls}
+        role="treeitem"
+        aria-selected={n.ordinal === p.selected}
+        aria-expanded={n.children.length ? open : undefined}
         data-ordinal={n.ordinal}
         data-testid={n.ordinal === p.target ? 'replay-tree-target' : undefined}
         onMouseEnter={() => p.onHover(n.bounds)}
@@ -41,7 +44,7 @@ const NodeView = memo(function NodeView(p: NodeProps) {
         onClick={() => p.onSelect(n.ordinal)}
       >
         {n.children.length ? (
-          <button className="replay-twisty" aria-label={open ? 'Collapse' : 'Expand'} aria-expanded={open}
+          <button className="replay-twisty" tabIndex={-1} aria-label={open ? 'Collapse' : 'Expand'} aria-expanded={open}
             onClick={(e) => { e.stopPropagation(); p.onToggle(n.ordinal); }}>{open ? '▾' : '▸'}</button>
         ) : <span className="replay-twisty" />}
         <span className="replay-node-ord mono">{n.ordinal}</span>
@@ -83,6 +86,53 @@ export function TreePanel({ status, tree, targetOrdinal, onHover }: Props) {
     return next;
   });
   const sel = selected !== null ? tree?.nodes[selected] : undefined;
+  // One tab stop: the arrow keys move through the rows shown (Right opens or goes in, Left closes or goes up), as a file tree.
+  const onKey = (e: KeyboardEvent) => {
+    if (!tree || mode !== 'tree') return;
+    const rows: TreeNode[] = [];
+    const walk = (n: TreeNode) => {
+      rows.push(n);
+      if (!collapsed.has(n.ordinal)) n.children.forEach(walk);
+    };
+    tree.roots.forEach(walk);
+    const at = rows.findIndex((n) => n.ordinal === (selected ?? targetOrdinal));
+    const cur = at >= 0 ? rows[at]! : undefined;
+    const go = (n: TreeNode | undefined | null) => {
+      if (!n) return;
+      setSelected(n.ordinal);
+      onHover(n.bounds);
+      ref.current?.querySelector(`[data-ordinal="${n.ordinal}"]`)?.scrollIntoView({ block: 'nearest' });
+    };
+    switch (e.key) {
+      case 'ArrowDown':
+        go(rows[Math.min(rows.length - 1, at + 1)]);
+        break;
+      case 'ArrowUp':
+        go(rows[Math.max(0, at - 1)]);
+        break;
+      case 'Home':
+        go(rows[0]);
+        break;
+      case 'End':
+        go(rows.at(-1));
+        break;
+      case 'ArrowRight':
+        if (cur?.children.length) {
+          if (collapsed.has(cur.ordinal)) toggle(cur.ordinal);
+          else go(cur.children[0]);
+        }
+        break;
+      case 'ArrowLeft':
+        if (cur?.children.length && !collapsed.has(cur.ordinal)) toggle(cur.ordinal);
+        else go(cur?.parent);
+        break;
+      default:
+        return;
+    }
+    e.preventDefault();
+    // The replay's own ←/→ step through the episode: not while the tree has the keys.
+    e.stopPropagation();
+  };
   return (
     <section className="replay-tree-panel" data-testid="replay-tree">
       <h3>
@@ -96,7 +146,7 @@ export function TreePanel({ status, tree, targetOrdinal, onHover }: Props) {
           </> : null}
         </span>
       </h3>
-      <div className="replay-tree-body" ref={ref}>
+      <div className="replay-tree-body" ref={ref} role="tree" tabIndex={0} aria-label="Accessibility tree" onKeyDown={onKey} data-testid="replay-tree-body">
         {!tree ? <div className="muted">{status}</div>
           : mode === 'xml' ? <pre className="replay-xml mono">{xml}</pre>
           : <ul className="replay-tree-root">{tree.roots.map((r) => (

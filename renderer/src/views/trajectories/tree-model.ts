@@ -88,3 +88,12 @@ export function prettyXml(t: ParsedTree): string {
   lines.push('</hierarchy>');
   return lines.join('\n');
 }
+
+/** The boxes a wireframe draws for a tree (components/Wireframe.tsx): nodes with an area, in document order. */
+export function wireframeOf(t: ParsedTree): Array<{ bounds: Bounds; text: string; clickable: boolean }> {
+  return t.nodes.flatMap((n) => {
+    const b = n.bounds;
+    if (!b || b.right <= b.left || b.bottom <= b.top) return [];
+    return [{ bounds: b, text: (n.attrs.text?.trim() || n.attrs['content-desc']?.trim()) ?? '', clickable: n.attrs.clickable === 'true' }];
+  });
+}

@@ -5,6 +5,7 @@ TypeScript trainers (core/rl/sft.ts, core/rl/config.ts, core/rewards/progrm/trai
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any, Callable, Literal, Optional
 
@@ -70,6 +71,22 @@ def _text(path: str, v: Any) -> str:
     return v
 
 
+_PUBLISH_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+
+
+def _publish_name(path: str, v: Any) -> str:
+    # It names a folder (served/<name>-<job>) and vLLM's adapter: no separators, no "..", no leading dot or dash.
+    if not isinstance(v, str) or not _PUBLISH_NAME.match(v):
+        raise ConfigError(path, "must be 1 to 100 letters, digits, '.', '_' or '-', starting with a letter or digit", v)
+    return v
+
+
+def _env_name(path: str, v: Any) -> str:
+    if not isinstance(v, str) or not re.match(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$", v):
+        raise ConfigError(path, "must be an environment variable name", v)
+    return v
+
+
 def _str_list(path: str, v: Any) -> list[str]:
     if not isinstance(v, list) or not v or not all(isinstance(s, str) and s for s in v):
         raise ConfigError(path, "must be a non-empty list of module names", v)
@@ -104,7 +121,7 @@ _VLM_COMMON = [
     Field("resumeFrom", _opt(_text), None),  # a succeeded vlm job of this service whose adapter/ the job starts from
     # Where the new weights are served (vlm_publish.py): vllm loads the adapter by name (load_lora_adapter); transformers
     # (`transformers serve`) loads a model folder named by path, so the trainer writes a merged one.
-    Field("publish", _opt(_object([Field("baseUrl", _text), Field("name", _text), Field("apiKeyEnv", _opt(_text), None),
+    Field("publish", _opt(_object([Field("baseUrl", _text), Field("name", _publish_name), Field("apiKeyEnv", _opt(_env_name), None),
                                    Field("server", _enum(PUBLISH_SERVERS), "vllm")])), None),
     _SEED,
 ]

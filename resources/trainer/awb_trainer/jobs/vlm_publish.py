@@ -21,6 +21,8 @@ import urllib.error
 import urllib.request
 from typing import Any, Optional
 
+from ..errors import ConfigError
+from ..publish_keys import allowed_from_env, check_publish_key
 from .context import JobContext
 
 TIMEOUT_S = 120
@@ -41,6 +43,11 @@ class PublishError(Exception):
 def publish_adapter(ctx: JobContext, publish: dict, adapter_dir: str, backend: Any = None) -> dict:
     """Serves the new weights (see the module comment); on success writes and returns the published.json record.
     `backend` is the job's vlm_hf.HfBackend, whose model the transformers path merges (config.py refuses awb-tiny-lm there)."""
+    try:
+        # Checked again where the key is read: a job directory run on its own gets the list from its operator.
+        check_publish_key(publish, allowed_from_env())
+    except ConfigError as e:
+        raise PublishError(f"POST {publish['baseUrl']}", None, str(e)) from None
     name = f"{publish['name']}-{ctx.record['id']}"
     server = publish.get("server", "vllm")
     record = {"name": name, "baseUrl": publish["baseUrl"], "adapterPath": os.path.abspath(adapter_dir), "job": ctx.record["id"],
@@ -83,7 +90,11 @@ def _write_merged(ctx: JobContext, backend: Any, name: str) -> str:
     """<job dir>/served/<name>: the base weights with the LoRA merged in, the config, generation config and processor —
     a folder `transformers serve` loads like any model. Outside artifacts/: it is as large as the model, and the
     workbench never downloads it (the server reads it from this disk)."""
-    out = os.path.abspath(os.path.join(ctx.dir, "served", name))
+    served = os.path.abspath(os.path.join(ctx.dir, "served"))
+    out = os.path.join(served, name)
+    if os.path.dirname(out) != served or not os.path.basename(out):
+        # config.py's name check makes this unreachable; the folder is deleted before it is written, so check anyway.
+        raise PublishError(out, None, f"publish.name {name!r} leaves the job's served/ folder")
     if "@" in out:
         # transformers serve splits the request's model at "@" into id and revision.
         raise PublishError(out, None, "the served folder's path contains '@', which transformers serve reads as a revision; use a --workdir without '@'")
