@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../core/cli/main.js';
 import { runEpisode } from '../../core/episode/runner.js';
 import { choiceLogProb } from '../../core/policy/transformer/actions.js';
 import { TransformerModel } from '../../core/policy/transformer/model.js';
@@ -113,4 +114,40 @@ describe('transformer policy: SFT, ONNX Runtime, GRPO', () => {
     expect(after.config.meta.trainer).toBe('transformer-grpo');
     await after.close();
   }, 180_000);
+
+  it('awb eval takes the model folder as --policy and records its runs', async () => {
+    const out: string[] = [];
+    const io = { out: (l: string) => out.push(l), err: () => {} };
+    const code = await main(['eval', '--policy', join(dir, 'sft'), '--split', 'unseen-instance', '--limit', '2', '--seeds', '30', '--db', join(dir, 'eval.db'), '--json'], io);
+    expect(code).toBe(0);
+    const r = JSON.parse(out.at(-1)!);
+    expect(r.policy).toMatchObject({ policy: 'transformer' });
+    expect(r.overall).toMatchObject({ episodes: 2 });
+    expect(r.overall.mean).toBeGreaterThanOrEqual(0);
+  }, 60_000);
+
+  it('awb adapt --policy MODEL_DIR trains a per-app adapter by GRPO and reports before and after on the app', async () => {
+    const config = join(dir, 'adapt.json');
+    writeFileSync(config, JSON.stringify({ grpo: { instancesPerIteration: 1, rolloutsPerInstance: 2, maxSteps: 6, devices: 1 } }));
+    const out: string[] = [];
+    const io = { out: (l: string) => out.push(l), err: () => {} };
+    const adapter = join(dir, 'adapter');
+    const code = await main(['adapt', '--policy', join(dir, 'sft'), '--app', 'Clock', '--shots', '2', '--iterations', '2', '--eval-seeds', '30',
+      '--config', config, '--out', adapter, '--json'], io);
+    expect(code).toBe(0);
+    const lines = out.map((l) => JSON.parse(l) as { type: string });
+    expect(lines.filter((l) => l.type === 'grpo')).toHaveLength(2);
+    const report = lines.at(-1) as unknown as { type: string; policy: string; shots: string[]; before: { episodes: number }; after: { episodes: number }; parameters: { total: number; trainable: number } };
+    expect(report).toMatchObject({ type: 'report', policy: 'transformer' });
+    expect(report.shots).toHaveLength(2);
+    expect(report.after.episodes).toBe(report.before.episodes);
+    expect(report.before.episodes).toBeGreaterThan(0);
+    // the LoRA is a small share of the network: the base is frozen
+    expect(report.parameters.trainable).toBeGreaterThan(0);
+    expect(report.parameters.trainable).toBeLessThan(report.parameters.total / 4);
+    expect(existsSync(join(adapter, 'policy.onnx'))).toBe(true);
+    const m = await TransformerModel.load(adapter);
+    expect(m.config.meta.trainer).toBe('transformer-adapt');
+    await m.close();
+  }, 120_000);
 });

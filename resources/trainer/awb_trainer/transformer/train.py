@@ -87,7 +87,7 @@ def sft(trainee: Trainee, steps: list[Step], o: SftOptions, log: Log, stop: Call
                 raise NonFiniteError("optim/grad_norm", norm, f"epoch {epoch}")
             opt.step()
             sched.step()
-            nll += float(loss) * len(mb)
+            nll += float(loss.detach()) * len(mb)
             norm_sum += norm
             batches += 1
         ev = evaluate(trainee, probe)
