@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ADAPTER_KINDS } from '../policy/adapter.js';
 import { isTransformerModelDir } from '../policy/transformer/model.js';
 import { HOME_MODES } from '../policy/adapter-policy.js';
-import { ADAPT_METHODS, type AdaptConfigInput } from '../rl/adapt-config.js';
+import { ADAPT_METHODS, AdaptConfigError, type AdaptConfigInput } from '../rl/adapt-config.js';
 import { ADAPTER_STEPS_FRAC } from '../rl/adapt-grpo.js';
 import { resolveAdaptApp } from '../rl/adapt-instances.js';
 import { runAdaptation, type AdaptationReport, type AdaptProgress } from '../rl/adapt.js';
@@ -27,7 +27,8 @@ const USAGE = `awb adapt --app APP [--policy CHECKPOINT] [--shots 8] [--method g
   <data folder>/checkpoints/*/policy.json. The adapter is saved to <data folder>/adapters/<base sha256 prefix>/<app>.json
   (or --out). --from-episodes trains SFT on recorded episodes (e.g. recorded by hand in the UI) instead of the oracle
   (method sft unless --method says sft+grpo).
-  docs/adaptation.md explains the choices; --config FILE takes the full config (core/rl/adapt-config.ts).`;
+  docs/adaptation.md explains the choices; --config FILE takes the full config (core/rl/adapt-config.ts), e.g.
+  {"ray": {"address": "HEAD:6379", "envs": 16}} for GRPO rollouts on a Ray cluster (docs/ray.md).`;
 
 const IntList = (what: string) => z.string()
   .regex(/^\d+(,\d+)*$/, `${what} must be a comma-separated list of non-negative integers`)
@@ -56,7 +57,7 @@ const Flags = z.object({
 
 /** Errors whose message is for the user: a bad command line in effect (exit 2). */
 const USAGE_ERRORS = new Set([
-  'UnknownAdaptAppError', 'NoAdaptInstancesError', 'ShotsError', 'AdaptConfigError', 'AdaptOptionsError', 'CheckpointError',
+  'UnknownAdaptAppError', 'NoAdaptInstancesError', 'ShotsError', 'AdaptOptionsError', 'CheckpointError',
   'AdapterSpecError', 'DemonstrationSourceError', 'EpisodeNotFoundError', 'StoreVersionFromFutureError',
 ]);
 
@@ -172,7 +173,7 @@ export async function adaptCommand(argv: string[], io: Io): Promise<number> {
       ...(values['eval-seeds'] ? { evalSeeds: values['eval-seeds'] } : {}),
       ...(values.out ? { out: resolve(values.out) } : { adaptersRoot: join(dataDir(), 'adapters') }),
     }, {
-      ...(store ? { db: store.db } : {}), signal: ac.signal,
+      ...(store ? { db: store.db } : {}), signal: ac.signal, log: (m) => io.err(`awb: ${m}`),
       onProgress: (e) => {
         if (values.json) return io.out(JSON.stringify(e));
         if (e.phase === 'before' || e.phase === 'after') {
@@ -191,6 +192,8 @@ export async function adaptCommand(argv: string[], io: Io): Promise<number> {
     else printReport(report, io);
     return 0;
   } catch (e) {
+    // A config's problems, listed one per line for the UI, are one line here, naming the file they came from.
+    if (e instanceof AdaptConfigError) throw new UsageError(`${values.config ? `--config ${values.config}` : 'adaptation config'}: ${e.problems.join('; ')}`, { cause: e });
     if (e instanceof Error && USAGE_ERRORS.has(e.name)) throw new UsageError(e.message, { cause: e });
     throw e;
   } finally {

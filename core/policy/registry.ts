@@ -15,7 +15,7 @@ import { VlmPolicySettings } from './vlm/settings.js';
 import { VlmFormatId } from './vlm/format.js';
 import { CoordinateSpace } from './vlm/geometry.js';
 import { VlmReplyReplay } from './vlm/replay.js';
-import { AdaptedPolicy, HOME_MODES, type HomeMode } from './adapter-policy.js';
+import { AdaptedPolicy, HOME_MODES, type AdapterChoice, type HomeMode } from './adapter-policy.js';
 import { TransformerModel } from './transformer/model.js';
 import { TransformerPolicy } from './transformer/policy.js';
 import { DuplicateAdapterError, loadAdapter, loadBasePolicy, type AppAdapter } from './adapter-file.js';
@@ -53,6 +53,11 @@ export type PolicySpec =
    * rollouts), its RNG named by rngKey, recording each step for a trainer.
    */
   | { name: 'builtin-sample'; temperature: number; rngKey: string; policyName: string }
+  /**
+   * The builtin policy with per-app adapters sampling with the base and adapters its caller holds
+   * (PolicyInputs.sampleModel and sampleAdapters: adaptation's GRPO rollouts), as 'builtin-sample' does.
+   */
+  | { name: 'builtin-adapted-sample'; temperature: number; rngKey: string; policyName: string; home: HomeMode }
   /** A VLM served by an OpenAI-compatible endpoint (core/policy/vlm). */
   | { name: 'vlm'; settings: VlmPolicySettings }
   /**
@@ -80,6 +85,9 @@ export const PolicySpecSchema: z.ZodType<PolicySpec> = z.lazy(() => z.discrimina
   z.strictObject({ name: z.literal('onnx'), model: z.string().min(1), policyName: z.string().min(1).optional() }),
   z.strictObject({ name: z.literal('transformer'), model: z.string().min(1), policyName: z.string().min(1).optional() }),
   z.strictObject({ name: z.literal('builtin-sample'), temperature: z.number().positive(), rngKey: z.string(), policyName: z.string().min(1) }),
+  z.strictObject({
+    name: z.literal('builtin-adapted-sample'), temperature: z.number().positive(), rngKey: z.string(), policyName: z.string().min(1), home: z.enum(HOME_MODES),
+  }),
   z.strictObject({ name: z.literal('vlm'), settings: VlmPolicySettings }),
   z.strictObject({
     name: z.literal('vlm-replay'), replies: z.array(z.string()).min(1), format: VlmFormatId, coordinates: CoordinateSpace.optional(),
@@ -99,6 +107,7 @@ export const POLICY_DESCRIPTIONS: Record<PolicyName, string> = {
   onnx: 'The builtin policy exported to ONNX, scored in ONNX Runtime, greedy',
   transformer: 'The transformer policy (reads the goal and the screen\'s elements) from its model folder, greedy',
   'builtin-sample': 'The builtin policy sampling with temperature (rollouts for training)',
+  'builtin-adapted-sample': 'The builtin policy with per-app adapters sampling with temperature (rollouts for adaptation)',
   vlm: 'A VLM served by an OpenAI-compatible endpoint',
   'vlm-replay': "A VLM's recorded replies re-executed through its format's parser on the live screen",
 };
@@ -107,7 +116,7 @@ export const POLICY_DESCRIPTIONS: Record<PolicyName, string> = {
 export class MissingSampleModelError extends Error {
   override name = 'MissingSampleModelError';
   constructor(readonly spec: PolicySpec) {
-    super(`Policy ${JSON.stringify(spec)} samples with its caller's model, and none was given`);
+    super(`Policy ${JSON.stringify(spec)} samples with its caller's model${spec.name === 'builtin-adapted-sample' ? ' and adapters' : ''}, and none was given`);
   }
 }
 
@@ -198,8 +207,10 @@ export interface PolicyInputs {
   task: { templateId: string; seed: number };
   /** Where 'builtin' and 'onnx' find their model files; default: loaded afresh. */
   models?: PolicyModels;
-  /** The parameters 'builtin-sample' samples with (it may throw: a worker not sent any yet). */
+  /** The parameters 'builtin-sample' samples with, and 'builtin-adapted-sample' as its base (it may throw: a worker not sent any yet). */
   sampleModel?: () => PolicyModel;
+  /** The adapters 'builtin-adapted-sample' samples with over sampleModel's base (it may throw, as sampleModel). */
+  sampleAdapters?: () => readonly AdapterChoice[];
 }
 
 export const taskOf = (instance: TaskInstance): PolicyInputs['task'] => ({ templateId: instance.template.id, seed: instance.seed });
@@ -207,6 +218,13 @@ export const taskOf = (instance: TaskInstance): PolicyInputs['task'] => ({ templ
 /** The builtin policy sampling for a trainer: one construction, so an episode is the same in a worker thread or in process. */
 export function samplingPolicy(model: PolicyModel, opts: { temperature: number; rngKey: string; policyName: string }): BuiltinPolicy {
   return new BuiltinPolicy(model, { mode: 'sample', temperature: opts.temperature, rng: createRng(opts.rngKey) }, { record: true, name: opts.policyName });
+}
+
+/** The adapted policy sampling for adaptation's trainer: one construction, in a worker thread or in process, as samplingPolicy. */
+export function adaptedSamplingPolicy(
+  base: PolicyModel, adapters: readonly AdapterChoice[], opts: { temperature: number; rngKey: string; policyName: string; home: HomeMode },
+): AdaptedPolicy {
+  return new AdaptedPolicy(base, adapters, { mode: 'sample', temperature: opts.temperature, rng: createRng(opts.rngKey) }, { record: true, name: opts.policyName, home: opts.home });
 }
 
 /**
@@ -247,6 +265,10 @@ export function createPolicy(spec: PolicySpec, inputs: PolicyInputs): Policy {
       if (!inputs.sampleModel) throw new MissingSampleModelError(spec);
       return samplingPolicy(inputs.sampleModel(), spec);
     }
+    case 'builtin-adapted-sample': {
+      if (!inputs.sampleModel || !inputs.sampleAdapters) throw new MissingSampleModelError(spec);
+      return adaptedSamplingPolicy(inputs.sampleModel(), inputs.sampleAdapters(), spec);
+    }
     case 'vlm':
       return new VlmPolicy(spec.settings);
     case 'vlm-replay':
@@ -278,6 +300,7 @@ export async function loadPolicyModels(spec: PolicySpec, models: PolicyModels): 
     case 'random':
     case 'manual':
     case 'builtin-sample':
+    case 'builtin-adapted-sample':
     case 'vlm':
     case 'vlm-replay':
       return;

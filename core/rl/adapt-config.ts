@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ADAPTER_KINDS, MAX_ADAPTER_RANK } from '../policy/adapter.js';
 import { HOME_MODES } from '../policy/adapter-policy.js';
 import { WorkbenchError } from '../util/errors.js';
+import { RaySettingsSchema } from '../rollout/ray-settings.js';
 import { TrainConfigSchema } from './config.js';
 import type { AdvantageOptions, BatchLossOptions } from './grpo.js';
 import { SftConfigSchema } from './sft.js';
@@ -29,7 +30,10 @@ export const AdaptGrpoConfigSchema = z.strictObject({
   epochs: z.int().min(1).max(100).default(1).describe('Passes over each iteration’s batch (MobileRL Table 2: 1)'),
   minibatchSize: z.int().min(1).default(128).describe('Steps per gradient update (ADMIRE App. A.1.2: 128)'),
   maxGradNorm: z.number().gt(0).nullable().default(1).describe('Clip the adapter gradient norm (TRL/verl: 1.0); none = no clipping'),
-  devices: z.int().min(1).max(64).default(4).describe('In-process SimDroids for rollouts when none are given (ours: SimDroid interleaves in one thread)'),
+  devices: z.int().min(1).max(64).default(4)
+    .describe('SimDroids for the rollouts, the demonstrations and the before/after evaluation when none are given (ours: SimDroid interleaves in one thread)'),
+  rolloutWorkers: TrainConfigSchema.shape.rolloutWorkers
+    .describe("Worker threads for the GRPO rollouts, each driving one SimDroid: 'auto' = min(grpo.devices, CPU cores), in-process when that is 1; 0 = in-process on grpo.devices; N ≤ grpo.devices = N workers. The adapter is the same either way (ours)"),
   advantage: TrainConfigSchema.shape.advantage,
   loss: TrainConfigSchema.shape.loss,
 });
@@ -57,6 +61,8 @@ export const AdaptConfigSchema = z.strictObject({
   seed: z.int().min(0).default(0).describe('Seeds the choice of shots, the adapter initialisation, rollouts and minibatch order'),
   sft: AdaptSftConfigSchema.prefault({}).describe('SFT of the adapter (behaviour cloning, core/rl/sft.ts loss)'),
   grpo: AdaptGrpoConfigSchema.prefault({}).describe('GRPO of the adapter'),
+  ray: RaySettingsSchema.prefault({})
+    .describe('GRPO rollouts on a Ray cluster instead of this machine (docs/ray.md): ray.envs SimDroids there take the place of grpo.rolloutWorkers; the demonstrations and the before/after evaluation stay here'),
   recording: TrainConfigSchema.shape.recording
     .describe('What is kept of the recorded GRPO rollouts on the shots, and the screenshots of those and of the before/after episodes (browsable in Trajectories)'),
 });
@@ -75,9 +81,14 @@ export function parseAdaptConfig(input: unknown): AdaptConfig {
   const r = AdaptConfigSchema.safeParse(input ?? {}, PLAIN_ISSUES);
   if (!r.success) throw new AdaptConfigError(issueLines(r.error.issues, { root: '(config)' }));
   const c = r.data;
+  const problems: string[] = [];
   if (c.grpo.loss.clipEpsHigh !== null && c.grpo.loss.clipEpsHigh < c.grpo.loss.clipEps) {
-    throw new AdaptConfigError([`grpo.loss.clipEpsHigh: must be ≥ grpo.loss.clipEps (${c.grpo.loss.clipEps}), got ${c.grpo.loss.clipEpsHigh}`]);
+    problems.push(`grpo.loss.clipEpsHigh: must be ≥ grpo.loss.clipEps (${c.grpo.loss.clipEps}), got ${c.grpo.loss.clipEpsHigh}`);
   }
+  if (typeof c.grpo.rolloutWorkers === 'number' && c.grpo.rolloutWorkers > c.grpo.devices) {
+    problems.push(`grpo.rolloutWorkers: each worker drives one of the devices, so at most grpo.devices (${c.grpo.devices}), got ${c.grpo.rolloutWorkers}`);
+  }
+  if (problems.length) throw new AdaptConfigError(problems);
   return c;
 }
 

@@ -1,17 +1,17 @@
 import type { Device } from '../device/device.js';
-import type { EpisodeResult } from '../episode/record.js';
-import { runEpisode, type ScreenshotMode } from '../episode/runner.js';
+import type { ScreenshotMode } from '../episode/runner.js';
 import type { ScorerAdapter } from '../policy/adapter.js';
-import { AdaptedPolicy, type AdapterChoice, type AdaptedStepRecord, type HomeMode } from '../policy/adapter-policy.js';
+import type { AdapterChoice, HomeMode } from '../policy/adapter-policy.js';
 import type { PolicyModel } from '../policy/builtin.js';
 import { Adam } from '../policy/network.js';
 import type { TaskInstance } from '../tasks/instance.js';
 import { WorkbenchError } from '../util/errors.js';
 import { createRng } from '../util/rng.js';
 import { adaptAdvantageOptions, adaptLearningRate, adaptLossOptions, type AdaptGrpoConfig } from './adapt-config.js';
-import { scheduleOnDevices } from '../rollout/in-process.js';
-import { outcomeReward, type RolloutJob } from '../rollout/rollouts.js';
-import { iterationMetrics, runGrpoLoop, type IterationMetrics } from './grpo-loop.js';
+import type { RolloutWorkerPool } from '../rollout/rollout-workers.js';
+import type { RolloutJob } from '../rollout/rollouts.js';
+import { runAdaptedRollouts } from './adapt-rollouts.js';
+import { iterationMetrics, METRIC, runGrpoLoop, type IterationMetrics } from './grpo-loop.js';
 import { trainingBatch, updatePolicy } from './grpo-update.js';
 import { scorerParameters } from './trained-scorer.js';
 import type { RolloutRecording } from './rollout-recording.js';
@@ -24,48 +24,14 @@ import type { RolloutRecording } from './rollout-recording.js';
  * screen with the base) → score (checker outcome) → advantages (group-normalised, zero-std groups
  * skipped) → update (grpo-update.ts: clipped surrogate + k3 KL to the starting policy, gradients
  * projected onto the adapter; steps scored by the base stay in the batch without gradient) → log.
+ * The rollouts run in process on the devices, or on rollout workers (threads, or a Ray cluster's SimDroids) with the
+ * same results (adapt-rollouts.ts); a rollout whose remote worker died runs again there.
  */
 
 /** Adapter-specific metric: the share of rollout steps scored by the adapter (the rest were the base's). */
 export const ADAPTER_STEPS_FRAC = 'adapter/steps_frac';
 /** L2 norm of the adapter parameters after the update. */
 export const ADAPTER_NORM = 'adapter/norm';
-
-export interface AdaptedRollout {
-  job: RolloutJob;
-  result: EpisodeResult;
-  records: AdaptedStepRecord[];
-  reward: number;
-}
-
-export interface AdaptedRolloutOptions {
-  base: PolicyModel;
-  adapters: readonly AdapterChoice[];
-  temperature: number;
-  maxSteps: number;
-  home: HomeMode;
-  /** Records each rollout into the adaptation's run (tagged with `iteration`), with these screenshots. */
-  recording?: { into: RolloutRecording; iteration: number; screenshots: ScreenshotMode };
-}
-
-/**
- * Runs the jobs first come first served on the devices, as core/rollout/rollouts.ts runRollouts does, but
- * with the adapted policy (which rollout.ts's BuiltinPolicy-only loop cannot take). Each job samples
- * with its own RNG, so results do not depend on which device ran it; they come back in job order.
- */
-export async function runAdaptedRollouts(devices: readonly Device[], jobs: readonly RolloutJob[], opts: AdaptedRolloutOptions): Promise<AdaptedRollout[]> {
-  const out: AdaptedRollout[] = new Array(jobs.length);
-  await scheduleOnDevices(devices, jobs, (device) => async (job, k) => {
-    const policy = new AdaptedPolicy(opts.base, opts.adapters, { mode: 'sample', temperature: opts.temperature, rng: createRng(job.rngKey) }, { record: true, name: 'builtin-adapt', home: opts.home });
-    const rec = opts.recording;
-    const result = await runEpisode({
-      device, instance: job.instance, policy, maxSteps: opts.maxSteps, onMalformed: 'continue',
-      ...(rec ? { recorder: rec.into.recorder(rec.iteration, job), screenshots: rec.screenshots } : {}),
-    });
-    out[k] = { job, result, records: policy.takeRecords(), reward: outcomeReward(result) };
-  });
-  return out;
-}
 
 export class AdaptationDivergedError extends WorkbenchError {
   override name = 'AdaptationDivergedError';
@@ -86,6 +52,8 @@ export interface AdapterGrpoOptions {
   /** What scores the home screen (as at inference). */
   home: HomeMode;
   devices: readonly Device[];
+  /** Roll out on these workers instead of in process on `devices` (adapt-rollouts.ts withAdaptRolloutWorkers). */
+  workers?: RolloutWorkerPool;
   /** Stop after the current iteration. */
   signal?: AbortSignal;
   /** Record the rollouts (with their reward and advantage, thinned by its retention) into the adaptation's run. */
@@ -131,13 +99,16 @@ export async function trainAdapterGrpo(opts: AdapterGrpoOptions): Promise<Adapte
         group: g, rollout: k, instance, rngKey: `adapt/${seed}/rollout/${iter0}/${g}/${k}`,
       })));
       const tRollout = performance.now();
+      const rerunsBefore = opts.workers?.reruns ?? 0;
       const choice: AdapterChoice = { app: opts.target.app, package: opts.target.package, adapter };
-      const rollouts = await runAdaptedRollouts(opts.devices, jobs, {
+      const rec = opts.recording;
+      const rollouts = await runAdaptedRollouts(opts.workers ?? opts.devices, jobs, {
         base, adapters: [choice], temperature: c.temperature, maxSteps: c.maxSteps, home: opts.home,
-        ...(opts.recording ? { recording: { ...opts.recording, iteration } } : {}),
+        ...(rec ? { recorder: (job: RolloutJob) => rec.into.recorder(iteration, job), screenshots: rec.screenshots } : {}),
       });
       const rolloutS = (performance.now() - tRollout) / 1000;
-      return { rng, groups: tasks.map((_, g) => rollouts.filter((r) => r.job.group === g)), rolloutS };
+      const reruns = (opts.workers?.reruns ?? 0) - rerunsBefore;
+      return { rng, groups: tasks.map((_, g) => rollouts.filter((r) => r.job.group === g)), rolloutS, reruns };
     },
 
     // score: the checker's outcome (NaN = unscorable episode)
@@ -160,13 +131,14 @@ export async function trainAdapterGrpo(opts: AdapterGrpoOptions): Promise<Adapte
     },
 
     // log
-    log: ({ iteration, t0 }, { rolled: { groups, rolloutS }, advantages, updated: u }) => {
+    log: ({ iteration, t0 }, { rolled: { groups, rolloutS, reruns }, advantages, updated: u }) => {
       opts.recording?.into.finish(iteration, groups.map((g) => g.map((r) => r.job)), groups.map((g) => g.map((r) => r.reward)), advantages.advantages);
       const allRecords = groups.flat().flatMap((r) => r.records);
       const metrics: Record<string, number> = {
         ...iterationMetrics({ groups, stats: advantages.groups, freshAdvantages: u.freshAdvantages, update: u.stats, rolloutS, t0, batchSteps: u.batchSteps, lr: u.lr }),
         [ADAPTER_STEPS_FRAC]: allRecords.length ? allRecords.filter((r) => r.adapter).length / allRecords.length : 0,
         [ADAPTER_NORM]: Math.sqrt(adapter.params.reduce((s, v) => s + v * v, 0)),
+        [METRIC.reruns]: reruns,
       };
       const m: IterationMetrics = { iteration, metrics };
       history.push(m);

@@ -9,6 +9,8 @@ import { parseAdaptConfig, type AdaptConfig, type AdaptConfigInput, type AdaptMe
 import { collectDemonstrations, demonstrationEpisodes, storedDemonstrations, type DemonstrationSet } from './demonstrations.js';
 import { appEvalResult, compareEvals, evalPolicyFactory, evaluateInstances, withDevices, type AppEvalResult, type TemplateDelta } from './adapt-eval.js';
 import { trainAdapterGrpo } from './adapt-grpo.js';
+import { withAdaptRolloutWorkers } from './adapt-rollouts.js';
+import type { RolloutWorkerPool } from '../rollout/rollout-workers.js';
 import { appTestInstances, pickShots, resolveAdaptApp, type AdaptRegime, type AdaptTarget } from './adapt-instances.js';
 import { SPLIT_DATA } from '../tasks/splits.js';
 import { behaviourClone, type SftEpochMetrics } from './sft.js';
@@ -67,6 +69,13 @@ export interface AdaptToAppOptions {
   /** SFT from these recorded episodes instead of oracle demonstrations of the shots. */
   demonstrations?: { db: ReadableDB; episodes: readonly number[] };
   devices?: readonly Device[];
+  /**
+   * The rollout workers GRPO runs on, null for in process on the devices (runAdaptation starts them before its first
+   * phase); default: those the config asks for (grpo.rolloutWorkers, ray), started for the GRPO phase.
+   */
+  workers?: RolloutWorkerPool | null;
+  /** Messages about a Ray cluster the rollouts run on. */
+  log?: (message: string) => void;
   /** Record the shots' episodes and the GRPO metrics into this run. */
   record?: AdaptationRecord;
   signal?: AbortSignal;
@@ -155,15 +164,17 @@ export async function adaptToApp(opts: AdaptToAppOptions): Promise<AdaptToAppRes
       });
     }
     if (usesGrpo(config.method) && !opts.signal?.aborted) {
-      const r = await trainAdapterGrpo({
+      const grpoOn = (workers: RolloutWorkerPool | null) => trainAdapterGrpo({
         base, adapter, target, instances: shots, config: config.grpo, seed: config.seed, home: config.home, devices,
-        ...(opts.signal ? { signal: opts.signal } : {}),
+        ...(workers ? { workers } : {}), ...(opts.signal ? { signal: opts.signal } : {}),
         ...(rec ? { recording: { into: new RolloutRecording(rec.db, rec.runId, config.recording, config.grpo.iterations), screenshots: config.recording.screenshots } } : {}),
         onIteration: (m) => {
           if (rec) putIterationMetrics(rec.db, rec.runId, m.iteration, m.metrics);
           emit({ phase: 'grpo', iteration: m.iteration, iterations: config.grpo.iterations, metrics: m.metrics });
         },
       });
+      const r = opts.workers !== undefined ? await grpoOn(opts.workers)
+        : await withAdaptRolloutWorkers(config, { devicesGiven: Boolean(opts.devices?.length), recording: rec !== undefined, ...(opts.log ? { log: opts.log } : {}) }, grpoOn);
       grpo = r.history;
     }
   });
@@ -205,6 +216,8 @@ export interface AdaptationDeps {
   /** Record every episode of the adaptation (and its GRPO metrics) into this run. */
   record?: AdaptationRecord;
   devices?: readonly Device[];
+  /** Messages about a Ray cluster the GRPO rollouts run on (config.ray). */
+  log?: (message: string) => void;
   signal?: AbortSignal;
   onProgress?: (e: AdaptProgress) => void;
 }
@@ -251,7 +264,11 @@ export async function runAdaptation(o: RunAdaptationOptions, deps: AdaptationDep
   const seconds = { before: 0, adapt: 0, after: 0 };
   const aborted = () => signal?.aborted === true;
 
-  return withDevices(deps.devices, config.grpo.devices, async (devices) => {
+  // GRPO's rollout workers before anything runs: a Ray cluster that cannot give its servers fails here, not after the
+  // first evaluation. A method without GRPO starts none.
+  const rollouts = { devicesGiven: Boolean(deps.devices?.length), recording: deps.record !== undefined, ...(deps.log ? { log: deps.log } : {}) };
+  const withWorkers = <T>(fn: (workers: RolloutWorkerPool | null) => Promise<T>) => (usesGrpo(config.method) ? withAdaptRolloutWorkers(config, rollouts, fn) : fn(null));
+  return withWorkers((workers) => withDevices(deps.devices, config.grpo.devices, async (devices) => {
     const evaluate = async (phase: 'before' | 'after', adapter: AppAdapter | null) => {
       const t0 = performance.now();
       const rec = deps.record;
@@ -267,7 +284,7 @@ export async function runAdaptation(o: RunAdaptationOptions, deps: AdaptationDep
     if (!aborted()) {
       const t0 = performance.now();
       trained = await adaptToApp({
-        base, app: target.app, config, devices, ...(deps.record ? { record: deps.record } : {}),
+        base, app: target.app, config, devices, workers, ...(deps.record ? { record: deps.record } : {}),
         ...(o.fromEpisodes?.length ? { demonstrations: { db: deps.db!, episodes: o.fromEpisodes } } : {}),
         ...(signal ? { signal } : {}), onProgress: emit,
       });
@@ -293,5 +310,5 @@ export async function runAdaptation(o: RunAdaptationOptions, deps: AdaptationDep
       evalSeeds: seeds, before, after, delta: compared?.delta ?? null, perTemplate: compared?.perTemplate ?? [],
       stoppedBy: aborted() ? 'aborted' : 'done', seconds,
     };
-  });
+  }));
 }

@@ -152,7 +152,7 @@ export async function trainGrpo(opts: TrainGrpoOptions): Promise<TrainGrpoResult
   // The cluster before the store's run: one that cannot give us its servers is an error with nothing started.
   if (cluster) {
     ray = await RayEnvServers.start({ ...cluster, ...(opts.log ? { log: opts.log } : {}) });
-    opts.log?.(`Ray rollouts: ${ray.servers.length} environment server(s) on ${ray.nodes} node(s) of ${cluster.address} in ${ray.startupS.toFixed(1)} s`);
+    opts.log?.(ray.summary);
   }
   try {
     if (db) {

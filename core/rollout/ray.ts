@@ -175,6 +175,11 @@ export class RayEnvServers {
     return new Set(this.servers.map((s) => s.nodeId)).size;
   }
 
+  /** One line on where the servers are, for a run's log. */
+  get summary(): string {
+    return `Ray rollouts: ${this.servers.length} environment server(s) on ${this.nodes} node(s) of ${this.address} in ${this.startupS.toFixed(1)} s`;
+  }
+
   /** Stops the driver, which stops every actor and its server; resolves once it has exited. */
   close(): Promise<void> {
     this.closing ??= (async () => {

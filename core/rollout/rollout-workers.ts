@@ -1,10 +1,12 @@
 import { availableParallelism } from 'node:os';
 import type { EpisodeRecorder, EpisodeResult } from '../episode/record.js';
 import type { ScreenshotMode } from '../episode/runner.js';
-import type { RolloutJob as WireJob } from './threads/protocol.js';
+import type { RolloutJob as WireJob, WorkerModel } from './threads/protocol.js';
 import { unfinishedResult, WorkerPool, type WorkerOutcome } from './threads/pool.js';
 import type { RemoteServers } from './remote/servers.js';
-import { BuiltinPolicy } from '../policy/builtin.js';
+import { BuiltinPolicy, type PolicyModel } from '../policy/builtin.js';
+import type { AdapterChoice } from '../policy/adapter-policy.js';
+import type { PolicySpec } from '../policy/registry.js';
 import { instanceKey, instantiate, type TaskInstance } from '../tasks/instance.js';
 import { getTemplate } from '../tasks/registry.js';
 import { WorkbenchError } from '../util/errors.js';
@@ -62,6 +64,24 @@ export function resolveRolloutWorkers(setting: 'auto' | number, devices: number,
   return n >= 2 ? n : 0;
 }
 
+/** One batch of sampled rollouts (RolloutWorkerPool.sample): what every worker samples with and how each job's policy is named. */
+export interface SampledBatch extends Pick<RolloutOptions, 'maxSteps' | 'recorder' | 'captureTrees'> {
+  /** The parameters each worker receives once, before its first job of the batch. */
+  model: WorkerModel;
+  /** A job's policy: a sampling spec with the job's rngKey, so a rollout is the same on any worker. */
+  policy: (job: RolloutJob) => PolicySpec;
+  /** The name the episodes carry, and so the result of a rollout whose worker failed. */
+  policyName: string;
+}
+
+/** A model's parameters as a worker receives them (protocol.ts WorkerModel), with the adapters of adapted sampling if any. */
+export function workerModel(model: PolicyModel, adapters: readonly AdapterChoice[] = []): WorkerModel {
+  return {
+    encoder: model.encoder.config, dims: model.net.dims, params: model.net.params,
+    ...(adapters.length ? { adapters: adapters.map((a) => ({ app: a.app, package: a.package, spec: a.adapter.spec, params: a.adapter.params })) } : {}),
+  };
+}
+
 export interface RolloutWorkerPoolOptions {
   workers: number;
   /** Screenshots of recorded rollouts (default 'none'); fixed for the pool's life, as each worker's device config is. */
@@ -96,23 +116,35 @@ export class RolloutWorkerPool {
     return this.pool.size;
   }
 
-  /** Runs the rollouts; results in job order, as runRollouts. */
+  /** Runs the rollouts; results in job order, as runRollouts. A refused batch is a rejection, as every other error. */
   async run(jobs: readonly RolloutJob[], opts: RolloutOptions): Promise<Rollout[]> {
     // Refuse what the in-process path refuses (a bad temperature), before any worker sees it.
     new BuiltinPolicy(opts.model, { mode: 'sample', temperature: opts.temperature, rng: createRng('check') });
+    return this.sample(jobs, {
+      model: workerModel(opts.model), policyName: ROLLOUT_POLICY_NAME, maxSteps: opts.maxSteps,
+      policy: (j) => ({ name: 'builtin-sample', temperature: opts.temperature, rngKey: j.rngKey, policyName: ROLLOUT_POLICY_NAME }),
+      ...(opts.recorder ? { recorder: opts.recorder } : {}), ...(opts.captureTrees ? { captureTrees: true } : {}),
+    });
+  }
+
+  /**
+   * Runs rollouts of any sampling policy the workers know ('builtin-sample', adaptation's 'builtin-adapted-sample'):
+   * `batch.model` goes to each worker once, then each job runs with its spec; results in job order, each with the
+   * policy's step records as the worker sent them.
+   */
+  async sample(jobs: readonly RolloutJob[], batch: SampledBatch): Promise<Rollout[]> {
     const checked = new Map<string, string>();
     for (const j of jobs) checkRebuildable(j.instance, checked);
-    this.pool.setModel({ encoder: opts.model.encoder.config, dims: opts.model.net.dims, params: opts.model.net.params });
+    this.pool.setModel(batch.model);
     const wire: WireJob[] = jobs.map((j, k) => ({
-      key: String(k), templateId: j.instance.template.id, seed: j.instance.seed, maxSteps: opts.maxSteps,
-      policy: { name: 'builtin-sample', temperature: opts.temperature, rngKey: j.rngKey, policyName: ROLLOUT_POLICY_NAME },
+      key: String(k), templateId: j.instance.template.id, seed: j.instance.seed, maxSteps: batch.maxSteps, policy: batch.policy(j),
     }));
     // Steps are forwarded in full (with the tree each was taken on) only when a recorder needs them.
     const recorders = new Map<string, { recorder: EpisodeRecorder; capture?: TreeCapture }>();
     // A re-run asks for a recorder again: its episode is a new one, and its trees replace the failed attempt's.
     const rerun = this.remote ? { rerunCrashed: true, onRerun: () => void this.reruns++ } : {};
-    const outcomes = await this.pool.run(wire, opts.recorder || opts.captureTrees
-      ? { ...rerun, forward: 'records', recorder: (w) => { const r = rolloutRecorder(opts, jobs[Number(w.key)]!); recorders.set(w.key, { recorder: r.recorder!, ...(r.capture ? { capture: r.capture } : {}) }); return r.recorder!; } }
+    const outcomes = await this.pool.run(wire, batch.recorder || batch.captureTrees
+      ? { ...rerun, forward: 'records', recorder: (w) => { const r = rolloutRecorder(batch, jobs[Number(w.key)]!); recorders.set(w.key, { recorder: r.recorder!, ...(r.capture ? { capture: r.capture } : {}) }); return r.recorder!; } }
       : { ...rerun, forward: 'results' });
     const out: Rollout[] = [];
     for (const [k, job] of jobs.entries()) {
@@ -123,7 +155,7 @@ export class RolloutWorkerPool {
         out.push({ job, result: o.result, records: o.records, reward: outcomeReward(o.result), ...trees });
         continue;
       }
-      const result = failedResult(job.instance, o);
+      const result = failedResult(job.instance, o, batch.policyName);
       // GRPO records every rollout: the pool ended the recordings it saw begin, this ends the others.
       if (!o.start) await rec?.recorder.end(result, { xml: '' });
       out.push({ job, result, records: [], reward: outcomeReward(result), ...trees });
@@ -157,8 +189,8 @@ function checkRebuildable(instance: TaskInstance, checked: Map<string, string>):
 }
 
 /** The result of a rollout whose worker failed: an environment error, with what reached this thread. */
-function failedResult(instance: TaskInstance, o: Extract<WorkerOutcome, { ok: false }>): EpisodeResult {
+function failedResult(instance: TaskInstance, o: Extract<WorkerOutcome, { ok: false }>, policy: string): EpisodeResult {
   const now = Date.now();
-  const start = { templateId: instance.template.id, seed: instance.seed, instruction: instance.instruction, policy: ROLLOUT_POLICY_NAME, startedAt: o.start?.startedAt ?? now };
+  const start = { templateId: instance.template.id, seed: instance.seed, instruction: instance.instruction, policy, startedAt: o.start?.startedAt ?? now };
   return unfinishedResult(start, o.steps, o.error, now);
 }

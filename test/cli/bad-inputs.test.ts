@@ -58,6 +58,8 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'sft-unknown.json'), JSON.stringify({ epochz: 3 }));
   writeFileSync(join(dir, 'grpo-init.json'), JSON.stringify({ init: join(dir, 'nonexistent-checkpoint.json') }));
   writeFileSync(join(dir, 'grpo-bad.json'), JSON.stringify({ iterations: -1 }));
+  writeFileSync(join(dir, 'adapt-ray-bad.json'), JSON.stringify({ ray: { address: 'head-without-port', envs: 0 } }));
+  writeFileSync(join(dir, 'adapt-workers.json'), JSON.stringify({ grpo: { devices: 2, rolloutWorkers: 3 } }));
   writeFileSync(join(dir, 'rewards.json'), '[1, 2');
   mkdirSync(join(dir, 'resume-truncated'));
   writeFileSync(join(dir, 'resume-truncated', 'trainer.json'), '{"version": 1, "iteration": 3, "par');
@@ -179,6 +181,8 @@ const CASES: Array<[string, () => string[]]> = [
   ['adapt: a checkpoint that does not exist', () => ['adapt', '--app', 'Clock', '--policy', p('none.json'), '--db', db]],
   ['adapt: shots not a number', () => ['adapt', '--app', 'Clock', '--shots', 'x', '--db', db]],
   ['adapt: unknown method', () => ['adapt', '--app', 'Clock', '--method', 'bogus', '--db', db]],
+  ['adapt: a bad ray section in --config', () => ['adapt', '--app', 'Clock', '--policy', p('none.json'), '--config', p('adapt-ray-bad.json'), '--db', db]],
+  ['adapt: more rollout workers than devices in --config', () => ['adapt', '--app', 'Clock', '--policy', p('none.json'), '--config', p('adapt-workers.json'), '--db', db]],
   ['episodes show: no such episode', () => ['episodes', 'show', '99999', '--db', db]],
   ['episodes show: not a number', () => ['episodes', 'show', 'abc', '--db', db]],
   ['episodes list: unknown status', () => ['episodes', 'list', '--status', 'bogus', '--db', db]],

@@ -1,11 +1,15 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { loadAdapter } from '../../core/policy/adapter-file.js';
+import type { AdaptConfigInput } from '../../core/rl/adapt-config.js';
+import { runAdaptation, type AdaptationDeps, type AdaptationReport } from '../../core/rl/adapt.js';
 import { METRIC, type IterationMetrics } from '../../core/rl/grpo-loop.js';
 import { trainGrpo } from '../../core/rl/train-grpo.js';
 import { RayEnvServers, type RayServer } from '../../core/rollout/ray.js';
 import { runPool, type RolloutJob } from '../../core/rollout/threads/run-pool.js';
 import { createRun, listEpisodes, loadTrajectory, openStore, StoreRecorder, type ReadableDB, type RunId } from '../../core/store/index.js';
+import { ADAPT_APP, adaptTestBase, adaptTestConfig, metricsEssence, recordedRollouts } from '../helpers/adapt-fixture.js';
 import { runCli as run } from '../helpers/cli.js';
 import { GRPO_POOL, grpoTestConfig, sftWarmStart } from '../helpers/grpo-fixture.js';
 import { device } from '../helpers/simdroid.js';
@@ -88,6 +92,48 @@ export function rayRolloutTests(cluster: () => RayHead, tmp: { dir(name?: string
         db.close();
       }
     }, 240_000);
+
+    it('adaptation on the cluster: its GRPO rollouts there, the demonstrations and before/after here; the metrics, rollouts and adapter of in-process rollouts', async () => {
+      const d = device();
+      let policy: string;
+      try {
+        policy = await adaptTestBase(d, tmp.dir());
+      } finally {
+        d.close();
+      }
+      const db = openStore(':memory:');
+      const log: string[] = [];
+      try {
+        const adapt = async (name: string, config: AdaptConfigInput, deps: Omit<AdaptationDeps, 'record'> = {}) => {
+          const runId = createRun(db, { kind: 'training', name, config: { trainer: 'adapt' } }).id;
+          const options = { policy, app: ADAPT_APP, config, evalSeeds: [30], evalTemplates: ['AudioRecorderSetFormat'], out: join(tmp.dir(), `${name}.json`) };
+          return { runId, report: await runAdaptation(options, { ...deps, record: { db, runId } }) };
+        };
+        // sft+grpo: the oracle's demonstrations and SFT run here in both; only the GRPO rollouts move to the cluster.
+        const over = { method: 'sft+grpo' as const, sft: { epochs: 5 } };
+        const local = await adapt('local', adaptTestConfig({ rolloutWorkers: 0, devices: 1 }, over));
+        const t0 = Date.now();
+        const ray = await adapt('ray', adaptTestConfig({ devices: 1 }, { ...over, ray: { address: cluster().address, envs: 2 } }), { log: (m) => log.push(m) });
+        console.log(`adaptation with GRPO rollouts on Ray: ${((Date.now() - t0) / 1000).toFixed(1)} s; ${log.join(' | ')}`);
+        expect(log[0]).toMatch(/^Ray rollouts: 2 environment server\(s\) on 2 node\(s\) of /);
+        const [a, b] = [local.report, ray.report];
+        expect(metricsEssence(b.training.grpo)).toEqual(metricsEssence(a.training.grpo));
+        expect(b.training.grpo.map((m) => m.metrics[METRIC.reruns])).toEqual([0, 0]);
+        expect(a.training.grpo.some((m) => m.metrics[METRIC.gradNorm]! > 0)).toBe(true);
+        expect([b.before, b.after, b.demonstrations]).toEqual([a.before, a.after, a.demonstrations]);
+        const trained = (r: AdaptationReport) => Array.from(loadAdapter(r.adapter.path!).adapter.params);
+        expect(trained(b)).toEqual(trained(a));
+        const [here, there] = [recordedRollouts(db, local.runId), recordedRollouts(db, ray.runId)];
+        expect(there.rollouts).toEqual(here.rollouts);
+        expect(here.rollouts).toHaveLength(16);
+        // The rollouts ran on the cluster servers' SimDroids, the demonstrations and before/after on this machine's.
+        expect(there.serials).toEqual(new Set(['simdroid-grpo-w0', 'simdroid-grpo-w1']));
+        expect(here.serials).toEqual(new Set(['simdroid-adapt-0']));
+        expect(there.otherSerials).toEqual(new Set(['simdroid-adapt-0']));
+      } finally {
+        db.close();
+      }
+    }, 180_000);
 
     it('an actor killed mid-episode: the run completes, that episode is recorded as an environment error and re-run once on the other actor, no duplicate', async () => {
       const log: string[] = [];

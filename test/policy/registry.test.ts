@@ -4,6 +4,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { observe } from '../../core/device/observation.js';
 import { resetForTask } from '../../core/episode/runner.js';
 import { RandomPolicy } from '../../core/episode/policies/random.js';
+import { ScorerAdapter } from '../../core/policy/adapter.js';
+import { AdaptedPolicy } from '../../core/policy/adapter-policy.js';
 import { BuiltinPolicy, createModel } from '../../core/policy/builtin.js';
 import { CheckpointError, saveCheckpoint } from '../../core/policy/checkpoint.js';
 import { VlmPolicySettings } from '../../core/policy/vlm/settings.js';
@@ -39,9 +41,11 @@ describe('policy registry', () => {
       [{ name: 'builtin', checkpoint: '/m.json', policyName: 'checkpoint:m.json' }, 'checkpoint:m.json'],
       [{ name: 'onnx', model: '/missing.onnx' }, 'onnx'],
       [{ name: 'builtin-sample', temperature: 1, rngKey: 'k', policyName: 'grpo' }, 'grpo'],
+      [{ name: 'builtin-adapted-sample', temperature: 1, rngKey: 'k', policyName: 'builtin-adapt', home: 'task-app' }, 'builtin-adapt'],
       [{ name: 'vlm', settings: VlmPolicySettings.parse({ endpoint: { baseUrl: 'http://127.0.0.1:9/v1', model: 'm' } }) }, 'vlm:m'],
     ];
-    for (const [spec, name] of specs) expect(createPolicy(spec, { task, models, sampleModel: () => model }).name, spec.name).toBe(name);
+    const adapter = { app: 'Settings', package: 'com.android.settings', adapter: ScorerAdapter.init({ kind: 'head' }, model.net.dims, createRng('registry/adapter')) };
+    for (const [spec, name] of specs) expect(createPolicy(spec, { task, models, sampleModel: () => model, sampleAdapters: () => [adapter] }).name, spec.name).toBe(name);
   });
 
   it('keys the random stream by the task instance, as every caller did before', async () => {
@@ -52,9 +56,13 @@ describe('policy registry', () => {
     for (let i = 0; i < 5; i++) expect(a.act(obs, ctx)).toEqual(b.act(obs));
   });
 
-  it('refuses builtin-sample without a model to sample with', () => {
+  it('refuses builtin-sample without a model to sample with, and builtin-adapted-sample without adapters too', () => {
     expect(() => createPolicy({ name: 'builtin-sample', temperature: 1, rngKey: 'k', policyName: 'p' }, { task }))
       .toThrow(MissingSampleModelError);
+    const model = createModel(createRng('registry/model'));
+    const adapted: PolicySpec = { name: 'builtin-adapted-sample', temperature: 1, rngKey: 'k', policyName: 'p', home: 'base' };
+    expect(createPolicy(adapted, { task, sampleModel: () => model, sampleAdapters: () => [] })).toBeInstanceOf(AdaptedPolicy);
+    expect(() => createPolicy(adapted, { task, sampleModel: () => model })).toThrow(MissingSampleModelError);
   });
 
   it('loads a checkpoint once per path, and a bad file throws its CheckpointError', async () => {
@@ -97,6 +105,8 @@ describe('policy registry', () => {
     expect(PolicySpecSchema.safeParse({ name: 'greedy' }).success).toBe(false);
     expect(PolicySpecSchema.safeParse({ name: 'oracle', temperature: 1 }).success).toBe(false);
     expect(PolicySpecSchema.safeParse({ name: 'builtin-sample', temperature: 0, rngKey: 'k', policyName: 'p' }).success).toBe(false);
+    expect(PolicySpecSchema.safeParse({ name: 'builtin-adapted-sample', temperature: 1, rngKey: 'k', policyName: 'p', home: 'task-app' }).success).toBe(true);
+    expect(PolicySpecSchema.safeParse({ name: 'builtin-adapted-sample', temperature: 1, rngKey: 'k', policyName: 'p', home: 'nowhere' }).success).toBe(false);
     expect(PolicySpecSchema.safeParse({ name: 'replay', actions: [], then: { name: 'nope' } }).success).toBe(false);
   });
 });

@@ -72,6 +72,38 @@ describe('the adaptation slice against the real workbench', () => {
     expect(store.getState().trainingJobs).toEqual([]);
   });
 
+  it('offers the Ray cluster and the rollout workers as the Training form does; a bad address shows at its field', async () => {
+    const st = store.getState();
+    // Settings, 2 shots, seed 30 (what the test above left, and the test below runs with).
+    const settled = () => {
+      st.resetAdaptForm();
+      st.setAdaptValue('shots', '2');
+      st.setAdaptEvalSeeds('30');
+    };
+    settled();
+    try {
+      const fields = store.getState().adaptDescription!.fields;
+      // The very fields of a GRPO run's form (one schema, core/rollout/ray-settings.ts): defaults, bounds, descriptions.
+      const grpo = (await store.api.describeTrainConfig({ kind: 'grpo' })).fields;
+      for (const path of ['ray.address', 'ray.envs', 'ray.envsPerActor']) {
+        const f = fields.find((x) => x.path === path);
+        expect(f, path).toBeDefined();
+        expect(f).toEqual(grpo.find((x) => x.path === path));
+      }
+      expect(fields.find((f) => f.path === 'grpo.rolloutWorkers')).toMatchObject({ default: 'auto' });
+      st.setAdaptValue('ray.address', 'head.example:6379');
+      st.setAdaptValue('ray.envs', '8');
+      const s = store.getState();
+      expect(requestFromForm(s.adaptForm, s.adaptDescription!)).toMatchObject({ request: { config: { ray: { address: 'head.example:6379', envs: 8 } } } });
+      st.setAdaptValue('ray.address', 'no-port');
+      expect(await st.startAdaptation()).toBeUndefined();
+      expect(store.getState().adaptErrors).toEqual({ 'ray.address': "Address must be HOST:PORT of the head's GCS, ray://HOST:PORT (Ray Client), or auto" });
+      expect(store.getState().trainingJobs).toEqual([]);
+    } finally {
+      settled();
+    }
+  });
+
   it('runs a tiny adaptation from the form: each phase folded from the events, the report, the stored adapter; a reload shows the same', async () => {
     const st = store.getState();
     for (const [path, v] of [['method', 'sft'], ['sft.epochs', '2'], ['grpo.devices', '1']] as const) st.setAdaptValue(path, v);

@@ -85,4 +85,28 @@ describe('adaptation config', () => {
     }
     expect(() => parseAdaptConfig({ grpo: { loss: { clipEps: 0.3, clipEpsHigh: 0.2 } } })).toThrow(/clipEpsHigh: must be ≥/);
   });
+
+  it('takes a ray section as GRPO configs do, and grpo.rolloutWorkers up to grpo.devices; names each bad value', () => {
+    expect(parseAdaptConfig({}).ray).toEqual({ address: null, envs: 4, envsPerActor: 1 });
+    expect(parseAdaptConfig({}).grpo.rolloutWorkers).toBe('auto');
+    expect(parseAdaptConfig({ ray: { address: 'head.example:6379', envs: 8 } }).ray).toEqual({ address: 'head.example:6379', envs: 8, envsPerActor: 1 });
+    expect(parseAdaptConfig({ ray: { address: 'auto' } }).ray.address).toBe('auto');
+    expect(parseAdaptConfig({ grpo: { devices: 2, rolloutWorkers: 2 } }).grpo.rolloutWorkers).toBe(2);
+    const problemsOf = (input: unknown) => {
+      try {
+        parseAdaptConfig(input);
+      } catch (e) {
+        expect(e).toBeInstanceOf(AdaptConfigError);
+        return (e as AdaptConfigError).problems;
+      }
+      return expect.unreachable();
+    };
+    const ray = problemsOf({ ray: { address: 'head-without-port', envs: 65, cpus: 2 } });
+    expect(ray).toHaveLength(3);
+    expect(ray).toContain("ray.address: must be HOST:PORT of the head's GCS, ray://HOST:PORT (Ray Client), or auto");
+    expect(ray.some((p) => p.startsWith('ray.envs:'))).toBe(true);
+    expect(ray.some((p) => p.includes('cpus'))).toBe(true);
+    expect(problemsOf({ grpo: { devices: 2, rolloutWorkers: 3 } })).toEqual(['grpo.rolloutWorkers: each worker drives one of the devices, so at most grpo.devices (2), got 3']);
+    expect(problemsOf({ grpo: { rolloutWorkers: 'many' } })).toEqual([expect.stringMatching(/^grpo\.rolloutWorkers: expected 'auto' or an integer from 0 to 64, got "many"$/)]);
+  });
 });

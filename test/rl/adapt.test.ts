@@ -62,7 +62,7 @@ describe('per-app adaptation', () => {
     expect(r.grpo).toHaveLength(2);
     // at least one group with mixed outcomes, so GRPO had a gradient to follow
     expect(r.grpo.some((m) => m.metrics[METRIC.zeroStdFrac]! < 1 && m.metrics[METRIC.gradNorm]! > 0)).toBe(true);
-    expect([...new Set(events)]).toEqual(['demonstrations', 'sft', 'grpo']);
+    expect([...new Set(events)]).toEqual(['demonstrating', 'demonstrations', 'sft', 'grpo']);
     sftGrpoAdapter = r.adapter.adapter;
   }, 60_000);
 
@@ -79,7 +79,7 @@ describe('per-app adaptation', () => {
     expect(report.after!.successRate).toBeGreaterThanOrEqual(report.before!.successRate + 0.25);
     expect(report.delta).toBeCloseTo(report.after!.successRate - report.before!.successRate, 12);
     expect(report).toMatchObject({ app: APP, regime: 'unseen-app', stoppedBy: 'done', base: { sha256: base.sha256 }, adapter: { kind: 'lowrank', rank: 4 } });
-    expect(events.map((e) => e.phase).filter((p, i, a) => p !== a[i - 1])).toEqual(['before', 'demonstrations', 'sft', 'saved', 'after']);
+    expect(events.map((e) => e.phase).filter((p, i, a) => p !== a[i - 1])).toEqual(['before', 'demonstrating', 'demonstrations', 'sft', 'saved', 'after']);
     expect(JSON.parse(JSON.stringify(report))).toEqual(report); // plain data, for the API
 
     // stored per app under the base's sha prefix, selected by package, bit-identical to what was trained

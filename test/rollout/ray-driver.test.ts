@@ -1,14 +1,22 @@
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createModel } from '../../core/policy/builtin.js';
+import { saveCheckpoint } from '../../core/policy/checkpoint.js';
 import { RayEnvServers, RayRolloutError } from '../../core/rollout/ray.js';
+import { createRng } from '../../core/util/rng.js';
 import { runCli } from '../helpers/cli.js';
+import { scratch } from '../helpers/scratch.js';
 
 /**
  * Starting Ray rollouts where they cannot run: each a RayRolloutError in one line naming the bad value, with nothing
  * left running (core/rollout/ray.ts and `python -m awb_ray serve`, resources/awb_ray). Rollouts on a real cluster:
  * test/jobs/ray-jobs.test.ts.
  */
+const tmp = scratch('awb-ray-driver-');
+afterAll(tmp.cleanup);
+
 const refusal = (p: Promise<unknown>) => p.then(() => { throw new Error('not refused'); }, (e: unknown) => e as RayRolloutError);
 
 async function freePort(): Promise<number> {
@@ -48,5 +56,19 @@ describe('Ray rollouts that cannot start', () => {
     expect(r.err).toMatch(/^awb: Ray cluster '127\.0\.0\.1:\d+' unreachable: ConnectionRefusedError/);
     // The cluster is asked first: the store was not even opened, so no run was left behind.
     expect(existsSync(db)).toBe(false);
+  });
+
+  it('awb adapt with a ray section: an unreachable cluster is one error before the first evaluation, nothing saved', async () => {
+    const dir = tmp.dir();
+    const policy = join(dir, 'policy.json');
+    saveCheckpoint(policy, createModel(createRng('ray-driver/adapt')));
+    const config = join(dir, 'adapt.json');
+    writeFileSync(config, JSON.stringify({ ray: { address: `127.0.0.1:${await freePort()}`, envs: 2 } }));
+    const out = join(dir, 'adapter.json');
+    const r = await runCli('adapt', '--app', 'Clock', '--policy', policy, '--config', config, '--out', out, '--json');
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/^awb: Ray cluster '127\.0\.0\.1:\d+' unreachable: ConnectionRefusedError[^\n]*$/);
+    expect(r.out).toBe(''); // not one progress event: the base was not evaluated
+    expect(existsSync(out)).toBe(false);
   });
 });

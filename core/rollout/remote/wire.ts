@@ -16,7 +16,7 @@ import type { FromWorker, ToWorker, WorkerConfig } from '../threads/protocol.js'
  * FromWorker message), `error` (the worker thread's uncaught error), `exit` (the thread ended; the server then closes
  * the socket), or `refused` (and the socket closes).
  */
-export const ROLLOUT_PROTOCOL_VERSION = 1;
+export const ROLLOUT_PROTOCOL_VERSION = 2; // 2: 'builtin-adapted-sample' jobs and the model's adapters
 
 /** The largest frame either end accepts: a step with a full-size screenshot is ~1 MB, a model's parameters a few. */
 export const MAX_ROLLOUT_FRAME = 256 * 1024 * 1024;
@@ -115,7 +115,7 @@ export function mapPolicyFiles(spec: PolicySpec, f: (path: string) => string): P
       // A model folder (config, tokenizer, graph) is not one file; remote servers cannot be sent it yet.
       throw new WorkbenchError(`The transformer policy's model folder ${spec.model} cannot be sent to remote rollout servers yet: evaluate it on this machine`);
     // No files: a VLM's endpoint is reached over the network from wherever the episode runs.
-    case 'oracle': case 'random': case 'manual': case 'builtin-sample': case 'vlm': case 'vlm-replay':
+    case 'oracle': case 'random': case 'manual': case 'builtin-sample': case 'builtin-adapted-sample': case 'vlm': case 'vlm-replay':
       return spec;
     default:
       return assertNever(spec, 'policy spec');

@@ -187,10 +187,13 @@ export class WorkerPool {
     return this.slots.size;
   }
 
-  /** The parameters for 'builtin-sample' jobs from the next batch on; each worker receives them once, before its first job. */
+  /** The parameters for 'builtin-sample' (and 'builtin-adapted-sample') jobs from the next batch on; each worker receives them once, before its first job. */
   setModel(model: WorkerModel): void {
     if (this.batch) throw new WorkerPoolStateError('busy');
-    this.model = { encoder: model.encoder, dims: { ...model.dims }, params: model.params.slice() };
+    this.model = {
+      encoder: model.encoder, dims: { ...model.dims }, params: model.params.slice(),
+      ...(model.adapters ? { adapters: model.adapters.map((a) => ({ ...a, params: a.params.slice() })) } : {}),
+    };
     this.modelVersion++;
   }
 

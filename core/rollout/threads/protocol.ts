@@ -1,3 +1,4 @@
+import type { AdapterSpec } from '../../policy/adapter.js';
 import type { PolicyStepRecord } from '../../policy/builtin.js';
 import type { EncoderConfig } from '../../policy/encoder.js';
 import type { NetworkDims } from '../../policy/network.js';
@@ -60,12 +61,25 @@ export interface WorkerModel {
   encoder: EncoderConfig;
   dims: NetworkDims;
   params: Float32Array;
+  /**
+   * The per-app adapters of 'builtin-adapted-sample' jobs (adaptation's GRPO rollouts), over the network above as
+   * their frozen base.
+   */
+  adapters?: WorkerAdapter[];
+}
+
+/** An adapter as a worker rebuilds it (core/policy/adapter.ts ScorerAdapter over the model's dims): what selects it and its parameters. */
+export interface WorkerAdapter {
+  app: string;
+  package: string;
+  spec: AdapterSpec;
+  params: Float32Array;
 }
 
 export type ToWorker =
   /** `forward` overrides the worker config's for this job (a persistent pool runs with and without a recorder). */
   | { type: 'job'; job: RolloutJob; forward?: WorkerConfig['forward'] }
-  /** Replaces the model 'builtin-sample' jobs use; episodes already running keep theirs. */
+  /** Replaces the model 'builtin-sample' and 'builtin-adapted-sample' jobs use; episodes already running keep theirs. */
   | { type: 'model'; model: WorkerModel };
 
 export type FromWorker =
@@ -74,8 +88,9 @@ export type FromWorker =
   | { type: 'begin'; key: string; start: EpisodeStart; subgoalNames?: string[] }
   | { type: 'step'; key: string; step: StepRecord; before: ObservationRecord; subgoalsDone?: number }
   /**
-   * `records` for 'builtin-sample' jobs; their feature buffers are transferred, not copied. With
-   * forward 'results', such a job's result steps come without `candidates` (a trainer reads the records).
+   * `records` for 'builtin-sample' jobs, and for 'builtin-adapted-sample' ones with each record's `adapter`
+   * (AdaptedStepRecords); their feature buffers are transferred, not copied. With forward 'results', such a job's
+   * result steps come without `candidates` (a trainer reads the records).
    */
   | { type: 'end'; key: string; result: EpisodeResult; final: ObservationRecord; records?: PolicyStepRecord[] }
   | { type: 'failed'; key: string; error: { name: string; message: string } };

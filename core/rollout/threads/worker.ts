@@ -4,6 +4,8 @@ import { getTemplate } from '../../tasks/registry.js';
 import { instantiate } from '../../tasks/instance.js';
 import { runEpisode } from '../../episode/runner.js';
 import { BuiltinPolicy, type PolicyModel } from '../../policy/builtin.js';
+import { ScorerAdapter } from '../../policy/adapter.js';
+import { AdaptedPolicy, type AdapterChoice } from '../../policy/adapter-policy.js';
 import { createEncoder, type TextEncoder } from '../../policy/encoder.js';
 import { ScorerNetwork } from '../../policy/network.js';
 import { createPolicy, PolicyModels } from '../../policy/registry.js';
@@ -21,15 +23,17 @@ const post = (m: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(m
 /** Checkpoint and ONNX models by path, each loading once for all this worker's jobs. */
 const models = new PolicyModels();
 
-/** The model of 'builtin-sample' jobs (the last 'model' message). */
+/** The model of 'builtin-sample' jobs (the last 'model' message), and the base of 'builtin-adapted-sample' ones. */
 let sampleModel: PolicyModel | null = null;
+/** The adapters of 'builtin-adapted-sample' jobs (the last 'model' message's; null when it had none). */
+let sampleAdapters: AdapterChoice[] | null = null;
 // The encoder only depends on its config; keeping it keeps its memo of embedded texts warm across iterations.
 const encoders = new Map<string, TextEncoder>();
 
 class NoWorkerModelError extends Error {
   override name = 'NoWorkerModelError';
-  constructor(readonly key: string) {
-    super(`Job ${JSON.stringify(key)} samples the builtin policy, but no 'model' message reached this worker`);
+  constructor(readonly key: string, what = "no 'model' message") {
+    super(`Job ${JSON.stringify(key)} samples the builtin policy, but ${what} reached this worker`);
   }
 }
 
@@ -38,6 +42,7 @@ function setModel(m: WorkerModel): void {
   let encoder = encoders.get(id);
   if (!encoder) encoders.set(id, (encoder = createEncoder(m.encoder)));
   sampleModel = { encoder, net: new ScorerNetwork(m.dims, m.params) };
+  sampleAdapters = m.adapters?.map((a) => ({ app: a.app, package: a.package, adapter: new ScorerAdapter(a.spec, m.dims, a.params) })) ?? null;
 }
 
 /** A bad checkpoint throws inside run(): the job is reported as failed. */
@@ -46,6 +51,10 @@ const policyFor = (job: RolloutJob) => createPolicy(job.policy, {
   sampleModel: () => {
     if (!sampleModel) throw new NoWorkerModelError(job.key);
     return sampleModel;
+  },
+  sampleAdapters: () => {
+    if (!sampleAdapters) throw new NoWorkerModelError(job.key, "no 'model' message with adapters");
+    return sampleAdapters;
   },
 });
 
@@ -58,8 +67,9 @@ async function run(job: RolloutJob, forward: WorkerConfig['forward']): Promise<v
     const tracker = job.subgoals && forward === 'records' ? new SubgoalTracker(device, instance) : null;
     // Training records travel with the result; their feature matrices are moved, not copied.
     const ended = (m: Extract<FromWorker, { type: 'end' }>) => {
-      if (job.policy.name === 'builtin-sample' && policy instanceof BuiltinPolicy) {
-        const records = policy.takeRecords();
+      const records = job.policy.name === 'builtin-sample' && policy instanceof BuiltinPolicy ? policy.takeRecords()
+        : job.policy.name === 'builtin-adapted-sample' && policy instanceof AdaptedPolicy ? policy.takeRecords() : null;
+      if (records) {
         // Each step's scored candidates are ~90% of a result's bytes and a trainer reads only the
         // records; with nobody recording, they stay here.
         const result = forward === 'results' ? { ...m.result, steps: m.result.steps.map(({ candidates: _, ...step }) => step) } : m.result;

@@ -25,7 +25,7 @@ export async function runAdaptationJob(
   post({ type: 'started', runId: run.id, completed: 0, total: job.total });
   try {
     const report = await runAdaptation(job.options, {
-      db, record: { db, runId: run.id }, signal: ac.signal,
+      db, record: { db, runId: run.id }, signal: ac.signal, log: (m) => post({ type: 'progress', detail: m }),
       onProgress: (progress) => {
         post({ type: 'adapt-progress', progress });
         if (stopAsked()) ac.abort();
