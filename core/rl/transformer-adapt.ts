@@ -13,6 +13,7 @@ import { appEvalResult, compareEvals, evaluateInstances, withDevices, type Befor
 import { iterationShots } from './adapt-grpo.js';
 import { appTestInstances, pickShots, resolveAdaptApp, type AdaptTarget } from './adapt-instances.js';
 import { iterationMetrics, runGrpoLoop, type IterationMetrics } from './grpo-loop.js';
+import { checkTransformerRollouts } from './transformer-grpo.js';
 import { runTransformerRollouts } from './transformer-rollouts.js';
 import { TransformerSession } from './transformer-session.js';
 import { writeSteps } from './transformer-sft.js';
@@ -48,6 +49,7 @@ export async function adaptTransformer(o: {
 }): Promise<TransformerAdaptResult> {
   const c = o.config;
   const g = c.grpo;
+  checkTransformerRollouts(g, 'grpo.');
   const target = resolveAdaptApp(o.app);
   const shots = pickShots(target, c.shots, c.seed);
   const seeds = o.evalSeeds ?? SPLIT_DATA.seeds.test;

@@ -63,9 +63,24 @@ interface UpdateStatsPy {
   'loss/policy': number; 'loss/kl': number; 'policy/clip_frac': number; 'policy/ratio_mean': number; 'optim/grad_norm': number; 'policy/entropy': number;
 }
 
+/** A GRPO config field the transformer policy's runs cannot honour yet (its rollouts run in this thread). */
+export class TransformerUnsupportedError extends WorkbenchError {
+  override name = 'TransformerUnsupportedError';
+  constructor(readonly field: string, readonly value: unknown) {
+    super(`The transformer policy's rollouts run in process: ${field} ${JSON.stringify(value)} is not supported for it yet (leave it out, or 0)`);
+  }
+}
+
+/** Refuses what in-process transformer rollouts would silently ignore: explicit worker threads, a Ray cluster. */
+export function checkTransformerRollouts(c: { rolloutWorkers: number | 'auto'; ray?: { address: unknown } }, prefix = ''): void {
+  if (typeof c.rolloutWorkers === 'number' && c.rolloutWorkers > 0) throw new TransformerUnsupportedError(`${prefix}rolloutWorkers`, c.rolloutWorkers);
+  if (c.ray && c.ray.address !== null) throw new TransformerUnsupportedError('ray.address', c.ray.address);
+}
+
 export async function trainTransformerGrpo(opts: TransformerGrpoOptions): Promise<TransformerGrpoResult> {
   const c = opts.config;
   if (!c.init || !isTransformerModelDir(c.init)) throw new TransformerInitError(c.init ?? null);
+  checkTransformerRollouts(c);
   const pool = opts.instances ?? splitInstances(TASKS, c.split, c.part);
   const candidates = pool.map((instance) => ({ key: instanceKey(instance), difficulty: instance.template.difficulty, instance }));
   const own = opts.devices ? null : openSimDroids(c.devices, 'simdroid-tgrpo-');
