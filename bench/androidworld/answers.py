@@ -53,9 +53,10 @@ def rows(env, db, sql):
   return [line.split('|') for line in out.split('\n') if line]
 
 
-def parse_day(phrase, today):
+def parse_day(phrase, today, bare='coming'):
   """A day as a person says it: today / tomorrow / yesterday / (this) Monday / the Monday after
-  next / October 16 / October 16 2023. A bare weekday means the coming one."""
+  next / October 16 / October 16 2023. A bare weekday means the coming one, or (bare='past') the one
+  just past."""
   p = phrase.strip().lower()
   if p.startswith('on '):
     p = p[3:]
@@ -68,9 +69,13 @@ def parse_day(phrase, today):
   m = re.fullmatch(r'(?:the )?(\w+) after next', p)
   if m and m.group(1) in WEEKDAYS:
     return coming(today, WEEKDAYS.index(m.group(1))) + datetime.timedelta(days=7)
-  m = re.fullmatch(r'(?:this )?(\w+)', p)
+  m = re.fullmatch(r'this (\w+)', p)
   if m and m.group(1) in WEEKDAYS:
     return coming(today, WEEKDAYS.index(m.group(1)))
+  if p in WEEKDAYS:
+    if bare == 'coming':
+      return coming(today, WEEKDAYS.index(p))
+    return today - datetime.timedelta(days=((today.weekday() - WEEKDAYS.index(p)) % 7) or 7)
   m = re.fullmatch(r'(\w+) (\d{1,2})(?: (\d{4}))?', p)
   if m and m.group(1) in MONTHS:
     return datetime.date(int(m.group(3) or today.year), MONTHS.index(m.group(1)) + 1, int(m.group(2)))
@@ -217,9 +222,15 @@ def tasks_answer(env, task):
     first, last = next_week(today)
     return str(sum(1 for t in todos if t.due and first <= t.due <= last))
   if name == 'TasksCompletedTasksForDate':
-    # A bare weekday is the coming one here too, though AndroidWorld also words a past date (≤ 7 days ago) so.
-    day = parse_day(goal_match(task, r'completed for (.+?) in Tasks app').group(1), today)
-    return titles(t.title for t in todos if t.completed and t.due == day)
+    # "Completed for Tuesday": the Tuesday just past (AndroidWorld words a day up to a week back or ahead
+    # as a bare weekday); the coming one if no task done was due then.
+    phrase = goal_match(task, r'completed for (.+?) in Tasks app').group(1)
+    for bare in ('past', 'coming'):
+      day = parse_day(phrase, today, bare)
+      done = [t.title for t in todos if t.completed and t.due == day]
+      if done:
+        break
+    return titles(done)
   if name == 'TasksIncompleteTasksOnDate':
     day = parse_day(goal_match(task, r'still have to do by (.+?) in Tasks app').group(1), today)
     return titles(t.title for t in todos if not t.completed and t.due and t.due <= day)

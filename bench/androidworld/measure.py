@@ -4,12 +4,15 @@ AndroidWorld is not vendored: pass its source checkout with --aw (google-researc
 protos compiled). Start a private adb server and SimDroid first (docs/androidworld.md), then:
 
   python bench/androidworld/measure.py --aw /path/to/android_world --console-port 5700 \
-      --grpc-port 8700 --adb-server-port 5737 --json out.json --markdown out.md
+      --grpc-port 8700 --adb-server-port 5737 --json out.json --markdown out.md [--solver ui|harness]
 
 For each template whose apps SimDroid has: params = cls.generate_random_params() (random seeded
 with --seed), task.initialize_task(env), task.is_successful(env) before solving (must be 0), the
-solver (solvers.py: AndroidWorld's params → the end state or our oracle), task.is_successful(env)
-after (must be 1), task.tear_down(env). Templates whose apps SimDroid lacks are listed as such.
+solver, task.is_successful(env) after (must be 1), task.tear_down(env). Templates whose apps
+SimDroid lacks are listed as such. Solvers (each row records its route):
+  ui      — our workbench's oracle through the screen alone (our_oracle.py; the default);
+  harness — solvers.py: by route ui, ui+intent, data (adb writes or reads of the app's data),
+            answer-from-data, or none (the *Verify templates, which start in the goal state).
 """
 
 import argparse
@@ -51,6 +54,23 @@ def apps_of(name, cls):
 def missing_apps(name, cls):
   have = SIMDROID_APPS | SIMDROID_IR_APPS
   return [a for a in apps_of(name, cls) if a not in have]
+
+
+ROUTES = ('ui', 'ui+intent', 'data', 'answer-from-data', 'none')
+
+
+def aw_commit(args):
+  """The commit of the AndroidWorld tree measured: --aw-commit when given; else git's, but only when --aw is
+  the top of a git checkout of its own (an exported tree inside another repository would give that one's)."""
+  if args.aw_commit:
+    return args.aw_commit
+  try:
+    top = subprocess.run(['git', '-C', args.aw, 'rev-parse', '--show-toplevel'], capture_output=True, text=True).stdout.strip()
+    if top and os.path.realpath(top) == os.path.realpath(args.aw):
+      return subprocess.run(['git', '-C', args.aw, 'rev-parse', 'HEAD'], capture_output=True, text=True).stdout.strip()
+  except OSError:
+    pass
+  return 'unknown (not a git checkout; pass --aw-commit)'
 
 
 def load_env(args):
@@ -116,10 +136,19 @@ def run_template(env, name, cls, seed, solvers, args):
   try:
     params = cls.generate_random_params()
     task = cls(params)
-    row['goal'] = task.goal
+    generated_goal = task.goal
+    outside = solvers.get(name) and solvers[name].outside(task)
+    if outside:
+      # The instance needs what SimDroid lacks (an app it has only as a placeholder): not counted as solved.
+      row.update(outside=outside, goal=generated_goal, correct=False, route='none')
+      return row
     stage = 'initialize'
     task.initialize_task(env)
     row['initializes'] = True
+    # AndroidWorld words some goals only here (information retrieval rewrites its dates): the goal a person reads.
+    row['goal'] = task.goal
+    if task.goal != generated_goal:
+      row['goal_generated'] = generated_goal
     stage = 'check before'
     row['before'] = float(task.is_successful(env))
     solver = solvers.get(name)
@@ -149,25 +178,24 @@ def run_template(env, name, cls, seed, solvers, args):
   # (AndroidWorld's precondition), so their solver does nothing and the check says 1 both times.
   expected_before = 1.0 if name.startswith('System') and name.endswith('Verify') else 0.0
   row['correct'] = bool(row.get('initializes') and row.get('before') == expected_before and row.get('after') == 1.0 and 'tear_down_error' not in row)
+  row['route'] = row.get('solver') if row['correct'] else 'none'
   return row
 
 
 def markdown(rows, meta):
-  out = [f"Measured {meta['date']} · AndroidWorld {meta['aw_commit']} · seed {meta['seed']}", '',
-         '| Template | Apps | Initializes | Solved by | Check before → after | Correct | Note |', '|---|---|---|---|---|---|---|']
+  out = [f"Measured {meta['date']} · AndroidWorld {meta['aw_commit']} · seed {meta['seed']} · solver {meta['solver']}", '',
+         '| Template | Apps | Initializes | Route | Check before → after | Correct | Note |', '|---|---|---|---|---|---|---|']
   for r in rows:
-    if r.get('missing') or r.get('no_counterpart'):
-      why = f"SimDroid lacks {', '.join(r['missing'])}" if r.get('missing') else 'no counterpart in our task suite'
-      out.append(f"| {r['template']} | {', '.join(r['apps'])} | — | — | — | — | {why} |")
+    if r.get('missing') or r.get('no_counterpart') or r.get('outside'):
+      why = (f"SimDroid lacks {', '.join(r['missing'])}" if r.get('missing') else f"instance outside SimDroid: {r['outside']}" if r.get('outside')
+             else 'no solver')
+      out.append(f"| {r['template']} | {', '.join(r['apps'])} | — | none | — | ✗ | {why} |")
       continue
     ba = f"{r.get('before', '–')} → {r.get('after', '–')}" if 'before' in r else '–'
     note = '; '.join(x for x in (KNOWN.get(r['template']) if not r['correct'] else None, r.get('error') or r.get('tear_down_error')) if x)
-    if not note and r.get('solver') is None:
-      note = 'no solver: an information-retrieval answer is not scripted yet'
-    solved_by = f"our {r['ours']}" if r.get('ours') else r.get('solver') or '—'
     if r.get('our_error'):
-      note = '; '.join(x for x in (note, f"our oracle: {r['our_error']}") if x)
-    out.append(f"| {r['template']} | {', '.join(r['apps'])} | {'yes' if r.get('initializes') else 'no'} | {solved_by} | {ba} | {'✓' if r['correct'] else '✗'} | {note.replace('|', '/')} |")
+      note = '; '.join(x for x in (note, f"our oracle ({r['ours']}): {r['our_error']}") if x)
+    out.append(f"| {r['template']} | {', '.join(r['apps'])} | {'yes' if r.get('initializes') else 'no'} | {r.get('route', '—')} | {ba} | {'✓' if r['correct'] else '✗'} | {note.replace('|', '/')} |")
   return '\n'.join(out) + '\n'
 
 
@@ -183,8 +211,10 @@ def main():
   ap.add_argument('--json')
   ap.add_argument('--markdown')
   ap.add_argument('--repo', default=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-  ap.add_argument('--solver', choices=('harness', 'ours'), default='harness',
-                  help="harness: solvers.py; ours: our workbench's oracle (awb run --params --no-init) where our suite has a counterpart")
+  ap.add_argument('--solver', choices=('ui', 'harness'), default='ui',
+                  help="ui: our workbench's oracle through the screen (awb run --params --no-init); harness: solvers.py, by route")
+  ap.add_argument('--aw-commit', default=os.environ.get('AW_COMMIT', ''),
+                  help='the AndroidWorld commit measured, when --aw is an exported tree rather than a git checkout of its own')
   ap.add_argument('--verbose', action='store_true')
   args = ap.parse_args()
   sys.path.insert(0, os.path.abspath(args.aw))
@@ -194,9 +224,9 @@ def main():
   from android_world import registry
   import solvers
   chosen = solvers.SOLVERS
-  if args.solver == 'ours':
+  if args.solver == 'ui':
     import our_oracle
-    chosen = {n: solvers.Solver('ours', (lambda n: lambda env, task, args: our_oracle.solve(env, task, n, args))(n)) for n in our_oracle.COUNTERPARTS}
+    chosen = {n: solvers.Solver('ui', (lambda n: lambda env, task, args: our_oracle.solve(env, task, n, args))(n)) for n in our_oracle.COUNTERPARTS}
 
   reg = registry.TaskRegistry()
   templates = reg.get_registry(reg.ANDROID_WORLD_FAMILY)
@@ -212,22 +242,18 @@ def main():
     if missing:
       rows.append({'template': name, 'apps': list(apps_of(name, cls)), 'missing': missing, 'correct': False})
       continue
-    if args.solver == 'ours' and name not in chosen:
-      rows.append({'template': name, 'apps': list(apps_of(name, cls)), 'no_counterpart': True, 'correct': False})
+    if name not in chosen:
+      rows.append({'template': name, 'apps': list(apps_of(name, cls)), 'no_counterpart': True, 'correct': False, 'route': 'none'})
       continue
     row = run_template(env, name, cls, args.seed + i, chosen, args)
     print(json.dumps(row), flush=True)
     rows.append(row)
-  try:
-    commit = subprocess.run(['git', '-C', args.aw, 'rev-parse', 'HEAD'], capture_output=True, text=True).stdout.strip()
-  except OSError:
-    commit = ''
-  meta = {'date': datetime.date.today().isoformat(), 'aw_commit': commit or os.environ.get('AW_COMMIT', 'unknown'), 'seed': args.seed,
-          'solver': args.solver}
-  present = [r for r in rows if not r.get('missing') and not r.get('no_counterpart')]
+  meta = {'date': datetime.date.today().isoformat(), 'aw_commit': aw_commit(args), 'seed': args.seed, 'solver': args.solver}
+  present = [r for r in rows if not r.get('missing')]
   meta['present'] = len(present)
   meta['correct'] = sum(r['correct'] for r in present)
   meta['initializes'] = sum(bool(r.get('initializes')) for r in present)
+  meta['by_route'] = {route: sum(1 for r in present if r.get('route') == route) for route in ROUTES}
   print(json.dumps(meta))
   if args.json:
     with open(args.json, 'w') as f:

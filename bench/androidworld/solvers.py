@@ -1,13 +1,14 @@
-"""How the harness solves each AndroidWorld template on SimDroid, keyed by AndroidWorld's class name.
+"""The harness's other solvers (`measure.py --solver harness`), keyed by AndroidWorld's class name.
 
-Each solver gets AndroidWorld's env and task (with its params) and brings the device to the goal the
-way a person would leave it, by one of these routes (the table's "Solved by" column):
-  ui   — through SimDroid's screens, with AndroidWorld's own actuation helpers (find_and_click_element)
-         or android_env's adb input;
-  adb  — through the device's data with adb (files with push/rm/mv, databases with sqlite3 or
-         AndroidWorld's sqlite_utils, settings with `settings put`);
-  none — a *Verify template: initialize_task already leaves the goal state.
-None of them reads the task's own checker; they act from the params a person would read in the goal.
+Each brings the device to the goal from what a person reads in the goal (never the task's checker,
+and no param the goal does not state), by one of these routes (the table's "Route" column):
+  ui               — through the screens only, with AndroidWorld's own actuation helpers;
+  ui+intent        — a pre-filled intent (AndroidWorld's send_sms and add_contact tools) and taps;
+  data             — through the device's data with adb: files (push/rm/mv/cat), databases (sqlite3 or
+                     AndroidWorld's sqlite_utils), settings (`settings put`), providers, the clipboard;
+  answer-from-data — an answer computed from the app's data (answers.py);
+  none             — a *Verify template: initialize_task already leaves the goal state.
+The screen-only solver for every template is our workbench's oracle (our_oracle.py, `--solver ui`).
 """
 
 import dataclasses
@@ -21,8 +22,6 @@ from android_world.env import adb_utils
 from android_world.env import device_constants
 from android_world.env import json_action
 from android_world.env import tools
-from android_world.task_evals.single.calendar import calendar_utils
-from android_world.task_evals.utils import sqlite_utils
 
 import answers
 
@@ -31,10 +30,22 @@ EXPENSE_DB = '/data/data/com.arduia.expense/databases/accounting.db'
 CLOCK = 'com.google.android.deskclock/com.android.deskclock.DeskClock'
 
 
+# Apps SimDroid installs only as a placeholder screen ("Nothing here yet"): an instance that opens one is outside SimDroid.
+PLACEHOLDER_APPS = {'camera', 'dialer'}
+
+
+def outside_simdroid(task):
+  """Why an instance lies outside SimDroid (whatever the route), or None. TurnOnWifiAndOpenApp counts only for apps SimDroid really has."""
+  if type(task).__name__ == 'TurnOnWifiAndOpenApp' and task.params.get('app_name') in PLACEHOLDER_APPS:
+    return f"opens the {task.params['app_name']} app, which SimDroid has only as a placeholder"
+  return None
+
+
 @dataclasses.dataclass(frozen=True)
 class Solver:
-  kind: str  # 'ui' | 'adb' | 'none'
+  kind: str  # 'ui' | 'ui+intent' | 'data' | 'answer-from-data' | 'none'
   solve: object
+  outside: object = outside_simdroid
 
 
 SOLVERS: dict[str, Solver] = {}
@@ -75,32 +86,32 @@ def click(env, text):
 
 # --- Settings ---------------------------------------------------------------------------------
 
-@solver('adb', 'SystemWifiTurnOn')
+@solver('data', 'SystemWifiTurnOn')
 def _wifi_on(env, task, args):
   shell(env, 'settings put global wifi_on 1')
 
 
-@solver('adb', 'SystemWifiTurnOff')
+@solver('data', 'SystemWifiTurnOff')
 def _wifi_off(env, task, args):
   shell(env, 'settings put global wifi_on 0')
 
 
-@solver('adb', 'SystemBluetoothTurnOn')
+@solver('data', 'SystemBluetoothTurnOn')
 def _bt_on(env, task, args):
   shell(env, 'settings put global bluetooth_on 1')
 
 
-@solver('adb', 'SystemBluetoothTurnOff')
+@solver('data', 'SystemBluetoothTurnOff')
 def _bt_off(env, task, args):
   shell(env, 'settings put global bluetooth_on 0')
 
 
-@solver('adb', 'SystemBrightnessMax')
+@solver('data', 'SystemBrightnessMax')
 def _bright_max(env, task, args):
   shell(env, 'settings put system screen_brightness 255')
 
 
-@solver('adb', 'SystemBrightnessMin')
+@solver('data', 'SystemBrightnessMin')
 def _bright_min(env, task, args):
   shell(env, 'settings put system screen_brightness 1')
 
@@ -111,13 +122,13 @@ def _verify(env, task, args):
   pass
 
 
-@solver('adb', 'TurnOffWifiAndTurnOnBluetooth')
+@solver('data', 'TurnOffWifiAndTurnOnBluetooth')
 def _wifi_off_bt_on(env, task, args):
   shell(env, 'settings put global wifi_on 0')
   shell(env, 'settings put global bluetooth_on 1')
 
 
-@solver('adb', 'TurnOnWifiAndOpenApp')
+@solver('data', 'TurnOnWifiAndOpenApp')
 def _wifi_on_open(env, task, args):
   shell(env, 'settings put global wifi_on 1')
   adb_utils.launch_app(task.params['app_name'], env.controller)
@@ -150,7 +161,7 @@ def _timer(env, task, args):
 
 # --- Contacts and SMS -------------------------------------------------------------------------
 
-@solver('ui', 'ContactsAddContact')
+@solver('ui+intent', 'ContactsAddContact')
 def _add_contact(env, task, args):
   from android_world.utils import contacts_utils  # pylint: disable=g-import-not-at-top
   contacts_utils.add_contact(task.params['name'], task.params['number'], env.controller)
@@ -160,21 +171,25 @@ def send_sms(env, number, message):
   tools.AndroidToolController(env.controller).send_sms(number, message)
 
 
-@solver('ui', 'SimpleSmsSend', 'SimpleSmsReply')
+@solver('ui+intent', 'SimpleSmsSend', 'SimpleSmsReply')
 def _sms_send(env, task, args):
   send_sms(env, task.params['number'], task.params['message'])
 
 
-@solver('ui', 'SimpleSmsReplyMostRecent')
+@solver('data', 'SimpleSmsReplyMostRecent')
 def _sms_reply_recent(env, task, args):
   out = shell(env, 'content query --uri content://sms/inbox --projection address:body')
   recent = re.search(r'address=([^,]*),', out).group(1)  # row 0: the newest text
   send_sms(env, recent, task.params['message'])
 
 
-@solver('ui', 'SimpleSmsResend')
+@solver('data', 'SimpleSmsResend')
 def _sms_resend(env, task, args):
-  send_sms(env, task.params['number'], task.params['message'])
+  # The goal names the contact only: the number is the contact's, the text the last one sent to it (the provider, newest first).
+  number = re.sub(r'[^+\d]', '', contact_number(env, task.params['name']))
+  sent = shell(env, 'content query --uri content://sms/sent --projection address:body')
+  body = next(m.group(2) for m in re.finditer(r'address=([^,]*), body=(.*)', sent) if re.sub(r'[^+\d]', '', m.group(1)).endswith(number[-10:]))
+  send_sms(env, number, body)
 
 
 def contact_number(env, name):
@@ -183,7 +198,7 @@ def contact_number(env, name):
   return next(m.group(2).strip() for m in re.finditer(r'display_name=(.*), number=(.*)', out) if m.group(1) == name)
 
 
-@solver('ui', 'SimpleSmsSendReceivedAddress')
+@solver('data', 'SimpleSmsSendReceivedAddress')
 def _sms_forward_address(env, task, args):
   # The address is the text name2 just sent; it goes to name1, both found as a person would: by contact name.
   sender = re.sub(r'[^+\d]', '', contact_number(env, task.params['name2']))
@@ -192,181 +207,27 @@ def _sms_forward_address(env, task, args):
   send_sms(env, contact_number(env, task.params['name1']), address)
 
 
-# --- Markor and Files -------------------------------------------------------------------------
-
 def markor(*parts):
   return '/'.join([MARKOR, *parts])
-
-
-@solver('adb', 'MarkorCreateNote')
-def _markor_create(env, task, args):
-  push_text(env, markor(task.params['file_name']), task.params['text'])
-
-
-@solver('ui', 'MarkorCreateNoteAndSms')
-def _markor_create_sms(env, task, args):
-  push_text(env, markor(task.params['file_name']), task.params['text'])
-  send_sms(env, task.params['number'], task.params['text'])
-
-
-@solver('adb', 'MarkorCreateFolder')
-def _markor_folder(env, task, args):
-  shell(env, f"mkdir -p {shlex.quote(markor(task.params['folder_name']))}")
-
-
-@solver('adb', 'MarkorDeleteNote')
-def _markor_delete(env, task, args):
-  name = task.params['file_name']
-  shell(env, f'rm -f {shlex.quote(markor(name))} {shlex.quote(markor(name))}.md {shlex.quote(markor(name))}.txt')
-
-
-@solver('adb', 'MarkorDeleteAllNotes')
-def _markor_delete_all(env, task, args):
-  shell(env, f'rm -rf {MARKOR}/*')
-
-
-@solver('adb', 'MarkorDeleteNewestNote')
-def _markor_delete_newest(env, task, args):
-  newest = shell(env, f'ls -t {MARKOR}').split('\n')[0].strip()
-  shell(env, f'rm -f {shlex.quote(markor(newest))}')
-
-
-@solver('adb', 'MarkorMoveNote')
-def _markor_move(env, task, args):
-  p = task.params
-  shell(env, f"mv {shlex.quote(markor(p['source_folder'], p['file_name']))} {shlex.quote(markor(p['destination_folder']))}/")
 
 
 def cat(env, path):
   return shell(env, f'cat {shlex.quote(path)}').replace('\r', '')
 
 
-@solver('adb', 'MarkorEditNote')
-def _markor_edit(env, task, args):
-  p = task.params
-  path = markor(p['file_name'])
-  old = cat(env, path).strip()
-  new = {'header': lambda: p['header'] + '\n' + old, 'footer': lambda: old + '\n' + p['footer'],
-         'replace': lambda: p['replace_text']}[p['edit_type']]()
-  push_text(env, path, new)
-
-
-@solver('adb', 'MarkorAddNoteHeader')
-def _markor_header(env, task, args):
-  p = task.params
-  old = cat(env, markor(p['original_name']))
-  shell(env, f"rm {shlex.quote(markor(p['original_name']))}")
-  push_text(env, markor(p['new_name']), p['header'] + '\n\n' + old)
-
-
-@solver('adb', 'MarkorChangeNoteContent')
-def _markor_change(env, task, args):
-  p = task.params
-  shell(env, f"rm {shlex.quote(markor(p['original_name']))}")
-  push_text(env, markor(p['new_name']), p['updated_content'])
-
-
-@solver('adb', 'MarkorMergeNotes')
-def _markor_merge(env, task, args):
-  p = task.params
-  parts = [cat(env, markor(p[f'file{i}_name'])).strip() for i in (1, 2, 3)]
-  push_text(env, markor(p['new_file_name']), '\n\n'.join(parts))
-
-
-@solver('adb', 'FilesDeleteFile')
-def _files_delete(env, task, args):
-  p = task.params
-  shell(env, f"rm {shlex.quote(device_constants.EMULATOR_DATA + p['subfolder'] + '/' + p['file_name'])}")
-
-
-@solver('adb', 'FilesMoveFile')
-def _files_move(env, task, args):
-  p = task.params
-  root = device_constants.EMULATOR_DATA
-  shell(env, f"mv {shlex.quote(root + p['source_folder'] + '/' + p['file_name'])} {shlex.quote(root + p['destination_folder'])}/")
-
-
-# --- Pro Expense and Simple Calendar (databases) ----------------------------------------------
-
-@solver('adb', 'ExpenseAddSingle', 'ExpenseAddMultiple', 'ExpenseAddMultipleFromMarkor')
-def _expense_add(env, task, args):
-  sqlite_utils.insert_rows_to_remote_db(task.params['row_objects'], 'expense_id', 'expense', EXPENSE_DB, 'pro expense', env)
-
-
-@solver('adb', 'ExpenseDeleteSingle', 'ExpenseDeleteMultiple', 'ExpenseDeleteMultiple2')
-def _expense_delete(env, task, args):
-  names = ', '.join(sql_text(r.name) for r in task.params['row_objects'])
-  sqlite(env, EXPENSE_DB, f'DELETE FROM expense WHERE name IN ({names})')
-
-
-@solver('adb', 'ExpenseDeleteDuplicates', 'ExpenseDeleteDuplicates2')
-def _expense_dedupe(env, task, args):
-  sqlite(env, EXPENSE_DB, 'DELETE FROM expense WHERE expense_id NOT IN (SELECT MIN(expense_id) FROM expense GROUP BY name, amount, category, note, created_date, modified_date)')
-
-
-@solver('adb', 'SimpleCalendarAddOneEvent', 'SimpleCalendarAddOneEventInTwoWeeks', 'SimpleCalendarAddOneEventRelativeDay',
-        'SimpleCalendarAddOneEventTomorrow', 'SimpleCalendarAddRepeatingEvent')
-def _calendar_add(env, task, args):
-  calendar_utils.add_events(task.params['row_objects'], env)
-
-
-@solver('adb', 'SimpleCalendarDeleteOneEvent', 'SimpleCalendarDeleteEvents', 'SimpleCalendarDeleteEventsOnRelativeDay')
-def _calendar_delete(env, task, args):
-  keys = ' OR '.join(f'(title = {sql_text(r.title)} AND start_ts = {int(r.start_ts)})' for r in task.params['row_objects'])
-  sqlite(env, calendar_utils.DB_PATH, f'DELETE FROM events WHERE {keys}')
-
-
-# --- Broccoli (recipes) ---------------------------------------------------------------------
-
-RECIPE_DB = '/data/data/com.flauschcode.broccoli/databases/broccoli'
-RECIPE_COLUMNS = 'title, description, servings, preparationTime, source, ingredients, directions, favorite, imageName'
-
-
-@solver('adb', 'RecipeAddSingleRecipe', 'RecipeAddMultipleRecipes', 'RecipeAddMultipleRecipesFromMarkor')
-def _recipe_add(env, task, args):
-  # The goal (or recipes.txt) lists exactly the recipes to add.
-  sqlite_utils.insert_rows_to_remote_db(task.params['row_objects'], 'recipeId', 'recipes', RECIPE_DB, 'broccoli app', env)
-
-
-@solver('adb', 'RecipeAddMultipleRecipesFromMarkor2')
-def _recipe_add_by_prep_time(env, task, args):
-  # recipes.txt holds every row (targets and noise); a person adds those with the goal's prep time.
-  p = task.params
-  wanted = [r for r in p['row_objects'] + p['noise_row_objects'] if r.preparationTime == p['prep_time']]
-  sqlite_utils.insert_rows_to_remote_db(wanted, 'recipeId', 'recipes', RECIPE_DB, 'broccoli app', env)
-
-
-@solver('adb', 'RecipeDeleteSingleRecipe', 'RecipeDeleteSingleWithRecipeWithNoise', 'RecipeDeleteMultipleRecipes',
-        'RecipeDeleteMultipleRecipesWithNoise')
-def _recipe_delete(env, task, args):
-  names = ', '.join(sql_text(r.title) for r in task.params['row_objects'])  # the titles the goal names
-  sqlite(env, RECIPE_DB, f'DELETE FROM recipes WHERE title IN ({names})')
-
-
-@solver('adb', 'RecipeDeleteMultipleRecipesWithConstraint')
-def _recipe_delete_by_ingredient(env, task, args):
-  ingredient = task.params['ingredient'].lower()  # "… that use {ingredient} in the directions"
-  sqlite(env, RECIPE_DB, f"DELETE FROM recipes WHERE instr(lower(directions), {sql_text(ingredient)}) > 0")
-
-
-@solver('adb', 'RecipeDeleteDuplicateRecipes', 'RecipeDeleteDuplicateRecipes2', 'RecipeDeleteDuplicateRecipes3')
-def _recipe_dedupe(env, task, args):
-  sqlite(env, RECIPE_DB, f'DELETE FROM recipes WHERE recipeId NOT IN (SELECT MIN(recipeId) FROM recipes GROUP BY {RECIPE_COLUMNS})')
-
-
 # --- Clipper (the clipboard) ------------------------------------------------------------------
 
-@solver('adb', 'SystemCopyToClipboard')
+@solver('data', 'SystemCopyToClipboard')
 def _copy_to_clipboard(env, task, args):
   adb_utils.set_clipboard_contents(task.params['clipboard_content'], env.controller)
 
 
-@solver('adb', 'MarkorCreateNoteFromClipboard')
+@solver('data', 'MarkorCreateNoteFromClipboard')
 def _markor_paste(env, task, args):
   push_text(env, markor(task.params['file_name']), adb_utils.get_clipboard_contents(env.controller))
 
 
-@solver('ui', 'SimpleSmsSendClipboardContent')
+@solver('data', 'SimpleSmsSendClipboardContent')
 def _sms_clipboard(env, task, args):
   send_sms(env, task.params['number'], adb_utils.get_clipboard_contents(env.controller))
 
@@ -398,6 +259,8 @@ def _record_named(env, task, args):
 # --- Information retrieval: the answer action (answers.py) -------------------------------------
 
 for _name in answers.CALENDAR_IR:
-  SOLVERS[_name] = Solver('adb', answers.solve_calendar)
+  SOLVERS[_name] = Solver('answer-from-data', answers.solve_calendar)
 for _name in answers.TASKS_IR:
-  SOLVERS[_name] = Solver('adb', answers.solve_tasks)
+  SOLVERS[_name] = Solver('answer-from-data', answers.solve_tasks)
+
+import solvers_apps  # pylint: disable=g-import-not-at-top,unused-import,wrong-import-position  (registers its solvers)

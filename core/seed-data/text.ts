@@ -48,3 +48,12 @@ export function randomParagraph(rng: Rng, sentences = 2): string {
 export function randomSlug(rng: Rng): string {
   return `${rng.pick(ADJECTIVES)}_${rng.pick(NOUNS)}`;
 }
+
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** `length` random letters and digits (AndroidWorld fills some notes and names with such strings). */
+export function randomString(rng: Rng, length: number): string {
+  let s = '';
+  for (let i = 0; i < length; i++) s += ALPHANUMERIC[rng.int(0, ALPHANUMERIC.length - 1)];
+  return s;
+}

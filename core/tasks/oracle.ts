@@ -179,3 +179,19 @@ export function* launch(ui: OracleUi, app: string): Generator<Action, void, void
   yield ui.openApp(app);
   yield* dismissPrompts(ui);
 }
+
+/** Android's floating text toolbar items (the popup a long press on text opens). */
+export const TEXT_TOOLBAR_ITEM = 'floating_toolbar_menu_item_text';
+
+/** Pastes the clipboard into a field: a long press on it opens the text toolbar, then Paste. */
+export function* pasteInto(ui: OracleUi, sel: UiSelector): Generator<Action, void, void> {
+  yield ui.longPress(sel);
+  yield ui.tap({ resourceId: TEXT_TOOLBAR_ITEM, text: 'Paste' });
+}
+
+/** Copies a field's whole text: a long press, Select all (unless the word it selected is all), Copy. */
+export function* copyAllOf(ui: OracleUi, sel: UiSelector): Generator<Action, void, void> {
+  yield ui.longPress(sel);
+  if (ui.exists({ resourceId: TEXT_TOOLBAR_ITEM, text: 'Select all' })) yield ui.tap({ resourceId: TEXT_TOOLBAR_ITEM, text: 'Select all' });
+  yield ui.tap({ resourceId: TEXT_TOOLBAR_ITEM, text: 'Copy' });
+}

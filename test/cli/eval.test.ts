@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { evalTemplates } from '../../core/cli/eval.js';
+import { SPLIT_DATA } from '../../core/tasks/splits.js';
 import { main } from '../../core/cli/main.js';
 import { createModel } from '../../core/policy/builtin.js';
 import { saveCheckpoint } from '../../core/policy/checkpoint.js';
@@ -32,7 +33,7 @@ describe('evalTemplates', () => {
     expect(new Set(ids).size).toBe(ids.length);
     const held = t.find((e) => e.template.id === 'ClockAddAlarm')!;
     expect(held.regimes).toEqual(['unseen-instance', 'unseen-template']);
-    expect(t.filter((e) => e.regimes.includes('unseen-template')).length).toBe(29);
+    expect(t.filter((e) => e.regimes.includes('unseen-template')).length).toBe(SPLIT_DATA.unseenTemplate.testTemplates.length);
     expect(evalTemplates(['unseen-instance'], 'test', 3)).toHaveLength(3);
   });
 });

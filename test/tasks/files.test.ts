@@ -86,17 +86,29 @@ describe('FilesRenameFile', () => {
 });
 
 describe('FilesMoveFile', () => {
-  it('rejects a copy and a move to the wrong sub-folder, accepts the move', async () => {
-    const p = await start(MoveFile);
+  /** The first seed whose instance moves into a sub-folder of Documents, and the first that moves between top-level folders. */
+  const seedWhere = (nested: boolean) => [...Array(40).keys()].find((s) => instantiate(MoveFile, s).params.destination.includes('/') === nested)!;
+
+  it('into a sub-folder: rejects a copy and a move to the wrong sub-folder, accepts the move', async () => {
+    const p = await start(MoveFile, seedWhere(true));
     const src = q(`${SD}/Download/${p.target.name}`);
-    const wrong = p.subs.find((s) => s.name !== p.sub)!.name;
-    sh(d, `cp ${src} ${q(`${SD}/Documents/${p.sub}/`)}`);
+    const wrong = p.siblings[0]!.name;
+    sh(d, `cp ${src} ${q(`${SD}/${p.destination}/`)}`);
     expect(await check(MoveFile, p)).toBe(false);
-    sh(d, `rm ${q(`${SD}/Documents/${p.sub}/${p.target.name}`)} && mv ${src} ${q(`${SD}/Documents/${wrong}/`)}`);
+    sh(d, `rm ${q(`${SD}/${p.destination}/${p.target.name}`)} && mv ${src} ${q(`${SD}/Documents/${wrong}/`)}`);
     expect(await check(MoveFile, p)).toBe(false);
     sh(d, `mv ${q(`${SD}/Documents/${wrong}/${p.target.name}`)} ${q(`${SD}/Documents/`)}`);
     expect(await check(MoveFile, p)).toBe(false);
-    sh(d, `mv ${q(`${SD}/Documents/${p.target.name}`)} ${q(`${SD}/Documents/${p.sub}/`)}`);
+    sh(d, `mv ${q(`${SD}/Documents/${p.target.name}`)} ${q(`${SD}/${p.destination}/`)}`);
+    expect(await check(MoveFile, p)).toBe(true);
+  });
+
+  it('between top-level folders (AndroidWorld\'s instances): rejects a copy, accepts the move', async () => {
+    const p = await start(MoveFile, seedWhere(false));
+    const src = q(`${SD}/${p.source}/${p.target.name}`);
+    sh(d, `cp ${src} ${q(`${SD}/${p.destination}/`)}`);
+    expect(await check(MoveFile, p)).toBe(false);
+    sh(d, `rm ${src}`);
     expect(await check(MoveFile, p)).toBe(true);
   });
 });

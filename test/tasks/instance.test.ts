@@ -33,7 +33,7 @@ describe('task instances', () => {
 
   it('name unknown templates and suggest close ones', () => {
     expect(() => getTemplate('SystemWifi')).toThrow(UnknownTemplateError);
-    expect(() => getTemplate('SystemWifi')).toThrow('did you mean SystemWifiTurnOff, SystemWifiTurnOn');
+    expect(() => getTemplate('SystemWifi')).toThrow('did you mean SystemWifiOffBluetoothOn, SystemWifiTurnOff, SystemWifiTurnOn');
   });
 
   it('fill instruction slots and refuse missing ones', () => {

@@ -131,9 +131,10 @@ describe('RecipeDeleteDuplicateRecipes', () => {
     expect((await DeleteDuplicateRecipes.check(d, p, none)).ok).toBe(false);
   });
 
-  it('rejects deleting the same-titled variant instead', async () => {
+  it('rejects deleting a same-titled look-alike instead', async () => {
     const p = await start(DeleteDuplicateRecipes, 1);
-    await del(p.variant.title, `AND description = ${sqlLiteral(p.variant.description)}`);
+    const v = p.variants[0]!;
+    await del(v.title, `AND description = ${sqlLiteral(v.description)} AND servings = ${sqlLiteral(v.servings)} AND preparationTime = ${sqlLiteral(v.preparationTime)} AND directions = ${sqlLiteral(v.directions)}`);
     expect((await DeleteDuplicateRecipes.check(d, p, none)).ok).toBe(false);
   });
 });

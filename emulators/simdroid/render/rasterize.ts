@@ -1,6 +1,7 @@
 import { createCanvas, Path2D, type Canvas, type SKRSContext2D } from '@napi-rs/canvas';
 import type { Frame, FrameWindow } from '../runtime/frame.js';
 import type { LaidNode } from '../view/layout.js';
+import { drawSelection } from './selection.js';
 import { DEFAULT_TEXT_SIZE, displayText } from '../view/layout.js';
 import { insets, W, type ViewSpec } from '../view/spec.js';
 import { FONT_FAMILY, lineHeight, wrapText } from '../view/text-metrics.js';
@@ -223,19 +224,9 @@ function drawNode(c: Ctx, n: LaidNode): void {
       }
       const d = n.display ?? displayText(s, c.win.view);
       const box = s.multiline ? { ...content, h: Math.min(content.h, (wrapText(d.text || ' ', content.w, st.size ?? DEFAULT_TEXT_SIZE).length) * lineHeight(st.size ?? DEFAULT_TEXT_SIZE)) } : content;
+      if (focused) drawSelection(c.g, c.pal, s, d.isHint ? '' : d.text, content, c.win.view, true);
       drawText(c, s, d.text, box, d.isHint ? pal.onSurfaceVariant : fg);
-      if (focused) {
-        // The caret after the last character.
-        const size = st.size ?? DEFAULT_TEXT_SIZE;
-        const lines = d.isHint ? [''] : wrapText(d.text, Math.max(1, content.w), size);
-        const last = lines[lines.length - 1] ?? '';
-        g.font = `${size}px "${FONT_FAMILY}"`;
-        const cx = content.x + g.measureText(last).width + 1;
-        const lineIndex = s.multiline ? lines.length - 1 : 0;
-        const cy = (s.multiline ? content.y : content.y + (content.h - lineHeight(size)) / 2) + lineIndex * lineHeight(size);
-        g.fillStyle = pal.primary;
-        g.fillRect(cx, cy + 2, 2, lineHeight(size) - 4);
-      }
+      if (focused) drawSelection(c.g, c.pal, s, d.isHint ? '' : d.text, content, c.win.view, false);
       label = '';
       break;
     }

@@ -1,13 +1,14 @@
 import type { Handler, ViewSpec } from '../view/spec.js';
 import { W } from '../view/spec.js';
-import { layout, measureHeight, type LaidNode, type Rect, type ViewState } from '../view/layout.js';
+import { layout, measureHeight, measureWidth, type LaidNode, type Rect, type ViewState } from '../view/layout.js';
 import { DARK, KEYBOARD_DP, LIGHT, NAV_BAR_DP, STATUS_BAR_DP, withAccent, type Palette } from '../view/theme.js';
 import type { ActivityView } from './app.js';
-import { keyboardSpec, menuSpec, navBarSpec, permissionPromptSpec, statusBarSpec, type KeyboardHandlers } from './system-ui.js';
+import { keyboardSpec, menuSpec, navBarSpec, permissionPromptSpec, statusBarSpec, textToolbarSpec, type KeyboardHandlers } from './system-ui.js';
+import { toolbarItems, type ToolbarItem } from './text-editing.js';
 import { emptyViewState, KEYBOARD_PACKAGE, PERMISSION_PACKAGE, SYSTEMUI_PACKAGE } from './ui-state.js';
 import type { WindowManager } from './window-manager.js';
 
-export type WindowKind = 'app' | 'dialog' | 'menu' | 'prompt' | 'keyboard' | 'status' | 'nav';
+export type WindowKind = 'app' | 'dialog' | 'menu' | 'prompt' | 'toolbar' | 'keyboard' | 'status' | 'nav';
 
 export interface FrameWindow {
   kind: WindowKind;
@@ -42,6 +43,8 @@ export interface SystemHandlers {
   keyboard: KeyboardHandlers;
   allowPermission: Handler;
   denyPermission: Handler;
+  /** The floating text toolbar's items. */
+  textToolbar: (item: ToolbarItem) => void;
 }
 
 export interface ScreenGeometry {
@@ -68,6 +71,35 @@ function renderActivity(wm: WindowManager): { view: ActivityView; pkg: string; s
     }
   }
   throw new Error('SimDroid: the launcher failed to render three times');
+}
+
+function findEditText(n: LaidNode, field: string): LaidNode | undefined {
+  if (n.spec.cls === W.EditText && n.spec.field === field) return n;
+  for (const c of n.children) {
+    const hit = findEditText(c, field);
+    if (hit) return hit;
+  }
+  return undefined;
+}
+
+/**
+ * The floating text toolbar (a popup of the app, as TextView's Editor shows it): above the focused
+ * field, or below it when the field is at the top, within the app's area.
+ */
+function textToolbarWindow(windows: FrameWindow[], state: ViewState, clip: string | null, h: SystemHandlers, area: { width: number; top: number; bottom: number }, palette: Palette): FrameWindow | null {
+  if (!state.textToolbar || state.focus === null) return null;
+  let field: LaidNode | undefined;
+  for (let i = windows.length - 1; i >= 0 && !field; i--) field = findEditText(windows[i]!.root, state.focus);
+  if (!field) return null;
+  const items = toolbarItems(state, clip, field.spec.password ?? false);
+  if (items.length === 0) return null;
+  const spec = textToolbarSpec(items, h.textToolbar);
+  const w = Math.min(area.width - 16, measureWidth(spec, emptyViewState()));
+  const hgt = measureHeight(spec, w, emptyViewState());
+  const above = field.clip.y - hgt - 8;
+  const y = above >= area.top ? above : Math.min(field.clip.y + field.clip.h + 8, area.bottom - hgt);
+  const x = Math.min(Math.max(8, field.clip.x + field.clip.w / 2 - w / 2), area.width - w - 8);
+  return windowOf('toolbar', windows[0]!.package, spec, { x, y, w, h: hgt }, emptyViewState(), palette);
 }
 
 export function composeFrame(wm: WindowManager, geo: ScreenGeometry, h: SystemHandlers): Frame {
@@ -109,6 +141,8 @@ export function composeFrame(wm: WindowManager, geo: ScreenGeometry, h: SystemHa
     const hgt = measureHeight(spec, w, emptyViewState());
     windows.push(windowOf('prompt', PERMISSION_PACKAGE, spec, { x: (W_ - w) / 2, y: (H - hgt) / 2, w, h: hgt }, emptyViewState(), base, { modal: true }));
   }
+  const toolbar = textToolbarWindow(windows, state, wm.state.clipboard, h, { width: W_, top: appRect.y, bottom: appRect.y + appRect.h }, palette);
+  if (toolbar) windows.push(toolbar);
   if (keyboardUp) {
     const rect = { x: 0, y: H - NAV_BAR_DP - KEYBOARD_DP, w: W_, h: KEYBOARD_DP };
     windows.push(windowOf('keyboard', KEYBOARD_PACKAGE, keyboardSpec(ui.keyboard, h.keyboard), rect, emptyViewState(), base, { a11y: 'root' }));

@@ -2,11 +2,14 @@ import type { KeyName } from '../../../core/device/device.js';
 import { hitPath, type LaidNode } from '../view/layout.js';
 import { W, type Handler, type ViewSpec } from '../view/spec.js';
 import { KEYBOARD_DP, NAV_BAR_DP } from '../view/theme.js';
+import { contentBox, editLayout, offsetAt, wordAt } from '../view/text-layout.js';
 import type { Frame, FrameWindow, SystemHandlers } from './frame.js';
 import type { WindowManager } from './window-manager.js';
+import {
+  deleteBackward, dismissSelection, moveCaretInLine, replaceSelection, toolbarEdit, toolbarItems, type ToolbarItem,
+} from './text-editing.js';
+import { TOUCH_SLOP_DP, TouchStream, type DragScroller } from './touch-stream.js';
 
-/** A move shorter than this (dp) is a tap, as Android's touch slop. */
-const TOUCH_SLOP_DP = 8;
 const LONG_PRESS_MS = 500;
 
 const ACCEPT: Record<NonNullable<ViewSpec['accept']>, RegExp> = {
@@ -41,14 +44,7 @@ function findField(frame: Frame, field: string): { win: FrameWindow; spec: ViewS
  * dialog, then the screen.
  */
 export class InputDispatcher {
-  /**
-   * The finger of a streamed touch (touchDown … touchUp), in px, and the list its moves scroll: undefined until the
-   * drag leaves touch slop and its direction is known, null when it scrolls nothing (it ends as a swipe on lifting).
-   */
-  private finger: {
-    x0: number; y0: number; x: number; y: number; at: number; moved: boolean;
-    scroll?: { win: FrameWindow; key: string; offset0: number; max: number } | null;
-  } | null = null;
+  private readonly touches = new TouchStream(() => this.frame().scale, (x, y) => this.scrollerAt(x, y), (...g) => this.swipe(...g));
 
   constructor(
     private readonly wm: WindowManager,
@@ -88,8 +84,18 @@ export class InputDispatcher {
 
   tap(xPx: number, yPx: number): void {
     const scale = this.frame().scale;
+    this.dismissToolbarOutside(xPx / scale, yPx / scale);
     const win = this.touchedWindow(xPx / scale, yPx / scale);
     if (win) this.tapIn(win, xPx / scale, yPx / scale);
+  }
+
+  /** A touch anywhere but on the floating text toolbar ends the selection, as Android's Editor does. */
+  private dismissToolbarOutside(x: number, y: number): void {
+    const view = this.wm.topRecord().view;
+    if (!view.textToolbar && !view.selection) return;
+    // Keys of the soft keyboard type into the selection; they do not end it.
+    if (this.frame().windows.some((w) => (w.kind === 'toolbar' || w.kind === 'keyboard') && inside(w.root, x, y))) return;
+    dismissSelection(view);
   }
 
   private tapIn(win: FrameWindow, x: number, y: number): void {
@@ -134,10 +140,16 @@ export class InputDispatcher {
   longPress(xPx: number, yPx: number): void {
     const scale = this.frame().scale;
     const [x, y] = [xPx / scale, yPx / scale];
+    this.dismissToolbarOutside(x, y);
     const win = this.touchedWindow(x, y);
     if (!win) return;
-    for (const node of hitPath(win.root, x, y)) {
+    const path = hitPath(win.root, x, y);
+    for (const node of path) {
       if (node.spec.enabled === false) return;
+      if (node.spec.cls === W.EditText && node.spec.field !== undefined) {
+        this.startSelection(win, path, node, x, y);
+        return;
+      }
       const h = node.spec.onLongClick;
       if (h) {
         this.run(win.package, h);
@@ -148,38 +160,40 @@ export class InputDispatcher {
     this.tapIn(win, x, y);
   }
 
-  /** A finger goes down (a streamed touch, as MotionEvent ACTION_DOWN); `at` is when, in ms. */
-  touchDown(xPx: number, yPx: number, at: number): void {
-    this.finger = { x0: xPx, y0: yPx, x: xPx, y: yPx, at, moved: false };
-  }
-
   /**
-   * The finger moves: once past touch slop, a vertical drag that starts over a scrolling list scrolls it with the
-   * finger, as Android's ScrollView does (the content follows while dragged, not only when lifted).
+   * A long press on a text field: the field takes focus and the word under the finger is selected,
+   * or — on an empty field or past the end of the text — the caret goes to the end; the floating
+   * toolbar opens over it when it has something to offer (Cut/Copy/Paste/Select all).
    */
-  touchMove(xPx: number, yPx: number): void {
-    const f = this.finger;
-    if (!f) return;
-    Object.assign(f, { x: xPx, y: yPx });
-    const scale = this.frame().scale;
-    const [dx, dy] = [(xPx - f.x0) / scale, (yPx - f.y0) / scale];
-    if (!f.moved && Math.hypot(dx, dy) < TOUCH_SLOP_DP) return;
-    f.moved = true;
-    if (f.scroll === undefined) f.scroll = Math.abs(dy) >= Math.abs(dx) ? this.scrollerAt(f.x0 / scale, f.y0 / scale) : null;
-    const s = f.scroll;
-    if (s) s.win.view.scroll[s.key] = Math.min(s.max, Math.max(0, s.offset0 - dy));
+  private startSelection(win: FrameWindow, path: LaidNode[], node: LaidNode, x: number, y: number): void {
+    const field = node.spec.field!;
+    const view = win.view;
+    view.focus = field;
+    this.wm.state.keyboard.visible = true;
+    this.revealAboveKeyboard(win, path, node);
+    const value = view.fields[field] ?? '';
+    const at = value === '' ? null : offsetAt(editLayout(node.spec, value, contentBox(node)), x, y, value.length);
+    if (at === null) delete view.selection;
+    else view.selection = wordAt(value, at);
+    if (toolbarItems(view, this.wm.state.clipboard, node.spec.password ?? false).length > 0) view.textToolbar = true;
+    else delete view.textToolbar;
   }
 
-  /** The finger lifts: a drag that scrolled a list is done; anything else is the gesture from down to here (tap, long press, swipe). */
+  /** A streamed touch (as MotionEvents: touch-stream.ts), in px; `at` is when, in ms. */
+  touchDown(xPx: number, yPx: number, at: number): void {
+    this.touches.down(xPx, yPx, at);
+  }
+
+  touchMove(xPx: number, yPx: number): void {
+    this.touches.move(xPx, yPx);
+  }
+
   touchUp(xPx: number, yPx: number, at: number): void {
-    const f = this.finger;
-    this.finger = null;
-    if (!f || f.scroll) return;
-    this.swipe(f.x0, f.y0, xPx, yPx, Math.max(0, at - f.at));
+    this.touches.up(xPx, yPx, at);
   }
 
   /** The scrolling list under a point of the window there (not across a modal window's outside), if any. */
-  private scrollerAt(x: number, y: number): { win: FrameWindow; key: string; offset0: number; max: number } | null {
+  private scrollerAt(x: number, y: number): DragScroller | null {
     const hit = this.windowAt(this.frame(), x, y);
     if (!hit || !('win' in hit)) return null;
     const node = hitPath(hit.win.root, x, y).find((n) => n.scroll !== undefined && n.scroll.max > 0);
@@ -196,6 +210,7 @@ export class InputDispatcher {
       else this.tap(x1Px, y1Px);
       return;
     }
+    this.dismissToolbarOutside(x1, y1);
     const win = this.touchedWindow(x1, y1);
     if (!win) return;
     const path = hitPath(win.root, x1, y1);
@@ -221,8 +236,12 @@ export class InputDispatcher {
     }
   }
 
-  /** `input text`: goes to the focused field of the foreground window, filtered by its input type. */
-  text(value: string): void {
+  /**
+   * `input text`: goes to the focused field of the foreground window, filtered by its input type,
+   * replacing the selection or going in at the caret. A pasted newline in a one-line field becomes a
+   * space (a typed one is the Enter key).
+   */
+  text(value: string, opts: { paste?: boolean } = {}): void {
     const focus = this.wm.topRecord().view.focus;
     if (focus === null) return;
     const f = this.frame();
@@ -232,22 +251,25 @@ export class InputDispatcher {
     let add = '';
     for (const ch of value) {
       if (ch === '\n' && !target.spec.multiline) {
-        this.enter();
+        if (opts.paste) add += accept.test(' ') ? ' ' : '';
+        else this.enter();
         continue;
       }
       if (ch === '\n' || accept.test(ch)) add += ch;
     }
-    const fields = target.win.view.fields;
-    fields[focus] = (target.win.view.allSelected ? '' : (fields[focus] ?? '')) + add;
-    delete target.win.view.allSelected;
+    replaceSelection(target.win.view, add);
   }
 
   private deleteChar(): void {
+    deleteBackward(this.wm.topRecord().view);
+  }
+
+  /** The floating toolbar's actions on the focused field's selection; a paste is typed, filtered as typing is. */
+  private toolbarAction(item: ToolbarItem): void {
     const view = this.wm.topRecord().view;
     if (view.focus === null) return;
-    const cur = view.fields[view.focus] ?? '';
-    view.fields[view.focus] = view.allSelected ? '' : [...cur].slice(0, -1).join('');
-    delete view.allSelected;
+    const paste = toolbarEdit(view, this.wm.state, item);
+    if (paste !== null) this.text(paste, { paste: true });
   }
 
   private enter(): void {
@@ -257,7 +279,7 @@ export class InputDispatcher {
     const target = findField(f, view.focus);
     if (!target) return;
     if (target.spec.multiline) {
-      view.fields[view.focus] = (view.fields[view.focus] ?? '') + '\n';
+      replaceSelection(view, '\n');
       return;
     }
     if (target.spec.onSubmit) {
@@ -278,8 +300,14 @@ export class InputDispatcher {
 
   back(): void {
     const ui = this.wm.state;
-    if (ui.keyboard.visible && this.wm.topRecord().view.focus !== null) {
+    const view = this.wm.topRecord().view;
+    if (ui.keyboard.visible && view.focus !== null) {
       this.wm.hideKeyboard();
+      return;
+    }
+    // Then Back ends a text selection (its action mode) before anything else.
+    if (view.textToolbar || (view.selection && view.selection.start !== view.selection.end)) {
+      dismissSelection(view);
       return;
     }
     const f = this.frame();
@@ -308,7 +336,6 @@ export class InputDispatcher {
   }
 
   key(key: KeyName): void {
-    if (key !== 'DEL') delete this.wm.topRecord().view.allSelected;
     switch (key) {
       case 'BACK':
       case 'ESCAPE':
@@ -326,9 +353,9 @@ export class InputDispatcher {
       case 'TAB':
         return this.enter();
       case 'MOVE_END':
+        return moveCaretInLine(this.wm.topRecord().view, 'end');
       case 'MOVE_HOME':
-        // The caret is always at the end of the text in SimDroid's fields.
-        return;
+        return moveCaretInLine(this.wm.topRecord().view, 'home');
     }
   }
 
@@ -347,6 +374,7 @@ export class InputDispatcher {
       home: () => this.wm.goHome(),
       recents: () => this.wm.showRecents(),
       allowPermission: () => this.answerPrompt(true),
+      textToolbar: (item) => this.toolbarAction(item),
       denyPermission: () => this.answerPrompt(false),
       keyboard: {
         type: (ch) => {

@@ -4,6 +4,7 @@ import { column, row, text, button, strip } from '../view/widgets.js';
 import { formatTime } from '../system/clock.js';
 import type { SettingsStore } from '../system/settings.js';
 import type { MenuView } from './app.js';
+import type { ToolbarItem } from './text-editing.js';
 
 /** The status bar: clock on the left; radio, Wi-Fi, Bluetooth and battery icons on the right. */
 export function statusBarSpec(now: number, settings: SettingsStore): ViewSpec {
@@ -96,5 +97,19 @@ export function menuSpec(menu: MenuView): ViewSpec {
       pad: [12, 16, 12, 16], style: { size: 16 },
     })),
     { cls: W.ListView, pad: [8, 0, 8, 0], style: { bg: 'surface', radius: 4, elevation: true } },
+  );
+}
+
+/**
+ * Android's floating text toolbar: one popup row of text items (the ids Android gives them) over a
+ * selection, in the app's window list, as TextView's Editor shows it.
+ */
+export function textToolbarSpec(items: readonly ToolbarItem[], onItem: (item: ToolbarItem) => void): ViewSpec {
+  return row(
+    items.map((item) => strip({
+      cls: W.TextView, id: 'android:id/floating_toolbar_menu_item_text', text: item, clickable: true, onClick: () => onItem(item),
+      w: 'wrap', h: 48, pad: [14, 14, 14, 14], style: { size: 14 },
+    })),
+    { cls: W.LinearLayout, id: 'android:id/floating_toolbar_menu_item_container', pad: [0, 4, 0, 4], style: { bg: 'surface', radius: 8, elevation: true } },
   );
 }

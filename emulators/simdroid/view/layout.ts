@@ -14,8 +14,13 @@ export interface ViewState {
   fields: Record<string, string>;
   scroll: Record<string, number>;
   focus: string | null;
-  /** The focused field's whole text is selected (Ctrl+A): the next DEL clears it, the next text replaces it. */
-  allSelected?: boolean;
+  /**
+   * The focused field's selection as UTF-16 offsets [start, end) into its text; start === end is a
+   * caret there. Absent: the caret is after the last character (where a tap on a field leaves it).
+   */
+  selection?: { start: number; end: number };
+  /** The floating text toolbar (Cut, Copy, Paste, Select all) shows over the focused field. */
+  textToolbar?: boolean;
 }
 
 export interface LaidNode {

@@ -6,13 +6,13 @@ import { calendarOpen, EVENT, DateSchema, dayAround, dayOpen, dayText, eventOpen
 import { dayScenario } from './scenario.js';
 import { verdictOf } from '../../verdict.js';
 import { exactRecords } from '../../validators/records.js';
+import { CONFIRM, deleteAllEventsShown } from './days.js';
 
 /**
  * Deleting events: one named event on a given day (a same-titled event on another day must stay),
  * and every event of a day (the ones just before and after midnight must stay). Deleting goes
  * through the editor's Delete action and its confirmation.
  */
-const CONFIRM = { text: 'Delete', className: 'android.widget.Button' };
 
 const One = z.object({ target: EventSchema, others: z.array(EventSchema) });
 
@@ -93,11 +93,8 @@ export const DeleteEventsOnDay = defineTask({
   *oracle(p, ui) {
     yield* openCalendar(ui);
     yield* openDay(ui, p.date);
-    for (const t of p.targets) {
-      yield* openEventInDay(ui, t.title);
-      yield ui.tap({ contentDesc: 'Delete' });
-      yield ui.tap(CONFIRM);
-    }
+    // Every event the day shows, as a person reads them off the day.
+    yield* deleteAllEventsShown(ui, 'day_events');
     yield ui.complete();
   },
 });

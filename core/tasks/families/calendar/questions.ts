@@ -5,10 +5,10 @@ import { eventTitles } from '../../../seed-data/events.js';
 import { answerListVerdict, answerVerdict } from '../../validators/answers.js';
 import { onScreen } from '../../validators/ui.js';
 import type { Rng } from '../../../util/rng.js';
-import { scrollTo } from '../../oracle.js';
 import { addEvents, clearEvents } from './calendar-db.js';
 import { calendarOpen, DateSchema, dayAround, dayOpen, dayText, EventSchema, MINUTE_MS, openCalendar, openDay, readDayTitles, timedEvent, toInput, type EventParam } from './common.js';
 import { dayScenario, elsewhere } from './scenario.js';
+import { nextEventTitle } from './schedule-questions.js';
 
 /**
  * Questions answered from what the calendar shows: the events of a day (today: tap the
@@ -117,12 +117,9 @@ export const NextEventQuestion = defineTask({
     calendarOpen,
     { name: 'event list shown', check: async ({ obs }) => onScreen(obs, { resourceId: 'calendar_events_list' }) },
   ],
-  *oracle(p, ui) {
-    yield* openCalendar(ui);
-    yield ui.tap({ contentDesc: 'Change view' });
-    yield ui.tap({ text: 'Simple event list' });
-    const el = yield* scrollTo(ui, { resourceId: 'event_item_title', text: p.target.title }, { within: { resourceId: 'calendar_events_list' } });
-    yield ui.answer(el.node.text);
+  *oracle(_p, ui) {
+    // The time of day off the Clock, then the first event after it in the simple event list.
+    yield ui.answer(yield* nextEventTitle(ui));
   },
 });
 

@@ -53,8 +53,10 @@ export function* addExpense(ui: OracleUi, e: ExpenseDraft): Generator<Action, vo
   yield ui.type({ resourceId: 'edt_amount' }, plainDollars(e.amount));
   const chip = yield* scrollTo(ui, { resourceId: 'cd_category', text: e.category });
   if (!chip.node.checked) yield ui.tap(chip);
-  const note = yield* scrollTo(ui, { resourceId: 'edt_note' });
-  yield ui.type(note, e.note);
+  if (e.note) {
+    const note = yield* scrollTo(ui, { resourceId: 'edt_note' });
+    yield ui.type(note, e.note);
+  }
   yield ui.tap(yield* scrollTo(ui, { resourceId: 'btn_save' }));
 }
 

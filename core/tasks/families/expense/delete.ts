@@ -3,7 +3,7 @@ import { randomExpenseTime, randomExpenses } from '../../../seed-data/expenses.j
 import { OracleError, screenSummary } from '../../oracle.js';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import { deleteFromDetail, detailOpen, expenseOpen, findExpense, logsOpen, openLogs, selectionMode, shownExpenses } from './common.js';
-import { exactlyVerdict, plainDollars, resetExpenses } from './expense-db.js';
+import { exactlyVerdict, resetExpenses } from './expense-db.js';
 import { Draft } from './params.js';
 import { met, verdictOf } from '../../verdict.js';
 
@@ -101,13 +101,15 @@ export const DeleteDuplicates = defineTask({
     detailOpen,
     { name: 'one duplicate deleted', check: async ({ device }) => met(await exactlyVerdict(device, [...p.noise, p.near, p.target])) },
   ],
-  *oracle(p, ui) {
+  *oracle(_p, ui) {
+    // Copies look alike and sit next to each other (same date): two neighbouring rows with the same
+    // name, category and amount. The second is deleted; the list is read screen by screen.
     yield* openLogs(ui);
-    const want = plainDollars(p.target.amount);
-    for (let guard = 0; guard < 30; guard++) {
-      const row = shownExpenses(ui).find((e) => e.name === p.target.name && plainDollars(e.amount) === want);
-      if (row) {
-        yield* deleteFromDetail(ui, row.el);
+    for (let guard = 0; guard < 40; guard++) {
+      const rows = shownExpenses(ui).sort((a, b) => a.el.node.bounds.top - b.el.node.bounds.top);
+      const i = rows.findIndex((r, k) => k > 0 && r.name === rows[k - 1]!.name && r.category === rows[k - 1]!.category && r.amount === rows[k - 1]!.amount);
+      if (i > 0) {
+        yield* deleteFromDetail(ui, rows[i]!.el);
         yield ui.complete();
         return;
       }
@@ -115,7 +117,7 @@ export const DeleteDuplicates = defineTask({
       yield ui.scroll('down');
       if (ui.fingerprint() === before) break;
     }
-    throw new OracleError(`No duplicate of ${p.target.name} found`, screenSummary(ui.obs));
+    throw new OracleError('No two rows alike in the expense logs', screenSummary(ui.obs));
   },
 });
 

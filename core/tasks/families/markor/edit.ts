@@ -76,8 +76,10 @@ export const MarkorEditNote = defineTask({
   *oracle(p, ui) {
     yield* openMarkor(ui);
     yield* openEntry(ui, p.file_name);
+    // The text to keep is read where a person reads it: in the editor.
     if (p.edit_type === 'footer') yield ui.type(EDITOR, `\n${p.new_text}`);
-    else yield ui.type(EDITOR, acceptable(p)[0]!, { clear: true });
+    else if (p.edit_type === 'header') yield ui.type(EDITOR, `${p.new_text}\n${ui.require(EDITOR).node.text}`, { clear: true });
+    else yield ui.type(EDITOR, p.new_text, { clear: true });
     yield ui.tap({ contentDesc: 'Save' });
     yield ui.complete();
   },

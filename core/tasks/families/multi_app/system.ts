@@ -1,14 +1,17 @@
 import { z } from 'zod';
 import { defineTask, type TaskTemplate } from '../../task.js';
 import type { Device } from '../../../device/device.js';
-import { launch, OracleError, screenSummary } from '../../oracle.js';
+import { copyAllOf, launch, OracleError, screenSummary } from '../../oracle.js';
+import { openSms } from '../sms/common.js';
+import { clipboardHolds, setClipboard } from '../../validators/clipboard.js';
+import { randomAddress } from '../../../seed-data/addresses.js';
 import { enterTime } from '../../pickers.js';
 import { DAY_MS, DEVICE_NOW, dateParts, msOf } from '../../../seed-data/dates.js';
 import { randomTitles } from '../../../seed-data/text.js';
 import { putSetting, settingCondition } from '../../validators/settings.js';
-import { inActivity } from '../../validators/ui.js';
+import { fieldHolds, inActivity } from '../../validators/ui.js';
 import { APP_CATALOG, requireApp } from '../../../device/app-catalog.js';
-import { openSettingsPath, pageOpen, settingsOpen } from '../settings/common.js';
+import { openSettingsPath, pageOpen, settingsOpen, switchIsOn } from '../settings/common.js';
 import { addEvents, clearEvents } from '../calendar/calendar-db.js';
 import { calendarOpen, dayOpen, EventSchema, openCalendar, openDay, timedEvent, toInput } from '../calendar/common.js';
 import {
@@ -51,7 +54,7 @@ export const WifiThenOpenApp = defineTask({
   ],
   *oracle(p, ui) {
     yield* openSettingsPath(ui, ['Network & internet', 'Internet']);
-    yield ui.tap({ text: 'Wi‑Fi' });
+    if (!switchIsOn(ui, 'Wi‑Fi')) yield ui.tap({ text: 'Wi‑Fi' });
     yield* launch(ui, p.app);
     yield ui.complete();
   },
@@ -122,4 +125,35 @@ export const AlarmBeforeFirstEvent = defineTask({
   },
 });
 
-export const SYSTEM_TASKS: readonly TaskTemplate[] = [WifiThenOpenApp, AlarmBeforeFirstEvent];
+const CopyText = z.object({ text: z.string().min(1) });
+
+/**
+ * AndroidWorld's SystemCopyToClipboard: the text must end up on the clipboard (read back through
+ * Clipper, as AndroidWorld reads it). Any text field will do; the oracle types it into Simple SMS
+ * Messenger's search (nothing is kept there), selects it all and copies it.
+ */
+export const CopyToClipboard = defineTask({
+  id: 'SystemCopyToClipboard',
+  apps: ['Simple SMS Messenger'],
+  difficulty: 'medium',
+  tags: ['data_entry', 'long_press', 'memorization'],
+  kind: 'completion',
+  template: 'Copy the following text to the clipboard: {text}',
+  params: CopyText,
+  generate: (rng) => ({ text: rng.chance(0.5) ? randomAddress(rng) : `${randomTitles(rng, 1)[0]!} ${rng.int(10, 9999)}` }),
+  initialize: async (device) => setClipboard(device, ' '),
+  check: async (device, p) => verdictOf([await clipboardHolds(device, p.text)]),
+  subgoals: (p) => [
+    { name: 'text typed', check: async ({ obs }) => fieldHolds(obs, p.text) },
+    { name: 'text copied', check: async ({ device }) => (await clipboardHolds(device, p.text)).ok },
+  ],
+  *oracle(p, ui) {
+    yield* openSms(ui);
+    yield ui.tap({ contentDesc: 'Search' });
+    yield ui.type({ resourceId: 'search_src_text' }, p.text);
+    yield* copyAllOf(ui, { resourceId: 'search_src_text' });
+    yield ui.complete();
+  },
+});
+
+export const SYSTEM_TASKS: readonly TaskTemplate[] = [WifiThenOpenApp, AlarmBeforeFirstEvent, CopyToClipboard];

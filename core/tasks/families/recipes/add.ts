@@ -55,4 +55,46 @@ export const AddRecipe = defineTask({
   },
 });
 
-export const ADD_TASKS: readonly TaskTemplate[] = [AddRecipe];
+const Multiple = z.object({ targets: z.array(Recipe).min(1), noise: z.array(Recipe) });
+type MP = z.infer<typeof Multiple>;
+const addedAll = (rows: readonly RecipeRow[], p: MP) => keptThenWanted(rows, EXACT_RECIPE, p.noise, recipeKind(true), p.targets, 'added');
+
+/** One recipe as AndroidWorld's goals list them: `title|description|servings|preparationTime|ingredients|directions`. */
+function recipeLine(r: MP['targets'][number]): string {
+  return [r.title, r.description, r.servings, r.preparationTime, r.ingredients.split('\n').join(', '), r.directions].join('|');
+}
+
+/** AndroidWorld's RecipeAddMultipleRecipes: several recipes given as a table in the instruction. */
+export const AddMultipleRecipes = defineTask({
+  id: 'RecipeAddMultipleRecipes',
+  apps: ['Broccoli'],
+  difficulty: 'hard',
+  tags: ['data_entry', 'transcription', 'memorization'],
+  kind: 'completion',
+  template: 'Add the following recipes into the Broccoli app:\ntitle|description|servings|preparationTime|ingredients|directions\n{recipes}',
+  params: Multiple,
+  maxSteps: 60,
+  generate: (rng) => {
+    const targets = randomRecipes(rng, rng.int(2, 3)).map((r) => ({ ...r, source: '' }));
+    return { targets, noise: randomRecipes(rng, 10, targets.map((t) => t.title)) };
+  },
+  instruction: (p) => `Add the following recipes into the Broccoli app:\ntitle|description|servings|preparationTime|ingredients|directions\n${p.targets.map(recipeLine).join('\n')}`,
+  initialize: async (device, p) => resetRecipes(device, p.noise),
+  check: async (device, p) => verdictOf(addedAll(await listRecipes(device), p)),
+  subgoals: (p) => [
+    broccoliOpen,
+    editorOpen,
+    { name: 'first title typed', check: async ({ obs }) => fieldHolds(obs, p.targets[0]!.title) },
+    { name: 'recipes saved', check: async ({ device }) => met(addedAll(await listRecipes(device), p)) },
+  ],
+  *oracle(p, ui) {
+    yield* launch(ui, APP);
+    for (const t of p.targets) {
+      yield ui.tap({ contentDesc: 'New Recipe' });
+      yield* fillEditor(ui, t);
+    }
+    yield ui.complete();
+  },
+});
+
+export const ADD_TASKS: readonly TaskTemplate[] = [AddRecipe, AddMultipleRecipes];

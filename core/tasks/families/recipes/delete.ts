@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { randomRecipe, randomRecipes, RECIPE_BASES, RECIPE_DESCRIPTIONS } from '../../../seed-data/recipes.js';
+import { randomRecipe, randomRecipes, RECIPE_BASES, type RecipeDraft } from '../../../seed-data/recipes.js';
+import type { Rng } from '../../../util/rng.js';
+import { deleteDuplicateRecipes, deleteRecipesWhoseDirectionsMention } from './walk.js';
 import { launch } from '../../oracle.js';
 import { defineTask, type Subgoal, type TaskTemplate } from '../../task.js';
 import { onScreen } from '../../validators/ui.js';
@@ -72,38 +74,89 @@ export const DeleteMultipleRecipes = defineTask({
   },
 });
 
-const Dupes = z.object({ target: Recipe, variant: Recipe, noise: z.array(Recipe) });
+const Dupes = z.object({ target: Recipe, variants: z.array(Recipe), noise: z.array(Recipe) });
+
+/** Same title (and often description) as the target, something else different: not a duplicate, it stays. */
+function variantOf(rng: Rng, base: (typeof RECIPE_BASES)[number], target: RecipeDraft, sameDescription: boolean): RecipeDraft {
+  for (;;) {
+    const v = { ...randomRecipe(rng, base), ...(sameDescription ? { description: target.description } : {}) };
+    if (JSON.stringify(v) !== JSON.stringify(target)) return v;
+  }
+}
 
 export const DeleteDuplicateRecipes = defineTask({
   id: 'RecipeDeleteDuplicateRecipes',
   apps: ['Broccoli'],
   difficulty: 'hard',
-  tags: ['deletion', 'verification', 'screen_reading', 'dialog'],
+  tags: ['deletion', 'verification', 'screen_reading', 'dialog', 'needs_scrolling'],
   kind: 'completion',
   template: 'Delete all but one of any recipes in the Broccoli app that are exact duplicates, ensuring at least one instance of each unique recipe remains',
   params: Dupes,
-  maxSteps: 25,
+  // Each look-alike card is opened and read: AndroidWorld's hardest instances have eight in a row.
+  maxSteps: 200,
   generate: (rng) => {
     const base = rng.pick(RECIPE_BASES);
     const target = randomRecipe(rng, base);
-    // Same title, other description and servings: not a duplicate, and it must stay.
-    const variant = { ...randomRecipe(rng, base), description: rng.pick(RECIPE_DESCRIPTIONS.filter((d) => d !== target.description)) };
-    return { target, variant, noise: randomRecipes(rng, rng.int(5, 8), [base.title]) };
+    // Look-alikes: same title, and (as in AndroidWorld's harder variants) often the same description too.
+    const sameDescription = rng.chance(0.5);
+    const variants = Array.from({ length: rng.int(1, 6) }, () => variantOf(rng, base, target, sameDescription && rng.chance(0.8)));
+    return { target, variants, noise: randomRecipes(rng, rng.int(5, 20), [base.title]) };
   },
-  initialize: async (device, p) => resetRecipes(device, [...p.noise, p.variant, p.target, p.target]),
-  check: async (device, p) => verdictOf(await exactlyVerdict(device, [...p.noise, p.variant, p.target])),
+  // The copies are the last rows written, as AndroidWorld adds them after the others.
+  initialize: async (device, p) => resetRecipes(device, [...rng0(p.noise, p.variants), p.target, p.target]),
+  check: async (device, p) => verdictOf(await exactlyVerdict(device, [...p.noise, ...p.variants, p.target])),
   subgoals: (p) => [
     broccoliOpen,
     detailsOpen(p.target.title),
     deleteConfirm,
-    { name: 'one duplicate deleted', check: async ({ device }) => met(await exactlyVerdict(device, [...p.noise, p.variant, p.target])) },
+    { name: 'one duplicate deleted', check: async ({ device }) => met(await exactlyVerdict(device, [...p.noise, ...p.variants, p.target])) },
   ],
-  *oracle(p, ui) {
-    yield* openRecipe(ui, p.target.title, p.target.description);
-    yield* overflow(ui, 'Delete');
-    yield ui.tap({ text: 'Delete' });
+  *oracle(_p, ui) {
+    yield* deleteDuplicateRecipes(ui);
     yield ui.complete();
   },
 });
 
-export const DELETE_TASKS: readonly TaskTemplate[] = [DeleteSingleRecipe, DeleteMultipleRecipes, DeleteDuplicateRecipes];
+/** Noise and look-alikes interleaved in a fixed order (by directions), as a shuffled list would be. */
+function rng0(noise: readonly RecipeDraft[], variants: readonly RecipeDraft[]): RecipeDraft[] {
+  return [...noise, ...variants].sort((a, b) => a.directions.localeCompare(b.directions) || a.servings.localeCompare(b.servings));
+}
+
+/** Ingredients the recipe bases' directions mention, one word or two. */
+const DIRECTION_INGREDIENTS = [
+  'garlic', 'onion', 'tomato', 'cheese', 'rice', 'lemon', 'basil', 'chicken', 'egg', 'avocado', 'soy sauce', 'coconut milk', 'broccoli',
+  'pasta', 'mango', 'tortillas', 'cucumber', 'olive oil', 'butter', 'ginger', 'beans', 'lettuce', 'yogurt', 'spinach',
+];
+
+const ByIngredient = z.object({ ingredient: z.string().min(1), targets: z.array(Recipe).min(1), noise: z.array(Recipe) });
+
+/** AndroidWorld's RecipeDeleteMultipleRecipesWithConstraint: the recipes whose directions name an ingredient. */
+export const DeleteRecipesByIngredient = defineTask({
+  id: 'RecipeDeleteRecipesByIngredient',
+  apps: ['Broccoli'],
+  difficulty: 'hard',
+  tags: ['deletion', 'screen_reading', 'dialog', 'needs_scrolling'],
+  kind: 'completion',
+  template: 'Delete the recipes from Broccoli app that use {ingredient} in the directions.',
+  params: ByIngredient,
+  maxSteps: 200,
+  generate: (rng) => {
+    for (;;) {
+      const all = randomRecipes(rng, rng.int(8, 18));
+      const mentions = (r: RecipeDraft, w: string) => r.directions.toLowerCase().includes(w);
+      const usable = DIRECTION_INGREDIENTS.filter((w) => { const n = all.filter((r) => mentions(r, w)).length; return n >= 1 && n <= 3; });
+      if (usable.length === 0) continue;
+      const ingredient = rng.pick(usable);
+      return { ingredient, targets: all.filter((r) => mentions(r, ingredient)), noise: all.filter((r) => !mentions(r, ingredient)) };
+    }
+  },
+  initialize: async (device, p) => resetRecipes(device, rng0(p.noise, p.targets)),
+  check: async (device, p) => verdictOf(await exactlyVerdict(device, p.noise)),
+  subgoals: (p) => [broccoliOpen, deleteConfirm, { name: 'recipes deleted', check: async ({ device }) => met(await exactlyVerdict(device, p.noise)) }],
+  *oracle(p, ui) {
+    yield* deleteRecipesWhoseDirectionsMention(ui, p.ingredient);
+    yield ui.complete();
+  },
+});
+
+export const DELETE_TASKS: readonly TaskTemplate[] = [DeleteSingleRecipe, DeleteMultipleRecipes, DeleteDuplicateRecipes, DeleteRecipesByIngredient];

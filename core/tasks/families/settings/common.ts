@@ -36,3 +36,13 @@ export function pageOpen(title: string): Subgoal {
     check: async ({ obs }) => inActivity(obs, SETTINGS_PKG, SUB_SETTINGS) && onScreen(obs, { resourceId: 'toolbar_title', text: title }),
   };
 }
+
+/** Brings a switch row into view (a long page scrolls). */
+export function* scrollToSwitch(ui: OracleUi, label: string): Generator<Action, void, void> {
+  yield* scrollTo(ui, { text: label });
+}
+
+/** Back from a Settings page to the top-level list (Settings keeps its page when opened again). */
+export function* backToSettingsTop(ui: OracleUi): Generator<Action, void, void> {
+  for (let i = 0; i < 6 && ui.foreground.package === SETTINGS_PKG && ui.foreground.activity === SUB_SETTINGS; i++) yield ui.back();
+}

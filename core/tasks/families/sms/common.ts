@@ -9,7 +9,7 @@ import { OracleError, launch, screenSummary, scrollTo, type OracleUi } from '../
 import type { Subgoal } from '../../task.js';
 import { fieldHolds, inActivity, onScreen } from '../../validators/ui.js';
 import { addContact, clearContacts } from '../contacts/contacts-db.js';
-import { addReceivedMessage, addSentMessage, clearMessages, sameNumber, sentMessages, SMS_TYPE, type SmsRow } from './sms-db.js';
+import { addReceivedMessage, addSentMessage, clearMessages, numberDigits, sameNumber, sentMessages, SMS_TYPE, type SmsRow } from './sms-db.js';
 import { countIs, holds, met, verdictOf, type CheckVerdict } from '../../verdict.js';
 
 /** What Simple SMS Messenger tasks share: seeded history, strict sent-message checks, oracle moves. */
@@ -127,6 +127,12 @@ export function* openSms(ui: OracleUi): Generator<Action, void, void> {
     yield ui.tap({ contentDesc: 'Navigate up' });
     if (!ui.exists({ contentDesc: 'Start a conversation' })) yield* launch(ui, SMS_APP);
   }
+}
+
+/** A number as a list or a title may write it: its digits with any separators, with or without +1. */
+export function phonePattern(n: string): RegExp {
+  const digits = numberDigits(n).split('');
+  return new RegExp(`^\\+?1?[\\s().-]*${digits.join('[\\s().-]*')}$`);
 }
 
 /** Opens a conversation from the list by its title (contact name or number), scrolling to it. */

@@ -1,6 +1,7 @@
 import type { AppEnv, SystemServices } from '../../runtime/app.js';
 import type { Rng } from '../../../../core/util/rng.js';
 import { DAY_MS, dayStart, DEFAULT_REMINDER, insertEvent } from './db.js';
+import { NO_REPEAT } from './repeat.js';
 
 /**
  * First-boot content: a handful of ordinary events in the weeks around today, so the calendar
@@ -26,11 +27,11 @@ export function bootCalendar(env: { app: AppEnv; sys: SystemServices; rng: Rng }
     const start = today + env.rng.int(-7, 21) * DAY_MS + env.rng.int(8, 19) * 3_600_000 + env.rng.pick([0, 30]) * 60_000;
     insertEvent(env.app.db, {
       title: e.title, location: e.location ?? '', description: e.description ?? '',
-      start, end: start + e.minutes * 60_000, allDay: false, reminder: env.rng.pick([-1, DEFAULT_REMINDER, 30]),
+      start, end: start + e.minutes * 60_000, allDay: false, reminder: env.rng.pick([-1, DEFAULT_REMINDER, 30]), repeat: NO_REPEAT,
     }, env.sys.clock.now());
   }
   const holiday = today + env.rng.int(3, 25) * DAY_MS;
   insertEvent(env.app.db, {
-    title: 'Mom\'s birthday', location: '', description: '', start: holiday, end: holiday + 12 * 3_600_000, allDay: true, reminder: 1440,
+    title: 'Mom\'s birthday', location: '', description: '', start: holiday, end: holiday + 12 * 3_600_000, allDay: true, reminder: 1440, repeat: NO_REPEAT,
   }, env.sys.clock.now());
 }

@@ -1,4 +1,5 @@
 import type { Db } from '../../system/databases.js';
+import { DAY_S, occurrenceStarts, type Repeat } from './repeat.js';
 
 /**
  * Simple Calendar Pro's Room database, events.db, with the columns of its `events` and
@@ -70,6 +71,7 @@ export interface CalEvent {
   reminder: number;
   /** The event type's colour, #rrggbb. */
   color: `#${string}`;
+  repeat: Repeat;
 }
 
 /** What the editor saves. */
@@ -84,6 +86,9 @@ interface Row {
   description: string;
   flags: number;
   reminder_1_minutes: number;
+  repeat_interval: number;
+  repeat_rule: number;
+  repeat_limit: number;
   color: number;
   type_color: number | null;
 }
@@ -104,30 +109,53 @@ function fromRow(r: Row): CalEvent {
     allDay: (r.flags & FLAG_ALL_DAY) !== 0,
     reminder: r.reminder_1_minutes,
     color: hexColor(r.color !== 0 ? r.color : (r.type_color ?? -16746133)),
+    repeat: { interval: r.repeat_interval, rule: r.repeat_rule, limit: r.repeat_limit },
   };
 }
 
 const SELECT = `SELECT e.id, e.start_ts, e.end_ts, e.title, e.location, e.description, e.flags, e.reminder_1_minutes,
-  e.color, t.color AS type_color FROM events e LEFT JOIN event_types t ON t.id = e.event_type`;
+  e.repeat_interval, e.repeat_rule, e.repeat_limit, e.color, t.color AS type_color FROM events e LEFT JOIN event_types t ON t.id = e.event_type`;
 // All-day events first in a day, as the real day and list views order them.
 const ORDER = 'ORDER BY (e.flags & 1) DESC, e.start_ts, e.end_ts, e.title COLLATE NOCASE, e.id';
 
 /**
- * Events overlapping [fromMs, toMs). A zero-length event counts on the day it starts; one ending
- * exactly at midnight does not spill into the next day.
+ * Events overlapping [fromMs, toMs), repeating ones as each of their occurrences there (same id,
+ * the occurrence's times). A zero-length event counts on the day it starts; one ending exactly at
+ * midnight does not spill into the next day.
  */
 export function eventsBetween(db: Db, fromMs: number, toMs: number): CalEvent[] {
   const from = Math.floor(fromMs / 1000);
   const to = Math.floor(toMs / 1000);
-  const rows = db.prepare(`${SELECT} WHERE e.type = 0 AND e.start_ts < ? AND (e.end_ts > ? OR e.start_ts >= ?) ${ORDER}`).all(to, from, from) as Row[];
-  return rows.map(fromRow);
+  const once = db.prepare(`${SELECT} WHERE e.type = 0 AND e.repeat_interval = 0 AND e.start_ts < ? AND (e.end_ts > ? OR e.start_ts >= ?) ${ORDER}`).all(to, from, from) as Row[];
+  const repeating = db.prepare(`${SELECT} WHERE e.type = 0 AND e.repeat_interval > 0 AND e.start_ts < ?`).all(to) as Row[];
+  const overlaps = (e: CalEvent) => e.start < toMs && (e.end > fromMs || e.start >= fromMs);
+  const all = [...once.map(fromRow), ...repeating.flatMap((r) => occurrences(fromRow(r), fromMs, toMs)).filter(overlaps)];
+  return all.sort(byDayOrder);
 }
 
-/** Events that have not ended before `fromMs`, soonest first (the "Simple event list"). */
+/** An event's occurrences starting before `toMs` that may overlap `fromMs` (one for a single event). */
+function occurrences(e: CalEvent, fromMs: number, toMs: number): CalEvent[] {
+  const duration = e.end - e.start;
+  return occurrenceStarts(e.start, e.repeat, fromMs, toMs, duration).map((start) => ({ ...e, start, end: start + duration }));
+}
+
+/** All-day first, then by start, end, title and id, as ORDER sorts rows. */
+function byDayOrder(a: CalEvent, b: CalEvent): number {
+  return Number(b.allDay) - Number(a.allDay) || a.start - b.start || a.end - b.end
+    || a.title.toLowerCase().localeCompare(b.title.toLowerCase()) || a.id - b.id;
+}
+
+/** How far ahead the simple event list shows the occurrences of repeating events. */
+const LIST_AHEAD_MS = 366 * DAY_S * 1000;
+
+/** Events that have not ended before `fromMs`, soonest first (the "Simple event list"); repeating ones for a year ahead. */
 export function eventsFrom(db: Db, fromMs: number): CalEvent[] {
   const from = Math.floor(fromMs / 1000);
-  const rows = db.prepare(`${SELECT} WHERE e.type = 0 AND (e.end_ts >= ? OR e.start_ts >= ?) ORDER BY e.start_ts, (e.flags & 1) DESC, e.title COLLATE NOCASE, e.id`).all(from, from) as Row[];
-  return rows.map(fromRow);
+  const once = db.prepare(`${SELECT} WHERE e.type = 0 AND e.repeat_interval = 0 AND (e.end_ts >= ? OR e.start_ts >= ?)`).all(from, from) as Row[];
+  const repeating = db.prepare(`${SELECT} WHERE e.type = 0 AND e.repeat_interval > 0`).all() as Row[];
+  const all = [...once.map(fromRow), ...repeating.flatMap((r) => occurrences(fromRow(r), fromMs, fromMs + LIST_AHEAD_MS))
+    .filter((e) => e.end >= fromMs || e.start >= fromMs)];
+  return all.sort((a, b) => a.start - b.start || Number(b.allDay) - Number(a.allDay) || a.title.toLowerCase().localeCompare(b.title.toLowerCase()) || a.id - b.id);
 }
 
 export function getEvent(db: Db, id: number): CalEvent | undefined {
@@ -137,6 +165,9 @@ export function getEvent(db: Db, id: number): CalEvent | undefined {
 
 function values(d: EventDraft, nowMs: number) {
   return {
+    repeat_interval: d.repeat.interval,
+    repeat_rule: d.repeat.rule,
+    repeat_limit: d.repeat.limit,
     start_ts: Math.floor(d.start / 1000),
     end_ts: Math.floor(d.end / 1000),
     title: d.title,
@@ -150,14 +181,17 @@ function values(d: EventDraft, nowMs: number) {
 
 export function insertEvent(db: Db, d: EventDraft, nowMs: number): number {
   const v = values(d, nowMs);
-  const r = db.prepare(`INSERT INTO events (start_ts, end_ts, title, location, description, reminder_1_minutes, flags, last_updated, time_zone, source, event_type)
-    VALUES (@start_ts, @end_ts, @title, @location, @description, @reminder_1_minutes, @flags, @last_updated, 'UTC', 'simple-calendar', 1)`).run(v);
+  const r = db.prepare(`INSERT INTO events (start_ts, end_ts, title, location, description, reminder_1_minutes, flags, last_updated,
+    repeat_interval, repeat_rule, repeat_limit, time_zone, source, event_type)
+    VALUES (@start_ts, @end_ts, @title, @location, @description, @reminder_1_minutes, @flags, @last_updated,
+    @repeat_interval, @repeat_rule, @repeat_limit, 'UTC', 'simple-calendar', 1)`).run(v);
   return Number(r.lastInsertRowid);
 }
 
 export function updateEvent(db: Db, id: number, d: EventDraft, nowMs: number): void {
   db.prepare(`UPDATE events SET start_ts = @start_ts, end_ts = @end_ts, title = @title, location = @location, description = @description,
-    reminder_1_minutes = @reminder_1_minutes, flags = (flags & ~1) | @flags, last_updated = @last_updated WHERE id = @id`).run({ ...values(d, nowMs), id });
+    reminder_1_minutes = @reminder_1_minutes, flags = (flags & ~1) | @flags, last_updated = @last_updated,
+    repeat_interval = @repeat_interval, repeat_rule = @repeat_rule, repeat_limit = @repeat_limit WHERE id = @id`).run({ ...values(d, nowMs), id });
 }
 
 export function deleteEvent(db: Db, id: number): void {

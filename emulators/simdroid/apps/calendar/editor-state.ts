@@ -1,6 +1,8 @@
 import type { ActivityContext } from '../../runtime/app.js';
 import type { DatePickerState, TimePickerState } from '../../view/pickers.js';
 import { dayStart, deleteEvent, insertEvent, updateEvent, type EventDraft } from './db.js';
+import type { Repeat } from './repeat.js';
+import { followStart, type RepeatDialog } from './repeat-views.js';
 
 /**
  * EventActivity's state and the rules the real editor applies to it: moving the start moves the
@@ -16,6 +18,7 @@ export interface Snapshot {
   end: number;
   allDay: boolean;
   reminder: number;
+  repeat: Repeat;
 }
 
 export type EditorDialog =
@@ -23,7 +26,8 @@ export type EditorDialog =
   | { kind: 'time'; which: 'start' | 'end'; picker: TimePickerState }
   | { kind: 'reminder' }
   | { kind: 'discard' }
-  | { kind: 'delete' };
+  | { kind: 'delete' }
+  | RepeatDialog;
 
 export interface EditorState {
   /** The stored event being edited; null for a new one (or a duplicate). */
@@ -32,6 +36,7 @@ export interface EditorState {
   end: number;
   allDay: boolean;
   reminder: number;
+  repeat: Repeat;
   /** The values the editor opened with, to tell whether Back loses changes. */
   original: Snapshot;
   dialog: EditorDialog | null;
@@ -52,7 +57,7 @@ function current(ctx: EditorCtx): Snapshot {
   const f = ctx.fields;
   return {
     title: (f.title ?? '').trim(), location: (f.location ?? '').trim(), description: (f.description ?? '').trim(),
-    start: ctx.s.start, end: ctx.s.end, allDay: ctx.s.allDay, reminder: ctx.s.reminder,
+    start: ctx.s.start, end: ctx.s.end, allDay: ctx.s.allDay, reminder: ctx.s.reminder, repeat: ctx.s.repeat,
   };
 }
 
@@ -62,7 +67,8 @@ export function hasChanges(ctx: EditorCtx): boolean {
   const [as, ae] = storedTimes(a);
   const [bs, be] = storedTimes(b);
   return a.title !== b.title || a.location !== b.location || a.description !== b.description || a.allDay !== b.allDay
-    || a.reminder !== b.reminder || as !== bs || ae !== be;
+    || a.reminder !== b.reminder || as !== bs || ae !== be
+    || a.repeat.interval !== b.repeat.interval || a.repeat.rule !== b.repeat.rule || a.repeat.limit !== b.repeat.limit;
 }
 
 /** A date picked for the start moves the end along; one picked for the end moves the end only. */
@@ -71,6 +77,7 @@ export function setDate(s: EditorState, which: 'start' | 'end', y: number, m: nu
   const next = Date.UTC(y, m - 1, d) + (base - dayStart(base));
   if (which === 'start') {
     const duration = s.end - s.start;
+    s.repeat = followStart(s.repeat, s.start, next);
     s.start = next;
     s.end = next + duration;
   } else {

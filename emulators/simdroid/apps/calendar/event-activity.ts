@@ -1,11 +1,13 @@
 import type { ActivityDef, DialogView, MenuView } from '../../runtime/app.js';
 import { W, type ViewSpec } from '../../view/spec.js';
-import { appBar, caption, dialog, divider, iconButton, radio, row, screen, scroll, strip, text, textField } from '../../view/widgets.js';
+import { appBar, dialog, divider, iconButton, radio, row, screen, scroll, strip, text, textField } from '../../view/widgets.js';
 import { datePickerDialog, datePickerState, timePickerDialog, timePickerState } from '../../view/pickers.js';
 import { DEFAULT_REMINDER, getEvent } from './db.js';
 import { editorDate, REMINDER_CHOICES, reminderText, timeText } from './format.js';
 import { EVENT_ACTIVITY } from './main-activity.js';
 import { leave, remove, save, setDate, setTime, type EditorCtx, type EditorState } from './editor-state.js';
+import { NO_REPEAT } from './repeat.js';
+import { repetitionDialog, repetitionRows } from './repeat-views.js';
 
 /**
  * EventActivity, Simple Calendar's event editor: title, location, description, an All-day switch,
@@ -59,7 +61,7 @@ function form(ctx: EditorCtx): ViewSpec {
       id: 'event_reminder_1', pad: [16, 16, 16, 0], onClick: () => { ctx.nav.hideKeyboard(); s.dialog = { kind: 'reminder' }; },
     })),
     divider(),
-    iconRow('repeat', caption('No repetition', { id: 'event_repetition', size: 16, pad: [16, 16, 16, 0] })),
+    ...repetitionRows(ctx),
     divider(),
     iconRow('label', text('Regular event', { id: 'event_type', pad: [16, 16, 16, 0] })),
   ], { id: 'event_scrollview', pad: [8, 0, 88, 0] });
@@ -108,6 +110,12 @@ function dialogView(ctx: EditorCtx): DialogView | undefined {
         }),
         onCancel: close,
       };
+    case 'repeat':
+    case 'repeat_weekdays':
+    case 'repeat_monthly':
+    case 'repeat_limit':
+    case 'repeat_until':
+      return repetitionDialog(ctx, dlg);
     case 'delete':
       return {
         spec: dialog({
@@ -145,7 +153,7 @@ export const eventActivity: ActivityDef<EditorState> = {
       env.fields.title = stored.title;
       env.fields.location = stored.location;
       env.fields.description = stored.description;
-      const values = { start: stored.start, end: stored.end, allDay: stored.allDay, reminder: stored.reminder };
+      const values = { start: stored.start, end: stored.end, allDay: stored.allDay, reminder: stored.reminder, repeat: stored.repeat };
       const isCopy = typeof ex.event_id !== 'number';
       return {
         id: isCopy ? null : stored.id, ...values, dialog: null, menu: false,
@@ -158,7 +166,7 @@ export const eventActivity: ActivityDef<EditorState> = {
     const now = env.sys.clock.now();
     const start = typeof ex.new_event_start_ts === 'number' ? ex.new_event_start_ts * 1000 : Math.ceil(now / 3_600_000) * 3_600_000;
     // The real app's default duration is 0 minutes: a new event ends when it starts.
-    const values = { start, end: start, allDay: false, reminder: DEFAULT_REMINDER };
+    const values = { start, end: start, allDay: false, reminder: DEFAULT_REMINDER, repeat: NO_REPEAT };
     return { id: null, ...values, dialog: null, menu: false, original: { title: '', location: '', description: '', ...values } };
   },
   onBack: (ctx) => {

@@ -10,7 +10,9 @@ import { MIME } from '../../system/providers.js';
 export const PHONE_TYPE_MOBILE = 2;
 export const EMAIL_TYPE_HOME = 1;
 
-export const PHONE_TYPES: Record<number, string> = { 1: 'Home', 2: 'Mobile', 3: 'Work', 7: 'Other' };
+/** Phone.TYPE_* and their labels, in the order the editor's label picker lists them. */
+export const PHONE_TYPES: Record<number, string> = { 2: 'Mobile', 3: 'Work', 1: 'Home', 12: 'Main', 4: 'Work Fax', 5: 'Home Fax', 6: 'Pager', 7: 'Other' };
+export const PHONE_TYPE_ORDER = [2, 3, 1, 12, 4, 5, 6, 7] as const;
 export const EMAIL_TYPES: Record<number, string> = { 1: 'Home', 2: 'Work', 3: 'Other' };
 
 export interface ContactSummary {
@@ -40,6 +42,8 @@ export interface Draft {
   family: string;
   company: string;
   phones: string[];
+  /** Phone.TYPE_* of each phone (Mobile when absent). */
+  phoneTypes?: number[];
   emails: string[];
 }
 
@@ -125,8 +129,9 @@ export function saveContact(db: Db, id: number | null, draft: Draft): number {
     const display = [given, family].filter(Boolean).join(' ');
     syncRows(db, rawId, MIME.name, display ? [{ data1: display, data2: given || null, data3: family || null }] : []);
     syncRows(db, rawId, MIME.organization, draft.company.trim() ? [{ data1: draft.company.trim() }] : []);
-    // The editor has no type pickers: a number or email keeps its type, a new one gets the default.
-    syncRows(db, rawId, MIME.phone, draft.phones.map((p) => p.trim()).filter(Boolean).map((p) => ({ data1: p, data2: String(PHONE_TYPE_MOBILE), data4: e164(p) })), true);
+    // Phones take the label picked in the editor; emails (no picker) keep their type, a new one gets the default.
+    const phones = draft.phones.map((p, i) => ({ p: p.trim(), type: draft.phoneTypes?.[i] ?? PHONE_TYPE_MOBILE })).filter((x) => x.p);
+    syncRows(db, rawId, MIME.phone, phones.map((x) => ({ data1: x.p, data2: String(x.type), data4: e164(x.p) })));
     syncRows(db, rawId, MIME.email, draft.emails.map((e) => e.trim()).filter(Boolean).map((e) => ({ data1: e, data2: String(EMAIL_TYPE_HOME) })), true);
     // The name trigger only fires on a name row; a contact whose name was removed loses it here.
     if (!display) db.prepare('UPDATE raw_contacts SET display_name = NULL WHERE _id = ?').run(rawId);

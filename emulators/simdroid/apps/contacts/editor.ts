@@ -1,8 +1,8 @@
 import type { ActivityContext, ActivityDef, Json } from '../../runtime/app.js';
 import { CONTACTS_DB } from '../../system/providers.js';
 import { W, type ViewSpec } from '../../view/spec.js';
-import { appBar, button, column, dialog, row, screen, scroll, strip, text, textField } from '../../view/widgets.js';
-import { getContact, isEmptyDraft, saveContact, type Draft } from './db.js';
+import { appBar, button, column, dialog, radio, row, screen, scroll, strip, text, textField } from '../../view/widgets.js';
+import { getContact, isEmptyDraft, PHONE_TYPE_MOBILE, PHONE_TYPE_ORDER, PHONE_TYPES, saveContact, type Draft } from './db.js';
 import { EDITOR, QUICK_CONTACT } from './names.js';
 
 /**
@@ -18,13 +18,20 @@ export interface EditorState {
   emails: number;
   /** Field values when the editor opened, to tell whether anything changed. */
   initial: Record<string, string>;
-  dialog: null | 'discard';
+  dialog: null | 'discard' | { kind: 'phone_type'; index: number };
 }
 
 type Ctx = ActivityContext<EditorState>;
 
 const phoneKey = (i: number) => `phone_${i}`;
 const emailKey = (i: number) => `email_${i}`;
+/** A phone's label, kept with the form's fields (so a change counts as unsaved). */
+const phoneTypeKey = (i: number) => `phone_type_${i}`;
+
+function phoneType(ctx: Ctx, i: number): number {
+  const v = Number(ctx.fields[phoneTypeKey(i)] ?? ctx.s.initial[phoneTypeKey(i)] ?? PHONE_TYPE_MOBILE);
+  return PHONE_TYPES[v] ? v : PHONE_TYPE_MOBILE;
+}
 
 function str(v: Json | undefined): string {
   return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '';
@@ -37,6 +44,7 @@ function readDraft(ctx: Ctx): Draft {
     family: f.last_name ?? '',
     company: f.company ?? '',
     phones: Array.from({ length: ctx.s.phones }, (_, i) => f[phoneKey(i)] ?? ''),
+    phoneTypes: Array.from({ length: ctx.s.phones }, (_, i) => phoneType(ctx, i)),
     emails: Array.from({ length: ctx.s.emails }, (_, i) => f[emailKey(i)] ?? ''),
   };
 }
@@ -79,6 +87,20 @@ function addButton(label: string, id: string, onClick: () => void): ViewSpec {
   return row([{ cls: W.View, w: 40 }, button(label, onClick, { variant: 'text', w: 'wrap', id, icon: 'add' })], { pad: [0, 16, 4, 0] });
 }
 
+/** The label picker: Phone.TYPE_* labels as radio buttons; picking one closes it. */
+function phoneTypeDialog(ctx: Ctx, index: number, close: () => void) {
+  return {
+    spec: dialog({
+      body: PHONE_TYPE_ORDER.map((t) => radio({
+        label: PHONE_TYPES[t]!, checked: phoneType(ctx, index) === t,
+        onSelect: () => { ctx.fields[phoneTypeKey(index)] = String(t); close(); },
+      })),
+      buttons: [{ label: 'Cancel', onClick: close }],
+    }),
+    onCancel: close,
+  };
+}
+
 export const editor: ActivityDef<EditorState> = {
   name: EDITOR,
   create: (intent, env) => {
@@ -90,7 +112,7 @@ export const editor: ActivityDef<EditorState> = {
     let emails = 1;
     if (contact) {
       Object.assign(initial, { first_name: contact.given, last_name: contact.family, company: contact.company });
-      contact.phones.forEach((p, i) => { initial[phoneKey(i)] = p.value; });
+      contact.phones.forEach((p, i) => { initial[phoneKey(i)] = p.value; initial[phoneTypeKey(i)] = String(p.type); });
       contact.emails.forEach((e, i) => { initial[emailKey(i)] = e.value; });
       phones = Math.max(1, contact.phones.length);
       emails = Math.max(1, contact.emails.length);
@@ -113,7 +135,17 @@ export const editor: ActivityDef<EditorState> = {
   render: (ctx) => {
     const s = ctx.s;
     const canSave = !isEmptyDraft(readDraft(ctx));
-    const phoneFields = Array.from({ length: s.phones }, (_, i) => textField({ field: phoneKey(i), hint: 'Phone', accept: 'phone', pad: [6, 16, 6, 0] }));
+    // Each number with its label below it (a spinner: "Mobile", described "Mobile Phone"), as the real editor has.
+    const phoneFields = Array.from({ length: s.phones }, (_, i) => {
+      const label = PHONE_TYPES[phoneType(ctx, i)]!;
+      return column([
+        textField({ field: phoneKey(i), hint: 'Phone', accept: 'phone', pad: [6, 16, 6, 0] }),
+        row([text(label, {
+          id: 'spinner', desc: `${label} Phone`, w: 'wrap', pad: [8, 12, 8, 12], size: 14, fg: 'primary',
+          onClick: () => { ctx.nav.hideKeyboard(); s.dialog = { kind: 'phone_type', index: i }; },
+        })], { pad: [0, 16, 4, 0] }),
+      ]);
+    });
     const emailFields = Array.from({ length: s.emails }, (_, i) => textField({ field: emailKey(i), hint: 'Email', pad: [6, 16, 6, 0] }));
     const form: ViewSpec[] = [
       text(s.id === null ? 'Saving to Device' : 'Device contact', { size: 14, fg: 'onSurfaceVariant', pad: [12, 24, 8, 24], id: 'account_header' }),
@@ -147,7 +179,9 @@ export const editor: ActivityDef<EditorState> = {
               onCancel: close,
             },
           }
-        : {}),
+        : s.dialog !== null
+          ? { dialog: phoneTypeDialog(ctx, s.dialog.index, close) }
+          : {}),
     };
   },
 };

@@ -25,6 +25,7 @@ export function currentFolder(ctx: MainCtx): string {
 
 export function openNewFileDialog(ctx: MainCtx): void {
   ctx.fields[FIELD.newName] = '';
+  ctx.fields[FIELD.newExt] = FILE_TYPES[0]!.ext;
   ctx.s.dialog = { kind: 'new', type: 'md' };
   ctx.nav.focus(FIELD.newName);
 }
@@ -32,9 +33,10 @@ export function openNewFileDialog(ctx: MainCtx): void {
 function newFileDialog(ctx: MainCtx, d: Extract<BrowserDialog, { kind: 'new' }>): DialogView {
   const fs = ctx.sys.fs;
   const typed = (ctx.fields[FIELD.newName] ?? '').trim();
+  const ext = ctx.fields[FIELD.newExt] ?? '';
   const create = (folder: boolean) => {
     const dir = currentFolder(ctx);
-    const name = folder ? typed : typed && fileNameFor(typed, d.type);
+    const name = folder ? typed : typed && fileNameFor(typed, ext);
     const problem = nameProblem(fs, dir, name);
     if (problem) {
       ctx.nav.toast(problem);
@@ -53,11 +55,13 @@ function newFileDialog(ctx: MainCtx, d: Extract<BrowserDialog, { kind: 'new' }>)
   const body: ViewSpec[] = [
     // Enter in the name field acts as OK.
     textField({ field: FIELD.newName, hint: 'Name', id: 'new_file_dialog__name', pad: [0, 24, 4, 24], onSubmit: () => create(false) }),
-    caption(typed ? `File: ${fileNameFor(typed, d.type)}` : 'Type a name for the new file or folder', { pad: [0, 24, 8, 24], id: 'new_file_dialog__preview', lines: 1 }),
+    // The extension is a field of its own, as in Markor: the type fills it, a person may change or clear it.
+    textField({ field: FIELD.newExt, hint: 'Extension', id: 'new_file_dialog__ext', pad: [0, 24, 4, 24], onSubmit: () => create(false) }),
+    caption(typed ? `File: ${fileNameFor(typed, ext)}` : 'Type a name for the new file or folder', { pad: [0, 24, 8, 24], id: 'new_file_dialog__preview', lines: 1 }),
     text('Type', { size: 14, bold: true, pad: [4, 24, 0, 24] }),
     column(FILE_TYPES.map((t) => radio({
       label: `${t.label} (${t.ext})`, checked: d.type === t.type, id: 'new_file_dialog__type',
-      onSelect: () => { d.type = t.type; },
+      onSelect: () => { d.type = t.type; ctx.fields[FIELD.newExt] = t.ext; },
     })), { pad: [0, 8, 0, 8] }),
   ];
   return {

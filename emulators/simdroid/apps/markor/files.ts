@@ -72,12 +72,16 @@ export function listEntries(fs: FileSystem, dir: string, sort: SortOrder): Entry
   });
 }
 
-/** The file name a NewFileDialog entry gives: the type's extension is added unless one was typed. */
-export function fileNameFor(typed: string, type: FileType): string {
+/**
+ * The file name a NewFileDialog entry gives: the name with the extension field's text (the chosen
+ * type's, ".md" at first, or whatever was typed there; empty: none), unless the name already ends
+ * in a text file extension.
+ */
+export function fileNameFor(typed: string, ext: string): string {
   const name = typed.trim();
   const lower = name.toLowerCase();
   if (TEXT_EXTENSIONS.some((e) => lower.endsWith(e) && lower.length > e.length)) return name;
-  return name + FILE_TYPES.find((t) => t.type === type)!.ext;
+  return name + ext.trim();
 }
 
 /** Why a name cannot be used in a folder, or null when it can. */

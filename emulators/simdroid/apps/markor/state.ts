@@ -38,6 +38,7 @@ export function sortOrder(ctx: { app: { prefs: Record<string, string> } }): Sort
 /** Form fields of MainActivity's windows. */
 export const FIELD = {
   newName: 'new_file_name',
+  newExt: 'new_file_ext',
   rename: 'rename_name',
   search: 'search_query',
   todo: 'todo_text',

@@ -1,6 +1,7 @@
 import type { KeyName } from '../../../../core/device/device.js';
 import type { Command } from '../run.js';
 import { LAUNCHER_PACKAGE } from '../../runtime/ui-state.js';
+import { deleteBackward, selectAll, selectedText } from '../../runtime/text-editing.js';
 import { normalizePath } from '../../system/fs.js';
 import { shortComponent } from './am.js';
 import { PROVIDER_DATABASES } from '../../system/providers.js';
@@ -168,17 +169,20 @@ export const input: Command = (argv, io, dev) => {
       return 0;
     }
     case 'keycombination': {
-      // Held modifiers then a key. SimDroid's fields know one combination, Ctrl+A (select all);
-      // others are accepted and have no effect, as on a field that ignores them.
+      // Held modifiers then a key. SimDroid's fields know Ctrl+A (select all), Ctrl+C, Ctrl+X and
+      // Ctrl+V; other combinations are accepted and have no effect, as on a field that ignores them.
       const codes = rest.filter((k) => k !== '-t').map((k) => k.toUpperCase().replace(/^KEYCODE_/, ''));
       if (codes.length < 2) return bad();
       const ctrl = codes.slice(0, -1).some((c) => c === '113' || c === '114' || c === 'CTRL_LEFT' || c === 'CTRL_RIGHT');
       const last = codes[codes.length - 1];
-      if (ctrl && (last === '29' || last === 'A')) {
-        const view = dev.wm.topRecord().view;
-        if (view.focus !== null) view.allSelected = true;
-      }
-      if (ctrl && (last === '50' || last === 'V')) paste(dev);
+      const view = dev.wm.topRecord().view;
+      if (!ctrl || view.focus === null) return 0;
+      if (last === '29' || last === 'A') selectAll(view);
+      else if ((last === '31' || last === 'C') && selectedText(view)) dev.wm.state.clipboard = selectedText(view);
+      else if ((last === '52' || last === 'X') && selectedText(view)) {
+        dev.wm.state.clipboard = selectedText(view);
+        deleteBackward(view);
+      } else if (last === '50' || last === 'V') paste(dev);
       return 0;
     }
     default:
