@@ -31,8 +31,9 @@ import { benchLiveGrpc } from './live-grpc.js';
 import { benchSuiteAdb } from './suite-adb.js';
 import { benchEnv } from './env.js';
 import { benchTar } from './tar.js';
+import { benchTransformer } from './transformer.js';
 
-const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = { simdroid: benchSimdroid, parallel: benchParallel, adb: benchAdb, store: benchStore, ui: benchUi, grpo: benchGrpo, 'rollout-store': benchRolloutStore, policy: benchPolicy, eval: benchEval, train: benchTrain, adapt: benchAdapt, rewards: benchRewards, progrm: benchProgrm, shepherd: benchShepherd, onnx: benchOnnx, jobs: benchJobs, ray: benchRay, 'ray-rollouts': benchRayRollouts, online: benchOnline, 'served-vlm': benchServedVlm, 'tiny-vlm': benchTinyVlm, 'vlm-sft': benchVlmSft, grpc: benchGrpc, 'live-grpc': benchLiveGrpc, 'suite-adb': benchSuiteAdb, env: benchEnv, tar: benchTar };
+const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = { simdroid: benchSimdroid, parallel: benchParallel, adb: benchAdb, store: benchStore, ui: benchUi, grpo: benchGrpo, 'rollout-store': benchRolloutStore, policy: benchPolicy, eval: benchEval, train: benchTrain, adapt: benchAdapt, rewards: benchRewards, progrm: benchProgrm, shepherd: benchShepherd, onnx: benchOnnx, jobs: benchJobs, ray: benchRay, 'ray-rollouts': benchRayRollouts, online: benchOnline, 'served-vlm': benchServedVlm, 'tiny-vlm': benchTinyVlm, 'vlm-sft': benchVlmSft, grpc: benchGrpc, 'live-grpc': benchLiveGrpc, 'suite-adb': benchSuiteAdb, env: benchEnv, tar: benchTar, transformer: benchTransformer };
 
 const wanted = process.argv.slice(2);
 const names = wanted.length ? wanted : Object.keys(BENCHES);

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { ADAPTER_KINDS } from '../policy/adapter.js';
+import { isTransformerModelDir } from '../policy/transformer/model.js';
 import { HOME_MODES } from '../policy/adapter-policy.js';
 import { ADAPT_METHODS, AdaptConfigError, type AdaptConfigInput } from '../rl/adapt-config.js';
 import { ADAPTER_STEPS_FRAC } from '../rl/adapt-grpo.js';
@@ -138,6 +139,10 @@ export async function adaptCommand(argv: string[], io: Io): Promise<number> {
   }
   if (positionals.length) throw new UsageError(`Unexpected ${JSON.stringify(positionals[0])}\n${USAGE}`);
   if (!values.app) throw new UsageError(`--app is required\n${USAGE}`);
+  if (values.policy && isTransformerModelDir(resolve(values.policy))) {
+    const { adaptTransformerCommand } = await import('./adapt-transformer.js');
+    return adaptTransformerCommand({ ...values, app: values.app, policy: values.policy }, io);
+  }
   const fromEpisodes = values['from-episodes'];
   const policy = values.policy ?? newestCheckpoint(dataDir());
   if (!policy) throw new UsageError(`--policy is required: no checkpoint under ${join(dataDir(), 'checkpoints')} (train one with awb train sft or awb train grpo)`);

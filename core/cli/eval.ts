@@ -5,11 +5,12 @@ import { z } from 'zod';
 import type { PolicyModel } from '../policy/builtin.js';
 import { CheckpointError, deserializeCheckpoint } from '../policy/checkpoint.js';
 import type { OnnxPolicyModel } from '../policy/onnx/index.js';
+import { isTransformerModelDir, TransformerModel } from '../policy/transformer/model.js';
 import { PolicyModels, type PolicySpec } from '../policy/registry.js';
 import { formatMeanStd, type GroupStats } from '../rl/eval.js';
 import { evalTemplates, runEvaluation } from '../rl/eval-run.js';
 import { parsePart, parseSplit, SPLIT_DATA } from '../tasks/splits.js';
-import { assertNever } from '../util/errors.js';
+import { assertNever, WorkbenchError } from '../util/errors.js';
 import { intArg, parseFlags, UsageError } from './args.js';
 import { pct, progressBar, table } from './format.js';
 import type { Io } from './main.js';
@@ -51,7 +52,8 @@ export type EvalPolicy =
   | { kind: 'oracle' }
   | { kind: 'random' }
   | { kind: 'builtin'; path: string; sha256: string; model: PolicyModel }
-  | { kind: 'onnx'; path: string; sha256: string; model: OnnxPolicyModel };
+  | { kind: 'onnx'; path: string; sha256: string; model: OnnxPolicyModel }
+  | { kind: 'transformer'; path: string; sha256: string; model: TransformerModel };
 
 /** Resolves --policy; a missing or corrupt checkpoint or ONNX model is a usage error naming the file. */
 export async function resolveEvalPolicy(arg: string): Promise<EvalPolicy> {
@@ -61,6 +63,15 @@ export async function resolveEvalPolicy(arg: string): Promise<EvalPolicy> {
     return { kind: 'onnx', path: model.path, sha256: model.sha256, model };
   }
   const path = resolve(arg);
+  if (isTransformerModelDir(path)) {
+    try {
+      const model = await TransformerModel.load(path);
+      return { kind: 'transformer', path, sha256: model.sha256, model };
+    } catch (e) {
+      if (e instanceof WorkbenchError) throw new UsageError(e.message, { cause: e });
+      throw e;
+    }
+  }
   let bytes: Buffer;
   try {
     bytes = readFileSync(path);
@@ -77,7 +88,7 @@ export async function resolveEvalPolicy(arg: string): Promise<EvalPolicy> {
 }
 
 function policyLabel(p: EvalPolicy): string {
-  return p.kind === 'builtin' || p.kind === 'onnx' ? `${p.kind} ${p.path} (sha256 ${p.sha256.slice(0, 12)})` : p.kind;
+  return p.kind === 'builtin' || p.kind === 'onnx' || p.kind === 'transformer' ? `${p.kind} ${p.path} (sha256 ${p.sha256.slice(0, 12)})` : p.kind;
 }
 
 /** What the run config records about the policy (enough to tell checkpoints apart). */
@@ -88,6 +99,9 @@ function policyConfig(p: EvalPolicy): Record<string, unknown> {
     case 'onnx':
       // `checkpoint` names the model file by hash as for a checkpoint, so `awb eval compare` tells models apart.
       return { policy: 'onnx', checkpoint: { path: p.path, sha256: p.sha256 }, model: { encoder: p.model.metadata.encoder, network: p.model.metadata.network } };
+    case 'transformer':
+      // The graph's sha256 names the model, as a checkpoint's bytes do.
+      return { policy: 'transformer', checkpoint: { path: p.path, sha256: p.sha256 } };
     default:
       return { policy: p.kind };
   }
@@ -103,6 +117,8 @@ function specOf(p: EvalPolicy): PolicySpec {
       return { name: 'builtin', checkpoint: p.path };
     case 'onnx':
       return { name: 'onnx', model: p.path };
+    case 'transformer':
+      return { name: 'transformer', model: p.path };
     default:
       return assertNever(p, 'eval policy');
   }
@@ -163,9 +179,9 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
     let result;
     const evaluate = (cluster: RayEnvServers | null) => runEvaluation({
       signal: ac.signal,
-      db, spec: specOf(policy), name: `eval ${policy.kind === 'builtin' || policy.kind === 'onnx' ? policy.path : policy.kind} ${splits.join(',')}/${part}`,
+      db, spec: specOf(policy), name: `eval ${policy.kind === 'builtin' || policy.kind === 'onnx' || policy.kind === 'transformer' ? policy.path : policy.kind} ${splits.join(',')}/${part}`,
       // The in-process loop uses the model read (and hashed) here; workers load it from its path (remote ones from the copy sent them).
-      models: policy.kind === 'builtin' || policy.kind === 'onnx' ? new PolicyModels().keep(policy.path, policy.model) : new PolicyModels(),
+      models: policy.kind === 'builtin' || policy.kind === 'onnx' || policy.kind === 'transformer' ? new PolicyModels().keep(policy.path, policy.model) : new PolicyModels(),
       policyConfig: policyConfig(policy), splits, part, templates, seeds, ...(values.limit ? { limit: values.limit } : {}),
       parallel: cluster ? cluster.remote.capacity : values.parallel, screenshots: values.screenshots, onEpisode: (_done, _total, key) => progress.tick(key),
       ...(cluster ? { remote: cluster.remote, extraConfig: { ray: { address: cluster.address, envs: cluster.remote.capacity } } } : {}),
@@ -205,6 +221,6 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
   } finally {
     removeSignals();
     db.close();
-    if (policy.kind === 'onnx') await policy.model.close();
+    if (policy.kind === 'onnx' || policy.kind === 'transformer') await policy.model.close();
   }
 }

@@ -165,6 +165,7 @@ const USER_ERRORS = new Set([
   'TrainerHttpError', 'TrainerUnreachableError', 'TrainerCheckError', 'UploadStalledError', 'TrainerProtocolError', 'ArtifactChecksumError', 'ArtifactNotFoundError', 'TrainerProfileError',
   'RemoteJobNotFoundError', 'RemoteJobStateError', 'BundleError', 'JobConfigError', 'RewardModelRejectedError',
   'RayHttpError', 'RayUnreachableError', 'RayProtocolError', 'RayResultsError', 'RayPackageError', 'RayRolloutError', 'TrainingDevicesError', 'NoWorkersLeftError',
+  'TransformerModelError', 'TransformerInitError', 'TransformerUnsupportedError',
 ]);
 
 /** Runs the CLI; returns the exit code. Errors with a user-facing message print it and exit 2 or 1. */

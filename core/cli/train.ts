@@ -13,13 +13,15 @@ import { environmentLine, runStopped } from './env-errors.js';
 import { interruptRun, type RunId } from '../store/index.js';
 import type { Io } from './main.js';
 import { trainSftCommand } from './train-sft.js';
+import { TRANSFORMER_USAGE, transformerGrpoCommand, transformerSftCommand } from './train-transformer.js';
 
 const USAGE = `Usage:
   awb train grpo --config FILE [--out DIR] [--db PATH] [--record-episodes] [--json]
   awb train grpo --resume DIR [--config FILE] [--db PATH] [--json]
                                      GRPO / AdaGRPO on in-process SimDroids; checkpoints to DIR (trainer.json, policy.json)
   awb train sft --config FILE [--out DIR] [--json]
-  awb train grpo --help              every config field with its default and source`;
+  awb train grpo --help              every config field with its default and source
+${TRANSFORMER_USAGE}`;
 
 const Flags = z.object({
   config: z.string().optional(),
@@ -139,7 +141,11 @@ export async function trainCommand(argv: string[], io: Io): Promise<number> {
       return await grpoCommand(rest, io);
     case 'sft':
       return await trainSftCommand(rest, io);
+    case 'transformer-sft':
+      return await transformerSftCommand(rest, io);
+    case 'transformer-grpo':
+      return await transformerGrpoCommand(rest, io);
     default:
-      throw new UsageError(`awb train: expected grpo or sft\n${USAGE}`);
+      throw new UsageError(`awb train: expected grpo, sft, transformer-sft or transformer-grpo\n${USAGE}`);
   }
 }

@@ -16,6 +16,8 @@ import { VlmFormatId } from './vlm/format.js';
 import { CoordinateSpace } from './vlm/geometry.js';
 import { VlmReplyReplay } from './vlm/replay.js';
 import { AdaptedPolicy, HOME_MODES, type AdapterChoice, type HomeMode } from './adapter-policy.js';
+import { TransformerModel } from './transformer/model.js';
+import { TransformerPolicy } from './transformer/policy.js';
 import { DuplicateAdapterError, loadAdapter, loadBasePolicy, type AppAdapter } from './adapter-file.js';
 
 /**
@@ -44,6 +46,8 @@ export type PolicySpec =
   | { name: 'builtin-adapted'; checkpoint: string; adapters: string[]; home?: HomeMode; policyName?: string }
   /** The builtin policy, greedy, scored in ONNX Runtime from an exported model file (core/policy/onnx); default name 'onnx'. */
   | { name: 'onnx'; model: string; policyName?: string }
+  /** The transformer policy, greedy, from its model folder (core/policy/transformer, run in ONNX Runtime); default name 'transformer'. */
+  | { name: 'transformer'; model: string; policyName?: string }
   /**
    * The builtin policy sampling with parameters its caller holds (PolicyInputs.sampleModel: GRPO
    * rollouts), its RNG named by rngKey, recording each step for a trainer.
@@ -79,6 +83,7 @@ export const PolicySpecSchema: z.ZodType<PolicySpec> = z.lazy(() => z.discrimina
     home: z.enum(HOME_MODES).optional(), policyName: z.string().min(1).optional(),
   }),
   z.strictObject({ name: z.literal('onnx'), model: z.string().min(1), policyName: z.string().min(1).optional() }),
+  z.strictObject({ name: z.literal('transformer'), model: z.string().min(1), policyName: z.string().min(1).optional() }),
   z.strictObject({ name: z.literal('builtin-sample'), temperature: z.number().positive(), rngKey: z.string(), policyName: z.string().min(1) }),
   z.strictObject({
     name: z.literal('builtin-adapted-sample'), temperature: z.number().positive(), rngKey: z.string(), policyName: z.string().min(1), home: z.enum(HOME_MODES),
@@ -100,6 +105,7 @@ export const POLICY_DESCRIPTIONS: Record<PolicyName, string> = {
   builtin: 'The builtin policy from a checkpoint file, greedy',
   'builtin-adapted': 'The builtin policy from a checkpoint with per-app adapters (each scores its app\'s screens), greedy',
   onnx: 'The builtin policy exported to ONNX, scored in ONNX Runtime, greedy',
+  transformer: 'The transformer policy (reads the goal and the screen\'s elements) from its model folder, greedy',
   'builtin-sample': 'The builtin policy sampling with temperature (rollouts for training)',
   'builtin-adapted-sample': 'The builtin policy with per-app adapters sampling with temperature (rollouts for adaptation)',
   vlm: 'A VLM served by an OpenAI-compatible endpoint',
@@ -123,9 +129,12 @@ export class PolicyModels {
   private readonly adapted = new Map<string, { model: PolicyModel; adapters: AppAdapter[] }>();
   private readonly onnxLoading = new Map<string, Promise<OnnxPolicyModel>>();
   private readonly onnxLoaded = new Map<string, OnnxPolicyModel>();
+  private readonly transformerLoading = new Map<string, Promise<TransformerModel>>();
 
-  keep(path: string, model: PolicyModel | OnnxPolicyModel): this {
-    if (model instanceof OnnxPolicyModel) {
+  keep(path: string, model: PolicyModel | OnnxPolicyModel | TransformerModel): this {
+    if (model instanceof TransformerModel) {
+      this.transformerLoading.set(path, Promise.resolve(model));
+    } else if (model instanceof OnnxPolicyModel) {
       this.onnxLoaded.set(path, model);
       this.onnxLoading.set(path, Promise.resolve(model));
     } else this.checkpoints.set(path, model);
@@ -171,6 +180,17 @@ export class PolicyModels {
       model = OnnxPolicyModel.load(path);
       model.then((m) => this.onnxLoaded.set(path, m), () => {});
       this.onnxLoading.set(path, model);
+    }
+    return model;
+  }
+
+  /** The transformer policy's model folder, loading (its ONNX Runtime session is created asynchronously). */
+  transformer(path: string): Promise<TransformerModel> {
+    let model = this.transformerLoading.get(path);
+    if (!model) {
+      model = TransformerModel.load(path);
+      model.catch(() => this.transformerLoading.delete(path));
+      this.transformerLoading.set(path, model);
     }
     return model;
   }
@@ -235,6 +255,12 @@ export function createPolicy(spec: PolicySpec, inputs: PolicyInputs): Policy {
       if (loaded) return new OnnxPolicy(loaded, { mode: 'greedy' }, named(spec.policyName));
       return pendingOnnxPolicy(models.onnx(spec.model), { mode: 'greedy' }, spec.policyName);
     }
+    case 'transformer': {
+      const loading = models.transformer(spec.model);
+      let ready: TransformerPolicy | null = null;
+      const name = spec.policyName ?? 'transformer';
+      return { name, act: async (obs, ctx) => (ready ??= new TransformerPolicy(await loading, { mode: 'greedy' }, { name })).act(obs, ctx) };
+    }
     case 'builtin-sample': {
       if (!inputs.sampleModel) throw new MissingSampleModelError(spec);
       return samplingPolicy(inputs.sampleModel(), spec);
@@ -263,6 +289,9 @@ export async function loadPolicyModels(spec: PolicySpec, models: PolicyModels): 
       return;
     case 'onnx':
       await models.onnx(spec.model);
+      return;
+    case 'transformer':
+      await models.transformer(spec.model);
       return;
     case 'replay':
       if (spec.then) await loadPolicyModels(spec.then, models);

@@ -35,6 +35,9 @@ export const REWARD_METRIC = {
   kind: (kind: RewardKind) => `reward/${kind}`,
 } as const;
 
+/** What scoring reads of a rollout (the builtin policy's Rollout, or the transformer policy's). */
+export type ScorableRollout = Pick<Rollout, 'job' | 'result' | 'trees'> & { records: readonly unknown[] };
+
 export interface ScoredRollouts {
   /** [group][episode] Σ_t of the composed reward (SPA applied), NaN when unscorable. */
   returns: number[][];
@@ -66,7 +69,7 @@ export class TrainingRewards {
   }
 
   /** Scores one iteration's groups of rollouts (1-based `iteration` is ADMIRE's epoch E). */
-  async score(groups: readonly (readonly Rollout[])[], iteration: number, opts: ScoreOptions = {}): Promise<ScoredRollouts> {
+  async score(groups: readonly (readonly ScorableRollout[])[], iteration: number, opts: ScoreOptions = {}): Promise<ScoredRollouts> {
     const t0 = performance.now();
     const episodes = groups.map((g) => g.map((r) => rewardEpisodeFromResult(r.job.instance, r.result, r.trees)));
     for (const c of this.set.components) {

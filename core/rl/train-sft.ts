@@ -63,7 +63,7 @@ export function parseTrainSftConfig(input: unknown): TrainSftConfig {
 }
 
 /** The demonstration instances a config names: templates × seeds, never a test instance of the split. */
-export function demonstrationInstances(config: TrainSftConfig): TaskInstance[] {
+export function demonstrationInstances(config: Pick<TrainSftConfig, 'split' | 'part' | 'templates' | 'maxTemplates' | 'seeds'>): TaskInstance[] {
   const templatePart = config.part === 'adapt' ? 'test' : config.part;
   let templates = splitTemplates(TASKS, config.split, templatePart);
   if (config.templates) {

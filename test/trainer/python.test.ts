@@ -37,6 +37,12 @@ describe('Python trainer (resources/trainer)', () => {
     expect(result.out).not.toMatch(/\(tests\.test_policy\.[\w.]+\) \.\.\. skipped/);
   });
 
+  it('awb_trainer.transformer\'s own tests ran and passed, none skipped (the network, SFT, GRPO, LoRA, MiniLM loading; docs/policy-transformer.md)', () => {
+    expect(result.status).toBe(0);
+    expect(result.out.match(/ \(tests\.test_transformer\.\w+\.test_\w+\) \.\.\. /g)?.length ?? 0).toBeGreaterThanOrEqual(8);
+    expect(result.out).not.toMatch(/\(tests\.test_transformer\.[\w.]+\) \.\.\. skipped/);
+  });
+
   it('one GRPO update in torch matches batchLoss and the TS backward pass (not skipped)', () => {
     const { out } = result;
     // it ran (the suite's status says it passed) and was not skipped; a warning may stand between "..." and "ok"

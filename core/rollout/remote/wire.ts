@@ -111,6 +111,9 @@ export function mapPolicyFiles(spec: PolicySpec, f: (path: string) => string): P
       return { ...spec, model: f(spec.model) };
     case 'replay':
       return spec.then ? { ...spec, then: mapPolicyFiles(spec.then, f) } : spec;
+    case 'transformer':
+      // A model folder (config, tokenizer, graph) is not one file; remote servers cannot be sent it yet.
+      throw new WorkbenchError(`The transformer policy's model folder ${spec.model} cannot be sent to remote rollout servers yet: evaluate it on this machine`);
     // No files: a VLM's endpoint is reached over the network from wherever the episode runs.
     case 'oracle': case 'random': case 'manual': case 'builtin-sample': case 'builtin-adapted-sample': case 'vlm': case 'vlm-replay':
       return spec;

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { PolicySpec } from '../../policy/registry.js';
@@ -60,6 +61,8 @@ function policyConfig(choice: string, spec: PolicySpec): Record<string, unknown>
       return { policy: 'builtin', choice, checkpoint: file(spec.checkpoint) };
     case 'onnx':
       return { policy: 'onnx', choice, checkpoint: file(spec.model) };
+    case 'transformer':
+      return { policy: 'transformer', choice, checkpoint: file(join(spec.model, 'policy.onnx')) };
     case 'builtin-adapted':
       return { policy: choice, choice, checkpoint: file(spec.checkpoint), adapters: spec.adapters.map(file) };
     case 'vlm':

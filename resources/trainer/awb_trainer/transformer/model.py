@@ -1,0 +1,156 @@
+"""The screen transformer policy (docs/policy-transformer.md): a text encoder reads the goal and every item (the
+screen, the last steps, the apps, the elements) token by token; a screen transformer attends over [CLS; goal tokens;
+items]; three heads read its output:
+
+    type     softmax over the action types (masked to those the screen allows)
+    pointer  for each pointing type, q_k = W_k o_CLS against K o_item: softmax over the items it may pick
+    text     for input_text and answer, one softmax over copied spans and generated texts: a span (c, l) of the goal
+             or of an element's label scores start(c) + end(c + l − 1) + len(l) (a pointer network's start/end, Vinyals
+             et al. 2015; Seo et al. 2017), a generated text g scores W_g o_CLS (See et al. 2017's copy/generate split)
+
+All logits are divided by the temperature before their log-softmax. The inputs are the workbench's (core/policy/
+transformer/inputs.ts) with a batch dimension; the outputs are the log-probs core/policy/transformer/actions.ts reads.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import torch
+from torch import nn
+
+from .layers import Encoder, TextEncoder
+
+NEG = -1e9  # a masked logit: exp() is 0 in float32, and a row with nothing allowed stays finite
+
+
+@dataclass
+class ModelConfig:
+    layout: dict
+    vocab: int
+    width: int = 128              # the screen transformer's width d
+    heads: int = 4
+    screen_layers: int = 3
+    text_width: int = 128         # the text encoder's width (384 for all-MiniLM-L6-v2)
+    text_heads: int = 4
+    text_layers: int = 1
+    text_ffn: int = 512
+    text_init: str = "scratch"    # scratch | minilm
+    text_train: str = "full"      # full | frozen | lora: how the text encoder trains
+    text_lora_rank: int = 8
+    extra: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @staticmethod
+    def from_json(d: dict) -> "ModelConfig":
+        return ModelConfig(**d)
+
+
+class ScreenPolicyNet(nn.Module):
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        lay = cfg.layout
+        self.cfg = cfg
+        self.K = len(lay["actionTypes"])
+        self.P = len(lay["pointerTypes"])
+        self.X = len(lay["textTypes"])
+        self.V = len(lay["generated"])
+        self.F = len(lay["itemFeatures"])
+        self.Tg = lay["goalTokens"]
+        self.T = lay["itemTokens"]
+        self.L = lay["maxSpan"]
+        self.Lt = min(self.L, self.T)
+        d = cfg.width
+        self.text = TextEncoder(cfg.vocab, cfg.text_width, cfg.text_heads, cfg.text_ffn, cfg.text_layers, max(512, self.Tg, self.T))
+        self.proj = nn.Linear(cfg.text_width, d)
+        self.features = nn.Linear(self.F, d)
+        self.cls = nn.Parameter(torch.randn(d) * 0.02)
+        self.segment = nn.Parameter(torch.randn(2, d) * 0.02)  # goal tokens, items
+        self.goal_pos = nn.Parameter(torch.randn(self.Tg, d) * 0.02)
+        self.norm = nn.LayerNorm(d, eps=1e-12)
+        self.screen = Encoder(d, cfg.heads, 4 * d, cfg.screen_layers)
+        self.type_head = nn.Linear(d, self.K)
+        self.pointer_query = nn.Linear(d, self.P * d)
+        self.pointer_key = nn.Linear(d, d)
+        self.span_start = nn.Linear(d, self.X * d)
+        self.span_end = nn.Linear(d, self.X * d)
+        self.span_token = nn.Linear(d, d)
+        self.span_length = nn.Parameter(torch.zeros(self.X, self.L))
+        self.generate = nn.Linear(d, self.X * self.V)
+
+    def forward(self, goal_ids: torch.Tensor, goal_copy: torch.Tensor, item_ids: torch.Tensor, item_copy: torch.Tensor,
+                item_features: torch.Tensor, pointer_mask: torch.Tensor, type_mask: torch.Tensor, item_valid: torch.Tensor,
+                temperature: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        """Shapes: goal_ids [B, Tg] int, goal_copy [B, Tg, 2], item_ids [B, S, T] int, item_copy [B, S, T, 2],
+        item_features [B, S, F], pointer_mask [B, P, S], type_mask [B, K], item_valid [B, S] (0 on padding items),
+        temperature [B]. Returns the log-probs (type [B, K], pointer [B, P, S], goal_span [B, X, Tg, L],
+        item_span [B, X, S, T, Lt], generated [B, X, V])."""
+        B, S, T = item_ids.shape
+        d = self.cfg.width
+        tg = self.text(goal_ids)                                          # [B, Tg, dt]
+        ti = self.text(item_ids.reshape(B * S, T)).reshape(B, S, T, -1)   # [B, S, T, dt]
+        goal_tok = self.proj(tg) + self.segment[0] + self.goal_pos
+        imask = (item_ids != 0).to(ti.dtype)
+        pooled = (ti * imask[..., None]).sum(2) / imask.sum(2).clamp(min=1.0)[..., None]
+        items = self.proj(pooled) + self.features(item_features) + self.segment[1]
+        x = torch.cat([self.cls.expand(B, 1, d), goal_tok, items], dim=1)
+        x = self.norm(x)
+        valid = torch.cat([torch.ones(B, 1, dtype=torch.bool, device=x.device), goal_ids != 0, item_valid > 0], dim=1)
+        # The CLS position is always valid, so no row is all masked.
+        o = self.screen(x, valid)
+        o_cls, o_goal, o_items = o[:, 0], o[:, 1:1 + self.Tg], o[:, 1 + self.Tg:]
+        t = temperature.reshape(B, 1)
+
+        # type
+        type_logits = self.type_head(o_cls) + (1 - type_mask) * NEG
+        type_lp = torch.log_softmax(type_logits / t, dim=-1)
+
+        # pointer
+        q = self.pointer_query(o_cls).reshape(B, self.P, d)
+        k = self.pointer_key(o_items)                                      # [B, S, d]
+        ptr_logits = (q @ k.transpose(1, 2)) / math.sqrt(d) + (1 - pointer_mask) * NEG
+        ptr_lp = torch.log_softmax(ptr_logits / t[:, :, None], dim=-1)
+
+        # text: copy spans of the goal and of item labels, or a generated text, one softmax per text type
+        item_tok = self.span_token(self.proj(ti) + o_items[:, :, None, :])   # [B, S, T, d]
+        goal_rep = self.span_token(o_goal)                                   # [B, Tg, d]
+        qs = self.span_start(o_cls).reshape(B, self.X, d)
+        qe = self.span_end(o_cls).reshape(B, self.X, d)
+        scale = 1 / math.sqrt(d)
+        g_start = torch.einsum("bxd,btd->bxt", qs, goal_rep) * scale + (1 - goal_copy[..., 0][:, None]) * NEG
+        g_end = torch.einsum("bxd,btd->bxt", qe, goal_rep) * scale + (1 - goal_copy[..., 1][:, None]) * NEG
+        i_start = torch.einsum("bxd,bstd->bxst", qs, item_tok) * scale + (1 - item_copy[..., 0][:, None]) * NEG
+        i_end = torch.einsum("bxd,bstd->bxst", qe, item_tok) * scale + (1 - item_copy[..., 1][:, None]) * NEG
+        goal_span = _spans(g_start, g_end, self.span_length, self.L)                   # [B, X, Tg, L]
+        item_span = _spans(i_start, i_end, self.span_length[:, :self.Lt], self.Lt)      # [B, X, S, T, Lt]
+        gen = self.generate(o_cls).reshape(B, self.X, self.V)
+        flat = torch.cat([goal_span.reshape(B, self.X, -1), item_span.reshape(B, self.X, -1), gen], dim=-1)
+        flat_lp = torch.log_softmax(flat / t[:, :, None], dim=-1)
+        ng = self.Tg * self.L
+        ni = S * T * self.Lt
+        goal_lp = flat_lp[..., :ng].reshape(B, self.X, self.Tg, self.L)
+        item_lp = flat_lp[..., ng:ng + ni].reshape(B, self.X, S, T, self.Lt)
+        gen_lp = flat_lp[..., ng + ni:]
+        return type_lp, ptr_lp, goal_lp, item_lp, gen_lp
+
+
+def _spans(start: torch.Tensor, end: torch.Tensor, length_bias: torch.Tensor, lmax: int) -> torch.Tensor:
+    """span[..., c, l] = start[..., c] + end[..., c + l] + length_bias[:, l] over the last axis (positions), with
+    positions past the end at NEG: [..., N] → [..., N, lmax]. length_bias is [X, lmax] and the second axis is X."""
+    n = end.shape[-1]
+    pad = torch.full(end.shape[:-1] + (lmax,), NEG, dtype=end.dtype, device=end.device)
+    padded = torch.cat([end, pad], dim=-1)
+    ends = torch.stack([padded[..., l:l + n] for l in range(lmax)], dim=-1)  # [..., N, lmax]
+    bias_shape = [1, length_bias.shape[0]] + [1] * (start.dim() - 2) + [lmax]
+    return start[..., None] + ends + length_bias.reshape(bias_shape)
+
+
+def count_parameters(model: nn.Module) -> dict[str, Any]:
+    total = sum(p.numel() for p in model.parameters())
+    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    text = sum(p.numel() for p in model.text.parameters()) if hasattr(model, "text") else 0
+    return {"total": total, "trainable": trainable, "text": text}

@@ -1,0 +1,219 @@
+"""Unit tests of awb_trainer.transformer (the transformer policy's network, data, losses and model folder). The
+workbench-side tests (ORT parity, SFT and GRPO end to end) are test/rl/transformer-train.test.ts."""
+
+import base64
+import json
+import os
+import tempfile
+import unittest
+
+import numpy as np
+import torch
+
+from awb_trainer.errors import BundleError
+from awb_trainer.jobs.grpo_loss import LossOptions
+from awb_trainer.transformer.data import choice_log_probs, collate, parse_steps
+from awb_trainer.transformer.layers import LoRALinear, TextEncoder, add_lora, merge_lora
+from awb_trainer.transformer.minilm import load_minilm_text_encoder
+from awb_trainer.transformer.model import ModelConfig, ScreenPolicyNet
+from awb_trainer.transformer.train import GrpoOptions, SftOptions, grpo_update, sft
+from awb_trainer.transformer.trainee import Trainee
+
+LAYOUT = dict(actionTypes=["click", "long_press", "input_text", "scroll_down", "scroll_up", "open_app", "answer", "keyboard_enter",
+                           "navigate_back", "navigate_home", "wait", "status_complete"],
+              pointerTypes=["click", "long_press", "input_text", "scroll_down", "scroll_up", "open_app"], textTypes=["input_text", "answer"],
+              generated=[str(i) for i in range(5)], itemFeatures=["f0", "f1", "f2"], goalTokens=8, itemTokens=4, maxElements=8, maxSpan=3)
+
+
+def tiny(seed=0, **kw) -> ScreenPolicyNet:
+    torch.manual_seed(seed)
+    cfg = ModelConfig(layout=LAYOUT, vocab=50, width=16, heads=2, screen_layers=1, text_width=16, text_heads=2, text_layers=1, text_ffn=32, **kw)
+    return ScreenPolicyNet(cfg)
+
+
+def b64(a: np.ndarray) -> str:
+    return base64.b64encode(a.tobytes()).decode()
+
+
+def step_line(rng: np.random.Generator, episode: int, step: int, choice: dict, items: int = 5, **extra) -> str:
+    goal = np.zeros(8, np.uint16)
+    goal[:5] = rng.integers(5, 50, 5)
+    ids = np.zeros((items, 4), np.uint16)
+    ids[:, :2] = rng.integers(5, 50, (items, 2))
+    copy = np.zeros((items, 4), np.uint8)
+    copy[:, 0] = 3
+    gcopy = np.zeros(8, np.uint8)
+    gcopy[:5] = 3
+    return json.dumps({"episode": episode, "step": step, "items": items, "goal": b64(goal), "goalCopy": b64(gcopy), "itemIds": b64(ids),
+                       "itemCopy": b64(copy), "features": b64(rng.random((items, 3), dtype=np.float32)),
+                       "pointerMask": b64(np.ones((6, items), np.uint8)), "typeMask": b64(np.ones(12, np.uint8)), "choice": choice, **extra})
+
+
+CHOICES = [{"type": 0, "pointer": 2}, {"type": 2, "pointer": 1, "text": {"source": "goal", "start": 1, "length": 2}},
+           {"type": 6, "text": {"source": "item", "item": 3, "start": 0, "length": 1}}, {"type": 6, "text": {"source": "generated", "index": 4}},
+           {"type": 11}, {"type": 5, "pointer": 4}]
+
+
+class NetworkTest(unittest.TestCase):
+    def test_every_head_is_a_distribution_over_what_the_masks_allow(self):
+        rng = np.random.default_rng(0)
+        steps = parse_steps([step_line(rng, 0, 0, {"type": 11}, items=5), step_line(rng, 0, 1, {"type": 11}, items=3)], LAYOUT)
+        batch = collate(steps, LAYOUT)
+        batch.inputs[6][0, 1] = 0  # long_press not allowed in step 0
+        with torch.no_grad():
+            t, p, g, i, v = tiny().eval()(*batch.inputs)
+        self.assertTrue(torch.allclose(t.exp().sum(-1), torch.ones(2), atol=1e-5))
+        self.assertLess(float(t[0, 1].exp()), 1e-6)
+        self.assertTrue(torch.allclose(p.exp().sum(-1), torch.ones(2, 6), atol=1e-5))
+        self.assertLess(float(p[1, :, 3:].exp().sum()), 1e-6, "padding items of the shorter step get no probability")
+        total = g.exp().reshape(2, 2, -1).sum(-1) + i.exp().reshape(2, 2, -1).sum(-1) + v.exp().sum(-1)
+        self.assertTrue(torch.allclose(total, torch.ones(2, 2), atol=1e-5))
+        # a span may not run past its text's end: goal tokens 5..7 are padding (copy flags 0)
+        self.assertLess(float(g[:, :, 4, 1:].exp().sum()), 1e-6)
+
+    def test_padding_items_do_not_change_a_steps_log_probs(self):
+        rng = np.random.default_rng(1)
+        lines = [step_line(rng, 0, k, CHOICES[k % len(CHOICES)], items=4 + k) for k in range(6)]
+        steps = parse_steps(lines, LAYOUT)
+        net = tiny().eval()
+        with torch.no_grad():
+            together = choice_log_probs(net(*collate(steps, LAYOUT).inputs), steps, LAYOUT)
+            alone = torch.cat([choice_log_probs(net(*collate([s], LAYOUT).inputs), [s], LAYOUT) for s in steps])
+        self.assertTrue(torch.allclose(together, alone, atol=1e-5), (together, alone))
+
+    def test_lora_starts_as_the_identity_and_merges_exactly(self):
+        lin = torch.nn.Linear(6, 4)
+        lora = LoRALinear(lin, r=2, alpha=4.0)
+        x = torch.randn(3, 6)
+        self.assertTrue(torch.allclose(lora(x), lin(x)))
+        with torch.no_grad():
+            lora.lora_B.normal_()
+        net = tiny()
+        add_lora(net.screen, ("query", "value"), 2, 4.0)
+        for name, p in net.named_parameters():
+            if "lora_B" in name:
+                with torch.no_grad():
+                    p.normal_()
+        rng = np.random.default_rng(2)
+        steps = parse_steps([step_line(rng, 0, 0, CHOICES[1])], LAYOUT)
+        inputs = collate(steps, LAYOUT).inputs
+        with torch.no_grad():
+            before = net.eval()(*inputs)[0]
+            merge_lora(net)
+            after = net(*inputs)[0]
+        self.assertFalse(any(isinstance(m, LoRALinear) for m in net.modules()))
+        self.assertTrue(torch.allclose(before, after, atol=1e-5))
+
+    def test_bad_step_lines_name_their_line_and_field(self):
+        rng = np.random.default_rng(3)
+        good = step_line(rng, 0, 0, CHOICES[0])
+        bad = json.loads(good)
+        bad["typeMask"] = b64(np.ones(5, np.uint8))
+        with self.assertRaisesRegex(BundleError, r"line 2: typeMask has 5 values, expected 12"):
+            parse_steps([good, json.dumps(bad)], LAYOUT)
+        with self.assertRaisesRegex(BundleError, r"line 1 is not JSON"):
+            parse_steps(["{"], LAYOUT)
+
+
+class MiniLmTest(unittest.TestCase):
+    def test_the_text_encoder_computes_what_transformers_bert_computes_with_the_same_weights(self):
+        from safetensors.torch import save_file
+        from transformers import BertConfig, BertModel
+
+        cfg = BertConfig(vocab_size=60, hidden_size=24, num_hidden_layers=2, num_attention_heads=4, intermediate_size=48, max_position_embeddings=512)
+        torch.manual_seed(0)
+        bert = BertModel(cfg, add_pooling_layer=False).eval()
+        with tempfile.TemporaryDirectory() as d:
+            save_file({k: v.contiguous() for k, v in bert.state_dict().items()}, os.path.join(d, "model.safetensors"))
+            text = TextEncoder(60, 24, 4, 48, 2, 512).eval()
+            load_minilm_text_encoder(text, d, 2)
+        ids = torch.tensor([[7, 8, 9, 10, 0, 0], [11, 12, 0, 0, 0, 0]])
+        with torch.no_grad():
+            ours = text(ids)
+            theirs = bert(input_ids=ids, attention_mask=(ids != 0).long()).last_hidden_state
+        mask = (ids != 0)[..., None]
+        self.assertTrue(torch.allclose(ours * mask, theirs * mask, atol=1e-5), float((ours - theirs).abs().max()))
+
+
+class TrainingTest(unittest.TestCase):
+    def _trainee(self, d: str) -> Trainee:
+        vocab = {f"t{i}": i for i in range(50)}
+        tok = os.path.join(d, "tok.json")
+        with open(tok, "w") as f:
+            json.dump({"model": {"type": "WordPiece", "vocab": vocab}}, f)
+        torch.manual_seed(0)
+        cfg = ModelConfig(layout=LAYOUT, vocab=0, width=16, heads=2, screen_layers=1, text_width=16, text_heads=2, text_layers=0, text_ffn=32)
+        return Trainee.create(cfg, tok, seed=0)
+
+    def test_sft_fits_the_demonstrations_and_the_folder_round_trips(self):
+        rng = np.random.default_rng(4)
+        steps = parse_steps([step_line(rng, e, k, CHOICES[(e + k) % len(CHOICES)]) for e in range(4) for k in range(3)], LAYOUT)
+        with tempfile.TemporaryDirectory() as d:
+            t = self._trainee(d)
+            events = []
+            hist = sft(t, steps, SftOptions(epochs=30, batch_size=4, lr=1e-2), events.append)
+            self.assertEqual(len(events), 30)
+            self.assertGreater(events[0]["loss/nll"], 2 * hist["loss/nll"])
+            self.assertGreaterEqual(hist["acc/top1"], 0.9)
+            t.save(os.path.join(d, "m"), {"note": "x"})
+            back = Trainee.load(os.path.join(d, "m"))
+            with torch.no_grad():
+                a = choice_log_probs(t.net.eval()(*collate(steps, LAYOUT).inputs), steps, LAYOUT)
+                b = choice_log_probs(back.net.eval()(*collate(steps, LAYOUT).inputs), steps, LAYOUT)
+            self.assertTrue(torch.equal(a, b))
+            self.assertEqual(back.meta["note"], "x")
+            self.assertTrue(os.path.getsize(os.path.join(d, "m", "policy.onnx")) > 1000)
+
+    def test_grpo_raises_the_log_prob_of_positive_advantage_steps_and_lowers_negative_ones(self):
+        rng = np.random.default_rng(5)
+        with tempfile.TemporaryDirectory() as d:
+            t = self._trainee(d)
+            lines = [step_line(rng, e, 0, CHOICES[e % 2]) for e in range(4)]
+            steps = parse_steps(lines, LAYOUT)
+            with torch.no_grad():
+                old = choice_log_probs(t.net.eval()(*collate(steps, LAYOUT).inputs), steps, LAYOUT)
+            for s, lp, adv in zip(steps, old.tolist(), [1.0, -1.0, 1.0, -1.0]):
+                s.log_prob, s.advantage = lp, adv
+            t.freeze_reference()
+            loss = LossOptions(clip_eps=0.2, clip_eps_high=0.2, kl_beta=0.05, max_log_ratio=20, aggregation="step-mean", max_steps=None)
+            stats = grpo_update(t, steps, GrpoOptions(lr=1e-2, minibatch_size=128, loss=loss))
+            self.assertAlmostEqual(stats["policy/ratio_mean"], 1.0, places=5)
+            self.assertGreater(stats["policy/entropy"], 0)
+            with torch.no_grad():
+                new = choice_log_probs(t.net.eval()(*collate(steps, LAYOUT).inputs), steps, LAYOUT)
+            delta = (new - old).tolist()
+            self.assertGreater(delta[0], 0)
+            self.assertGreater(delta[2], 0)
+            self.assertLess(delta[1], 0)
+            self.assertLess(delta[3], 0)
+
+    def test_an_adapter_trains_only_its_lora_and_its_folder_loads_with_it(self):
+        rng = np.random.default_rng(6)
+        with tempfile.TemporaryDirectory() as d:
+            t = self._trainee(d)
+            base = {k: v.clone() for k, v in t.net.state_dict().items()}
+            wrapped = t.begin_adapter(rank=2, alpha=4.0)
+            self.assertIn("layer.0.attention.self.query", wrapped)
+            self.assertTrue(all("lora_" in n for n, p in t.net.named_parameters() if p.requires_grad))
+            steps = parse_steps([step_line(rng, e, 0, CHOICES[e % 3]) for e in range(4)], LAYOUT)
+            with torch.no_grad():
+                old = choice_log_probs(t.net.eval()(*collate(steps, LAYOUT).inputs), steps, LAYOUT)
+            for s, lp, adv in zip(steps, old.tolist(), [1.0, -1.0, 1.0, -1.0]):
+                s.log_prob, s.advantage = lp, adv
+            t.freeze_reference()
+            loss = LossOptions(clip_eps=0.2, clip_eps_high=0.2, kl_beta=0.05, max_log_ratio=20, aggregation="step-mean", max_steps=None)
+            grpo_update(t, steps, GrpoOptions(lr=1e-2, loss=loss))
+            after = t.net.state_dict()
+            for k, v in base.items():  # the base weights sit under .base. once wrapped
+                self.assertTrue(torch.equal(after.get(k, after.get(k.replace(".weight", ".base.weight").replace(".bias", ".base.bias"))), v), k)
+            t.save(os.path.join(d, "a"))
+            back = Trainee.load(os.path.join(d, "a"))
+            with torch.no_grad():
+                a = choice_log_probs(t.net.eval()(*collate(steps, LAYOUT).inputs), steps, LAYOUT)
+                b = choice_log_probs(back.net.eval()(*collate(steps, LAYOUT).inputs), steps, LAYOUT)
+            self.assertFalse(torch.allclose(a, old), "the adapter changed the policy")
+            self.assertTrue(torch.equal(a, b))
+
+
+if __name__ == "__main__":
+    unittest.main()
