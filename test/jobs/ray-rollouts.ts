@@ -8,10 +8,12 @@ import { METRIC, type IterationMetrics } from '../../core/rl/grpo-loop.js';
 import { trainGrpo } from '../../core/rl/train-grpo.js';
 import { RayEnvServers, type RayServer } from '../../core/rollout/ray.js';
 import { runPool, type RolloutJob } from '../../core/rollout/threads/run-pool.js';
+import { VlmPolicySettings } from '../../core/policy/vlm/settings.js';
 import { createRun, listEpisodes, loadTrajectory, openStore, StoreRecorder, type ReadableDB, type RunId } from '../../core/store/index.js';
 import { ADAPT_APP, adaptTestBase, adaptTestConfig, metricsEssence, recordedRollouts } from '../helpers/adapt-fixture.js';
 import { runCli as run } from '../helpers/cli.js';
 import { GRPO_POOL, grpoTestConfig, sftWarmStart } from '../helpers/grpo-fixture.js';
+import { replyChat, startFakeChat, type FakeChat } from '../helpers/fake-chat.js';
 import { device } from '../helpers/simdroid.js';
 import { PYTHON, REPO_ROOT } from '../python-env.js';
 import type { RayHead } from './ray-head.js';
@@ -139,17 +141,27 @@ export function rayRolloutTests(cluster: () => RayHead, tmp: { dir(name?: string
       const log: string[] = [];
       const ray = await RayEnvServers.start({ address: cluster().address, envs: 2, log: (m) => log.push(m) });
       const db = openStore(':memory:');
+      let endpoint: FakeChat | null = null;
       try {
         const runId = createRun(db, { kind: 'suite', name: 'actor killed', config: {} }).id;
-        // Random play to the step budget: long enough that the killed actor's episode is still running when its server goes.
-        const jobs: RolloutJob[] = ['ContactsAddContact', 'MarkorCreateNote', 'ClockAddAlarm', 'TasksAddTask', 'FilesCreateFolder', 'SmsSendMessage']
-          .map((t, i) => ({ key: `${t}#${i}`, templateId: t, seed: i, policy: { name: 'random' }, maxSteps: 15 }));
-        // Worker i went to server i (each takes one; ties go in order). The first episode to begin has its actor killed.
+        // Every job asks a served model for its first action, and no answer goes out before the first episode to begin
+        // has had its actor killed and that actor's server is gone: the killed episode is cut mid-way however fast the
+        // machine (random play raced the server, which could end the episode before its actor's death reached it).
+        // After that, each answer ends its episode.
         let victim: RayServer | null = null;
         let killedOn = '';
+        let victimGone: () => void = () => {};
+        const cut = new Promise<void>((r) => (victimGone = r));
+        endpoint = await startFakeChat((_req, res) => {
+          void cut.then(() => replyChat(res, 'Reason: done.\nAction: {"action_type": "status", "goal_status": "complete"}'));
+        });
+        const settings = VlmPolicySettings.parse({ endpoint: { baseUrl: `${endpoint.url}/v1`, model: 'fake-vlm', retries: 0, timeoutMs: 60_000 }, format: 'androidworld' });
+        const jobs: RolloutJob[] = ['ContactsAddContact', 'MarkorCreateNote', 'ClockAddAlarm', 'TasksAddTask', 'FilesCreateFolder', 'SmsSendMessage']
+          .map((t, i) => ({ key: `${t}#${i}`, templateId: t, seed: i, policy: { name: 'vlm', settings } }));
+        // Worker i went to server i (each takes one; ties go in order). The first episode to begin has its actor killed.
         const ran: string[] = [];
         const summary = await runPool({
-          devices: 2, jobs, remote: ray.remote,
+          devices: 2, jobs, remote: ray.remote, screenshots: 'half',
           recorder: (job) => {
             const store = new StoreRecorder(db, runId);
             let serial = '';
@@ -159,9 +171,11 @@ export function rayRolloutTests(cluster: () => RayHead, tmp: { dir(name?: string
                 ran.push(`${job.key} on ${serial}`);
                 store.begin(s);
                 if (!victim) {
-                  victim = ray.servers[Number(serial.replace('simdroid-', ''))]!;
+                  const server = ray.servers[Number(serial.replace('simdroid-', ''))]!;
+                  victim = server;
                   killedOn = serial;
-                  process.kill(victim.actorPid, 'SIGKILL');
+                  process.kill(server.actorPid, 'SIGKILL');
+                  void gone(server.serverPid, 30_000).then(victimGone);
                 }
               },
               step: (s, before) => store.step(s, before),
@@ -187,6 +201,7 @@ export function rayRolloutTests(cluster: () => RayHead, tmp: { dir(name?: string
         // The actor's death took its server along (its stdin closed).
         expect(await gone(serverPid, 15_000), 'the killed actor\'s server is gone').toBe(true);
       } finally {
+        await (endpoint as FakeChat | null)?.close();
         db.close();
         await ray.close();
       }
