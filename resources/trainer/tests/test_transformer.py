@@ -15,7 +15,7 @@ from awb_trainer.jobs.grpo_loss import LossOptions
 from awb_trainer.transformer.data import choice_log_probs, collate, parse_steps
 from awb_trainer.transformer.layers import LoRALinear, TextEncoder, add_lora, merge_lora
 from awb_trainer.transformer.minilm import load_minilm_text_encoder
-from awb_trainer.transformer.model import ModelConfig, ScreenPolicyNet
+from awb_trainer.transformer.model import ModelConfig, ScreenPolicyNet, goal_overlap
 from awb_trainer.transformer.train import GrpoOptions, SftOptions, grpo_update, sft
 from awb_trainer.transformer.trainee import Trainee
 
@@ -75,11 +75,33 @@ class NetworkTest(unittest.TestCase):
         rng = np.random.default_rng(1)
         lines = [step_line(rng, 0, k, CHOICES[k % len(CHOICES)], items=4 + k) for k in range(6)]
         steps = parse_steps(lines, LAYOUT)
-        net = tiny().eval()
+        for goal_match in (False, True):
+            net = tiny(goal_match=goal_match).eval()
+            with torch.no_grad():
+                together = choice_log_probs(net(*collate(steps, LAYOUT).inputs), steps, LAYOUT)
+                alone = torch.cat([choice_log_probs(net(*collate([s], LAYOUT).inputs), [s], LAYOUT) for s in steps])
+            self.assertTrue(torch.allclose(together, alone, atol=1e-5), (goal_match, together, alone))
+
+    def test_goal_overlap_is_the_share_of_an_items_tokens_found_in_the_goal(self):
+        goal = torch.tensor([[7, 9, 11, 0, 0]])
+        items = torch.tensor([[[9, 0, 0], [9, 11, 4], [4, 5, 0], [0, 0, 0]]])
+        got = goal_overlap(goal, items)
+        want = torch.tensor([[[1.0, 1.0], [2 / 3, 1.0], [0.0, 0.0], [0.0, 0.0]]])
+        self.assertTrue(torch.allclose(got, want), got)
+
+    def test_goal_match_points_at_the_item_the_goal_names_with_weights_that_never_saw_its_tokens(self):
+        # Two nets that differ only in the goal-match bias: the item whose tokens the goal contains gains its odds.
+        rng = np.random.default_rng(3)
+        steps = parse_steps([step_line(rng, 0, 0, {"type": 5, "pointer": 2}, items=5)], LAYOUT)
+        batch = collate(steps, LAYOUT)
+        batch.inputs[2][0, 2, :2] = batch.inputs[0][0, :2]  # item 2 reads the goal's first two tokens
+        batch.inputs[2][0, [0, 1, 3, 4], :2] = 3            # the others read a token the goal lacks
+        net = tiny(goal_match=True).eval()
         with torch.no_grad():
-            together = choice_log_probs(net(*collate(steps, LAYOUT).inputs), steps, LAYOUT)
-            alone = torch.cat([choice_log_probs(net(*collate([s], LAYOUT).inputs), [s], LAYOUT) for s in steps])
-        self.assertTrue(torch.allclose(together, alone, atol=1e-5), (together, alone))
+            on = net(*batch.inputs)[1][0, 5]
+            net.match_pointer.zero_()
+            off = net(*batch.inputs)[1][0, 5]
+        self.assertAlmostEqual(float((on[2] - on[0]) - (off[2] - off[0])), 2.0, places=4)
 
     def test_lora_starts_as_the_identity_and_merges_exactly(self):
         lin = torch.nn.Linear(6, 4)

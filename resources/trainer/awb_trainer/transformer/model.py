@@ -40,6 +40,7 @@ class ModelConfig:
     text_init: str = "scratch"    # scratch | minilm
     text_train: str = "full"      # full | frozen | lora: how the text encoder trains
     text_lora_rank: int = 8
+    goal_match: bool = False      # each item's token overlap with the goal, as features and a pointer bias (goal_overlap)
     extra: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
@@ -81,6 +82,10 @@ class ScreenPolicyNet(nn.Module):
         self.span_token = nn.Linear(d, d)
         self.span_length = nn.Parameter(torch.zeros(self.X, self.L))
         self.generate = nn.Linear(d, self.X * self.V)
+        if cfg.goal_match:
+            self.match_features = nn.Linear(2, d)
+            # Starts at a prior for pointing at what the goal names (the app in "… in Tasks"); it trains like the rest.
+            self.match_pointer = nn.Parameter(torch.full((self.P,), 2.0))
 
     def forward(self, goal_ids: torch.Tensor, goal_copy: torch.Tensor, item_ids: torch.Tensor, item_copy: torch.Tensor,
                 item_features: torch.Tensor, pointer_mask: torch.Tensor, type_mask: torch.Tensor, item_valid: torch.Tensor,
@@ -97,6 +102,9 @@ class ScreenPolicyNet(nn.Module):
         imask = (item_ids != 0).to(ti.dtype)
         pooled = (ti * imask[..., None]).sum(2) / imask.sum(2).clamp(min=1.0)[..., None]
         items = self.proj(pooled) + self.features(item_features) + self.segment[1]
+        if self.cfg.goal_match:
+            overlap = goal_overlap(goal_ids, item_ids)                      # [B, S, 2]
+            items = items + self.match_features(overlap)
         x = torch.cat([self.cls.expand(B, 1, d), goal_tok, items], dim=1)
         x = self.norm(x)
         valid = torch.cat([torch.ones(B, 1, dtype=torch.bool, device=x.device), goal_ids != 0, item_valid > 0], dim=1)
@@ -113,6 +121,8 @@ class ScreenPolicyNet(nn.Module):
         q = self.pointer_query(o_cls).reshape(B, self.P, d)
         k = self.pointer_key(o_items)                                      # [B, S, d]
         ptr_logits = (q @ k.transpose(1, 2)) / math.sqrt(d) + (1 - pointer_mask) * NEG
+        if self.cfg.goal_match:
+            ptr_logits = ptr_logits + self.match_pointer[None, :, None] * overlap[:, None, :, 0]
         ptr_lp = torch.log_softmax(ptr_logits / t[:, :, None], dim=-1)
 
         # text: copy spans of the goal and of item labels, or a generated text, one softmax per text type
@@ -136,6 +146,17 @@ class ScreenPolicyNet(nn.Module):
         item_lp = flat_lp[..., ng:ng + ni].reshape(B, self.X, S, T, self.Lt)
         gen_lp = flat_lp[..., ng + ni:]
         return type_lp, ptr_lp, goal_lp, item_lp, gen_lp
+
+
+def goal_overlap(goal_ids: torch.Tensor, item_ids: torch.Tensor) -> torch.Tensor:
+    """Per item, [share of its tokens that occur in the goal, 1 if any does]: [B, Tg], [B, S, T] → [B, S, 2].
+    Token identity, not a learned embedding, so it holds for names never seen in training (an unseen app's label
+    against the goal that names it); without it the pointer must learn to match names it has only seen as ids."""
+    real = item_ids != 0
+    same = (item_ids[..., None] == goal_ids[:, None, None, :]) & (goal_ids != 0)[:, None, None, :]
+    hit = same.to(torch.float32).amax(-1) * real.to(torch.float32)         # [B, S, T]
+    share = hit.sum(-1) / real.to(torch.float32).sum(-1).clamp(min=1.0)
+    return torch.stack([share, hit.amax(-1)], dim=-1)
 
 
 def _spans(start: torch.Tensor, end: torch.Tensor, length_bias: torch.Tensor, lmax: int) -> torch.Tensor:
