@@ -20,6 +20,8 @@ export const TransformerShapeSchema = z.strictObject({
   textLoraRank: z.int().min(1).max(256).default(8).describe('LoRA rank when textTrain is lora (default 8)'),
   goalMatch: z.boolean().default(true)
     .describe("Give each item its token overlap with the goal, as features and a pointer bias, so the pointer can pick what the goal names even when the name was never trained on (default true)"),
+  appIdentity: z.boolean().default(true)
+    .describe("Let an app item's name feed its vector; false leaves only its goal overlap and features, so apps never the answer in training are not ranked down by name (needs goalMatch; default true)"),
   goalTokens: z.int().min(8).max(512).default(DEFAULT_LAYOUT.goalTokens).describe(`Goal tokens read (default ${DEFAULT_LAYOUT.goalTokens})`),
   itemTokens: z.int().min(2).max(64).default(DEFAULT_LAYOUT.itemTokens).describe(`Tokens read per item (default ${DEFAULT_LAYOUT.itemTokens})`),
   maxElements: z.int().min(8).max(512).default(DEFAULT_LAYOUT.maxElements).describe(`Elements read per screen (default ${DEFAULT_LAYOUT.maxElements})`),
@@ -37,7 +39,7 @@ export function trainerModelConfig(s: TransformerShape): Record<string, unknown>
   return {
     width: s.width, heads: s.heads, screen_layers: s.screenLayers, text_width: s.textWidth, text_heads: s.textHeads, text_layers: s.textLayers,
     text_ffn: s.textFfn, text_init: s.textInit, text_train: s.textTrain, text_lora_rank: s.textLoraRank,
-    goal_match: s.goalMatch,
+    goal_match: s.goalMatch, app_identity: s.appIdentity,
   };
 }
 

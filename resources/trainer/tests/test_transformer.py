@@ -103,6 +103,34 @@ class NetworkTest(unittest.TestCase):
             off = net(*batch.inputs)[1][0, 5]
         self.assertAlmostEqual(float((on[2] - on[0]) - (off[2] - off[0])), 2.0, places=4)
 
+    def test_without_app_identity_app_items_differ_only_by_their_goal_overlap(self):
+        # Items 1 and 2 are apps with different names and equal features; item 3 is not an app.
+        rng = np.random.default_rng(4)
+        layout = dict(LAYOUT, itemFeatures=["f0", "kind_app", "f2"])
+        steps = parse_steps([step_line(rng, 0, 0, {"type": 5, "pointer": 1}, items=4)], layout)
+        batch = collate(steps, layout)
+        batch.inputs[4][0, :, :] = 0.5
+        batch.inputs[4][0, :, 1] = torch.tensor([0.0, 1.0, 1.0, 0.0])
+        batch.inputs[2][0, :, :2] = 3                       # no item reads a goal token
+        batch.inputs[2][0, 2, :2] = 4                       # but app 2's name differs from app 1's
+        torch.manual_seed(0)
+        cfg = dict(layout=layout, vocab=50, width=16, heads=2, screen_layers=1, text_width=16, text_heads=2, text_layers=1, text_ffn=32, goal_match=True)
+        hidden = ScreenPolicyNet(ModelConfig(**cfg, app_identity=False)).eval()
+        named = ScreenPolicyNet(ModelConfig(**cfg)).eval()
+        named.load_state_dict(hidden.state_dict())
+        with torch.no_grad():
+            p_hidden = hidden(*batch.inputs)[1][0, 5]
+            p_named = named(*batch.inputs)[1][0, 5]
+            batch.inputs[2][0, 2, :2] = batch.inputs[0][0, :2]  # now app 2's name is in the goal
+            p_goal = hidden(*batch.inputs)[1][0, 5]
+        self.assertAlmostEqual(float(p_hidden[1]), float(p_hidden[2]), places=5)
+        self.assertGreater(abs(float(p_named[1] - p_named[2])), 1e-4, "with its name, an app's key depends on it")
+        self.assertGreater(float(p_goal[2] - p_goal[1]), 1.0, "the app the goal names gains its overlap bias")
+
+    def test_app_identity_off_needs_goal_match(self):
+        with self.assertRaisesRegex(ValueError, "app_identity false needs goal_match"):
+            tiny(app_identity=False)
+
     def test_lora_starts_as_the_identity_and_merges_exactly(self):
         lin = torch.nn.Linear(6, 4)
         lora = LoRALinear(lin, r=2, alpha=4.0)

@@ -41,6 +41,7 @@ class ModelConfig:
     text_train: str = "full"      # full | frozen | lora: how the text encoder trains
     text_lora_rank: int = 8
     goal_match: bool = False      # each item's token overlap with the goal, as features and a pointer bias (goal_overlap)
+    app_identity: bool = True     # False: an app item's name does not feed its vector, only its goal overlap (needs goal_match)
     extra: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
@@ -65,6 +66,9 @@ class ScreenPolicyNet(nn.Module):
         self.T = lay["itemTokens"]
         self.L = lay["maxSpan"]
         self.Lt = min(self.L, self.T)
+        if not cfg.app_identity and not cfg.goal_match:
+            raise ValueError("app_identity false needs goal_match: otherwise nothing tells the app items apart")
+        self.kind_app = -1 if cfg.app_identity else lay["itemFeatures"].index("kind_app")
         d = cfg.width
         self.text = TextEncoder(cfg.vocab, cfg.text_width, cfg.text_heads, cfg.text_ffn, cfg.text_layers, max(512, self.Tg, self.T))
         self.proj = nn.Linear(cfg.text_width, d)
@@ -101,7 +105,12 @@ class ScreenPolicyNet(nn.Module):
         goal_tok = self.proj(tg) + self.segment[0] + self.goal_pos
         imask = (item_ids != 0).to(ti.dtype)
         pooled = (ti * imask[..., None]).sum(2) / imask.sum(2).clamp(min=1.0)[..., None]
-        items = self.proj(pooled) + self.features(item_features) + self.segment[1]
+        named = self.proj(pooled)
+        if not self.cfg.app_identity:
+            # An app the policy never saw as the answer keeps a key trained down by SFT; without its name in its vector,
+            # an app item differs from the others only by its goal overlap, so held-out apps are not ranked by identity.
+            named = named * (item_features[..., self.kind_app] == 0).to(named.dtype)[..., None]
+        items = named + self.features(item_features) + self.segment[1]
         if self.cfg.goal_match:
             overlap = goal_overlap(goal_ids, item_ids)                      # [B, S, 2]
             items = items + self.match_features(overlap)
