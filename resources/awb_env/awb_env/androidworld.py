@@ -181,7 +181,6 @@ class AndroidWorldEnv(_AsyncEnvBase):  # type: ignore[misc,valid-type]
         self.last_result: StepResult | None = None
         self._state: Any = None
         self._running = False
-        self._closed = False
         self._controller = AdbShim(self)
 
     # --- the workbench's episodes ---
@@ -284,14 +283,7 @@ class AndroidWorldEnv(_AsyncEnvBase):  # type: ignore[misc,valid-type]
         return 0, 0, w, h
 
     def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
-        try:
-            if not self.client.closed:
-                self.session.close()
-        finally:
-            self._connection.close()
+        self._connection.close()
 
     # --- helpers ---
 

@@ -336,10 +336,12 @@ class Session:
 
 class Connection:
     """A server (the given one, ``AWB_ENV_URL``'s, or the embedded one) and one client of it, let go together: closing
-    the connection closes every session it made (their unfinished episodes recorded as aborted)."""
+    the connection ends every session it made (``Session.close``: unfinished episodes recorded as aborted, devices
+    freed at once), then the client and the server."""
 
     def __init__(self, server: str | None = None) -> None:
         self.lease = ServerLease(server)
+        self.sessions: list[Session] = []
         try:
             self.client = EnvClient(self.lease.url)
         except BaseException:
@@ -349,17 +351,23 @@ class Connection:
     def create(self, task: dict[str, Any], *, png: PngMode = "array", **options: Any) -> Session:
         """A session; should the server refuse it, the connection is closed before the error is raised."""
         try:
-            return self.client.create(task, png=png, **options)
+            session = self.client.create(task, png=png, **options)
         except BaseException:
             self.close()
             raise
+        self.sessions.append(session)
+        return session
 
     def close(self) -> None:
-        """Idempotent."""
+        """Idempotent (as ``Session.close`` and the lease's release are)."""
         try:
-            self.client.close()
+            for session in self.sessions:
+                session.close()
         finally:
-            self.lease.release()
+            try:
+                self.client.close()
+            finally:
+                self.lease.release()
 
 
 __all__ = ["Connection", "EnvClient", "EnvRequestError", "Pending", "ResetResult", "Session", "StepResult", "step_fields"]

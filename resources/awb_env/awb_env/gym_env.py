@@ -61,7 +61,6 @@ class AndroidTaskEnv(gym.Env[dict[str, Any], Any]):
             raise ValueError(f"render_mode={render_mode!r}: expected None or 'rgb_array'")
         self.render_mode = render_mode
         self.config = EnvConfig.from_kwargs(frames=render_mode == "rgb_array", **kwargs)
-        self._closed = False
         self._connection = Connection(server)
         self.client: EnvClient = self._connection.client
         self.session: Session = self._connection.create(self.config.task, **self.config.create_fields())
@@ -105,14 +104,7 @@ class AndroidTaskEnv(gym.Env[dict[str, Any], Any]):
         return None if self._frame is None else self._frame.copy()
 
     def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
-        try:
-            if not self.client.closed:
-                self.session.close()
-        finally:
-            self._connection.close()
+        self._connection.close()
 
     # --- helpers ---
 

@@ -99,7 +99,6 @@ class AndroidTaskEnvironment(Environment[AndroidAction, AndroidObservation, Andr
         self.client: EnvClient = self._connection.client
         self.session: Session = self._connection.create(self.config.task, png="bytes", **self.config.create_fields())
         self._state = AndroidState(session=self.session.id, run_id=self.session.run.get("id"))
-        self._closed = False
 
     def reset(self, seed: Optional[int] = None, episode_id: Optional[str] = None, **kwargs: Any) -> AndroidObservation:
         """Starts the next episode; ``task=`` (a template id or task dict) replaces the session's task. OpenEnv's
@@ -141,14 +140,7 @@ class AndroidTaskEnvironment(Environment[AndroidAction, AndroidObservation, Andr
         )
 
     def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
-        try:
-            if not self.client.closed:
-                self.session.close()
-        finally:
-            self._connection.close()
+        self._connection.close()
 
     def _observation(self, o: dict[str, Any] | None, **result: Any) -> AndroidObservation:
         o = o or {}

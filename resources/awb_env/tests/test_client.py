@@ -149,3 +149,16 @@ def test_held_and_released_events_are_logged_once_and_passed_on(server_url: str,
         assert c.create(TASK).reset().info["seed"] == 7, "an event is not a response"
     finally:
         c.close()
+
+
+def test_a_connection_ends_the_sessions_it_made_before_letting_the_client_go(server_url: str, store) -> None:
+    connection = client_module.Connection(server_url)
+    a = connection.create(TASK, agent="connection-test", run="connection close")
+    b = connection.create(TASK, agent="connection-test", run="connection close")
+    a.reset()
+    a.step({"action_type": "navigate_home"})
+    connection.close()
+    assert a.closed and b.closed and connection.client.closed
+    connection.close()  # idempotent
+    [episode] = store.episodes("connection close")
+    assert episode["steps"] == 1 and episode["terminated_by"] == "aborted"

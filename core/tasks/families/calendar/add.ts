@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { defineTask, type Subgoal, type TaskTemplate } from '../../task.js';
+import { defineTask, type TaskTemplate } from '../../task.js';
 import { dateParts, isoDate, msOf, time12, type DateParts } from '../../../seed-data/dates.js';
 import { EVENT_LOCATIONS, EVENT_NOTES, eventTitles } from '../../../seed-data/events.js';
 import type { Rng } from '../../../util/rng.js';
 import { fieldHolds } from '../../validators/ui.js';
 import { addEvents, clearEvents, listEvents } from './calendar-db.js';
-import { allDayEvent, EVENT, EVENT_FIELDS, eventKind, when, calendarOpen, DateSchema, dayAround, dayText, DURATIONS, editorOpen, EventSchema, MINUTE_MS, openCalendar, sameText, setEditorDate, setEditorTime, shiftDay, timedEvent, toInput, type EventParam } from './common.js';
+import { allDayEvent, EVENT, EVENT_FIELDS, eventKind, when, calendarOpen, DateSchema, dayAround, dayText, DURATIONS, editorOpen, EventSchema, MINUTE_MS, openCalendar, savedWithTitle, setEditorDate, setEditorTime, shiftDay, timedEvent, toInput, type EventParam } from './common.js';
 import { verdictOf } from '../../verdict.js';
 import { keptThenWanted } from '../../validators/records.js';
 
@@ -28,10 +28,6 @@ const WITH_LOCATION = eventKind([F.title, F.location, F.allDay, F.start, F.end])
 const ALL_DAY = eventKind([F.title, F.allDay, F.start, {
   name: 'end', got: (s) => when(s.end), want: (e) => `within ${when(e.start).slice(0, 10)}`, same: (s, e) => s.end >= e.start && s.end < e.start + 86_400_000,
 }]);
-
-function savedWithTitle(title: string): Subgoal {
-  return { name: `event "${title}" saved`, check: async ({ device }) => (await listEvents(device)).some((e) => sameText(e.title, title)) };
-}
 
 const AddOne = z.object({
   date: DateSchema,

@@ -9,7 +9,7 @@ import { dateParts, DAY_MS, DEVICE_NOW, longDate, monthName, msOf, weekday, type
 import { EVENT_LOCATIONS, EVENT_NOTES } from '../../../seed-data/events.js';
 import type { Subgoal } from '../../task.js';
 import { inActivity, onScreen } from '../../validators/ui.js';
-import { CALENDAR_PKG, type EventInput, type StoredEvent } from './calendar-db.js';
+import { CALENDAR_PKG, listEvents, type EventInput, type StoredEvent } from './calendar-db.js';
 
 /**
  * What the Simple Calendar task family shares: event parameters and how to draw them, the strict
@@ -189,4 +189,9 @@ export function eventOpen(title: string): Subgoal {
     name: `"${title}" open in the editor`,
     check: async ({ obs }) => inActivity(obs, CALENDAR_PKG, EVENT_ACTIVITY) && obs.elements.some((e) => e.node.resourceId.endsWith(':id/event_title') && sameText(e.node.text, title)),
   };
+}
+
+/** Subgoal: an event with this title is stored (the editor's Save went through). */
+export function savedWithTitle(title: string): Subgoal {
+  return { name: `event "${title}" saved`, check: async ({ device }) => (await listEvents(device)).some((e) => sameText(e.title, title)) };
 }

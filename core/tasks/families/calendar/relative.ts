@@ -8,10 +8,10 @@ import { resolveDay } from '../../day-phrases.js';
 import { fieldHolds, onScreen } from '../../validators/ui.js';
 import { verdictOf } from '../../verdict.js';
 import { keptThenWanted } from '../../validators/records.js';
-import { addEvents, clearEvents, listEvents, type StoredEvent } from './calendar-db.js';
+import { addEvents, clearEvents, listEvents } from './calendar-db.js';
 import {
   calendarOpen, DateSchema, dayAround, DURATIONS, editorOpen, EVENT, EVENT_FIELDS, eventKind, EventSchema, MINUTE_MS, openCalendar, openDay,
-  sameText, setEditorDate, setEditorTime, timedEvent, toInput,
+  sameText, savedWithTitle, setEditorDate, setEditorTime, timedEvent, toInput,
 } from './common.js';
 import { dayShown, deleteAllEventsShown, restoreView, toDailyView } from './days.js';
 import { repeatingEvents } from './calendar-repeat-db.js';
@@ -102,7 +102,7 @@ export const AddEventOnRelativeDay = defineTask({
     calendarOpen,
     editorOpen,
     { name: 'title typed', check: async ({ obs }) => fieldHolds(obs, p.title) },
-    { name: `event "${p.title}" saved`, check: async ({ device }) => (await listEvents(device)).some((e) => sameText(e.title, p.title)) },
+    savedWithTitle(p.title),
   ],
   *oracle(p, ui) {
     yield* openCalendar(ui);
@@ -159,7 +159,7 @@ export const AddRepeatingEvent = defineTask({
     editorOpen,
     { name: 'repetition dialog open', check: async ({ obs }) => onScreen(obs, { text: 'No repetition', className: 'android.widget.RadioButton' }) },
     { name: `repeats ${p.repeat}`, check: async ({ obs }) => onScreen(obs, { resourceId: 'event_repetition', text: REPEATS[p.repeat] }) },
-    { name: `event "${p.title}" saved`, check: async ({ device }) => (await listEvents(device)).some((e: StoredEvent) => sameText(e.title, p.title)) },
+    savedWithTitle(p.title),
   ],
   *oracle(p, ui) {
     yield* openCalendar(ui);
