@@ -32,10 +32,16 @@ describe('the Live view: text selection and a repeating event', () => {
   /** The inspector's row for a node with this text (or description), after reading the tree again. */
   async function row(label: string) {
     const hit = page.locator('.live-tree-row', { has: page.locator(`.live-node-text:text-is('"${label}"'), .live-desc:text-is("${label}")`) }).first();
-    await expect.poll(async () => {
-      await page.getByTestId('refresh-tree').click();
-      return hit.count();
-    }, { timeout: 10_000 }).toBeGreaterThan(0);
+    // 20 s: under the whole suite's load the mirror and the tree can lag; a miss names what the tree held instead.
+    try {
+      await expect.poll(async () => {
+        await page.getByTestId('refresh-tree').click();
+        return hit.count();
+      }, { timeout: 20_000 }).toBeGreaterThan(0);
+    } catch (e) {
+      const texts = await page.locator('.live-node-text, .live-desc').allInnerTexts();
+      throw new Error(`no node "${label}" in the tree; it held: ${JSON.stringify(texts)}`, { cause: e });
+    }
     return hit;
   }
 

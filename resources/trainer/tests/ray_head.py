@@ -26,7 +26,7 @@ import sys
 import tempfile
 import time
 import urllib.request
-from typing import Optional
+from typing import Callable, Optional, TypeVar
 
 # The trainer's venv (./scripts/setup; AWB_PYTHON names another), whatever Python runs this: Ray is installed there.
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
@@ -52,6 +52,25 @@ def _free_ports(n: int) -> list[int]:
             s.close()
 
 
+R = TypeVar("R")
+
+# The ports are free when picked, but Ray's processes bind them only as they come up, seconds later; on a busy machine
+# another process can take one in between, and Ray then exits at once. Such a start is tried again with fresh ports.
+_PORT_TAKEN = "address already in use"
+_START_TRIES = 3
+
+
+def _start_with_fresh_ports(owner: "RayHead", start_once: Callable[[], "R"]) -> "R":
+    for attempt in range(_START_TRIES):
+        try:
+            return start_once()
+        except RayHeadError as e:
+            if attempt == _START_TRIES - 1 or _PORT_TAKEN not in str(e):
+                raise
+            owner.temp_dir = tempfile.mkdtemp(prefix="awbray-", dir="/tmp")  # the failed start removed its own
+    raise AssertionError("unreachable")
+
+
 class RayHead:
     def __init__(self, num_cpus: int = 1, timeout_s: float = 90.0):
         self.num_cpus = num_cpus
@@ -75,6 +94,9 @@ class RayHead:
     def start(self) -> "RayHead":
         if not os.path.exists(RAY):
             raise RayHeadError(f"{RAY} does not exist: the trainer's venv is missing (run ./scripts/setup)")
+        return _start_with_fresh_ports(self, self._start_once)
+
+    def _start_once(self) -> "RayHead":
         gcs, dash, agent_http, agent_grpc, node_mgr, obj_mgr, client, metrics, rt_env, *workers = _free_ports(9 + 8)
         args = [
             RAY, "start", "--head", "--block", "--disable-usage-stats", "--include-dashboard=true",
@@ -215,6 +237,9 @@ class RayNode(RayHead):
         self.resources = resources
 
     def start(self, timeout_s: float = 90.0) -> "RayNode":  # type: ignore[override]
+        return _start_with_fresh_ports(self, lambda: self._join(timeout_s))
+
+    def _join(self, timeout_s: float) -> "RayNode":
         node_mgr, obj_mgr, metrics, agent_http, agent_grpc, rt_env, *workers = _free_ports(6 + 8)
         args = [
             RAY, "start", "--address", self.head.address, "--block", "--disable-usage-stats", "--node-ip-address", "127.0.0.1",
