@@ -184,6 +184,22 @@ describe('the Live view maps mouse gestures to device input', () => {
     expect(host.querySelector('[data-testid=live-no-focus]')).toBeNull();
   });
 
+  it('text typed right after a tap that focused a field goes there: the focus is read again after the tap, not from the tree shown before it', async () => {
+    fake.focus.on = false;
+    await act(async () => store.getState().refreshTree());
+    inputs.length = 0;
+    fake.focus.on = true; // what the tap below does on the device
+    const wrap = host.querySelector<HTMLElement>('.live-screen-wrap')!;
+    await act(async () => {
+      void store.getState().sendInput({ kind: 'tap', x: 500, y: 2100 });
+      wrap.dispatchEvent(new KeyboardEvent('keydown', { key: 'a', bubbles: true }));
+      wrap.dispatchEvent(new KeyboardEvent('keydown', { key: 'b', bubbles: true }));
+    });
+    await settle();
+    expect(inputs).toEqual([{ kind: 'tap', x: 500, y: 2100 }, { kind: 'text', text: 'a' }, { kind: 'text', text: 'b' }]);
+    expect(host.querySelector('[data-testid=live-no-focus]')).toBeNull();
+  });
+
   it('a drag on a device that takes streamed touches goes down, moves (the newest once the device took the last), up', async () => {
     inputs.length = 0;
     await act(async () => store.setState({ devices: store.getState().devices.map((d) => ({ ...d, touch: true })) }));

@@ -43,6 +43,11 @@ export interface LiveSlice {
   startMirror(serial: string): () => void;
   /** Sends one input to the mirrored (else the selected) device, in order after earlier ones; the tree refreshes after it. */
   sendInput(event: InputEvent): Promise<boolean>;
+  /**
+   * Types text into the focused field: 'no-field' (nothing sent) when the tree shows none. A tap or key sent just
+   * before may have moved the focus, so the check waits for it and reads the tree again first.
+   */
+  typeText(text: string): Promise<'sent' | 'no-field' | 'failed'>;
   refreshTree(): Promise<void>;
   hoverNode(ordinal: number | null): void;
   selectNode(ordinal: number | null): void;
@@ -67,6 +72,10 @@ export const createLiveSlice = (api: WorkbenchApi): StateCreator<AppState, [], [
   let treeSeq = 0;
   let treeInFlight: Promise<void> | null = null;
   let treeAgain = false;
+  // Inputs that can move the focus (all but text), and how many of them the shown tree was read after.
+  let focusInputs = 0;
+  let treeAfterInputs = 0;
+  let textChain: Promise<unknown> = Promise.resolve();
 
   const target = () => get().liveSerial ?? get().selectedSerial;
 
@@ -74,6 +83,7 @@ export const createLiveSlice = (api: WorkbenchApi): StateCreator<AppState, [], [
   let touch: { serial: string; latest: { x: number; y: number } | null; busy: boolean } | null = null;
   /** One touch event, in order with every other input; false when it failed (the banner says why). */
   const sendTouch = (serial: string, action: 'down' | 'move' | 'up', p: { x: number; y: number }): Promise<boolean> => {
+    focusInputs++;
     const run = async () => get().attempt(`Touch ${serial}`, async () => (await api.sendTouch({ serial, action, x: Math.round(p.x), y: Math.round(p.y) }), true));
     const done = inputChain.then(run, run);
     inputChain = done;
@@ -134,6 +144,7 @@ export const createLiveSlice = (api: WorkbenchApi): StateCreator<AppState, [], [
     const serial = target();
     if (!serial) return;
     const seq = ++treeSeq;
+    const after = focusInputs;
     set({ treeLoading: true });
     const state = await get().attempt(`Read the screen of ${serial}`, () => api.screenState({ serial }));
     if (seq !== treeSeq) return;
@@ -145,6 +156,7 @@ export const createLiveSlice = (api: WorkbenchApi): StateCreator<AppState, [], [
     const { liveNodes, selectedOrdinal, hoveredOrdinal } = get();
     // Keep the selection if the same element is still at that ordinal (a refresh of a similar screen).
     const keep = (o: number | null) => (o !== null && liveNodes[o] && nodes[o] && nodeIdentity(liveNodes[o]) === nodeIdentity(nodes[o]) ? o : null);
+    treeAfterInputs = after;
     set({ screenState: state, liveNodes: nodes, treeLoading: false, selectedOrdinal: keep(selectedOrdinal), hoveredOrdinal: keep(hoveredOrdinal) });
   };
 
@@ -232,6 +244,7 @@ export const createLiveSlice = (api: WorkbenchApi): StateCreator<AppState, [], [
         });
         return false;
       }
+      if (event.kind !== 'text') focusInputs++;
       const run = async () => {
         inputStartedAt = Date.now();
         set({ lastInput: describeInput(event) });
@@ -256,6 +269,22 @@ export const createLiveSlice = (api: WorkbenchApi): StateCreator<AppState, [], [
         await get().refreshTree();
       }
       return true;
+    },
+
+    typeText: (text) => {
+      // One after another, so that characters typed while the tree is read again keep their order.
+      const step = async (): Promise<'sent' | 'no-field' | 'failed'> => {
+        if (focusInputs > treeAfterInputs) {
+          await inputChain.catch(() => undefined);
+          await get().refreshTree();
+        }
+        const { screenState, liveNodes } = get();
+        if (screenState !== null && !liveNodes.some((n) => n.node.focused)) return 'no-field';
+        return (await get().sendInput({ kind: 'text', text })) ? 'sent' : 'failed';
+      };
+      const done = textChain.then(step, step);
+      textChain = done;
+      return done;
     },
 
     refreshTree: async () => {

@@ -33,8 +33,6 @@ export function LiveScreen({ height }: { height: number }) {
   // A device that takes a streamed touch gets a drag as it happens (down, moves, up), as scrcpy sends it.
   const streams = useApp((s) => s.devices.find((x) => x.serial === s.selectedSerial)?.touch ?? false);
   const zoom = useApp((s) => s.liveZoom);
-  const focusedField = useApp((s) => s.liveNodes.some((n) => n.node.focused));
-  const treeKnown = useApp((s) => s.screenState !== null);
   const [noField, setNoField] = useState(false);
   const [marker, setMarker] = useState<Marker | null>(null);
   const press = useRef<{ start: PointerSample; moved: boolean; streaming: boolean; last: { x: number; y: number } } | null>(null);
@@ -95,12 +93,12 @@ export function LiveScreen({ height }: { height: number }) {
 
   /** Text typed with no field focused on the device goes nowhere: say so instead of sending it. */
   const typeText = (input: InputEvent) => {
-    if (input.kind === 'text' && treeKnown && !focusedField) {
-      setNoField(true);
+    if (input.kind !== 'text') {
+      setNoField(false);
+      send(input);
       return;
     }
-    setNoField(false);
-    send(input);
+    void appStore().getState().typeText(input.text).then((r) => setNoField(r === 'no-field'));
   };
   const onKeyDown = (e: KeyboardEvent) => {
     const input = keyToInput(e);
