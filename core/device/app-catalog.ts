@@ -37,7 +37,7 @@ export const APP_CATALOG: readonly CatalogApp[] = [
   app('Tasks', 'org.tasks', 'com.todoroo.astrid.activity.MainActivity', ['tasks', 'tasks.org', 'todo'], true),
   // Installed so the app drawer looks like AndroidWorld's emulator and needs scrolling; not simulated.
   app('Camera', 'com.android.camera2', 'com.android.camera.CameraLauncher', ['camera'], true),
-  app('Chrome', 'com.android.chrome', 'com.google.android.apps.chrome.Main', ['chrome', 'browser']),
+  app('Chrome', 'com.android.chrome', 'com.google.android.apps.chrome.Main', ['chrome', 'browser'], true),
   app('Joplin', 'net.cozic.joplin', 'net.cozic.joplin.MainActivity', ['joplin']),
   app('OpenTracks', 'de.dennisguse.opentracks', 'de.dennisguse.opentracks.TrackListActivity', ['opentracks', 'activity tracker']),
   app('OsmAnd', 'net.osmand', 'net.osmand.plus.activities.MapActivity', ['osmand', 'maps']),

@@ -15,9 +15,10 @@ import { recorderApp } from './recorder/index.js';
 import { clipperApp } from './clipper/index.js';
 import { cameraApp } from './camera/index.js';
 import { phoneApp } from './dialer/index.js';
+import { chromeApp } from './chrome/index.js';
 
 /** Every app SimDroid installs, in one list. */
 export const ALL_APPS: readonly AppDef[] = [
   launcherApp, settingsApp, contactsApp, smsApp, clockApp, markorApp, expenseApp, broccoliApp, calendarApp, tasksApp, filesApp, recorderApp,
-  ...PLACEHOLDER_APPS, clipperApp, cameraApp, phoneApp,
+  ...PLACEHOLDER_APPS, clipperApp, cameraApp, phoneApp, chromeApp,
 ];
