@@ -92,6 +92,12 @@ counterpart('CameraTakePhoto', 'CameraTakePhoto')(_capture)
 counterpart('CameraTakeVideo', 'CameraTakeVideo')(_capture)
 
 
+# --- Chrome ------------------------------------------------------------------------------------
+
+# The page is AndroidWorld's own (pushed by initialize_task); our oracles read it off the screen.
+counterpart('ChromeMultiply', 'BrowserMultiply')(lambda task: {'numbers': [1, 1, 1, 1, 1]})
+
+
 # --- Clock -------------------------------------------------------------------------------------
 
 @counterpart('ClockStopwatchRun', 'ClockStopWatchRunning')
