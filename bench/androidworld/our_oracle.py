@@ -97,6 +97,7 @@ counterpart('CameraTakeVideo', 'CameraTakeVideo')(_capture)
 # The page is AndroidWorld's own (pushed by initialize_task); our oracles read it off the screen.
 counterpart('ChromeMultiply', 'BrowserMultiply')(lambda task: {'numbers': [1, 1, 1, 1, 1]})
 counterpart('ChromeMaze', 'BrowserMaze')(lambda task: {'rows': ['..', '..']})
+counterpart('ChromeDraw', 'BrowserDraw')(lambda task: {'targets': ['#000000'] * 3, 'palette': ['#000000'] * 3})
 
 
 # --- Clock -------------------------------------------------------------------------------------

@@ -196,7 +196,10 @@ export class InputDispatcher {
   private scrollerAt(x: number, y: number): DragScroller | null {
     const hit = this.windowAt(this.frame(), x, y);
     if (!hit || !('win' in hit)) return null;
-    const node = hitPath(hit.win.root, x, y).find((n) => n.scroll !== undefined && n.scroll.max > 0);
+    const path = hitPath(hit.win.root, x, y);
+    // A drag on a drawing surface draws; it does not scroll the page around it.
+    if (path.some((n) => n.spec.onDrag)) return null;
+    const node = path.find((n) => n.scroll !== undefined && n.scroll.max > 0);
     return node?.scroll ? { win: hit.win, key: node.scroll.key, offset0: node.scroll.offset, max: node.scroll.max } : null;
   }
 
@@ -214,6 +217,14 @@ export class InputDispatcher {
     const win = this.touchedWindow(x1, y1);
     if (!win) return;
     const path = hitPath(win.root, x1, y1);
+    const surface = path.find((n) => n.spec.onDrag);
+    if (surface) {
+      const r = surface.rect;
+      const at = (x: number, y: number): [number, number] => [(x - r.x) / r.w, (y - r.y) / r.h];
+      const h = surface.spec.onDrag!;
+      this.run(win.package, () => h(at(x1, y1), at(x2, y2)));
+      return;
+    }
     const vertical = Math.abs(dy) >= Math.abs(dx);
     if (vertical) {
       for (const node of path) {

@@ -6,6 +6,8 @@
  *
  * Sizes are in dp (density-independent pixels, as in Android layouts); layout converts to pixels.
  */
+import type { Canvas } from '@napi-rs/canvas';
+
 export type Handler = () => void;
 
 /** Android widget classes SimDroid's views report in the accessibility tree. */
@@ -63,6 +65,8 @@ export interface Style {
   /** A SeekBar's or ProgressBar's fill, 0..1. */
   progress?: number;
   elevation?: boolean;
+  /** A picture drawn over the node's box: a live Skia surface (a web page's canvas; specs are rebuilt every render, never stored). */
+  image?: Canvas;
 }
 
 export type Insets = number | [top: number, right: number, bottom: number, left: number];
@@ -101,6 +105,11 @@ export interface ViewSpec {
    * no scroll container below the finger could take (the launcher's swipe up to the app drawer).
    */
   onSwipe?: (direction: 'left' | 'right' | 'up' | 'down') => void;
+  /**
+   * A drawing surface (a web page's canvas): a drag that starts on it goes to it, from and to as
+   * fractions 0..1 of its box, instead of scrolling what holds it.
+   */
+  onDrag?: (from: [number, number], to: [number, number]) => void;
 
   /** Children are stacked vertically ('column'), side by side ('row') or on top of each other ('stack'). */
   layout?: 'column' | 'row' | 'stack';

@@ -84,3 +84,62 @@ document.getElementById('left').addEventListener('click', () => move(0, -1));
 document.getElementById('right').addEventListener('click', () => move(0, 1));
 draw();`);
 }
+
+/**
+ * A canvas to draw on with a palette; "Success!" when the drawing holds every colour of the three
+ * shown at the top (a pixel of exactly that colour).
+ */
+export function drawPage(targets: readonly string[], palette: readonly string[]): string {
+  return page('Colour drawing', `<p>Draw with these colours:</p>
+<div id="targets"></div>
+<canvas id="sketch" width="320" height="320" style="border: 1px solid #000000; touch-action: none;"></canvas>
+<div id="palette" style="display: flex; flex-wrap: wrap; justify-content: center; max-width: 320px; margin: 8px auto;"></div>
+<button id="wipe">Clear</button> <button id="done">Submit</button>
+<p id="verdict"></p>`, `const targets = ${JSON.stringify(targets)};
+const palette = ${JSON.stringify(palette)};
+const sketch = document.getElementById('sketch');
+const pen = sketch.getContext('2d');
+pen.lineWidth = 2;
+for (const colour of targets) {
+  const swatch = document.createElement('div');
+  swatch.style.display = 'inline-block';
+  swatch.style.width = '40px';
+  swatch.style.height = '40px';
+  swatch.style.margin = '4px';
+  swatch.style.backgroundColor = colour;
+  document.getElementById('targets').appendChild(swatch);
+}
+for (const colour of palette) {
+  const b = document.createElement('button');
+  b.style.width = '36px';
+  b.style.height = '36px';
+  b.style.margin = '2px';
+  b.style.backgroundColor = colour;
+  b.addEventListener('click', () => { pen.strokeStyle = colour; });
+  document.getElementById('palette').appendChild(b);
+}
+let last = null;
+function at(e) {
+  const box = sketch.getBoundingClientRect();
+  const t = e.touches[0] || e.changedTouches[0];
+  return [(t.clientX - box.left) * sketch.width / box.width, (t.clientY - box.top) * sketch.height / box.height];
+}
+sketch.addEventListener('touchstart', (e) => { last = at(e); });
+sketch.addEventListener('touchmove', (e) => {
+  if (!last) return;
+  const p = at(e);
+  pen.beginPath(); pen.moveTo(last[0], last[1]); pen.lineTo(p[0], p[1]); pen.stroke();
+  last = p;
+});
+sketch.addEventListener('touchend', () => { last = null; });
+document.getElementById('wipe').addEventListener('click', () => pen.clearRect(0, 0, sketch.width, sketch.height));
+document.getElementById('done').addEventListener('click', () => {
+  const px = pen.getImageData(0, 0, sketch.width, sketch.height).data;
+  const seen = new Set();
+  for (let i = 0; i < px.length; i += 4) {
+    if (px[i + 3] === 0) continue;
+    seen.add('#' + [px[i], px[i + 1], px[i + 2]].map((v) => v.toString(16).padStart(2, '0')).join(''));
+  }
+  document.getElementById('verdict').textContent = targets.every((t) => seen.has(t)) ? 'Success!' : 'Some colours are missing.';
+});`, true);
+}

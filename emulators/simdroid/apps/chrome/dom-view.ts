@@ -14,8 +14,8 @@ export interface WebHooks {
   click(path: PagePath): void;
   /** The window field an input's text lives in. */
   fieldOf(path: PagePath): string;
-  /** Canvases: what to draw and the drag handler. */
-  canvas(el: DomElement, path: PagePath, w: number, h: number): ViewSpec;
+  /** A canvas's view (what it drew, strokes by drag), its box in CSS px. */
+  canvas(el: DomElement, path: PagePath, css: { w: number; h: number }, resourceId: string | undefined): ViewSpec;
 }
 
 interface Ctx {
@@ -69,6 +69,17 @@ function box4(c: Ctx, el: DomElement, prop: 'padding' | 'margin'): [number, numb
 
 const collapse = (t: string) => t.replace(/\s+/g, ' ');
 
+/** Chrome reports an element's HTML id as its node's view id (here under Chrome's package, as SimDroid ids are). */
+function idOf(el: DomElement): string | undefined {
+  return el.id ? `com.android.chrome:id/${el.id}` : undefined;
+}
+
+function withId<T extends ViewSpec>(spec: T, el: DomElement): T {
+  const id = idOf(el);
+  if (id) spec.id = id;
+  return spec;
+}
+
 function textView(c: Ctx, parent: DomElement, value: string): ViewSpec {
   const cs = style(c, parent);
   const tag = parent.tagName.toLowerCase();
@@ -90,11 +101,11 @@ function control(c: Ctx, el: DomElement, path: PagePath): ViewSpec | null {
   switch (tag) {
     case 'button': {
       const label = collapse(el.textContent ?? '').trim();
-      const spec: ViewSpec = {
+      const spec: ViewSpec = withId({
         cls: W.Button, text: label, clickable: true, enabled: !disabled, onClick: () => c.hooks.click(path),
         pad: label ? box4(c, el, 'padding').map((p) => Math.max(p, 6)) as [number, number, number, number] : 0,
         w: dim(w) ?? 'wrap', style: { size, textAlign: 'center', bg: bg ?? '#E8EAED', fg: cssColor(cs.color) ?? '#202124', radius: 4, border: '#9AA0A6' },
-      };
+      }, el);
       const hh = dim(h);
       if (hh !== undefined) spec.h = hh;
       else if (!label) spec.h = 24;
@@ -106,18 +117,18 @@ function control(c: Ctx, el: DomElement, path: PagePath): ViewSpec | null {
       const type = (el.getAttribute('type') ?? 'text').toLowerCase();
       if (['button', 'submit', 'reset'].includes(type)) {
         const label = el.getAttribute('value') ?? (type === 'submit' ? 'Submit' : type === 'reset' ? 'Reset' : '');
-        return { cls: W.Button, text: label, clickable: true, enabled: !disabled, onClick: () => c.hooks.click(path), pad: [6, 12, 6, 12], w: 'wrap', style: { size, bg: '#E8EAED', radius: 4, border: '#9AA0A6' } };
+        return withId({ cls: W.Button, text: label, clickable: true, enabled: !disabled, onClick: () => c.hooks.click(path), pad: [6, 12, 6, 12], w: 'wrap', style: { size, bg: '#E8EAED', radius: 4, border: '#9AA0A6' } }, el);
       }
       if (type === 'hidden') return null;
-      return {
+      return withId({
         cls: W.EditText, field: c.hooks.fieldOf(path), hint: el.getAttribute('placeholder') ?? undefined, enabled: !disabled,
         multiline: tag === 'textarea', w: dim(w) ?? Math.round(180 * Math.max(c.scale, 0.8)), pad: [6, 8, 6, 8], style: { size, border: '#5F6368', radius: 2 },
-      };
+      }, el);
     }
     case 'canvas': {
       const cw = Number(el.getAttribute('width') ?? 300);
       const ch = Number(el.getAttribute('height') ?? 150);
-      return c.hooks.canvas(el, path, Math.round((w ?? cw) * c.scale), Math.round((h ?? ch) * c.scale));
+      return c.hooks.canvas(el, path, { w: w ?? cw, h: h ?? ch }, idOf(el));
     }
     case 'img':
       return { cls: W.ImageView, desc: el.getAttribute('alt') ?? undefined, w: dim(w) ?? 48, h: dim(h) ?? 48, style: { icon: 'image' } };
@@ -155,6 +166,13 @@ function inlineItems(c: Ctx, node: DomNode, path: PagePath, out: ViewSpec[]): vo
   if (CONTROLS.has(tag)) {
     const v = control(c, el, path);
     if (v) out.push(v);
+    return;
+  }
+  // An inline-block is a box in the line (a colour swatch, a badge).
+  const display = style(c, el).display;
+  if (display === 'inline-block' || display === 'inline-flex') {
+    const v = block(c, el, path);
+    if (v) out.push(v.w === undefined ? { ...v, w: 'wrap' } : v);
     return;
   }
   let i = 0;
@@ -208,7 +226,7 @@ export function block(c: Ctx, el: DomElement, path: PagePath): ViewSpec | null {
   const h = px(cs.height);
   const bg = cssColor(cs.backgroundColor);
   const borderW = px(cs.borderTopWidth) ?? 0;
-  const spec: ViewSpec = { cls: W.View, layout: 'column', children, pad: box4(c, el, 'padding') };
+  const spec: ViewSpec = withId({ cls: W.View, layout: 'column', children, pad: box4(c, el, 'padding') }, el);
   if (flex) Object.assign(spec, flexLayout(c, el, children, w));
   if (w !== undefined) spec.w = Math.round(w * c.scale);
   if (h !== undefined) spec.h = Math.round(h * c.scale);

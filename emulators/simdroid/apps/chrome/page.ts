@@ -15,7 +15,8 @@ export type PagePath = number[];
 
 export type PageEvent =
   | { kind: 'click'; path: PagePath; values: Record<string, string> }
-  | { kind: 'stroke'; path: PagePath; points: Array<[number, number]> };
+  /** A finger dragged over an element: points in CSS px of its box, which is `box` (width, height) on screen. */
+  | { kind: 'stroke'; path: PagePath; points: Array<[number, number]>; box: [number, number] };
 
 /** A page's script error, as Chrome's console would log it. */
 export class PageScriptError extends Error {
@@ -108,7 +109,7 @@ export class WebPage {
         return;
       }
       case 'stroke': {
-        if (target) this.guard(() => this.stroke(target, e.points));
+        if (target) this.guard(() => this.stroke(target, e.points, e.box));
         return;
       }
     }
@@ -123,31 +124,26 @@ export class WebPage {
   }
 
   /**
-   * A finger's path over an element, as Chrome turns a touch drag into events: touchstart, touchmove
-   * at each point, touchend, and the mouse events pages listen for too. Points are CSS pixels
-   * relative to the element's box, which getBoundingClientRect reports at the page's origin.
+   * A finger's path over an element, as Chrome turns a touch drag into events: touchstart, a
+   * touchmove at each point, touchend (no mouse events follow a drag). The element's box is at the
+   * page's origin, as getBoundingClientRect reports it (the DOM has no layout of its own).
    */
-  private stroke(target: DomElement, points: ReadonlyArray<[number, number]>): void {
+  private stroke(target: DomElement, points: ReadonlyArray<[number, number]>, box: [number, number]): void {
     const w = this.window;
-    const touch = (x: number, y: number) => ({ clientX: x, clientY: y, pageX: x, pageY: y, identifier: 0, target });
-    const fire = (type: string, x: number, y: number) => {
-      const t = touch(x, y);
-      const te = new w.Event(type, { bubbles: true, cancelable: true }) as unknown as Record<string, unknown>;
-      Object.assign(te, { touches: type === 'touchend' ? [] : [t], changedTouches: [t], targetTouches: type === 'touchend' ? [] : [t], clientX: x, clientY: y });
-      target.dispatchEvent(te as never);
-    };
-    const mouse = (type: string, x: number, y: number) => {
-      target.dispatchEvent(new w.MouseEvent(type, { bubbles: true, cancelable: true, clientX: x, clientY: y, buttons: type === 'mouseup' ? 0 : 1 }) as never);
+    const [bw, bh] = box;
+    const rect = { x: 0, y: 0, left: 0, top: 0, width: bw, height: bh, right: bw, bottom: bh, toJSON: () => ({}) };
+    Object.defineProperty(target, 'getBoundingClientRect', { value: () => rect, configurable: true });
+    const fire = (type: 'touchstart' | 'touchmove' | 'touchend', x: number, y: number) => {
+      const t = { clientX: x, clientY: y, pageX: x, pageY: y, screenX: x, screenY: y, identifier: 0, target };
+      const ev = new w.Event(type, { bubbles: true, cancelable: true });
+      const down = type === 'touchend' ? [] : [t];
+      Object.defineProperties(ev, { touches: { value: down }, targetTouches: { value: down }, changedTouches: { value: [t] } });
+      target.dispatchEvent(ev as never);
     };
     if (points.length === 0) return;
-    const [x0, y0] = points[0]!;
-    fire('touchstart', x0, y0);
-    for (const [x, y] of points.slice(1)) fire('touchmove', x, y);
-    const [xn, yn] = points[points.length - 1]!;
-    fire('touchend', xn, yn);
-    mouse('mousedown', x0, y0);
-    for (const [x, y] of points.slice(1)) mouse('mousemove', x, y);
-    mouse('mouseup', xn, yn);
+    fire('touchstart', ...points[0]!);
+    for (const p of points.slice(1)) fire('touchmove', ...p);
+    fire('touchend', ...points[points.length - 1]!);
   }
 
   close(): void {
