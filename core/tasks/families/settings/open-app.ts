@@ -20,7 +20,8 @@ export const OpenApp = defineTask({
   id: 'SystemOpenApp',
   apps: ['Settings'],
   difficulty: 'easy',
-  tags: [],
+  // The goal's pop-ups are its dialogs (first-run prompts).
+  tags: ['dialog'],
   kind: 'completion',
   template: 'Open the {app} app. Clear any pop-ups that may appear by granting all permissions that are required.',
   params: OpenAppParams,
