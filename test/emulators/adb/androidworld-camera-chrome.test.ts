@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmulatorHost } from '../../../emulators/simdroid/host.js';
-import { connectedAdb, type AdbCli } from './helpers.js';
+import { connectedAdb, type AdbCli, type RunResult } from './helpers.js';
 
 /**
  * The Camera, Phone and Chrome apps as AndroidWorld's task code reaches them, through Debian's real
@@ -12,7 +12,7 @@ import { connectedAdb, type AdbCli } from './helpers.js';
  */
 let host: EmulatorHost;
 let adb: AdbCli;
-let sh: (...args: string[]) => Promise<{ code: number; out: string }>;
+let sh: (...args: string[]) => Promise<RunResult>;
 let scratch: string;
 let close: () => Promise<void>;
 
