@@ -1,5 +1,7 @@
+import { createRequire } from 'node:module';
 import vm from 'node:vm';
-import { Window, type Element as DomElement } from 'happy-dom';
+import type * as HappyDom from 'happy-dom';
+import type { Element as DomElement, Window } from 'happy-dom';
 import { canvasAdapter } from './canvas.js';
 
 /**
@@ -26,6 +28,22 @@ export class PageScriptError extends Error {
   }
 }
 
+let happyDom: typeof HappyDom | undefined;
+
+/**
+ * happy-dom, loaded when the first page is: importing it takes most of a second, which a SimDroid
+ * that never opens Chrome (most tests, most episodes) should not pay. Node ≥ 20.19 requires ES modules.
+ */
+function domLibrary(): typeof HappyDom {
+  try {
+    happyDom ??= createRequire(import.meta.url)('happy-dom') as typeof HappyDom;
+  } catch (e) {
+    if ((e as { code?: string }).code === 'ERR_REQUIRE_ESM') throw new Error(`Chrome's pages need Node 20.19 or later (require of ES modules); this is ${process.version}`);
+    throw e;
+  }
+  return happyDom;
+}
+
 const SCRIPT = /<script\b([^>]*)>([\s\S]*?)<\/script\s*>/gi;
 
 /** Splits a document into its markup and its inline classic scripts, in document order. */
@@ -45,7 +63,7 @@ export class WebPage {
   private applied = 0;
 
   constructor(readonly url: string, html: string, viewportWidth: number) {
-    this.window = new Window({
+    this.window = new (domLibrary().Window)({
       url,
       width: viewportWidth,
       height: 2000,
