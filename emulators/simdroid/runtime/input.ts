@@ -214,6 +214,14 @@ export class InputDispatcher {
     const win = this.touchedWindow(x1, y1);
     if (!win) return;
     const path = hitPath(win.root, x1, y1);
+    const canvas = path.find((n) => n.spec.onDrag !== undefined);
+    if (canvas) {
+      const r = canvas.rect;
+      const at = (px: number, py: number) => [(px - r.x) / Math.max(1e-9, r.w), (py - r.y) / Math.max(1e-9, r.h)] as const;
+      const cb = canvas.spec.onDrag!;
+      this.run(win.package, () => cb(at(x1, y1), at(x2, y2)));
+      return;
+    }
     const vertical = Math.abs(dy) >= Math.abs(dx);
     if (vertical) {
       for (const node of path) {
