@@ -1,0 +1,1 @@
+export { GALLERY_TASKS } from './copy.js';
