@@ -324,6 +324,38 @@ def _recipes_markor_time(task):
   return {'file': file, 'format': 'csv', 'prep_time': prep, 'targets': [UNSTATED_RECIPE], 'others': [], 'existing': []}
 
 
+# --- Simple Gallery Pro and Simple Draw Pro -----------------------------------------------------
+
+UNSTATED_RECEIPT = {'shop': UNSTATED, 'date': UNSTATED, 'lines': [{'item': UNSTATED, 'amount': 0}]}
+
+
+@counterpart('GallerySaveCopyOfPicture', 'SaveCopyOfReceiptTaskEval')
+def _gallery_copy(task):
+  name, source, destination = goal_words(task, r'copy (\S+) in (\S+) and save a copy with the same name in (\S+)')
+  return {'target': {'name': name, 'receipt': UNSTATED_RECEIPT}, 'source': source, 'destination': destination, 'others': []}
+
+
+@counterpart('DrawCreateDrawing', 'SimpleDrawProCreateDrawing')
+def _draw(task):
+  name, ext, folder = goal_words(task, r'Name it (.+)\.(png|svg|jpg)\. Save it in the (\S+) folder')
+  return {'name': name, 'ext': ext, 'folder': folder, 'existing': []}
+
+
+# Templates whose goal needs text read off a picture's pixels: the receipt, expenses or recipes are drawn inside a
+# JPEG/PNG that Simple Gallery shows, and `uiautomator dump` (all this solver reads) holds no text of a picture.
+# Nothing here reads pixels (no OCR package in the project's environments), so they are initialized and checked,
+# with the picture on screen for a person or a VLM, but not solved: measure.py runs them with a solver that does nothing.
+PIXELS_ONLY = {
+    'ExpenseAddMultipleFromGallery': 'the expenses to add are text inside expenses.jpg (pixels only)',
+    'MarkorTranscribeReceipt': "the receipt's transactions are text inside receipt.png (pixels only)",
+    'RecipeAddMultipleRecipesFromImage': 'the recipes to add are text inside recipes.jpg (pixels only)',
+}
+
+
+def unsolved(env, task, name, args):  # pylint: disable=unused-argument
+  return {'unsolved': PIXELS_ONLY[name]}
+
+
 # --- running it ------------------------------------------------------------------------------
 
 def solve(env, task, name, args):
