@@ -4,22 +4,24 @@ import type { ViewSpec } from '../view/spec.js';
 
 /**
  * What an ImageView and a drawing canvas show: a file's picture (PNG, JPEG, WebP… decoded by Skia) drawn
- * to fit the node, and strokes drawn over it. Decoded pictures are kept by key (path and mtime), a few at
- * a time, so a gallery grid redrawn after every input decodes each thumbnail once.
+ * to fit the node, and strokes drawn over it. Decoded pictures are kept by key (a file's path), a few at
+ * a time, each with the bytes it came from: a file's bytes are an immutable Buffer in SimDroid's
+ * filesystem, so the same Buffer means the same picture, and a file rewritten (or a snapshot restored)
+ * is decoded again. A gallery grid redrawn after every input decodes each thumbnail once.
  */
 const MAX_DECODED = 24;
-const decoded = new Map<string, Canvas | null>();
+const decoded = new Map<string, { bytes: Buffer | null; img: Canvas | null }>();
 
 function pictureOf(key: string, read: () => Buffer | null): Canvas | null {
-  if (decoded.has(key)) {
-    const hit = decoded.get(key)!;
-    // Most recently used last, so eviction drops the picture unused the longest.
-    decoded.delete(key);
+  const bytes = read();
+  const hit = decoded.get(key);
+  // Most recently used last, so eviction drops the picture unused the longest.
+  decoded.delete(key);
+  if (hit && hit.bytes === bytes) {
     decoded.set(key, hit);
-    return hit;
+    return hit.img;
   }
   let img: Canvas | null = null;
-  const bytes = read();
   // Bytes Skia cannot decode give no picture: drawn as the broken-picture box below.
   const rgba = bytes && bytes.length > 0 ? decodeSync(bytes) : null;
   if (rgba) {
@@ -27,7 +29,7 @@ function pictureOf(key: string, read: () => Buffer | null): Canvas | null {
     img.getContext('2d').putImageData(new ImageData(rgba.data, rgba.width, rgba.height), 0, 0);
   }
   if (decoded.size >= MAX_DECODED) decoded.delete(decoded.keys().next().value!);
-  decoded.set(key, img);
+  decoded.set(key, { bytes, img });
   return img;
 }
 

@@ -66,8 +66,8 @@ export interface Style {
 }
 
 /**
- * A picture a node shows (an ImageView's bitmap): bytes read when the frame is drawn, decoded once per
- * key (a file's path and modification time), drawn to fit the node's content box.
+ * A picture a node shows (an ImageView's bitmap): bytes read when the frame is drawn, decoded again only
+ * when the bytes under its key (a file's path) are another Buffer, drawn to fit the node's content box.
  */
 export interface ImageSource {
   key: string;

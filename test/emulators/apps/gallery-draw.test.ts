@@ -72,6 +72,25 @@ describe('Simple Gallery Pro', () => {
     expect(d.wm.state.crashes).toEqual([]);
   });
 
+  it('shows a picture rewritten in place with its new pixels, and a file that is no picture as an empty frame', async () => {
+    open(GALLERY);
+    tap(d, { text: 'Pictures', resourceId: 'dir_name' });
+    tap(d, { text: 'cat.png' });
+    const { x, y } = boundsCenter(get(d, { resourceId: 'gestures_view' }).node.bounds);
+    expect(pixelAt(x, y)[1]).toBeGreaterThan(200);
+    // Same path and device time after the snapshot: only the bytes differ.
+    d.loadSnapshotSync(BOOT_SNAPSHOT);
+    await d.writeFile('/sdcard/Pictures/cat.png', jpeg('#0000FF'));
+    open(GALLERY);
+    tap(d, { text: 'Pictures', resourceId: 'dir_name' });
+    tap(d, { text: 'cat.png' });
+    expect(pixelAt(x, y)[2]).toBeGreaterThan(200);
+    await d.writeFile('/sdcard/Pictures/cat.png', Buffer.from('not a picture'));
+    d.inputSync({ kind: 'tap', x: 5, y: y });
+    expect(pixelAt(x, y)).toEqual([0, 0, 0]);
+    expect(d.wm.state.crashes).toEqual([]);
+  });
+
   it('copies an image into an empty Download folder through Copy to › Other folder, keeping the original', () => {
     open(GALLERY);
     tap(d, { text: 'DCIM', resourceId: 'dir_name' });

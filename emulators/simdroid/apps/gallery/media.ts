@@ -62,16 +62,14 @@ export function directories(fs: FileSystem): Directory[] {
     .sort((a, b) => byNewest(a.media[0]!, b.media[0]!));
 }
 
-/** A file's picture for an ImageView, re-decoded when the file changes. */
+/** A file's picture for an ImageView (its bytes read when the frame is drawn). */
 export function pictureOf(fs: FileSystem, path: string, fit: ImageSource['fit'] = 'contain'): ImageSource {
-  const st = fs.stat(path);
-  const stamp = st?.type === 'file' ? `${st.mtime}:${st.data.length}` : 'missing';
   return {
-    key: `${path}@${stamp}`,
+    key: path,
     fit,
     read: () => {
-      const now = fs.stat(path);
-      return now?.type === 'file' ? now.data : null;
+      const st = fs.stat(path);
+      return st?.type === 'file' ? st.data : null;
     },
   };
 }
