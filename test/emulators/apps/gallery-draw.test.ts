@@ -2,6 +2,7 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { createCanvas } from '@napi-rs/canvas';
 import { BOOT_SNAPSHOT } from '../../../core/device/device.js';
 import { boundsCenter } from '../../../core/a11y/ui-tree.js';
+import { createRng } from '../../../core/util/rng.js';
 import { device, elements, find, get, sh, tap } from '../../helpers/simdroid.js';
 
 /** Simple Gallery Pro and Simple Draw Pro driven through their screens, the outcome read through the shell and the pixels. */
@@ -169,5 +170,25 @@ describe('Simple Draw Pro', () => {
     expect(svg.match(/<path /g)?.length).toBe(1);
     tap(d, { contentDesc: 'Undo' });
     expect(get(d, { contentDesc: 'Undo' }).node.enabled).toBe(false);
+  });
+});
+
+describe('both apps under random input', () => {
+  it('take 300 seeded taps, swipes, long presses and Backs each without crashing, and keep rendering', () => {
+    for (const pkg of [GALLERY, DRAW]) {
+      const rng = createRng(`monkey-${pkg}`);
+      const { width, height } = d.screen;
+      for (let i = 0; i < 300; i++) {
+        if (d.wm.foreground().package !== pkg) open(pkg);
+        const [x, y] = [rng.int(0, width - 1), rng.int(0, height - 1)];
+        const r = rng.next();
+        if (r < 0.55) d.inputSync({ kind: 'tap', x, y });
+        else if (r < 0.8) d.inputSync({ kind: 'swipe', x1: x, y1: y, x2: rng.int(0, width - 1), y2: rng.int(0, height - 1), durationMs: 300 });
+        else if (r < 0.9) d.inputSync({ kind: 'long_press', x, y, durationMs: 1000 });
+        else d.inputSync({ kind: 'key', key: 'BACK' });
+        if (i % 50 === 0) expect(d.screenshotSync().length).toBeGreaterThan(0);
+      }
+      expect(d.wm.state.crashes).toEqual([]);
+    }
   });
 });
