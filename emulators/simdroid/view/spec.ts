@@ -121,10 +121,11 @@ export interface ViewSpec {
   onSwipe?: (direction: 'left' | 'right' | 'up' | 'down') => void;
 
   /**
-   * A drag across this node, from where the finger went down to where it lifted, as fractions 0..1 of
-   * the node's box (a drawing canvas); it takes the gesture before scrolling and flings.
+   * A drag across this node (a drawing canvas): the finger's way as fractions 0..1 of the node's box,
+   * x y x y … from where it went down to where it lifted (a streamed touch gives every point it moved
+   * by; `input swipe` its two ends). It takes the gesture before scrolling and flings.
    */
-  onDrag?: (from: readonly [number, number], to: readonly [number, number]) => void;
+  onDrag?: (points: readonly number[]) => void;
   /** ImageView: the picture shown. */
   image?: ImageSource;
   /** Lines drawn over the node (a drawing canvas). */

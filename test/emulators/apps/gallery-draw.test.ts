@@ -157,6 +157,19 @@ describe('Simple Draw Pro', () => {
     expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([1080, 1500]);
   });
 
+  it('draws a streamed finger\'s whole way (an L), not only its two ends', () => {
+    open(DRAW);
+    const c = get(d, { resourceId: 'my_canvas' }).node.bounds;
+    const [left, top, right, bottom] = [c.left + 100, c.top + 100, c.right - 100, c.bottom - 100];
+    d.touchSync('down', left, top, 0);
+    for (let i = 1; i <= 10; i++) d.touchSync('move', left, top + ((bottom - top) * i) / 10);
+    for (let i = 1; i <= 10; i++) d.touchSync('move', left + ((right - left) * i) / 10, bottom);
+    d.touchSync('up', right, bottom, 500);
+    // The corner is drawn; the diagonal from the start to the end is not.
+    expect(Math.max(...pixelAt(left, bottom))).toBeLessThan(60);
+    expect(Math.min(...pixelAt((left + right) / 2, (top + bottom) / 2))).toBeGreaterThan(200);
+  });
+
   it('saves an SVG with the strokes as paths, and undo empties the canvas', () => {
     open(DRAW);
     const c = get(d, { resourceId: 'my_canvas' }).node.bounds;

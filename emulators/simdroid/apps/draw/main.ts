@@ -8,8 +8,8 @@ import { DRAW_EXTENSIONS, encodeDrawing, type DrawExtension } from './export.js'
 /**
  * Simple Draw Pro's MainActivity: a white canvas (my_canvas) a finger draws lines on, a row of
  * colours, Undo, Redo, Save (dialog_save_image: the folder, the file name, PNG/SVG/JPG), and Clear in
- * the overflow. A swipe across the canvas draws a straight line from where it starts to where it ends,
- * which is the path of AndroidWorld's swipe action.
+ * the overflow. A finger streamed across the canvas (the Live view) draws its way; `input swipe`, which is
+ * AndroidWorld's swipe action, draws a straight line between its two ends.
  */
 export const PKG = 'com.simplemobiletools.draw.pro';
 export const MAIN_ACTIVITY = `${PKG}.activities.MainActivity`;
@@ -122,7 +122,7 @@ function menuView(ctx: Ctx): MenuView | undefined {
 function canvas(ctx: Ctx): ViewSpec {
   return strip({
     cls: W.View, id: 'my_canvas', h: 'fill', desc: 'Drawing canvas', strokes: strokesOf(ctx), style: { bg: '#FFFFFF' },
-    onDrag: (a, b) => addStroke(ctx, [a[0], a[1], b[0], b[1]]),
+    onDrag: (points) => addStroke(ctx, [...points]),
     // A tap leaves a dot, as a finger down and up in place does.
     onTapAt: (fx, fy) => addStroke(ctx, [fx, fy]),
   });
