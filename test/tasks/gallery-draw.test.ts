@@ -4,6 +4,7 @@ import { instantiate } from '../../core/tasks/instance.js';
 import type { TaskTemplate } from '../../core/tasks/task.js';
 import type { Device } from '../../core/device/device.js';
 import { SaveCopyOfPicture } from '../../core/tasks/families/gallery/copy.js';
+import { DeletePicture, MovePicture } from '../../core/tasks/families/gallery/move-delete.js';
 import { CreateDrawing } from '../../core/tasks/families/draw/create.js';
 import { PicturePushError, pushPicture } from '../../core/tasks/families/gallery/images.js';
 import { device, sh } from '../helpers/simdroid.js';
@@ -50,6 +51,33 @@ describe('GallerySaveCopyOfPicture', () => {
     const shellOnly = { serial: 'emulator-9999', shell: d.shell.bind(d) } as unknown as Device;
     await expect(pushPicture(shellOnly, '/sdcard/DCIM/x.jpg', Buffer.from('x'))).rejects.toThrow(PicturePushError);
     await expect(pushPicture(shellOnly, '/sdcard/DCIM/x.jpg', Buffer.from('x'))).rejects.toThrow(/emulator-9999.*\/sdcard\/DCIM\/x\.jpg/);
+  });
+});
+
+describe('GalleryMovePicture and GalleryDeletePicture', () => {
+  it('reject a copy left behind, another picture moved or deleted; accept the move and the deletion', async () => {
+    for (const seed of [0, 1]) {
+      const p = await start(MovePicture, seed);
+      const [src, dst] = [`/sdcard/${p.source}`, `/sdcard/${p.destination}`];
+      expect(await check(MovePicture, p)).toBe(false);
+      sh(d, `cp ${q(`${src}/${p.target.name}`)} ${q(dst)}/`);
+      expect(await check(MovePicture, p)).toBe(false);
+      await resetForTask(d, instantiate(MovePicture, seed));
+      sh(d, `mv ${q(`${src}/${p.others[0]!.name}`)} ${q(dst)}/`);
+      expect(await check(MovePicture, p)).toBe(false);
+      await resetForTask(d, instantiate(MovePicture, seed));
+      sh(d, `mv ${q(`${src}/${p.target.name}`)} ${q(dst)}/`);
+      expect(await check(MovePicture, p)).toBe(true);
+
+      const del = await start(DeletePicture, seed);
+      const dir = `/sdcard/${del.folder}`;
+      expect(await check(DeletePicture, del)).toBe(false);
+      sh(d, `rm ${q(`${dir}/${del.others[0]!.name}`)}`);
+      expect(await check(DeletePicture, del)).toBe(false);
+      await resetForTask(d, instantiate(DeletePicture, seed));
+      sh(d, `rm ${q(`${dir}/${del.target.name}`)}`);
+      expect(await check(DeletePicture, del)).toBe(true);
+    }
   });
 });
 

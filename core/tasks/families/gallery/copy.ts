@@ -7,7 +7,7 @@ import { clearDir } from '../../validators/files.js';
 import { inActivity, onScreen } from '../../validators/ui.js';
 import { condition, holds, listed, met, verdictOf, type CheckCondition } from '../../verdict.js';
 import { folderPath, listDetailed } from '../files/files-helpers.js';
-import { drawReceipt, pushPicture, Receipt, receiptJpeg } from './images.js';
+import { drawPictures, Picture, pushPictures } from './images.js';
 
 /**
  * Saving a copy of a picture in another folder with Simple Gallery Pro (AndroidWorld's
@@ -16,9 +16,6 @@ import { drawReceipt, pushPicture, Receipt, receiptJpeg } from './images.js';
  */
 export const GALLERY_PKG = 'com.simplemobiletools.gallery.pro';
 export const VIEWER_ACTIVITY = `${GALLERY_PKG}.activities.ViewPagerActivity`;
-
-const Picture = z.object({ name: z.string().min(1), receipt: Receipt });
-type Picture = z.infer<typeof Picture>;
 
 const Params = z.object({
   /** The picture to copy, by file name; the receipt it shows. */
@@ -30,15 +27,6 @@ const Params = z.object({
   others: z.array(Picture),
 });
 type P = z.infer<typeof Params>;
-
-const ADJECTIVES = ['quick', 'lazy', 'bright', 'quiet', 'brave', 'calm', 'eager', 'fancy', 'gentle', 'happy'];
-const NOUNS = ['fox', 'dog', 'river', 'mountain', 'cloud', 'garden', 'forest', 'ocean', 'city', 'meadow'];
-
-/** "receipt_brave_river_2023_07_14.jpg", the shape of AndroidWorld's receipt names. */
-function receiptName(rng: Parameters<TaskTemplate['generate']>[0]): string {
-  const p = (n: number) => String(n).padStart(2, '0');
-  return `receipt_${rng.pick(ADJECTIVES)}_${rng.pick(NOUNS)}_2023_${p(rng.int(1, 10))}_${p(rng.int(1, 28))}.jpg`;
-}
 
 /** The source as it was, the destination holding the copy (same size as the original) and nothing else new. */
 async function copyConditions(device: Device, p: P): Promise<CheckCondition[]> {
@@ -93,18 +81,14 @@ export const SaveCopyOfPicture = defineTask({
   template: 'In Simple Gallery Pro, copy {name} in {source} and save a copy with the same name in {destination}',
   params: Params,
   generate: (rng) => {
-    const count = rng.int(2, 6);
-    const names = new Set<string>();
-    while (names.size < count) names.add(receiptName(rng));
-    const [target, ...others] = [...names].map((name) => ({ name, receipt: drawReceipt(rng) }));
+    const [target, ...others] = drawPictures(rng, rng.int(2, 6));
     const [source, destination] = rng.chance(0.6) ? ['DCIM', 'Download'] : rng.sample(['DCIM', 'Pictures', 'Download', 'Documents'], 2);
     return { target: target!, source: source!, destination: destination!, others };
   },
   instruction: (p) => `In Simple Gallery Pro, copy ${p.target.name} in ${p.source} and save a copy with the same name in ${p.destination}`,
   initialize: async (device, p) => {
-    await clearDir(device, folderPath(p.source));
     await clearDir(device, folderPath(p.destination));
-    for (const pic of [...p.others, p.target]) await pushPicture(device, `${folderPath(p.source)}/${pic.name}`, await receiptJpeg(pic.receipt));
+    await pushPictures(device, p.source, [...p.others, p.target]);
   },
   check: async (device, p) => verdictOf(await copyConditions(device, p)),
   subgoals: (p) => [
@@ -122,4 +106,4 @@ export const SaveCopyOfPicture = defineTask({
   },
 });
 
-export const GALLERY_TASKS: readonly TaskTemplate[] = [SaveCopyOfPicture];
+export const COPY_TASKS: readonly TaskTemplate[] = [SaveCopyOfPicture];

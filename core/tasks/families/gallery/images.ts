@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Device } from '../../../device/device.js';
 import { isFileWritable } from '../../../device/device.js';
 import type { Rng } from '../../../util/rng.js';
+import { clearDir, SDCARD } from '../../validators/files.js';
 
 /**
  * Pictures a task puts on the device: receipts (a JPEG with a shop's name, dated item lines and a
@@ -52,6 +53,25 @@ export async function receiptJpeg(r: Receipt): Promise<Buffer> {
   return c.encodeSync('jpeg', 90);
 }
 
+export const Picture = z.object({ name: z.string().min(1), receipt: Receipt });
+export type Picture = z.infer<typeof Picture>;
+
+const ADJECTIVES = ['quick', 'lazy', 'bright', 'quiet', 'brave', 'calm', 'eager', 'fancy', 'gentle', 'happy'];
+const NOUNS = ['fox', 'dog', 'river', 'mountain', 'cloud', 'garden', 'forest', 'ocean', 'city', 'meadow'];
+
+/** "receipt_brave_river_2023_07_14.jpg", the shape of AndroidWorld's receipt names. */
+function receiptName(rng: Rng): string {
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `receipt_${rng.pick(ADJECTIVES)}_${rng.pick(NOUNS)}_2023_${p(rng.int(1, 10))}_${p(rng.int(1, 28))}.jpg`;
+}
+
+/** `count` receipts with distinct file names. */
+export function drawPictures(rng: Rng, count: number): Picture[] {
+  const names = new Set<string>();
+  while (names.size < count) names.add(receiptName(rng));
+  return [...names].map((name) => ({ name, receipt: drawReceipt(rng) }));
+}
+
 /** A device that cannot take a file's bytes (a shell-only link): pictures need `adb push`'s sync service. */
 export class PicturePushError extends Error {
   override name = 'PicturePushError';
@@ -63,4 +83,10 @@ export class PicturePushError extends Error {
 export async function pushPicture(device: Device, path: string, bytes: Buffer): Promise<void> {
   if (!isFileWritable(device)) throw new PicturePushError(device.serial, path);
   await device.writeFile(path, bytes);
+}
+
+/** Empties a folder of shared storage and writes the pictures into it (newest last). */
+export async function pushPictures(device: Device, folder: string, pictures: readonly Picture[]): Promise<void> {
+  await clearDir(device, `${SDCARD}/${folder}`);
+  for (const pic of pictures) await pushPicture(device, `${SDCARD}/${folder}/${pic.name}`, await receiptJpeg(pic.receipt));
 }
