@@ -3,7 +3,7 @@ import { createCanvas } from '@napi-rs/canvas';
 import { BOOT_SNAPSHOT } from '../../../core/device/device.js';
 import { boundsCenter } from '../../../core/a11y/ui-tree.js';
 import { createRng } from '../../../core/util/rng.js';
-import { device, elements, find, get, sh, tap } from '../../helpers/simdroid.js';
+import { device, elements, find, get, longPress, sh, tap } from '../../helpers/simdroid.js';
 
 /** Simple Gallery Pro and Simple Draw Pro driven through their screens, the outcome read through the shell and the pixels. */
 const d = device();
@@ -106,6 +106,28 @@ describe('Simple Gallery Pro', () => {
     expect(sh(d, 'find /storage/emulated/0/Download -type f -o -type d').split('\n')).toContain('/storage/emulated/0/Download/receipt_red.jpg');
     expect(sh(d, 'ls /sdcard/DCIM').split('\n')).toContain('receipt_red.jpg');
     expect(d.shellBytes('cat /sdcard/Download/receipt_red.jpg').stdout.equals(d.shellBytes('cat /sdcard/DCIM/receipt_red.jpg').stdout)).toBe(true);
+  });
+
+  it('selects pictures with a long press and copies both, deletes one from the selection bar, Back ends selecting', () => {
+    open(GALLERY);
+    tap(d, { text: 'DCIM', resourceId: 'dir_name' });
+    longPress(d, { text: 'receipt_red.jpg' });
+    expect(get(d, { resourceId: 'action_mode_title' }).node.text).toBe('1 selected');
+    tap(d, { text: 'receipt_blue.jpg' });
+    expect(get(d, { resourceId: 'action_mode_title' }).node.text).toBe('2 selected');
+    tap(d, { contentDesc: 'More options' });
+    tap(d, { text: 'Copy to' });
+    tap(d, { text: 'Pictures', resourceId: 'dir_name' });
+    expect(sh(d, 'ls /sdcard/Pictures').split('\n').filter(Boolean).sort()).toEqual(['cat.png', 'receipt_blue.jpg', 'receipt_red.jpg']);
+    expect(find(d, { resourceId: 'action_mode_title' })).toBeUndefined();
+    longPress(d, { text: 'receipt_red.jpg' });
+    tap(d, { contentDesc: 'Delete' });
+    tap(d, { text: 'Delete', resourceId: 'button1' });
+    expect(sh(d, 'ls /sdcard/DCIM').trim()).toBe('receipt_blue.jpg');
+    longPress(d, { text: 'receipt_blue.jpg' });
+    d.inputSync({ kind: 'key', key: 'BACK' });
+    expect(find(d, { resourceId: 'action_mode_title' })).toBeUndefined();
+    expect(d.wm.foreground().activity).toBe(`${GALLERY}.activities.MediaActivity`);
   });
 
   it('moves an image to a folder of the picker\'s grid and deletes one', () => {

@@ -1,5 +1,6 @@
 import type { AppDef } from '../../runtime/app.js';
-import { foldersActivity, MAIN_ACTIVITY, mediaActivity, PKG } from './browse.js';
+import { foldersActivity, MAIN_ACTIVITY, PKG } from './browse.js';
+import { mediaActivity } from './media-grid.js';
 import { viewerActivity } from './viewer.js';
 
 /**
