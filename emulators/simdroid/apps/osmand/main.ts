@@ -42,6 +42,14 @@ function pick(ctx: Ctx, p: Shown): void {
   else ctx.s.selected = p;
 }
 
+/** Search opens empty, its field focused. */
+function openSearch(ctx: Ctx): void {
+  ctx.s.searching = true;
+  ctx.s.selected = null;
+  delete ctx.fields.search;
+  ctx.nav.focus('search');
+}
+
 function searchScreen(ctx: Ctx): ViewSpec {
   const q = ctx.fields.search ?? '';
   const coords = parseCoordinates(q);
@@ -49,7 +57,7 @@ function searchScreen(ctx: Ctx): ViewSpec {
     ? [{ name: formatCoordinates(coords.lat, coords.lon), lat: coords.lat, lon: coords.lon, subtitle: 'Location' }]
     : searchPlaces(q).map((p) => ({ name: p.name, lat: p.lat, lon: p.lon, subtitle: `${p.kind} · ${COUNTRY}` }));
   const body = q.trim()
-    ? list('search', results.map((r) => listItem({ title: r.name, subtitle: r.subtitle, leading: 'location', id: 'search_result', onClick: () => pick(ctx, r) })), { id: 'search_results', empty: 'Nothing found' })
+    ? list('search', results.map((r) => listItem({ title: r.name, subtitle: r.subtitle, leading: 'location', onClick: () => pick(ctx, r) })), { id: 'search_results', empty: 'Nothing found' })
     : column([caption('Type a place name or coordinates (latitude, longitude)', { pad: [16, 16, 16, 16], id: 'search_hint' })]);
   const close = () => { ctx.s.searching = false; ctx.nav.hideKeyboard(); };
   return screen({ appBar: searchBar({ field: 'search', hint: 'Search', id: 'searchEditText', onBack: close }), body: [body] });
@@ -100,7 +108,7 @@ function drawer(ctx: Ctx): ViewSpec {
     item('My Places', 'star', 'drawer_my_places', () => { ctx.s.places = 'favorites'; }),
     item('Plan a route', 'track', 'drawer_plan_route', () => { ctx.s.selected = null; ctx.s.plan = { points: [], centerName: null }; }),
     item('Map markers', 'flag', 'drawer_map_markers', () => { ctx.s.places = 'markers'; }),
-    item('Search', 'search', 'drawer_search', () => { ctx.s.searching = true; }),
+    item('Search', 'search', 'drawer_search', () => openSearch(ctx)),
   ], { id: 'drawer_menu', h: 'fill', style: { bg: 'surface' } });
 }
 
@@ -155,7 +163,7 @@ export const mapActivity: ActivityDef<MapState> = {
     });
     const controls = mapControls({
       onMenu: () => { ctx.s.drawer = true; },
-      onSearch: () => { ctx.s.searching = true; ctx.s.selected = null; ctx.nav.focus('search'); },
+      onSearch: () => openSearch(ctx),
       onZoomIn: () => { ctx.s.camera = { ...cam, span: Math.max(0.01, cam.span / 2) }; },
       onZoomOut: () => { ctx.s.camera = { ...cam, span: Math.min(2, cam.span * 2) }; },
     });

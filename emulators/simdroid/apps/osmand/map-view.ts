@@ -15,8 +15,8 @@ export interface MapCamera {
   span: number;
 }
 
-const ROWS = 9;
-const COLS = 4;
+const ROWS = 10;
+const COLS = 5;
 /** A degree of longitude is ~0.68 of one of latitude at 47°N; the map is about half as wide as tall. */
 const LON_PER_LAT = 0.5 / 0.68;
 
@@ -48,8 +48,7 @@ export function mapView(cam: MapCamera, o: { onPlace: (p: Place) => void; onPan:
   }
   const pinned = new Set(o.pins.map((p) => cellOf(cam, p.lat, p.lon)).filter((x) => x !== null).map((x) => `${x.r},${x.c}`));
   const grid = column(cells.map((cols, r) => row(cols.map((ps, c) => {
-    const p = ps[0];
-    const label: ViewSpec[] = p ? [text(p.name, { size: 13, bold: p.kind === 'City' || p.kind === 'Town', align: 'center', pad: [2, 2, 2, 2], onClick: () => o.onPlace(p), desc: p.name })] : [];
+    const label = ps.map((p) => text(p.name, { size: 13, bold: p.kind === 'City' || p.kind === 'Town', align: 'center', pad: [1, 2, 1, 2], onClick: () => o.onPlace(p) }));
     const pin: ViewSpec[] = pinned.has(`${r},${c}`) ? [{ cls: W.ImageView, w: 20, h: 20, style: { icon: 'location', iconColor: '#D32F2F' } }] : [];
     return column([fill(), ...pin, ...label, fill()], { weight: 1, h: 'fill' });
   }), { weight: 1, h: 'fill' })), { h: 'fill', style: { bg: '#EEEADF' } });
