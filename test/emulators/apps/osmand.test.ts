@@ -1,7 +1,7 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { BOOT_SNAPSHOT } from '../../../core/device/device.js';
 import { device, find, get, sh, tap, texts, typeInto } from '../../helpers/simdroid.js';
-import { parseWaypoints } from '../../../emulators/simdroid/apps/osmand/storage.js';
+import { parseWaypoints } from '../../../core/util/gpx.js';
 
 /** OsmAnd driven through its UI; favourites, markers and tracks read back where AndroidWorld reads them. */
 const d = device();

@@ -1,6 +1,7 @@
 import type { Db } from '../../system/databases.js';
 import type { FileSystem } from '../../system/fs.js';
 import { EXTERNAL_STORAGE } from '../../system/fs.js';
+import { escapeXml, parseWaypoints, type GpxPoint } from '../../../../core/util/gpx.js';
 
 /**
  * Where OsmAnd keeps what AndroidWorld checks: favourites in a GPX file under the app's external
@@ -25,30 +26,7 @@ INSERT INTO android_metadata VALUES ('en_US');
 const GPX_OPEN = `<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>
 <gpx version="1.1" creator="OsmAnd~ 4.6.13" xmlns="http://www.topografix.com/GPX/1/1" xmlns:osmand="https://osmand.net" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="http://www.topografix.com/GPX/1/1 http://www.topografix.com/GPX/1/1/gpx.xsd">`;
 
-export interface Point {
-  name: string;
-  lat: number;
-  lon: number;
-}
-
-const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-const unescapeXml = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
-
-/**
- * The waypoints of a GPX file, whatever its namespace prefixes (AndroidWorld rewrites the file with
- * Python's ElementTree, which writes `ns0:wpt`).
- */
-export function parseWaypoints(xml: string): Point[] {
-  const out: Point[] = [];
-  for (const m of xml.matchAll(/<(?:[\w.-]+:)?wpt\b([^>]*?)(?:\/>|>([\s\S]*?)<\/(?:[\w.-]+:)?wpt>)/g)) {
-    const attr = (k: string) => Number(new RegExp(`\\b${k}="([^"]*)"`).exec(m[1] ?? '')?.[1]);
-    const name = /<(?:[\w.-]+:)?name>([\s\S]*?)<\/(?:[\w.-]+:)?name>/.exec(m[2] ?? '')?.[1];
-    const lat = attr('lat');
-    const lon = attr('lon');
-    if (Number.isFinite(lat) && Number.isFinite(lon)) out.push({ name: unescapeXml(name ?? ''), lat, lon });
-  }
-  return out;
-}
+export type Point = GpxPoint;
 
 export function readFavorites(fs: FileSystem): Point[] {
   return fs.stat(FAVORITES_GPX)?.type === 'file' ? parseWaypoints(fs.readText(FAVORITES_GPX)) : [];
