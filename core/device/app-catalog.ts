@@ -36,7 +36,7 @@ export const APP_CATALOG: readonly CatalogApp[] = [
   app('Simple SMS Messenger', 'com.simplemobiletools.smsmessenger', 'com.simplemobiletools.smsmessenger.activities.MainActivity', ['simple sms messenger', 'sms messenger', 'messages', 'sms', 'messaging'], true),
   app('Tasks', 'org.tasks', 'com.todoroo.astrid.activity.MainActivity', ['tasks', 'tasks.org', 'todo'], true),
   app('OsmAnd', 'net.osmand', 'net.osmand.plus.activities.MapActivity', ['osmand', 'maps', 'osmand maps'], true),
-  app('VLC', 'org.videolan.vlc', 'org.videolan.vlc.gui.MainActivity', ['vlc', 'vlc player', 'vlc app'], true),
+  app('VLC', 'org.videolan.vlc', 'org.videolan.vlc.StartActivity', ['vlc', 'vlc player', 'vlc app'], true),
   // Installed so the app drawer looks like AndroidWorld's emulator and needs scrolling; not simulated.
   app('Camera', 'com.android.camera2', 'com.android.camera.CameraLauncher', ['camera']),
   app('Chrome', 'com.android.chrome', 'com.google.android.apps.chrome.Main', ['chrome', 'browser']),
