@@ -9,6 +9,8 @@ import {
   TotalDistanceOverIntervalQuestion, TotalDurationThisWeekQuestion,
 } from '../../core/tasks/families/opentracks/questions.js';
 import { listTracks } from '../../core/tasks/families/opentracks/tracks-db.js';
+import { rowDay, rowMeters, rowMinutes, yearOf, type ShownTrack } from '../../core/tasks/families/opentracks/steps.js';
+import { OracleError } from '../../core/tasks/oracle.js';
 import { device } from '../helpers/simdroid.js';
 
 /** The OpenTracks questions: seeding, the expected answers, and checks that accept the answer and reject near misses. */
@@ -83,5 +85,21 @@ describe('OpenTracks templates', () => {
       const inWeek = p.tracks.filter((t) => t.category === p.category && t.start >= monday! && t.start < sunday! + 86_400_000);
       expect(inWeek.length, `seed ${seed}`).toBe(2);
     }
+  });
+
+  it('the oracle reads a row\'s day, minutes and metres as the list words them, and names what it cannot read', () => {
+    const row = (date: string, timeDistance: string): ShownTrack => ({ name: 'x', category: 'running', date, timeDistance, time: '08:00' });
+    const today = { year: 2023, month: 10, day: 15 };
+    expect(rowDay(row('Today', ''), today)).toEqual(today);
+    expect(rowDay(row('Yesterday', ''), { year: 2023, month: 10, day: 1 })).toEqual({ year: 2023, month: 9, day: 30 });
+    expect(rowDay(row('Oct 5, 2023', ''), today)).toEqual({ year: 2023, month: 10, day: 5 });
+    expect(rowMinutes(row('', '45:00 (3.11 mi)'))).toBe(45);
+    expect(rowMinutes(row('', '2:05:00 (3.11 mi)'))).toBe(125);
+    expect(Math.round(rowMeters(row('', '2:05:00 (3.11 mi)')))).toBe(5005);
+    expect(Math.round(rowMeters(row('', '45:00 (984.25 ft)')))).toBe(300);
+    expect(yearOf([row('Today', ''), row('Oct 5, 2023', '')])).toBe(2023);
+    expect(yearOf([row('Today', '')])).toBeNull();
+    expect(() => rowDay(row('5 October', ''), today)).toThrow(OracleError);
+    expect(() => rowMeters(row('', '45:00'))).toThrow('Unread distance in "45:00"');
   });
 });
