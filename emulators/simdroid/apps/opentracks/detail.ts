@@ -29,9 +29,9 @@ function render(ctx: Parameters<ActivityDef<DetailState>['render']>[0]): Activit
   }
   const rows: ViewSpec[] = [
     stat('Activity type', t.category ?? '', 'stats_activity_type'),
-    row([stat('Date', longDate(t.starttime), 'stats_start_date'), stat('Start time', timeOfDay(t.starttime), 'stats_start_time')]),
+    stat('Date', longDate(t.starttime), 'stats_start_date'),
+    row([stat('Start time', timeOfDay(t.starttime), 'stats_start_time'), stat('Distance', formatDistance(t.totaldistance), 'stats_distance')]),
     row([stat('Total time', formatElapsed(t.totaltime), 'stats_total_time'), stat('Moving time', formatElapsed(t.movingtime), 'stats_moving_time')]),
-    stat('Distance', formatDistance(t.totaldistance), 'stats_distance'),
     row([stat('Average speed', formatSpeed(t.avgspeed), 'stats_average_speed'), stat('Max speed', formatSpeed(t.maxspeed), 'stats_max_speed')]),
     row([stat('Elevation gain', formatElevation(t.elevationgain), 'stats_elevation_gain'), stat('Elevation loss', formatElevation(t.elevationloss), 'stats_elevation_loss')]),
   ];
