@@ -32,7 +32,7 @@ SIMDROID_APPS = {
 }
 # Information-retrieval templates declare no app_names; their app is in the name.
 IR_PREFIX_APPS = {'SimpleCalendar': 'simple calendar pro', 'Tasks': 'tasks', 'Notes': 'joplin', 'SportsTracker': 'opentracks'}
-SIMDROID_IR_APPS = {'simple calendar pro', 'tasks'}
+SIMDROID_IR_APPS = {'simple calendar pro', 'tasks', 'opentracks'}
 
 
 # Why a template is known not to pass (shown beside its measured outcome; measuring still runs it).
