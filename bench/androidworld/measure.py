@@ -32,7 +32,7 @@ SIMDROID_APPS = {
 }
 # Information-retrieval templates declare no app_names; their app is in the name.
 IR_PREFIX_APPS = {'SimpleCalendar': 'simple calendar pro', 'Tasks': 'tasks', 'Notes': 'joplin', 'SportsTracker': 'opentracks'}
-SIMDROID_IR_APPS = {'simple calendar pro', 'tasks'}
+SIMDROID_IR_APPS = {'simple calendar pro', 'tasks', 'opentracks'}
 
 
 # Templates without a screen-only solver that are still initialized and checked (before only): a miss explained in KNOWN.

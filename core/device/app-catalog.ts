@@ -41,7 +41,7 @@ export const APP_CATALOG: readonly CatalogApp[] = [
   app('Camera', 'com.android.camera2', 'com.android.camera.CameraLauncher', ['camera']),
   app('Chrome', 'com.android.chrome', 'com.google.android.apps.chrome.Main', ['chrome', 'browser']),
   app('Joplin', 'net.cozic.joplin', 'net.cozic.joplin.MainActivity', ['joplin']),
-  app('OpenTracks', 'de.dennisguse.opentracks', 'de.dennisguse.opentracks.TrackListActivity', ['opentracks', 'activity tracker']),
+  app('OpenTracks', 'de.dennisguse.opentracks', 'de.dennisguse.opentracks.TrackListActivity', ['opentracks', 'open tracks', 'activity tracker'], true),
   app('Phone', 'com.google.android.dialer', 'com.google.android.dialer.extensions.GoogleDialtactsActivity', ['phone', 'dialer']),
   app('Retro Music', 'code.name.monkey.retromusic', 'code.name.monkey.retromusic.activities.MainActivity', ['retro music', 'music']),
   app('Simple Draw Pro', 'com.simplemobiletools.draw.pro', 'com.simplemobiletools.draw.pro.activities.MainActivity', ['simple draw pro', 'draw']),

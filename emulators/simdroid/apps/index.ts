@@ -15,9 +15,11 @@ import { recorderApp } from './recorder/index.js';
 import { clipperApp } from './clipper/index.js';
 import { vlcApp } from './vlc/index.js';
 import { osmandApp } from './osmand/index.js';
+import { openTracksApp } from './opentracks/index.js';
 
 /** Every app SimDroid installs, in one list. */
 export const ALL_APPS: readonly AppDef[] = [
   launcherApp, settingsApp, contactsApp, smsApp, clockApp, markorApp, expenseApp, broccoliApp, calendarApp, tasksApp, filesApp, recorderApp,
-  vlcApp, osmandApp, ...PLACEHOLDER_APPS, clipperApp,
+  openTracksApp, vlcApp, osmandApp,
+  ...PLACEHOLDER_APPS, clipperApp,
 ];
