@@ -339,7 +339,8 @@ def _vlc_playlist(task):
 @counterpart('VlcCreateTwoPlaylists', 'VlcCreateTwoPlaylists')
 def _vlc_two(task):
   p = task.params
-  return {'first': playlist(p['playlist_name1'], p['files1']), 'second': playlist(p['playlist_name2'], p['files2'])}
+  return {'playlist_name1': p['playlist_name1'], 'files1': list(p['files1']), 'noise_files1': [],
+          'playlist_name2': p['playlist_name2'], 'files2': list(p['files2']), 'noise_files2': []}
 
 
 # --- OsmAnd ------------------------------------------------------------------------------------

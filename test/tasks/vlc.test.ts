@@ -70,9 +70,9 @@ describe('VlcCreatePlaylist', () => {
 describe('VlcCreateTwoPlaylists', () => {
   it('needs both playlists', async () => {
     const p = await start(CreateTwoPlaylists, 0);
-    await playlist(p.first.playlist_name, p.first.files);
+    await playlist(p.playlist_name1, p.files1);
     expect((await CreateTwoPlaylists.check(d, p, none)).ok).toBe(false);
-    await playlist(p.second.playlist_name, p.second.files);
+    await playlist(p.playlist_name2, p.files2);
     expect((await CreateTwoPlaylists.check(d, p, none)).ok).toBe(true);
   });
 });

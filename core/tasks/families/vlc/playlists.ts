@@ -53,8 +53,14 @@ export const CreatePlaylist: TaskTemplate<PlaylistParams> = defineTask({
   },
 });
 
-const Two = z.object({ first: Playlist, second: Playlist });
+const Two = z.object({
+  playlist_name1: z.string().min(1), files1: z.array(FileName).min(1).max(6), noise_files1: z.array(FileName),
+  playlist_name2: z.string().min(1), files2: z.array(FileName).min(1).max(6), noise_files2: z.array(FileName),
+});
 type TwoParams = z.infer<typeof Two>;
+
+const firstOf = (p: TwoParams): PlaylistParams => ({ playlist_name: p.playlist_name1, files: p.files1, noise_files: p.noise_files1 });
+const secondOf = (p: TwoParams): PlaylistParams => ({ playlist_name: p.playlist_name2, files: p.files2, noise_files: p.noise_files2 });
 
 export const CreateTwoPlaylists: TaskTemplate<TwoParams> = defineTask({
   id: 'VlcCreateTwoPlaylists',
@@ -62,29 +68,33 @@ export const CreateTwoPlaylists: TaskTemplate<TwoParams> = defineTask({
   difficulty: 'hard',
   tags: ['data_entry', 'needs_scrolling', 'long_press', 'dialog', 'memorization'],
   kind: 'completion',
-  template: '{first}. And then, {second}.',
+  template: 'Create a playlist titled "{playlist_name1}" with the following files in VLC (located in Internal Memory/VLCVideos), in order: '
+    + '{files1}. And then, create a playlist titled "{playlist_name2}" with the following files in VLC, in order: {files2}.',
   params: Two,
   maxSteps: 45,
   generate: (rng) => {
     const first = drawPlaylist(rng);
-    let second = drawPlaylist(rng, [...first.files, ...first.noise_files]);
-    while (second.playlist_name === first.playlist_name) second = { ...second, playlist_name: playlistTitle(rng) };
-    return { first, second };
+    const second = drawPlaylist(rng, [...first.files, ...first.noise_files]);
+    while (second.playlist_name === first.playlist_name) second.playlist_name = playlistTitle(rng);
+    return {
+      playlist_name1: first.playlist_name, files1: first.files, noise_files1: first.noise_files,
+      playlist_name2: second.playlist_name, files2: second.files, noise_files2: second.noise_files,
+    };
   },
-  instruction: (p) => `${goal(p.first)}. And then, ${goal(p.second, '').replace(/^C/, 'c')}.`,
+  instruction: (p) => `${goal(firstOf(p))}. And then, ${goal(secondOf(p), '').replace(/^C/, 'c')}.`,
   initialize: async (device, p) => {
     await clearPlaylists(device);
-    await resetVideos(device, [...p.first.files, ...p.first.noise_files, ...p.second.files, ...p.second.noise_files]);
+    await resetVideos(device, [...p.files1, ...p.noise_files1, ...p.files2, ...p.noise_files2]);
   },
   check: async (device, p) => {
     const entries = await playlistEntries(device);
-    return verdictOf([...playlistConditions(entries, p.first.playlist_name, p.first.files), ...playlistConditions(entries, p.second.playlist_name, p.second.files)]);
+    return verdictOf([...playlistConditions(entries, p.playlist_name1, p.files1), ...playlistConditions(entries, p.playlist_name2, p.files2)]);
   },
-  subgoals: (p) => [vlcOpen, selecting, addDialogOpen, saved(p.first), saved(p.second)],
+  subgoals: (p) => [vlcOpen, selecting, addDialogOpen, saved(firstOf(p)), saved(secondOf(p))],
   *oracle(p, ui) {
     yield* launch(ui, APP);
-    yield* createPlaylist(ui, p.first.playlist_name, p.first.files);
-    yield* createPlaylist(ui, p.second.playlist_name, p.second.files);
+    yield* createPlaylist(ui, p.playlist_name1, p.files1);
+    yield* createPlaylist(ui, p.playlist_name2, p.files2);
     yield ui.complete();
   },
 });
