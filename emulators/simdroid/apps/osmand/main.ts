@@ -1,6 +1,6 @@
 import type { ActivityContext, ActivityDef, DialogView } from '../../runtime/app.js';
 import type { ViewSpec } from '../../view/spec.js';
-import { appBar, button, caption, column, dialog, list, listItem, row, screen, searchBar, stack, tabs, text, textField } from '../../view/widgets.js';
+import { appBar, button, caption, column, dialog, fill, iconButton, list, listItem, row, screen, searchBar, stack, tabs, text, textField } from '../../view/widgets.js';
 import { contextMenu, DEFAULT_CAMERA, mapControls, mapView, pan, type MapCamera } from './map-view.js';
 import { COUNTRY, formatCoordinates, parseCoordinates, searchPlaces } from './places.js';
 import { addFavorite, addMarker, markers, readFavorites, trackNameProblem, trackNames, writeTrack, type Point } from './storage.js';
@@ -71,10 +71,11 @@ function planPanel(ctx: Ctx): ViewSpec {
     row([text('Plan a route', { size: 20, bold: true, id: 'plan_route_title' }), caption(`${plan.points.length} ${plan.points.length === 1 ? 'point' : 'points'}`, { id: 'plan_route_points', w: 'wrap' })]),
     caption(plan.points.map((p, i) => `${i + 1}. ${p.name}`).join('\n') || 'Move the map (or search) to a place, then Add point', { id: 'plan_route_list', lines: 5 }),
     row([
-      button('Cancel', () => { ctx.s.plan = null; }, { variant: 'text', id: 'plan_route_cancel' }),
-      button('Undo', () => { plan.points.pop(); }, { variant: 'text', id: 'plan_route_undo', enabled: plan.points.length > 0 }),
-      button('Add point', add, { variant: 'tonal', id: 'add_point_button' }),
-      button('Save', () => { ctx.s.dialog = { kind: 'save_track', error: null }; ctx.fields.track_name = defaultTrackName(plan.points); }, { id: 'plan_route_save', enabled: plan.points.length >= 2 }),
+      button('Cancel', () => { ctx.s.plan = null; }, { variant: 'text', id: 'plan_route_cancel', w: 'wrap' }),
+      iconButton('undo', 'Undo', () => { plan.points.pop(); }, { id: 'plan_route_undo', enabled: plan.points.length > 0 }),
+      fill(),
+      button('Add point', add, { variant: 'tonal', id: 'add_point_button', w: 'wrap' }),
+      button('Save', () => { ctx.s.dialog = { kind: 'save_track', error: null }; ctx.fields.track_name = defaultTrackName(plan.points); }, { id: 'plan_route_save', enabled: plan.points.length >= 2, w: 'wrap' }),
     ], { pad: [4, 8, 12, 8], gap: 4 }),
   ], { id: 'plan_route_panel', style: { bg: 'surface', elevation: true } });
 }
@@ -106,7 +107,11 @@ function drawer(ctx: Ctx): ViewSpec {
   return column([
     text('OsmAnd', { size: 22, bold: true, pad: [24, 24, 12, 24] }),
     item('My Places', 'star', 'drawer_my_places', () => { ctx.s.places = 'favorites'; }),
-    item('Plan a route', 'track', 'drawer_plan_route', () => { ctx.s.selected = null; ctx.s.plan = { points: [], centerName: null }; }),
+    item('Plan a route', 'track', 'drawer_plan_route', () => {
+      // The map stays where it was: centred on the place last opened, if any.
+      ctx.s.plan = { points: [], centerName: ctx.s.selected?.name ?? null };
+      ctx.s.selected = null;
+    }),
     item('Map markers', 'flag', 'drawer_map_markers', () => { ctx.s.places = 'markers'; }),
     item('Search', 'search', 'drawer_search', () => openSearch(ctx)),
   ], { id: 'drawer_menu', h: 'fill', style: { bg: 'surface' } });

@@ -75,9 +75,9 @@ export function contextMenu(title: string, subtitle: string, h: { onClose: Handl
       iconButton('close', 'Close', h.onClose, { id: 'context_menu_close_btn_view' }),
     ], { pad: [8, 0, 0, 0] }),
     row([
-      button('Favorite', h.onFavorite, { variant: 'tonal', icon: 'star_outline', id: 'context_menu_fav_button' }),
-      button('Marker', h.onMarker, { variant: 'tonal', icon: 'flag', id: 'context_menu_marker_button' }),
-      button('Share', h.onShare, { variant: 'text', icon: 'share', id: 'context_menu_share_button' }),
+      button('Favorite', h.onFavorite, { variant: 'tonal', icon: 'star_outline', id: 'context_menu_fav_button', w: 'wrap' }),
+      button('Marker', h.onMarker, { variant: 'tonal', icon: 'flag', id: 'context_menu_marker_button', w: 'wrap' }),
+      button('Share', h.onShare, { variant: 'text', icon: 'share', id: 'context_menu_share_button', w: 'wrap' }),
     ], { pad: [8, 8, 16, 8], gap: 4 }),
   ], { id: 'context_menu_main', style: { bg: 'surface', elevation: true } });
 }

@@ -7,16 +7,16 @@ import type { VideoFile } from './db.js';
 /** VLC's bottom navigation (BottomNavigationView ids as in the app). */
 export type Tab = 'video' | 'audio' | 'browse' | 'playlists' | 'more';
 
-const TABS: ReadonlyArray<[Tab, string, string, string]> = [
-  ['video', 'Video', 'movie', 'nav_video'],
-  ['audio', 'Audio', 'music', 'nav_audio'],
-  ['browse', 'Browse', 'folder', 'nav_directories'],
-  ['playlists', 'Playlists', 'list', 'nav_playlists'],
-  ['more', 'More', 'more_horiz', 'nav_more'],
+const TABS: ReadonlyArray<[Tab, string, string]> = [
+  ['video', 'Video', 'nav_video'],
+  ['audio', 'Audio', 'nav_audio'],
+  ['browse', 'Browse', 'nav_directories'],
+  ['playlists', 'Playlists', 'nav_playlists'],
+  ['more', 'More', 'nav_more'],
 ];
 
 export function bottomNav(current: Tab, go: (t: Tab) => void): ViewSpec {
-  return tabs(TABS.map(([tab, label, icon, id]) => ({ label, icon, id, selected: tab === current, onClick: () => go(tab) })), { id: 'navigation' });
+  return tabs(TABS.map(([tab, label, id]) => ({ label, id, selected: tab === current, onClick: () => go(tab) })), { id: 'navigation' });
 }
 
 /** "1.2 MB" as VLC's list rows give a file's size. */
