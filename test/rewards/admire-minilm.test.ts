@@ -152,9 +152,12 @@ describe('all-MiniLM-L6-v2 as ADMIRE\'s embedder (awb models minilm)', () => {
     expect((err as Error).message).not.toContain('\n');
   });
 
-  it('awb models without a known model is a usage error', async () => {
+  it('awb models without a known model is a usage error; --help prints the command\'s lines', async () => {
     const io = capture();
     expect(await main(['models', 'bert'], io)).toBe(2);
     expect(io.errs[0]).toBe('awb: Unknown model "bert"\nawb models minilm [--out DIR] [--json]');
+    const help = capture();
+    expect(await main(['models', 'minilm', '--help'], help)).toBe(0);
+    expect(help.outs[0]).toMatch(/^Usage:\n {2}awb models minilm \[--out DIR\] \[--json\] +ADMIRE's all-MiniLM-L6-v2 embedder/);
   });
 });
