@@ -324,6 +324,38 @@ def _recipes_markor_time(task):
   return {'file': file, 'format': 'csv', 'prep_time': prep, 'targets': [UNSTATED_RECIPE], 'others': [], 'existing': []}
 
 
+# --- VLC ---------------------------------------------------------------------------------------
+
+def playlist(name, files):
+  # The noise videos are not stated; our oracle finds the named files in VLC's video list.
+  return {'playlist_name': name, 'files': list(files), 'noise_files': []}
+
+
+@counterpart('VlcCreatePlaylist', 'VlcCreatePlaylist')
+def _vlc_playlist(task):
+  return playlist(task.params['playlist_name'], task.params['files'])
+
+
+@counterpart('VlcCreateTwoPlaylists', 'VlcCreateTwoPlaylists')
+def _vlc_two(task):
+  p = task.params
+  return {'playlist_name1': p['playlist_name1'], 'files1': list(p['files1']), 'noise_files1': [],
+          'playlist_name2': p['playlist_name2'], 'files2': list(p['files2']), 'noise_files2': []}
+
+
+# --- OsmAnd ------------------------------------------------------------------------------------
+
+@counterpart('OsmAndFavorite', 'OsmAndFavorite')
+@counterpart('OsmAndMarker', 'OsmAndMarker')
+def _osmand_place(task):
+  return {'location': task.params['location']}  # a place name or "lat, lon", as the goal writes it
+
+
+@counterpart('OsmAndTrack', 'OsmAndTrack')
+def _osmand_track(task):
+  return {'waypoints': list(task.params['waypoints'])}
+
+
 # --- Simple Gallery Pro and Simple Draw Pro -----------------------------------------------------
 
 UNSTATED_RECEIPT = {'shop': UNSTATED, 'date': UNSTATED, 'lines': [{'item': UNSTATED, 'amount': 0}]}
@@ -340,20 +372,6 @@ def _draw(task):
   name, ext, folder = goal_words(task, r'Name it (.+)\.(png|svg|jpg)\. Save it in the (\S+) folder')
   return {'name': name, 'ext': ext, 'folder': folder, 'existing': []}
 
-
-# Templates whose goal needs text read off a picture's pixels: the receipt, expenses or recipes are drawn inside a
-# JPEG/PNG that Simple Gallery shows, and `uiautomator dump` (all this solver reads) holds no text of a picture.
-# Nothing here reads pixels (no OCR package in the project's environments), so they are initialized and checked,
-# with the picture on screen for a person or a VLM, but not solved: measure.py runs them with a solver that does nothing.
-PIXELS_ONLY = {
-    'ExpenseAddMultipleFromGallery': 'the expenses to add are text inside expenses.jpg (pixels only)',
-    'MarkorTranscribeReceipt': "the receipt's transactions are text inside receipt.png (pixels only)",
-    'RecipeAddMultipleRecipesFromImage': 'the recipes to add are text inside recipes.jpg (pixels only)',
-}
-
-
-def unsolved(env, task, name, args):  # pylint: disable=unused-argument
-  return {'unsolved': PIXELS_ONLY[name]}
 
 
 # --- running it ------------------------------------------------------------------------------
@@ -378,3 +396,4 @@ def solve(env, task, name, args):
           'our_error': (f"{out['error']['name']}: {out['error']['message']}".split('\n')[0][:300] if out.get('error') else None)}
 
 import our_oracle_days  # pylint: disable=unused-import,wrong-import-position  (registers the calendar and Tasks counterparts)
+import our_oracle_opentracks  # pylint: disable=unused-import,wrong-import-position  (registers the OpenTracks counterparts)
