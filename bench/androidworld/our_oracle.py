@@ -356,6 +356,24 @@ def _osmand_track(task):
   return {'waypoints': list(task.params['waypoints'])}
 
 
+# --- Simple Gallery Pro and Simple Draw Pro -----------------------------------------------------
+
+UNSTATED_RECEIPT = {'shop': UNSTATED, 'date': UNSTATED, 'lines': [{'item': UNSTATED, 'amount': 0}]}
+
+
+@counterpart('GallerySaveCopyOfPicture', 'SaveCopyOfReceiptTaskEval')
+def _gallery_copy(task):
+  name, source, destination = goal_words(task, r'copy (\S+) in (\S+) and save a copy with the same name in (\S+)')
+  return {'target': {'name': name, 'receipt': UNSTATED_RECEIPT}, 'source': source, 'destination': destination, 'others': []}
+
+
+@counterpart('DrawCreateDrawing', 'SimpleDrawProCreateDrawing')
+def _draw(task):
+  name, ext, folder = goal_words(task, r'Name it (.+)\.(png|svg|jpg)\. Save it in the (\S+) folder')
+  return {'name': name, 'ext': ext, 'folder': folder, 'existing': []}
+
+
+
 # --- running it ------------------------------------------------------------------------------
 
 def solve(env, task, name, args):

@@ -16,10 +16,13 @@ import { clipperApp } from './clipper/index.js';
 import { vlcApp } from './vlc/index.js';
 import { osmandApp } from './osmand/index.js';
 import { openTracksApp } from './opentracks/index.js';
+import { galleryApp } from './gallery/index.js';
+import { drawApp } from './draw/index.js';
 
 /** Every app SimDroid installs, in one list. */
 export const ALL_APPS: readonly AppDef[] = [
   launcherApp, settingsApp, contactsApp, smsApp, clockApp, markorApp, expenseApp, broccoliApp, calendarApp, tasksApp, filesApp, recorderApp,
   openTracksApp, vlcApp, osmandApp,
+  galleryApp, drawApp,
   ...PLACEHOLDER_APPS, clipperApp,
 ];

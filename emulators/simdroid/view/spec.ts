@@ -65,6 +65,24 @@ export interface Style {
   elevation?: boolean;
 }
 
+/**
+ * A picture a node shows (an ImageView's bitmap): bytes read when the frame is drawn, decoded again only
+ * when the bytes under its key (a file's path) are another Buffer, drawn to fit the node's content box.
+ */
+export interface ImageSource {
+  key: string;
+  read: () => Buffer | null;
+  /** 'contain' (default) shows the whole image; 'cover' fills the box and crops (thumbnails). */
+  fit?: 'contain' | 'cover';
+}
+
+/** A line drawn on a canvas: points as fractions 0..1 of the node's box, x0 y0 x1 y1 …; width in dp. */
+export interface Stroke {
+  color: `#${string}`;
+  width: number;
+  points: readonly number[];
+}
+
 export type Insets = number | [top: number, right: number, bottom: number, left: number];
 
 export interface ViewSpec {
@@ -101,6 +119,17 @@ export interface ViewSpec {
    * no scroll container below the finger could take (the launcher's swipe up to the app drawer).
    */
   onSwipe?: (direction: 'left' | 'right' | 'up' | 'down') => void;
+
+  /**
+   * A drag across this node (a drawing canvas): the finger's way as fractions 0..1 of the node's box,
+   * x y x y … from where it went down to where it lifted (a streamed touch gives every point it moved
+   * by; `input swipe` its two ends). It takes the gesture before scrolling and flings.
+   */
+  onDrag?: (points: readonly number[]) => void;
+  /** ImageView: the picture shown. */
+  image?: ImageSource;
+  /** Lines drawn over the node (a drawing canvas). */
+  strokes?: readonly Stroke[];
 
   /** Children are stacked vertically ('column'), side by side ('row') or on top of each other ('stack'). */
   layout?: 'column' | 'row' | 'stack';
