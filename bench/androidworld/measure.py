@@ -28,11 +28,11 @@ import traceback
 # The apps SimDroid simulates, by AndroidWorld's app names (task_eval.app_names).
 SIMDROID_APPS = {
     'audio recorder', 'clock', 'contacts', 'pro expense', 'files', 'markor', 'broccoli app',
-    'simple calendar pro', 'simple sms messenger', 'settings', 'clipper',
+    'simple calendar pro', 'simple sms messenger', 'settings', 'clipper', 'retro music',
 }
 # Information-retrieval templates declare no app_names; their app is in the name.
 IR_PREFIX_APPS = {'SimpleCalendar': 'simple calendar pro', 'Tasks': 'tasks', 'Notes': 'joplin', 'SportsTracker': 'opentracks'}
-SIMDROID_IR_APPS = {'simple calendar pro', 'tasks'}
+SIMDROID_IR_APPS = {'simple calendar pro', 'tasks', 'joplin'}
 
 
 # Why a template is known not to pass (shown beside its measured outcome; measuring still runs it).

@@ -346,3 +346,4 @@ def solve(env, task, name, args):
           'our_error': (f"{out['error']['name']}: {out['error']['message']}".split('\n')[0][:300] if out.get('error') else None)}
 
 import our_oracle_days  # pylint: disable=unused-import,wrong-import-position  (registers the calendar and Tasks counterparts)
+import our_oracle_joplin_retro  # pylint: disable=unused-import,wrong-import-position  (registers the Joplin and Retro Music counterparts)

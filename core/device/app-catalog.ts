@@ -30,6 +30,7 @@ export const APP_CATALOG: readonly CatalogApp[] = [
   app('Clock', 'com.google.android.deskclock', 'com.android.deskclock.DeskClock', ['clock', 'alarm', 'timer', 'stopwatch'], true),
   app('Contacts', 'com.google.android.contacts', 'com.android.contacts.activities.PeopleActivity', ['contacts', 'people'], true),
   app('Files', 'com.google.android.documentsui', 'com.android.documentsui.files.FilesActivity', ['files', 'file manager', 'documentsui'], true),
+  app('Joplin', 'net.cozic.joplin', 'net.cozic.joplin.MainActivity', ['joplin'], true),
   app('Markor', 'net.gsantner.markor', 'net.gsantner.markor.activity.MainActivity', ['markor', 'notes', 'markdown'], true),
   app('Pro Expense', 'com.arduia.expense', 'com.arduia.expense.ui.MainActivity', ['pro expense', 'expense', 'expenses', 'expense tracker'], true),
   app('Settings', 'com.android.settings', 'com.android.settings.Settings', ['settings', 'system settings'], true),
@@ -38,7 +39,6 @@ export const APP_CATALOG: readonly CatalogApp[] = [
   // Installed so the app drawer looks like AndroidWorld's emulator and needs scrolling; not simulated.
   app('Camera', 'com.android.camera2', 'com.android.camera.CameraLauncher', ['camera']),
   app('Chrome', 'com.android.chrome', 'com.google.android.apps.chrome.Main', ['chrome', 'browser']),
-  app('Joplin', 'net.cozic.joplin', 'net.cozic.joplin.MainActivity', ['joplin']),
   app('OpenTracks', 'de.dennisguse.opentracks', 'de.dennisguse.opentracks.TrackListActivity', ['opentracks', 'activity tracker']),
   app('OsmAnd', 'net.osmand', 'net.osmand.plus.activities.MapActivity', ['osmand', 'maps']),
   app('Phone', 'com.google.android.dialer', 'com.google.android.dialer.extensions.GoogleDialtactsActivity', ['phone', 'dialer']),

@@ -13,9 +13,10 @@ import { tasksApp } from './tasks/index.js';
 import { filesApp } from './files/index.js';
 import { recorderApp } from './recorder/index.js';
 import { clipperApp } from './clipper/index.js';
+import { joplinApp } from './joplin/index.js';
 
 /** Every app SimDroid installs, in one list. */
 export const ALL_APPS: readonly AppDef[] = [
-  launcherApp, settingsApp, contactsApp, smsApp, clockApp, markorApp, expenseApp, broccoliApp, calendarApp, tasksApp, filesApp, recorderApp,
+  launcherApp, settingsApp, contactsApp, smsApp, clockApp, markorApp, expenseApp, broccoliApp, calendarApp, tasksApp, filesApp, recorderApp, joplinApp,
   ...PLACEHOLDER_APPS, clipperApp,
 ];
