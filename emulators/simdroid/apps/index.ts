@@ -14,9 +14,10 @@ import { filesApp } from './files/index.js';
 import { recorderApp } from './recorder/index.js';
 import { clipperApp } from './clipper/index.js';
 import { joplinApp } from './joplin/index.js';
+import { retroApp } from './retro/index.js';
 
 /** Every app SimDroid installs, in one list. */
 export const ALL_APPS: readonly AppDef[] = [
-  launcherApp, settingsApp, contactsApp, smsApp, clockApp, markorApp, expenseApp, broccoliApp, calendarApp, tasksApp, filesApp, recorderApp, joplinApp,
+  launcherApp, settingsApp, contactsApp, smsApp, clockApp, markorApp, expenseApp, broccoliApp, calendarApp, tasksApp, filesApp, recorderApp, joplinApp, retroApp,
   ...PLACEHOLDER_APPS, clipperApp,
 ];
