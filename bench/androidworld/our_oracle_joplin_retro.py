@@ -19,3 +19,29 @@ def _recipe_quantity(task):
 
 counterpart('JoplinTodoCountQuestion', 'NotesTodoItemCount')(
     lambda task: {'folder': goal_words(task, r"to-dos do I have in the '(.+?)' folder in the Joplin app"), 'count': 0, 'notes': []})
+
+
+# --- Retro Music -------------------------------------------------------------------------------
+
+def songs(names):
+  # Each song by its title as the goal lists it; its artist and length are read on the screen.
+  return [{'title': n.strip(), 'artist': UNSTATED, 'durationMs': 1000} for n in names.split(', ')]
+
+
+@counterpart('RetroCreatePlaylist', 'RetroCreatePlaylist')
+def _retro_playlist(task):
+  name, names = goal_words(task, r'titled "(.+?)" with the following songs, in order: (.+)$')
+  return {'playlist': name, 'songs': songs(names), 'others': []}
+
+
+@counterpart('RetroSavePlaylist', 'RetroSavePlaylist')
+def _retro_save(task):
+  name, names = goal_words(task, r'titled "(.+?)" with the following songs, in order: (.+?)\. Then export the playlist')
+  return {'playlist': name, 'songs': songs(names), 'others': []}
+
+
+counterpart('RetroPlayingQueue', 'RetroPlayingQueue')(
+    lambda task: {'playlist': UNSTATED, 'songs': songs(goal_words(task, r'Add the following songs, in order, (.+?) to my playing queue')),
+                  'others': []})
+counterpart('RetroPlaylistDuration', 'RetroPlaylistDuration')(
+    lambda task: {'playlist': goal_words(task, r'titled "(.+?)" with a duration between'), 'songs': songs(UNSTATED)})

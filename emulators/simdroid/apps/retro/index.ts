@@ -1,6 +1,6 @@
 import type { ActivityDef, AppDef } from '../../runtime/app.js';
 import { column, screen } from '../../view/widgets.js';
-import { PLAYBACK_DB, PLAYBACK_SCHEMA, PLAYLIST_DB, PLAYLIST_SCHEMA, RETRO_PKG } from './library.js';
+import { PLAYBACK_DB, PLAYBACK_SCHEMA, playbackDb, PLAYLIST_DB, PLAYLIST_SCHEMA, RETRO_PKG } from './library.js';
 import { bottomNav, libraryScreen, miniPlayer, playerScreen, playlistScreen, queueScreen, retroDialog, retroMenu } from './screens.js';
 import { MAIN_ACTIVITY, page, type RetroState } from './state.js';
 
@@ -44,4 +44,14 @@ export const retroApp: AppDef = {
   launchActivity: MAIN_ACTIVITY,
   activities: [main],
   databases: [{ path: PLAYLIST_DB, schema: PLAYLIST_SCHEMA }, { path: PLAYBACK_DB, schema: PLAYBACK_SCHEMA }],
+  // A media scan wakes the app's process (its MediaStore observer) as on a device, which re-creates a
+  // playback database that was deleted (AndroidWorld's database pushes empty the databases folder).
+  receivers: [{
+    name: 'code.name.monkey.retromusic.service.MediaStoreObserver',
+    actions: ['android.intent.action.MEDIA_SCANNER_SCAN_FILE'],
+    onReceive: (_intent, sys) => {
+      playbackDb(sys);
+      return { code: 0, data: null };
+    },
+  }],
 };

@@ -1,3 +1,4 @@
+import type { SystemServices } from '../../runtime/app.js';
 import type { Db } from '../../system/databases.js';
 import { basename, dirname, EXTERNAL_STORAGE, type FileSystem } from '../../system/fs.js';
 import { readAudioInfo, type AudioInfo } from './audio-file.js';
@@ -28,9 +29,19 @@ const QUEUE_COLUMNS = `_id INT NOT NULL, title STRING NOT NULL, track INT NOT NU
   _data STRING NOT NULL, date_modified LONG NOT NULL, album_id INT NOT NULL, album STRING NOT NULL, artist_id INT NOT NULL,
   artist STRING NOT NULL, composer STRING, album_artist STRING`;
 export const PLAYBACK_SCHEMA = `
-CREATE TABLE playing_queue (${QUEUE_COLUMNS});
-CREATE TABLE original_playing_queue (${QUEUE_COLUMNS});
+CREATE TABLE IF NOT EXISTS playing_queue (${QUEUE_COLUMNS});
+CREATE TABLE IF NOT EXISTS original_playing_queue (${QUEUE_COLUMNS});
 `;
+
+/**
+ * The playback database, created when missing as MusicPlaybackQueueStore (an SQLiteOpenHelper)
+ * does on first use: AndroidWorld's database pushes empty the whole databases folder.
+ */
+export function playbackDb(sys: SystemServices): Db {
+  const db = sys.db(PLAYBACK_DB);
+  db.exec(PLAYBACK_SCHEMA);
+  return db;
+}
 
 export interface Song {
   /** The media id (stable per path). */

@@ -1,5 +1,5 @@
 import type { ActivityContext } from '../../runtime/app.js';
-import { PLAYBACK_DB, queue, saveQueue, type Song } from './library.js';
+import { playbackDb, queue, saveQueue, type Song } from './library.js';
 
 /**
  * MainActivity's state: Retro Music shows its library tabs, a playlist's details, the now-playing
@@ -43,7 +43,7 @@ export function push(ctx: Ctx, p: Page): void {
 }
 
 export function playbackQueue(ctx: Ctx): Song[] {
-  return queue(ctx.sys.db(PLAYBACK_DB));
+  return queue(playbackDb(ctx.sys));
 }
 
 export function position(ctx: Ctx): number {
@@ -60,7 +60,7 @@ export function setPlaying(ctx: Ctx, on: boolean): void {
 }
 
 function setQueue(ctx: Ctx, songs: readonly Song[], pos: number, play: boolean): void {
-  saveQueue(ctx.sys.db(PLAYBACK_DB), songs);
+  saveQueue(playbackDb(ctx.sys), songs);
   ctx.app.prefs[PREF_POSITION] = String(pos);
   setPlaying(ctx, play && songs.length > 0);
 }
