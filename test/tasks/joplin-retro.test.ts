@@ -31,7 +31,7 @@ function seedWhere<P>(t: TaskTemplate<P>, pred: (p: P) => boolean): number {
 
 describe('Joplin questions', () => {
   it('seed one note of the asked title among distractors whose titles do not contain it', async () => {
-    for (const t of [IsTodoQuestion, MeetingAttendeesQuestion, RecipeQuantityQuestion]) {
+    for (const t of [IsTodoQuestion, MeetingAttendeesQuestion, RecipeQuantityQuestion] as TaskTemplate[]) {
       for (let seed = 0; seed < 10; seed++) {
         const p = instantiate(t, seed).params as { title: string; notes: Array<{ title: string }> };
         expect(p.notes.filter((n) => n.title.toLowerCase().includes(p.title.toLowerCase())).map((n) => n.title)).toEqual([p.title]);

@@ -13,11 +13,15 @@ import { tasksApp } from './tasks/index.js';
 import { filesApp } from './files/index.js';
 import { recorderApp } from './recorder/index.js';
 import { clipperApp } from './clipper/index.js';
+import { vlcApp } from './vlc/index.js';
+import { osmandApp } from './osmand/index.js';
+import { openTracksApp } from './opentracks/index.js';
 import { joplinApp } from './joplin/index.js';
 import { retroApp } from './retro/index.js';
 
 /** Every app SimDroid installs, in one list. */
 export const ALL_APPS: readonly AppDef[] = [
-  launcherApp, settingsApp, contactsApp, smsApp, clockApp, markorApp, expenseApp, broccoliApp, calendarApp, tasksApp, filesApp, recorderApp, joplinApp, retroApp,
+  launcherApp, settingsApp, contactsApp, smsApp, clockApp, markorApp, expenseApp, broccoliApp, calendarApp, tasksApp, filesApp, recorderApp,
+  openTracksApp, vlcApp, osmandApp, joplinApp, retroApp,
   ...PLACEHOLDER_APPS, clipperApp,
 ];
