@@ -28,12 +28,12 @@ import traceback
 # The apps SimDroid simulates, by AndroidWorld's app names (task_eval.app_names).
 SIMDROID_APPS = {
     'audio recorder', 'clock', 'contacts', 'pro expense', 'files', 'markor', 'broccoli app',
-    'simple calendar pro', 'simple sms messenger', 'settings', 'clipper', 'vlc', 'osmand',
+    'simple calendar pro', 'simple sms messenger', 'settings', 'clipper', 'vlc', 'osmand', 'retro music',
     'simple gallery pro', 'simple draw pro',
 }
 # Information-retrieval templates declare no app_names; their app is in the name.
 IR_PREFIX_APPS = {'SimpleCalendar': 'simple calendar pro', 'Tasks': 'tasks', 'Notes': 'joplin', 'SportsTracker': 'opentracks'}
-SIMDROID_IR_APPS = {'simple calendar pro', 'tasks', 'opentracks'}
+SIMDROID_IR_APPS = {'simple calendar pro', 'tasks', 'opentracks', 'joplin'}
 
 
 # Templates without a screen-only solver that are still initialized and checked (before only): a miss explained in KNOWN.

@@ -397,3 +397,4 @@ def solve(env, task, name, args):
 
 import our_oracle_days  # pylint: disable=unused-import,wrong-import-position  (registers the calendar and Tasks counterparts)
 import our_oracle_opentracks  # pylint: disable=unused-import,wrong-import-position  (registers the OpenTracks counterparts)
+import our_oracle_joplin_retro  # pylint: disable=unused-import,wrong-import-position  (registers the Joplin and Retro Music counterparts)

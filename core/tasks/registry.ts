@@ -16,12 +16,14 @@ import { VLC_TASKS } from './families/vlc/index.js';
 import { OSMAND_TASKS } from './families/osmand/index.js';
 import { GALLERY_TASKS } from './families/gallery/index.js';
 import { DRAW_TASKS } from './families/draw/index.js';
+import { JOPLIN_TASKS } from './families/joplin/index.js';
+import { RETRO_MUSIC_TASKS } from './families/retro/index.js';
 
 /** Every task template, sorted by id. */
 export const TASKS: readonly TaskTemplate[] = [
   ...SETTINGS_TASKS, ...CONTACTS_TASKS, ...SMS_TASKS, ...CLOCK_TASKS, ...MARKOR_TASKS, ...EXPENSE_TASKS,
   ...CALENDAR_TASKS, ...TASKS_APP_TASKS, ...FILES_TASKS, ...RECIPES_TASKS, ...RECORDER_TASKS, ...MULTI_APP_TASKS,
-  ...OPENTRACKS_TASKS, ...VLC_TASKS, ...OSMAND_TASKS,
+  ...OPENTRACKS_TASKS, ...VLC_TASKS, ...OSMAND_TASKS, ...JOPLIN_TASKS, ...RETRO_MUSIC_TASKS,
   ...GALLERY_TASKS, ...DRAW_TASKS,
 ].sort((a, b) => a.id.localeCompare(b.id));
 

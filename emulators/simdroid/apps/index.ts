@@ -18,11 +18,13 @@ import { osmandApp } from './osmand/index.js';
 import { openTracksApp } from './opentracks/index.js';
 import { galleryApp } from './gallery/index.js';
 import { drawApp } from './draw/index.js';
+import { joplinApp } from './joplin/index.js';
+import { retroApp } from './retro/index.js';
 
 /** Every app SimDroid installs, in one list. */
 export const ALL_APPS: readonly AppDef[] = [
   launcherApp, settingsApp, contactsApp, smsApp, clockApp, markorApp, expenseApp, broccoliApp, calendarApp, tasksApp, filesApp, recorderApp,
-  openTracksApp, vlcApp, osmandApp,
+  openTracksApp, vlcApp, osmandApp, joplinApp, retroApp,
   galleryApp, drawApp,
   ...PLACEHOLDER_APPS, clipperApp,
 ];
