@@ -19,7 +19,7 @@ import { parseSftConfig, trainSft } from '../core/rl/sft.js';
 import { fmt, stats, time } from './stats.js';
 
 /** The oracle, but each step is replaced by a random action with probability ε (detours, failures). */
-function noisyOracle(rng: Rng, epsilon: number): Policy {
+export function noisyOracle(rng: Rng, epsilon: number): Policy {
   const oracle = new OraclePolicy();
   const random = new RandomPolicy(rng);
   return {
@@ -27,6 +27,17 @@ function noisyOracle(rng: Rng, epsilon: number): Policy {
     start: (ctx) => oracle.start(ctx),
     act: (obs, ctx) => (rng.chance(epsilon) ? random.act(obs) : oracle.act(obs, ctx)),
   };
+}
+
+/** Every 6th template: the ones the SFT policy of the reward benches is trained and run on. */
+export const SFT_TEMPLATES = () => TASKS.filter((_, i) => i % 6 === 0);
+
+/** The builtin policy after SFT on seeds 0–4 of `templates` (the policy bench's recipe: 30 epochs, batch 16). */
+export async function trainBenchSft(d: SimDroid, templates: typeof TASKS): Promise<ReturnType<typeof createModel>> {
+  const model = createModel(createRng('bench/rewards/sft'));
+  const demos = await collectDemonstrations(d, templates.flatMap((t) => [0, 1, 2, 3, 4].map((s) => instantiate(t, s))), model);
+  trainSft(model, demos.demos, parseSftConfig({ epochs: 30, batchSize: 16 }));
+  return model;
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
@@ -81,10 +92,8 @@ export async function benchRewards(): Promise<Record<string, unknown>> {
 
   // SFT episodes: the builtin policy after SFT on every 6th template (bench policy's recipe), matched
   // on held-out seeds of those templates with the milestones distilled above
-  const sftTemplates = TASKS.filter((_, i) => i % 6 === 0);
-  const model = createModel(createRng('bench/rewards/sft'));
-  const demos = await collectDemonstrations(d, sftTemplates.flatMap((t) => [0, 1, 2, 3, 4].map((s) => instantiate(t, s))), model);
-  trainSft(model, demos.demos, parseSftConfig({ epochs: 30, batchSize: 16 }));
+  const sftTemplates = SFT_TEMPLATES();
+  const model = await trainBenchSft(d, sftTemplates);
   const sft = await evaluateMilestoneMatching({
     device: d, memory, deltas, distillOn: [], makeOracle: () => new OraclePolicy(),
     evalOn: sftTemplates.flatMap((t) => [100, 101, 102].map((s) => instantiate(t, s))),

@@ -17,6 +17,7 @@ import { benchEval } from './eval.js';
 import { benchAdapt } from './adapt.js';
 import { benchProgrm } from './progrm.js';
 import { benchRewards } from './rewards.js';
+import { benchMinilm } from './minilm.js';
 import { benchShepherd } from './shepherd.js';
 import { benchOnnx } from './onnx.js';
 import { benchJobs } from './jobs.js';
@@ -33,7 +34,7 @@ import { benchEnv } from './env.js';
 import { benchTar } from './tar.js';
 import { benchTransformer } from './transformer.js';
 
-const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = { simdroid: benchSimdroid, parallel: benchParallel, adb: benchAdb, store: benchStore, ui: benchUi, grpo: benchGrpo, 'rollout-store': benchRolloutStore, policy: benchPolicy, eval: benchEval, train: benchTrain, adapt: benchAdapt, rewards: benchRewards, progrm: benchProgrm, shepherd: benchShepherd, onnx: benchOnnx, jobs: benchJobs, ray: benchRay, 'ray-rollouts': benchRayRollouts, online: benchOnline, 'served-vlm': benchServedVlm, 'tiny-vlm': benchTinyVlm, 'vlm-sft': benchVlmSft, grpc: benchGrpc, 'live-grpc': benchLiveGrpc, 'suite-adb': benchSuiteAdb, env: benchEnv, tar: benchTar, transformer: benchTransformer };
+const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = { simdroid: benchSimdroid, parallel: benchParallel, adb: benchAdb, store: benchStore, ui: benchUi, grpo: benchGrpo, 'rollout-store': benchRolloutStore, policy: benchPolicy, eval: benchEval, train: benchTrain, adapt: benchAdapt, rewards: benchRewards, minilm: benchMinilm, progrm: benchProgrm, shepherd: benchShepherd, onnx: benchOnnx, jobs: benchJobs, ray: benchRay, 'ray-rollouts': benchRayRollouts, online: benchOnline, 'served-vlm': benchServedVlm, 'tiny-vlm': benchTinyVlm, 'vlm-sft': benchVlmSft, grpc: benchGrpc, 'live-grpc': benchLiveGrpc, 'suite-adb': benchSuiteAdb, env: benchEnv, tar: benchTar, transformer: benchTransformer };
 
 const wanted = process.argv.slice(2);
 const names = wanted.length ? wanted : Object.keys(BENCHES);

@@ -28,17 +28,29 @@ import traceback
 # The apps SimDroid simulates, by AndroidWorld's app names (task_eval.app_names).
 SIMDROID_APPS = {
     'audio recorder', 'clock', 'contacts', 'pro expense', 'files', 'markor', 'broccoli app',
-    'simple calendar pro', 'simple sms messenger', 'settings', 'clipper',
+    'simple calendar pro', 'simple sms messenger', 'settings', 'clipper', 'vlc', 'osmand', 'retro music',
+    'simple gallery pro', 'simple draw pro',
     'camera', 'dialer', 'chrome',
 }
 # Information-retrieval templates declare no app_names; their app is in the name.
 IR_PREFIX_APPS = {'SimpleCalendar': 'simple calendar pro', 'Tasks': 'tasks', 'Notes': 'joplin', 'SportsTracker': 'opentracks'}
-SIMDROID_IR_APPS = {'simple calendar pro', 'tasks'}
+SIMDROID_IR_APPS = {'simple calendar pro', 'tasks', 'opentracks', 'joplin'}
 
+
+# Templates without a screen-only solver that are still initialized and checked (before only): a miss explained in KNOWN.
+INITIALIZE_ONLY = {
+    'MarkorTranscribeVideo',
+    # Their goal is text drawn inside a picture that Simple Gallery shows: no text of it in the accessibility tree.
+    'ExpenseAddMultipleFromGallery', 'MarkorTranscribeReceipt', 'RecipeAddMultipleRecipesFromImage',
+}
 
 # Why a template is known not to pass (shown beside its measured outcome; measuring still runs it).
 KNOWN = {
+    'MarkorTranscribeVideo': 'the text is drawn in the video\'s frames; SimDroid decodes no video and uiautomator dump carries no pixels',
     'ContactsNewContactDraft': "AndroidWorld's check reads the a11y forest (env.get_state().forest), None under UIAUTOMATOR",
+    'ExpenseAddMultipleFromGallery': 'the expenses are text inside a JPEG: no text in the accessibility tree, no OCR here',
+    'MarkorTranscribeReceipt': 'the receipt is text inside a PNG: no text in the accessibility tree, no OCR here',
+    'RecipeAddMultipleRecipesFromImage': 'the recipes are text inside a JPEG: no text in the accessibility tree, no OCR here',
 }
 
 
@@ -243,7 +255,7 @@ def main():
     if missing:
       rows.append({'template': name, 'apps': list(apps_of(name, cls)), 'missing': missing, 'correct': False})
       continue
-    if name not in chosen:
+    if name not in chosen and name not in INITIALIZE_ONLY:
       rows.append({'template': name, 'apps': list(apps_of(name, cls)), 'no_counterpart': True, 'correct': False, 'route': 'none'})
       continue
     row = run_template(env, name, cls, args.seed + i, chosen, args)

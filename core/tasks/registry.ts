@@ -11,6 +11,13 @@ import { FILES_TASKS } from './families/files/index.js';
 import { RECIPES_TASKS } from './families/recipes/index.js';
 import { RECORDER_TASKS } from './families/recorder/index.js';
 import { MULTI_APP_TASKS } from './families/multi_app/index.js';
+import { OPENTRACKS_TASKS } from './families/opentracks/index.js';
+import { VLC_TASKS } from './families/vlc/index.js';
+import { OSMAND_TASKS } from './families/osmand/index.js';
+import { GALLERY_TASKS } from './families/gallery/index.js';
+import { DRAW_TASKS } from './families/draw/index.js';
+import { JOPLIN_TASKS } from './families/joplin/index.js';
+import { RETRO_MUSIC_TASKS } from './families/retro/index.js';
 import { CAMERA_TASKS } from './families/camera/index.js';
 import { CHROME_TASKS } from './families/chrome/index.js';
 
@@ -18,6 +25,8 @@ import { CHROME_TASKS } from './families/chrome/index.js';
 export const TASKS: readonly TaskTemplate[] = [
   ...SETTINGS_TASKS, ...CONTACTS_TASKS, ...SMS_TASKS, ...CLOCK_TASKS, ...MARKOR_TASKS, ...EXPENSE_TASKS,
   ...CALENDAR_TASKS, ...TASKS_APP_TASKS, ...FILES_TASKS, ...RECIPES_TASKS, ...RECORDER_TASKS, ...MULTI_APP_TASKS,
+  ...OPENTRACKS_TASKS, ...VLC_TASKS, ...OSMAND_TASKS, ...JOPLIN_TASKS, ...RETRO_MUSIC_TASKS,
+  ...GALLERY_TASKS, ...DRAW_TASKS,
   ...CAMERA_TASKS, ...CHROME_TASKS,
 ].sort((a, b) => a.id.localeCompare(b.id));
 

@@ -111,7 +111,9 @@ export class SimDroid implements Device, FileWritable, SnapshotCapable, TouchStr
       fs: this.fs,
       clock: this.clock,
       log: this.log,
-      db: (path) => dbs.require(path),
+      // Opening a database that was deleted (AndroidWorld's pushes empty a databases folder) makes an empty one, as
+      // SQLiteOpenHelper does; the app then creates its tables.
+      db: (path) => dbs.openOrCreate(path),
       installedApps: () => appsInfo,
       clipboard: { text: () => this.wm.state.clipboard, setText: (text) => { this.wm.state.clipboard = text; } },
     };

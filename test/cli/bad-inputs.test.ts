@@ -168,6 +168,8 @@ const CASES: Array<[string, () => string[]]> = [
   ['policy export-onnx: no checkpoint', () => ['policy', 'export-onnx', '--policy', p('none.json'), '--out', p('out.onnx')]],
   ['policy info: no file', () => ['policy', 'info', p('none.onnx')]],
   ['policy info: a text file', () => ['policy', 'info', p('text.txt')]],
+  ['models: unknown model', () => ['models', 'bogus']],
+  ['models minilm: --out is a file', () => ['models', 'minilm', '--out', p('text.txt')]],
   ['train sft: no config file', () => ['train', 'sft', '--config', p('none.json'), '--out', p('sft-out')]],
   ['train sft: config not JSON', () => ['train', 'sft', '--config', p('not-json.json'), '--out', p('sft-out')]],
   ['train sft: unknown config field', () => ['train', 'sft', '--config', p('sft-unknown.json'), '--out', p('sft-out')]],

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkRewardValues, type RewardEpisode } from '../../core/rewards/component.js';
 import { AdmireReward, ConsensusDistiller, LlmDistiller, MemoryMilestoneStore, MilestoneMemory, rewardModule, admireWeight, DEFAULT_ADMIRE_CONFIG } from '../../core/rewards/admire/index.js';
-import { evaluateMilestoneMatching, matchAccuracy } from '../../core/rewards/admire/accuracy.js';
+import { evaluateMilestoneMatching, matchAccuracy, separationAuc } from '../../core/rewards/admire/accuracy.js';
 import { TASKS } from '../../core/tasks/registry.js';
 import { instantiate } from '../../core/tasks/instance.js';
 import { OraclePolicy } from '../../core/episode/policies/oracle.js';
@@ -89,6 +89,14 @@ describe('AdmireReward', () => {
 });
 
 describe('through the registry with a store', () => {
+  it('separationAuc is the chance a success outscores a failure, ties half; null without both classes', () => {
+    const e = (score: number, success: boolean) => ({ score, success });
+    expect(separationAuc([e(1, true), e(0.5, true), e(0, false), e(0.5, false)])).toBe(0.875); // (1 + 1 + 1 + 0.5) / 4
+    expect(separationAuc([e(0, true), e(1, false)])).toBe(0);
+    expect(separationAuc([e(0.3, true), e(0.3, false)])).toBe(0.5);
+    expect(separationAuc([e(1, true)])).toBeNull();
+  });
+
   const d = device();
   afterAll(() => d.close());
 

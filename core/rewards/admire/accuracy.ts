@@ -7,7 +7,7 @@ import type { TaskInstance } from '../../tasks/instance.js';
 import type { AdmireConfig } from './config.js';
 import type { SuccessTrace } from './distill.js';
 import { hashedEmbedder, needsPrepare, type TextEmbedder } from './embedder.js';
-import { matchMilestones } from './match.js';
+import { matchMilestones, type MilestoneMatch } from './match.js';
 import type { MilestoneMemory } from './memory.js';
 import { fillPlaceholders, placeholderValues } from './placeholders.js';
 
@@ -93,13 +93,8 @@ export interface MatchingEvalResult {
 
 const params = (p: unknown) => (p && typeof p === 'object' && !Array.isArray(p) ? (p as Record<string, unknown>) : {});
 
-/**
- * The accuracy check against SimDroid's ground truth: milestones are distilled from oracle successes on
- * `distillOn`, then every policy runs on `evalOn` with subgoal progress captured, and each step's
- * milestone hit (at each δ) is compared with whether it advanced a subgoal.
- */
-export async function evaluateMilestoneMatching(o: MatchingEvalOptions): Promise<MatchingEvalResult> {
-  const embedder = o.embedder ?? hashedEmbedder();
+/** Distils milestones from oracle successes on `distillOn`, then runs every policy on `evalOn` with subgoal progress captured. */
+export async function runMatchingEpisodes(o: Omit<MatchingEvalOptions, 'deltas' | 'afterLast' | 'embedder'>): Promise<EvaluatedEpisode[]> {
   // distil
   const traces = new Map<string, SuccessTrace[]>();
   for (const inst of o.distillOn) {
@@ -121,17 +116,38 @@ export async function evaluateMilestoneMatching(o: MatchingEvalOptions): Promise
       });
     }
   }
+  return episodes;
+}
+
+/** The texts matching the episodes will embed: each template's milestones (placeholders filled) and every description. */
+export function episodeTexts(episodes: readonly EvaluatedEpisode[], memory: MilestoneMemory): string[] {
+  return episodes.flatMap((ep) => {
+    const values = placeholderValues(ep.params);
+    const ms = (memory.get(ep.templateId)?.milestones ?? []).map((m) => fillPlaceholders(m, values));
+    return [...ms, ...ep.descriptions.flatMap((d) => (d ? [d] : []))];
+  });
+}
+
+/** One episode matched against its template's milestones (an embedder that needs `prepare` must have the episode's texts). */
+export function matchEpisode(ep: EvaluatedEpisode, memory: MilestoneMemory, embedder: TextEmbedder, config: Pick<AdmireConfig, 'delta' | 'afterLast'>): MilestoneMatch {
+  const values = placeholderValues(ep.params);
+  const msEmb = (memory.get(ep.templateId)?.milestones ?? []).map((m) => embedder.embed(fillPlaceholders(m, values)));
+  return matchMilestones(ep.descriptions.map((d) => (d ? embedder.embed(d) : null)), msEmb, config);
+}
+
+/**
+ * The accuracy check against SimDroid's ground truth: milestones are distilled from oracle successes on
+ * `distillOn`, then every policy runs on `evalOn` with subgoal progress captured, and each step's
+ * milestone hit (at each δ) is compared with whether it advanced a subgoal.
+ */
+export async function evaluateMilestoneMatching(o: MatchingEvalOptions): Promise<MatchingEvalResult> {
+  const embedder = o.embedder ?? hashedEmbedder();
+  const episodes = await runMatchingEpisodes(o);
   // match
   const ids = [...new Set(o.evalOn.map((i) => i.template.id))];
   const withK = ids.map((id) => o.memory.get(id)?.milestones.length ?? 0);
   // A model embedder (transformers.js) embeds asynchronously: every text it will be asked for, in batches, first.
-  if (needsPrepare(embedder)) {
-    await embedder.prepare(episodes.flatMap((ep) => {
-      const values = placeholderValues(ep.params);
-      const ms = (o.memory.get(ep.templateId)?.milestones ?? []).map((m) => fillPlaceholders(m, values));
-      return [...ms, ...ep.descriptions.flatMap((d) => (d ? [d] : []))];
-    }));
-  }
+  if (needsPrepare(embedder)) await embedder.prepare(episodeTexts(episodes, o.memory));
   const byDelta: MatchingEvalResult['byDelta'] = [];
   let matchMs = 0;
   let matchedSteps = 0;
@@ -140,11 +156,8 @@ export async function evaluateMilestoneMatching(o: MatchingEvalOptions): Promise
     matchMs = 0;
     matchedSteps = 0;
     for (const ep of episodes) {
-      const ms = o.memory.get(ep.templateId)?.milestones ?? [];
-      const values = placeholderValues(ep.params);
-      const msEmb = ms.map((m) => embedder.embed(fillPlaceholders(m, values)));
       const t0 = performance.now();
-      const m = matchMilestones(ep.descriptions.map((d) => (d ? embedder.embed(d) : null)), msEmb, { delta, afterLast: o.afterLast ?? 'stop' });
+      const m = matchEpisode(ep, o.memory, embedder, { delta, afterLast: o.afterLast ?? 'stop' });
       matchMs += performance.now() - t0;
       matchedSteps += ep.descriptions.length;
       all.push({ hit: m.hit, progress: ep.progress, policy: ep.policy });
@@ -158,4 +171,19 @@ export async function evaluateMilestoneMatching(o: MatchingEvalOptions): Promise
     milestones: { templates: withK.filter((k) => k > 0).length, meanK: withK.filter((k) => k > 0).reduce((a, b) => a + b, 0) / Math.max(1, withK.filter((k) => k > 0).length), without: ids.filter((_, i) => withK[i] === 0) },
     matchMsPerStep: matchedSteps ? matchMs / matchedSteps : 0,
   };
+}
+
+/**
+ * How well a per-episode score separates successes from failures: the area under the ROC curve, computed as the
+ * Mann–Whitney probability that a random success scores above a random failure, ties counting one half:
+ *   AUC = (1 / (n₊ n₋)) Σ_{i ∈ successes} Σ_{j ∈ failures} ([s_i > s_j] + ½ [s_i = s_j])
+ * 0.5 is chance, 1 perfect separation; null when either class is empty.
+ */
+export function separationAuc(episodes: ReadonlyArray<{ score: number; success: boolean }>): number | null {
+  const pos = episodes.filter((e) => e.success).map((e) => e.score);
+  const neg = episodes.filter((e) => !e.success).map((e) => e.score);
+  if (!pos.length || !neg.length) return null;
+  let wins = 0;
+  for (const p of pos) for (const n of neg) wins += p > n ? 1 : p === n ? 0.5 : 0;
+  return wins / (pos.length * neg.length);
 }

@@ -13,6 +13,13 @@ import { tasksApp } from './tasks/index.js';
 import { filesApp } from './files/index.js';
 import { recorderApp } from './recorder/index.js';
 import { clipperApp } from './clipper/index.js';
+import { vlcApp } from './vlc/index.js';
+import { osmandApp } from './osmand/index.js';
+import { openTracksApp } from './opentracks/index.js';
+import { galleryApp } from './gallery/index.js';
+import { drawApp } from './draw/index.js';
+import { joplinApp } from './joplin/index.js';
+import { retroApp } from './retro/index.js';
 import { cameraApp } from './camera/index.js';
 import { phoneApp } from './dialer/index.js';
 import { chromeApp } from './chrome/index.js';
@@ -20,5 +27,7 @@ import { chromeApp } from './chrome/index.js';
 /** Every app SimDroid installs, in one list. */
 export const ALL_APPS: readonly AppDef[] = [
   launcherApp, settingsApp, contactsApp, smsApp, clockApp, markorApp, expenseApp, broccoliApp, calendarApp, tasksApp, filesApp, recorderApp,
+  openTracksApp, vlcApp, osmandApp, joplinApp, retroApp,
+  galleryApp, drawApp,
   ...PLACEHOLDER_APPS, clipperApp, cameraApp, phoneApp, chromeApp,
 ];

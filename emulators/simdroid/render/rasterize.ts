@@ -2,6 +2,7 @@ import { createCanvas, Path2D, type Canvas, type SKRSContext2D } from '@napi-rs/
 import type { Frame, FrameWindow } from '../runtime/frame.js';
 import type { LaidNode } from '../view/layout.js';
 import { drawSelection } from './selection.js';
+import { drawPicture } from './pictures.js';
 import { DEFAULT_TEXT_SIZE, displayText } from '../view/layout.js';
 import { insets, W, type ViewSpec } from '../view/spec.js';
 import { FONT_FAMILY, lineHeight, wrapText } from '../view/text-metrics.js';
@@ -103,8 +104,8 @@ const CONTROL_CLASSES: ReadonlySet<string> = new Set([W.EditText, W.CheckBox, W.
 function paintsItself(n: LaidNode): boolean {
   const s = n.spec;
   const st = s.style;
-  if (s.text || CONTROL_CLASSES.has(s.cls)) return true;
-  return st !== undefined && (st.variant !== undefined || !!st.bg || !!st.elevation || !!st.icon || !!st.divider || !!st.border || !!st.image);
+  if (s.text || s.image || s.strokes || CONTROL_CLASSES.has(s.cls)) return true;
+  return st !== undefined && (st.variant !== undefined || !!st.bg || !!st.elevation || !!st.icon || !!st.divider || !!st.border);
 }
 
 function drawNode(c: Ctx, n: LaidNode): void {
@@ -206,7 +207,6 @@ function drawNode(c: Ctx, n: LaidNode): void {
     roundRect(g, x + 0.5, y + 0.5, w - 1, h - 1, radius);
     g.stroke();
   }
-  if (st.image) g.drawImage(st.image, x, y, w, h);
   // EditText draws its own outline (focused or not), below.
   if (st.border && s.cls !== W.EditText) {
     g.strokeStyle = resolveColor(st.border, pal, pal.outline);
@@ -217,6 +217,7 @@ function drawNode(c: Ctx, n: LaidNode): void {
 
   const content = { x: x + pl, y: y + pt, w: Math.max(0, w - pl - pr), h: Math.max(0, h - pt - pb) };
   let label = s.text ?? '';
+  if (s.image || s.strokes) drawPicture(g, s, content);
 
   switch (s.cls) {
     case W.EditText: {

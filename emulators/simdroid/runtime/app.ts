@@ -20,7 +20,7 @@ export interface SystemServices {
   readonly clock: Clock;
   /** The device log (logcat). */
   readonly log: DeviceLog;
-  /** Any database by path (providers live in other apps' data directories, as on Android). */
+  /** Any database by path (providers live in other apps' data directories, as on Android); a missing one is created empty. */
   db(path: string): Db;
   /** Installed apps, for the launcher. */
   installedApps(): ReadonlyArray<{ package: string; label: string; icon: AppIcon }>;

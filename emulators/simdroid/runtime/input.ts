@@ -203,7 +203,8 @@ export class InputDispatcher {
     return node?.scroll ? { win: hit.win, key: node.scroll.key, offset0: node.scroll.offset, max: node.scroll.max } : null;
   }
 
-  swipe(x1Px: number, y1Px: number, x2Px: number, y2Px: number, durationMs: number): void {
+  /** A swipe from (x1, y1) to (x2, y2) px; `pathPx` (x y x y …) is the finger's way when it was streamed (a canvas draws it). */
+  swipe(x1Px: number, y1Px: number, x2Px: number, y2Px: number, durationMs: number, pathPx?: readonly number[]): void {
     const f = this.frame();
     const [x1, y1, x2, y2] = [x1Px / f.scale, y1Px / f.scale, x2Px / f.scale, y2Px / f.scale];
     const dx = x2 - x1;
@@ -217,12 +218,14 @@ export class InputDispatcher {
     const win = this.touchedWindow(x1, y1);
     if (!win) return;
     const path = hitPath(win.root, x1, y1);
-    const surface = path.find((n) => n.spec.onDrag);
-    if (surface) {
-      const r = surface.rect;
-      const at = (x: number, y: number): [number, number] => [(x - r.x) / r.w, (y - r.y) / r.h];
-      const h = surface.spec.onDrag!;
-      this.run(win.package, () => h(at(x1, y1), at(x2, y2)));
+    const canvas = path.find((n) => n.spec.onDrag !== undefined);
+    if (canvas) {
+      const r = canvas.rect;
+      const way = pathPx ?? [x1Px, y1Px, x2Px, y2Px];
+      // Fractions of the canvas, from px: x y x y …
+      const points = way.map((v, i) => (i % 2 === 0 ? (v / f.scale - r.x) / Math.max(1e-9, r.w) : (v / f.scale - r.y) / Math.max(1e-9, r.h)));
+      const cb = canvas.spec.onDrag!;
+      this.run(win.package, () => cb(points));
       return;
     }
     const vertical = Math.abs(dy) >= Math.abs(dx);

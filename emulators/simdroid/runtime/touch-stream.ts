@@ -18,24 +18,28 @@ export interface DragScroller {
  */
 export class TouchStream {
   /** The finger down, and the list its moves scroll: undefined until the drag leaves touch slop and its direction is known, null when it scrolls nothing. */
-  private finger: { x0: number; y0: number; at: number; moved: boolean; scroll?: DragScroller | null } | null = null;
+  private finger: { x0: number; y0: number; at: number; moved: boolean; scroll?: DragScroller | null; path: number[] } | null = null;
 
   constructor(
     private readonly scale: () => number,
     /** The scrolling list under a point (dp), if any. */
     private readonly scrollerAt: (x: number, y: number) => DragScroller | null,
-    /** The gesture a lifted finger made that scrolled nothing: from (x1, y1) to (x2, y2) px, held so long. */
-    private readonly gesture: (x1: number, y1: number, x2: number, y2: number, durationMs: number) => void,
+    /**
+     * The gesture a lifted finger made that scrolled nothing: from (x1, y1) to (x2, y2) px, held so long, through
+     * the points it moved by (px, x y x y …, from down to up; a drawing canvas draws them).
+     */
+    private readonly gesture: (x1: number, y1: number, x2: number, y2: number, durationMs: number, path: number[]) => void,
   ) {}
 
   /** `at` is when, in ms. */
   down(xPx: number, yPx: number, at: number): void {
-    this.finger = { x0: xPx, y0: yPx, at, moved: false };
+    this.finger = { x0: xPx, y0: yPx, at, moved: false, path: [xPx, yPx] };
   }
 
   move(xPx: number, yPx: number): void {
     const f = this.finger;
     if (!f) return;
+    f.path.push(xPx, yPx);
     const scale = this.scale();
     const [dx, dy] = [(xPx - f.x0) / scale, (yPx - f.y0) / scale];
     if (!f.moved && Math.hypot(dx, dy) < TOUCH_SLOP_DP) return;
@@ -50,6 +54,6 @@ export class TouchStream {
     const f = this.finger;
     this.finger = null;
     if (!f || f.scroll) return;
-    this.gesture(f.x0, f.y0, xPx, yPx, Math.max(0, at - f.at));
+    this.gesture(f.x0, f.y0, xPx, yPx, Math.max(0, at - f.at), [...f.path, xPx, yPx]);
   }
 }

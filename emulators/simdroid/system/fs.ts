@@ -16,6 +16,8 @@ const ALIASES: Array<[string, string]> = [
   ['/mnt/sdcard', EXTERNAL_STORAGE],
   ['/storage/self/primary', EXTERNAL_STORAGE],
   ['/mnt/user/0/primary', EXTERNAL_STORAGE],
+  // The FUSE-backed path root sees (AndroidWorld reads OsmAnd's files through it).
+  ['/data/media/0', EXTERNAL_STORAGE],
 ];
 
 export class FsError extends Error {

@@ -6,8 +6,6 @@
  *
  * Sizes are in dp (density-independent pixels, as in Android layouts); layout converts to pixels.
  */
-import type { Canvas } from '@napi-rs/canvas';
-
 export type Handler = () => void;
 
 /** Android widget classes SimDroid's views report in the accessibility tree. */
@@ -65,8 +63,24 @@ export interface Style {
   /** A SeekBar's or ProgressBar's fill, 0..1. */
   progress?: number;
   elevation?: boolean;
-  /** A picture drawn over the node's box: a live Skia surface (a web page's canvas; specs are rebuilt every render, never stored). */
-  image?: Canvas;
+}
+
+/**
+ * A picture a node shows (an ImageView's bitmap): bytes read when the frame is drawn, decoded again only
+ * when the bytes under its key (a file's path) are another Buffer, drawn to fit the node's content box.
+ */
+export interface ImageSource {
+  key: string;
+  read: () => Buffer | null;
+  /** 'contain' (default) shows the whole image; 'cover' fills the box and crops (thumbnails). */
+  fit?: 'contain' | 'cover';
+}
+
+/** A line drawn on a canvas: points as fractions 0..1 of the node's box, x0 y0 x1 y1 …; width in dp. */
+export interface Stroke {
+  color: `#${string}`;
+  width: number;
+  points: readonly number[];
 }
 
 export type Insets = number | [top: number, right: number, bottom: number, left: number];
@@ -105,11 +119,17 @@ export interface ViewSpec {
    * no scroll container below the finger could take (the launcher's swipe up to the app drawer).
    */
   onSwipe?: (direction: 'left' | 'right' | 'up' | 'down') => void;
+
   /**
-   * A drawing surface (a web page's canvas): a drag that starts on it goes to it, from and to as
-   * fractions 0..1 of its box, instead of scrolling what holds it.
+   * A drag across this node (a drawing canvas): the finger's way as fractions 0..1 of the node's box,
+   * x y x y … from where it went down to where it lifted (a streamed touch gives every point it moved
+   * by; `input swipe` its two ends). It takes the gesture before scrolling and flings.
    */
-  onDrag?: (from: [number, number], to: [number, number]) => void;
+  onDrag?: (points: readonly number[]) => void;
+  /** ImageView: the picture shown. */
+  image?: ImageSource;
+  /** Lines drawn over the node (a drawing canvas). */
+  strokes?: readonly Stroke[];
 
   /** Children are stacked vertically ('column'), side by side ('row') or on top of each other ('stack'). */
   layout?: 'column' | 'row' | 'stack';

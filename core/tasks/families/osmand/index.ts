@@ -1,0 +1,1 @@
+export { OSMAND_TASKS } from './places.js';
