@@ -1,4 +1,4 @@
-import { cpSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { openSimDroids } from '../devices/provider.js';
@@ -115,11 +115,16 @@ export async function trainTransformerGrpo(opts: TransformerGrpoOptions): Promis
     let lastSuccessRate: number | null = null;
     let completed = 0;
     // Copied whole beside the folder, then swapped in: a reader sees the old model or the new one, never a mix.
-    const save = (dir: string) => {
+    // Its meta names this run and the iterations done, also when no iteration has updated the model yet (a copy of init).
+    const save = (dir: string, iteration: number) => {
       const staging = join(dirname(dir), `.${basename(dir)}.saving`);
       rmSync(staging, { recursive: true, force: true });
       mkdirSync(dirname(dir), { recursive: true });
       cpSync(model!.dir, staging, { recursive: true });
+      rmSync(join(staging, 'awb-job.json'), { force: true }); // init's workbench job file, if it had one
+      const file = join(staging, 'config.json');
+      const raw = JSON.parse(readFileSync(file, 'utf8')) as { meta?: Record<string, unknown> };
+      writeFileSync(file, JSON.stringify({ ...raw, meta: { ...raw.meta, trainer: 'transformer-grpo', iteration, init: c.init } }, null, 2));
       rmSync(dir, { recursive: true, force: true });
       renameSync(staging, dir);
     };
@@ -222,10 +227,10 @@ export async function trainTransformerGrpo(opts: TransformerGrpoOptions): Promis
         const m: IterationMetrics = { iteration, metrics };
         history.push(m);
         if (db && runId !== null) putIterationMetrics(db, runId, iteration, metrics);
-        if (iteration % c.checkpointEvery === 0 || iteration === c.iterations) save(opts.outDir);
+        if (iteration % c.checkpointEvery === 0 || iteration === c.iterations) save(opts.outDir, iteration);
         opts.onIteration?.(m);
         if (opts.signal?.aborted) {
-          save(opts.outDir);
+          save(opts.outDir, iteration);
           return true;
         }
         return false;

@@ -82,6 +82,30 @@ describe('the transformer policy in the workbench: train it from the Training vi
     expect(policies.find((p) => p.name === `checkpoint:${checkpoint}`)).toMatchObject({ kind: 'transformer', evaluable: true, trainable: false });
   }, SLOW);
 
+  it('continues it with transformer GRPO from its row ("Use as init"): iterations charted, a model folder every checkpoint', async () => {
+    await page.getByTestId(`use-as-init-${checkpoint}`).click();
+    await expect.poll(() => page.getByTestId('training-kind').inputValue()).toBe('transformer-grpo');
+    await expect.poll(() => page.getByTestId('train-init').inputValue()).toBe(`checkpoint:${checkpoint}`);
+    await page.getByTestId('training-preset').selectOption('smoke');
+    await setField(page, 'train-iterations', '2');
+    await setField(page, 'train-checkpointEvery', '1');
+    await page.getByTestId('training-start').click();
+    // The new run's row first: until then the job bar still shows the SFT job, finished.
+    await expect.poll(() => page.locator('[data-testid^="training-run-"]').count(), { timeout: 20_000 }).toBe(2);
+    const state = page.getByTestId('training-state');
+    await expect.poll(() => state.getAttribute('data-state'), { timeout: 60_000, interval: 250 }).toBe('finished');
+    const grpo = /Checkpoint: (\S+)/.exec(await page.getByTestId('training-job').innerText())![1]!;
+    expect(grpo).toMatch(/^transformer-grpo-/);
+    const runId = Number(await page.getByTestId('training-charts').getAttribute('data-run'));
+    await expect.poll(() => page.getByTestId('chart-reward/mean').getAttribute('data-points')).toBe('2');
+    const rows = await api.api.getTrainingMetrics({ runId });
+    expect(rows.map((r) => r.iteration)).toEqual([1, 2]);
+    expect(rows.every((r) => Number.isFinite(r.metrics['reward/mean']) && Number.isFinite(r.metrics['success/rate']))).toBe(true);
+    const info = (await api.api.listCheckpoints({})).find((c) => c.name === grpo)!;
+    expect(info).toMatchObject({ model: 'transformer', trainer: 'transformer-grpo', iteration: 2 });
+    expect(readdirSync(join(serve.home, 'checkpoints')).filter((n) => n.startsWith('.'))).toEqual([]);
+  }, SLOW);
+
   it('runs it in the Agent view: the candidates are the transformer policy’s own probabilities', async () => {
     await page.getByTestId(`run-in-agent-${checkpoint}`).click();
     await expect.poll(() => page.getByTestId('policy-select').inputValue()).toBe(`checkpoint:${checkpoint}`);
