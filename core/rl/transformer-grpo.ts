@@ -124,7 +124,7 @@ export async function trainTransformerGrpo(opts: TransformerGrpoOptions): Promis
       rmSync(join(staging, 'awb-job.json'), { force: true }); // init's workbench job file, if it had one
       const file = join(staging, 'config.json');
       const raw = JSON.parse(readFileSync(file, 'utf8')) as { meta?: Record<string, unknown> };
-      writeFileSync(file, JSON.stringify({ ...raw, meta: { ...raw.meta, trainer: 'transformer-grpo', iteration, init: c.init } }, null, 2));
+      writeFileSync(file, JSON.stringify({ ...raw, meta: { ...raw.meta, trainer: 'transformer-grpo', iteration, init: c.init, split: c.split, part: c.part } }, null, 2));
       rmSync(dir, { recursive: true, force: true });
       renameSync(staging, dir);
     };

@@ -106,6 +106,35 @@ describe('the transformer policy in the workbench: train it from the Training vi
     expect(readdirSync(join(serve.home, 'checkpoints')).filter((n) => n.startsWith('.'))).toEqual([]);
   }, SLOW);
 
+  it('adapts it to Clock on the Adaptation view: GRPO on a LoRA, before → after, the adapted model a checkpoint of its own', async () => {
+    await page.keyboard.press('Control+7');
+    await page.getByTestId('adaptation-view').waitFor();
+    await page.getByTestId('adapt-app').selectOption('Clock');
+    await page.getByTestId('adapt-policy').selectOption(`checkpoint:${checkpoint}`);
+    await page.getByTestId('adapt-transformer-note').waitFor();
+    // its lineage is read from the model folder: SFT on two templates, one of them Clock's
+    await expect.poll(() => page.getByTestId('adapt-base-saw-app').innerText(), { timeout: 10_000 }).toMatch(/its training saw Clock/);
+    await page.getByTestId('adapt-shots').fill('2');
+    await setField(page, 'adapt-grpo.iterations', '1');
+    await setField(page, 'adapt-grpo.instancesPerIteration', '1');
+    await setField(page, 'adapt-grpo.rolloutsPerInstance', '2');
+    await setField(page, 'adapt-grpo.maxSteps', '4');
+    await page.getByTestId('adapt-eval-seeds').fill('30');
+    await page.getByTestId('adapt-run').click();
+    await expect.poll(() => page.getByTestId('adapt-state').getAttribute('data-state'), { timeout: 60_000, interval: 250 }).toBe('finished');
+    await page.getByTestId('adapt-result').waitFor();
+    expect(await page.getByTestId('adapt-phase-grpo').innerText()).toMatch(/1\/1/);
+    const bars = page.getByTestId('adapt-bars');
+    expect(Number(await bars.getAttribute('data-rows'))).toBeGreaterThanOrEqual(2); // overall + each held-out Clock template
+    expect(await page.getByTestId('adapt-delta').innerText()).toMatch(/→ .*points/);
+    const saved = (await page.getByTestId('adapt-saved').innerText()).replace(/^Adapter saved: /, '').trim();
+    const adapted = (await api.api.listCheckpoints({})).find((c) => c.dir === saved)!;
+    expect(adapted).toMatchObject({ model: 'transformer' });
+    expect(adapted.name).toMatch(/^transformer-adapt-clock-/);
+    expect(readdirSync(join(serve.home, 'checkpoints')).filter((n) => n.startsWith('.'))).toEqual([]);
+    await page.keyboard.press('Control+6');
+  }, SLOW);
+
   it('runs it in the Agent view: the candidates are the transformer policy’s own probabilities', async () => {
     await page.getByTestId(`run-in-agent-${checkpoint}`).click();
     await expect.poll(() => page.getByTestId('policy-select').inputValue()).toBe(`checkpoint:${checkpoint}`);

@@ -9,6 +9,7 @@ import { assertNever } from '../../util/errors.js';
 import type { AdaptationReport } from '../../rl/adapt.js';
 import { reportName, saveReport } from '../adaptation/adapters.js';
 import { prepareAdaptation } from '../adaptation/prepare.js';
+import { prepareTransformerAdaptation, transformerBase } from '../adaptation/prepare-transformer.js';
 import { progressPatch } from '../adaptation/progress.js';
 import type { AdaptationEvent, AdaptationStart } from '../../api/adaptation-types.js';
 import { CONTROL, type FromTrainingWorker, type WorkerData, type WorkerJob } from './protocol.js';
@@ -112,6 +113,11 @@ export class TrainingManager {
   /** Checks the request (AdaptationInputError lists every problem) and starts before → adapt → after in a worker. */
   startAdaptation(input: AdaptationStart): JobInfo {
     this.assertIdle();
+    const transformer = transformerBase(this.opts.dataDir(), input.policy);
+    if (transformer !== null) {
+      const t = prepareTransformerAdaptation(input, transformer, this.opts.dataDir());
+      return this.spawn({ kind: 'adapt', config: t.summary, outDir: null, total: t.total, job: (dbPath) => ({ kind: 'adapt-transformer', prepared: t, dbPath }) });
+    }
     const p = prepareAdaptation(input, { dataDir: this.opts.dataDir(), db: this.opts.db() });
     return this.spawn({ kind: 'adapt', config: p.summary, outDir: null, total: p.total, job: (dbPath) => ({ kind: 'adapt', options: p.options, dbPath, total: p.total, summary: p.summary }) });
   }

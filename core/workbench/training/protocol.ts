@@ -3,6 +3,7 @@ import type { TrainSftConfig } from '../../rl/train-sft.js';
 import type { AdaptationReport, AdaptProgress, RunAdaptationOptions } from '../../rl/adapt.js';
 import type { TransformerSftConfig } from '../../rl/transformer-config.js';
 import type { TrainerKind } from '../../api/training-types.js';
+import type { PreparedTransformerAdaptation } from '../adaptation/prepare-transformer.js';
 
 /**
  * The training worker's side of the wire. The job is given once as workerData; control goes the
@@ -27,7 +28,9 @@ export type WorkerJob =
    * demonstrations, and the adaptation's episodes are recorded into a run of its own); `total` SFT epochs + GRPO
    * iterations planned; `summary` the request as validated (the run's config).
    */
-  | { kind: 'adapt'; options: RunAdaptationOptions; dbPath: string; total: number; summary: Record<string, unknown> };
+  | { kind: 'adapt'; options: RunAdaptationOptions; dbPath: string; total: number; summary: Record<string, unknown> }
+  /** Per-app adaptation of a transformer model folder (the job's kind is 'adapt' too): GRPO on a LoRA, as checked by the host. */
+  | { kind: 'adapt-transformer'; prepared: PreparedTransformerAdaptation; dbPath: string };
 
 export interface WorkerData {
   job: WorkerJob;

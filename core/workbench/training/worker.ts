@@ -151,6 +151,10 @@ async function main(): Promise<void> {
         const { runTransformerGrpoJob } = await import('./worker-transformer.js');
         return await runTransformerGrpoJob(job, db, gate, post);
       }
+      case 'adapt-transformer': {
+        const { runTransformerAdaptationJob } = await import('../adaptation/worker-adapt-transformer.js');
+        return await runTransformerAdaptationJob(job, db, ctrl, post);
+      }
       case 'adapt': {
         // Loaded here only, as SFT's modules are: a training job need not load the adaptation code.
         const { runAdaptationJob } = await import('../adaptation/worker-adapt.js');
