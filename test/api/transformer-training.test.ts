@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -85,6 +85,30 @@ describe('transformer training jobs through the bridge', () => {
     const notModel = await refused('transformer-grpo', { init: dir });
     expect(notModel.message).toMatch(/is not a transformer model folder/);
     expect(await api.listTrainingJobs({})).toEqual([]);
+  });
+
+  it('lists a transformer model folder as its own kind of policy, and refuses what its adaptation cannot do, every problem named', async () => {
+    // a folder is a transformer model by its config.json's format (core/policy/transformer/model.ts isTransformerModelDir)
+    const folder = join(dir, 'checkpoints', 'transformer-sft-fake');
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, 'config.json'), JSON.stringify({ format: 'awb-transformer-policy', version: 1, meta: { trainer: 'transformer-sft', final: { epoch: 3 } } }));
+    try {
+      expect((await api.listCheckpoints({})).find((c) => c.name === 'transformer-sft-fake')).toMatchObject({ model: 'transformer', trainer: 'transformer-sft', iteration: 3, policy: folder });
+      const choice = (await api.listPolicies({})).find((p) => p.name === 'checkpoint:transformer-sft-fake');
+      expect(choice).toMatchObject({ kind: 'transformer', trainable: false, evaluable: true });
+      // builtin GRPO cannot start from it; it says which run can
+      await expect(api.startTraining({ kind: 'grpo', config: { init: 'checkpoint:transformer-sft-fake' } })).rejects.toThrow(/a transformer GRPO run starts from it/);
+      const e = await api.startAdaptation({
+        app: 'Clock', policy: 'checkpoint:transformer-sft-fake', method: 'sft', kind: 'head', home: 'task-app', epochs: 3, episodes: [1],
+        config: { grpo: { rolloutWorkers: 2, devices: 2 } },
+      }).then(() => null, (x: Error) => x);
+      expect(e?.name).toBe('AdaptationInputError');
+      for (const path of ['method', 'kind', 'home', 'sft.epochs', 'episodes', 'grpo.rolloutWorkers']) expect(e!.message).toContain(path);
+      expect(e!.message).toMatch(/adapts by GRPO with a LoRA/);
+      expect(await api.listTrainingJobs({})).toEqual([]);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it('stops an SFT run mid-training: the run is interrupted and no model folder, whole or partial, is left', async () => {
