@@ -3,7 +3,7 @@ import type { HomeMode } from '../policy/adapter-policy.js';
 import type { AdaptMethod } from '../rl/adapt-config.js';
 import type { AdaptRegime } from '../rl/adapt-instances.js';
 import type { AdaptationReport, AdaptProgress } from '../rl/adapt.js';
-import type { ConfigField, JobInfo } from './training-types.js';
+import type { ConfigField, JobInfo, TrainerKind } from './training-types.js';
 
 /**
  * The plain data of per-app adaptation in the workbench API (the renderer imports these types
@@ -32,7 +32,7 @@ export interface AdaptableApp {
 /** One checkpoint of a base's lineage: what it was trained on (nulls: not recorded with it). */
 export interface BaseTrainingStep {
   checkpoint: string;
-  trainer: 'grpo' | 'sft' | null;
+  trainer: TrainerKind | null;
   split: string | null;
   part: string | null;
   /** Templates its training drew from. */

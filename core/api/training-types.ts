@@ -8,8 +8,12 @@ import type { IterationMetricsRow } from '../store/training.js';
  */
 export type { IterationMetricsRow };
 
-/** What a training job runs: GRPO / AdaGRPO (core/rl/train-grpo.ts) or behaviour cloning (core/rl/sft.ts). */
-export const TRAINER_KINDS = ['grpo', 'sft'] as const;
+/**
+ * What a training job runs: the builtin policy's GRPO / AdaGRPO (core/rl/train-grpo.ts) or behaviour cloning
+ * (core/rl/sft.ts), or the transformer policy's (docs/policy-transformer.md): SFT from oracle demonstrations
+ * (core/rl/transformer-sft.ts) and GRPO / AdaGRPO from an SFT model folder (core/rl/transformer-grpo.ts).
+ */
+export const TRAINER_KINDS = ['grpo', 'sft', 'transformer-sft', 'transformer-grpo'] as const;
 export type TrainerKind = (typeof TRAINER_KINDS)[number];
 
 /** Every kind of background job: the trainers, and per-app adaptation (before → adapt → after). */
@@ -34,6 +38,7 @@ export interface JobCheckpoint {
   /** Iterations (GRPO) or epochs (SFT) it holds. */
   iteration: number;
 }
+
 
 export interface JobInfo {
   /** 'job-N', unique in this workbench process. */
@@ -97,11 +102,15 @@ export interface TrainingRunInfo {
   config: Record<string, unknown>;
 }
 
+/** Which policy a checkpoint folder holds: the builtin scorer (policy.json) or a transformer model folder. */
+export type CheckpointModel = 'builtin' | 'transformer';
+
 export interface CheckpointInfo {
   name: string;
   dir: string;
   trainer: TrainerKind | null;
-  /** policy.json: what `awb eval --policy builtin --checkpoint …` and `awb run` load. */
+  model: CheckpointModel;
+  /** What `awb eval --policy …` and `awb run` load: policy.json, or the transformer's model folder itself. */
   policy: string;
   iteration: number | null;
   /** trainer.json present: a GRPO run that resumeTraining can continue. */

@@ -127,10 +127,10 @@ export interface TaskInstanceView {
 
 /**
  * Where a policy choice comes from: a built-in policy, a VLM endpoint profile, a checkpoint folder under
- * `<data folder>/checkpoints` (Training's), a file registered in `<data folder>/policies` (a checkpoint
+ * `<data folder>/checkpoints` (Training's; 'transformer' when the folder is a transformer policy's model folder), a file registered in `<data folder>/policies` (a checkpoint
  * .json or an ONNX export .onnx), or a checkpoint with one app's adapter (Adaptation's).
  */
-export const POLICY_CHOICE_KINDS = ['builtin', 'vlm', 'checkpoint', 'policy-file', 'onnx', 'adapter'] as const;
+export const POLICY_CHOICE_KINDS = ['builtin', 'vlm', 'checkpoint', 'transformer', 'policy-file', 'onnx', 'adapter'] as const;
 export type PolicyChoiceKind = (typeof POLICY_CHOICE_KINDS)[number];
 
 /** One policy the workbench can run, as every place that chooses a policy lists it (listPolicies). */
@@ -142,7 +142,7 @@ export interface PolicyInfo {
   trainable: boolean;
   /** Runs without a person or recorded replies, so Evaluate can run it. */
   evaluable: boolean;
-  /** The checkpoint folder it comes from (kinds 'checkpoint' and 'adapter'), else null. */
+  /** The checkpoint folder it comes from (kinds 'checkpoint', 'transformer' and 'adapter'), else null. */
   checkpoint: string | null;
   /** The app an adapter is for (kind 'adapter'): it scores that app's screens and the home screen of that app's tasks. */
   app: string | null;

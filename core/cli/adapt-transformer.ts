@@ -37,7 +37,8 @@ export async function adaptTransformerCommand(v: {
     type: 'report', policy: 'transformer', base: resolve(v.policy), app: res.target.app, regime: res.target.regime, method: 'grpo', shots: res.shots,
     before: res.before, after: res.after, delta: res.delta, perTemplate: res.perTemplate, adapter: res.adapter, parameters: res.parameters, wallS: res.wallS, config: r.data,
   };
+  // With no signal nothing stops it, so both evaluations ran.
   io.out(v.json ? JSON.stringify(report)
-    : `${res.target.app}: ${pct(res.before.successRate)} → ${pct(res.after.successRate)} (Δ ${(100 * res.delta).toFixed(1)} points); adapter ${res.adapter}`);
+    : `${res.target.app}: ${pct(res.before!.successRate)} → ${pct(res.after!.successRate)} (Δ ${(100 * res.delta!).toFixed(1)} points); adapter ${res.adapter}`);
   return 0;
 }

@@ -1,6 +1,6 @@
-import { mkdtempSync, rmSync, cpSync, mkdirSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { Device } from '../device/device.js';
 import { TransformerModel } from '../policy/transformer/model.js';
@@ -9,7 +9,7 @@ import type { TrainingStep } from '../policy/transformer/records.js';
 import type { RolloutJob } from '../rollout/rollouts.js';
 import { SPLIT_DATA } from '../tasks/splits.js';
 import { AdaptGrpoConfigSchema, adaptAdvantageOptions, adaptLearningRate, adaptLossOptions } from './adapt-config.js';
-import { appEvalResult, compareEvals, evaluateInstances, withDevices, type BeforeAfterResult } from './adapt-eval.js';
+import { appEvalResult, compareEvals, evaluateInstances, withDevices, type AppEvalResult, type BeforeAfterResult, type EvalEpisodeEvent } from './adapt-eval.js';
 import { iterationShots } from './adapt-grpo.js';
 import { appTestInstances, pickShots, resolveAdaptApp, type AdaptTarget } from './adapt-instances.js';
 import { iterationMetrics, runGrpoLoop, type IterationMetrics } from './grpo-loop.js';
@@ -34,18 +34,31 @@ export const TransformerAdaptConfigSchema = z.strictObject({
 });
 export type TransformerAdaptConfig = z.infer<typeof TransformerAdaptConfigSchema>;
 
-export interface TransformerAdaptResult extends BeforeAfterResult {
+export interface TransformerAdaptResult {
   target: AdaptTarget;
   shots: string[];
   history: IterationMetrics[];
-  adapter: string;
+  /** The adapted model folder; null when stopped before its training began. */
+  adapter: string | null;
+  /** null: that phase was cut short by a stop. */
+  before: AppEvalResult | null;
+  after: AppEvalResult | null;
+  delta: number | null;
+  perTemplate: BeforeAfterResult['perTemplate'];
+  stoppedBy: 'done' | 'aborted';
   parameters: { total: number; trainable: number };
   wallS: { before: number; adapt: number; after: number };
 }
 
+/**
+ * An aborted `signal` stops at the next evaluation episode or GRPO iteration: a phase cut short reports null, and a
+ * model whose training began is still saved (as runAdaptation saves a builtin adapter), written whole or not at all.
+ */
 export async function adaptTransformer(o: {
   base: string; app: string; outDir: string; config: TransformerAdaptConfig; devices?: readonly Device[];
-  evalSeeds?: readonly number[]; onIteration?: (m: IterationMetrics) => void; onPhase?: (phase: string) => void;
+  evalSeeds?: readonly number[]; evalTemplates?: readonly string[]; signal?: AbortSignal;
+  onIteration?: (m: IterationMetrics) => void; onPhase?: (phase: 'before' | 'adapt' | 'after') => void;
+  onEpisode?: (phase: 'before' | 'after', e: EvalEpisodeEvent) => void;
 }): Promise<TransformerAdaptResult> {
   const c = o.config;
   const g = c.grpo;
@@ -53,19 +66,27 @@ export async function adaptTransformer(o: {
   const target = resolveAdaptApp(o.app);
   const shots = pickShots(target, c.shots, c.seed);
   const seeds = o.evalSeeds ?? SPLIT_DATA.seeds.test;
-  const tests = appTestInstances(target, seeds);
+  const tests = appTestInstances(target, seeds, o.evalTemplates);
+  const aborted = () => o.signal?.aborted === true;
   const work = mkdtempSync(join(tmpdir(), 'awb-tadapt-'));
   const session = TransformerSession.start({ threads: c.threads });
   try {
     return await withDevices(o.devices, g.devices, async (devices) => {
-      const evalWith = async (model: TransformerModel) =>
-        appEvalResult(await evaluateInstances(tests, () => new TransformerPolicy(model), target.regime, { devices }), seeds);
+      const evalWith = async (phase: 'before' | 'after', model: TransformerModel) => {
+        const episodes = await evaluateInstances(tests, () => new TransformerPolicy(model), target.regime, {
+          devices, ...(o.signal ? { signal: o.signal } : {}), ...(o.onEpisode ? { onEpisode: (e: EvalEpisodeEvent) => o.onEpisode!(phase, e) } : {}),
+        });
+        return aborted() ? null : appEvalResult(episodes, seeds);
+      };
       const base = await TransformerModel.load(o.base);
       let t0 = performance.now();
       o.onPhase?.('before');
-      const before = await evalWith(base);
+      const before = await evalWith('before', base);
       await base.close();
       const beforeS = (performance.now() - t0) / 1000;
+      if (!before) {
+        return { target, shots: [], history: [], adapter: null, parameters: { total: 0, trainable: 0 }, wallS: { before: beforeS, adapt: 0, after: 0 }, before, after: null, delta: null, perTemplate: [], stoppedBy: 'aborted' as const };
+      }
 
       await session.request('load', { dir: o.base });
       const { parameters } = await session.request<{ parameters: TransformerAdaptResult['parameters'] }>('adapter_begin', { rank: c.rank });
@@ -127,21 +148,30 @@ export async function adaptTransformer(o: {
           const m = { iteration, metrics };
           history.push(m);
           o.onIteration?.(m);
-          return false;
+          return aborted();
         },
       });
       const adaptS = (performance.now() - t0) / 1000;
-      mkdirSync(o.outDir, { recursive: true });
+      // copied whole beside the folder, then renamed into place
+      const staging = join(dirname(o.outDir), `.${basename(o.outDir)}.saving`);
+      rmSync(staging, { recursive: true, force: true });
+      mkdirSync(dirname(o.outDir), { recursive: true });
+      cpSync(model.dir, staging, { recursive: true });
       rmSync(o.outDir, { recursive: true, force: true });
-      cpSync(model.dir, o.outDir, { recursive: true });
+      renameSync(staging, o.outDir);
       t0 = performance.now();
-      o.onPhase?.('after');
-      const after = await evalWith(model);
+      let after: AppEvalResult | null = null;
+      if (!aborted()) {
+        o.onPhase?.('after');
+        after = await evalWith('after', model);
+      }
       await model.close();
       const afterS = (performance.now() - t0) / 1000;
+      const compared = after ? compareEvals(before, after) : null;
       return {
         target, shots: shots.map((s) => `${s.template.id}/${s.seed}`), history, adapter: o.outDir, parameters,
-        wallS: { before: beforeS, adapt: adaptS, after: afterS }, ...compareEvals(before, after),
+        wallS: { before: beforeS, adapt: adaptS, after: afterS }, before, after, delta: compared?.delta ?? null, perTemplate: compared?.perTemplate ?? [],
+        stoppedBy: aborted() ? 'aborted' as const : 'done' as const,
       };
     });
   } finally {

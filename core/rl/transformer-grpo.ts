@@ -1,6 +1,6 @@
-import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { openSimDroids } from '../devices/provider.js';
 import type { Device } from '../device/device.js';
 import { isTransformerModelDir, TransformerModel } from '../policy/transformer/model.js';
@@ -39,6 +39,8 @@ export interface TransformerGrpoOptions {
   instances?: readonly TaskInstance[];
   devices?: readonly Device[];
   db?: WritableDB;
+  /** A run of `db` opened by the caller (the workbench's job), which also finishes it; default a new run made here. */
+  runId?: RunId;
   rewardContext?: { db?: WritableDB; dataDir?: string };
   signal?: AbortSignal;
   threads?: number;
@@ -88,7 +90,8 @@ export async function trainTransformerGrpo(opts: TransformerGrpoOptions): Promis
   const work = mkdtempSync(join(tmpdir(), 'awb-tgrpo-'));
   const session = TransformerSession.start({ threads: opts.threads ?? 1 });
   const db = opts.db;
-  const runId: RunId | null = db ? createRun(db, { kind: 'training', name: `transformer grpo ${c.split}/${c.part} seed ${c.seed}`, config: { ...c, policy: 'transformer' } }).id : null;
+  const ownRun = db !== undefined && opts.runId === undefined;
+  const runId: RunId | null = opts.runId ?? (db ? createRun(db, { kind: 'training', name: `transformer grpo ${c.split}/${c.part} seed ${c.seed}`, config: { ...c, policy: 'transformer' } }).id : null);
   let rewardStore: WritableDB | null = null;
   let model: TransformerModel | null = null;
   const history: IterationMetrics[] = [];
@@ -111,10 +114,19 @@ export async function trainTransformerGrpo(opts: TransformerGrpoOptions): Promis
     let curriculumState = initialCurriculum(curriculumOptions(c));
     let lastSuccessRate: number | null = null;
     let completed = 0;
-    const save = (dir: string) => {
+    // Copied whole beside the folder, then swapped in: a reader sees the old model or the new one, never a mix.
+    // Its meta names this run and the iterations done, also when no iteration has updated the model yet (a copy of init).
+    const save = (dir: string, iteration: number) => {
+      const staging = join(dirname(dir), `.${basename(dir)}.saving`);
+      rmSync(staging, { recursive: true, force: true });
+      mkdirSync(dirname(dir), { recursive: true });
+      cpSync(model!.dir, staging, { recursive: true });
+      rmSync(join(staging, 'awb-job.json'), { force: true }); // init's workbench job file, if it had one
+      const file = join(staging, 'config.json');
+      const raw = JSON.parse(readFileSync(file, 'utf8')) as { meta?: Record<string, unknown> };
+      writeFileSync(file, JSON.stringify({ ...raw, meta: { ...raw.meta, trainer: 'transformer-grpo', iteration, init: c.init, split: c.split, part: c.part } }, null, 2));
       rmSync(dir, { recursive: true, force: true });
-      mkdirSync(dir, { recursive: true });
-      cpSync(model!.dir, dir, { recursive: true });
+      renameSync(staging, dir);
     };
 
     const end = await runGrpoLoop({
@@ -215,19 +227,19 @@ export async function trainTransformerGrpo(opts: TransformerGrpoOptions): Promis
         const m: IterationMetrics = { iteration, metrics };
         history.push(m);
         if (db && runId !== null) putIterationMetrics(db, runId, iteration, metrics);
-        if (iteration % c.checkpointEvery === 0 || iteration === c.iterations) save(opts.outDir);
+        if (iteration % c.checkpointEvery === 0 || iteration === c.iterations) save(opts.outDir, iteration);
         opts.onIteration?.(m);
         if (opts.signal?.aborted) {
-          save(opts.outDir);
+          save(opts.outDir, iteration);
           return true;
         }
         return false;
       },
     });
     stoppedBy = end.stoppedBy;
-    if (db && runId !== null) finishRun(db, runId, stoppedBy === 'done' ? 'finished' : 'interrupted');
+    if (db && runId !== null && ownRun) finishRun(db, runId, stoppedBy === 'done' ? 'finished' : 'interrupted');
   } catch (e) {
-    if (db && runId !== null) {
+    if (db && runId !== null && ownRun) {
       try {
         finishRun(db, runId, 'interrupted');
       } catch {

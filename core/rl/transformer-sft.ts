@@ -93,7 +93,9 @@ export interface TransformerSftEpoch {
 }
 
 export interface TransformerSftResult {
-  dir: string;
+  /** The model folder written; null when the run was stopped (its signal aborted), which writes none. */
+  dir: string | null;
+  stoppedBy: 'done' | 'aborted';
   demonstrations: Omit<TransformerDemonstrations, 'steps' | 'packages' | 'taskApps'> & { steps: number };
   history: TransformerSftEpoch[];
   parameters: { total: number; trainable: number; text: number };
@@ -101,7 +103,7 @@ export interface TransformerSftResult {
   trainS: number;
 }
 
-/** A whole SFT run of the transformer policy into `outDir` (the model folder). */
+/** A whole SFT run of the transformer policy into `outDir` (the model folder); an aborted `signal` stops it and writes nothing. */
 export async function runTransformerSft(config: TransformerSftConfig, o: {
   device: Device; outDir: string; signal?: AbortSignal; session?: TransformerSession;
   onInstance?: (i: number, n: number) => void; onEpoch?: (m: TransformerSftEpoch) => void; recorder?: () => EpisodeRecorder;
@@ -152,11 +154,13 @@ export async function runTransformerSft(config: TransformerSftConfig, o: {
     }
     const trainS = (performance.now() - t1) / 1000;
     const demonstrations = { steps: demos.steps.length, skipped: demos.skipped, episodes: demos.episodes, oracleFailures: demos.oracleFailures };
+    // A stopped run's model is cut short mid-epoch (or never trained): nothing is written, rather than a model no config describes.
+    if (o.signal?.aborted) return { dir: null, stoppedBy: 'aborted', demonstrations, history, parameters, collectS, trainS };
     await session.request('save', {
       out: o.outDir,
       meta: { trainer: 'transformer-sft', config, demonstrations, final: history.at(-1) ?? null, createdAt: new Date().toISOString(), collectS, trainS },
     });
-    return { dir: o.outDir, demonstrations, history, parameters, collectS, trainS };
+    return { dir: o.outDir, stoppedBy: 'done', demonstrations, history, parameters, collectS, trainS };
   } finally {
     rmSync(work, { recursive: true, force: true });
     if (!o.session) await session.close();

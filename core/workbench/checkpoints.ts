@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseTrainConfig, type TrainConfig } from '../rl/config.js';
 import { trainerFile } from '../rl/grpo-checkpoint.js';
+import { isTransformerModelDir } from '../policy/transformer/model.js';
 import { WorkbenchError } from '../util/errors.js';
 import { JOB_FILE, type JobFile } from './training/protocol.js';
 import { TRAINER_KINDS, type CheckpointInfo, type TrainerKind } from '../api/training-types.js';
@@ -9,7 +10,9 @@ import { TRAINER_KINDS, type CheckpointInfo, type TrainerKind } from '../api/tra
 /**
  * Checkpoints live in <data folder>/checkpoints/<name>/ (as `awb train` writes them by default):
  * policy.json always, trainer.json for a GRPO run (what a resume needs), and awb-job.json when the
- * workbench ran it (the store run holding its metrics).
+ * workbench ran it (the store run holding its metrics). A transformer policy's checkpoint is its model folder
+ * (config.json, tokenizer.json, policy.onnx, weights.pt: core/policy/transformer/model.ts) with awb-job.json beside.
+ * A folder whose name starts with a dot is a run's staging area (written, then renamed into place) and never listed.
  */
 export const checkpointsDir = (dataDir: string) => join(dataDir, 'checkpoints');
 
@@ -33,6 +36,12 @@ function readJson(path: string): Record<string, unknown> | null {
 
 const trainerOf = (v: unknown): TrainerKind | null => ((TRAINER_KINDS as readonly unknown[]).includes(v) ? (v as TrainerKind) : null);
 
+/** A transformer SFT model's epochs (its meta's last epoch's metrics). */
+function finalEpoch(meta: Record<string, unknown>): number | null {
+  const final = meta.final as { epoch?: unknown } | null | undefined;
+  return typeof final?.epoch === 'number' ? final.epoch : null;
+}
+
 export function readJobFile(dir: string): JobFile | null {
   return readJson(join(dir, JOB_FILE)) as JobFile | null;
 }
@@ -44,18 +53,21 @@ export function listCheckpoints(dataDir: string): CheckpointInfo[] {
   const out: CheckpointInfo[] = [];
   for (const entry of readdirSync(root, { withFileTypes: true })) {
     if (!entry.isDirectory()) continue;
+    if (entry.name.startsWith('.')) continue;
     const dir = join(root, entry.name);
-    const policy = join(dir, 'policy.json');
-    if (!existsSync(policy)) continue;
-    const meta = (readJson(policy)?.meta ?? {}) as Record<string, unknown>;
+    const transformer = isTransformerModelDir(dir);
+    const policy = transformer ? dir : join(dir, 'policy.json');
+    const file = transformer ? join(dir, 'config.json') : policy;
+    if (!existsSync(file)) continue;
+    const meta = (readJson(file)?.meta ?? {}) as Record<string, unknown>;
     const job = readJobFile(dir);
     out.push({
-      name: entry.name, dir, policy,
+      name: entry.name, dir, policy, model: transformer ? 'transformer' : 'builtin',
       trainer: trainerOf(job?.trainer ?? meta.trainer),
-      iteration: typeof meta.iteration === 'number' ? meta.iteration : null,
-      resumable: existsSync(trainerFile(dir)),
+      iteration: typeof meta.iteration === 'number' ? meta.iteration : finalEpoch(meta),
+      resumable: !transformer && existsSync(trainerFile(dir)),
       runId: typeof job?.runId === 'number' ? job.runId : null,
-      updatedAt: statSync(policy).mtimeMs,
+      updatedAt: statSync(file).mtimeMs,
     });
   }
   return out.sort((a, b) => b.updatedAt - a.updatedAt || a.name.localeCompare(b.name));

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { POLICY_DESCRIPTIONS, type PolicySpec } from '../policy/registry.js';
 import { adapterDir, appSlug, loadBasePolicy } from '../policy/adapter-file.js';
+import { isTransformerModelDir } from '../policy/transformer/model.js';
 import { WorkbenchError } from '../util/errors.js';
 import {
   ADAPTER_SESSION_POLICY, CHECKPOINT_FILE_NAME, CHECKPOINT_SESSION_POLICY, SESSION_POLICIES, VLM_SESSION_POLICY, type PolicyInfo, type SessionPolicy,
@@ -18,7 +19,8 @@ import { adaptersRoot, listAdapters } from './adaptation/adapters.js';
  *
  *   oracle | random | manual | vlm-replay      built in
  *   vlm:<profile>                              a VLM endpoint profile
- *   checkpoint:<name>                          <data>/checkpoints/<name>/policy.json (Training's checkpoints)
+ *   checkpoint:<name>                          <data>/checkpoints/<name>/policy.json (Training's checkpoints), or that
+ *                                              folder as a transformer policy's model folder (kind 'transformer')
  *   checkpoint:<file>.json | .onnx             <data>/policies/<file> (registered; .onnx: an ONNX export)
  *   adapter:<checkpoint name>/<app slug>       that checkpoint + the adapter Adaptation made for the app on it
  *
@@ -52,9 +54,11 @@ export function listPolicyChoices(ctx: PolicyChoiceContext): PolicyInfo[] {
     name, description: POLICY_DESCRIPTIONS[name], kind: 'builtin', trainable: false, evaluable: name === 'oracle' || name === 'random',
   }));
   const vlm = ctx.vlmProfiles().map((p) => choice({ name: `vlm:${p.name}`, description: p.description, kind: 'vlm', trainable: false, evaluable: true }));
+  // A transformer model folder is not a checkpoint JSON: builtin training cannot start from it (a transformer GRPO run can).
   const checkpoints = listCheckpoints(ctx.dataDir).filter((c) => isFolderName(c.name)).map((c) => choice({
-    name: `checkpoint:${c.name}`, kind: 'checkpoint', trainable: true, evaluable: true, checkpoint: c.name,
-    description: `${c.trainer ?? 'builtin'} checkpoint ${c.name}${c.iteration !== null ? ` (iteration ${c.iteration})` : ''}, greedy`,
+    name: `checkpoint:${c.name}`, kind: c.model === 'transformer' ? 'transformer' : 'checkpoint', trainable: c.model === 'builtin', evaluable: true, checkpoint: c.name,
+    description: `${c.trainer ?? c.model} checkpoint ${c.name}${c.iteration !== null ? ` (${c.trainer === 'sft' || c.trainer === 'transformer-sft' ? 'epoch' : 'iteration'} ${c.iteration})` : ''}`
+      + `${c.model === 'transformer' ? ': the transformer policy' : ''}, greedy`,
   }));
   const files = listCheckpointPolicies(ctx.dataDir).map((p) => {
     const onnx = p.name.endsWith('.onnx');
@@ -103,6 +107,8 @@ export function resolvePolicyChoice(ctx: PolicyChoiceContext, name: string): Pol
       }
       return rest.endsWith('.onnx') ? { name: 'onnx', model: path, policyName: policy } : { name: 'builtin', checkpoint: path, policyName: policy };
     }
+    const folder = join(checkpointsDir(ctx.dataDir), rest);
+    if (isTransformerModelDir(folder)) return { name: 'transformer', model: folder, policyName: policy };
     return { name: 'builtin', checkpoint: folderCheckpoint(ctx.dataDir, name, rest), policyName: policy };
   }
   if (name.startsWith('adapter:')) {
@@ -152,7 +158,21 @@ export function trainableCheckpoint(dataDir: string, name: string): string {
       return spec.checkpoint;
     case 'onnx':
       throw onnx();
+    case 'transformer':
+      throw new PolicyChoiceError(name, 'a transformer model folder: the builtin trainers and adaptation start from a builtin checkpoint (a transformer GRPO run starts from it)');
     default:
       throw new PolicyChoiceError(name, 'not a checkpoint JSON');
   }
+}
+
+/**
+ * The transformer model folder a transformer run starts from (init of its SFT or GRPO): a choice
+ * (checkpoint:<name>), a bare checkpoint name as Training lists it, or an absolute path to a model folder
+ * (as `awb train transformer-grpo` takes).
+ */
+export function transformerModelFolder(dataDir: string, name: string): string {
+  const dir = isAbsolute(name) ? name : join(checkpointsDir(dataDir), name.startsWith('checkpoint:') ? name.slice('checkpoint:'.length) : name);
+  if (!isAbsolute(name) && !CHECKPOINT_NAME.test(name.replace(/^checkpoint:/, ''))) throw new PolicyChoiceError(name, 'expected checkpoint:<name>, a checkpoint name or an absolute path to a transformer model folder');
+  if (!isTransformerModelDir(dir)) throw new PolicyChoiceError(name, `${dir} is not a transformer model folder (no config.json of format awb-transformer-policy): start from a transformer SFT run's checkpoint`);
+  return dir;
 }

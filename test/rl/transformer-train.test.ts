@@ -84,10 +84,12 @@ describe('transformer policy: SFT, ONNX Runtime, GRPO', () => {
     expect(r.status).not.toBe('error');
     const step = r.steps[0]!;
     expect(step.thought).toMatch(/transformer/);
-    const scores = step.candidates!.map((c) => c.score);
-    expect(scores.length).toBeGreaterThan(3);
-    expect(scores.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(1 + 1e-5);
-    expect([...scores].sort((a, b) => b - a)).toEqual(scores);
+    // the policy's own π (not a softmax over scores): at most 1 in all, in order, and score = log π as the builtin policy's
+    const probabilities = step.candidates!.map((c) => c.probability!);
+    expect(probabilities.length).toBeGreaterThan(3);
+    expect(probabilities.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(1 + 1e-5);
+    expect([...probabilities].sort((a, b) => b - a)).toEqual(probabilities);
+    for (const c of step.candidates!) expect(c.score).toBeCloseTo(Math.log(c.probability!), 6);
     (await models.transformer(join(dir, 'sft'))).close();
   }, 60_000);
 

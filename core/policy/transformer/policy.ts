@@ -89,7 +89,9 @@ export function topChoices(h: HeadLogProbs, shape: HeadShape, inputs: StepInputs
       }
     }
   }
-  return out.sort((a, b) => b.lp - a.lp).slice(0, k).map((c) => ({ action: choiceAction(c.choice, inputs), score: Math.exp(c.lp) }));
+  // score: log π, as the builtin and ONNX policies give it; probability: π itself, so the Agent view shows it as it is
+  // (a candidate without one gets a softmax over the scores, which would flatten probabilities towards uniform).
+  return out.sort((a, b) => b.lp - a.lp).slice(0, k).map((c) => ({ action: choiceAction(c.choice, inputs), score: c.lp, probability: Math.exp(c.lp) }));
 }
 
 function topTexts(h: HeadLogProbs, shape: HeadShape, S: number, row: number, k: number): NonNullable<Choice['text']>[] {

@@ -3,6 +3,7 @@ import { ADAGRPO_ABLATIONS, TrainConfigSchema } from '../../rl/config.js';
 import { SFT_METRIC } from '../../rl/sft.js';
 import { METRIC } from '../../rl/grpo-loop.js';
 import { TrainSftConfigSchema } from '../../rl/train-sft.js';
+import { TransformerSftConfigSchema } from '../../rl/transformer-config.js';
 import { assertNever } from '../../util/errors.js';
 import type { ChartSpec, ConfigField, ConfigPreset, TrainConfigDescription, TrainerKind } from '../../api/training-types.js';
 
@@ -118,12 +119,38 @@ const SFT_SMOKE: ConfigPreset = {
   config: { maxTemplates: 3, seeds: [0], sft: { epochs: 5 } },
 };
 
+/** The transformer SFT epoch's metrics (resources/trainer/awb_trainer/transformer/train.py, core/rl/transformer-sft.ts). */
+const TRANSFORMER_SFT_CHARTS: ChartSpec[] = [
+  { metric: 'loss/nll', label: 'NLL of the oracle action' },
+  { metric: 'acc/top1', label: 'Top-1 agreement with the oracle' },
+  { metric: 'optim/grad_norm', label: 'Gradient norm' },
+  { metric: 'optim/lr', label: 'Learning rate' },
+];
+
+/** The smallest shape the config takes, for trying the view in about a minute (docs/policy-transformer.md). */
+const TRANSFORMER_SFT_SMOKE: ConfigPreset = {
+  name: 'smoke', label: 'Smoke test (tiny)',
+  description: 'Oracle demonstrations of 3 templates × 1 seed, a network of width 16 with one screen layer, 1 epoch (set a tokenizer of your own for a faster start)',
+  config: { maxTemplates: 3, seeds: [0], shape: { width: 16, heads: 1, screenLayers: 1, textWidth: 16, textHeads: 1, textFfn: 16 }, sft: { epochs: 1, batchSize: 8 } },
+};
+
+/** The builtin GRPO smoke run's size; init = the newest checkpoint, which the form takes only if it is a transformer folder. */
+const TRANSFORMER_GRPO_SMOKE: ConfigPreset = {
+  ...GRPO_SMOKE, description: '1 instance × G=2 rollouts of ≤ 5 steps per iteration on 1 SimDroid, 20 iterations, a model every 5; init = the newest transformer checkpoint',
+  config: { ...GRPO_SMOKE.config, rolloutWorkers: 0 },
+};
+
 export function describeTrainConfig(kind: TrainerKind): TrainConfigDescription {
   switch (kind) {
     case 'grpo':
       return { kind, fields: configFields(TrainConfigSchema), presets: [GRPO_SMOKE, ...ablationPresets()], charts: GRPO_CHARTS };
     case 'sft':
       return { kind, fields: configFields(TrainSftConfigSchema), presets: [SFT_SMOKE], charts: SFT_CHARTS };
+    case 'transformer-sft':
+      return { kind, fields: configFields(TransformerSftConfigSchema), presets: [TRANSFORMER_SFT_SMOKE], charts: TRANSFORMER_SFT_CHARTS };
+    case 'transformer-grpo':
+      // The builtin GRPO config (core/rl/config.ts), with init a transformer model folder; rollouts run in the worker's thread.
+      return { kind, fields: configFields(TrainConfigSchema), presets: [TRANSFORMER_GRPO_SMOKE, ...ablationPresets()], charts: GRPO_CHARTS };
     default:
       return assertNever(kind, 'trainer kind');
   }

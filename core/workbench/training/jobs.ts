@@ -9,13 +9,15 @@ import { assertNever } from '../../util/errors.js';
 import type { AdaptationReport } from '../../rl/adapt.js';
 import { reportName, saveReport } from '../adaptation/adapters.js';
 import { prepareAdaptation } from '../adaptation/prepare.js';
+import { prepareTransformerAdaptation, transformerBase } from '../adaptation/prepare-transformer.js';
 import { progressPatch } from '../adaptation/progress.js';
 import type { AdaptationEvent, AdaptationStart } from '../../api/adaptation-types.js';
 import { CONTROL, type FromTrainingWorker, type WorkerData, type WorkerJob } from './protocol.js';
 import {
-  ENDED_JOB_STATES, type JobInfo, type JobKind, type JobState, type TrainerKind, type TrainingEvent, type TrainingResume, type TrainingRunInfo, type TrainingStart,
+  ENDED_JOB_STATES, TRAINER_KINDS, type JobInfo, type JobKind, type JobState, type TrainerKind, type TrainingEvent, type TrainingResume, type TrainingRunInfo, type TrainingStart,
 } from '../../api/training-types.js';
 import { PolicyChoiceError, trainableCheckpoint } from '../policy-choices.js';
+import { prepareTransformerGrpo, prepareTransformerSft } from './transformer-start.js';
 import { CHECKPOINT_NAME, checkpointsDir, listCheckpoints, readJobFile, readTrainerSummary } from '../checkpoints.js';
 import { JobKindError, TrainingBusyError, TrainingConfigError, TrainingJobNotFoundError, TrainingStateError, TrainingStoreError } from '../job-errors.js';
 
@@ -93,6 +95,16 @@ export class TrainingManager {
         const outDir = this.newCheckpointDir('sft');
         return this.spawn({ kind: 'sft', config, outDir, job: (dbPath) => ({ kind: 'sft', config, outDir, dbPath }) });
       }
+      case 'transformer-sft': {
+        const config = prepareTransformerSft(input.config ?? {}, this.opts.dataDir());
+        const outDir = this.newCheckpointDir('transformer-sft');
+        return this.spawn({ kind: 'transformer-sft', config, outDir, job: (dbPath) => ({ kind: 'transformer-sft', config, outDir, dbPath }) });
+      }
+      case 'transformer-grpo': {
+        const config = prepareTransformerGrpo(input.config ?? {}, this.opts.dataDir());
+        const outDir = this.newCheckpointDir('transformer-grpo');
+        return this.spawn({ kind: 'transformer-grpo', config, outDir, job: (dbPath) => ({ kind: 'transformer-grpo', config, outDir, dbPath }) });
+      }
       default:
         return assertNever(input.kind, 'trainer kind');
     }
@@ -101,6 +113,11 @@ export class TrainingManager {
   /** Checks the request (AdaptationInputError lists every problem) and starts before → adapt → after in a worker. */
   startAdaptation(input: AdaptationStart): JobInfo {
     this.assertIdle();
+    const transformer = transformerBase(this.opts.dataDir(), input.policy);
+    if (transformer !== null) {
+      const t = prepareTransformerAdaptation(input, transformer, this.opts.dataDir());
+      return this.spawn({ kind: 'adapt', config: t.summary, outDir: null, total: t.total, job: (dbPath) => ({ kind: 'adapt-transformer', prepared: t, dbPath }) });
+    }
     const p = prepareAdaptation(input, { dataDir: this.opts.dataDir(), db: this.opts.db() });
     return this.spawn({ kind: 'adapt', config: p.summary, outDir: null, total: p.total, job: (dbPath) => ({ kind: 'adapt', options: p.options, dbPath, total: p.total, summary: p.summary }) });
   }
@@ -109,6 +126,9 @@ export class TrainingManager {
     const r = this.get(jobId);
     if (r.info.kind === 'adapt' && !ended(r.info.state)) {
       throw new TrainingStateError(jobId, r.info.state, 'pause', 'an adaptation cannot be paused: stop it (an adapter whose training started is still saved)');
+    }
+    if (r.info.kind === 'transformer-sft' && !ended(r.info.state)) {
+      throw new TrainingStateError(jobId, r.info.state, 'pause', 'a transformer SFT run cannot be paused (its epochs run in the trainer process): stop it, or let it finish');
     }
     switch (r.info.state) {
       case 'pausing':
@@ -181,7 +201,7 @@ export class TrainingManager {
       const job = jobOf.get(run.id);
       const trainer = run.config.trainer ?? run.name.split(' ')[0];
       return {
-        runId: run.id, name: run.name, trainer: trainer === 'grpo' || trainer === 'sft' ? trainer : null, status: run.status,
+        runId: run.id, name: run.name, trainer: (TRAINER_KINDS as readonly unknown[]).includes(trainer) ? (trainer as TrainerKind) : null, status: run.status,
         createdAt: run.createdAt, finishedAt: run.finishedAt, iterations: history.length, last: history.at(-1)?.metrics ?? null,
         checkpoint: checkpointOf.get(run.id) ?? null, job: job ? { id: job.id, state: job.state } : null, config: { ...run.config },
       };
@@ -370,6 +390,9 @@ function notResumable(kind: JobKind): string {
       return 'an adaptation is not resumed: start a new one (it retrains the adapter)';
     case 'grpo':
       return 'it wrote no checkpoint';
+    case 'transformer-sft':
+    case 'transformer-grpo':
+      return 'a transformer run keeps no optimizer state: start a new one with init = its model folder';
     default:
       return assertNever(kind, 'job kind');
   }

@@ -1,6 +1,9 @@
 import type { TrainConfig } from '../../rl/config.js';
 import type { TrainSftConfig } from '../../rl/train-sft.js';
 import type { AdaptationReport, AdaptProgress, RunAdaptationOptions } from '../../rl/adapt.js';
+import type { TransformerSftConfig } from '../../rl/transformer-config.js';
+import type { TrainerKind } from '../../api/training-types.js';
+import type { PreparedTransformerAdaptation } from '../adaptation/prepare-transformer.js';
 
 /**
  * The training worker's side of the wire. The job is given once as workerData; control goes the
@@ -15,11 +18,19 @@ export type WorkerJob =
   | { kind: 'grpo'; config: TrainConfig; outDir: string; dbPath: string; resume: { completed: number; previousRun: number | null } | null }
   | { kind: 'sft'; config: TrainSftConfig; outDir: string; dbPath: string }
   /**
+   * The transformer policy's runs (worker-transformer.ts): outDir is the model folder, which appears whole (written in a
+   * staging folder beside it, then renamed) or not at all; config.init of a GRPO run is a model folder's path.
+   */
+  | { kind: 'transformer-sft'; config: TransformerSftConfig; outDir: string; dbPath: string }
+  | { kind: 'transformer-grpo'; config: TrainConfig; outDir: string; dbPath: string }
+  /**
    * Per-app adaptation: runAdaptation's plain options, checked by the host (the store is read for recorded
    * demonstrations, and the adaptation's episodes are recorded into a run of its own); `total` SFT epochs + GRPO
    * iterations planned; `summary` the request as validated (the run's config).
    */
-  | { kind: 'adapt'; options: RunAdaptationOptions; dbPath: string; total: number; summary: Record<string, unknown> };
+  | { kind: 'adapt'; options: RunAdaptationOptions; dbPath: string; total: number; summary: Record<string, unknown> }
+  /** Per-app adaptation of a transformer model folder (the job's kind is 'adapt' too): GRPO on a LoRA, as checked by the host. */
+  | { kind: 'adapt-transformer'; prepared: PreparedTransformerAdaptation; dbPath: string };
 
 export interface WorkerData {
   job: WorkerJob;
@@ -47,7 +58,7 @@ export type FromTrainingWorker =
 export const JOB_FILE = 'awb-job.json';
 
 export interface JobFile {
-  trainer: 'grpo' | 'sft';
+  trainer: TrainerKind;
   runId: number;
   /** The store the run is in: a resume against another store starts a new run there. */
   dbPath: string;

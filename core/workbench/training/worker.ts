@@ -142,6 +142,19 @@ async function main(): Promise<void> {
         return await grpo(job, db);
       case 'sft':
         return await sft(job, db);
+      case 'transformer-sft': {
+        // Loaded here only: the builtin trainers need not load the transformer's modules (onnxruntime-node).
+        const { runTransformerSftJob } = await import('./worker-transformer.js');
+        return await runTransformerSftJob(job, db, ctrl, post);
+      }
+      case 'transformer-grpo': {
+        const { runTransformerGrpoJob } = await import('./worker-transformer.js');
+        return await runTransformerGrpoJob(job, db, gate, post);
+      }
+      case 'adapt-transformer': {
+        const { runTransformerAdaptationJob } = await import('../adaptation/worker-adapt-transformer.js');
+        return await runTransformerAdaptationJob(job, db, ctrl, post);
+      }
       case 'adapt': {
         // Loaded here only, as SFT's modules are: a training job need not load the adaptation code.
         const { runAdaptationJob } = await import('../adaptation/worker-adapt.js');

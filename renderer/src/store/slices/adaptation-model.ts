@@ -25,8 +25,11 @@ export const MAIN_FIELDS = ['shots', 'method', 'kind', 'rank', 'sft.epochs', 'gr
 
 export const emptyForm = (): AdaptForm => ({ app: '', policy: '', values: {}, evalSeeds: '', episodes: [] });
 
-/** The base choices: the policies training can start from, from the one shared list (listPolicies). */
-export const baseChoices = (policies: readonly PolicyInfo[]): PolicyInfo[] => policies.filter((p) => p.trainable);
+/**
+ * The base choices, from the one shared list (listPolicies): the builtin checkpoints training can start from, and
+ * transformer model folders (adapted by GRPO with a LoRA on the screen transformer, docs/policy-transformer.md).
+ */
+export const baseChoices = (policies: readonly PolicyInfo[]): PolicyInfo[] => policies.filter((p) => p.trainable || p.kind === 'transformer');
 
 /** The form's defaults: the first app (a held-out one), the first trainable policy (the newest checkpoint), the config's defaults. */
 export function defaultForm(d: AdaptationDescription, policies: readonly PolicyInfo[]): AdaptForm {

@@ -46,8 +46,8 @@ export interface TrainingSlice {
   clearTrainingError(path: string): void;
   /** A GRPO init the New run form should take (set by a checkpoint row's "Use as init"; the form clears it). */
   pendingInit: string | null;
-  /** "Use as init": the New run form switches to GRPO with init = the checkpoint. */
-  useAsInit(checkpoint: string): void;
+  /** "Use as init": the New run form switches to GRPO (the transformer's, for its model folder) with init = the checkpoint. */
+  useAsInit(checkpoint: string, kind: 'grpo' | 'transformer-grpo'): void;
   takePendingInit(): string | null;
   /** "Run in Agent": the Agent view with its policy set to this choice. */
   runInAgent(policy: SessionPolicy): void;
@@ -73,9 +73,14 @@ export interface TrainingSlice {
 
 const ENDED = new Set<JobInfo['state']>(['stopped', 'finished', 'failed']);
 
+/** Every trainer, in the form's order (core's TRAINER_KINDS is a value the renderer does not import; the check below keeps them equal). */
+export const TRAINERS = ['grpo', 'sft', 'transformer-sft', 'transformer-grpo'] as const satisfies readonly TrainerKind[];
+const everyTrainer: Exclude<TrainerKind, (typeof TRAINERS)[number]> extends never ? true : never = true;
+void everyTrainer;
+
 /** A training job (the job list also holds adaptation jobs: they share the one-job-at-a-time rule). */
 export function isTrainingJob(j: JobInfo): j is JobInfo & { kind: TrainerKind } {
-  return j.kind === 'grpo' || j.kind === 'sft';
+  return (TRAINERS as readonly string[]).includes(j.kind);
 }
 
 /** The job of any kind still running (or starting, paused, stopping), if any: one runs at a time. */
@@ -146,7 +151,7 @@ export const createTrainingSlice = (api: WorkbenchApi): StateCreator<AppState, [
     trainingBusy: false,
     pendingInit: null,
 
-    useAsInit: (checkpoint) => set({ trainingKind: 'grpo', trainingErrors: {}, pendingInit: `checkpoint:${checkpoint}` }),
+    useAsInit: (checkpoint, kind) => set({ trainingKind: kind, trainingErrors: {}, pendingInit: `checkpoint:${checkpoint}` }),
     takePendingInit: () => {
       const init = get().pendingInit;
       if (init !== null) set({ pendingInit: null });
@@ -195,15 +200,14 @@ export const createTrainingSlice = (api: WorkbenchApi): StateCreator<AppState, [
       const { attempt, trainDescriptions: known } = get();
       // The schemas do not change while the app runs: described once, so a typed form survives a view switch.
       const describe = (kind: TrainerKind) => known[kind] ?? attempt(`Describe the ${kind.toUpperCase()} config`, () => api.describeTrainConfig({ kind }));
-      const [grpo, sft, jobs] = await Promise.all([
-        describe('grpo'),
-        describe('sft'),
+      const [described, jobs] = await Promise.all([
+        Promise.all(TRAINERS.map(async (kind) => [kind, await describe(kind)] as const)),
         attempt('List training jobs', () => api.listTrainingJobs({})),
         get().refreshTrainingRuns(),
       ]);
       set((s) => ({
         trainDescriptions: {
-          ...s.trainDescriptions, ...(grpo && grpo !== s.trainDescriptions.grpo ? { grpo } : {}), ...(sft && sft !== s.trainDescriptions.sft ? { sft } : {}),
+          ...s.trainDescriptions, ...Object.fromEntries(described.filter(([kind, d]) => d && d !== s.trainDescriptions[kind])),
         },
         // Events may have arrived meanwhile: they are newer than the listing.
         trainingJobs: (jobs ?? []).reduce((acc, j) => (acc.some((x) => x.id === j.id) ? acc : [...acc, j]), s.trainingJobs)

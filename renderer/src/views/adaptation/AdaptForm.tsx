@@ -97,6 +97,13 @@ export function AdaptForm() {
         </select>
       ) : <div className="muted" data-testid="adapt-no-checkpoint">No checkpoint yet: train a base policy on the Training view first.</div>}
       {errors.policy ? <div className="settings-error">{errors.policy}</div> : null}
+      {bases.find((b) => b.name === form.policy)?.kind === 'transformer' ? (
+        <div className="muted adapt-note" data-testid="adapt-transformer-note">
+          A transformer base adapts by GRPO only (method grpo, AW-Gen&apos;s recipe): a LoRA on its screen transformer (rank 8 unless you change
+          rank), the base frozen. SFT, recorded demonstrations, the head-only kind and the home-screen mode are the builtin adapter&apos;s. The adapted
+          model is a checkpoint of its own (Training lists it; run it in Agent); its episodes are not recorded in Trajectories.
+        </div>
+      ) : null}
 
       <div className="training-fields">{main.map(row)}</div>
       <div className={errors.evalSeeds ? 'training-field invalid' : 'training-field'}>

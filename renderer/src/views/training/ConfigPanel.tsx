@@ -5,7 +5,22 @@ import { appStore, useApp } from '../../store/index.js';
 import { activeJob } from '../../store/slices/training.js';
 import { applyPreset, configFromForm, defaultFormValues, groupFields, newestCheckpoint, type ConfigFormValues } from './config-form.js';
 
-const KIND_LABELS: Record<TrainerKind, string> = { grpo: 'GRPO / AdaGRPO', sft: 'SFT (behaviour cloning)' };
+const KIND_LABELS: Record<TrainerKind, string> = {
+  grpo: 'GRPO / AdaGRPO', sft: 'SFT (behaviour cloning)', 'transformer-sft': 'Transformer: SFT', 'transformer-grpo': 'Transformer: GRPO / AdaGRPO',
+};
+
+/** What `init` chooses from: builtin checkpoints for the builtin trainers, transformer model folders for the transformer's. */
+const initKind = (kind: TrainerKind): 'builtin' | 'transformer' | null => {
+  switch (kind) {
+    case 'grpo':
+      return 'builtin';
+    case 'transformer-sft':
+    case 'transformer-grpo':
+      return 'transformer';
+    case 'sft':
+      return null;
+  }
+};
 
 /**
  * A new run: the trainer, a preset, and a form generated from the trainer's schema (labels are the
@@ -25,13 +40,16 @@ export function ConfigPanel() {
 
   const pendingInit = useApp((s) => s.pendingInit);
   // GRPO init chooses from the same list as everywhere else: the checkpoints training can start from.
-  const initChoices = useApp((s) => s.agentPolicies).filter((p) => p.trainable).map((p) => ({ value: p.name, label: p.name, title: p.description }));
+  const policies = useApp((s) => s.agentPolicies);
+  const initFrom = initKind(kind);
+  const initChoices = policies.filter((p) => (initFrom === 'transformer' ? p.kind === 'transformer' : p.trainable))
+    .map((p) => ({ value: p.name, label: p.name, title: p.description }));
 
   useEffect(() => {
-    if (pendingInit === null || kind !== 'grpo' || !description) return;
+    if (pendingInit === null || (kind !== 'grpo' && kind !== 'transformer-grpo') || !description || description.kind !== kind) return;
     const init = appStore().getState().takePendingInit();
     const s = appStore().getState();
-    if (init !== null) s.setTrainForm('grpo', { values: { ...(s.trainForms.grpo?.values ?? defaultFormValues(description.fields)), init }, preset: s.trainForms.grpo?.preset ?? '' });
+    if (init !== null) s.setTrainForm(kind, { values: { ...(s.trainForms[kind]?.values ?? defaultFormValues(description.fields)), init }, preset: s.trainForms[kind]?.preset ?? '' });
   }, [pendingInit, kind, description]);
 
   const groups = useMemo(() => groupFields(description?.fields ?? []), [description]);
@@ -49,7 +67,8 @@ export function ConfigPanel() {
   };
   const usePreset = (name: string) => {
     const p = description.presets.find((x) => x.name === name);
-    save(p ? applyPreset(values, description.fields, p, newestCheckpoint(appStore().getState().checkpoints)) : values, name);
+    const checkpoints = appStore().getState().checkpoints.filter((c) => c.model === (initFrom ?? 'builtin'));
+    save(p ? applyPreset(values, description.fields, p, newestCheckpoint(checkpoints)) : values, name);
   };
 
   return (
@@ -73,7 +92,7 @@ export function ConfigPanel() {
             <summary>{g.group || 'run'}</summary>
             {g.fields.map((f) => (
               <FieldRow key={f.path} field={f} value={values[f.path] ?? ''} error={errors[f.path]} onChange={(v) => change(f.path, v)}
-                {...(kind === 'grpo' && f.path === 'init' ? { choices: initChoices } : {})} />
+                {...(initFrom !== null && f.path === 'init' ? { choices: initChoices } : {})} />
             ))}
           </details>
         ))}

@@ -33,7 +33,8 @@ export function JobBar() {
   ) : null;
   if (!job) return <div className="panel job-bar muted" data-testid="training-job">No training job yet: configure one and press Start.{busy}</div>;
   const st = appStore().getState();
-  const canPause = job.state === 'running' || job.state === 'starting';
+  // A transformer SFT run's epochs run in the trainer process, which cannot be paused (stop works).
+  const canPause = (job.state === 'running' || job.state === 'starting') && job.kind !== 'transformer-sft';
   const canResume = job.state === 'paused' || job.state === 'pausing' || (job.kind === 'grpo' && (job.state === 'stopped' || job.state === 'failed') && job.checkpoint !== null);
   const canStop = !['stopping', 'stopped', 'finished', 'failed'].includes(job.state);
   const unit = progressUnit(job.kind);

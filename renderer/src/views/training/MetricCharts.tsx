@@ -1,5 +1,5 @@
 import type { IterationMetricsRow } from '../../../../core/api/types.js';
-import { noSignalAdvice, noSignalWarning } from './health.js';
+import { noSignalAdvice, noSignalWarning, progressUnit } from './health.js';
 import { appStore, useApp } from '../../store/index.js';
 import { isTrainingJob } from '../../store/slices/training.js';
 import { MetricChart } from './MetricChart.js';
@@ -101,13 +101,13 @@ export function MetricCharts() {
     <div className="training-charts" data-testid="training-charts" data-run={runId}>
       <div className="row">
         <h3>Run {runId}</h3>
-        <span className="muted">{run?.name ?? ''} · {rows.length} {kind === 'sft' ? 'epoch' : 'iteration'}{rows.length === 1 ? '' : 's'}</span>
+        <span className="muted">{run?.name ?? ''} · {rows.length} {progressUnit(kind)}{rows.length === 1 ? '' : 's'}</span>
         {runs.length > 1 ? <span className="muted" data-testid="chart-overlays">overlaid: {runs.slice(1).map((r) => `run ${r.runId}`).join(', ')}</span> : null}
         <label className="row" title="What the x axis counts (W&B's and TensorBoard's step, relative time)">
           x
           <select value={axis} data-testid="chart-x-axis" onChange={(e) => st.setChartXAxis(e.target.value as ChartXAxis)}>
-            <option value="iteration">{kind === 'sft' ? 'epoch' : 'iteration'}</option>
-            <option value="steps" disabled={kind === 'sft'}>environment steps</option>
+            <option value="iteration">{progressUnit(kind)}</option>
+            <option value="steps" disabled={progressUnit(kind) === 'epoch'}>environment steps</option>
             <option value="time">training time</option>
           </select>
         </label>
@@ -124,7 +124,7 @@ export function MetricCharts() {
           </span>
         ) : null}
       </div>
-      {kind === 'grpo' ? <NoSignal rows={rows} init={init} /> : null}
+      {kind === 'grpo' || kind === 'transformer-grpo' ? <NoSignal rows={rows} init={init} /> : null}
       {runs.length > 1 ? <ConfigDiff a={runs[0]!.runId} b={runs[1]!.runId} /> : null}
       <div className="chart-grid">
         {charts.map((c) => (

@@ -2,6 +2,7 @@ import type { IterationMetricsRow, TrainingRunInfo } from '../../../../core/api/
 import { appStore, useApp } from '../../store/index.js';
 import { activeJob } from '../../store/slices/training.js';
 import { formatMetric } from './chart-data.js';
+import { progressUnit } from './health.js';
 import { formatTime } from '../../time-format.js';
 
 /** A stored run's row with the latest streamed iteration, when that is newer. */
@@ -37,7 +38,7 @@ export function RunTables() {
                 <td>{r.runId}</td>
                 <td title={r.name}>{r.name}</td>
                 <td title={r.job ? `${r.status}, ${r.job.id} ${r.job.state}` : r.status}>{r.status}{r.job ? <span className="muted small"> · {r.job.id}</span> : null}</td>
-                <td title={`${r.iterations} ${r.trainer === 'sft' ? 'epochs' : 'iterations'}`}>{r.iterations}</td>
+                <td title={`${r.iterations} ${r.trainer !== null && progressUnit(r.trainer) === 'epoch' ? 'epochs' : 'iterations'}`}>{r.iterations}</td>
                 {/* SFT has no rollouts: its accuracy at imitating the oracle is not a success rate. */}
                 <td>{formatMetric(r.last?.['success/rate'])}</td>
                 <td>{formatMetric(r.last?.['acc/top1'])}</td>
@@ -71,10 +72,11 @@ export function RunTables() {
                 <td className="mono training-path" title={`awb eval --policy ${c.policy}`}>{c.policy}</td>
                 <td className="muted mono small">{formatTime(c.updatedAt)}</td>
                 <td className="actions"><div className="cell-actions">
-                  <button type="button" disabled={!c.resumable || busy} title={c.resumable ? 'Continue this GRPO run from here' : 'Only a GRPO checkpoint (trainer.json) can be resumed'}
+                  <button type="button" disabled={!c.resumable || busy} title={c.resumable ? 'Continue this GRPO run from here' : 'Only a builtin GRPO checkpoint (trainer.json) can be resumed'}
                     onClick={() => void st.resumeTraining({ checkpoint: c.name })}>Resume</button>
-                  <button type="button" data-testid={`use-as-init-${c.name}`} title="Start a new GRPO run from this checkpoint (the New run form's init)"
-                    onClick={() => st.useAsInit(c.name)}>Use as init</button>
+                  <button type="button" data-testid={`use-as-init-${c.name}`}
+                    title={`Start a new ${c.model === 'transformer' ? 'transformer ' : ''}GRPO run from this checkpoint (the New run form's init)`}
+                    onClick={() => st.useAsInit(c.name, c.model === 'transformer' ? 'transformer-grpo' : 'grpo')}>Use as init</button>
                   <button type="button" data-testid={`evaluate-${c.name}`} title={`Evaluate this checkpoint below (as awb eval --policy ${c.policy})`}
                     onClick={() => st.setEvaluationForm({ policy: `checkpoint:${c.name}` })}>Evaluate</button>
                   <button type="button" data-testid={`run-in-agent-${c.name}`} title="Run it step by step in the Agent view"

@@ -66,8 +66,10 @@ export function noSignalAdvice(rows: readonly IterationMetricsRow[], w: NoSignal
 function iterationSeconds(kind: TrainerKind, row: IterationMetricsRow): number | undefined {
   switch (kind) {
     case 'grpo':
+    case 'transformer-grpo':
       return row.metrics[METRIC.iterationS];
     case 'sft':
+    case 'transformer-sft':
       return row.metrics[SFT_METRIC.epochS];
   }
 }
@@ -104,8 +106,10 @@ export function formatEta(seconds: number): string {
 export function progressUnit(kind: TrainerKind): 'iteration' | 'epoch' {
   switch (kind) {
     case 'grpo':
+    case 'transformer-grpo':
       return 'iteration';
     case 'sft':
+    case 'transformer-sft':
       return 'epoch';
   }
 }
