@@ -30,6 +30,7 @@ SIMDROID_APPS = {
     'audio recorder', 'clock', 'contacts', 'pro expense', 'files', 'markor', 'broccoli app',
     'simple calendar pro', 'simple sms messenger', 'settings', 'clipper', 'vlc', 'osmand', 'retro music',
     'simple gallery pro', 'simple draw pro',
+    'camera', 'dialer', 'chrome',
 }
 # Information-retrieval templates declare no app_names; their app is in the name.
 IR_PREFIX_APPS = {'SimpleCalendar': 'simple calendar pro', 'Tasks': 'tasks', 'Notes': 'joplin', 'SportsTracker': 'opentracks'}

@@ -65,15 +65,39 @@ counterpart('SystemBrightnessMin', 'SystemBrightnessMin', 'SystemBrightnessMinVe
 counterpart('SystemWifiOffBluetoothOn', 'TurnOffWifiAndTurnOnBluetooth')(none)
 
 
+# AndroidWorld's app names (system._APP_NAME_TO_PACKAGE_NAME) -> the names our catalog gives them.
+AW_APP_NAMES = {'camera': 'Camera', 'clock': 'Clock', 'contacts': 'Contacts', 'settings': 'Settings', 'dialer': 'Phone'}
+
+
 @counterpart('MultiWifiThenOpenApp', 'TurnOnWifiAndOpenApp')
 def _wifi_app(task):
-  # Camera and the dialer are placeholders on SimDroid: measure.py does not count such instances (solvers.outside_simdroid).
-  return {'app': task.params['app_name'].title()}  # 'clock' -> our app name 'Clock'
+  return {'app': AW_APP_NAMES[task.params['app_name']]}
+
+
+@counterpart('SystemOpenApp', 'OpenAppTaskEval')
+def _open_app(task):
+  return {'app': AW_APP_NAMES[task.params['app_name']]}
 
 
 @counterpart('SystemCopyToClipboard', 'SystemCopyToClipboard')
 def _copy(task):
   return {'text': task.params['clipboard_content']}
+
+
+# --- Camera ------------------------------------------------------------------------------------
+
+# The earlier captures are what the folders hold (AndroidWorld empties them); the oracle records 3 s of video.
+_capture = lambda task: {'photos': [], 'videos': [], 'seconds': 3}
+counterpart('CameraTakePhoto', 'CameraTakePhoto')(_capture)
+counterpart('CameraTakeVideo', 'CameraTakeVideo')(_capture)
+
+
+# --- Chrome ------------------------------------------------------------------------------------
+
+# The page is AndroidWorld's own (pushed by initialize_task); our oracles read it off the screen.
+counterpart('ChromeMultiply', 'BrowserMultiply')(lambda task: {'numbers': [1, 1, 1, 1, 1]})
+counterpart('ChromeMaze', 'BrowserMaze')(lambda task: {'rows': ['..', '..']})
+counterpart('ChromeDraw', 'BrowserDraw')(lambda task: {'targets': ['#000000'] * 3, 'palette': ['#000000'] * 3})
 
 
 # --- Clock -------------------------------------------------------------------------------------

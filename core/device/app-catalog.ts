@@ -40,10 +40,10 @@ export const APP_CATALOG: readonly CatalogApp[] = [
   app('OsmAnd', 'net.osmand', 'net.osmand.plus.activities.MapActivity', ['osmand', 'maps', 'osmand maps'], true),
   app('VLC', 'org.videolan.vlc', 'org.videolan.vlc.StartActivity', ['vlc', 'vlc player', 'vlc app'], true),
   // Installed so the app drawer looks like AndroidWorld's emulator and needs scrolling; not simulated.
-  app('Camera', 'com.android.camera2', 'com.android.camera.CameraLauncher', ['camera']),
-  app('Chrome', 'com.android.chrome', 'com.google.android.apps.chrome.Main', ['chrome', 'browser']),
+  app('Camera', 'com.android.camera2', 'com.android.camera.CameraLauncher', ['camera'], true),
+  app('Chrome', 'com.android.chrome', 'com.google.android.apps.chrome.Main', ['chrome', 'browser'], true),
   app('OpenTracks', 'de.dennisguse.opentracks', 'de.dennisguse.opentracks.TrackListActivity', ['opentracks', 'open tracks', 'activity tracker'], true),
-  app('Phone', 'com.google.android.dialer', 'com.google.android.dialer.extensions.GoogleDialtactsActivity', ['phone', 'dialer']),
+  app('Phone', 'com.google.android.dialer', 'com.google.android.dialer.extensions.GoogleDialtactsActivity', ['phone', 'dialer'], true),
   app('Simple Draw Pro', 'com.simplemobiletools.draw.pro', 'com.simplemobiletools.draw.pro.activities.MainActivity', ['simple draw pro', 'draw'], true),
   app('Simple Gallery Pro', 'com.simplemobiletools.gallery.pro', 'com.simplemobiletools.gallery.pro.activities.MainActivity', ['simple gallery pro', 'simple gallery', 'gallery'], true),
   app('Gmail', 'com.google.android.gm', 'com.google.android.gm.ConversationListActivityGmail', ['gmail', 'email']),

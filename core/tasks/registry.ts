@@ -18,6 +18,8 @@ import { GALLERY_TASKS } from './families/gallery/index.js';
 import { DRAW_TASKS } from './families/draw/index.js';
 import { JOPLIN_TASKS } from './families/joplin/index.js';
 import { RETRO_MUSIC_TASKS } from './families/retro/index.js';
+import { CAMERA_TASKS } from './families/camera/index.js';
+import { CHROME_TASKS } from './families/chrome/index.js';
 
 /** Every task template, sorted by id. */
 export const TASKS: readonly TaskTemplate[] = [
@@ -25,6 +27,7 @@ export const TASKS: readonly TaskTemplate[] = [
   ...CALENDAR_TASKS, ...TASKS_APP_TASKS, ...FILES_TASKS, ...RECIPES_TASKS, ...RECORDER_TASKS, ...MULTI_APP_TASKS,
   ...OPENTRACKS_TASKS, ...VLC_TASKS, ...OSMAND_TASKS, ...JOPLIN_TASKS, ...RETRO_MUSIC_TASKS,
   ...GALLERY_TASKS, ...DRAW_TASKS,
+  ...CAMERA_TASKS, ...CHROME_TASKS,
 ].sort((a, b) => a.id.localeCompare(b.id));
 
 export class UnknownTemplateError extends Error {

@@ -25,7 +25,7 @@ export type TaskTag = (typeof TASK_TAGS)[number];
 /** The simulated apps, by the names the catalog gives them. */
 export const TASK_APPS = [
   'Audio Recorder', 'Broccoli', 'Calendar', 'Clock', 'Contacts', 'Files', 'Joplin', 'Markor', 'Pro Expense', 'Retro Music', 'Settings',
-  'Simple SMS Messenger', 'Tasks', 'OpenTracks', 'VLC', 'OsmAnd', 'Simple Gallery Pro', 'Simple Draw Pro',
+  'Simple SMS Messenger', 'Tasks', 'OpenTracks', 'VLC', 'OsmAnd', 'Simple Gallery Pro', 'Simple Draw Pro', 'Camera', 'Phone', 'Chrome',
 ] as const;
 export type TaskApp = (typeof TASK_APPS)[number];
 

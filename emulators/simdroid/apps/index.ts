@@ -20,11 +20,14 @@ import { galleryApp } from './gallery/index.js';
 import { drawApp } from './draw/index.js';
 import { joplinApp } from './joplin/index.js';
 import { retroApp } from './retro/index.js';
+import { cameraApp } from './camera/index.js';
+import { phoneApp } from './dialer/index.js';
+import { chromeApp } from './chrome/index.js';
 
 /** Every app SimDroid installs, in one list. */
 export const ALL_APPS: readonly AppDef[] = [
   launcherApp, settingsApp, contactsApp, smsApp, clockApp, markorApp, expenseApp, broccoliApp, calendarApp, tasksApp, filesApp, recorderApp,
   openTracksApp, vlcApp, osmandApp, joplinApp, retroApp,
   galleryApp, drawApp,
-  ...PLACEHOLDER_APPS, clipperApp,
+  ...PLACEHOLDER_APPS, clipperApp, cameraApp, phoneApp, chromeApp,
 ];

@@ -105,7 +105,7 @@ function paintsItself(n: LaidNode): boolean {
   const s = n.spec;
   const st = s.style;
   if (s.text || s.image || s.strokes || CONTROL_CLASSES.has(s.cls)) return true;
-  return st !== undefined && (st.variant !== undefined || !!st.bg || !!st.elevation || !!st.icon || !!st.divider);
+  return st !== undefined && (st.variant !== undefined || !!st.bg || !!st.elevation || !!st.icon || !!st.divider || !!st.border);
 }
 
 function drawNode(c: Ctx, n: LaidNode): void {
@@ -203,6 +203,13 @@ function drawNode(c: Ctx, n: LaidNode): void {
   }
   if (st.elevation) {
     g.strokeStyle = 'rgba(0,0,0,0.18)';
+    g.lineWidth = 1;
+    roundRect(g, x + 0.5, y + 0.5, w - 1, h - 1, radius);
+    g.stroke();
+  }
+  // EditText draws its own outline (focused or not), below.
+  if (st.border && s.cls !== W.EditText) {
+    g.strokeStyle = resolveColor(st.border, pal, pal.outline);
     g.lineWidth = 1;
     roundRect(g, x + 0.5, y + 0.5, w - 1, h - 1, radius);
     g.stroke();

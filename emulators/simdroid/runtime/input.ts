@@ -196,7 +196,10 @@ export class InputDispatcher {
   private scrollerAt(x: number, y: number): DragScroller | null {
     const hit = this.windowAt(this.frame(), x, y);
     if (!hit || !('win' in hit)) return null;
-    const node = hitPath(hit.win.root, x, y).find((n) => n.scroll !== undefined && n.scroll.max > 0);
+    const path = hitPath(hit.win.root, x, y);
+    // A drag on a drawing surface draws; it does not scroll the page around it.
+    if (path.some((n) => n.spec.onDrag)) return null;
+    const node = path.find((n) => n.scroll !== undefined && n.scroll.max > 0);
     return node?.scroll ? { win: hit.win, key: node.scroll.key, offset0: node.scroll.offset, max: node.scroll.max } : null;
   }
 

@@ -111,6 +111,11 @@ function onItemClick(ctx: Ctx, e: DocEntry): void {
     openFolder(ctx, e.path);
     return;
   }
+  // A web page opens in the browser (the one app for text/html, so no chooser), as a file: URL.
+  if (/\.html?$/i.test(e.name)) {
+    ctx.nav.launchApp('com.android.chrome', 'org.chromium.chrome.browser.ChromeTabbedActivity', { url: `file://${e.path}` });
+    return;
+  }
   ctx.nav.toast('Can’t open file');
 }
 
