@@ -1,5 +1,6 @@
 import type { Action } from '../actions/schema.js';
 import type { Observation } from '../device/observation.js';
+import type { UiNode } from '../a11y/ui-tree.js';
 import { focusedField } from '../device/observation.js';
 import {
   clickableAncestor, elementLabel, findAll, findFirst, type UiElement, type UiSelector,
@@ -10,6 +11,16 @@ export class OracleError extends Error {
   constructor(message: string, readonly screen: string) {
     super(`${message}\nOn screen: ${screen}`);
   }
+}
+
+/** The first node in a subtree (pre-order) whose resource id ends in `:id/<idSuffix>` (a list row's title, check box…). */
+export function nodeWithId(n: UiNode, idSuffix: string): UiNode | undefined {
+  if (n.resourceId.endsWith(`:id/${idSuffix}`)) return n;
+  for (const c of n.children) {
+    const hit = nodeWithId(c, idSuffix);
+    if (hit) return hit;
+  }
+  return undefined;
 }
 
 /** The texts on screen, for error messages: an oracle that gets lost says where it was. */

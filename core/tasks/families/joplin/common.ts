@@ -5,7 +5,7 @@ import type { Device } from '../../../device/device.js';
 import type { Rng } from '../../../util/rng.js';
 import { DEVICE_NOW, DAY_MS } from '../../../seed-data/dates.js';
 import { JOPLIN_NOTEBOOKS, NOTEBOOK_NAMES } from '../../../seed-data/joplin-notes.js';
-import { launch, scrollTo, type OracleUi } from '../../oracle.js';
+import { launch, nodeWithId, scrollTo, type OracleUi } from '../../oracle.js';
 import type { Subgoal } from '../../task.js';
 import { inActivity, onScreen } from '../../validators/ui.js';
 import { sqlExec, sqlInsert } from '../../validators/sqlite.js';
@@ -125,15 +125,6 @@ export function* readNoteBody(ui: OracleUi): Steps<string[]> {
   return lines;
 }
 
-function findIn(n: UiNode, idSuffix: string): UiNode | undefined {
-  if (n.resourceId.endsWith(`:id/${idSuffix}`)) return n;
-  for (const c of n.children) {
-    const hit = findIn(c, idSuffix);
-    if (hit) return hit;
-  }
-  return undefined;
-}
-
 /** Opens a notebook from the side menu. */
 export function* openNotebook(ui: OracleUi, folder: string): Steps {
   yield* launch(ui, 'Joplin');
@@ -147,8 +138,8 @@ export function* readTodoTitles(ui: OracleUi): Steps<string[]> {
   const titles = new Set<string>();
   for (let guard = 0; guard < 40; guard++) {
     for (const rowEl of ui.findAll({ resourceId: 'note_item' })) {
-      const title = findIn(rowEl.node, 'note_title');
-      if (findIn(rowEl.node, 'todo_checkbox') && title) titles.add(title.text);
+      const title = nodeWithId(rowEl.node, 'note_title');
+      if (nodeWithId(rowEl.node, 'todo_checkbox') && title) titles.add(title.text);
     }
     const list = ui.find({ resourceId: 'note_list' });
     if (!list?.node.scrollable) break;

@@ -1,7 +1,6 @@
 import type { Action } from '../../../actions/schema.js';
-import type { UiNode } from '../../../a11y/ui-tree.js';
 import type { DateParts } from '../../../seed-data/dates.js';
-import { launch, scrollTo, type OracleUi } from '../../oracle.js';
+import { launch, nodeWithId, scrollTo, type OracleUi } from '../../oracle.js';
 import { enterTime, pickDate } from '../../pickers.js';
 import { PRIORITY_DESC } from './common.js';
 
@@ -61,21 +60,12 @@ export interface ListRow {
   checked: boolean;
 }
 
-function findIn(n: UiNode, idSuffix: string): UiNode | undefined {
-  if (n.resourceId.endsWith(`:id/${idSuffix}`)) return n;
-  for (const c of n.children) {
-    const hit = findIn(c, idSuffix);
-    if (hit) return hit;
-  }
-  return undefined;
-}
-
 /** The task rows on screen. */
 export function visibleRows(ui: OracleUi): ListRow[] {
   return ui.findAll({ resourceId: 'rowBody' }).flatMap((r) => {
-    const title = findIn(r.node, 'title');
+    const title = nodeWithId(r.node, 'title');
     if (!title) return [];
-    return [{ title: title.text, due: findIn(r.node, 'due_date')?.text ?? '', checked: findIn(r.node, 'completeBox')?.checked ?? false }];
+    return [{ title: title.text, due: nodeWithId(r.node, 'due_date')?.text ?? '', checked: nodeWithId(r.node, 'completeBox')?.checked ?? false }];
   });
 }
 
