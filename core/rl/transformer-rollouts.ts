@@ -11,7 +11,7 @@ import { outcomeReward, rolloutRecorder, type RolloutJob } from '../rollout/roll
 import type { EpisodeResult } from '../episode/record.js';
 import { WorkbenchError } from '../util/errors.js';
 import { openSimDroids } from '../devices/provider.js';
-import { ModelArchiveError, packModelFolder } from '../rollout/remote/model-folder.js';
+import { MAX_MODEL_ARCHIVE, ModelArchiveError, packModelFolder } from '../rollout/remote/model-folder.js';
 import { RayEnvServers } from '../rollout/ray.js';
 import { rayCluster, type RaySettings } from '../rollout/ray-settings.js';
 import { resolveRolloutWorkers } from '../rollout/rollout-workers.js';
@@ -82,10 +82,10 @@ export class TransformerUnsupportedError extends WorkbenchError {
  * Refuses, before anything starts, rollouts on a Ray cluster of a model folder the servers would refuse: every job
  * there names the folder, sent as one archive (core/rollout/remote/model-folder.ts), and one over its bound cannot go.
  */
-export function checkTransformerRollouts(ray: { address: string | null }, modelDir: string): void {
+export function checkTransformerRollouts(ray: { address: string | null }, modelDir: string, maxBytes = MAX_MODEL_ARCHIVE): void {
   if (ray.address === null) return;
   try {
-    packModelFolder(modelDir);
+    packModelFolder(modelDir, maxBytes);
   } catch (e) {
     if (e instanceof ModelArchiveError) throw new TransformerUnsupportedError('ray.address', ray.address, `its rollout servers are sent the model folder, and ${e.message}`);
     throw e;

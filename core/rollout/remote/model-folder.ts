@@ -47,14 +47,14 @@ export function packModelFolder(dir: string, maxBytes = MAX_MODEL_ARCHIVE): Pack
       throw new ModelArchiveError(dir, `no ${f}`);
     }
   }
-  const hit = packed.get(dir);
-  if (hit?.signature === signature) return hit.folder;
-  const tar = new TarWriter(null, 0);
-  for (const f of INFERENCE_FILES) tar.add(f, readFileSync(`${dir}/${f}`));
-  const { size, sha256 } = tar.finish();
-  if (size > maxBytes) throw new ModelArchiveError(dir, `its archive of ${size} bytes is over the ${maxBytes} bytes a rollout server accepts`);
-  const folder = { name: basename(dir), sha256, bytes: tar.bytes() };
-  packed.set(dir, { signature, folder });
+  let folder = packed.get(dir)?.signature === signature ? packed.get(dir)!.folder : null;
+  if (!folder) {
+    const tar = new TarWriter(null, 0);
+    for (const f of INFERENCE_FILES) tar.add(f, readFileSync(`${dir}/${f}`));
+    folder = { name: basename(dir), sha256: tar.finish().sha256, bytes: tar.bytes() };
+    packed.set(dir, { signature, folder });
+  }
+  if (folder.bytes.length > maxBytes) throw new ModelArchiveError(dir, `its archive of ${folder.bytes.length} bytes is over the ${maxBytes} bytes a rollout server accepts`);
   return folder;
 }
 

@@ -141,39 +141,36 @@ export class RolloutHost {
   }
 
   private keepFolder(f: Extract<ToServer, { kind: 'folder' }>): void {
-    const name = `${FOLDER_PREFIX}${f.sha256}/${f.name}`;
     const label = `${f.name} (sha256 ${f.sha256.slice(0, 12)})`;
     if (this.folders.includes(f.sha256)) {
-      this.files.set(name, join(this.filesDir!, 'folders', f.sha256));
       this.useFolder(f.sha256);
       return this.opts.log(`rollout: model folder ${label} already here`);
     }
     this.filesDir ??= mkdtempSync(join(tmpdir(), 'awb-rollout-files-'));
-    const dir = join(this.filesDir, 'folders', f.sha256);
-    unpackModelFolder(label, f.bytes, dir, this.opts.maxFolderBytes ?? MAX_MODEL_ARCHIVE);
-    this.files.set(name, dir);
+    unpackModelFolder(label, f.bytes, this.folderDir(f.sha256), this.opts.maxFolderBytes ?? MAX_MODEL_ARCHIVE);
     this.folders.push(f.sha256);
     this.opts.log(`rollout: model folder ${f.name} (${f.bytes.length} bytes, sha256 ${f.sha256}) received for jobs`);
-    while (this.folders.length > (this.opts.keepFolders ?? 4)) {
-      const old = this.folders.shift()!;
-      rmSync(join(this.filesDir, 'folders', old), { recursive: true, force: true });
-      for (const n of [...this.files.keys()]) if (n.startsWith(`${FOLDER_PREFIX}${old}/`)) this.files.delete(n);
-    }
+    while (this.folders.length > (this.opts.keepFolders ?? 4)) rmSync(this.folderDir(this.folders.shift()!), { recursive: true, force: true });
   }
 
-  private useFolder(sha256: string): void {
+  private folderDir(sha256: string): string {
+    return join(this.filesDir!, 'folders', sha256);
+  }
+
+  /** The folder a job names as `awb-folder:<sha256>/<name>` (the name is the sender's, for messages), marked as just used. */
+  private useFolder(sha256: string): string | null {
     const i = this.folders.indexOf(sha256);
-    if (i >= 0) this.folders.push(...this.folders.splice(i, 1));
+    if (i < 0) return null;
+    this.folders.push(...this.folders.splice(i, 1));
+    return this.folderDir(sha256);
   }
 
   /** A job's policy files by the names they were sent under (an unknown name stays: the job fails naming it). */
   private localFiles(m: ToWorker): ToWorker {
     if (m.type !== 'job') return m;
     return {
-      ...m, job: { ...m.job, policy: mapPolicyFiles(m.job.policy, (p, kind) => {
-        if (kind === 'folder' && p.startsWith(FOLDER_PREFIX)) this.useFolder(p.slice(FOLDER_PREFIX.length, p.indexOf('/')));
-        return this.files.get(p) ?? p;
-      }) },
+      ...m, job: { ...m.job, policy: mapPolicyFiles(m.job.policy, (p, kind) => (kind === 'folder' && p.startsWith(FOLDER_PREFIX)
+        ? this.useFolder(p.slice(FOLDER_PREFIX.length).split('/')[0]!) : this.files.get(p)) ?? p) },
     };
   }
 }
