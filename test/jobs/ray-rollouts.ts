@@ -145,7 +145,7 @@ export function rayRolloutTests(cluster: () => RayHead, tmp: { dir(name?: string
       }
     }, 180_000);
 
-    it('transformer GRPO and adaptation on the cluster: the metrics and trained models of in-process rollouts, the model folder sent as one archive', async () => {
+    it('transformer GRPO and adaptation on the cluster (the model folder sent to its servers): the metrics, before/after and trained models of in-process rollouts', async () => {
       const model = await tinyTransformerModel(join(tmp.dir(), 'tf-sft'));
       const same = (h: IterationMetrics) => Object.fromEntries(
         [METRIC.rewardMean, METRIC.successRate, METRIC.lossPolicy, METRIC.lossKl, METRIC.batchSteps, METRIC.episodeLength, METRIC.envErrors].map((k) => [k, h.metrics[k]]),
