@@ -2,7 +2,7 @@
  * The transformer policy's sampled rollouts (GRPO's) on rollout worker threads (issue 37): steps per second with 1
  * and 2 worker threads, beside the same jobs in this thread on one SimDroid. The model is a fresh default-shape one
  * from the trainer's session (the tests' vocabulary unless AWB_BENCH_TOKENIZER names a tokenizer.json: the weights do
- * not change the cost); the jobs are 2 rollouts of each of 16 templates at temperature 1, at most 10 steps each, the
+ * not change the cost); the jobs are 4 rollouts of each of 16 templates at temperature 1, at most 10 steps each, the
  * same episodes on every path (each rollout's RNG is its own). A warm-up batch per pool (its threads start, boot
  * their SimDroids and load the model) is not counted; then rounds alternate between the paths.
  *   npm run bench -- transformer-workers
@@ -22,7 +22,7 @@ import { TASKS } from '../core/tasks/registry.js';
 import { stats } from './stats.js';
 
 const TOKENIZER = process.env.AWB_BENCH_TOKENIZER ?? join(import.meta.dirname, '..', 'test', 'policy', 'transformer-fixtures', 'tokenizer.json');
-const ROUNDS = 3;
+const ROUNDS = 5;
 
 export async function benchTransformerWorkers(): Promise<Record<string, unknown>> {
   const dir = mkdtempSync(join(tmpdir(), 'awb-bench-tfw-'));
@@ -33,7 +33,7 @@ export async function benchTransformerWorkers(): Promise<Record<string, unknown>
   await session.close();
   const model = await TransformerModel.load(join(dir, 'model'));
   const templates = TASKS.filter((_, i) => i % Math.floor(TASKS.length / 16) === 0).slice(0, 16);
-  const jobs: RolloutJob[] = templates.flatMap((t, g) => [0, 1].map((k) => ({ group: g, rollout: k, instance: instantiate(t, 0), rngKey: `bench-tfw/${g}/${k}` })));
+  const jobs: RolloutJob[] = templates.flatMap((t, g) => [0, 1, 2, 3].map((k) => ({ group: g, rollout: k, instance: instantiate(t, 0), rngKey: `bench-tfw/${g}/${k}` })));
   const opts = { model, temperature: 1, maxSteps: 10 };
   const [device] = openSimDroids(1, 'bench-tfw-');
   const pools = { 1: await RolloutWorkerPool.start({ workers: 1 }), 2: await RolloutWorkerPool.start({ workers: 2 }) };
