@@ -222,5 +222,6 @@ describe('transformer rollouts off this thread', () => {
     const inProcess = await run(0);
     expect(inProcess.history.some((h) => h[METRIC.batchSteps]! > 0), 'some group had mixed outcomes').toBe(true);
     expect(await run(2)).toEqual(inProcess);
+    expect(inProcess.sha256, 'the update changed the model').not.toBe((await TransformerModel.load(model).then(async (m) => { await m.close(); return m; })).sha256);
   }, 180_000);
 });
