@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Header } from 'tar';
 import { WebSocket } from 'ws';
 import { serve, type RunningServer } from '../../core/api/ws/server.js';
+import { main } from '../../core/cli/main.js';
 import { TransformerModel } from '../../core/policy/transformer/model.js';
 import { METRIC, type IterationMetrics } from '../../core/rl/grpo-loop.js';
 import { parseTrainConfig } from '../../core/rl/config.js';
@@ -202,6 +203,19 @@ describe('transformer rollouts off this thread', () => {
       expect(y, j.key).toMatchObject({ ok: true, result: { policy: 'transformer' } });
       if (x.ok && y.ok) expect(y.result.steps.map((s) => s.action)).toEqual(x.result.steps.map((s) => s.action));
     }
+  }, 60_000);
+
+  it('awb eval --policy MODEL_DIR --parallel 2 runs its episodes on worker threads with the outcomes of --parallel 1', async () => {
+    const evalJson = async (parallel: string) => {
+      const out: string[] = [];
+      const code = await main(['eval', '--policy', model, '--split', 'unseen-instance', '--limit', '4', '--seeds', '30', '--parallel', parallel, '--db', join(tmp.dir(), 'eval.db'), '--json'], { out: (l) => out.push(l), err: () => {} });
+      expect(code).toBe(0);
+      return JSON.parse(out.at(-1)!) as { policy: unknown; overall: { episodes: number; mean: number } };
+    };
+    const [one, two] = [await evalJson('1'), await evalJson('2')];
+    expect(two.policy).toMatchObject({ policy: 'transformer' });
+    expect(two.overall).toEqual(one.overall);
+    expect(one.overall.episodes).toBe(4);
   }, 60_000);
 
   it('two GRPO iterations on 2 worker threads: the metrics and the trained model of in-process rollouts', async () => {

@@ -1,5 +1,5 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, join } from 'node:path';
 import { INFERENCE_FILES, readModelConfig } from '../../policy/transformer/model.js';
 import { WorkbenchError } from '../../util/errors.js';
 import { readTar, TarEntryError, TarWriter } from '../../util/tar.js';
@@ -30,8 +30,12 @@ export interface PackedModelFolder {
   bytes: Buffer;
 }
 
-/** Packed folders by path, with what their files looked like then: a job per rollout does not re-read and re-hash the weights. */
+/**
+ * Packed folders by path, with what their files looked like then: a job per rollout does not re-read and re-hash the
+ * weights. Only the last few stay (a GRPO run packs a new folder each iteration).
+ */
 const packed = new Map<string, { signature: string; folder: PackedModelFolder }>();
+const KEEP_PACKED = 3;
 
 /**
  * The folder's inference files as one archive. Packed again only when a file's size, mtime or inode changed, so a
@@ -41,7 +45,7 @@ export function packModelFolder(dir: string, maxBytes = MAX_MODEL_ARCHIVE): Pack
   let signature = '';
   for (const f of INFERENCE_FILES) {
     try {
-      const st = statSync(`${dir}/${f}`);
+      const st = statSync(join(dir, f));
       signature += `${f}:${st.size}:${st.mtimeMs}:${st.ino};`;
     } catch {
       throw new ModelArchiveError(dir, `no ${f}`);
@@ -50,9 +54,11 @@ export function packModelFolder(dir: string, maxBytes = MAX_MODEL_ARCHIVE): Pack
   let folder = packed.get(dir)?.signature === signature ? packed.get(dir)!.folder : null;
   if (!folder) {
     const tar = new TarWriter(null, 0);
-    for (const f of INFERENCE_FILES) tar.add(f, readFileSync(`${dir}/${f}`));
+    for (const f of INFERENCE_FILES) tar.add(f, readFileSync(join(dir, f)));
     folder = { name: basename(dir), sha256: tar.finish().sha256, bytes: tar.bytes() };
+    packed.delete(dir);
     packed.set(dir, { signature, folder });
+    for (const old of packed.keys()) if (packed.size > KEEP_PACKED) packed.delete(old);
   }
   if (folder.bytes.length > maxBytes) throw new ModelArchiveError(dir, `its archive of ${folder.bytes.length} bytes is over the ${maxBytes} bytes a rollout server accepts`);
   return folder;
@@ -82,7 +88,7 @@ export function unpackModelFolder(label: string, bytes: Uint8Array, dir: string,
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
   try {
-    for (const [name, data] of files) writeFileSync(`${staging}/${name}`, data);
+    for (const [name, data] of files) writeFileSync(join(staging, name), data);
     try {
       readModelConfig(staging);
     } catch (e) {
