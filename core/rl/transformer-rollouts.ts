@@ -5,7 +5,7 @@ import type { TransformerModel } from '../policy/transformer/model.js';
 import type { TransformerStepRecord } from '../policy/transformer/policy.js';
 import { transformerSamplingPolicy } from '../policy/registry.js';
 import { scheduleOnDevices } from '../rollout/in-process.js';
-import { RolloutWorkerPool } from '../rollout/rollout-workers.js';
+import { resolveRolloutWorkers, RolloutWorkerPool } from '../rollout/rollout-workers.js';
 import type { WorkerStepRecord } from '../rollout/threads/protocol.js';
 import { outcomeReward, rolloutRecorder, type RolloutJob } from '../rollout/rollouts.js';
 import type { EpisodeResult } from '../episode/record.js';
@@ -14,7 +14,6 @@ import { openSimDroids } from '../devices/provider.js';
 import { MAX_MODEL_ARCHIVE, ModelArchiveError, packModelFolder } from '../rollout/remote/model-folder.js';
 import { RayEnvServers } from '../rollout/ray.js';
 import { rayCluster, type RaySettings } from '../rollout/ray-settings.js';
-import { resolveRolloutWorkers } from '../rollout/rollout-workers.js';
 import { TrainingDevicesError } from './train-grpo.js';
 
 /**
