@@ -1,5 +1,5 @@
 /**
- * The bundle tar writer (core/remote-jobs/tar.ts, node-tar's headers): entries of screenshot size written to a file and
+ * The bundle tar writer (core/util/tar.ts, node-tar's headers): entries of screenshot size written to a file and
  * hashed, as a VLM bundle is. `AWB_BENCH_TAR_OTHER=FILE.ts` times another TarWriter beside it, round by round (the
  * hand-written writer this one replaced: `git show a90b024:core/remote-jobs/tar.ts > /tmp/tar-old.ts`).
  */
@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { TarWriter } from '../core/remote-jobs/tar.js';
+import { TarWriter } from '../core/util/tar.js';
 import { stats } from './stats.js';
 
 type Writer = new (path: string, mtimeS: number) => { add(name: string, data: Buffer): void; finish(): { size: number; sha256: string } };

@@ -29,7 +29,7 @@ export async function adaptTransformerCommand(v: {
   const outDir = resolve(v.out ?? join(dataDir(), 'adapters', 'transformer', `${v.app.replace(/\W+/g, '-').toLowerCase()}-${Date.now()}`));
   const res = await adaptTransformer({
     base: resolve(v.policy), app: v.app, outDir, config: r.data, ...(v['eval-seeds'] ? { evalSeeds: v['eval-seeds'] } : {}),
-    onPhase: (p) => { if (!v.json) io.err(`${p}…`); },
+    onPhase: (p) => { if (!v.json) io.err(`${p}…`); }, log: (m) => io.err(m),
     onIteration: (m) => io.out(v.json ? JSON.stringify({ type: 'grpo', ...m })
       : `iter ${m.iteration}  success ${m.metrics[METRIC.successRate]!.toFixed(2)}  zero-std ${m.metrics[METRIC.zeroStdFrac]!.toFixed(2)}  ${m.metrics[METRIC.iterationS]!.toFixed(1)} s`),
   });

@@ -84,7 +84,7 @@ export async function transformerGrpoCommand(argv: string[], io: Io): Promise<nu
   process.once('SIGINT', onSigint);
   try {
     const r = await trainTransformerGrpo({
-      config, outDir, db: store.db, rewardContext: { dataDir: dataDir() }, signal: ac.signal,
+      config, outDir, db: store.db, rewardContext: { dataDir: dataDir() }, signal: ac.signal, log: (m) => io.err(m),
       onIteration: (m) => io.out(values.json ? JSON.stringify(m) : progressLine(m, config.iterations)),
     });
     const summary = { model: outDir, iterations: r.iterations, stoppedBy: r.stoppedBy, runId: r.runId, db: store.path };

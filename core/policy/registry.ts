@@ -7,7 +7,7 @@ import type { Policy } from '../episode/policy.js';
 import type { TaskInstance } from '../tasks/instance.js';
 import { assertNever } from '../util/errors.js';
 import { createRng } from '../util/rng.js';
-import { BuiltinPolicy, type PolicyModel } from './builtin.js';
+import { BuiltinPolicy, TemperatureError, type PolicyModel } from './builtin.js';
 import { loadCheckpoint } from './checkpoint.js';
 import { OnnxPolicy, OnnxPolicyModel, pendingOnnxPolicy } from './onnx/index.js';
 import { VlmPolicy } from './vlm/policy.js';
@@ -17,7 +17,7 @@ import { CoordinateSpace } from './vlm/geometry.js';
 import { VlmReplyReplay } from './vlm/replay.js';
 import { AdaptedPolicy, HOME_MODES, type AdapterChoice, type HomeMode } from './adapter-policy.js';
 import { TransformerModel } from './transformer/model.js';
-import { TransformerPolicy } from './transformer/policy.js';
+import { LoadingTransformerPolicy } from './transformer/policy.js';
 import { DuplicateAdapterError, loadAdapter, loadBasePolicy, type AppAdapter } from './adapter-file.js';
 
 /**
@@ -48,6 +48,12 @@ export type PolicySpec =
   | { name: 'onnx'; model: string; policyName?: string }
   /** The transformer policy, greedy, from its model folder (core/policy/transformer, run in ONNX Runtime); default name 'transformer'. */
   | { name: 'transformer'; model: string; policyName?: string }
+  /**
+   * The transformer policy sampling from a model folder, its RNG named by rngKey, recording each step for a trainer
+   * (transformer GRPO and adaptation rollouts in worker threads or on rollout servers). A worker keeps the last two
+   * such folders loaded, by path: a trainer writes each new model to a new folder.
+   */
+  | { name: 'transformer-sample'; model: string; temperature: number; rngKey: string; policyName: string }
   /**
    * The builtin policy sampling with parameters its caller holds (PolicyInputs.sampleModel: GRPO
    * rollouts), its RNG named by rngKey, recording each step for a trainer.
@@ -84,6 +90,7 @@ export const PolicySpecSchema: z.ZodType<PolicySpec> = z.lazy(() => z.discrimina
   }),
   z.strictObject({ name: z.literal('onnx'), model: z.string().min(1), policyName: z.string().min(1).optional() }),
   z.strictObject({ name: z.literal('transformer'), model: z.string().min(1), policyName: z.string().min(1).optional() }),
+  z.strictObject({ name: z.literal('transformer-sample'), model: z.string().min(1), temperature: z.number().positive(), rngKey: z.string(), policyName: z.string().min(1) }),
   z.strictObject({ name: z.literal('builtin-sample'), temperature: z.number().positive(), rngKey: z.string(), policyName: z.string().min(1) }),
   z.strictObject({
     name: z.literal('builtin-adapted-sample'), temperature: z.number().positive(), rngKey: z.string(), policyName: z.string().min(1), home: z.enum(HOME_MODES),
@@ -106,6 +113,7 @@ export const POLICY_DESCRIPTIONS: Record<PolicyName, string> = {
   'builtin-adapted': 'The builtin policy from a checkpoint with per-app adapters (each scores its app\'s screens), greedy',
   onnx: 'The builtin policy exported to ONNX, scored in ONNX Runtime, greedy',
   transformer: 'The transformer policy (reads the goal and the screen\'s elements) from its model folder, greedy',
+  'transformer-sample': 'The transformer policy sampling with temperature from its model folder (rollouts for training)',
   'builtin-sample': 'The builtin policy sampling with temperature (rollouts for training)',
   'builtin-adapted-sample': 'The builtin policy with per-app adapters sampling with temperature (rollouts for adaptation)',
   vlm: 'A VLM served by an OpenAI-compatible endpoint',
@@ -130,6 +138,8 @@ export class PolicyModels {
   private readonly onnxLoading = new Map<string, Promise<OnnxPolicyModel>>();
   private readonly onnxLoaded = new Map<string, OnnxPolicyModel>();
   private readonly transformerLoading = new Map<string, Promise<TransformerModel>>();
+  /** 'transformer-sample' models, oldest first: a trainer's models succeed each other, so only the last two stay loaded. */
+  private readonly sampling: Array<[string, Promise<TransformerModel>]> = [];
 
   keep(path: string, model: PolicyModel | OnnxPolicyModel | TransformerModel): this {
     if (model instanceof TransformerModel) {
@@ -195,6 +205,23 @@ export class PolicyModels {
     return model;
   }
 
+  /**
+   * A trainer's current model folder, loading; the one before it stays (a job of the last batch may still hold it),
+   * older ones are released. One episode at a time runs in a rollout worker, so none of them is in use.
+   */
+  transformerSample(path: string): Promise<TransformerModel> {
+    const hit = this.sampling.find(([p]) => p === path);
+    if (hit) return hit[1];
+    const model = TransformerModel.load(path);
+    model.catch(() => {
+      const i = this.sampling.findIndex(([, m]) => m === model);
+      if (i >= 0) this.sampling.splice(i, 1);
+    });
+    this.sampling.push([path, model]);
+    while (this.sampling.length > 2) void this.sampling.shift()![1].then((m) => m.close(), () => {});
+    return model;
+  }
+
   /** The ONNX model if it has finished loading. */
   onnxIfLoaded(path: string): OnnxPolicyModel | undefined {
     return this.onnxLoaded.get(path);
@@ -227,6 +254,14 @@ export function adaptedSamplingPolicy(
   return new AdaptedPolicy(base, adapters, { mode: 'sample', temperature: opts.temperature, rng: createRng(opts.rngKey) }, { record: true, name: opts.policyName, home: opts.home });
 }
 
+/** The transformer policy sampling for a trainer: one construction, in a worker or in process (its model may still be loading). */
+export function transformerSamplingPolicy(
+  model: TransformerModel | Promise<TransformerModel>, opts: { temperature: number; rngKey: string; policyName: string },
+): LoadingTransformerPolicy {
+  if (!(Number.isFinite(opts.temperature) && opts.temperature > 0)) throw new TemperatureError(opts.temperature);
+  return new LoadingTransformerPolicy(Promise.resolve(model), { mode: 'sample', temperature: opts.temperature, rng: createRng(opts.rngKey) }, { record: true, name: opts.policyName });
+}
+
 /**
  * A fresh policy for one episode. A checkpoint loads here (a bad file throws CheckpointError); an
  * ONNX model not yet loaded is waited for by the first act(), and a file that fails to load fails
@@ -255,12 +290,10 @@ export function createPolicy(spec: PolicySpec, inputs: PolicyInputs): Policy {
       if (loaded) return new OnnxPolicy(loaded, { mode: 'greedy' }, named(spec.policyName));
       return pendingOnnxPolicy(models.onnx(spec.model), { mode: 'greedy' }, spec.policyName);
     }
-    case 'transformer': {
-      const loading = models.transformer(spec.model);
-      let ready: TransformerPolicy | null = null;
-      const name = spec.policyName ?? 'transformer';
-      return { name, act: async (obs, ctx) => (ready ??= new TransformerPolicy(await loading, { mode: 'greedy' }, { name })).act(obs, ctx) };
-    }
+    case 'transformer':
+      return new LoadingTransformerPolicy(models.transformer(spec.model), { mode: 'greedy' }, { name: spec.policyName ?? 'transformer' });
+    case 'transformer-sample':
+      return transformerSamplingPolicy(models.transformerSample(spec.model), spec);
     case 'builtin-sample': {
       if (!inputs.sampleModel) throw new MissingSampleModelError(spec);
       return samplingPolicy(inputs.sampleModel(), spec);
@@ -292,6 +325,9 @@ export async function loadPolicyModels(spec: PolicySpec, models: PolicyModels): 
       return;
     case 'transformer':
       await models.transformer(spec.model);
+      return;
+    case 'transformer-sample':
+      await models.transformerSample(spec.model);
       return;
     case 'replay':
       if (spec.then) await loadPolicyModels(spec.then, models);

@@ -10,7 +10,7 @@ import { assertNever } from '../util/errors.js';
 import { BundleError } from './errors.js';
 import type { JobKind } from './protocol.js';
 import type { BundleStep } from './steps.js';
-import { TarWriter } from './tar.js';
+import { TarWriter } from '../util/tar.js';
 
 /**
  * The dataset bundle of docs/trainer-protocol.md: one uncompressed ustar file holding

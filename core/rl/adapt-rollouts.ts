@@ -2,7 +2,8 @@ import type { Device } from '../device/device.js';
 import type { EpisodeRecorder, EpisodeResult } from '../episode/record.js';
 import { runEpisode, type ScreenshotMode } from '../episode/runner.js';
 import type { AdapterChoice, AdaptedStepRecord, HomeMode } from '../policy/adapter-policy.js';
-import type { PolicyModel, PolicyStepRecord } from '../policy/builtin.js';
+import type { PolicyModel } from '../policy/builtin.js';
+import type { WorkerStepRecord } from '../rollout/threads/protocol.js';
 import { adaptedSamplingPolicy } from '../policy/registry.js';
 import { scheduleOnDevices } from '../rollout/in-process.js';
 import { RayEnvServers } from '../rollout/ray.js';
@@ -82,9 +83,9 @@ export async function runAdaptedRollouts(on: readonly Device[] | RolloutWorkerPo
 }
 
 /** The records a worker sent for an adapted rollout: each names the adapter that scored its step (null: the base). */
-function adaptedRecords(job: RolloutJob, records: readonly PolicyStepRecord[]): AdaptedStepRecord[] {
+function adaptedRecords(job: RolloutJob, records: readonly WorkerStepRecord[]): AdaptedStepRecord[] {
   return records.map((r, i) => {
-    if (!('adapter' in r) || (typeof r.adapter !== 'string' && r.adapter !== null)) throw new AdaptedRecordsError(job.instance.template.id, job.instance.seed, i);
+    if (!('features' in r) || !('adapter' in r) || (typeof r.adapter !== 'string' && r.adapter !== null)) throw new AdaptedRecordsError(job.instance.template.id, job.instance.seed, i);
     return { ...r, adapter: r.adapter };
   });
 }

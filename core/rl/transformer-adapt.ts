@@ -7,14 +7,14 @@ import { TransformerModel } from '../policy/transformer/model.js';
 import { TransformerPolicy } from '../policy/transformer/policy.js';
 import type { TrainingStep } from '../policy/transformer/records.js';
 import type { RolloutJob } from '../rollout/rollouts.js';
+import { RaySettingsSchema } from '../rollout/ray-settings.js';
 import { SPLIT_DATA } from '../tasks/splits.js';
 import { AdaptGrpoConfigSchema, adaptAdvantageOptions, adaptLearningRate, adaptLossOptions } from './adapt-config.js';
 import { appEvalResult, compareEvals, evaluateInstances, withDevices, type AppEvalResult, type BeforeAfterResult, type EvalEpisodeEvent } from './adapt-eval.js';
 import { iterationShots } from './adapt-grpo.js';
 import { appTestInstances, pickShots, resolveAdaptApp, type AdaptTarget } from './adapt-instances.js';
 import { iterationMetrics, runGrpoLoop, type IterationMetrics } from './grpo-loop.js';
-import { checkTransformerRollouts } from './transformer-grpo.js';
-import { runTransformerRollouts } from './transformer-rollouts.js';
+import { runTransformerRollouts, transformerRolloutPlaces } from './transformer-rollouts.js';
 import { TransformerSession } from './transformer-session.js';
 import { writeSteps } from './transformer-sft.js';
 
@@ -31,6 +31,8 @@ export const TransformerAdaptConfigSchema = z.strictObject({
   seed: z.int().min(0).default(0).describe('Seeds the shots, rollouts and minibatch order'),
   grpo: AdaptGrpoConfigSchema.prefault({}).describe('GRPO of the adapter (learningRate: the LoRA\'s)'),
   threads: z.int().min(1).max(64).default(1).describe('torch threads of the trainer'),
+  ray: RaySettingsSchema.prefault({})
+    .describe('GRPO rollouts on a Ray cluster instead of this machine (docs/ray.md): ray.envs SimDroids there take the place of grpo.rolloutWorkers; the before/after evaluation stays here'),
 });
 export type TransformerAdaptConfig = z.infer<typeof TransformerAdaptConfigSchema>;
 
@@ -59,10 +61,11 @@ export async function adaptTransformer(o: {
   evalSeeds?: readonly number[]; evalTemplates?: readonly string[]; signal?: AbortSignal;
   onIteration?: (m: IterationMetrics) => void; onPhase?: (phase: 'before' | 'adapt' | 'after') => void;
   onEpisode?: (phase: 'before' | 'after', e: EvalEpisodeEvent) => void;
+  /** Messages about the Ray cluster (servers started, one that died). */
+  log?: (message: string) => void;
 }): Promise<TransformerAdaptResult> {
   const c = o.config;
   const g = c.grpo;
-  checkTransformerRollouts(g, 'grpo.');
   const target = resolveAdaptApp(o.app);
   const shots = pickShots(target, c.shots, c.seed);
   const seeds = o.evalSeeds ?? SPLIT_DATA.seeds.test;
@@ -93,64 +96,75 @@ export async function adaptTransformer(o: {
       await session.request('grpo_begin', {});
       await session.request('save', { out: join(work, 'model-0'), meta: { trainer: 'transformer-adapt', app: target.app, iteration: 0 } });
       let model = await TransformerModel.load(join(work, 'model-0'));
+      // GRPO's rollouts: on the evaluation's devices here, or on worker threads or a Ray cluster (grpo.rolloutWorkers, ray).
+      const places = await transformerRolloutPlaces({
+        ray: c.ray, rolloutWorkers: g.rolloutWorkers, devices: g.devices, serialPrefix: 'simdroid-tadapt-', modelDir: model.dir,
+        ...(o.devices ? { callerDevices: o.devices } : { inProcess: devices }), ...(o.log ? { log: o.log } : {}),
+      });
       const loss = adaptLossOptions(g);
       const history: IterationMetrics[] = [];
       t0 = performance.now();
       o.onPhase?.('adapt');
-      await runGrpoLoop({
-        completed: 0, iterations: g.iterations,
-        rollout: async ({ iter0 }) => {
-          const tasks = iterationShots(shots, g.instancesPerIteration, iter0, c.seed);
-          const jobs: RolloutJob[] = tasks.flatMap((instance, gi) => Array.from({ length: g.rolloutsPerInstance }, (_, k) => ({
-            group: gi, rollout: k, instance, rngKey: `adapt/${c.seed}/rollout/${iter0}/${gi}/${k}`,
-          })));
-          const t = performance.now();
-          const current = model;
-          const rollouts = await runTransformerRollouts(devices, jobs, { model: () => current, temperature: g.temperature, maxSteps: g.maxSteps });
-          return { groups: tasks.map((_, gi) => rollouts.filter((r) => r.job.group === gi)), rolloutS: (performance.now() - t) / 1000 };
-        },
-        score: (_, { groups }) => ({ scores: { kind: 'episode', returns: groups.map((gr) => gr.map((r) => r.reward)), steps: groups.map((gr) => gr.map((r) => r.records.length)) } }),
-        advantage: { mode: g.advantage.mode, options: adaptAdvantageOptions(g) },
-        update: async ({ iter0, iteration }, { rolled: { groups }, advantages }) => {
-          const steps: TrainingStep[] = [];
-          let ep = 0;
-          groups.forEach((gr, gi) => {
-            if (advantages.groups[gi]!.skipped) return;
-            gr.forEach((r, i) => {
-              if (!r.records.length) return;
-              r.records.forEach((rec, t) => steps.push({ inputs: rec.inputs, choice: rec.choice, episode: ep, step: t, logProb: rec.logProb, temperature: rec.temperature, advantage: advantages.advantages[gi]![i]![t]! }));
-              ep++;
+      try {
+        await runGrpoLoop({
+          completed: 0, iterations: g.iterations,
+          rollout: async ({ iter0 }) => {
+            const tasks = iterationShots(shots, g.instancesPerIteration, iter0, c.seed);
+            const jobs: RolloutJob[] = tasks.flatMap((instance, gi) => Array.from({ length: g.rolloutsPerInstance }, (_, k) => ({
+              group: gi, rollout: k, instance, rngKey: `adapt/${c.seed}/rollout/${iter0}/${gi}/${k}`,
+            })));
+            const t = performance.now();
+            const current = model;
+            const rollouts = await runTransformerRollouts(places.on, jobs, { model: current, temperature: g.temperature, maxSteps: g.maxSteps });
+            return { groups: tasks.map((_, gi) => rollouts.filter((r) => r.job.group === gi)), rolloutS: (performance.now() - t) / 1000 };
+          },
+          score: (_, { groups }) => ({ scores: { kind: 'episode', returns: groups.map((gr) => gr.map((r) => r.reward)), steps: groups.map((gr) => gr.map((r) => r.records.length)) } }),
+          advantage: { mode: g.advantage.mode, options: adaptAdvantageOptions(g) },
+          update: async ({ iter0, iteration }, { rolled: { groups }, advantages }) => {
+            const steps: TrainingStep[] = [];
+            let ep = 0;
+            groups.forEach((gr, gi) => {
+              if (advantages.groups[gi]!.skipped) return;
+              gr.forEach((r, i) => {
+                if (!r.records.length) return;
+                r.records.forEach((rec, t) => steps.push({ inputs: rec.inputs, choice: rec.choice, episode: ep, step: t, logProb: rec.logProb, temperature: rec.temperature, advantage: advantages.advantages[gi]![i]![t]! }));
+                ep++;
+              });
             });
-          });
-          const lr = adaptLearningRate(g, iter0);
-          let stats: Record<string, number> | null = null;
-          if (steps.length) {
-            const file = writeSteps(work, steps, `steps-${iteration}.jsonl`);
-            stats = await session.request<Record<string, number>>('grpo_update', {
-              steps: file, options: { lr, epochs: g.epochs, minibatch_size: g.minibatchSize, max_grad_norm: g.maxGradNorm ?? 0, seed: c.seed * 100_003 + iter0 },
-              loss: { clipEps: loss.clipEps, clipEpsHigh: loss.clipEpsHigh ?? null, klBeta: loss.klBeta, maxLogRatio: loss.maxLogRatio, aggregation: loss.aggregation, maxSteps: g.maxSteps },
+            const lr = adaptLearningRate(g, iter0);
+            let stats: Record<string, number> | null = null;
+            if (steps.length) {
+              const file = writeSteps(work, steps, `steps-${iteration}.jsonl`);
+              stats = await session.request<Record<string, number>>('grpo_update', {
+                steps: file, options: { lr, epochs: g.epochs, minibatch_size: g.minibatchSize, max_grad_norm: g.maxGradNorm ?? 0, seed: c.seed * 100_003 + iter0 },
+                loss: { clipEps: loss.clipEps, clipEpsHigh: loss.clipEpsHigh ?? null, klBeta: loss.klBeta, maxLogRatio: loss.maxLogRatio, aggregation: loss.aggregation, maxSteps: g.maxSteps },
+              });
+              rmSync(file, { force: true });
+              // A new folder per model: rollout workers know a model by its folder's path.
+              const next = join(work, `model-${iteration}`);
+              await session.request('save', { out: next, meta: { trainer: 'transformer-adapt', app: target.app, iteration } });
+              const old = model;
+              model = await TransformerModel.load(next);
+              await old.close();
+              rmSync(old.dir, { recursive: true, force: true });
+            }
+            return { stats, lr, freshAdvantages: steps.map((s) => s.advantage!), batchSteps: steps.length };
+          },
+          log: ({ iteration, t0: it0 }, { rolled: { groups, rolloutS }, advantages, updated: u }) => {
+            const s = u.stats;
+            const metrics = iterationMetrics({
+              groups, stats: advantages.groups, freshAdvantages: u.freshAdvantages, rolloutS, t0: it0, batchSteps: u.batchSteps, lr: u.lr,
+              update: { policyLoss: s?.['loss/policy'] ?? 0, kl: s?.['loss/kl'] ?? 0, entropy: s ? s['policy/entropy']! : null, clipFraction: s?.['policy/clip_frac'] ?? 0, gradNorm: s?.['optim/grad_norm'] ?? 0 },
             });
-            rmSync(file, { force: true });
-            const next = join(work, `model-${iteration % 2}`);
-            await session.request('save', { out: next, meta: { trainer: 'transformer-adapt', app: target.app, iteration } });
-            const old = model;
-            model = await TransformerModel.load(next);
-            await old.close();
-          }
-          return { stats, lr, freshAdvantages: steps.map((s) => s.advantage!), batchSteps: steps.length };
-        },
-        log: ({ iteration, t0: it0 }, { rolled: { groups, rolloutS }, advantages, updated: u }) => {
-          const s = u.stats;
-          const metrics = iterationMetrics({
-            groups, stats: advantages.groups, freshAdvantages: u.freshAdvantages, rolloutS, t0: it0, batchSteps: u.batchSteps, lr: u.lr,
-            update: { policyLoss: s?.['loss/policy'] ?? 0, kl: s?.['loss/kl'] ?? 0, entropy: s ? s['policy/entropy']! : null, clipFraction: s?.['policy/clip_frac'] ?? 0, gradNorm: s?.['optim/grad_norm'] ?? 0 },
-          });
-          const m = { iteration, metrics };
-          history.push(m);
-          o.onIteration?.(m);
-          return aborted();
-        },
-      });
+            const m = { iteration, metrics };
+            history.push(m);
+            o.onIteration?.(m);
+            return aborted();
+          },
+        });
+      } finally {
+        await places.close();
+      }
       const adaptS = (performance.now() - t0) / 1000;
       // copied whole beside the folder, then renamed into place
       const staging = join(dirname(o.outDir), `.${basename(o.outDir)}.saving`);

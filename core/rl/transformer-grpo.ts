@@ -1,7 +1,6 @@
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { openSimDroids } from '../devices/provider.js';
 import type { Device } from '../device/device.js';
 import { isTransformerModelDir, TransformerModel } from '../policy/transformer/model.js';
 import { WorkbenchError } from '../util/errors.js';
@@ -20,7 +19,7 @@ import { advanceCurriculum, initialCurriculum, sampleIterationTasks } from './cu
 import { iterationMetrics, mean, METRIC, runGrpoLoop, type GroupScores, type IterationMetrics } from './grpo-loop.js';
 import { learningRateAt, TrainingDivergedError, TrainingPoolError } from './train-grpo.js';
 import { REWARD_METRIC, TrainingRewards } from './train-rewards.js';
-import { runTransformerRollouts, type TransformerRollout } from './transformer-rollouts.js';
+import { runTransformerRollouts, transformerRolloutPlaces, type TransformerRollout } from './transformer-rollouts.js';
 import { TransformerSession } from './transformer-session.js';
 import { writeSteps } from './transformer-sft.js';
 
@@ -45,6 +44,8 @@ export interface TransformerGrpoOptions {
   signal?: AbortSignal;
   threads?: number;
   onIteration?: (m: IterationMetrics) => void;
+  /** Messages about the Ray cluster (servers started, one that died). */
+  log?: (message: string) => void;
 }
 
 export interface TransformerGrpoResult {
@@ -65,28 +66,16 @@ interface UpdateStatsPy {
   'loss/policy': number; 'loss/kl': number; 'policy/clip_frac': number; 'policy/ratio_mean': number; 'optim/grad_norm': number; 'policy/entropy': number;
 }
 
-/** A GRPO config field the transformer policy's runs cannot honour yet (its rollouts run in this thread). */
-export class TransformerUnsupportedError extends WorkbenchError {
-  override name = 'TransformerUnsupportedError';
-  constructor(readonly field: string, readonly value: unknown) {
-    super(`The transformer policy's rollouts run in process: ${field} ${JSON.stringify(value)} is not supported for it yet (leave it out, or 0)`);
-  }
-}
-
-/** Refuses what in-process transformer rollouts would silently ignore: explicit worker threads, a Ray cluster. */
-export function checkTransformerRollouts(c: { rolloutWorkers: number | 'auto'; ray?: { address: unknown } }, prefix = ''): void {
-  if (typeof c.rolloutWorkers === 'number' && c.rolloutWorkers > 0) throw new TransformerUnsupportedError(`${prefix}rolloutWorkers`, c.rolloutWorkers);
-  if (c.ray && c.ray.address !== null) throw new TransformerUnsupportedError('ray.address', c.ray.address);
-}
-
 export async function trainTransformerGrpo(opts: TransformerGrpoOptions): Promise<TransformerGrpoResult> {
   const c = opts.config;
   if (!c.init || !isTransformerModelDir(c.init)) throw new TransformerInitError(c.init ?? null);
-  checkTransformerRollouts(c);
   const pool = opts.instances ?? splitInstances(TASKS, c.split, c.part);
   const candidates = pool.map((instance) => ({ key: instanceKey(instance), difficulty: instance.template.difficulty, instance }));
-  const own = opts.devices ? null : openSimDroids(c.devices, 'simdroid-tgrpo-');
-  const devices = opts.devices ?? own!;
+  // The cluster (or threads) before the store's run and the trainer: one that cannot start is an error with nothing started.
+  const places = await transformerRolloutPlaces({
+    ray: c.ray, rolloutWorkers: c.rolloutWorkers, devices: c.devices, serialPrefix: 'simdroid-tgrpo-', modelDir: c.init,
+    ...(opts.devices ? { callerDevices: opts.devices } : {}), ...(opts.log ? { log: opts.log } : {}),
+  });
   const work = mkdtempSync(join(tmpdir(), 'awb-tgrpo-'));
   const session = TransformerSession.start({ threads: opts.threads ?? 1 });
   const db = opts.db;
@@ -144,7 +133,7 @@ export async function trainTransformerGrpo(opts: TransformerGrpoOptions): Promis
         })));
         const t0 = performance.now();
         const current = model!;
-        const rollouts = await runTransformerRollouts(devices, jobs, { model: () => current, temperature: c.temperature, maxSteps: c.maxSteps, captureTrees: rewards !== null });
+        const rollouts = await runTransformerRollouts(places.on, jobs, { model: current, temperature: c.temperature, maxSteps: c.maxSteps, captureTrees: rewards !== null });
         const groups = tasks.map((_, g) => rollouts.filter((r) => r.job.group === g));
         return { rng, curriculum, tasks, groups, rolloutS: (performance.now() - t0) / 1000 };
       },
@@ -199,11 +188,13 @@ export async function trainTransformerGrpo(opts: TransformerGrpoOptions): Promis
           });
           rmSync(file, { force: true });
           for (const [k, v] of Object.entries(stats)) if (!Number.isFinite(v)) throw new TrainingDivergedError(iteration, k, v, completed || null, opts.outDir);
-          const next = join(work, `model-${iteration % 2}`);
+          // A new folder per model: rollout workers know a model by its folder's path.
+          const next = join(work, `model-${iteration}`);
           await session.request('save', { out: next, meta: { trainer: 'transformer-grpo', iteration } });
           const old = model!;
           model = await TransformerModel.load(next);
           await old.close();
+          if (old.dir.startsWith(work)) rmSync(old.dir, { recursive: true, force: true });
         }
         return { stats, lr, replayed, freshAdvantages, batchSteps };
       },
@@ -250,7 +241,7 @@ export async function trainTransformerGrpo(opts: TransformerGrpoOptions): Promis
   } finally {
     await model?.close();
     await session.close();
-    for (const d of own ?? []) d.close();
+    await places.close();
     rewardStore?.close();
     rmSync(work, { recursive: true, force: true });
   }

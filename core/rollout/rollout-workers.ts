@@ -1,10 +1,10 @@
 import { availableParallelism } from 'node:os';
 import type { EpisodeRecorder, EpisodeResult } from '../episode/record.js';
 import type { ScreenshotMode } from '../episode/runner.js';
-import type { RolloutJob as WireJob, WorkerModel } from './threads/protocol.js';
+import type { RolloutJob as WireJob, WorkerModel, WorkerStepRecord } from './threads/protocol.js';
 import { unfinishedResult, WorkerPool, type WorkerOutcome } from './threads/pool.js';
 import type { RemoteServers } from './remote/servers.js';
-import { BuiltinPolicy, type PolicyModel } from '../policy/builtin.js';
+import { BuiltinPolicy, type PolicyModel, type PolicyStepRecord } from '../policy/builtin.js';
 import type { AdapterChoice } from '../policy/adapter-policy.js';
 import type { PolicySpec } from '../policy/registry.js';
 import { instanceKey, instantiate, type TaskInstance } from '../tasks/instance.js';
@@ -66,12 +66,20 @@ export function resolveRolloutWorkers(setting: 'auto' | number, devices: number,
 
 /** One batch of sampled rollouts (RolloutWorkerPool.sample): what every worker samples with and how each job's policy is named. */
 export interface SampledBatch extends Pick<RolloutOptions, 'maxSteps' | 'recorder' | 'captureTrees'> {
-  /** The parameters each worker receives once, before its first job of the batch. */
-  model: WorkerModel;
+  /**
+   * The parameters each worker receives once, before its first job of the batch (the builtin policy's); none for a
+   * policy whose jobs name their model (a transformer model folder, sent with the first job that names it).
+   */
+  model?: WorkerModel;
   /** A job's policy: a sampling spec with the job's rngKey, so a rollout is the same on any worker. */
   policy: (job: RolloutJob) => PolicySpec;
   /** The name the episodes carry, and so the result of a rollout whose worker failed. */
   policyName: string;
+}
+
+/** A rollout from a worker: its records are those of the job's policy kind (the caller knows which it asked for). */
+export interface SampledRollout extends Omit<Rollout, 'records'> {
+  records: WorkerStepRecord[];
 }
 
 /** A model's parameters as a worker receives them (protocol.ts WorkerModel), with the adapters of adapted sampling if any. */
@@ -120,22 +128,23 @@ export class RolloutWorkerPool {
   async run(jobs: readonly RolloutJob[], opts: RolloutOptions): Promise<Rollout[]> {
     // Refuse what the in-process path refuses (a bad temperature), before any worker sees it.
     new BuiltinPolicy(opts.model, { mode: 'sample', temperature: opts.temperature, rng: createRng('check') });
-    return this.sample(jobs, {
+    const rollouts = await this.sample(jobs, {
       model: workerModel(opts.model), policyName: ROLLOUT_POLICY_NAME, maxSteps: opts.maxSteps,
       policy: (j) => ({ name: 'builtin-sample', temperature: opts.temperature, rngKey: j.rngKey, policyName: ROLLOUT_POLICY_NAME }),
       ...(opts.recorder ? { recorder: opts.recorder } : {}), ...(opts.captureTrees ? { captureTrees: true } : {}),
     });
+    return rollouts.map((r) => ({ ...r, records: r.records.filter((x): x is PolicyStepRecord => 'features' in x) }));
   }
 
   /**
-   * Runs rollouts of any sampling policy the workers know ('builtin-sample', adaptation's 'builtin-adapted-sample'):
-   * `batch.model` goes to each worker once, then each job runs with its spec; results in job order, each with the
-   * policy's step records as the worker sent them.
+   * Runs rollouts of any sampling policy the workers know ('builtin-sample', adaptation's 'builtin-adapted-sample',
+   * 'transformer-sample'): `batch.model` goes to each worker once, then each job runs with its spec; results in job
+   * order, each with the policy's step records as the worker sent them.
    */
-  async sample(jobs: readonly RolloutJob[], batch: SampledBatch): Promise<Rollout[]> {
+  async sample(jobs: readonly RolloutJob[], batch: SampledBatch): Promise<SampledRollout[]> {
     const checked = new Map<string, string>();
     for (const j of jobs) checkRebuildable(j.instance, checked);
-    this.pool.setModel(batch.model);
+    if (batch.model) this.pool.setModel(batch.model);
     const wire: WireJob[] = jobs.map((j, k) => ({
       key: String(k), templateId: j.instance.template.id, seed: j.instance.seed, maxSteps: batch.maxSteps, policy: batch.policy(j),
     }));
@@ -146,7 +155,7 @@ export class RolloutWorkerPool {
     const outcomes = await this.pool.run(wire, batch.recorder || batch.captureTrees
       ? { ...rerun, forward: 'records', recorder: (w) => { const r = rolloutRecorder(batch, jobs[Number(w.key)]!); recorders.set(w.key, { recorder: r.recorder!, ...(r.capture ? { capture: r.capture } : {}) }); return r.recorder!; } }
       : { ...rerun, forward: 'results' });
-    const out: Rollout[] = [];
+    const out: SampledRollout[] = [];
     for (const [k, job] of jobs.entries()) {
       const o = outcomes.get(String(k))!;
       const rec = recorders.get(String(k));

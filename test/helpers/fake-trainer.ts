@@ -1,7 +1,7 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readTar } from '../../core/remote-jobs/tar.js';
+import { readTar } from '../../core/util/tar.js';
 import { deserializeCheckpoint, serializeCheckpoint } from '../../core/policy/checkpoint.js';
 import { Adam } from '../../core/policy/network.js';
 

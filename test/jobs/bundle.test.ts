@@ -5,7 +5,7 @@ import { writeBundle } from '../../core/remote-jobs/bundle.js';
 import { BundleError } from '../../core/remote-jobs/errors.js';
 import { prepareBundle } from '../../core/remote-jobs/prepare.js';
 import { decodeFeatures, grpoSteps, type BundleStep } from '../../core/remote-jobs/steps.js';
-import { readTar } from '../../core/remote-jobs/tar.js';
+import { readTar } from '../../core/util/tar.js';
 import { createModel } from '../../core/policy/builtin.js';
 import { deserializeCheckpoint, serializeCheckpoint } from '../../core/policy/checkpoint.js';
 import { DEFAULT_ADVANTAGE_OPTIONS, episodeStepAdvantages } from '../../core/rl/grpo.js';

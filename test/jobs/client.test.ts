@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ArtifactChecksumError, TrainerHttpError, TrainerUnreachableError } from '../../core/remote-jobs/errors.js';
 import type { JobEvent } from '../../core/remote-jobs/protocol.js';
-import { readTar } from '../../core/remote-jobs/tar.js';
+import { readTar } from '../../core/util/tar.js';
 import { deserializeCheckpoint } from '../../core/policy/checkpoint.js';
 import { startFakeTrainer, type FakeTrainer } from '../helpers/fake-trainer.js';
 import { fastClient, scratch, syntheticBundle, TOKEN } from './fixture.js';

@@ -5,7 +5,7 @@ import { SimDroid } from '../../emulators/simdroid/simdroid.js';
 import { ONLINE_METRIC, runOnlineGrpo, trainerSeed } from '../../core/remote-jobs/online.js';
 import { TrainerProfiles } from '../../core/remote-jobs/profiles.js';
 import { RemoteJobs } from '../../core/remote-jobs/remote.js';
-import { readTar } from '../../core/remote-jobs/tar.js';
+import { readTar } from '../../core/util/tar.js';
 import { loadCheckpoint } from '../../core/policy/checkpoint.js';
 import { openStore, type WritableDB } from '../../core/store/db.js';
 import { getRun } from '../../core/store/runs.js';

@@ -8,7 +8,7 @@ import { OnlineGrpoConfigError, OnlineGrpoJobError } from '../../core/remote-job
 import { ONLINE_METRIC, rolloutRequestSeed, runOnlineGrpo, type OnlineGrpoOptions } from '../../core/remote-jobs/online.js';
 import { TrainerProfiles } from '../../core/remote-jobs/profiles.js';
 import { RemoteJobs } from '../../core/remote-jobs/remote.js';
-import { readTar } from '../../core/remote-jobs/tar.js';
+import { readTar } from '../../core/util/tar.js';
 import { VlmPolicySettings } from '../../core/policy/vlm/settings.js';
 import { DEFAULT_ADVANTAGE_OPTIONS, groupAdvantages } from '../../core/rl/grpo.js';
 import { openStore, type WritableDB } from '../../core/store/db.js';

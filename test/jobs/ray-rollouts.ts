@@ -17,12 +17,20 @@ import { replyChat, startFakeChat, type FakeChat } from '../helpers/fake-chat.js
 import { device } from '../helpers/simdroid.js';
 import { PYTHON, REPO_ROOT } from '../python-env.js';
 import type { RayHead } from './ray-head.js';
+import { TransformerModel } from '../../core/policy/transformer/model.js';
+import { parseTrainConfig } from '../../core/rl/config.js';
+import { adaptTransformer, TransformerAdaptConfigSchema } from '../../core/rl/transformer-adapt.js';
+import { trainTransformerGrpo } from '../../core/rl/transformer-grpo.js';
+import { instantiate } from '../../core/tasks/instance.js';
+import { getTemplate } from '../../core/tasks/registry.js';
+import { TINY_TRANSFORMER_TEMPLATES, tinyTransformerModel } from '../helpers/transformer-fixture.js';
 
 /**
  * Rollouts on a REAL Ray cluster (issue 35, docs/ray.md): the file's Ray head (ray-jobs.test.ts: one head per test run)
  * and a second node that joins it with `ray start --address` and resources of its own. Environment server actors
- * (resources/awb_ray) spread over both nodes run a suite split part, two GRPO iterations and a run whose actor is
- * killed, each compared with the same run on local worker threads; then awb_ray's own Python tests on this cluster.
+ * (resources/awb_ray) spread over both nodes run a suite split part, two GRPO iterations, an adaptation, the
+ * transformer policy's GRPO and adaptation (its model folder sent to the servers) and a run whose actor is killed, each
+ * compared with the same run on local worker threads or in process; then awb_ray's own Python tests on this cluster.
  */
 export function rayRolloutTests(cluster: () => RayHead, tmp: { dir(name?: string): string }): void {
   describe('rollouts on a real Ray cluster: its head and a second node (issue 35)', () => {
@@ -136,6 +144,52 @@ export function rayRolloutTests(cluster: () => RayHead, tmp: { dir(name?: string
         db.close();
       }
     }, 180_000);
+
+    it('transformer GRPO and adaptation on the cluster (the model folder sent to its servers): the metrics, before/after and trained models of in-process rollouts', async () => {
+      const model = await tinyTransformerModel(join(tmp.dir(), 'tf-sft'));
+      const same = (h: IterationMetrics) => Object.fromEntries(
+        [METRIC.rewardMean, METRIC.successRate, METRIC.lossPolicy, METRIC.lossKl, METRIC.batchSteps, METRIC.episodeLength, METRIC.envErrors].map((k) => [k, h.metrics[k]]),
+      );
+      const shaOf = async (dir: string) => {
+        const m = await TransformerModel.load(dir);
+        await m.close();
+        return m.sha256;
+      };
+      const log: string[] = [];
+      const instances = TINY_TRANSFORMER_TEMPLATES.map((id) => instantiate(getTemplate(id), 3));
+      const grpo = async (name: string, over: Record<string, unknown>) => {
+        const config = parseTrainConfig({
+          init: model, seed: 2, iterations: 2, instancesPerIteration: 2, rolloutsPerInstance: 4, devices: 2, maxSteps: 6,
+          curriculum: { mode: 'none' }, optimizer: { learningRate: 1e-2 }, ...over,
+        });
+        const out = join(tmp.dir(), name);
+        const r = await trainTransformerGrpo({ config, outDir: out, instances, log: (m) => log.push(m) });
+        return { history: r.history.map(same), sha256: await shaOf(out) };
+      };
+      const here = await grpo('tf-local', { rolloutWorkers: 0 });
+      let t0 = Date.now();
+      const there = await grpo('tf-ray', { ray: { address: cluster().address, envs: 2 } });
+      console.log(`2 transformer GRPO iterations on Ray: ${((Date.now() - t0) / 1000).toFixed(1)} s; ${log.join(' | ')}`);
+      expect(log[0]).toMatch(/^Ray rollouts: 2 environment server\(s\) on 2 node\(s\) of /);
+      expect(here.history.some((h) => h[METRIC.batchSteps]! > 0), 'some group had mixed outcomes').toBe(true);
+      expect(there).toEqual(here);
+      expect(here.sha256).not.toBe(await shaOf(model));
+
+      // Adaptation: its GRPO rollouts there, the before/after evaluation here.
+      const adapt = async (name: string, ray: Record<string, unknown>) => {
+        const config = TransformerAdaptConfigSchema.parse({ shots: 2, ray, grpo: { iterations: 2, instancesPerIteration: 1, rolloutsPerInstance: 4, maxSteps: 6, devices: 1, rolloutWorkers: 0, learningRate: 1e-2 } });
+        const r = await adaptTransformer({ base: model, app: 'Clock', outDir: join(tmp.dir(), name), config, evalSeeds: [30], log: (m) => log.push(m) });
+        return { history: r.history.map(same), before: r.before, after: r.after, sha256: await shaOf(r.adapter!) };
+      };
+      const a = await adapt('tf-adapt-local', {});
+      log.length = 0;
+      t0 = Date.now();
+      const b = await adapt('tf-adapt-ray', { address: cluster().address, envs: 2 });
+      console.log(`transformer adaptation with GRPO rollouts on Ray: ${((Date.now() - t0) / 1000).toFixed(1)} s; ${log.join(' | ')}`);
+      expect(log[0]).toMatch(/^Ray rollouts: 2 environment server\(s\) on 2 node\(s\) of /);
+      expect(b).toEqual(a);
+      expect(a.before?.episodes).toBeGreaterThan(0);
+    }, 300_000);
 
     it('an actor killed mid-episode: the run completes, that episode is recorded as an environment error and re-run once on the other actor, no duplicate', async () => {
       const log: string[] = [];

@@ -8,7 +8,7 @@ import { TrainerProfiles } from '../../core/remote-jobs/profiles.js';
 import type { JobEvent } from '../../core/remote-jobs/protocol.js';
 import { RemoteJobs } from '../../core/remote-jobs/remote.js';
 import { deserializeCheckpoint, loadCheckpoint } from '../../core/policy/checkpoint.js';
-import { readTar } from '../../core/remote-jobs/tar.js';
+import { readTar } from '../../core/util/tar.js';
 import { openStore, type WritableDB } from '../../core/store/db.js';
 import { fastClient, scratch, syntheticBundle, TOKEN } from './fixture.js';
 import { startCuttingProxy, type CuttingProxy } from './proxy.js';

@@ -9,7 +9,7 @@ import { registerRewardModel, RewardModelRejectedError } from '../../core/remote
 import { RemoteJobs } from '../../core/remote-jobs/remote.js';
 import { RemoteJobsHost } from '../../core/workbench/remote-jobs.js';
 import { decodeFeatures } from '../../core/remote-jobs/steps.js';
-import { readTar } from '../../core/remote-jobs/tar.js';
+import { readTar } from '../../core/util/tar.js';
 import { deserializeProgressModel, serializeProgressModel } from '../../core/rewards/progrm/checkpoint.js';
 import { loadProgRm } from '../../core/rewards/progrm/fit.js';
 import { parseProgressTrainConfig, trainProgressModel } from '../../core/rewards/progrm/train.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli as run } from '../helpers/cli.js';
 import { decodeFeatures } from '../../core/remote-jobs/steps.js';
-import { readTar } from '../../core/remote-jobs/tar.js';
+import { readTar } from '../../core/util/tar.js';
 import { deserializeProgressModel } from '../../core/rewards/progrm/checkpoint.js';
 import { loadProgRm } from '../../core/rewards/progrm/fit.js';
 import { deserializeJudge, loadJudge } from '../../core/rewards/shepherd/builtin.js';

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readTar, TarEntryError, TarWriter } from '../../core/remote-jobs/tar.js';
+import { readTar, TarEntryError, TarWriter } from '../../core/util/tar.js';
 import { scratch } from '../helpers/scratch.js';
 import { PYTHON } from '../python-env.js';
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runEpisode } from '../../core/episode/runner.js';
 import { VlmPolicy, vlmFormat, type ChatMessage } from '../../core/policy/vlm/index.js';
 import { prepareBundle } from '../../core/remote-jobs/prepare.js';
-import { readTar } from '../../core/remote-jobs/tar.js';
+import { readTar } from '../../core/util/tar.js';
 import { createRun, openStore, StoreRecorder, type EpisodeId, type WritableDB } from '../../core/store/index.js';
 import { instantiate } from '../../core/tasks/instance.js';
 import { getTemplate } from '../../core/tasks/registry.js';

@@ -42,6 +42,7 @@ describe('policy registry', () => {
       [{ name: 'onnx', model: '/missing.onnx' }, 'onnx'],
       [{ name: 'builtin-sample', temperature: 1, rngKey: 'k', policyName: 'grpo' }, 'grpo'],
       [{ name: 'builtin-adapted-sample', temperature: 1, rngKey: 'k', policyName: 'builtin-adapt', home: 'task-app' }, 'builtin-adapt'],
+      [{ name: 'transformer-sample', model: '/missing-folder', temperature: 1, rngKey: 'k', policyName: 'transformer-grpo' }, 'transformer-grpo'],
       [{ name: 'vlm', settings: VlmPolicySettings.parse({ endpoint: { baseUrl: 'http://127.0.0.1:9/v1', model: 'm' } }) }, 'vlm:m'],
     ];
     const adapter = { app: 'Settings', package: 'com.android.settings', adapter: ScorerAdapter.init({ kind: 'head' }, model.net.dims, createRng('registry/adapter')) };

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimDroid } from '../../emulators/simdroid/simdroid.js';
 import { vlmFormat } from '../../core/policy/vlm/formats/index.js';
-import { readTar } from '../../core/remote-jobs/tar.js';
+import { readTar } from '../../core/util/tar.js';
 import { recordVlmDemonstrations, vlmDemonstrationBundle, type VlmDemonstration } from '../../core/remote-jobs/vlm-demonstrations.js';
 import { openStore, type WritableDB } from '../../core/store/db.js';
 import { createRun } from '../../core/store/runs.js';

@@ -103,10 +103,6 @@ describe('transformer policy: SFT, ONNX Runtime, GRPO', () => {
     expect(await run()).toEqual(await run());
     await model.close();
 
-    // what in-process rollouts would silently ignore is refused before any device opens
-    await expect(trainTransformerGrpo({ config: parseTrainConfig({ init: join(dir, 'sft'), devices: 2, rolloutWorkers: 2 }), outDir: join(dir, 'refused') }))
-      .rejects.toThrow(/rolloutWorkers 2 is not supported/);
-
     const config = parseTrainConfig({
       init: join(dir, 'sft'), iterations: 2, instancesPerIteration: 2, rolloutsPerInstance: 4, devices: 2, maxSteps: 8,
       curriculum: { mode: 'none' }, optimizer: { learningRate: 1e-3 }, advantage: { zeroStdGroups: 'keep' },
@@ -132,14 +128,10 @@ describe('transformer policy: SFT, ONNX Runtime, GRPO', () => {
     expect(r.overall.mean).toBeGreaterThanOrEqual(0);
   }, 60_000);
 
-  it('awb adapt --policy MODEL_DIR trains a per-app adapter by GRPO and reports before and after on the app', async () => {
+  it('awb adapt --policy MODEL_DIR trains a per-app adapter by GRPO (rollouts on worker threads) and reports before and after on the app', async () => {
     const config = join(dir, 'adapt.json');
-    writeFileSync(config, JSON.stringify({ grpo: { instancesPerIteration: 1, rolloutsPerInstance: 2, maxSteps: 6, devices: 1 } }));
-    const err: string[] = [];
-    writeFileSync(join(dir, 'adapt-workers.json'), JSON.stringify({ grpo: { devices: 2, rolloutWorkers: 2 } }));
-    expect(await main(['adapt', '--policy', join(dir, 'sft'), '--app', 'Clock', '--config', join(dir, 'adapt-workers.json')], { out: () => {}, err: (l) => err.push(l) })).toBe(2);
-    expect(err).toEqual(['awb: The transformer policy\'s rollouts run in process: grpo.rolloutWorkers 2 is not supported for it yet (leave it out, or 0)']);
-
+    // GRPO's rollouts on two worker threads (test/rollout/transformer-remote.test.ts compares them with in-process ones)
+    writeFileSync(config, JSON.stringify({ grpo: { instancesPerIteration: 1, rolloutsPerInstance: 2, maxSteps: 6, devices: 2, rolloutWorkers: 2 } }));
     const out: string[] = [];
     const io = { out: (l: string) => out.push(l), err: () => {} };
     const adapter = join(dir, 'adapter');

@@ -235,6 +235,12 @@ describe('the policy files a job names', () => {
     expect(mapPolicyFiles({ name: 'builtin-adapted', checkpoint: 'b.json', adapters: ['x.json', 'y.json'], home: 'base' }, up))
       .toEqual({ name: 'builtin-adapted', checkpoint: 'B.JSON', adapters: ['X.JSON', 'Y.JSON'], home: 'base' });
     expect(mapPolicyFiles({ name: 'replay', actions: [], then: { name: 'onnx', model: 'm.onnx' } }, up)).toEqual({ name: 'replay', actions: [], then: { name: 'onnx', model: 'M.ONNX' } });
+    // A transformer model folder is named as a folder (it goes as one archive), in its greedy and its sampling spec.
+    const kinds = (p: string, kind: 'file' | 'folder') => `${kind}:${p}`;
+    expect(mapPolicyFiles({ name: 'transformer', model: 'tf' }, kinds)).toEqual({ name: 'transformer', model: 'folder:tf' });
+    expect(mapPolicyFiles({ name: 'replay', actions: [], then: { name: 'transformer-sample', model: 'tf', temperature: 1, rngKey: 'k', policyName: 'p' } }, kinds))
+      .toEqual({ name: 'replay', actions: [], then: { name: 'transformer-sample', model: 'folder:tf', temperature: 1, rngKey: 'k', policyName: 'p' } });
+    expect(mapPolicyFiles({ name: 'onnx', model: 'm.onnx' }, kinds)).toEqual({ name: 'onnx', model: 'file:m.onnx' });
     const sample = { name: 'builtin-sample', temperature: 1, rngKey: 'k', policyName: 'p' } as const;
     expect(mapPolicyFiles(sample, up)).toBe(sample);
   });

@@ -12,7 +12,7 @@ import type { VlmPolicySettingsInput } from '../../core/policy/vlm/settings.js';
 import { TrainerProfiles } from '../../core/remote-jobs/profiles.js';
 import type { JobEvent } from '../../core/remote-jobs/protocol.js';
 import { RemoteJobs } from '../../core/remote-jobs/remote.js';
-import { readTar } from '../../core/remote-jobs/tar.js';
+import { readTar } from '../../core/util/tar.js';
 import type { Bundle } from '../../core/remote-jobs/bundle.js';
 import { recordVlmDemonstrations, vlmDemonstrationBundle, type VlmDemonstration } from '../../core/remote-jobs/vlm-demonstrations.js';
 import { openStore } from '../../core/store/db.js';

@@ -24,6 +24,9 @@ import { WordPieceTokenizer } from './wordpiece.js';
 export const MODEL_FORMAT = 'awb-transformer-policy';
 export const MODEL_VERSION = 1;
 
+/** The files inference reads (weights.pt is the trainer's): what a model folder sent to a rollout server must hold. */
+export const INFERENCE_FILES = ['config.json', 'tokenizer.json', 'policy.onnx'] as const;
+
 export const GRAPH_INPUTS = ['goal_ids', 'goal_copy', 'item_ids', 'item_copy', 'item_features', 'pointer_mask', 'type_mask', 'item_valid', 'temperature'] as const;
 export const GRAPH_OUTPUTS = ['type_logp', 'pointer_logp', 'goal_span_logp', 'item_span_logp', 'generated_logp'] as const;
 

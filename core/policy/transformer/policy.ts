@@ -66,6 +66,33 @@ export class TransformerPolicy implements Policy {
   }
 }
 
+/**
+ * A TransformerPolicy whose model is still loading (its ONNX Runtime session is created asynchronously): the first
+ * act() waits for it, and a model that fails to load fails that act. What registry specs make.
+ */
+export class LoadingTransformerPolicy implements Policy {
+  private inner: TransformerPolicy | null = null;
+
+  constructor(
+    private readonly model: Promise<TransformerModel>,
+    private readonly selection: Selection,
+    private readonly opts: { record?: boolean; name: string },
+  ) {}
+
+  get name(): string {
+    return this.opts.name;
+  }
+
+  async act(obs: Observation, ctx: PolicyContext): Promise<PolicyDecision> {
+    this.inner ??= new TransformerPolicy(await this.model, this.selection, this.opts);
+    return this.inner.act(obs, ctx);
+  }
+
+  takeRecords(): TransformerStepRecord[] {
+    return this.inner?.takeRecords() ?? [];
+  }
+}
+
 function topIndices(lp: ArrayLike<number>, from: number, to: number, k: number): number[] {
   const idx: number[] = [];
   for (let i = from; i < to; i++) if (lp[i]! > -1e8) idx.push(i);

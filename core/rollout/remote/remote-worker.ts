@@ -4,9 +4,10 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { WebSocket } from 'ws';
 import type { RolloutWorker } from '../threads/pool.js';
+import { packModelFolder, type PackedModelFolder } from './model-folder.js';
 import type { ToWorker, WorkerConfig } from '../threads/protocol.js';
 import {
-  decodeFromServer, encodeFrame, FILE_PREFIX, frameBytes, keepAlive, mapPolicyFiles, MAX_ROLLOUT_FRAME, ROLLOUT_PROTOCOL_VERSION, serverLabel,
+  decodeFromServer, encodeFrame, FILE_PREFIX, FOLDER_PREFIX, frameBytes, keepAlive, mapPolicyFiles, MAX_ROLLOUT_FRAME, ROLLOUT_PROTOCOL_VERSION, serverLabel,
   type FromServer, type ToServer,
 } from './wire.js';
 
@@ -19,7 +20,9 @@ import {
  * stop sending workers there.
  *
  * Policy files a job names by path (a checkpoint, adapters, an ONNX model) go to the server once per connection,
- * under their content hash: the driver's paths need not exist on the worker's machine.
+ * under their content hash: the driver's paths need not exist on the worker's machine. A transformer model folder goes
+ * as one archive (model-folder.ts), once per connection and content: a GRPO run's jobs of one iteration send that
+ * iteration's model once, and a model that did not change is not sent again.
  */
 
 export interface RemoteWorkerOptions {
@@ -54,6 +57,8 @@ export class RemoteWorker extends EventEmitter implements RolloutWorker {
   private readonly closed: Promise<void>;
   /** Files sent on this connection: local path → the name the server knows it by. */
   private readonly files = new Map<string, string>();
+  /** Model folder archives sent on this connection, by sha256. */
+  private readonly folders = new Set<string>();
 
   constructor(url: string, config: WorkerConfig, opts: RemoteWorkerOptions = {}) {
     super();
@@ -90,7 +95,7 @@ export class RemoteWorker extends EventEmitter implements RolloutWorker {
 
   postMessage(m: ToWorker): void {
     if (m.type === 'job') {
-      const policy = mapPolicyFiles(m.job.policy, (path) => this.shipFile(path));
+      const policy = mapPolicyFiles(m.job.policy, (path, kind) => (kind === 'folder' ? this.shipFolder(path) : this.shipFile(path)));
       this.send({ kind: 'post', message: { ...m, job: { ...m.job, policy } } });
     } else this.send({ kind: 'post', message: m });
   }
@@ -125,6 +130,21 @@ export class RemoteWorker extends EventEmitter implements RolloutWorker {
     this.send({ kind: 'file', sha256, name: basename(path), bytes });
     this.files.set(path, name);
     return name;
+  }
+
+  /** Sends a model folder's archive unless this connection has it, and returns the name a job gives it; a folder that cannot be packed goes as its path (the job then fails there, naming it). */
+  private shipFolder(path: string): string {
+    let folder: PackedModelFolder;
+    try {
+      folder = packModelFolder(path);
+    } catch {
+      return path;
+    }
+    if (!this.folders.has(folder.sha256)) {
+      this.send({ kind: 'folder', sha256: folder.sha256, name: folder.name, bytes: folder.bytes });
+      this.folders.add(folder.sha256);
+    }
+    return `${FOLDER_PREFIX}${folder.sha256}/${folder.name}`;
   }
 
   private receive(data: Buffer): void {

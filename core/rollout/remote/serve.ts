@@ -6,14 +6,19 @@ import type { Worker } from 'node:worker_threads';
 import type { WebSocket } from 'ws';
 import { startWorkerThread } from '../threads/pool.js';
 import type { FromWorker, ToWorker, WorkerConfig } from '../threads/protocol.js';
-import { decodeToServer, encodeFrame, FILE_PREFIX, frameBytes, keepAlive, mapPolicyFiles, ROLLOUT_PROTOCOL_VERSION, type FromServer, type ToServer } from './wire.js';
+import { MAX_MODEL_ARCHIVE, unpackModelFolder } from './model-folder.js';
+import {
+  decodeToServer, encodeFrame, FILE_PREFIX, FOLDER_PREFIX, frameBytes, keepAlive, mapPolicyFiles, ROLLOUT_PROTOCOL_VERSION, type FromServer, type ToServer,
+} from './wire.js';
 
 /**
  * The server's end of `/rollout` (wire.ts): each connection gets a worker thread running worker.ts with the config of
  * its opening frame, at most `limit` at once (one SimDroid each, so the CPUs a Ray actor declares). The thread's
  * messages go back as they come; its death is an `exit` frame; a closed connection terminates the thread. Policy files
- * sent ahead of a job land in a folder of this host's own, under their content hash. Nothing is recorded here: the
- * driver keeps the one trajectory store.
+ * sent ahead of a job land in a folder of this host's own, under their content hash. So do transformer model folders
+ * (one archive each, checked by model-folder.ts before any worker reads them; a bad one is refused in one line), shared
+ * by every connection: a folder this host already holds is not unpacked again, and only the last `keepFolders` used
+ * stay (a GRPO run sends a new model each iteration). Nothing is recorded here: the driver keeps the one trajectory store.
  */
 export interface RolloutHostOptions {
   limit: number;
@@ -22,6 +27,10 @@ export interface RolloutHostOptions {
   entry?: URL;
   /** Ping interval towards drivers (default 10 s). */
   keepAliveMs?: number;
+  /** The largest model folder archive accepted (default MAX_MODEL_ARCHIVE). */
+  maxFolderBytes?: number;
+  /** Model folders kept, the most recently used (default 4). */
+  keepFolders?: number;
 }
 
 /** How long a new connection may take to send its opening frame. */
@@ -34,6 +43,8 @@ export class RolloutHost {
   private readonly sockets = new Set<WebSocket>();
   private filesDir: string | null = null;
   private readonly files = new Map<string, string>();
+  /** Model folders held, by archive sha256, least recently used first. */
+  private readonly folders: string[] = [];
 
   constructor(private readonly opts: RolloutHostOptions) {}
 
@@ -73,10 +84,16 @@ export class RolloutHost {
         return;
       }
       if (!worker) return refuse(`${frame.kind} before the start frame`);
-      if (frame.kind === 'file') {
+      if (frame.kind === 'file' || frame.kind === 'folder') {
         const got = createHash('sha256').update(frame.bytes).digest('hex');
-        if (got !== frame.sha256) return refuse(`file ${JSON.stringify(frame.name)}: its bytes hash to ${got}, not ${frame.sha256}`);
-        return void this.keepFile(frame);
+        if (got !== frame.sha256) return refuse(`${frame.kind} ${JSON.stringify(frame.name)}: its bytes hash to ${got}, not ${frame.sha256}`);
+        if (frame.kind === 'file') return void this.keepFile(frame);
+        try {
+          this.keepFolder(frame);
+        } catch (e) {
+          return refuse((e as Error).message);
+        }
+        return;
       }
       worker.postMessage(this.localFiles(frame.message));
     });
@@ -123,9 +140,37 @@ export class RolloutHost {
     this.opts.log(`rollout: policy file ${f.name} (${f.bytes.length} bytes, sha256 ${f.sha256}) received for jobs`);
   }
 
+  private keepFolder(f: Extract<ToServer, { kind: 'folder' }>): void {
+    const label = `${f.name} (sha256 ${f.sha256.slice(0, 12)})`;
+    if (this.folders.includes(f.sha256)) {
+      this.useFolder(f.sha256);
+      return this.opts.log(`rollout: model folder ${label} already here`);
+    }
+    this.filesDir ??= mkdtempSync(join(tmpdir(), 'awb-rollout-files-'));
+    unpackModelFolder(label, f.bytes, this.folderDir(f.sha256), this.opts.maxFolderBytes ?? MAX_MODEL_ARCHIVE);
+    this.folders.push(f.sha256);
+    this.opts.log(`rollout: model folder ${f.name} (${f.bytes.length} bytes, sha256 ${f.sha256}) received for jobs`);
+    while (this.folders.length > (this.opts.keepFolders ?? 4)) rmSync(this.folderDir(this.folders.shift()!), { recursive: true, force: true });
+  }
+
+  private folderDir(sha256: string): string {
+    return join(this.filesDir!, 'folders', sha256);
+  }
+
+  /** The folder a job names as `awb-folder:<sha256>/<name>` (the name is the sender's, for messages), marked as just used. */
+  private useFolder(sha256: string): string | null {
+    const i = this.folders.indexOf(sha256);
+    if (i < 0) return null;
+    this.folders.push(...this.folders.splice(i, 1));
+    return this.folderDir(sha256);
+  }
+
   /** A job's policy files by the names they were sent under (an unknown name stays: the job fails naming it). */
   private localFiles(m: ToWorker): ToWorker {
     if (m.type !== 'job') return m;
-    return { ...m, job: { ...m.job, policy: mapPolicyFiles(m.job.policy, (p) => this.files.get(p) ?? p) } };
+    return {
+      ...m, job: { ...m.job, policy: mapPolicyFiles(m.job.policy, (p, kind) => (kind === 'folder' && p.startsWith(FOLDER_PREFIX)
+        ? this.useFolder(p.slice(FOLDER_PREFIX.length).split('/')[0]!) : this.files.get(p)) ?? p) },
+    };
   }
 }

@@ -11,12 +11,13 @@ import type { FromWorker, ToWorker, WorkerConfig } from '../threads/protocol.js'
  * arrays (model parameters, feature matrices) and screenshot bytes cross as they are. Both ends run this repository's
  * code; the version in the opening frame makes a mismatch one clear refusal.
  *
- * Driver → server: `start` once (the worker's config), then `post` (a ToWorker message) and `file` (a policy file a
- * job names, sent before the job, which then names it `awb-file:<sha256>/<name>`). Server → driver: `post` (a
+ * Driver → server: `start` once (the worker's config), then `post` (a ToWorker message), `file` (a policy file a
+ * job names, sent before the job, which then names it `awb-file:<sha256>/<name>`) and `folder` (a transformer model
+ * folder as one tar archive, model-folder.ts; the job names it `awb-folder:<sha256>/<name>`). Server → driver: `post` (a
  * FromWorker message), `error` (the worker thread's uncaught error), `exit` (the thread ended; the server then closes
  * the socket), or `refused` (and the socket closes).
  */
-export const ROLLOUT_PROTOCOL_VERSION = 2; // 2: 'builtin-adapted-sample' jobs and the model's adapters
+export const ROLLOUT_PROTOCOL_VERSION = 3; // 2: 'builtin-adapted-sample' jobs and the model's adapters; 3: model folders, 'transformer-sample' jobs
 
 /** The largest frame either end accepts: a step with a full-size screenshot is ~1 MB, a model's parameters a few. */
 export const MAX_ROLLOUT_FRAME = 256 * 1024 * 1024;
@@ -24,7 +25,9 @@ export const MAX_ROLLOUT_FRAME = 256 * 1024 * 1024;
 export type ToServer =
   | { kind: 'start'; version: number; config: WorkerConfig }
   | { kind: 'post'; message: ToWorker }
-  | { kind: 'file'; sha256: string; name: string; bytes: Uint8Array };
+  | { kind: 'file'; sha256: string; name: string; bytes: Uint8Array }
+  /** `sha256` of the archive `bytes`; `name` the folder's last path segment. */
+  | { kind: 'folder'; sha256: string; name: string; bytes: Uint8Array };
 
 export type FromServer =
   | { kind: 'post'; message: FromWorker }
@@ -43,7 +46,7 @@ export function encodeFrame(frame: ToServer | FromServer): Buffer {
   return serialize(frame);
 }
 
-const TO_SERVER = new Set<string>(['start', 'post', 'file']);
+const TO_SERVER = new Set<string>(['start', 'post', 'file', 'folder']);
 const FROM_SERVER = new Set<string>(['post', 'error', 'exit', 'refused']);
 
 function decode(data: Buffer, kinds: Set<string>): unknown {
@@ -96,24 +99,26 @@ export function keepAlive(ws: WebSocket, intervalMs: number): void {
 
 /** A policy file a job names by path, sent to the server under its content hash. */
 export const FILE_PREFIX = 'awb-file:';
+/** A model folder a job names by path, sent to the server as one archive under the archive's hash. */
+export const FOLDER_PREFIX = 'awb-folder:';
 
 /**
- * The same spec with every file path it names mapped by `f` (checkpoints, adapters, ONNX models, and those of a
- * replay's `then`); other specs come back as they are.
+ * The same spec with every file and folder path it names mapped by `f` (checkpoints, adapters, ONNX models, the
+ * transformer policy's model folders, and those of a replay's `then`); other specs come back as they are.
  */
-export function mapPolicyFiles(spec: PolicySpec, f: (path: string) => string): PolicySpec {
+export function mapPolicyFiles(spec: PolicySpec, f: (path: string, kind: 'file' | 'folder') => string): PolicySpec {
+  const file = (p: string) => f(p, 'file');
   switch (spec.name) {
     case 'builtin':
-      return { ...spec, checkpoint: f(spec.checkpoint) };
+      return { ...spec, checkpoint: file(spec.checkpoint) };
     case 'builtin-adapted':
-      return { ...spec, checkpoint: f(spec.checkpoint), adapters: spec.adapters.map(f) };
+      return { ...spec, checkpoint: file(spec.checkpoint), adapters: spec.adapters.map(file) };
     case 'onnx':
-      return { ...spec, model: f(spec.model) };
+      return { ...spec, model: file(spec.model) };
     case 'replay':
       return spec.then ? { ...spec, then: mapPolicyFiles(spec.then, f) } : spec;
-    case 'transformer':
-      // A model folder (config, tokenizer, graph) is not one file; remote servers cannot be sent it yet.
-      throw new WorkbenchError(`The transformer policy's model folder ${spec.model} cannot be sent to remote rollout servers yet: evaluate it on this machine`);
+    case 'transformer': case 'transformer-sample':
+      return { ...spec, model: f(spec.model, 'folder') };
     // No files: a VLM's endpoint is reached over the network from wherever the episode runs.
     case 'oracle': case 'random': case 'manual': case 'builtin-sample': case 'builtin-adapted-sample': case 'vlm': case 'vlm-replay':
       return spec;

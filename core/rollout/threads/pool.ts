@@ -1,8 +1,7 @@
 import { Worker } from 'node:worker_threads';
-import type { PolicyStepRecord } from '../../policy/builtin.js';
 import { WorkbenchError } from '../../util/errors.js';
 import type { EpisodeResult, EpisodeStart, StepError, StepRecord } from '../../episode/record.js';
-import type { EpisodeExtras, FromWorker, PoolRecorder, RolloutJob, ToWorker, WorkerConfig, WorkerModel } from './protocol.js';
+import type { EpisodeExtras, FromWorker, PoolRecorder, RolloutJob, ToWorker, WorkerConfig, WorkerModel, WorkerStepRecord } from './protocol.js';
 
 /**
  * The worker-thread rollout scheduler: N SimDroids, each in a worker thread of its own, so
@@ -67,7 +66,7 @@ export interface WorkerRunOptions {
 }
 
 export type WorkerOutcome =
-  | { ok: true; result: EpisodeResult; records: PolicyStepRecord[]; device: string }
+  | { ok: true; result: EpisodeResult; records: WorkerStepRecord[]; device: string }
   /**
    * The job threw in the worker (`crashed: false`) or its worker died (`crashed: true`); `start`
    * and `steps` are what reached the main thread before that (with `forward: 'records'`).

@@ -3,6 +3,7 @@ import type { PolicyStepRecord } from '../../policy/builtin.js';
 import type { EncoderConfig } from '../../policy/encoder.js';
 import type { NetworkDims } from '../../policy/network.js';
 import type { PolicySpec } from '../../policy/registry.js';
+import type { TransformerStepRecord } from '../../policy/transformer/policy.js';
 import type { SubgoalProgress } from '../../store/reward-annotations.js';
 import type { EpisodeRecorder, EpisodeResult, EpisodeStart, ObservationRecord, StepRecord } from '../../episode/record.js';
 import type { ScreenshotMode } from '../../episode/runner.js';
@@ -76,6 +77,9 @@ export interface WorkerAdapter {
   params: Float32Array;
 }
 
+/** A sampling job's step record, as its policy kind makes it. */
+export type WorkerStepRecord = PolicyStepRecord | TransformerStepRecord;
+
 export type ToWorker =
   /** `forward` overrides the worker config's for this job (a persistent pool runs with and without a recorder). */
   | { type: 'job'; job: RolloutJob; forward?: WorkerConfig['forward'] }
@@ -89,8 +93,9 @@ export type FromWorker =
   | { type: 'step'; key: string; step: StepRecord; before: ObservationRecord; subgoalsDone?: number }
   /**
    * `records` for 'builtin-sample' jobs, and for 'builtin-adapted-sample' ones with each record's `adapter`
-   * (AdaptedStepRecords); their feature buffers are transferred, not copied. With forward 'results', such a job's
-   * result steps come without `candidates` (a trainer reads the records).
+   * (AdaptedStepRecords); their feature buffers are transferred, not copied. For 'transformer-sample' jobs,
+   * TransformerStepRecords (the inputs the network saw, copied). With forward 'results', such a job's result steps
+   * come without `candidates` (a trainer reads the records).
    */
-  | { type: 'end'; key: string; result: EpisodeResult; final: ObservationRecord; records?: PolicyStepRecord[] }
+  | { type: 'end'; key: string; result: EpisodeResult; final: ObservationRecord; records?: WorkerStepRecord[] }
   | { type: 'failed'; key: string; error: { name: string; message: string } };

@@ -9,6 +9,7 @@ import { AdaptedPolicy, type AdapterChoice } from '../../policy/adapter-policy.j
 import { createEncoder, type TextEncoder } from '../../policy/encoder.js';
 import { ScorerNetwork } from '../../policy/network.js';
 import { createPolicy, PolicyModels } from '../../policy/registry.js';
+import { LoadingTransformerPolicy } from '../../policy/transformer/policy.js';
 import { errorOf, type EpisodeRecorder } from '../../episode/record.js';
 import { assertNever } from '../../util/errors.js';
 import { SubgoalTracker } from '../../rewards/episode.js';
@@ -69,12 +70,13 @@ async function run(job: RolloutJob, forward: WorkerConfig['forward']): Promise<v
     const ended = (m: Extract<FromWorker, { type: 'end' }>) => {
       const records = job.policy.name === 'builtin-sample' && policy instanceof BuiltinPolicy ? policy.takeRecords()
         : job.policy.name === 'builtin-adapted-sample' && policy instanceof AdaptedPolicy ? policy.takeRecords() : null;
-      if (records) {
-        // Each step's scored candidates are ~90% of a result's bytes and a trainer reads only the
-        // records; with nobody recording, they stay here.
-        const result = forward === 'results' ? { ...m.result, steps: m.result.steps.map(({ candidates: _, ...step }) => step) } : m.result;
-        post({ ...m, result, records }, records.map((r) => r.features.buffer as ArrayBuffer));
-      } else post(m);
+      const transformer = job.policy.name === 'transformer-sample' && policy instanceof LoadingTransformerPolicy ? policy.takeRecords() : null;
+      // Each step's scored candidates are ~90% of a result's bytes and a trainer reads only the
+      // records; with nobody recording, they stay here.
+      const result = forward === 'results' ? { ...m.result, steps: m.result.steps.map(({ candidates: _, ...step }) => step) } : m.result;
+      if (records) post({ ...m, result, records }, records.map((r) => r.features.buffer as ArrayBuffer));
+      else if (transformer) post({ ...m, result, records: transformer });
+      else post(m);
     };
     // Without a recorder on the other side, only results cross the thread boundary: serialising
     // every observation would cost more than the step itself.

@@ -4,7 +4,7 @@ import { appSlug } from '../../policy/adapter-file.js';
 import { isTransformerModelDir } from '../../policy/transformer/model.js';
 import { appTestTemplates, pickShots, resolveAdaptApp } from '../../rl/adapt-instances.js';
 import { TransformerAdaptConfigSchema, type TransformerAdaptConfig } from '../../rl/transformer-adapt.js';
-import { checkTransformerRollouts, TransformerUnsupportedError } from '../../rl/transformer-grpo.js';
+import { checkTransformerRollouts, TransformerUnsupportedError } from '../../rl/transformer-rollouts.js';
 import { SPLIT_DATA } from '../../tasks/splits.js';
 import { WorkbenchError } from '../../util/errors.js';
 import type { AdaptationStart } from '../../api/adaptation-types.js';
@@ -67,18 +67,18 @@ export function prepareTransformerAdaptation(input: AdaptationStart, base: strin
     ...(input.rank ?? given.rank) !== undefined ? { rank: input.rank ?? given.rank } : {},
     ...(input.seed ?? given.seed) !== undefined ? { seed: input.seed ?? given.seed } : {},
     grpo: { ...(isPlainObject(given.grpo) ? given.grpo : {}), ...(input.iterations !== undefined ? { iterations: input.iterations } : {}) },
+    ...given.ray !== undefined ? { ray: given.ray } : {},
   });
   if (!parsed.success) for (const i of parsed.error.issues) issues.push({ path: i.path.join('.') || 'config', message: i.message });
   const config = parsed.success ? parsed.data : null;
   if (config) {
     try {
-      checkTransformerRollouts(config.grpo, 'grpo.');
+      checkTransformerRollouts(config.ray, base);
     } catch (e) {
       if (!(e instanceof TransformerUnsupportedError)) throw e;
       issues.push({ path: e.field, message: e.message });
     }
   }
-  if (given.ray !== undefined) issues.push({ path: 'ray', message: "the transformer policy's rollouts run in process: no Ray cluster (leave ray out)" });
   if (target && config) {
     try {
       pickShots(target, config.shots, config.seed);

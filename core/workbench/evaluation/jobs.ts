@@ -74,6 +74,7 @@ function policyConfig(choice: string, spec: PolicySpec): Record<string, unknown>
     case 'replay':
     case 'builtin-sample':
     case 'builtin-adapted-sample':
+    case 'transformer-sample':
     case 'vlm-replay':
       throw new EvaluationInputError('policy', choice, 'needs a person or recorded actions: choose oracle, random, a checkpoint, an ONNX export, an adapter or a VLM');
     default:

@@ -2,14 +2,14 @@ import { existsSync } from 'node:fs';
 import { parseTrainConfig, TrainConfigError, type TrainConfig } from '../../rl/config.js';
 import { demonstrationInstances } from '../../rl/train-sft.js';
 import { TransformerSftConfigSchema, type TransformerSftConfig } from '../../rl/transformer-config.js';
-import { checkTransformerRollouts, TransformerUnsupportedError } from '../../rl/transformer-grpo.js';
+import { checkTransformerRollouts, TransformerUnsupportedError } from '../../rl/transformer-rollouts.js';
 import { TrainingConfigError } from '../job-errors.js';
 import { PolicyChoiceError, transformerModelFolder } from '../policy-choices.js';
 
 /**
  * The transformer policy's run configs checked once, where the API takes them (TrainingManager.start), before a worker
  * starts: the zod schema's problems, an init that is not a transformer model folder, a tokenizer file that is not
- * there, and what its in-process rollouts cannot honour (worker threads, Ray), all listed in one TrainingConfigError.
+ * there, and a model folder too large to send to a Ray cluster's rollout servers, all listed in one TrainingConfigError.
  */
 
 /** SFT (core/rl/transformer-config.ts): init resolved to its model folder's path. */
@@ -38,16 +38,18 @@ export function prepareTransformerGrpo(raw: unknown, dataDir: string): TrainConf
     throw e;
   }
   const problems: string[] = [];
-  try {
-    checkTransformerRollouts(config);
-  } catch (e) {
-    if (!(e instanceof TransformerUnsupportedError)) throw e;
-    problems.push(`${e.field}: ${e.message}`);
-  }
   if (config.init === null) problems.push('init: a transformer GRPO run starts from a transformer model folder (a transformer SFT checkpoint)');
   else {
     const folder = attempt(problems, 'init', () => transformerModelFolder(dataDir, config.init!));
-    if (folder !== null) config.init = folder;
+    if (folder !== null) {
+      config.init = folder;
+      try {
+        checkTransformerRollouts(config.ray, folder);
+      } catch (e) {
+        if (!(e instanceof TransformerUnsupportedError)) throw e;
+        problems.push(`${e.field}: ${e.message}`);
+      }
+    }
   }
   if (problems.length) throw new TrainingConfigError('transformer-grpo', problems);
   return config;

@@ -18,20 +18,26 @@ export class TarEntryError extends Error {
   }
 }
 
-/** Streams a tar archive to a file; `finish()` writes the two zero blocks and returns size and sha256. */
+/**
+ * Streams a tar archive to a file (or, with path null, into memory: `bytes()`); `finish()` writes the two zero blocks
+ * and returns size and sha256.
+ */
 export class TarWriter {
-  private readonly fd: number;
+  private readonly fd: number | null;
+  private readonly chunks: Buffer[] = [];
   private readonly hash: Hash = createHash('sha256');
   private size = 0;
   private readonly names = new Set<string>();
   private closed = false;
+  private digest: string | null = null;
 
-  constructor(readonly path: string, private readonly mtimeS: number) {
-    this.fd = openSync(path, 'w');
+  constructor(readonly path: string | null, private readonly mtimeS: number) {
+    this.fd = path === null ? null : openSync(path, 'w');
   }
 
   private write(b: Buffer): void {
-    writeSync(this.fd, b);
+    if (this.fd === null) this.chunks.push(b);
+    else writeSync(this.fd, b);
     this.hash.update(b);
     this.size += b.length;
   }
@@ -56,16 +62,23 @@ export class TarWriter {
   finish(): { size: number; sha256: string } {
     if (!this.closed) {
       this.write(Buffer.alloc(BLOCK * 2));
-      closeSync(this.fd);
+      if (this.fd !== null) closeSync(this.fd);
       this.closed = true;
+      this.digest = this.hash.digest('hex');
     }
-    return { size: this.size, sha256: this.hash.digest('hex') };
+    return { size: this.size, sha256: this.digest! };
+  }
+
+  /** The finished archive of an in-memory writer. */
+  bytes(): Buffer {
+    if (this.fd !== null || !this.closed) throw new TarEntryError('(archive)', 'bytes() is for a finished in-memory archive');
+    return Buffer.concat(this.chunks);
   }
 
   /** Closes the file without finishing (an error while building: the caller deletes it). */
   abort(): void {
     if (!this.closed) {
-      closeSync(this.fd);
+      if (this.fd !== null) closeSync(this.fd);
       this.closed = true;
     }
   }
