@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 /**
  * SimDroid benchmarks (issue 2): one act + accessibility tree, a full observation with a PNG
  * screenshot at full and half resolution, snapshot save/restore, and oracle episode throughput.
@@ -68,7 +69,9 @@ export async function benchSimdroid(): Promise<Record<string, unknown>> {
   let steps = 0;
   let episodes = 0;
   const t0 = performance.now();
-  for (const t of TASKS) {
+  // AWB_BENCH_TEMPLATES=FILE (one template id per line) runs only those: the same episodes on code with more templates.
+  const only = process.env.AWB_BENCH_TEMPLATES ? new Set(readFileSync(process.env.AWB_BENCH_TEMPLATES, 'utf8').split(/\s+/).filter(Boolean)) : null;
+  for (const t of TASKS.filter((x) => !only || only.has(x.id))) {
     for (let seed = 0; seed < 3; seed++) {
       const r = await runEpisode({ device: d, instance: instantiate(t, seed), policy: new OraclePolicy() });
       steps += r.steps.length;
