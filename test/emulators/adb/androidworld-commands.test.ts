@@ -118,8 +118,11 @@ describe('activity manager, dumpsys, pm and content (adb_utils, android_env)', (
     expect((await sh('am start -a android.intent.action.SENDTO -d sms:5550001 --es sms_body "see you"')).code).toBe(0);
     expect((await sh('dumpsys window | grep mCurrentFocus')).out).toContain('com.simplemobiletools.smsmessenger.activities.ThreadActivity');
     expect((await sh('uiautomator dump /dev/tty')).out).toContain('text="see you"');
-    const none = await sh('am', 'start', '-a', 'android.intent.action.VIEW', '-d', '"http://example.com"');
-    expect(none).toMatchObject({ code: 1, err: 'Error: Activity not started, unable to resolve Intent { act=android.intent.action.VIEW dat=http://example.com flg=0x10000000 }\n' });
+    // A web address opens Chrome (simulated since issue 36); a scheme no app takes is refused as a device refuses it.
+    expect((await sh('am', 'start', '-a', 'android.intent.action.VIEW', '-d', '"http://example.com"')).code).toBe(0);
+    expect((await sh('dumpsys window | grep mCurrentFocus')).out).toContain('com.android.chrome');
+    const none = await sh('am', 'start', '-a', 'android.intent.action.VIEW', '-d', '"nobody://example.com"');
+    expect(none).toMatchObject({ code: 1, err: 'Error: Activity not started, unable to resolve Intent { act=android.intent.action.VIEW dat=nobody://example.com flg=0x10000000 }\n' });
     // A broadcast no receiver takes: result=0 and no data, as on a device (Clipper's are in androidworld-data.test.ts).
     expect(await sh('am', 'broadcast', '-a', 'com.example.NOBODY', '-e', 'text', 'hello')).toMatchObject({ code: 0, out: 'Broadcasting: Intent { act=com.example.NOBODY flg=0x400000 (has extras) }\nBroadcast completed: result=0\n' });
   });
