@@ -6,7 +6,7 @@ import { startServe, type Browser, type ServeProcess, openWorkbench } from './ha
 import { FRAME_COUNT, LIVE_FRAME } from './pixels.js';
 
 /**
- * Text selection, the clipboard and Simple Calendar's repetition in the Live view, in Chromium against
+ * Text selection, the clipboard, Simple Calendar's repetition and issue 36's apps in the Live view, in Chromium against
  * `awb serve`, as a person uses them there: rows of the inspector tapped, text sent, and a press held on
  * the mirrored screen (a long press on the device) opening the floating text toolbar.
  */
@@ -96,6 +96,13 @@ describe('the Live view: text selection and a repeating event', () => {
       await page.getByTestId('refresh-tree').click();
       return page.locator('.live-tree-row .live-node-text:text-is(\'"Ada"\')').count();
     }, { timeout: 10_000 }).toBe(2);
+  });
+
+  it('issue 36\'s apps open from the drawer and read in the inspector: OpenTracks\' track list, Joplin\'s notes', async () => {
+    await openApp('OpenTracks');
+    await row('Morning Run');
+    await openApp('Joplin');
+    await row('Welcome to Joplin');
   });
 
   it('"No repetition" in the event editor opens the repetition choices; Weekly adds "Repeat on" and "Repeat till"', async () => {
