@@ -348,56 +348,6 @@ def _recipes_markor_time(task):
   return {'file': file, 'format': 'csv', 'prep_time': prep, 'targets': [UNSTATED_RECIPE], 'others': [], 'existing': []}
 
 
-# --- VLC ---------------------------------------------------------------------------------------
-
-def playlist(name, files):
-  # The noise videos are not stated; our oracle finds the named files in VLC's video list.
-  return {'playlist_name': name, 'files': list(files), 'noise_files': []}
-
-
-@counterpart('VlcCreatePlaylist', 'VlcCreatePlaylist')
-def _vlc_playlist(task):
-  return playlist(task.params['playlist_name'], task.params['files'])
-
-
-@counterpart('VlcCreateTwoPlaylists', 'VlcCreateTwoPlaylists')
-def _vlc_two(task):
-  p = task.params
-  return {'playlist_name1': p['playlist_name1'], 'files1': list(p['files1']), 'noise_files1': [],
-          'playlist_name2': p['playlist_name2'], 'files2': list(p['files2']), 'noise_files2': []}
-
-
-# --- OsmAnd ------------------------------------------------------------------------------------
-
-@counterpart('OsmAndFavorite', 'OsmAndFavorite')
-@counterpart('OsmAndMarker', 'OsmAndMarker')
-def _osmand_place(task):
-  return {'location': task.params['location']}  # a place name or "lat, lon", as the goal writes it
-
-
-@counterpart('OsmAndTrack', 'OsmAndTrack')
-def _osmand_track(task):
-  return {'waypoints': list(task.params['waypoints'])}
-
-
-# --- Simple Gallery Pro and Simple Draw Pro -----------------------------------------------------
-
-UNSTATED_RECEIPT = {'shop': UNSTATED, 'date': UNSTATED, 'lines': [{'item': UNSTATED, 'amount': 0}]}
-
-
-@counterpart('GallerySaveCopyOfPicture', 'SaveCopyOfReceiptTaskEval')
-def _gallery_copy(task):
-  name, source, destination = goal_words(task, r'copy (\S+) in (\S+) and save a copy with the same name in (\S+)')
-  return {'target': {'name': name, 'receipt': UNSTATED_RECEIPT}, 'source': source, 'destination': destination, 'others': []}
-
-
-@counterpart('DrawCreateDrawing', 'SimpleDrawProCreateDrawing')
-def _draw(task):
-  name, ext, folder = goal_words(task, r'Name it (.+)\.(png|svg|jpg)\. Save it in the (\S+) folder')
-  return {'name': name, 'ext': ext, 'folder': folder, 'existing': []}
-
-
-
 # --- running it ------------------------------------------------------------------------------
 
 def solve(env, task, name, args):
@@ -422,3 +372,4 @@ def solve(env, task, name, args):
 import our_oracle_days  # pylint: disable=unused-import,wrong-import-position  (registers the calendar and Tasks counterparts)
 import our_oracle_opentracks  # pylint: disable=unused-import,wrong-import-position  (registers the OpenTracks counterparts)
 import our_oracle_joplin_retro  # pylint: disable=unused-import,wrong-import-position  (registers the Joplin and Retro Music counterparts)
+import our_oracle_media  # pylint: disable=unused-import,wrong-import-position  (registers the VLC, OsmAnd, Gallery and Draw counterparts)
