@@ -27,6 +27,7 @@ import { writeSteps } from './transformer-sft.js';
  * the base frozen (the trainer's `adapter_begin`), trained by the GRPO loop on the app's shots, then the app's test
  * instances before and after. The adapted model is a model folder of its own (the base with the LoRA, merged into its
  * graph), which runs the app's episodes whole, as AW-Gen evaluates each per-app model on its own app's instances.
+ * With `record`, its episodes go to a store run as the builtin adaptation's do (adapt.ts, rollout-recording.ts).
  */
 export const TransformerAdaptConfigSchema = z.strictObject({
   shots: z.int().min(1).max(1000).default(8).describe('Adaptation instances of the app (AW-Gen §5.1 Q3: 8)'),

@@ -29,7 +29,8 @@ import { writeSteps } from './transformer-sft.js';
  * config (core/rl/config.ts: `init` is a transformer model folder): rollouts sample from the model in ONNX Runtime
  * on `devices` in-process SimDroids; scores, advantages, AdaGRPO's pruning / replay / FCF and the curriculum are the
  * builtin run's; the update is the trainer session's (the clipped surrogate + k3 KL to the starting model, in torch),
- * after which the new model folder is loaded for the next iteration's rollouts.
+ * after which the new model folder is loaded for the next iteration's rollouts. With `recordEpisodes`, the rollouts are
+ * episodes of the store run, recorded as the builtin run records them (rollout-recording.ts).
  */
 export interface TransformerGrpoOptions {
   config: TrainConfig;
