@@ -15,13 +15,15 @@ import { progressLine } from './train.js';
 
 export const TRANSFORMER_USAGE = `  awb train transformer-sft --config FILE [--out DIR] [--json]
                                      SFT of the transformer policy (docs/policy-transformer.md); writes the model folder DIR
-  awb train transformer-grpo --config FILE [--out DIR] [--db PATH] [--json]
-                                     GRPO / AdaGRPO of the transformer policy; the config's init is an SFT model folder`;
+  awb train transformer-grpo --config FILE [--out DIR] [--db PATH] [--record-episodes] [--json]
+                                     GRPO / AdaGRPO of the transformer policy; the config's init is an SFT model folder
+                                     (--record-episodes: every rollout in the store run, thinned by the config's recording)`;
 
 const Flags = z.object({
   config: z.string().min(1).optional(),
   out: z.string().min(1).optional(),
   db: z.string().optional(),
+  'record-episodes': z.boolean().optional(),
   json: z.boolean().optional(),
 });
 
@@ -65,7 +67,9 @@ export async function transformerSftCommand(argv: string[], io: Io): Promise<num
 
 /** `awb train transformer-grpo`: GRPO on in-process SimDroids from an SFT model folder. */
 export async function transformerGrpoCommand(argv: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseFlags(argv, { config: { type: 'string' }, out: { type: 'string' }, db: { type: 'string' }, json: { type: 'boolean' } }, Flags);
+  const { values, positionals } = parseFlags(argv, {
+    config: { type: 'string' }, out: { type: 'string' }, db: { type: 'string' }, 'record-episodes': { type: 'boolean' }, json: { type: 'boolean' },
+  }, Flags);
   if (positionals.length || !values.config) throw new UsageError(`--config is required\n${TRANSFORMER_USAGE}`);
   let config: TrainConfig;
   try {
@@ -84,7 +88,7 @@ export async function transformerGrpoCommand(argv: string[], io: Io): Promise<nu
   process.once('SIGINT', onSigint);
   try {
     const r = await trainTransformerGrpo({
-      config, outDir, db: store.db, rewardContext: { dataDir: dataDir() }, signal: ac.signal, log: (m) => io.err(m),
+      config, outDir, db: store.db, rewardContext: { dataDir: dataDir() }, recordEpisodes: values['record-episodes'] ?? false, signal: ac.signal, log: (m) => io.err(m),
       onIteration: (m) => io.out(values.json ? JSON.stringify(m) : progressLine(m, config.iterations)),
     });
     const summary = { model: outDir, iterations: r.iterations, stoppedBy: r.stoppedBy, runId: r.runId, db: store.path };

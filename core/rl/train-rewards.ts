@@ -122,7 +122,7 @@ export class TrainingRewards {
 
 /** Writes each recorded rollout's component values under their kinds (unscored steps keep their reasons), in one transaction. */
 export function storeRewardValues(
-  db: WritableDB, groups: readonly (readonly Rollout[])[], byKind: ScoredRollouts['byKind'], recorders: ReadonlyMap<RolloutJob, EpisodeRecorder & { readonly episodeId: EpisodeId | null }>,
+  db: WritableDB, groups: readonly (readonly Pick<Rollout, 'job'>[])[], byKind: ScoredRollouts['byKind'], recorders: ReadonlyMap<RolloutJob, EpisodeRecorder & { readonly episodeId: EpisodeId | null }>,
 ): void {
   inTransaction(db, () => {
     groups.forEach((g, gi) => g.forEach((r, i) => {

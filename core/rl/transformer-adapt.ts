@@ -8,12 +8,15 @@ import { TransformerPolicy } from '../policy/transformer/policy.js';
 import type { TrainingStep } from '../policy/transformer/records.js';
 import type { RolloutJob } from '../rollout/rollouts.js';
 import { RaySettingsSchema } from '../rollout/ray-settings.js';
+import { StoreRecorder } from '../store/index.js';
 import { SPLIT_DATA } from '../tasks/splits.js';
-import { AdaptGrpoConfigSchema, adaptAdvantageOptions, adaptLearningRate, adaptLossOptions } from './adapt-config.js';
+import { AdaptConfigSchema, AdaptGrpoConfigSchema, adaptAdvantageOptions, adaptLearningRate, adaptLossOptions } from './adapt-config.js';
+import type { AdaptationRecord } from './adapt.js';
 import { appEvalResult, compareEvals, evaluateInstances, withDevices, type AppEvalResult, type BeforeAfterResult, type EvalEpisodeEvent } from './adapt-eval.js';
 import { iterationShots } from './adapt-grpo.js';
 import { appTestInstances, pickShots, resolveAdaptApp, type AdaptTarget } from './adapt-instances.js';
 import { iterationMetrics, runGrpoLoop, type IterationMetrics } from './grpo-loop.js';
+import { RolloutRecording } from './rollout-recording.js';
 import { runTransformerRollouts, transformerRolloutPlaces } from './transformer-rollouts.js';
 import { TransformerSession } from './transformer-session.js';
 import { writeSteps } from './transformer-sft.js';
@@ -24,6 +27,7 @@ import { writeSteps } from './transformer-sft.js';
  * the base frozen (the trainer's `adapter_begin`), trained by the GRPO loop on the app's shots, then the app's test
  * instances before and after. The adapted model is a model folder of its own (the base with the LoRA, merged into its
  * graph), which runs the app's episodes whole, as AW-Gen evaluates each per-app model on its own app's instances.
+ * With `record`, its episodes go to a store run as the builtin adaptation's do (adapt.ts, rollout-recording.ts).
  */
 export const TransformerAdaptConfigSchema = z.strictObject({
   shots: z.int().min(1).max(1000).default(8).describe('Adaptation instances of the app (AW-Gen §5.1 Q3: 8)'),
@@ -33,6 +37,7 @@ export const TransformerAdaptConfigSchema = z.strictObject({
   threads: z.int().min(1).max(64).default(1).describe('torch threads of the trainer'),
   ray: RaySettingsSchema.prefault({})
     .describe('GRPO rollouts on a Ray cluster instead of this machine (docs/ray.md): ray.envs SimDroids there take the place of grpo.rolloutWorkers; the before/after evaluation stays here'),
+  recording: AdaptConfigSchema.shape.recording,
 });
 export type TransformerAdaptConfig = z.infer<typeof TransformerAdaptConfigSchema>;
 
@@ -63,6 +68,11 @@ export async function adaptTransformer(o: {
   onEpisode?: (phase: 'before' | 'after', e: EvalEpisodeEvent) => void;
   /** Messages about the Ray cluster (servers started, one that died). */
   log?: (message: string) => void;
+  /**
+   * The store run to record into, as the builtin adaptation records (adapt.ts): the before/after evaluation episodes
+   * and every GRPO rollout (with its iteration, group, reward and advantage, thinned by `config.recording`).
+   */
+  record?: AdaptationRecord;
 }): Promise<TransformerAdaptResult> {
   const c = o.config;
   const g = c.grpo;
@@ -71,6 +81,8 @@ export async function adaptTransformer(o: {
   const seeds = o.evalSeeds ?? SPLIT_DATA.seeds.test;
   const tests = appTestInstances(target, seeds, o.evalTemplates);
   const aborted = () => o.signal?.aborted === true;
+  const rec = o.record;
+  const screenshots = rec ? c.recording.screenshots : 'none';
   const work = mkdtempSync(join(tmpdir(), 'awb-tadapt-'));
   const session = TransformerSession.start({ threads: c.threads });
   try {
@@ -78,6 +90,7 @@ export async function adaptTransformer(o: {
       const evalWith = async (phase: 'before' | 'after', model: TransformerModel) => {
         const episodes = await evaluateInstances(tests, () => new TransformerPolicy(model), target.regime, {
           devices, ...(o.signal ? { signal: o.signal } : {}), ...(o.onEpisode ? { onEpisode: (e: EvalEpisodeEvent) => o.onEpisode!(phase, e) } : {}),
+          ...(rec ? { record: { recorder: () => new StoreRecorder(rec.db, rec.runId), screenshots } } : {}),
         });
         return aborted() ? null : appEvalResult(episodes, seeds);
       };
@@ -98,9 +111,10 @@ export async function adaptTransformer(o: {
       let model = await TransformerModel.load(join(work, 'model-0'));
       // GRPO's rollouts: on the evaluation's devices here, or on worker threads or a Ray cluster (grpo.rolloutWorkers, ray).
       const places = await transformerRolloutPlaces({
-        ray: c.ray, rolloutWorkers: g.rolloutWorkers, devices: g.devices, serialPrefix: 'simdroid-tadapt-', modelDir: model.dir,
+        ray: c.ray, rolloutWorkers: g.rolloutWorkers, devices: g.devices, serialPrefix: 'simdroid-tadapt-', modelDir: model.dir, screenshots,
         ...(o.devices ? { callerDevices: o.devices } : { inProcess: devices }), ...(o.log ? { log: o.log } : {}),
       });
+      const recording = rec ? new RolloutRecording(rec.db, rec.runId, c.recording, g.iterations) : null;
       const loss = adaptLossOptions(g);
       const history: IterationMetrics[] = [];
       t0 = performance.now();
@@ -108,14 +122,17 @@ export async function adaptTransformer(o: {
       try {
         await runGrpoLoop({
           completed: 0, iterations: g.iterations,
-          rollout: async ({ iter0 }) => {
+          rollout: async ({ iter0, iteration }) => {
             const tasks = iterationShots(shots, g.instancesPerIteration, iter0, c.seed);
             const jobs: RolloutJob[] = tasks.flatMap((instance, gi) => Array.from({ length: g.rolloutsPerInstance }, (_, k) => ({
               group: gi, rollout: k, instance, rngKey: `adapt/${c.seed}/rollout/${iter0}/${gi}/${k}`,
             })));
             const t = performance.now();
             const current = model;
-            const rollouts = await runTransformerRollouts(places.on, jobs, { model: current, temperature: g.temperature, maxSteps: g.maxSteps });
+            const rollouts = await runTransformerRollouts(places.on, jobs, {
+              model: current, temperature: g.temperature, maxSteps: g.maxSteps,
+              ...(recording ? { recorder: (job: RolloutJob) => recording.recorder(iteration, job), screenshots } : {}),
+            });
             return { groups: tasks.map((_, gi) => rollouts.filter((r) => r.job.group === gi)), rolloutS: (performance.now() - t) / 1000 };
           },
           score: (_, { groups }) => ({ scores: { kind: 'episode', returns: groups.map((gr) => gr.map((r) => r.reward)), steps: groups.map((gr) => gr.map((r) => r.records.length)) } }),
@@ -151,6 +168,7 @@ export async function adaptTransformer(o: {
             return { stats, lr, freshAdvantages: steps.map((s) => s.advantage!), batchSteps: steps.length };
           },
           log: ({ iteration, t0: it0 }, { rolled: { groups, rolloutS }, advantages, updated: u }) => {
+            recording?.finish(iteration, groups.map((gr) => gr.map((r) => r.job)), groups.map((gr) => gr.map((r) => r.reward)), advantages.advantages);
             const s = u.stats;
             const metrics = iterationMetrics({
               groups, stats: advantages.groups, freshAdvantages: u.freshAdvantages, rolloutS, t0: it0, batchSteps: u.batchSteps, lr: u.lr,

@@ -8,7 +8,7 @@ import type { TransformerStepRecord } from '../policy/transformer/policy.js';
 import type { TrainingStep } from '../policy/transformer/records.js';
 import { shortestPathRewards } from '../rewards/shortest-path.js';
 import type { RolloutJob } from '../rollout/rollouts.js';
-import { createRun, finishRun, openStore, putIterationMetrics, type RunId, type WritableDB } from '../store/index.js';
+import { createRun, finishRun, openStore, putIterationMetrics, type RunId, type StoreRecorder, type WritableDB } from '../store/index.js';
 import { instanceKey, type TaskInstance } from '../tasks/instance.js';
 import { TASKS } from '../tasks/registry.js';
 import { splitInstances } from '../tasks/splits.js';
@@ -18,7 +18,8 @@ import { advantageOptions, curriculumOptions, failureCurriculumOptions, lossOpti
 import { advanceCurriculum, initialCurriculum, sampleIterationTasks } from './curriculum.js';
 import { iterationMetrics, mean, METRIC, runGrpoLoop, type GroupScores, type IterationMetrics } from './grpo-loop.js';
 import { learningRateAt, TrainingDivergedError, TrainingPoolError } from './train-grpo.js';
-import { REWARD_METRIC, TrainingRewards } from './train-rewards.js';
+import { REWARD_METRIC, storeRewardValues, TrainingRewards } from './train-rewards.js';
+import { RolloutRecording } from './rollout-recording.js';
 import { runTransformerRollouts, transformerRolloutPlaces, type TransformerRollout } from './transformer-rollouts.js';
 import { TransformerSession } from './transformer-session.js';
 import { writeSteps } from './transformer-sft.js';
@@ -28,7 +29,8 @@ import { writeSteps } from './transformer-sft.js';
  * config (core/rl/config.ts: `init` is a transformer model folder): rollouts sample from the model in ONNX Runtime
  * on `devices` in-process SimDroids; scores, advantages, AdaGRPO's pruning / replay / FCF and the curriculum are the
  * builtin run's; the update is the trainer session's (the clipped surrogate + k3 KL to the starting model, in torch),
- * after which the new model folder is loaded for the next iteration's rollouts.
+ * after which the new model folder is loaded for the next iteration's rollouts. With `recordEpisodes`, the rollouts are
+ * episodes of the store run, recorded as the builtin run records them (rollout-recording.ts).
  */
 export interface TransformerGrpoOptions {
   config: TrainConfig;
@@ -41,6 +43,11 @@ export interface TransformerGrpoOptions {
   /** A run of `db` opened by the caller (the workbench's job), which also finishes it; default a new run made here. */
   runId?: RunId;
   rewardContext?: { db?: WritableDB; dataDir?: string };
+  /**
+   * Also record every rollout episode in the store run, with its iteration, group, reward and advantage, thinned by
+   * `config.recording`, as the builtin policy's trainGrpo does (default off).
+   */
+  recordEpisodes?: boolean;
   signal?: AbortSignal;
   threads?: number;
   onIteration?: (m: IterationMetrics) => void;
@@ -71,9 +78,11 @@ export async function trainTransformerGrpo(opts: TransformerGrpoOptions): Promis
   if (!c.init || !isTransformerModelDir(c.init)) throw new TransformerInitError(c.init ?? null);
   const pool = opts.instances ?? splitInstances(TASKS, c.split, c.part);
   const candidates = pool.map((instance) => ({ key: instanceKey(instance), difficulty: instance.template.difficulty, instance }));
+  const recordsRollouts = opts.recordEpisodes === true && opts.db !== undefined;
+  const screenshots = recordsRollouts ? c.recording.screenshots : 'none';
   // The cluster (or threads) before the store's run and the trainer: one that cannot start is an error with nothing started.
   const places = await transformerRolloutPlaces({
-    ray: c.ray, rolloutWorkers: c.rolloutWorkers, devices: c.devices, serialPrefix: 'simdroid-tgrpo-', modelDir: c.init,
+    ray: c.ray, rolloutWorkers: c.rolloutWorkers, devices: c.devices, serialPrefix: 'simdroid-tgrpo-', modelDir: c.init, screenshots,
     ...(opts.devices ? { callerDevices: opts.devices } : {}), ...(opts.log ? { log: opts.log } : {}),
   });
   const work = mkdtempSync(join(tmpdir(), 'awb-tgrpo-'));
@@ -81,6 +90,7 @@ export async function trainTransformerGrpo(opts: TransformerGrpoOptions): Promis
   const db = opts.db;
   const ownRun = db !== undefined && opts.runId === undefined;
   const runId: RunId | null = opts.runId ?? (db ? createRun(db, { kind: 'training', name: `transformer grpo ${c.split}/${c.part} seed ${c.seed}`, config: { ...c, policy: 'transformer' } }).id : null);
+  const recording = recordsRollouts && db && runId !== null ? new RolloutRecording(db, runId, c.recording, c.iterations) : null;
   let rewardStore: WritableDB | null = null;
   let model: TransformerModel | null = null;
   const history: IterationMetrics[] = [];
@@ -133,22 +143,32 @@ export async function trainTransformerGrpo(opts: TransformerGrpoOptions): Promis
         })));
         const t0 = performance.now();
         const current = model!;
-        const rollouts = await runTransformerRollouts(places.on, jobs, { model: current, temperature: c.temperature, maxSteps: c.maxSteps, captureTrees: rewards !== null });
+        // Recorded rollouts (recordEpisodes) also get each reward component's values, as trainGrpo stores them.
+        const recorded = new Map<RolloutJob, StoreRecorder>();
+        const rollouts = await runTransformerRollouts(places.on, jobs, {
+          model: current, temperature: c.temperature, maxSteps: c.maxSteps, captureTrees: rewards !== null, screenshots,
+          ...(recording ? { recorder: (job: RolloutJob) => {
+            const r = recording.recorder(iteration, job);
+            recorded.set(job, r);
+            return r;
+          } } : {}),
+        });
         const groups = tasks.map((_, g) => rollouts.filter((r) => r.job.group === g));
-        return { rng, curriculum, tasks, groups, rolloutS: (performance.now() - t0) / 1000 };
+        return { rng, curriculum, tasks, groups, recorded, rolloutS: (performance.now() - t0) / 1000 };
       },
 
       // score: the checker's outcome (NaN = unscorable) or the composed components; SPA on successes if on
-      score: async ({ iteration }, { groups }) => {
+      score: async ({ iteration }, { groups, recorded }) => {
         const outcome = groups.map((g) => g.map((r) => r.reward));
         const composed = rewards ? await rewards.score(groups, iteration, { ...(spa.enabled ? { shortestPath: shortestPathOptions(c) } : {}), ...(opts.signal ? { signal: opts.signal } : {}) }) : null;
+        if (composed && db && recorded.size) storeRewardValues(db, groups, composed.byKind, recorded);
         const shaped = composed ? composed.returns : spa.enabled
           ? outcome.map((g, i) => shortestPathRewards(g, groups[i]!.map((r) => r.result.steps.length), shortestPathOptions(c)))
           : outcome;
         const scores: GroupScores = composed && c.rewards.credit !== 'episode-sum'
           ? { kind: 'step', values: composed.stepValues }
           : { kind: 'episode', returns: shaped, steps: groups.map((g) => g.map((r) => r.records.length)) };
-        return { scores, outcome, composed };
+        return { scores, outcome, composed, shaped };
       },
       advantage: { mode: c.advantage.mode, options: advantageOptions(c) },
 
@@ -200,7 +220,9 @@ export async function trainTransformerGrpo(opts: TransformerGrpoOptions): Promis
       },
 
       // log: metrics, FCF / curriculum state, store, checkpoint
-      log: ({ iteration, t0 }, { rolled: { tasks, groups, curriculum, rolloutS }, scored: { outcome, composed }, advantages, updated: u }) => {
+      log: ({ iteration, t0 }, { rolled: { tasks, groups, curriculum, rolloutS, recorded }, scored: { outcome, composed, shaped }, advantages, updated: u }) => {
+        // What each recorded rollout was learned from (its shaped return and advantage), then the iteration thinned by c.recording.
+        if (recording && recorded.size) recording.finish(iteration, groups.map((g) => g.map((r) => r.job)), shaped, advantages.advantages);
         const s = u.stats;
         const metrics: Record<string, number> = {
           ...iterationMetrics({

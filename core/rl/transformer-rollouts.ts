@@ -1,6 +1,7 @@
 import type { Device } from '../device/device.js';
 import { runEpisode } from '../episode/runner.js';
 import type { EpisodeRecorder } from '../episode/record.js';
+import type { ScreenshotMode } from '../episode/runner.js';
 import type { TransformerModel } from '../policy/transformer/model.js';
 import type { TransformerStepRecord } from '../policy/transformer/policy.js';
 import { transformerSamplingPolicy } from '../policy/registry.js';
@@ -46,7 +47,13 @@ export class TransformerRecordsError extends WorkbenchError {
 
 export async function runTransformerRollouts(
   on: readonly Device[] | RolloutWorkerPool, jobs: readonly RolloutJob[],
-  opts: { model: TransformerModel; temperature: number; maxSteps: number; captureTrees?: boolean; recorder?: (job: RolloutJob) => EpisodeRecorder },
+  opts: {
+    model: TransformerModel; temperature: number; maxSteps: number; captureTrees?: boolean;
+    /** A recorder per rollout (the run's RolloutRecording); none = not recorded. */
+    recorder?: (job: RolloutJob) => EpisodeRecorder;
+    /** Screenshots a recorder gets in process (default 'none'); a worker pool took its own at start. */
+    screenshots?: ScreenshotMode;
+  },
 ): Promise<TransformerRollout[]> {
   const policyOf = (rngKey: string) => transformerSamplingPolicy(opts.model, { temperature: opts.temperature, rngKey, policyName: TRANSFORMER_ROLLOUT_POLICY });
   if (on instanceof RolloutWorkerPool) {
@@ -63,7 +70,10 @@ export async function runTransformerRollouts(
   await scheduleOnDevices(on, jobs, (device) => async (job, k) => {
     const policy = policyOf(job.rngKey);
     const { recorder, capture } = rolloutRecorder(opts, job);
-    const result = await runEpisode({ device, instance: job.instance, policy, maxSteps: opts.maxSteps, onMalformed: 'continue', ...(recorder ? { recorder } : {}) });
+    const result = await runEpisode({
+      device, instance: job.instance, policy, maxSteps: opts.maxSteps, onMalformed: 'continue',
+      ...(recorder ? { recorder, ...(opts.screenshots ? { screenshots: opts.screenshots } : {}) } : {}),
+    });
     out[k] = { job, result, records: policy.takeRecords(), reward: outcomeReward(result), ...(capture ? { trees: capture.trees } : {}) };
   });
   return out;
@@ -98,6 +108,8 @@ export function checkTransformerRollouts(ray: { address: string | null }, modelD
  */
 export async function transformerRolloutPlaces(o: {
   ray: RaySettings; rolloutWorkers: number | 'auto'; devices: number; serialPrefix: string; modelDir: string; log?: (m: string) => void;
+  /** Screenshots of recorded rollouts, which a worker pool takes at start (default 'none'). */
+  screenshots?: ScreenshotMode;
   /** The caller's own devices (adb devices, say): rollouts run on these, in process. */
   callerDevices?: readonly Device[];
   /** Devices in process when no workers are asked for (default: `devices` SimDroids of its own). */
@@ -116,7 +128,7 @@ export async function transformerRolloutPlaces(o: {
   const ray = cluster ? await RayEnvServers.start({ ...cluster, ...(o.log ? { log: o.log } : {}) }) : null;
   try {
     if (ray) o.log?.(ray.summary);
-    const pool = await RolloutWorkerPool.start({ workers: count, ...(ray ? { remote: ray.remote } : {}) });
+    const pool = await RolloutWorkerPool.start({ workers: count, screenshots: o.screenshots ?? 'none', ...(ray ? { remote: ray.remote } : {}) });
     return { on: pool, close: async () => { await pool.close(); await ray?.close(); } };
   } catch (e) {
     await ray?.close();

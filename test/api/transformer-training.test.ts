@@ -109,6 +109,9 @@ describe('transformer training jobs through the bridge', () => {
       expect(e!.message).not.toContain('rolloutWorkers');
       expect(e!.message).toMatch(/its rollout servers are sent the model folder, and Model folder ".*transformer-sft-fake": no tokenizer\.json/);
       expect(e!.message).toMatch(/adapts by GRPO with a LoRA/);
+      // its recording (episodes in Trajectories) is the builtin adaptation's setting, checked by the same schema
+      await expect(api.startAdaptation({ app: 'Clock', policy: 'checkpoint:transformer-sft-fake', config: { recording: { keepEvery: 0 } } }))
+        .rejects.toThrow(/recording\.keepEvery: Too small/);
       expect(await api.listTrainingJobs({})).toEqual([]);
     } finally {
       rmSync(folder, { recursive: true, force: true });

@@ -53,7 +53,6 @@ export function prepareTransformerAdaptation(input: AdaptationStart, base: strin
   if ((input.home ?? given.home) !== undefined) issues.push({ path: 'home', message: 'the adapted transformer model runs every screen whole: a home-screen mode applies to builtin adapters only' });
   if (input.epochs !== undefined || given.sft !== undefined) issues.push({ path: 'sft.epochs', message: `${only}: it has no SFT stage here` });
   if (input.episodes?.length) issues.push({ path: 'episodes', message: `recorded demonstrations train SFT; ${only}` });
-  if (given.recording !== undefined) issues.push({ path: 'recording', message: 'the transformer adaptation records no episodes in the store yet' });
 
   let target = null;
   try {
@@ -68,6 +67,7 @@ export function prepareTransformerAdaptation(input: AdaptationStart, base: strin
     ...(input.seed ?? given.seed) !== undefined ? { seed: input.seed ?? given.seed } : {},
     grpo: { ...(isPlainObject(given.grpo) ? given.grpo : {}), ...(input.iterations !== undefined ? { iterations: input.iterations } : {}) },
     ...given.ray !== undefined ? { ray: given.ray } : {},
+    ...given.recording !== undefined ? { recording: given.recording } : {},
   });
   if (!parsed.success) for (const i of parsed.error.issues) issues.push({ path: i.path.join('.') || 'config', message: i.message });
   const config = parsed.success ? parsed.data : null;

@@ -10,8 +10,9 @@ import { CONTROL, type FromTrainingWorker, type WorkerJob } from '../training/pr
  * adaptTransformer (core/rl/transformer-adapt.ts) with its evaluation episodes and GRPO iterations posted as the
  * builtin adaptation's progress events, so the Adaptation view shows them alike, and its result as an
  * AdaptationReport (before → after, per template). A stop is read at each event; the adapted model whose training
- * began is still saved. The GRPO iterations' metrics go to a 'training' run of its own (config `trainer: 'adapt'`); its
- * episodes are not recorded in the store (the builtin adaptation's are).
+ * began is still saved. The GRPO iterations' metrics, its rollouts (thinned by `recording`) and the before/after evaluation
+ * episodes go to a 'training' run of its own (config `trainer: 'adapt'`), as the builtin adaptation's do, so Trajectories
+ * lists them under the run.
  */
 export async function runTransformerAdaptationJob(
   job: Extract<WorkerJob, { kind: 'adapt-transformer' }>, db: WritableDB, control: Int32Array, post: (m: FromTrainingWorker) => void,
@@ -31,7 +32,7 @@ export async function runTransformerAdaptationJob(
     const sha256 = base.sha256;
     await base.close();
     const res = await adaptTransformer({
-      base: p.base, app: p.app, outDir: p.outDir, config: c, evalSeeds: p.evalSeeds, signal: ac.signal,
+      base: p.base, app: p.app, outDir: p.outDir, config: c, evalSeeds: p.evalSeeds, signal: ac.signal, record: { db, runId: run.id },
       ...(p.evalTemplates ? { evalTemplates: p.evalTemplates } : {}),
       onEpisode: (phase, e) => {
         post({ type: 'adapt-progress', progress: { phase, ...e } });

@@ -85,7 +85,8 @@ export async function runTransformerGrpoJob(
   let checkpoint: number | null = null;
   try {
     const r = await trainTransformerGrpo({
-      config: c, outDir: j.outDir, db, runId, rewardContext: { db, dataDir: dirname(j.dbPath) }, signal: ac.signal,
+      // trainTransformerGrpo writes the metrics and the rollouts (thinned by c.recording) into the run this job opened.
+      config: c, outDir: j.outDir, db, runId, rewardContext: { db, dataDir: dirname(j.dbPath) }, recordEpisodes: true, signal: ac.signal,
       onIteration: ({ iteration, metrics }) => {
         const wrote = iteration % c.checkpointEvery === 0 || iteration === c.iterations;
         if (wrote) checkpoint = iteration;

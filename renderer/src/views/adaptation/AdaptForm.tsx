@@ -101,7 +101,7 @@ export function AdaptForm() {
         <div className="muted adapt-note" data-testid="adapt-transformer-note">
           A transformer base adapts by GRPO only (method grpo, AW-Gen&apos;s recipe): a LoRA on its screen transformer (rank 8 unless you change
           rank), the base frozen. SFT, recorded demonstrations, the head-only kind and the home-screen mode are the builtin adapter&apos;s. The adapted
-          model is a checkpoint of its own (Training lists it; run it in Agent); its episodes are not recorded in Trajectories.
+          model is a checkpoint of its own (Training lists it; run it in Agent); its episodes are recorded in Trajectories under the job&apos;s run.
         </div>
       ) : null}
 
