@@ -63,6 +63,9 @@ export async function runTransformerSftJob(j: Extract<WorkerJob, { kind: 'transf
       writeJobFile(j.outDir, { trainer: 'transformer-sft', runId: run.id, dbPath: db.name, createdAt: Date.now() });
     }
     finishRun(db, run.id, r.stoppedBy === 'done' ? 'finished' : 'interrupted');
+    // The folders are cleared before 'done': whoever hears it may list the checkpoints at once.
+    rmSync(staging, { recursive: true, force: true });
+    dropIfEmpty(j.outDir);
     post({ type: 'done', stoppedBy: r.stoppedBy, iterations: r.history.length, checkpoint: r.stoppedBy === 'done' ? (r.history.at(-1)?.epoch ?? 0) : null });
   } catch (e) {
     finishRun(db, run.id, 'interrupted');
@@ -99,6 +102,7 @@ export async function runTransformerGrpoJob(
     if (r.stoppedBy === 'aborted' && r.iterations > 0) checkpoint = r.iterations;
     if (existsSync(join(j.outDir, 'config.json'))) writeJobFile(j.outDir, { trainer: 'transformer-grpo', runId, dbPath: db.name, createdAt: Date.now() });
     finishRun(db, runId, r.stoppedBy === 'done' ? 'finished' : 'interrupted');
+    dropIfEmpty(j.outDir); // before 'done', as for SFT
     post({ type: 'done', stoppedBy: r.stoppedBy, iterations: r.iterations, checkpoint });
   } catch (e) {
     finishRun(db, runId, 'interrupted');
