@@ -2,9 +2,9 @@ import { join } from 'node:path';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCanvas } from '@napi-rs/canvas';
-import { boundsCenter, findFirst, flattenUiTree, parseUiTree, type UiSelector } from '../../../core/a11y/ui-tree.js';
+import { findFirst, type UiSelector } from '../../../core/a11y/ui-tree.js';
 import type { EmulatorHost } from '../../../emulators/simdroid/host.js';
-import { connectedAdb, pngSize, type AdbCli, type RunResult } from './helpers.js';
+import { adbScreen, connectedAdb, pngSize, type AdbCli, type RunResult } from './helpers.js';
 
 /**
  * Simple Gallery Pro and Simple Draw Pro over Debian's real adb, as AndroidWorld uses them: a receipt
@@ -24,20 +24,10 @@ beforeAll(async () => {
 });
 afterAll(() => close());
 
-async function screen() {
-  return flattenUiTree(parseUiTree((await sh('uiautomator dump /dev/tty')).out.replace(/UI hierchary dumped to: \/dev\/tty\s*$/, '')));
-}
-
-async function center(sel: UiSelector) {
-  const el = findFirst(await screen(), sel);
-  if (!el) throw new Error(`no ${JSON.stringify(sel)} on screen`);
-  return boundsCenter(el.node.bounds);
-}
-
-async function tap(sel: UiSelector) {
-  const c = await center(sel);
-  expect((await sh(`input tap ${c.x} ${c.y}`)).code).toBe(0);
-}
+// sh is set in beforeAll: the helpers are looked up when called.
+const screen = () => adbScreen(sh).screen();
+const center = (sel: UiSelector) => adbScreen(sh).center(sel);
+const tap = (sel: UiSelector) => adbScreen(sh).tap(sel);
 
 /** AndroidWorld's check_file_or_folder_exists: the path among `find`'s lines. */
 async function found(dir: string, name: string): Promise<boolean> {

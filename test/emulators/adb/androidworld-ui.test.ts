@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { boundsCenter, findFirst, flattenUiTree, parseUiTree, type UiSelector } from '../../../core/a11y/ui-tree.js';
-import { connectedAdb, type RunResult } from './helpers.js';
+import { boundsCenter, findFirst, type UiSelector } from '../../../core/a11y/ui-tree.js';
+import { adbScreen, connectedAdb, type RunResult } from './helpers.js';
 
 /**
  * What AndroidWorld's templates need an agent to do through the screen, over the real adb and read
@@ -17,20 +17,10 @@ beforeAll(async () => {
 });
 afterAll(() => close());
 
-async function screen() {
-  return flattenUiTree(parseUiTree((await sh('uiautomator dump /dev/tty')).out.replace(/UI hierchary dumped to: \/dev\/tty\s*$/, '')));
-}
-
-async function center(sel: UiSelector) {
-  const el = findFirst(await screen(), sel);
-  if (!el) throw new Error(`no ${JSON.stringify(sel)} on screen`);
-  return boundsCenter(el.node.bounds);
-}
-
-async function tap(sel: UiSelector) {
-  const c = await center(sel);
-  expect((await sh(`input tap ${c.x} ${c.y}`)).code).toBe(0);
-}
+// sh is set in beforeAll: the helpers are looked up when called.
+const screen = () => adbScreen(sh).screen();
+const center = (sel: UiSelector) => adbScreen(sh).center(sel);
+const tap = (sel: UiSelector) => adbScreen(sh).tap(sel);
 
 const TOOLBAR = 'android:id/floating_toolbar_menu_item_text';
 

@@ -3,6 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { expect } from 'vitest';
+import { boundsCenter, findFirst, flattenUiTree, parseUiTree, type UiSelector } from '../../../core/a11y/ui-tree.js';
+import { extractDump } from '../../../core/device/adb/adb-device.js';
 import { EmulatorPortInUseError, startEmulatorHost, type EmulatorHost, type EmulatorHostOptions } from '../../../emulators/simdroid/host.js';
 
 /**
@@ -116,6 +119,29 @@ export async function connectedAdb(scratchPrefix: string): Promise<{
       rmSync(scratch, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The screen as an agent reads it over adb (`uiautomator dump /dev/tty`, flattened), and a tap at a node's centre
+ * with `input tap`, as AndroidWorld's click does.
+ */
+export function adbScreen(sh: (...args: string[]) => Promise<RunResult>) {
+  const screen = async () => {
+    const out = (await sh('uiautomator dump /dev/tty')).out;
+    const xml = extractDump(out);
+    if (xml === null) throw new Error(`uiautomator dump gave no hierarchy: ${out.slice(0, 200)}`);
+    return flattenUiTree(parseUiTree(xml));
+  };
+  const center = async (sel: UiSelector) => {
+    const el = findFirst(await screen(), sel);
+    if (!el) throw new Error(`no ${JSON.stringify(sel)} on screen`);
+    return boundsCenter(el.node.bounds);
+  };
+  const tap = async (sel: UiSelector) => {
+    const c = await center(sel);
+    expect((await sh(`input tap ${c.x} ${c.y}`)).code).toBe(0);
+  };
+  return { screen, center, tap };
 }
 
 /** Width and height from a PNG's IHDR chunk, after checking the signature. */
