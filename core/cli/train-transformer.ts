@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { parseTrainConfig, TrainConfigError, type TrainConfig } from '../rl/config.js';
 import { demonstrationInstances } from '../rl/train-sft.js';
-import { TransformerSftConfigSchema, type TransformerSftConfig } from '../rl/transformer-config.js';
+import { sftEpochs, TransformerSftConfigSchema, type TransformerSftConfig } from '../rl/transformer-config.js';
 import { trainTransformerGrpo } from '../rl/transformer-grpo.js';
 import { runTransformerSft } from '../rl/transformer-sft.js';
 import { dataDir } from '../util/data-dir.js';
@@ -53,9 +53,9 @@ export async function transformerSftCommand(argv: string[], io: Io): Promise<num
     const res = await runTransformerSft(config, {
       device, outDir,
       onEpoch: (m) => io.out(values.json ? JSON.stringify(m)
-        : `epoch ${m.epoch}/${config.sft.epochs}  loss/nll ${m['loss/nll'].toFixed(4)}  acc/top1 ${(m['acc/top1'] * 100).toFixed(1)}%  ${m['perf/epoch_s'].toFixed(1)} s`),
+        : `epoch ${m.epoch}/${sftEpochs(config)}  loss/nll ${m['loss/nll'].toFixed(4)}  acc/top1 ${(m['acc/top1'] * 100).toFixed(1)}%  ${m['perf/epoch_s'].toFixed(1)} s`),
     });
-    const summary = { model: outDir, demonstrations: res.demonstrations, parameters: res.parameters, collectS: res.collectS, trainS: res.trainS, final: res.history.at(-1) ?? null };
+    const summary = { model: outDir, demonstrations: res.demonstrations, dagger: res.dagger, parameters: res.parameters, collectS: res.collectS, trainS: res.trainS, final: res.history.at(-1) ?? null };
     io.out(values.json ? JSON.stringify(summary)
       : `Demonstrations: ${res.demonstrations.steps} steps from ${res.demonstrations.episodes} episodes (skipped ${JSON.stringify(res.demonstrations.skipped)}); `
         + `${res.parameters.total.toLocaleString('en')} parameters; model ${outDir}`);

@@ -52,6 +52,14 @@ export const TransformerSftOptionsSchema = z.strictObject({
   seed: z.int().nonnegative().default(0).describe('Seed of the minibatch order'),
 });
 
+export const TransformerDaggerSchema = z.strictObject({
+  rounds: z.int().min(1).max(20).describe('Rounds after the demonstrations: the model acts on the same instances, the oracle labels every screen it reaches, and SFT goes on over all steps so far'),
+  epochs: z.int().min(1).max(1000).default(2).describe('SFT epochs per round, over all steps so far (default 2)'),
+  beta: z.number().min(0).max(1).default(0).describe("Chance that a step carries out the oracle's label instead of the model's action (default 0)"),
+  lr: z.number().positive().max(1).optional().describe("Peak learning rate of each round's SFT (default the sft lr)"),
+});
+export type TransformerDagger = z.infer<typeof TransformerDaggerSchema>;
+
 export const TransformerSftConfigSchema = z.strictObject({
   split: z.enum(SPLITS).default('unseen-instance').describe('Regime whose part the demonstrations come from (default unseen-instance)'),
   part: z.enum(PARTS).default('train').describe('Split part (default train)'),
@@ -64,5 +72,9 @@ export const TransformerSftConfigSchema = z.strictObject({
   tokenizer: z.string().min(1).optional().describe("A WordPiece tokenizer.json for a new model; default all-MiniLM-L6-v2's (the trainer's package)"),
   sft: TransformerSftOptionsSchema.default(TransformerSftOptionsSchema.parse({})).describe('SFT hyper-parameters'),
   threads: z.int().min(1).max(64).default(1).describe('torch threads of the trainer (default 1)'),
+  dagger: TransformerDaggerSchema.optional().describe("DAgger rounds after the demonstrations' SFT (Ross et al. 2011): the model's own screens, labelled by the oracle"),
 });
 export type TransformerSftConfig = z.infer<typeof TransformerSftConfigSchema>;
+
+/** Every SFT epoch a config runs: the demonstrations' and each DAgger round's. */
+export const sftEpochs = (c: Pick<TransformerSftConfig, 'sft' | 'dagger'>): number => c.sft.epochs + (c.dagger ? c.dagger.rounds * c.dagger.epochs : 0);

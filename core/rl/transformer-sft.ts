@@ -7,13 +7,15 @@ import { OraclePolicy } from '../episode/policies/oracle.js';
 import type { Policy } from '../episode/policy.js';
 import type { EpisodeRecorder } from '../episode/record.js';
 import { runEpisode } from '../episode/runner.js';
-import { actionChoice, type HeadShape } from '../policy/transformer/actions.js';
+import { OracleTeacher } from '../episode/policies/oracle-teacher.js';
+import { actionChoice, choiceAction, chooseAction, type HeadShape } from '../policy/transformer/actions.js';
 import { buildStepInputs } from '../policy/transformer/inputs.js';
 import type { Layout } from '../policy/transformer/layout.js';
-import { readModelConfig } from '../policy/transformer/model.js';
+import { readModelConfig, TransformerModel } from '../policy/transformer/model.js';
 import { trainingStepLine, type TrainingStep } from '../policy/transformer/records.js';
 import { WordPieceTokenizer } from '../policy/transformer/wordpiece.js';
 import type { TaskInstance } from '../tasks/instance.js';
+import { createRng, type Rng } from '../util/rng.js';
 import { demonstrationInstances } from './train-sft.js';
 import { shapeLayout, trainerModelConfig, type TransformerSftConfig } from './transformer-config.js';
 import { TransformerSession } from './transformer-session.js';
@@ -37,33 +39,52 @@ export interface TransformerDemonstrations {
 
 export const headShape = (l: Layout): HeadShape => ({ goalTokens: l.goalTokens, maxSpan: l.maxSpan, itemTokens: l.itemTokens, itemSpan: Math.min(l.maxSpan, l.itemTokens) });
 
-/** Runs the oracle on each instance and records every step as the transformer policy's inputs and choice. */
+/**
+ * Who acts while the oracle labels (DAgger's data, Ross, Gordon & Bagnell 2011): the model, greedily, except that with
+ * probability `beta` a step carries out the oracle's label instead. The labels are the oracle's on the screens the model
+ * reached (OracleTeacher), so the steps teach recovering from the model's own mistakes, which pure demonstrations never show.
+ */
+export interface DaggerLearner {
+  model: TransformerModel;
+  beta: number;
+  rng: Rng;
+}
+
+/**
+ * Runs the oracle on each instance and records every step as the transformer policy's inputs and choice; with a
+ * `learner`, the learner acts and the oracle only labels each step (steps it cannot label are not recorded).
+ */
 export async function collectTransformerDemonstrations(
   device: Device, instances: readonly TaskInstance[], tok: WordPieceTokenizer, layout: Layout,
-  opts: { signal?: AbortSignal; recorder?: () => EpisodeRecorder; onInstance?: (i: number, n: number) => void; firstEpisode?: number } = {},
+  opts: { signal?: AbortSignal; recorder?: () => EpisodeRecorder; onInstance?: (i: number, n: number) => void; firstEpisode?: number; learner?: DaggerLearner } = {},
 ): Promise<TransformerDemonstrations> {
   const out: TransformerDemonstrations = { steps: [], skipped: {}, episodes: 0, oracleFailures: 0, packages: [], taskApps: [] };
   const shape = headShape(layout);
+  const learner = opts.learner;
   for (const [i, instance] of instances.entries()) {
     opts.onInstance?.(i, instances.length);
     if (opts.signal?.aborted) break;
     const episode = (opts.firstEpisode ?? 0) + i;
     const oracle = new OraclePolicy();
+    const teacher = new OracleTeacher();
     const spy: Policy = {
-      name: 'oracle',
-      start: (ctx) => oracle.start(ctx),
-      act(obs, ctx) {
-        const decision = oracle.act(obs, ctx);
-        const action = parseAction(decision.action);
+      name: learner ? 'dagger' : 'oracle',
+      start: (ctx) => (learner ? teacher.start(ctx) : oracle.start(ctx)),
+      async act(obs, ctx) {
+        const decision = learner ? null : oracle.act(obs, ctx);
+        const label = decision ? parseAction(decision.action) : teacher.label(obs, ctx);
         const inputs = buildStepInputs(obs, ctx, tok, layout);
-        const choice = actionChoice(action, inputs, obs, shape);
-        if (!choice) out.skipped[action.action_type] = (out.skipped[action.action_type] ?? 0) + 1;
-        else {
+        const choice = label && actionChoice(label, inputs, obs, shape);
+        if (label && !choice) out.skipped[label.action_type] = (out.skipped[label.action_type] ?? 0) + 1;
+        else if (choice) {
           out.steps.push({ inputs, choice, episode, step: ctx.step });
           out.packages.push(obs.foreground.package);
           out.taskApps.push(instance.template.apps);
         }
-        return decision;
+        if (!learner) return decision!;
+        if (label && learner.rng.chance(learner.beta)) return { action: label };
+        const heads = await learner.model.forward(inputs);
+        return { action: choiceAction(chooseAction(heads, learner.model.shape, inputs.items, null), inputs) };
       },
     };
     const recorder = opts.recorder?.();
@@ -92,11 +113,20 @@ export interface TransformerSftEpoch {
   steps: number;
 }
 
+export interface DaggerRound {
+  round: number;
+  steps: number;
+  episodes: number;
+  solved: number;
+}
+
 export interface TransformerSftResult {
   /** The model folder written; null when the run was stopped (its signal aborted), which writes none. */
   dir: string | null;
   stoppedBy: 'done' | 'aborted';
   demonstrations: Omit<TransformerDemonstrations, 'steps' | 'packages' | 'taskApps'> & { steps: number };
+  /** Each DAgger round: the steps the oracle labelled on the model's screens, and the episodes the model solved doing so. */
+  dagger: DaggerRound[];
   history: TransformerSftEpoch[];
   parameters: { total: number; trainable: number; text: number };
   collectS: number;
@@ -128,39 +158,71 @@ export async function runTransformerSft(config: TransformerSftConfig, o: {
       tokenizerPath = r.tokenizer;
     }
     const tok = WordPieceTokenizer.load(tokenizerPath);
+    const instances = demonstrationInstances(config);
     const t0 = performance.now();
-    const demos = await collectTransformerDemonstrations(o.device, demonstrationInstances(config), tok, layout, {
+    const demos = await collectTransformerDemonstrations(o.device, instances, tok, layout, {
       ...(o.signal ? { signal: o.signal } : {}), ...(o.onInstance ? { onInstance: o.onInstance } : {}), ...(o.recorder ? { recorder: o.recorder } : {}),
     });
-    const collectS = (performance.now() - t0) / 1000;
-    const stepsFile = writeSteps(work, demos.steps);
+    let collectS = (performance.now() - t0) / 1000;
+    const steps = [...demos.steps];
     const stopFile = join(work, 'stop');
     const onAbort = () => writeFileSync(stopFile, '');
     o.signal?.addEventListener('abort', onAbort);
     const history: TransformerSftEpoch[] = [];
-    const t1 = performance.now();
+    const dagger: DaggerRound[] = [];
+    let trainS = 0;
     const s = config.sft;
-    try {
+    /** SFT over every step so far; epochs are numbered on from the last pass's. */
+    const pass = async (epochs: number, lr: number) => {
+      const t1 = performance.now();
+      const offset = history.length;
       await session.request('sft', {
-        steps: stepsFile, stop: stopFile,
-        options: { epochs: s.epochs, batch_size: s.batchSize, lr: s.lr, weight_decay: s.weightDecay, max_grad_norm: s.maxGradNorm, seed: s.seed },
+        steps: writeSteps(work, steps), stop: stopFile,
+        options: { epochs, batch_size: s.batchSize, lr, weight_decay: s.weightDecay, max_grad_norm: s.maxGradNorm, seed: s.seed + offset },
       }, (ev) => {
-        const m = ev as unknown as TransformerSftEpoch;
+        const m = { ...(ev as unknown as TransformerSftEpoch) };
+        m.epoch += offset;
         history.push(m);
         o.onEpoch?.(m);
       });
+      trainS += (performance.now() - t1) / 1000;
+    };
+    try {
+      await pass(s.epochs, s.lr);
+      const d = config.dagger;
+      const rng = createRng(`dagger-${s.seed}`);
+      for (let round = 1; d && round <= d.rounds && !o.signal?.aborted; round++) {
+        const t2 = performance.now();
+        const roundDir = join(work, `round-${round}`);
+        await session.request('save', { out: roundDir, meta: { trainer: 'transformer-sft', round } });
+        const model = await TransformerModel.load(roundDir);
+        let more: TransformerDemonstrations;
+        try {
+          more = await collectTransformerDemonstrations(o.device, instances, tok, layout, {
+            ...(o.signal ? { signal: o.signal } : {}), firstEpisode: instances.length * round,
+            learner: { model, beta: d.beta, rng: rng.fork(`round-${round}`) },
+          });
+        } finally {
+          // The folder stays until the run ends: the trainer reads its tokenizer from the folder it last saved to.
+          await model.close();
+        }
+        steps.push(...more.steps);
+        collectS += (performance.now() - t2) / 1000;
+        dagger.push({ round, steps: more.steps.length, episodes: more.episodes, solved: more.episodes - more.oracleFailures });
+        if (o.signal?.aborted) break;
+        await pass(d.epochs, d.lr ?? s.lr);
+      }
     } finally {
       o.signal?.removeEventListener('abort', onAbort);
     }
-    const trainS = (performance.now() - t1) / 1000;
     const demonstrations = { steps: demos.steps.length, skipped: demos.skipped, episodes: demos.episodes, oracleFailures: demos.oracleFailures };
     // A stopped run's model is cut short mid-epoch (or never trained): nothing is written, rather than a model no config describes.
-    if (o.signal?.aborted) return { dir: null, stoppedBy: 'aborted', demonstrations, history, parameters, collectS, trainS };
+    if (o.signal?.aborted) return { dir: null, stoppedBy: 'aborted', demonstrations, dagger, history, parameters, collectS, trainS };
     await session.request('save', {
       out: o.outDir,
-      meta: { trainer: 'transformer-sft', config, demonstrations, final: history.at(-1) ?? null, createdAt: new Date().toISOString(), collectS, trainS },
+      meta: { trainer: 'transformer-sft', config, demonstrations, dagger, final: history.at(-1) ?? null, createdAt: new Date().toISOString(), collectS, trainS },
     });
-    return { dir: o.outDir, stoppedBy: 'done', demonstrations, history, parameters, collectS, trainS };
+    return { dir: o.outDir, stoppedBy: 'done', demonstrations, dagger, history, parameters, collectS, trainS };
   } finally {
     rmSync(work, { recursive: true, force: true });
     if (!o.session) await session.close();

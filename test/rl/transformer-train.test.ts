@@ -117,6 +117,30 @@ describe('transformer policy: SFT, ONNX Runtime, GRPO', () => {
     await after.close();
   }, 180_000);
 
+  it('DAgger rounds: the model acts, the oracle labels its screens, and SFT goes on over all steps, epochs numbered on', async () => {
+    const config = TransformerSftConfigSchema.parse({
+      templates: TEMPLATES, seeds: [1, 2], init: join(dir, 'sft'), sft: { epochs: 1, batchSize: 8, lr: 1e-3 },
+      dagger: { rounds: 2, epochs: 2, beta: 0.5 },
+    });
+    const epochs: number[] = [];
+    const r = await runTransformerSft(config, { device: d, outDir: join(dir, 'dagger'), onEpoch: (m) => epochs.push(m.epoch) });
+    expect(r.stoppedBy).toBe('done');
+    expect(epochs).toEqual([1, 2, 3, 4, 5]);
+    expect(r.dagger.map((x) => x.round)).toEqual([1, 2]);
+    for (const round of r.dagger) {
+      expect(round.episodes).toBe(r.demonstrations.episodes);
+      expect(round.steps).toBeGreaterThan(0);
+      expect(round.solved).toBeLessThanOrEqual(round.episodes);
+    }
+    // Each pass trains on every step so far: the demonstrations, then each round's labelled screens as well.
+    const total = r.demonstrations.steps + r.dagger[0]!.steps + r.dagger[1]!.steps;
+    expect(r.history.at(-1)!.steps).toBe(total);
+    expect(r.history[0]!.steps).toBe(r.demonstrations.steps);
+    const model = await TransformerModel.load(join(dir, 'dagger'));
+    expect((model.config.meta as { dagger: unknown[] }).dagger).toHaveLength(2);
+    await model.close();
+  }, 180_000);
+
   it('awb eval takes the model folder as --policy and records its runs', async () => {
     const out: string[] = [];
     const io = { out: (l: string) => out.push(l), err: () => {} };

@@ -3,6 +3,7 @@ import { basename, dirname, join } from 'node:path';
 import { openSimDroid } from '../../devices/provider.js';
 import { trainTransformerGrpo } from '../../rl/transformer-grpo.js';
 import { runTransformerSft } from '../../rl/transformer-sft.js';
+import { sftEpochs } from '../../rl/transformer-config.js';
 import { createRun, finishRun, putIterationMetrics, type RunId, type WritableDB } from '../../store/index.js';
 import { CONTROL, JOB_FILE, type FromTrainingWorker, type JobFile, type WorkerJob } from './protocol.js';
 
@@ -35,7 +36,7 @@ export async function runTransformerSftJob(j: Extract<WorkerJob, { kind: 'transf
   const c = j.config;
   const stopAsked = () => Atomics.load(control, 0) === CONTROL.stop;
   const run = createRun(db, { kind: 'training', name: `transformer-sft ${c.split}/${c.part} model seed ${c.modelSeed}`, config: { trainer: 'transformer-sft', ...c } });
-  post({ type: 'started', runId: run.id, completed: 0, total: c.sft.epochs });
+  post({ type: 'started', runId: run.id, completed: 0, total: sftEpochs(c) });
   const staging = join(dirname(j.outDir), `.${basename(j.outDir)}.partial`);
   const ac = new AbortController();
   const device = openSimDroid({ serial: 'simdroid-transformer-sft' });

@@ -17,7 +17,7 @@ from awb_trainer.transformer.layers import LoRALinear, TextEncoder, add_lora, me
 from awb_trainer.transformer.minilm import load_minilm_text_encoder
 from awb_trainer.transformer.model import ModelConfig, ScreenPolicyNet, goal_overlap
 from awb_trainer.transformer.train import GrpoOptions, SftOptions, grpo_update, sft
-from awb_trainer.transformer.trainee import Trainee
+from awb_trainer.transformer.trainee import Trainee, bucketed_minibatches
 
 LAYOUT = dict(actionTypes=["click", "long_press", "input_text", "scroll_down", "scroll_up", "open_app", "answer", "keyboard_enter",
                            "navigate_back", "navigate_home", "wait", "status_complete"],
@@ -81,6 +81,31 @@ class NetworkTest(unittest.TestCase):
                 together = choice_log_probs(net(*collate(steps, LAYOUT).inputs), steps, LAYOUT)
                 alone = torch.cat([choice_log_probs(net(*collate([s], LAYOUT).inputs), [s], LAYOUT) for s in steps])
             self.assertTrue(torch.allclose(together, alone, atol=1e-5), (goal_match, together, alone))
+
+    def test_a_batch_read_up_to_its_longest_goal_has_the_full_layouts_log_probs(self):
+        rng = np.random.default_rng(3)
+        steps = parse_steps([step_line(rng, 0, k, CHOICES[k % len(CHOICES)], items=4 + k) for k in range(6)], LAYOUT)
+        batch = collate(steps, LAYOUT)
+        self.assertEqual(batch.inputs[0].shape[1], 5, "the goals have 5 tokens of the layout's 8")
+        full = list(batch.inputs)
+        full[0] = torch.cat([full[0], torch.zeros(6, 3, dtype=full[0].dtype)], dim=1)
+        full[1] = torch.cat([full[1], torch.zeros(6, 3, 2)], dim=1)
+        for text_layers in (0, 1):
+            net = tiny(goal_match=True).eval() if text_layers else ScreenPolicyNet(ModelConfig(
+                layout=LAYOUT, vocab=50, width=16, heads=2, screen_layers=1, text_width=16, text_heads=2, text_layers=0, text_ffn=32)).eval()
+            with torch.no_grad():
+                trimmed, padded = net(*batch.inputs), net(*full)
+                self.assertEqual(trimmed[2].shape, padded[2].shape, "goal spans are scored over the layout's goal length")
+                self.assertTrue(torch.allclose(choice_log_probs(trimmed, steps, LAYOUT), choice_log_probs(padded, steps, LAYOUT), atol=1e-5))
+
+    def test_bucketed_minibatches_cover_every_step_once_with_similar_lengths_together(self):
+        lengths = [int(x) for x in np.random.default_rng(4).integers(40, 130, 1000)]
+        batches = bucketed_minibatches(lengths, 32, torch.Generator().manual_seed(0))
+        self.assertEqual(sorted(i for b in batches for i in b), list(range(1000)))
+        spread = np.mean([max(lengths[i] for i in b) - min(lengths[i] for i in b) for b in batches if len(b) == 32])
+        self.assertLess(spread, 20, "a random batch of 32 spans most of 40..130")
+        again = bucketed_minibatches(lengths, 32, torch.Generator().manual_seed(0))
+        self.assertEqual(batches, again)
 
     def test_goal_overlap_is_the_share_of_an_items_tokens_found_in_the_goal(self):
         goal = torch.tensor([[7, 9, 11, 0, 0]])

@@ -90,7 +90,10 @@ class Batch:
 def collate(steps: list[Step], layout: dict, dtype: torch.dtype = torch.float32) -> Batch:
     b = len(steps)
     s_max = max(st.items for st in steps)
-    tg, t = layout["goalTokens"], layout["itemTokens"]
+    t = layout["itemTokens"]
+    # Goals are padded to the layout's length; a batch reads only up to its longest goal (the network pads its goal-span
+    # scores back to the full length, so log π is the same). Goal tokens are contiguous from position 0.
+    tg = max(1, max(int(np.count_nonzero(st.goal)) for st in steps))
     f, p, k = len(layout["itemFeatures"]), len(layout["pointerTypes"]), len(layout["actionTypes"])
     goal_ids = np.zeros((b, tg), np.int32)
     goal_copy = np.zeros((b, tg, 2), np.float32)
@@ -103,9 +106,9 @@ def collate(steps: list[Step], layout: dict, dtype: torch.dtype = torch.float32)
     temp = np.zeros((b,), np.float32)
     for i, st in enumerate(steps):
         n = st.items
-        goal_ids[i] = st.goal
-        goal_copy[i, :, 0] = st.goal_copy & 1
-        goal_copy[i, :, 1] = (st.goal_copy >> 1) & 1
+        goal_ids[i] = st.goal[:tg]
+        goal_copy[i, :, 0] = st.goal_copy[:tg] & 1
+        goal_copy[i, :, 1] = (st.goal_copy[:tg] >> 1) & 1
         item_ids[i, :n] = st.item_ids
         item_copy[i, :n, :, 0] = st.item_copy & 1
         item_copy[i, :n, :, 1] = (st.item_copy >> 1) & 1

@@ -99,10 +99,11 @@ class ScreenPolicyNet(nn.Module):
         temperature [B]. Returns the log-probs (type [B, K], pointer [B, P, S], goal_span [B, X, Tg, L],
         item_span [B, X, S, T, Lt], generated [B, X, V])."""
         B, S, T = item_ids.shape
+        Tg = goal_ids.shape[1]  # ≤ self.Tg: a training batch may stop at its longest goal (data.collate)
         d = self.cfg.width
         tg = self.text(goal_ids)                                          # [B, Tg, dt]
         ti = self.text(item_ids.reshape(B * S, T)).reshape(B, S, T, -1)   # [B, S, T, dt]
-        goal_tok = self.proj(tg) + self.segment[0] + self.goal_pos
+        goal_tok = self.proj(tg) + self.segment[0] + self.goal_pos[:Tg]
         imask = (item_ids != 0).to(ti.dtype)
         pooled = (ti * imask[..., None]).sum(2) / imask.sum(2).clamp(min=1.0)[..., None]
         named = self.proj(pooled)
@@ -119,7 +120,7 @@ class ScreenPolicyNet(nn.Module):
         valid = torch.cat([torch.ones(B, 1, dtype=torch.bool, device=x.device), goal_ids != 0, item_valid > 0], dim=1)
         # The CLS position is always valid, so no row is all masked.
         o = self.screen(x, valid)
-        o_cls, o_goal, o_items = o[:, 0], o[:, 1:1 + self.Tg], o[:, 1 + self.Tg:]
+        o_cls, o_goal, o_items = o[:, 0], o[:, 1:1 + Tg], o[:, 1 + Tg:]
         t = temperature.reshape(B, 1)
 
         # type
@@ -145,6 +146,8 @@ class ScreenPolicyNet(nn.Module):
         i_start = torch.einsum("bxd,bstd->bxst", qs, item_tok) * scale + (1 - item_copy[..., 0][:, None]) * NEG
         i_end = torch.einsum("bxd,bstd->bxst", qe, item_tok) * scale + (1 - item_copy[..., 1][:, None]) * NEG
         goal_span = _spans(g_start, g_end, self.span_length, self.L)                   # [B, X, Tg, L]
+        if Tg < self.Tg:  # a trimmed batch: the missing positions are spans nobody may pick
+            goal_span = torch.cat([goal_span, goal_span.new_full((B, self.X, self.Tg - Tg, self.L), NEG)], dim=2)
         item_span = _spans(i_start, i_end, self.span_length[:, :self.Lt], self.Lt)      # [B, X, S, T, Lt]
         gen = self.generate(o_cls).reshape(B, self.X, self.V)
         flat = torch.cat([goal_span.reshape(B, self.X, -1), item_span.reshape(B, self.X, -1), gen], dim=-1)

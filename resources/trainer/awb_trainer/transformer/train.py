@@ -9,12 +9,13 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Optional
 
+import numpy as np
 import torch
 
 from ..jobs.grpo_loss import LossOptions, batch_loss
 from ..jobs.torch_util import clip_grad_norm, make_optimizer
 from .data import Step, choice_log_probs, collate, greedy_matches, mean_entropy
-from .trainee import Trainee, minibatches
+from .trainee import Trainee, bucketed_minibatches, minibatches
 
 Log = Callable[[dict], None]
 
@@ -67,12 +68,13 @@ def sft(trainee: Trainee, steps: list[Step], o: SftOptions, log: Log, stop: Call
     history: dict = {}
     # acc/top1 on a fixed sample of the steps: a full extra pass each epoch would cost a third of the epoch.
     probe = [steps[i] for i in sorted(torch.randperm(len(steps), generator=torch.Generator().manual_seed(o.seed))[:1024].tolist())]
+    lengths = [s.items + int(np.count_nonzero(s.goal)) for s in steps]
     for epoch in range(1, o.epochs + 1):
         t0 = time.monotonic()
         trainee.net.train()
         nll = norm_sum = 0.0
         batches = 0
-        for mb_idx in minibatches(len(steps), o.batch_size, gen):
+        for mb_idx in bucketed_minibatches(lengths, o.batch_size, gen):
             if stop():
                 return {**history, "stopped": True}
             mb = [steps[i] for i in mb_idx]

@@ -180,4 +180,16 @@ def minibatches(n: int, size: int, gen: torch.Generator) -> list[list[int]]:
     return [order[i:i + size] for i in range(0, n, size)]
 
 
+def bucketed_minibatches(lengths: list[int], size: int, gen: torch.Generator, pool: int = 16) -> list[list[int]]:
+    """Shuffled minibatches whose steps have similar lengths: each random pool of `pool` minibatches' worth of steps is
+    sorted by length and cut, then the minibatches are shuffled. A batch pads to its longest screen, and screens run
+    from 40 to 130 items, so random batches spent most of the screen transformer's time on padding."""
+    order = torch.randperm(len(lengths), generator=gen).tolist()
+    batches: list[list[int]] = []
+    for p in range(0, len(order), size * pool):
+        chunk = sorted(order[p:p + size * pool], key=lambda i: lengths[i])
+        batches += [chunk[i:i + size] for i in range(0, len(chunk), size)]
+    return [batches[i] for i in torch.randperm(len(batches), generator=gen).tolist()]
+
+
 Log = Callable[[dict], None]
