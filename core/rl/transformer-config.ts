@@ -44,7 +44,7 @@ export function trainerModelConfig(s: TransformerShape): Record<string, unknown>
 }
 
 export const TransformerSftOptionsSchema = z.strictObject({
-  epochs: z.int().min(1).max(1000).default(12).describe('Passes over the demonstrations (default 12)'),
+  epochs: z.int().min(0).max(1000).default(12).describe('Passes over the demonstrations (default 12; 0 only with init, to go straight to DAgger rounds)'),
   batchSize: z.int().min(1).max(4096).default(32).describe('Steps per minibatch (default 32)'),
   lr: z.number().positive().max(1).default(1e-3).describe('Peak AdamW learning rate, after 5% warm-up, cosine decay to 0 (default 1e-3)'),
   weightDecay: z.number().min(0).max(1).default(0.01).describe('Decoupled weight decay (default 0.01)'),
@@ -73,7 +73,7 @@ export const TransformerSftConfigSchema = z.strictObject({
   sft: TransformerSftOptionsSchema.default(TransformerSftOptionsSchema.parse({})).describe('SFT hyper-parameters'),
   threads: z.int().min(1).max(64).default(1).describe('torch threads of the trainer (default 1)'),
   dagger: TransformerDaggerSchema.optional().describe("DAgger rounds after the demonstrations' SFT (Ross et al. 2011): the model's own screens, labelled by the oracle"),
-});
+}).refine((c) => c.sft.epochs > 0 || c.init !== undefined, { path: ['sft', 'epochs'], message: 'a new network needs at least one epoch on the demonstrations (0 is for a config with init)' });
 export type TransformerSftConfig = z.infer<typeof TransformerSftConfigSchema>;
 
 /** Every SFT epoch a config runs: the demonstrations' and each DAgger round's. */

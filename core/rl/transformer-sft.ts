@@ -8,7 +8,7 @@ import type { Policy } from '../episode/policy.js';
 import type { EpisodeRecorder } from '../episode/record.js';
 import { runEpisode } from '../episode/runner.js';
 import { OracleTeacher } from '../episode/policies/oracle-teacher.js';
-import { actionChoice, choiceAction, chooseAction, type HeadShape } from '../policy/transformer/actions.js';
+import { actionChoice, choiceAction, chooseAction, sameChoice, type HeadShape } from '../policy/transformer/actions.js';
 import { buildStepInputs } from '../policy/transformer/inputs.js';
 import type { Layout } from '../policy/transformer/layout.js';
 import { readModelConfig, TransformerModel } from '../policy/transformer/model.js';
@@ -83,8 +83,11 @@ export async function collectTransformerDemonstrations(
         }
         if (!learner) return decision!;
         if (label && learner.rng.chance(learner.beta)) return { action: label };
-        const heads = await learner.model.forward(inputs);
-        return { action: choiceAction(chooseAction(heads, learner.model.shape, inputs.items, null), inputs) };
+        const mine = chooseAction(await learner.model.forward(inputs), learner.model.shape, inputs.items, null);
+        // The model's choice of the oracle's own step is carried out as the oracle wrote it, so the oracle knows its
+        // step was taken (the model's form of it may differ in a detail, such as clearing the field first).
+        if (choice && sameChoice(mine, choice)) return { action: label };
+        return { action: choiceAction(mine, inputs) };
       },
     };
     const recorder = opts.recorder?.();
@@ -188,7 +191,7 @@ export async function runTransformerSft(config: TransformerSftConfig, o: {
       trainS += (performance.now() - t1) / 1000;
     };
     try {
-      await pass(s.epochs, s.lr);
+      if (s.epochs > 0) await pass(s.epochs, s.lr);
       const d = config.dagger;
       const rng = createRng(`dagger-${s.seed}`);
       for (let round = 1; d && round <= d.rounds && !o.signal?.aborted; round++) {

@@ -117,6 +117,14 @@ describe('transformer policy: SFT, ONNX Runtime, GRPO', () => {
     await after.close();
   }, 180_000);
 
+  it('refuses zero demonstration epochs for a new network, and takes them from a model folder (straight to DAgger)', () => {
+    const r = TransformerSftConfigSchema.safeParse({ sft: { epochs: 0 } });
+    expect(r.success).toBe(false);
+    expect(r.error!.issues.map((i) => i.path.join('.'))).toEqual(['sft.epochs']);
+    expect(TransformerSftConfigSchema.safeParse({ init: '/models/sft', sft: { epochs: 0 }, dagger: { rounds: 1 } }).success).toBe(true);
+    expect(TransformerSftConfigSchema.safeParse({ dagger: { rounds: 1, beta: 2 } }).success).toBe(false);
+  });
+
   it('DAgger rounds: the model acts, the oracle labels its screens, and SFT goes on over all steps, epochs numbered on', async () => {
     const config = TransformerSftConfigSchema.parse({
       templates: TEMPLATES, seeds: [1, 2], init: join(dir, 'sft'), sft: { epochs: 1, batchSize: 8, lr: 1e-3 },

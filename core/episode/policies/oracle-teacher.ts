@@ -5,7 +5,8 @@ import type { StepRecord } from '../record.js';
 import type { PolicyContext } from '../policy.js';
 import { OraclePolicy } from './oracle.js';
 
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+/** The same action whatever the order of its fields. */
+const same = (a: Action | undefined, b: Action) => a !== undefined && JSON.stringify(a, Object.keys(a).sort()) === JSON.stringify(b, Object.keys(b).sort());
 
 /**
  * The oracle as a teacher on another policy's states: what it would do next on the screen the other policy reached

@@ -187,6 +187,21 @@ export function choiceAction(c: Choice, inputs: StepInputs): Action {
   }
 }
 
+/** The same choice, field by field (two choices built in different places may order their fields differently). */
+export function sameChoice(a: Choice, b: Choice): boolean {
+  if (a.type !== b.type || a.pointer !== b.pointer) return false;
+  if (!a.text || !b.text) return !a.text && !b.text;
+  const x = a.text, y = b.text;
+  switch (x.source) {
+    case 'goal':
+      return y.source === 'goal' && x.start === y.start && x.length === y.length;
+    case 'item':
+      return y.source === 'item' && x.item === y.item && x.start === y.start && x.length === y.length;
+    case 'generated':
+      return y.source === 'generated' && x.index === y.index;
+  }
+}
+
 /** A short description of a choice for thoughts and the Agent view ("click Save", "type "Grace" into First name"). */
 export function describeChoice(c: Choice, inputs: StepInputs): string {
   const name = ACTION_TYPES[c.type]!;

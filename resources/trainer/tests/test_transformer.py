@@ -303,3 +303,50 @@ class TrainingTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class SessionTest(unittest.TestCase):
+    def test_a_session_whose_workbench_dies_stops_training_and_exits(self):
+        """A killed workbench leaves its session to init; the session must not train on for minutes with no one to read it."""
+        import subprocess
+        import sys
+        import time
+        here = os.path.dirname(os.path.abspath(__file__))
+        tokenizer = os.path.join(here, "..", "..", "..", "test", "policy", "transformer-fixtures", "tokenizer.json")
+        with tempfile.TemporaryDirectory() as d:
+            rng = np.random.default_rng(0)
+            steps = os.path.join(d, "steps.jsonl")
+            with open(steps, "w") as f:
+                f.write("\n".join(step_line(rng, 0, k, CHOICES[k % len(CHOICES)]) for k in range(64)) + "\n")
+            requests = [{"id": 1, "cmd": "create", "args": {"layout": LAYOUT, "tokenizer": tokenizer, "seed": 0, "model": {
+                            "width": 16, "heads": 2, "screen_layers": 1, "text_width": 16, "text_heads": 2, "text_layers": 0, "text_ffn": 32}}},
+                        {"id": 2, "cmd": "sft", "args": {"steps": steps, "options": {"epochs": 100000, "batch_size": 8}}}]
+            with open(os.path.join(d, "requests.jsonl"), "w") as f:
+                f.write("".join(json.dumps(q) + "\n" for q in requests))
+            # The "workbench": starts the session with its answers going to a file (so writing never fails), sends a
+            # very long SFT, prints the session's pid and dies without closing anything.
+            parent = (
+                "import os, subprocess, sys, time\n"
+                f"out = open({os.path.join(d, 'out.jsonl')!r}, 'w')\n"
+                "p = subprocess.Popen([sys.executable, '-m', 'awb_trainer.transformer.session'], stdin=subprocess.PIPE, stdout=out, stderr=subprocess.DEVNULL, text=True)\n"
+                f"p.stdin.write(open({os.path.join(d, 'requests.jsonl')!r}).read())\n"
+                "p.stdin.flush()\n"
+                "print(p.pid, flush=True)\n"
+                "time.sleep(3)\n"
+                "os._exit(0)\n"
+            )
+            r = subprocess.run([sys.executable, "-c", parent], cwd=os.path.join(here, ".."), capture_output=True, text=True, timeout=60)
+            pid = int(r.stdout.split()[0])
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                try:
+                    os.kill(pid, 0)
+                except ProcessLookupError:
+                    break
+                time.sleep(0.2)
+            else:
+                os.kill(pid, 9)
+                self.fail("the session kept training after its workbench died")
+            with open(os.path.join(d, "out.jsonl")) as f:
+                answers = [json.loads(x) for x in f if x.strip()]
+            self.assertTrue(any(a.get("id") == 2 and a.get("ok") and a["result"].get("stopped") for a in answers), answers[-3:])

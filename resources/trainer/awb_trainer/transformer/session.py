@@ -63,7 +63,10 @@ class Session:
         steps = read_steps(a["steps"], t.layout)
         o = SftOptions(**a.get("options", {}))
         stop_file = a.get("stop")
-        return sft(t, steps, o, lambda ev: self.emit(ev), (lambda: os.path.exists(stop_file)) if stop_file else (lambda: False))
+        # The workbench's Stop, or the workbench gone (a killed parent leaves this process to init): an orphaned session
+        # would otherwise train on for minutes with no one to read it.
+        return sft(t, steps, o, lambda ev: self.emit(ev),
+                   lambda: os.getppid() != PARENT or (stop_file is not None and os.path.exists(stop_file)))
 
     def evaluate(self, a: dict) -> dict:
         t = self._need()
@@ -99,6 +102,9 @@ class Session:
                            loss=LossOptions(clip_eps=lo["clipEps"], clip_eps_high=lo.get("clipEpsHigh") or lo["clipEps"], kl_beta=lo["klBeta"],
                                             max_log_ratio=lo["maxLogRatio"], aggregation=lo["aggregation"], max_steps=lo.get("maxSteps")))
         return grpo_update(t, steps, opts)
+
+
+PARENT = os.getppid()
 
 
 def main() -> int:
