@@ -34,8 +34,9 @@ import { benchEnv } from './env.js';
 import { benchTar } from './tar.js';
 import { benchTransformer } from './transformer.js';
 import { benchTransformerWorkers } from './transformer-workers.js';
+import { benchTransformerSft } from './transformer-sft.js';
 
-const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = { simdroid: benchSimdroid, parallel: benchParallel, adb: benchAdb, store: benchStore, ui: benchUi, grpo: benchGrpo, 'rollout-store': benchRolloutStore, policy: benchPolicy, eval: benchEval, train: benchTrain, adapt: benchAdapt, rewards: benchRewards, minilm: benchMinilm, progrm: benchProgrm, shepherd: benchShepherd, onnx: benchOnnx, jobs: benchJobs, ray: benchRay, 'ray-rollouts': benchRayRollouts, online: benchOnline, 'served-vlm': benchServedVlm, 'tiny-vlm': benchTinyVlm, 'vlm-sft': benchVlmSft, grpc: benchGrpc, 'live-grpc': benchLiveGrpc, 'suite-adb': benchSuiteAdb, env: benchEnv, tar: benchTar, transformer: benchTransformer, 'transformer-workers': benchTransformerWorkers };
+const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = { simdroid: benchSimdroid, parallel: benchParallel, adb: benchAdb, store: benchStore, ui: benchUi, grpo: benchGrpo, 'rollout-store': benchRolloutStore, policy: benchPolicy, eval: benchEval, train: benchTrain, adapt: benchAdapt, rewards: benchRewards, minilm: benchMinilm, progrm: benchProgrm, shepherd: benchShepherd, onnx: benchOnnx, jobs: benchJobs, ray: benchRay, 'ray-rollouts': benchRayRollouts, online: benchOnline, 'served-vlm': benchServedVlm, 'tiny-vlm': benchTinyVlm, 'vlm-sft': benchVlmSft, grpc: benchGrpc, 'live-grpc': benchLiveGrpc, 'suite-adb': benchSuiteAdb, env: benchEnv, tar: benchTar, transformer: benchTransformer, 'transformer-workers': benchTransformerWorkers, 'transformer-sft': benchTransformerSft };
 
 const wanted = process.argv.slice(2);
 const names = wanted.length ? wanted : Object.keys(BENCHES);
