@@ -79,7 +79,7 @@ for (const instance of instances) {
 }
 device!.close();
 await model.close();
-console.log(`episodes whose whole oracle solution the policy can form: ${formable} of ${instances.length}`);
 console.log(`${regime} ${splitPart} seeds ${seedList}: solved ${solved} of ${instances.length} (${solvedDespite} of them despite a step the oracle would not take)`);
 console.log('first disagreement in the failures:');
 for (const [k, v] of [...firstErrors].sort((a, b) => b[1] - a[1])) console.log(`  ${v}  ${k}`);
+console.log(`episodes whose whole oracle solution the policy can form: ${formable} of ${instances.length}`);
