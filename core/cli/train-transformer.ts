@@ -15,6 +15,7 @@ import { progressLine } from './train.js';
 
 export const TRANSFORMER_USAGE = `  awb train transformer-sft --config FILE [--out DIR] [--json]
                                      SFT of the transformer policy (docs/policy-transformer.md); writes the model folder DIR
+                                     (the config's dagger: rounds where the model acts and the oracle labels its screens)
   awb train transformer-grpo --config FILE [--out DIR] [--db PATH] [--record-episodes] [--json]
                                      GRPO / AdaGRPO of the transformer policy; the config's init is an SFT model folder
                                      (--record-episodes: every rollout in the store run, thinned by the config's recording)`;

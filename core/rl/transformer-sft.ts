@@ -31,6 +31,7 @@ export interface TransformerDemonstrations {
   /** Oracle steps the policy cannot form, by action type. */
   skipped: Partial<Record<ActionType, number>>;
   episodes: number;
+  /** Episodes that did not succeed: the oracle's, or the learner's when a learner acts. */
   oracleFailures: number;
   /** Per step: the foreground package and the task's apps (per-app adapters train on their app's steps). */
   packages: string[];
