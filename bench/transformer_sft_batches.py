@@ -16,7 +16,7 @@ import torch
 sys.path.insert(0, "resources/trainer")
 from awb_trainer.transformer.data import choice_log_probs, collate, read_steps  # noqa: E402
 from awb_trainer.transformer.model import ModelConfig, ScreenPolicyNet  # noqa: E402
-from awb_trainer.transformer.trainee import bucketed_minibatches, minibatches  # noqa: E402
+from awb_trainer.transformer.trainee import bucketed_minibatches  # noqa: E402
 
 
 def full_goal(batch_inputs: tuple, tg: int) -> tuple:
@@ -28,6 +28,12 @@ def full_goal(batch_inputs: tuple, tg: int) -> tuple:
     gc = torch.zeros(b, tg, 2, dtype=goal_copy.dtype)
     gc[:, :n] = goal_copy
     return (g, gc, *rest)
+
+
+def random_minibatches(n: int, size: int, gen: torch.Generator) -> list[list[int]]:
+    """How the trainer formed minibatches before: a random permutation cut in order."""
+    order = torch.randperm(n, generator=gen).tolist()
+    return [order[i:i + size] for i in range(0, n, size)]
 
 
 def run(steps, layout: dict, model: dict, batches: list[list[int]], pad_goal: bool, seed: int) -> float:
@@ -57,7 +63,7 @@ def main() -> None:
     before, after = [], []
     for r in range(rounds):
         gen = torch.Generator().manual_seed(r)
-        before.append(run(steps, layout, model, minibatches(len(steps), 32, gen)[:n_batches], True, r))
+        before.append(run(steps, layout, model, random_minibatches(len(steps), 32, gen)[:n_batches], True, r))
         gen = torch.Generator().manual_seed(r)
         after.append(run(steps, layout, model, bucketed_minibatches(lengths, 32, gen)[:n_batches], False, r))
     print(json.dumps({"steps": len(steps), "batch": 32, "batchesPerRound": n_batches, "rounds": rounds,

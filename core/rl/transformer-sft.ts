@@ -66,14 +66,15 @@ export async function collectTransformerDemonstrations(
     opts.onInstance?.(i, instances.length);
     if (opts.signal?.aborted) break;
     const episode = (opts.firstEpisode ?? 0) + i;
-    const oracle = new OraclePolicy();
-    const teacher = new OracleTeacher();
+    // Alone, the oracle acts (its decision, thought included, is what a recorder keeps); with a learner it only labels.
+    const oracle = learner ? null : new OraclePolicy();
+    const teacher = learner ? new OracleTeacher() : null;
     const spy: Policy = {
       name: learner ? 'dagger' : 'oracle',
-      start: (ctx) => (learner ? teacher.start(ctx) : oracle.start(ctx)),
+      start: (ctx) => (teacher ? teacher.start(ctx) : oracle!.start(ctx)),
       async act(obs, ctx) {
-        const decision = learner ? null : oracle.act(obs, ctx);
-        const label = decision ? parseAction(decision.action) : teacher.label(obs, ctx);
+        const decision = oracle ? oracle.act(obs, ctx) : null;
+        const label = decision ? parseAction(decision.action) : teacher!.label(obs, ctx);
         const inputs = buildStepInputs(obs, ctx, tok, layout);
         const choice = label && actionChoice(label, inputs, obs, shape);
         if (label && !choice) out.skipped[label.action_type] = (out.skipped[label.action_type] ?? 0) + 1;

@@ -15,7 +15,7 @@ import torch
 from ..jobs.grpo_loss import LossOptions, batch_loss
 from ..jobs.torch_util import clip_grad_norm, make_optimizer
 from .data import Step, choice_log_probs, collate, greedy_matches, mean_entropy
-from .trainee import Trainee, bucketed_minibatches, minibatches
+from .trainee import Trainee, bucketed_minibatches
 
 Log = Callable[[dict], None]
 
@@ -56,7 +56,7 @@ class SftOptions:
 
 
 def sft(trainee: Trainee, steps: list[Step], o: SftOptions, log: Log, stop: Callable[[], bool] = lambda: False) -> dict:
-    """L = −(1/|B|) Σ_{k∈B} log π(a*_k | s_k) over shuffled minibatches; AdamW, linear warm-up then cosine decay to 0
+    """L = −(1/|B|) Σ_{k∈B} log π(a*_k | s_k) over shuffled minibatches of steps of similar length; AdamW, linear warm-up then cosine decay to 0
     (the usual schedule for a transformer trained from scratch), global grad-norm clipping."""
     params = trainee.trainable()
     opt = make_optimizer(params, o.lr, o.weight_decay)

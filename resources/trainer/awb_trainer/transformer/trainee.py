@@ -175,11 +175,6 @@ def export_onnx(net: ScreenPolicyNet, path: str) -> None:
     os.replace(tmp, path)
 
 
-def minibatches(n: int, size: int, gen: torch.Generator) -> list[list[int]]:
-    order = torch.randperm(n, generator=gen).tolist()
-    return [order[i:i + size] for i in range(0, n, size)]
-
-
 def bucketed_minibatches(lengths: list[int], size: int, gen: torch.Generator, pool: int = 16) -> list[list[int]]:
     """Shuffled minibatches whose steps have similar lengths: each random pool of `pool` minibatches' worth of steps is
     sorted by length and cut, then the minibatches are shuffled. A batch pads to its longest screen, and screens run
