@@ -50,6 +50,8 @@ export const TransformerSftOptionsSchema = z.strictObject({
   weightDecay: z.number().min(0).max(1).default(0.01).describe('Decoupled weight decay (default 0.01)'),
   maxGradNorm: z.number().min(0).default(1).describe('Clip the global gradient norm to this, 0 = off (default 1)'),
   seed: z.int().nonnegative().default(0).describe('Seed of the minibatch order'),
+  rename: z.number().min(0).max(1).default(0)
+    .describe("Chance that a goal word is swapped for another, in the goal and on the screen alike, in each minibatch, so the policy learns where a word sits, not which it is (default 0: off)"),
 });
 
 export const TransformerDaggerSchema = z.strictObject({

@@ -183,7 +183,7 @@ export async function runTransformerSft(config: TransformerSftConfig, o: {
       const offset = history.length;
       await session.request('sft', {
         steps: writeSteps(work, steps), stop: stopFile,
-        options: { epochs, batch_size: s.batchSize, lr, weight_decay: s.weightDecay, max_grad_norm: s.maxGradNorm, seed: s.seed + offset },
+        options: { epochs, batch_size: s.batchSize, lr, weight_decay: s.weightDecay, max_grad_norm: s.maxGradNorm, seed: s.seed + offset, rename: s.rename },
       }, (ev) => {
         const m = { ...(ev as unknown as TransformerSftEpoch) };
         m.epoch += offset;

@@ -123,11 +123,13 @@ describe('transformer policy: SFT, ONNX Runtime, GRPO', () => {
     expect(r.error!.issues.map((i) => i.path.join('.'))).toEqual(['sft.epochs']);
     expect(TransformerSftConfigSchema.safeParse({ init: '/models/sft', sft: { epochs: 0 }, dagger: { rounds: 1 } }).success).toBe(true);
     expect(TransformerSftConfigSchema.safeParse({ dagger: { rounds: 1, beta: 2 } }).success).toBe(false);
+    expect(TransformerSftConfigSchema.safeParse({ sft: { rename: 1.5 } }).error!.issues.map((i) => i.path.join('.'))).toEqual(['sft.rename']);
   });
 
   it('DAgger rounds: the model acts, the oracle labels its screens, and SFT goes on over all steps, epochs numbered on', async () => {
     const config = TransformerSftConfigSchema.parse({
-      templates: TEMPLATES, seeds: [1, 2], init: join(dir, 'sft'), sft: { epochs: 1, batchSize: 8, lr: 1e-3 },
+      // rename: the goal-word swap reaches the trainer (its maths is resources/trainer/tests/test_renaming.py's)
+      templates: TEMPLATES, seeds: [1, 2], init: join(dir, 'sft'), sft: { epochs: 1, batchSize: 8, lr: 1e-3, rename: 0.3 },
       dagger: { rounds: 2, epochs: 2, beta: 0.5 },
     });
     const epochs: number[] = [];

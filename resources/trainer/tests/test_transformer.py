@@ -221,15 +221,20 @@ class MiniLmTest(unittest.TestCase):
                 minilm.minilm_dir()
 
 
+def tiny_trainee(d: str) -> Trainee:
+    """A tiny new network over LAYOUT with a 50-piece tokenizer written into d."""
+    vocab = {f"t{i}": i for i in range(50)}
+    tok = os.path.join(d, "tok.json")
+    with open(tok, "w") as f:
+        json.dump({"model": {"type": "WordPiece", "vocab": vocab}}, f)
+    torch.manual_seed(0)
+    cfg = ModelConfig(layout=LAYOUT, vocab=0, width=16, heads=2, screen_layers=1, text_width=16, text_heads=2, text_layers=0, text_ffn=32)
+    return Trainee.create(cfg, tok, seed=0)
+
+
 class TrainingTest(unittest.TestCase):
     def _trainee(self, d: str) -> Trainee:
-        vocab = {f"t{i}": i for i in range(50)}
-        tok = os.path.join(d, "tok.json")
-        with open(tok, "w") as f:
-            json.dump({"model": {"type": "WordPiece", "vocab": vocab}}, f)
-        torch.manual_seed(0)
-        cfg = ModelConfig(layout=LAYOUT, vocab=0, width=16, heads=2, screen_layers=1, text_width=16, text_heads=2, text_layers=0, text_ffn=32)
-        return Trainee.create(cfg, tok, seed=0)
+        return tiny_trainee(d)
 
     def test_sft_fits_the_demonstrations_and_the_folder_round_trips(self):
         rng = np.random.default_rng(4)

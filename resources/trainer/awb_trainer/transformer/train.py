@@ -15,6 +15,7 @@ import torch
 from ..jobs.grpo_loss import LossOptions, batch_loss
 from ..jobs.torch_util import clip_grad_norm, make_optimizer
 from .data import Step, choice_log_probs, collate, greedy_matches, mean_entropy
+from .renaming import GoalRenaming
 from .trainee import Trainee, bucketed_minibatches
 
 Log = Callable[[dict], None]
@@ -53,6 +54,7 @@ class SftOptions:
     max_grad_norm: float = 1.0
     seed: int = 0
     warmup_fraction: float = 0.05
+    rename: float = 0.0     # chance per goal word piece of a consistent swap in each minibatch (renaming.py); 0 = off
 
 
 def sft(trainee: Trainee, steps: list[Step], o: SftOptions, log: Log, stop: Callable[[], bool] = lambda: False) -> dict:
@@ -69,6 +71,8 @@ def sft(trainee: Trainee, steps: list[Step], o: SftOptions, log: Log, stop: Call
     # acc/top1 on a fixed sample of the steps: a full extra pass each epoch would cost a third of the epoch.
     probe = [steps[i] for i in sorted(torch.randperm(len(steps), generator=torch.Generator().manual_seed(o.seed))[:1024].tolist())]
     lengths = [s.items + int(np.count_nonzero(s.goal)) for s in steps]
+    renaming = GoalRenaming(trainee.tokenizer_path, steps, o.rename)
+    rename_rng = np.random.default_rng(o.seed)
     for epoch in range(1, o.epochs + 1):
         t0 = time.monotonic()
         trainee.net.train()
@@ -77,7 +81,7 @@ def sft(trainee: Trainee, steps: list[Step], o: SftOptions, log: Log, stop: Call
         for mb_idx in bucketed_minibatches(lengths, o.batch_size, gen):
             if stop():
                 return {**history, "stopped": True}
-            mb = [steps[i] for i in mb_idx]
+            mb = renaming.apply([steps[i] for i in mb_idx], rename_rng)
             lp = choice_log_probs(_forward(trainee, mb), mb, trainee.layout)
             loss = -lp.mean()
             if not torch.isfinite(loss):
