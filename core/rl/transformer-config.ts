@@ -22,6 +22,8 @@ export const TransformerShapeSchema = z.strictObject({
     .describe("Give each item its token overlap with the goal, as features and a pointer bias, so the pointer can pick what the goal names even when the name was never trained on (default true)"),
   appIdentity: z.boolean().default(true)
     .describe("Let an app item's name feed its vector; false leaves only its goal overlap and features, so apps never the answer in training are not ranked down by name (needs goalMatch; default true)"),
+  rowMatch: z.boolean().default(false)
+    .describe("Give each element the goal overlap of the elements on its row, so the pointer can tell apart a list's same-labelled buttons by the row's title (needs goalMatch; default false)"),
   goalTokens: z.int().min(8).max(512).default(DEFAULT_LAYOUT.goalTokens).describe(`Goal tokens read (default ${DEFAULT_LAYOUT.goalTokens})`),
   itemTokens: z.int().min(2).max(64).default(DEFAULT_LAYOUT.itemTokens).describe(`Tokens read per item (default ${DEFAULT_LAYOUT.itemTokens})`),
   maxElements: z.int().min(8).max(512).default(DEFAULT_LAYOUT.maxElements).describe(`Elements read per screen (default ${DEFAULT_LAYOUT.maxElements})`),
@@ -39,7 +41,7 @@ export function trainerModelConfig(s: TransformerShape): Record<string, unknown>
   return {
     width: s.width, heads: s.heads, screen_layers: s.screenLayers, text_width: s.textWidth, text_heads: s.textHeads, text_layers: s.textLayers,
     text_ffn: s.textFfn, text_init: s.textInit, text_train: s.textTrain, text_lora_rank: s.textLoraRank,
-    goal_match: s.goalMatch, app_identity: s.appIdentity,
+    goal_match: s.goalMatch, app_identity: s.appIdentity, row_match: s.rowMatch,
   };
 }
 
@@ -75,7 +77,8 @@ export const TransformerSftConfigSchema = z.strictObject({
   sft: TransformerSftOptionsSchema.default(TransformerSftOptionsSchema.parse({})).describe('SFT hyper-parameters'),
   threads: z.int().min(1).max(64).default(1).describe('torch threads of the trainer (default 1)'),
   dagger: TransformerDaggerSchema.optional().describe("DAgger rounds after the demonstrations' SFT (Ross et al. 2011): the model's own screens, labelled by the oracle"),
-}).refine((c) => c.sft.epochs > 0 || c.init !== undefined, { path: ['sft', 'epochs'], message: 'a new network needs at least one epoch on the demonstrations (0 is for a config with init)' });
+}).refine((c) => c.sft.epochs > 0 || c.init !== undefined, { path: ['sft', 'epochs'], message: 'a new network needs at least one epoch on the demonstrations (0 is for a config with init)' })
+  .refine((c) => c.shape.goalMatch || (!c.shape.rowMatch && c.shape.appIdentity), { path: ['shape', 'goalMatch'], message: 'rowMatch and appIdentity false both need goalMatch' });
 export type TransformerSftConfig = z.infer<typeof TransformerSftConfigSchema>;
 
 /** Every SFT epoch a config runs: the demonstrations' and each DAgger round's. */

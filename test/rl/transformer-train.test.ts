@@ -26,7 +26,8 @@ import { requirePython } from '../python-env.js';
  */
 const TOKENIZER = join(import.meta.dirname, '..', 'policy', 'transformer-fixtures', 'tokenizer.json');
 const TEMPLATES = ['ClockStopwatchRun', 'ContactsAddContact', 'AudioRecorderRecordAudio'];
-const SHAPE = { width: 32, heads: 2, screenLayers: 1, textWidth: 32, textHeads: 2, textLayers: 0, textFfn: 64 };
+// rowMatch on, so ONNX Runtime's parity with torch covers the row overlap too.
+const SHAPE = { width: 32, heads: 2, screenLayers: 1, textWidth: 32, textHeads: 2, textLayers: 0, textFfn: 64, rowMatch: true };
 
 let dir: string;
 let sft: TransformerSftResult;
@@ -124,6 +125,8 @@ describe('transformer policy: SFT, ONNX Runtime, GRPO', () => {
     expect(TransformerSftConfigSchema.safeParse({ init: '/models/sft', sft: { epochs: 0 }, dagger: { rounds: 1 } }).success).toBe(true);
     expect(TransformerSftConfigSchema.safeParse({ dagger: { rounds: 1, beta: 2 } }).success).toBe(false);
     expect(TransformerSftConfigSchema.safeParse({ sft: { rename: 1.5 } }).error!.issues.map((i) => i.path.join('.'))).toEqual(['sft.rename']);
+    const rows = TransformerSftConfigSchema.safeParse({ shape: { rowMatch: true, goalMatch: false } });
+    expect(rows.error!.issues.map((i) => `${i.path.join('.')}: ${i.message}`)).toEqual(['shape.goalMatch: rowMatch and appIdentity false both need goalMatch']);
   });
 
   it('DAgger rounds: the model acts, the oracle labels its screens, and SFT goes on over all steps, epochs numbered on', async () => {

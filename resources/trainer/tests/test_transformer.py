@@ -25,9 +25,9 @@ LAYOUT = dict(actionTypes=["click", "long_press", "input_text", "scroll_down", "
               generated=[str(i) for i in range(5)], itemFeatures=["f0", "f1", "f2"], goalTokens=8, itemTokens=4, maxElements=8, maxSpan=3)
 
 
-def tiny(seed=0, **kw) -> ScreenPolicyNet:
+def tiny(seed=0, layout=LAYOUT, **kw) -> ScreenPolicyNet:
     torch.manual_seed(seed)
-    cfg = ModelConfig(layout=LAYOUT, vocab=50, width=16, heads=2, screen_layers=1, text_width=16, text_heads=2, text_layers=1, text_ffn=32, **kw)
+    cfg = ModelConfig(layout=layout, vocab=50, width=16, heads=2, screen_layers=1, text_width=16, text_heads=2, text_layers=1, text_ffn=32, **kw)
     return ScreenPolicyNet(cfg)
 
 

@@ -42,6 +42,7 @@ class ModelConfig:
     text_lora_rank: int = 8
     goal_match: bool = False      # each item's token overlap with the goal, as features and a pointer bias (goal_overlap)
     app_identity: bool = True     # False: an app item's name does not feed its vector, only its goal overlap (needs goal_match)
+    row_match: bool = False       # each element gets the goal overlap of the elements on its row (row_overlap; needs goal_match)
     extra: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
@@ -69,6 +70,12 @@ class ScreenPolicyNet(nn.Module):
         if not cfg.app_identity and not cfg.goal_match:
             raise ValueError("app_identity false needs goal_match: otherwise nothing tells the app items apart")
         self.kind_app = -1 if cfg.app_identity else lay["itemFeatures"].index("kind_app")
+        if cfg.row_match and not cfg.goal_match:
+            raise ValueError("row_match needs goal_match: a row's overlap is its elements' goal overlap")
+        missing = [f for f in ("kind_element", "cy", "h") if f not in lay["itemFeatures"]] if cfg.row_match else []
+        if missing:
+            raise ValueError(f"row_match needs the item features {', '.join(missing)}")
+        self.row_at = [lay["itemFeatures"].index(f) for f in ("kind_element", "cy", "h")] if cfg.row_match else []
         d = cfg.width
         self.text = TextEncoder(cfg.vocab, cfg.text_width, cfg.text_heads, cfg.text_ffn, cfg.text_layers, max(512, self.Tg, self.T))
         self.proj = nn.Linear(cfg.text_width, d)
@@ -90,6 +97,10 @@ class ScreenPolicyNet(nn.Module):
             self.match_features = nn.Linear(2, d)
             # Starts at a prior for pointing at what the goal names (the app in "… in Tasks"); it trains like the rest.
             self.match_pointer = nn.Parameter(torch.full((self.P,), 2.0))
+        if cfg.row_match:
+            self.row_features = nn.Linear(2, d)
+            # Starts at no preference; SFT learns, per pointing type, how much the row that names the goal's words counts.
+            self.row_pointer = nn.Parameter(torch.zeros(self.P))
 
     def forward(self, goal_ids: torch.Tensor, goal_copy: torch.Tensor, item_ids: torch.Tensor, item_copy: torch.Tensor,
                 item_features: torch.Tensor, pointer_mask: torch.Tensor, type_mask: torch.Tensor, item_valid: torch.Tensor,
@@ -115,6 +126,9 @@ class ScreenPolicyNet(nn.Module):
         if self.cfg.goal_match:
             overlap = goal_overlap(goal_ids, item_ids)                      # [B, S, 2]
             items = items + self.match_features(overlap)
+        if self.cfg.row_match:
+            row = row_overlap(overlap[..., 0], item_features, self.row_at)   # [B, S, 2]
+            items = items + self.row_features(row)
         x = torch.cat([self.cls.expand(B, 1, d), goal_tok, items], dim=1)
         x = self.norm(x)
         valid = torch.cat([torch.ones(B, 1, dtype=torch.bool, device=x.device), goal_ids != 0, item_valid > 0], dim=1)
@@ -133,6 +147,8 @@ class ScreenPolicyNet(nn.Module):
         ptr_logits = (q @ k.transpose(1, 2)) / math.sqrt(d) + (1 - pointer_mask) * NEG
         if self.cfg.goal_match:
             ptr_logits = ptr_logits + self.match_pointer[None, :, None] * overlap[:, None, :, 0]
+        if self.cfg.row_match:
+            ptr_logits = ptr_logits + self.row_pointer[None, :, None] * row[:, None, :, 0]
         ptr_lp = torch.log_softmax(ptr_logits / t[:, :, None], dim=-1)
 
         # text: copy spans of the goal and of item labels, or a generated text, one softmax per text type
@@ -169,6 +185,22 @@ def goal_overlap(goal_ids: torch.Tensor, item_ids: torch.Tensor) -> torch.Tensor
     hit = same.to(torch.float32).amax(-1) * real.to(torch.float32)         # [B, S, T]
     share = hit.sum(-1) / real.to(torch.float32).sum(-1).clamp(min=1.0)
     return torch.stack([share, hit.amax(-1)], dim=-1)
+
+
+def row_overlap(share: torch.Tensor, item_features: torch.Tensor, at: list[int]) -> torch.Tensor:
+    """Per element, [the largest goal overlap among the other elements on its row, 1 if it is above 0]: [B, S] shares →
+    [B, S, 2]. Two elements share a row when their vertical extents overlap, |cy_i − cy_j| < (h_i + h_j) / 2 (from the
+    item features kind_element, cy, h at `at`). Why: a list row's buttons ("More options", "Add bookmark") carry the same
+    label on every row; only the row's title says which one the goal means, and the pointer otherwise has to find that
+    by attention alone."""
+    element, cy, h = item_features[..., at[0]], item_features[..., at[1]], item_features[..., at[2]]
+    both = (element[:, :, None] > 0) & (element[:, None, :] > 0)
+    near = (cy[:, :, None] - cy[:, None, :]).abs() < (h[:, :, None] + h[:, None, :]) / 2
+    idx = torch.arange(share.shape[1], device=share.device)  # not torch.eye: ONNX Runtime has no boolean EyeLike
+    other = (idx[:, None] != idx[None, :])[None]
+    same_row = (both & near & other).to(share.dtype)
+    best = (same_row * share[:, None, :]).amax(-1)
+    return torch.stack([best, (best > 0).to(share.dtype)], dim=-1)
 
 
 def _spans(start: torch.Tensor, end: torch.Tensor, length_bias: torch.Tensor, lmax: int) -> torch.Tensor:
