@@ -43,7 +43,10 @@ for (const instance of instances) {
       const want = label && actionChoice(label, x, obs, model.shape);
       if (first === null && !(want && sameChoice(want, mine))) {
         if (!label) first = 'the oracle cannot go on from this screen';
-        else if (!want) first = `unformable ${label.action_type}`;
+        else if (!want) {
+          first = `unformable ${label.action_type}`;
+          if (verbose) console.log(`${instance.template.id} step ${ctx.step}: oracle ${JSON.stringify(label)} cannot be formed`);
+        }
         else {
           const [w, g] = [ACTION_TYPES[want.type]!, ACTION_TYPES[mine.type]!];
           first = w !== g ? `type ${w} → ${g}` : want.pointer !== mine.pointer ? `element of ${w}` : `text of ${w}`;

@@ -26,8 +26,8 @@ import { requirePython } from '../python-env.js';
  */
 const TOKENIZER = join(import.meta.dirname, '..', 'policy', 'transformer-fixtures', 'tokenizer.json');
 const TEMPLATES = ['ClockStopwatchRun', 'ContactsAddContact', 'AudioRecorderRecordAudio'];
-// rowMatch on, so ONNX Runtime's parity with torch covers the row overlap too.
-const SHAPE = { width: 32, heads: 2, screenLayers: 1, textWidth: 32, textHeads: 2, textLayers: 0, textFfn: 64, rowMatch: true };
+// rowMatch, textField and spanContext on, so ONNX Runtime's parity with torch covers them too.
+const SHAPE = { width: 32, heads: 2, screenLayers: 1, textWidth: 32, textHeads: 2, textLayers: 0, textFfn: 64, rowMatch: true, textField: true, spanContext: true };
 
 let dir: string;
 let sft: TransformerSftResult;

@@ -43,6 +43,8 @@ class ModelConfig:
     goal_match: bool = False      # each item's token overlap with the goal, as features and a pointer bias (goal_overlap)
     app_identity: bool = True     # False: an app item's name does not feed its vector, only its goal overlap (needs goal_match)
     row_match: bool = False       # each element gets the goal overlap of the elements on its row (row_overlap; needs goal_match)
+    text_field: bool = False      # input_text's span queries also read the field the pointer would type into
+    span_context: bool = False    # each copyable token's span score also reads its neighbours (a width-3 convolution)
     extra: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
@@ -97,6 +99,18 @@ class ScreenPolicyNet(nn.Module):
             self.match_features = nn.Linear(2, d)
             # Starts at a prior for pointing at what the goal names (the app in "… in Tasks"); it trains like the rest.
             self.match_pointer = nn.Parameter(torch.full((self.P,), 2.0))
+        if cfg.text_field:
+            if "input_text" not in lay["textTypes"] or "input_text" not in lay["pointerTypes"]:
+                raise ValueError("text_field needs input_text among the layout's text and pointer types")
+            self.field_at = (lay["pointerTypes"].index("input_text"), lay["textTypes"].index("input_text"))
+            self.field_start = nn.Linear(d, d)
+            self.field_end = nn.Linear(d, d)
+            field_row = torch.zeros(self.X, 1)
+            field_row[self.field_at[1]] = 1
+            self.register_buffer("field_row", field_row, persistent=False)
+        if cfg.span_context:
+            self.goal_context = nn.Conv1d(cfg.text_width, d, 3, padding=1)
+            self.item_context = nn.Conv1d(cfg.text_width, d, 3, padding=1)
         if cfg.row_match:
             self.row_features = nn.Linear(2, d)
             # Starts at no preference; SFT learns, per pointing type, how much the row that names the goal's words counts.
@@ -152,10 +166,26 @@ class ScreenPolicyNet(nn.Module):
         ptr_lp = torch.log_softmax(ptr_logits / t[:, :, None], dim=-1)
 
         # text: copy spans of the goal and of item labels, or a generated text, one softmax per text type
-        item_tok = self.span_token(self.proj(ti) + o_items[:, :, None, :])   # [B, S, T, d]
-        goal_rep = self.span_token(o_goal)                                   # [B, Tg, d]
+        item_in = self.proj(ti) + o_items[:, :, None, :]
+        goal_in = o_goal
+        if self.cfg.span_context:
+            # A span's ends are where its words stop (a closing quote, "with", the end of the goal): each token also
+            # sees its two neighbours' embeddings, which attention over ~150 positions gives it only indirectly.
+            gm = (goal_ids != 0).to(tg.dtype)[..., None]
+            goal_in = goal_in + self.goal_context((tg * gm).transpose(1, 2)).transpose(1, 2)
+            near = self.item_context((ti * imask[..., None]).reshape(B * S, T, -1).transpose(1, 2)).transpose(1, 2)
+            item_in = item_in + near.reshape(B, S, T, d)
+        item_tok = self.span_token(item_in)                                  # [B, S, T, d]
+        goal_rep = self.span_token(goal_in)                                  # [B, Tg, d]
         qs = self.span_start(o_cls).reshape(B, self.X, d)
         qe = self.span_end(o_cls).reshape(B, self.X, d)
+        if self.cfg.text_field:
+            # What to type depends on the field typed into ("Location" takes the place, "Title" the name); the field is
+            # the pointer's, so its expected item (under the untempered pointer, without gradient to it) joins the query.
+            w = torch.softmax(ptr_logits[:, self.field_at[0]].detach(), dim=-1)                 # [B, S]
+            field = torch.einsum("bs,bsd->bd", w, o_items)
+            qs = qs + self.field_row[None] * self.field_start(field)[:, None, :]
+            qe = qe + self.field_row[None] * self.field_end(field)[:, None, :]
         scale = 1 / math.sqrt(d)
         g_start = torch.einsum("bxd,btd->bxt", qs, goal_rep) * scale + (1 - goal_copy[..., 0][:, None]) * NEG
         g_end = torch.einsum("bxd,btd->bxt", qe, goal_rep) * scale + (1 - goal_copy[..., 1][:, None]) * NEG
