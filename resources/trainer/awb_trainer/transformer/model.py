@@ -6,7 +6,9 @@ items]; three heads read its output:
     pointer  for each pointing type, q_k = W_k o_CLS against K o_item: softmax over the items it may pick
     text     for input_text and answer, one softmax over copied spans and generated texts: a span (c, l) of the goal
              or of an element's label scores start(c) + end(c + l − 1) + len(l) (a pointer network's start/end, Vinyals
-             et al. 2015; Seo et al. 2017), a generated text g scores W_g o_CLS (See et al. 2017's copy/generate split)
+             et al. 2015; Seo et al. 2017), a generated text g scores W_g o_CLS (See et al. 2017's copy/generate split);
+             with text_field, input_text's queries also read the field the pointer would type into, and with
+             span_context each token's score also reads its neighbours (docs/policy-transformer.md)
 
 All logits are divided by the temperature before their log-softmax. The inputs are the workbench's (core/policy/
 transformer/inputs.ts) with a batch dimension; the outputs are the log-probs core/policy/transformer/actions.ts reads.
