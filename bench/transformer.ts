@@ -25,8 +25,9 @@ import { TASKS } from '../core/tasks/registry.js';
 import { stats, type Stats } from './stats.js';
 
 const SHAPES = {
-  'default (width 128, 3 screen layers, text: embeddings only)': {},
-  'default + rowMatch, textField, spanContext': { rowMatch: true, textField: true, spanContext: true },
+  'default (width 128, 3 screen layers, text: embeddings only, textField, spanContext)': {},
+  'default without textField and spanContext (before 2026-11-29)': { textField: false, spanContext: false },
+  'default + rowMatch': { rowMatch: true },
   'small (width 64, 2 screen layers)': { width: 64, heads: 2, screenLayers: 2, textWidth: 64, textFfn: 256 },
   'large (width 256, 4 screen layers, 1 text layer)': { width: 256, heads: 8, screenLayers: 4, textWidth: 256, textLayers: 1, textFfn: 1024 },
 } as const;

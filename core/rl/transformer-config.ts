@@ -24,10 +24,10 @@ export const TransformerShapeSchema = z.strictObject({
     .describe("Let an app item's name feed its vector; false leaves only its goal overlap and features, so apps never the answer in training are not ranked down by name (needs goalMatch; default true)"),
   rowMatch: z.boolean().default(false)
     .describe("Give each element the goal overlap of the elements on its row, so the pointer can tell apart a list's same-labelled buttons by the row's title (needs goalMatch; default false)"),
-  textField: z.boolean().default(false)
-    .describe("Let input_text's span head read the field the pointer would type into, so a form's fields each get their own part of the goal (default false)"),
-  spanContext: z.boolean().default(false)
-    .describe("Let each copyable token's span score read its two neighbours' embeddings, where a span's ends show (a quote, the goal's end) (default false)"),
+  textField: z.boolean().default(true)
+    .describe("Let input_text's span head read the field the pointer would type into, so a form's fields each get their own part of the goal (default true; folders trained before it load without it)"),
+  spanContext: z.boolean().default(true)
+    .describe("Let each copyable token's span score read its two neighbours' embeddings, where a span's ends show (a quote, the goal's end) (default true; folders trained before it load without it)"),
   goalTokens: z.int().min(8).max(512).default(DEFAULT_LAYOUT.goalTokens).describe(`Goal tokens read (default ${DEFAULT_LAYOUT.goalTokens})`),
   itemTokens: z.int().min(2).max(64).default(DEFAULT_LAYOUT.itemTokens).describe(`Tokens read per item (default ${DEFAULT_LAYOUT.itemTokens})`),
   maxElements: z.int().min(8).max(512).default(DEFAULT_LAYOUT.maxElements).describe(`Elements read per screen (default ${DEFAULT_LAYOUT.maxElements})`),
