@@ -337,7 +337,9 @@ class SessionTest(unittest.TestCase):
                 f"p.stdin.write(open({os.path.join(d, 'requests.jsonl')!r}).read())\n"
                 "p.stdin.flush()\n"
                 "print(p.pid, flush=True)\n"
-                "time.sleep(3)\n"
+                # dies once the session has built its network (its torch import can take seconds on a loaded machine)
+                f"while '\"id\": 1' not in open({os.path.join(d, 'out.jsonl')!r}).read(): time.sleep(0.1)\n"
+                "time.sleep(1)\n"
                 "os._exit(0)\n"
             )
             r = subprocess.run([sys.executable, "-c", parent], cwd=os.path.join(here, ".."), capture_output=True, text=True, timeout=60)

@@ -17,13 +17,17 @@ import sys
 import traceback
 from typing import Any, Callable
 
-import torch
+# The workbench that started this session, read before torch's import (seconds on a loaded machine): a parent that
+# died meanwhile would otherwise be read as init, and an orphaned SFT would never see it gone.
+PARENT = os.getppid()
 
-from ..jobs.grpo_loss import LossOptions
-from .data import read_steps
-from .model import ModelConfig
-from .train import GrpoOptions, SftOptions, evaluate, grpo_update, sft
-from .trainee import Trainee
+import torch  # noqa: E402
+
+from ..jobs.grpo_loss import LossOptions  # noqa: E402
+from .data import read_steps  # noqa: E402
+from .model import ModelConfig  # noqa: E402
+from .train import GrpoOptions, SftOptions, evaluate, grpo_update, sft  # noqa: E402
+from .trainee import Trainee  # noqa: E402
 
 
 class Session:
@@ -102,9 +106,6 @@ class Session:
                            loss=LossOptions(clip_eps=lo["clipEps"], clip_eps_high=lo.get("clipEpsHigh") or lo["clipEps"], kl_beta=lo["klBeta"],
                                             max_log_ratio=lo["maxLogRatio"], aggregation=lo["aggregation"], max_steps=lo.get("maxSteps")))
         return grpo_update(t, steps, opts)
-
-
-PARENT = os.getppid()
 
 
 def main() -> int:
