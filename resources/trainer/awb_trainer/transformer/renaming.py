@@ -43,6 +43,8 @@ class GoalRenaming:
         if not 0 <= p <= 1:
             raise ValueError(f"rename must be a chance in [0, 1], got {p}")
         self.p = p
+        if p == 0:  # off: no tokenizer to read on every SFT pass
+            return
         self.word, self.cont = _word_kinds(tokenizer_path)
         seen = np.unique(np.concatenate([s.goal for s in steps])) if steps else np.zeros(0, np.int32)
         seen = seen[(seen > 0) & (seen < self.word.size)]
@@ -53,13 +55,13 @@ class GoalRenaming:
         return [self._step(s, rng) for s in steps] if self.p > 0 else steps
 
     def _step(self, s: Step, rng: np.random.Generator) -> Step:
-        ids = np.unique(s.goal)
-        ids = ids[(ids > 0) & (ids < self.word.size)]
+        present = np.unique(s.goal)
+        ids = present[(present > 0) & (present < self.word.size)]
         ids = ids[self.word[ids]]
         chosen = ids[rng.random(ids.size) < self.p]
         if chosen.size == 0:
             return s
-        taken = set(np.unique(s.goal).tolist()) | set(np.unique(s.item_ids).tolist())
+        taken = set(present.tolist()) | set(np.unique(s.item_ids).tolist())
         goal, items = s.goal.copy(), s.item_ids.copy()
         for old in chosen.tolist():
             pool = self.pools[int(self.cont[old])]
